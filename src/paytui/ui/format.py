@@ -1,0 +1,64 @@
+"""How values look on screen, in one place, so every screen shows money, time and status alike.
+
+Everything returns `rich.text.Text` built from plain strings: text that comes from the API or
+the user is data, never markup.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from decimal import Decimal
+
+from rich.text import Text
+
+# Theme variables are resolved by Textual; these are Rich style names that read well on every theme.
+STATUS_STYLES = {
+    "success": "green",
+    "declined": "red",
+    "chargeback": "bold red",
+    "return": "bold yellow",
+}
+RESULT_STYLES = {
+    "Approved": "green",
+    "Authorized": "cyan",
+    "ProcessorPendingACHSale": "yellow",
+    "Declined": "red",
+}
+
+
+def money(amount: Decimal | None) -> str:
+    """Two places and thousands separators; never float arithmetic."""
+    if amount is None:
+        return "—"
+    return f"{amount.quantize(Decimal('0.01')):,}"
+
+
+def timestamp(value: datetime | None) -> str:
+    """UTC, to the second: support staff compare times with customers across time zones."""
+    if value is None:
+        return "—"
+    return value.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def age(value: datetime | None, now: datetime) -> str:
+    """A short relative age ("3d", "5h", "12m") for scanning lists."""
+    if value is None:
+        return "—"
+    seconds = max(0, int((now - value).total_seconds()))
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{seconds // size}{unit}"
+    return f"{seconds}s"
+
+
+def literal(value: object) -> Text:
+    """API or user text, shown exactly as it is (markup inside it is data)."""
+    return Text("" if value is None else str(value))
+
+
+def status(value: str | None) -> Text:
+    return Text(value or "—", style=STATUS_STYLES.get(value or "", ""))
+
+
+def result_code(value: str | None) -> Text:
+    return Text(value or "—", style=RESULT_STYLES.get(value or "", ""))

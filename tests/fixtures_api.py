@@ -1,0 +1,1 @@
+"""API client fixtures (owned by the api layer)."""

@@ -1,0 +1,1 @@
+"""Sandbox fixtures (owned by the sandbox layer)."""
