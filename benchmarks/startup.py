@@ -1,0 +1,101 @@
+"""Start-up budget: time to the first painted page of charges, against a bare Textual baseline.
+
+Both programs run the same way: a fresh Python process on a real pseudo-terminal (120x40), timed
+from spawn until the program reports that its rows are painted. Runs are interleaved so that
+machine noise hits both alike, and the figures are medians. Prints JSON.
+
+    .venv/bin/python benchmarks/startup.py [--runs 11]
+"""
+
+from __future__ import annotations
+
+import argparse
+import fcntl
+import json
+import os
+import pty
+import select
+import statistics
+import struct
+import subprocess
+import sys
+import termios
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+BUDGET_RATIO = 1.3
+
+
+def _time_once(argv: list[str], env: dict[str, str], timeout: float = 30.0) -> float:
+    """Spawn argv on a fresh pty and return seconds until it writes to the probe pipe."""
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+    probe_r, probe_w = os.pipe()
+    child_env = {**env, "PAYTUI_BENCH_FD": str(probe_w), "TERM": "xterm-256color", "COLUMNS": "120", "LINES": "40"}
+    start = time.perf_counter()
+    proc = subprocess.Popen(
+        argv, stdin=slave, stdout=slave, stderr=slave, env=child_env, pass_fds=(probe_w,),
+        start_new_session=True, close_fds=True,
+    )
+    os.close(slave)
+    os.close(probe_w)
+    elapsed: float | None = None
+    deadline = start + timeout
+    try:
+        while time.perf_counter() < deadline:
+            ready, _, _ = select.select([master, probe_r], [], [], 0.5)
+            if master in ready:
+                try:
+                    os.read(master, 65536)  # drain the screen output so the child never blocks
+                except OSError:
+                    pass
+            if probe_r in ready:
+                if os.read(probe_r, 64):
+                    elapsed = time.perf_counter() - start
+                break
+    finally:
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        os.close(master)
+        os.close(probe_r)
+    if elapsed is None:
+        raise RuntimeError(f"{argv} never reported a painted page")
+    return elapsed
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=11)
+    args = parser.parse_args()
+    env = dict(os.environ)
+    bare = [sys.executable, str(HERE / "bare_datatable.py")]
+    paytui = [sys.executable, str(HERE / "startup_paytui.py")]
+    _time_once(paytui, env)  # warm-up: builds the sandbox database on first use, fills OS caches
+    _time_once(bare, env)
+    bare_times: list[float] = []
+    paytui_times: list[float] = []
+    for _ in range(args.runs):
+        bare_times.append(_time_once(bare, env))
+        paytui_times.append(_time_once(paytui, env))
+    bare_median = statistics.median(bare_times)
+    paytui_median = statistics.median(paytui_times)
+    ratio = paytui_median / bare_median
+    print(json.dumps({
+        "runs": args.runs,
+        "bare_datatable_median_s": round(bare_median, 3),
+        "paytui_first_page_median_s": round(paytui_median, 3),
+        "ratio": round(ratio, 3),
+        "budget_ratio": BUDGET_RATIO,
+        "within_budget": ratio <= BUDGET_RATIO,
+        "bare_all_s": [round(t, 3) for t in bare_times],
+        "paytui_all_s": [round(t, 3) for t in paytui_times],
+    }, indent=2))
+    return 0 if ratio <= BUDGET_RATIO else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
