@@ -1,0 +1,277 @@
+"""Typed search filters for `GET /v2/charges` and `GET /v2/refunds`, and their wire form.
+
+The UI, the search language (`paytui.search.query`) and the API client all speak `ChargeQuery`
+instead of raw query strings, so the parameter names of `docs/api-assumptions.md` live in exactly
+one place. The models are frozen (hence hashable): the charge list caches pages per query.
+
+Validation here is limited to what the wire itself cannot carry (an attribute key containing `=`,
+an empty tag, a negative amount or one with more than two places, a naive datetime). The finer
+rules a person typing a query needs (id forms, status names, sort aliases) belong to the search
+language, which can point at the offending characters; the client stays tolerant of values the
+real service may accept that the sandbox does not.
+
+No textual imports: this module is part of the API layer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime
+from decimal import Decimal
+from typing import Any, Literal, Self
+
+from pydantic import BaseModel, ConfigDict, field_validator
+
+__all__ = [
+    "ACH_RETURNS",
+    "ALL",
+    "CHARGEBACKS",
+    "CHARGE_STATUSES",
+    "CHARGE_TYPES",
+    "METHODS",
+    "OPEN_AUTHORIZATIONS",
+    "QUICK_VIEWS",
+    "SORT_COLUMNS",
+    "ChargeQuery",
+    "RefundQuery",
+    "format_wire_amount",
+    "format_wire_timestamp",
+]
+
+#: Values of the `status` filter (`chargeback` and `return` find charges that had one).
+CHARGE_STATUSES: tuple[str, ...] = ("success", "declined", "chargeback", "return")
+#: Values of the `method` filter.
+METHODS: tuple[str, ...] = ("card", "bank_account")
+#: Values of the `charge_type` filter.
+CHARGE_TYPES: tuple[str, ...] = ("sale", "authorization", "pre_authorization", "capture")
+#: Columns `sort` accepts; a leading `-` sorts descending. Default: `-charge_timestamp`.
+SORT_COLUMNS: tuple[str, ...] = (
+    "charge_timestamp",
+    "total_amount",
+    "status",
+    "result_code",
+    "charge_type",
+    "account_id",
+    "method",
+    "last4",
+    "contact_name",
+    "charge_id",
+)
+
+_CENT = Decimal("0.01")
+
+
+def format_wire_timestamp(value: datetime) -> str:
+    """ISO 8601 UTC with `Z`, in the API's own millisecond form (`2026-01-01T00:00:00.000Z`).
+
+    Sub-millisecond precision is kept (six digits) rather than rounded: rounding an exclusive
+    `created_to` down, or an inclusive `created_from` up, would silently drop charges.
+    """
+    utc = value.astimezone(UTC) if value.tzinfo else value.replace(tzinfo=UTC)
+    # By hand: strftime("%Y") does not zero-pad years below 1000 on every platform.
+    base = (
+        f"{utc.year:04d}-{utc.month:02d}-{utc.day:02d}"
+        f"T{utc.hour:02d}:{utc.minute:02d}:{utc.second:02d}"
+    )
+    if utc.microsecond % 1000:
+        return f"{base}.{utc.microsecond:06d}Z"
+    return f"{base}.{utc.microsecond // 1000:03d}Z"
+
+
+def format_wire_amount(value: Decimal) -> str:
+    """A plain decimal string (`25`, `25.5`), never exponent notation such as `1E+2`."""
+    text = format(value.normalize(), "f")
+    return "0" if text in ("-0", "0") else text
+
+
+def _utc(value: datetime | None) -> datetime | None:
+    """Naive datetimes are taken as UTC, aware ones converted: the wire and the UI speak UTC."""
+    if value is None:
+        return None
+    if value.tzinfo is None:
+        return value.replace(tzinfo=UTC)
+    return value.astimezone(UTC)
+
+
+def _dedupe(items: Iterable[Any]) -> tuple[Any, ...]:
+    """Drop repeats but keep the order given: repeated filters AND together, so a repeat is a no-op,
+    and keeping the order lets the query line show tags the way they were typed."""
+    return tuple(dict.fromkeys(items))
+
+
+def _coerce_attributes(value: Any) -> Any:
+    """Accept the API's `{key: [values]}` (or `{key: value}`) shape as well as `(key, value)`
+    pairs, so callers holding a charge's attributes can filter by them directly."""
+    if isinstance(value, Mapping):
+        pairs: list[tuple[Any, Any]] = []
+        for key, values in value.items():
+            if isinstance(values, str) or not isinstance(values, Iterable):
+                pairs.append((key, values))
+            else:
+                pairs.extend((key, item) for item in values)
+        return tuple(pairs)
+    return value
+
+
+class _QueryBase(BaseModel):
+    """Shared configuration and validation of the tag / attribute / time filters."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    @field_validator("tags", mode="after", check_fields=False)
+    @classmethod
+    def _check_tags(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        if any(tag == "" for tag in value):
+            raise ValueError("a tag cannot be empty")
+        return _dedupe(value)
+
+    @field_validator("attributes", mode="before", check_fields=False)
+    @classmethod
+    def _coerce_attrs(cls, value: Any) -> Any:
+        return _coerce_attributes(value)
+
+    @field_validator("attributes", mode="after", check_fields=False)
+    @classmethod
+    def _check_attributes(cls, value: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
+        for key, _ in value:
+            # The service splits `attribute=key=value` at the first `=`.
+            if key == "" or "=" in key:
+                raise ValueError(f"attribute key {key!r} must be non-empty and contain no '='")
+        return _dedupe(value)
+
+    @field_validator("created_from", "created_to", mode="after", check_fields=False)
+    @classmethod
+    def _check_time(cls, value: datetime | None) -> datetime | None:
+        return _utc(value)
+
+    def evolve(self, **changes: Any) -> Self:
+        """A copy with some fields changed, validated again (unlike `model_copy(update=...)`)."""
+        return type(self).model_validate({**self.model_dump(), **changes})
+
+    def _common_params(self) -> list[tuple[str, str]]:
+        params: list[tuple[str, str]] = [("tag", tag) for tag in self.tags]  # type: ignore[attr-defined]
+        params += [("attribute", f"{key}={val}") for key, val in self.attributes]  # type: ignore[attr-defined]
+        return params
+
+
+class ChargeQuery(_QueryBase):
+    """Filters for `GET /v2/charges`; every field left at its default is simply not sent.
+
+    `created_to` is exclusive and `created_from` inclusive (so consecutive days never overlap);
+    `min_amount` / `max_amount` are both inclusive. `charge_id` is a prefix of the charge id.
+    `sort` is the wire value (`-total_amount`); `None` leaves the service default (newest first).
+    """
+
+    status: str | None = None
+    tags: tuple[str, ...] = ()
+    attributes: tuple[tuple[str, str], ...] = ()
+    account_id: str | None = None
+    merchant_id: str | None = None
+    created_from: datetime | None = None
+    created_to: datetime | None = None
+    min_amount: Decimal | None = None
+    max_amount: Decimal | None = None
+    method: Literal["card", "bank_account"] | None = None
+    last4: str | None = None
+    charge_type: Literal["sale", "authorization", "pre_authorization", "capture"] | None = None
+    captured: bool | None = None
+    original_charge_id: str | None = None
+    charge_id: str | None = None
+    sort: str | None = None
+
+    @field_validator("min_amount", "max_amount", mode="after")
+    @classmethod
+    def _check_amount(cls, value: Decimal | None) -> Decimal | None:
+        """Money has two places on the wire; a third would be silently rounded by someone."""
+        if value is None:
+            return None
+        if not value.is_finite():
+            raise ValueError("an amount must be a finite number")
+        if value < 0:
+            raise ValueError("an amount cannot be negative")
+        if value != value.quantize(_CENT):
+            raise ValueError("an amount has at most two decimal places")
+        return value
+
+    def to_params(self) -> list[tuple[str, str]]:
+        """The query parameters, in the order `docs/api-assumptions.md` lists them.
+
+        A list of pairs, not a dict, because `tag` and `attribute` repeat; httpx takes it as is.
+        """
+        params: list[tuple[str, str]] = []
+        if self.status:
+            params.append(("status", self.status))
+        params += self._common_params()
+        for name, text in (("account_id", self.account_id), ("merchant_id", self.merchant_id)):
+            if text:
+                params.append((name, text))
+        if self.created_from is not None:
+            params.append(("created_from", format_wire_timestamp(self.created_from)))
+        if self.created_to is not None:
+            params.append(("created_to", format_wire_timestamp(self.created_to)))
+        if self.min_amount is not None:
+            params.append(("min_amount", format_wire_amount(self.min_amount)))
+        if self.max_amount is not None:
+            params.append(("max_amount", format_wire_amount(self.max_amount)))
+        for name, text in (
+            ("method", self.method),
+            ("last4", self.last4),
+            ("charge_type", self.charge_type),
+        ):
+            if text:
+                params.append((name, text))
+        if self.captured is not None:
+            params.append(("captured", "true" if self.captured else "false"))
+        for name, text in (
+            ("original_charge_id", self.original_charge_id),
+            ("charge_id", self.charge_id),
+            ("sort", self.sort),
+        ):
+            if text:
+                params.append((name, text))
+        return params
+
+    @property
+    def is_empty(self) -> bool:
+        """True when nothing filters (the sort may still be set): the "All charges" view."""
+        return self.model_dump(exclude={"sort"}) == ChargeQuery().model_dump(exclude={"sort"})
+
+
+class RefundQuery(_QueryBase):
+    """Filters for `GET /v2/refunds`: `charge_id` here is the exact id of the refunded charge."""
+
+    charge_id: str | None = None
+    account_id: str | None = None
+    tags: tuple[str, ...] = ()
+    attributes: tuple[tuple[str, str], ...] = ()
+    created_from: datetime | None = None
+    created_to: datetime | None = None
+
+    def to_params(self) -> list[tuple[str, str]]:
+        """The query parameters of `GET /v2/refunds`, `None` and empty values left out."""
+        params: list[tuple[str, str]] = []
+        if self.charge_id:
+            params.append(("charge_id", self.charge_id))
+        if self.account_id:
+            params.append(("account_id", self.account_id))
+        params += self._common_params()
+        if self.created_from is not None:
+            params.append(("created_from", format_wire_timestamp(self.created_from)))
+        if self.created_to is not None:
+            params.append(("created_to", format_wire_timestamp(self.created_to)))
+        return params
+
+
+# Quick views: the searches support staff run all day, one key away in the charge list.
+ALL = ChargeQuery()
+CHARGEBACKS = ChargeQuery(status="chargeback")
+ACH_RETURNS = ChargeQuery(status="return")
+OPEN_AUTHORIZATIONS = ChargeQuery(charge_type="authorization", captured=False)
+
+#: (label, query) in the order the UI offers them.
+QUICK_VIEWS: tuple[tuple[str, ChargeQuery], ...] = (
+    ("All charges", ALL),
+    ("Chargebacks", CHARGEBACKS),
+    ("ACH returns", ACH_RETURNS),
+    ("Open authorizations", OPEN_AUTHORIZATIONS),
+)
