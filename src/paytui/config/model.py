@@ -1,0 +1,240 @@
+"""The shape of `config.toml`, as pydantic v2 models.
+
+The models validate one section at a time (see `paytui.config.store`), so a mistake in one profile
+costs that profile only, never the whole file: the app must always be able to start.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from paytui.config.urls import UrlPolicyError, check_base_url
+
+Environment = Literal["sandbox", "production"]
+AuthKind = Literal["embedded", "client_credentials", "token"]
+SecretStoreName = Literal["keyring", "file"]
+
+#: The profile that exists even when the file defines none: the embedded sandbox.
+IMPLICIT_PROFILE = "sandbox"
+
+PROFILE_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+ENV_VAR_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+#: Keys that would put a secret into config.toml. They are refused by name, with a message that
+#: says where secrets go instead, and their value is never echoed.
+SECRET_KEYS = frozenset(
+    {"client_secret", "secret", "token", "access_token", "password", "bearer_token", "api_key"}
+)
+
+Seconds = Annotated[float, Field(gt=0, le=86_400)]
+Amount = Annotated[Decimal, Field(ge=0, max_digits=14, decimal_places=2)]
+
+
+def _to_decimal_text(value: object) -> object:
+    """TOML floats are binary; read them through their shortest repr so 99.99 stays 99.99."""
+    if isinstance(value, float):
+        return str(value)
+    return value
+
+
+class UiPrefs(BaseModel):
+    """UI preferences: the `[ui]` table, and the effective values of a connection."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    theme: str | None = None
+    """A Textual theme name; None lets the app choose."""
+    refresh_interval: Seconds = 30.0
+    """Seconds between automatic refreshes of list screens."""
+    watch_interval: Seconds = 5.0
+    """Seconds between polls of a charge being watched."""
+    confirm_threshold: Amount = Decimal("100.00")
+    """Money actions above this amount on a production profile need typed confirmation."""
+
+    @field_validator("confirm_threshold", mode="before")
+    @classmethod
+    def _threshold_from_toml(cls, value: object) -> object:
+        return _to_decimal_text(value)
+
+
+class Profile(BaseModel):
+    """One `[profiles.NAME]` table.
+
+    Secrets are never fields here: the profile only says where its secret lives
+    (`client_secret_env` / `token_env` name an environment variable, `secret_store` records where
+    `paytui profile add` stored it).
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    base_url: str | None = None
+    """None means the embedded sandbox."""
+    environment: Environment | None = None
+    """Unset means: sandbox when embedded, production otherwise (an unlabelled remote is treated
+    as production, the cautious reading)."""
+    client_id: str | None = None
+    scopes: tuple[str, ...] = ()
+    client_secret_env: str | None = None
+    token_env: str | None = None
+    secret_store: SecretStoreName | None = None
+    account_id: str | None = None
+    read_only: bool = False
+    verify: bool | str = True
+    """True, or the path of a CA bundle for a private CA. False is refused: see
+    insecure_skip_verify."""
+    insecure_skip_verify: bool = False
+    """Turns certificate verification off; explicit, and the header warns about it."""
+    theme: str | None = None
+    refresh_interval: Seconds | None = None
+    watch_interval: Seconds | None = None
+    confirm_threshold: Amount | None = None
+
+    @field_validator("confirm_threshold", mode="before")
+    @classmethod
+    def _threshold_from_toml(cls, value: object) -> object:
+        return _to_decimal_text(value)
+
+    @field_validator("base_url")
+    @classmethod
+    def _check_url(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        try:
+            return check_base_url(value)
+        except UrlPolicyError as exc:
+            raise ValueError(str(exc)) from None
+
+    @field_validator("verify", mode="before")
+    @classmethod
+    def _check_verify(cls, value: object) -> object:
+        if value is False:
+            raise ValueError(
+                "verify = false is not accepted; use insecure_skip_verify = true if you really "
+                'mean it, or verify = "/path/to/ca-bundle.pem" for a private CA'
+            )
+        if isinstance(value, str) and not value.strip():
+            raise ValueError("verify must be true or the path of a CA bundle")
+        return value
+
+    @field_validator("client_secret_env", "token_env")
+    @classmethod
+    def _check_env_name(cls, value: str | None) -> str | None:
+        if value is not None and not ENV_VAR_RE.match(value):
+            raise ValueError(f"{value!r} is not an environment variable name")
+        return value
+
+    @field_validator("account_id")
+    @classmethod
+    def _check_account(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith("pa_"):
+            raise ValueError("an account id starts with pa_")
+        return value
+
+    @field_validator("scopes")
+    @classmethod
+    def _check_scopes(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for scope in value:
+            if not scope or any(ch.isspace() for ch in scope):
+                raise ValueError(f"scope {scope!r} must be one word (e.g. urn:v2:charges:read)")
+        return value
+
+    @model_validator(mode="after")
+    def _check_auth(self) -> Profile:
+        if self.client_id is not None and self.token_env is not None:
+            raise ValueError("a profile uses either client_id (OAuth) or token_env, not both")
+        if self.client_id is None and self.client_secret_env is not None:
+            raise ValueError("client_secret_env needs client_id")
+        if self.client_id is None and self.scopes:
+            raise ValueError("scopes only apply to OAuth client credentials (client_id)")
+        if isinstance(self.verify, str) and self.insecure_skip_verify:
+            raise ValueError("verify names a CA bundle but insecure_skip_verify is true; pick one")
+        if self.base_url is None and (self.client_id or self.token_env or self.secret_store):
+            raise ValueError("credentials are set but base_url is missing")
+        return self
+
+    @property
+    def is_embedded(self) -> bool:
+        return self.base_url is None
+
+    @property
+    def auth_kind(self) -> AuthKind:
+        if self.base_url is None:
+            return "embedded"
+        return "client_credentials" if self.client_id is not None else "token"
+
+    @property
+    def effective_environment(self) -> Environment:
+        if self.environment is not None:
+            return self.environment
+        return "sandbox" if self.base_url is None else "production"
+
+    @property
+    def secret_kind(self) -> Literal["client_secret", "token"] | None:
+        """Which secret this profile needs, if any."""
+        if self.auth_kind == "client_credentials":
+            return "client_secret"
+        if self.auth_kind == "token":
+            return "token"
+        return None
+
+    @property
+    def secret_env(self) -> str | None:
+        """The environment variable named as holding this profile's secret, if any."""
+        return self.client_secret_env if self.client_id is not None else self.token_env
+
+    def ui_prefs(self, defaults: UiPrefs) -> UiPrefs:
+        """The `[ui]` defaults with this profile's own preferences laid over them."""
+        overrides = {
+            key: getattr(self, key)
+            for key in ("theme", "refresh_interval", "watch_interval", "confirm_threshold")
+            if getattr(self, key) is not None
+        }
+        return defaults.model_copy(update=overrides)
+
+    def to_toml(self) -> dict[str, object]:
+        """The table to write for this profile: only what is set, environment always explicit."""
+        data = self.model_dump(mode="json", exclude_defaults=True, exclude_none=True)
+        data["environment"] = self.effective_environment
+        if "scopes" in data:
+            data["scopes"] = list(self.scopes)
+        return data
+
+
+class Config(BaseModel):
+    """The whole validated file. `profiles` holds only the profiles that validated."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    default_profile: str | None = None
+    ui: UiPrefs = UiPrefs()
+    keymap: dict[str, str] = {}
+    profiles: dict[str, Profile] = {}
+
+    def profile_names(self) -> list[str]:
+        """Names to offer in a switcher: the file's profiles, plus the implicit sandbox."""
+        names = sorted(self.profiles)
+        if IMPLICIT_PROFILE not in self.profiles:
+            names.insert(0, IMPLICIT_PROFILE)
+        return names
+
+    def get_profile(self, name: str) -> Profile | None:
+        """The named profile; the implicit sandbox when `name` is "sandbox" and none is defined."""
+        if name in self.profiles:
+            return self.profiles[name]
+        if name == IMPLICIT_PROFILE:
+            return Profile()
+        return None
+
+
+def check_profile_name(name: str) -> str:
+    """Profile names are used as TOML keys, keyring user names and file keys: keep them plain."""
+    if not PROFILE_NAME_RE.match(name):
+        raise ValueError(
+            f"invalid profile name {name!r}: use letters, digits, '.', '_' or '-' "
+            "(at most 64, starting with a letter or digit)"
+        )
+    return name

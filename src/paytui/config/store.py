@@ -1,0 +1,383 @@
+"""Reading and writing `config.toml`.
+
+`load_config` never raises: the app must start even on a broken file, so every mistake becomes a
+`ConfigProblem` (file, line, message) for the UI to show, and the part it affects falls back to a
+default (a broken profile is left out; a broken file as a whole means the embedded sandbox).
+
+Writes go through the raw TOML table, not the validated model, so `paytui profile add` never drops
+a profile the user is half-way through editing; they are refused only when the file is not TOML
+at all (rewriting it would lose the user's text).
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+import tomli_w
+from pydantic import BaseModel, ValidationError
+
+from paytui.config.files import atomic_write_text, config_path
+from paytui.config.model import (
+    IMPLICIT_PROFILE,
+    PROFILE_NAME_RE,
+    SECRET_KEYS,
+    Config,
+    Profile,
+    UiPrefs,
+)
+
+TOP_LEVEL_KEYS = ("default_profile", "ui", "keymap", "profiles")
+
+M = TypeVar("M", bound=BaseModel)
+
+
+class ConfigError(Exception):
+    """A configuration mistake that stops an operation; `str()` is one line meant for the user."""
+
+
+@dataclass(frozen=True)
+class ConfigProblem:
+    """One thing wrong with the configuration, located as precisely as paytui can."""
+
+    file: Path | None
+    line: int | None
+    message: str
+
+    def __str__(self) -> str:
+        if self.file is None:
+            return self.message
+        where = f"{self.file}:{self.line}" if self.line is not None else str(self.file)
+        return f"{where}: {self.message}"
+
+
+@dataclass
+class LoadResult:
+    """What `load_config` found: the usable configuration and everything wrong with the file."""
+
+    config: Config
+    problems: list[ConfigProblem] = field(default_factory=list)
+    path: Path | None = None
+    exists: bool = False
+    parsed: bool = True
+    """False when the file is not valid TOML (then nothing of it was used)."""
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+# --------------------------------------------------------------------------- loading
+
+
+def load_config(path: Path | str | None = None) -> LoadResult:
+    """Read and validate the config file; never raises.
+
+    A missing file is not a problem (a fresh machine runs on the sandbox). Anything else that is
+    wrong yields problems naming the file and line.
+    """
+    file = Path(path) if path is not None else config_path()
+    try:
+        text = file.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return LoadResult(Config(), path=file, exists=False)
+    except UnicodeDecodeError:
+        return _unusable(file, None, "is not UTF-8 text; starting on the embedded sandbox")
+    except OSError as exc:
+        reason = exc.strerror or exc.__class__.__name__
+        return _unusable(file, None, f"cannot be read ({reason}); starting on the embedded sandbox")
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        line, message = _toml_error_position(exc)
+        return _unusable(file, line, f"{message}; starting on the embedded sandbox")
+    return _validate_raw(raw, text, file)
+
+
+def _unusable(file: Path, line: int | None, message: str) -> LoadResult:
+    problem = ConfigProblem(file, line, message)
+    return LoadResult(Config(), [problem], path=file, exists=True, parsed=False)
+
+
+def _toml_error_position(exc: tomllib.TOMLDecodeError) -> tuple[int | None, str]:
+    """tomllib (3.11-3.13) puts the position only into the message text: take it out of there."""
+    message = str(exc)
+    lineno = getattr(exc, "lineno", None)
+    match = re.search(r"\s*\(at line (\d+), column (\d+)\)", message)
+    if match:
+        lineno = lineno or int(match.group(1))
+        column = int(match.group(2))
+        message = message[: match.start()] + message[match.end() :]
+        message = f"invalid TOML: {message} (column {column})"
+    else:
+        message = f"invalid TOML: {message.replace(' (at end of document)', ' at end of file')}"
+    return lineno, message
+
+
+def _validate_raw(raw: dict[str, Any], text: str, file: Path) -> LoadResult:
+    locate = _LineFinder(text)
+    problems: list[ConfigProblem] = []
+
+    def report(loc: tuple[str, ...], message: str) -> None:
+        problems.append(ConfigProblem(file, locate(loc), message))
+
+    for key in raw:
+        if key in SECRET_KEYS:
+            report((key,), _secret_key_message(key))
+        elif key not in TOP_LEVEL_KEYS:
+            report((key,), f"unknown setting {key!r} (ignored)")
+
+    default_profile = raw.get("default_profile")
+    if default_profile is not None and not isinstance(default_profile, str):
+        report(("default_profile",), "default_profile must be a profile name (a string)")
+        default_profile = None
+
+    ui = _validate_section(UiPrefs, raw.get("ui", {}), ("ui",), report, drop_bad_fields=True)
+    ui = ui if ui is not None else UiPrefs()
+
+    keymap: dict[str, str] = {}
+    raw_keymap = raw.get("keymap", {})
+    if not isinstance(raw_keymap, dict):
+        report(("keymap",), 'keymap must be a table of binding id = "key" (ignored)')
+    else:
+        for binding, key in raw_keymap.items():
+            if isinstance(key, str) and key.strip():
+                keymap[binding] = key.strip()
+            else:
+                message = f'keymap.{binding} must be a key name such as "ctrl+r" (ignored)'
+                report(("keymap", binding), message)
+
+    profiles: dict[str, Profile] = {}
+    raw_profiles = raw.get("profiles", {})
+    if not isinstance(raw_profiles, dict):
+        report(("profiles",), "profiles must be tables: [profiles.NAME] (ignored)")
+        raw_profiles = {}
+    for name, table in raw_profiles.items():
+        loc = ("profiles", name)
+        if not PROFILE_NAME_RE.match(name):
+            report(loc, f"invalid profile name {name!r}: use letters, digits, '.', '_' or '-'")
+            continue
+        if not isinstance(table, dict):
+            report(loc, f"profiles.{name} must be a table: [profiles.{name}] (ignored)")
+            continue
+        profile = _validate_section(Profile, table, loc, report, drop_bad_fields=False)
+        if profile is None:
+            report(loc, f"profile {name!r} is ignored until this is fixed")
+        else:
+            profiles[name] = profile
+
+    if default_profile is not None and default_profile not in profiles:
+        if default_profile in raw_profiles:
+            report(
+                ("default_profile",),
+                f"the default profile {default_profile!r} has errors; "
+                "starting on the embedded sandbox",
+            )
+            default_profile = None
+        elif default_profile != IMPLICIT_PROFILE:
+            report(
+                ("default_profile",),
+                f"default_profile {default_profile!r} is not a profile in this file; "
+                "starting on the embedded sandbox",
+            )
+            default_profile = None
+
+    config = Config(default_profile=default_profile, ui=ui, keymap=keymap, profiles=profiles)
+    return LoadResult(config, problems, path=file, exists=True, parsed=True)
+
+
+def _validate_section(
+    model: type[M],
+    data: object,
+    loc: tuple[str, ...],
+    report: Callable[[tuple[str, ...], str], None],
+    *,
+    drop_bad_fields: bool,
+) -> M | None:
+    """Validate one table, reporting each error at its own key.
+
+    Unknown keys are reported and ignored (a typo should not cost a whole profile). Wrong values
+    either drop just that key (`drop_bad_fields`, for preferences that have defaults) or the whole
+    table (for profiles: a profile with its base_url or environment dropped would connect somewhere
+    the user did not ask for).
+    """
+    if not isinstance(data, dict):
+        report(loc, f"{'.'.join(loc)} must be a table (ignored)")
+        return None
+    values = dict(data)
+    for key in list(values):
+        if key in SECRET_KEYS:
+            report((*loc, key), _secret_key_message(key))
+            del values[key]
+    for _ in range(len(values) + 1):
+        try:
+            return model.model_validate(values)
+        except ValidationError as exc:
+            fatal = False
+            for error in exc.errors():
+                err_loc = tuple(str(part) for part in error["loc"])
+                key = err_loc[0] if err_loc else None
+                report((*loc, *err_loc[:1]), _describe_error(loc, err_loc, error))
+                if error["type"] == "extra_forbidden" or drop_bad_fields:
+                    if key is not None:
+                        values.pop(key, None)
+                    else:
+                        fatal = True
+                else:
+                    fatal = True
+            if fatal:
+                return None
+    return None
+
+
+def _describe_error(
+    loc: tuple[str, ...], err_loc: tuple[str, ...], error: Mapping[str, Any]
+) -> str:
+    dotted = ".".join((*loc, *err_loc))
+    if error["type"] == "extra_forbidden":
+        return f"unknown setting {dotted!r} (ignored)"
+    message = str(error["msg"]).removeprefix("Value error, ")
+    if err_loc:
+        shown = repr(error.get("input"))
+        if len(shown) > 60:
+            shown = shown[:57] + "..."
+        return f"{dotted}: {message} (got {shown})"
+    return f"{dotted}: {message}"
+
+
+def _secret_key_message(key: str) -> str:
+    return (
+        f"{key!r} is not read from config.toml: secrets never go in this file. Use "
+        "`paytui profile add` (system keyring or secrets.toml) or name an environment variable "
+        "with client_secret_env / token_env"
+    )
+
+
+class _LineFinder:
+    """Find the line of a dotted key in TOML text, without a full TOML parser.
+
+    It understands table headers (`[profiles."prod"]`), dotted and quoted keys, and skips the
+    inside of multi-line strings; when the exact key is not found (an inline table, say) it
+    answers the line of the closest enclosing table or key, which is still the right place to look.
+    """
+
+    _HEADER = re.compile(r"^\s*\[\[?\s*(?P<key>[^\[\]]+?)\s*\]\]?\s*(#.*)?$")
+    _KEYPART = r"(?:[A-Za-z0-9_-]+|\"(?:[^\"\\]|\\.)*\"|'[^']*')"
+    _ASSIGN = re.compile(rf"^\s*(?P<key>{_KEYPART}(?:\s*\.\s*{_KEYPART})*)\s*=")
+
+    def __init__(self, text: str) -> None:
+        self._entries: list[tuple[tuple[str, ...], int]] = []
+        table: tuple[str, ...] = ()
+        in_multiline: str | None = None
+        for number, line in enumerate(text.splitlines(), start=1):
+            if in_multiline is not None:
+                if line.count(in_multiline) % 2 == 1:
+                    in_multiline = None
+                continue
+            header = self._HEADER.match(line)
+            if header:
+                table = _split_key(header.group("key"))
+                self._entries.append((table, number))
+            else:
+                assign = self._ASSIGN.match(line)
+                if assign:
+                    self._entries.append(((*table, *_split_key(assign.group("key"))), number))
+            for quote in ('"""', "'''"):
+                if line.count(quote) % 2 == 1:
+                    in_multiline = quote
+                    break
+
+    def __call__(self, loc: Iterable[str]) -> int | None:
+        wanted = tuple(loc)
+        best_len, best_line = 0, None
+        for path, number in self._entries:
+            if path == wanted:
+                return number
+            common = 0
+            for a, b in zip(path, wanted, strict=False):
+                if a != b:
+                    break
+                common += 1
+            if common == len(path) and common > best_len:
+                best_len, best_line = common, number
+        return best_line
+
+
+def _split_key(key: str) -> tuple[str, ...]:
+    parts: list[str] = []
+    for match in re.finditer(r"\"((?:[^\"\\]|\\.)*)\"|'([^']*)'|([A-Za-z0-9_-]+)", key):
+        if match.group(1) is not None:
+            parts.append(match.group(1).encode().decode("unicode_escape"))
+        elif match.group(2) is not None:
+            parts.append(match.group(2))
+        else:
+            parts.append(match.group(3))
+    return tuple(parts)
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def read_raw(path: Path | str | None = None) -> dict[str, Any]:
+    """The file's TOML as a plain dict, for editing; {} when missing.
+
+    Raises `ConfigError` when the file is not TOML: rewriting it would throw the user's text away.
+    """
+    file = Path(path) if path is not None else config_path()
+    try:
+        text = file.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{file}: cannot be read ({exc})") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        line, message = _toml_error_position(exc)
+        where = f"{file}:{line}" if line else str(file)
+        raise ConfigError(f"{where}: {message}; fix it before changing profiles") from None
+
+
+def write_raw(raw: Mapping[str, Any], path: Path | str | None = None) -> Path:
+    """Write `raw` as TOML atomically, mode 0600. Returns the path written."""
+    file = Path(path) if path is not None else config_path()
+    header = "# paytui configuration. Secrets never go here: see `paytui profile add`.\n\n"
+    atomic_write_text(file, header + tomli_w.dumps(dict(raw)))
+    return file
+
+
+def save_profile(name: str, profile: Profile, path: Path | str | None = None) -> Path:
+    """Add or replace one profile, leaving everything else in the file as it is."""
+    raw = read_raw(path)
+    profiles = raw.setdefault("profiles", {})
+    if not isinstance(profiles, dict):
+        raise ConfigError("the config file's 'profiles' is not a table; fix it first")
+    profiles[name] = profile.to_toml()
+    return write_raw(raw, path)
+
+
+def remove_profile(name: str, path: Path | str | None = None) -> bool:
+    """Remove a profile (and unset default_profile if it named it). False if there was none."""
+    raw = read_raw(path)
+    profiles = raw.get("profiles")
+    if not isinstance(profiles, dict) or name not in profiles:
+        return False
+    del profiles[name]
+    if raw.get("default_profile") == name:
+        del raw["default_profile"]
+    write_raw(raw, path)
+    return True
+
+
+def set_default_profile(name: str | None, path: Path | str | None = None) -> Path:
+    """Set (or with None, clear) `default_profile`."""
+    raw = read_raw(path)
+    if name is None:
+        raw.pop("default_profile", None)
+    else:
+        raw["default_profile"] = name
+    return write_raw(raw, path)
