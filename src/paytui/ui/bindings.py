@@ -1,0 +1,243 @@
+"""Every key binding of paytui, as data.
+
+Why data and not decorators scattered over screens: the help screen, the command palette and
+`docs/keys.md` are all generated from these lists, and a `[keymap]` table in the config remaps any
+binding by its `id` (Textual's `App.set_keymap`). An id is therefore a public, stable name: rename
+one only with a note in the changelog, because users' config files refer to it.
+
+Screens and widgets use the lists here as their `BINDINGS`; nothing else defines keys.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from textual.binding import Binding
+
+if TYPE_CHECKING:
+    from textual.dom import DOMNode
+    from textual.screen import Screen
+
+# --- Global: app-wide navigation --------------------------------------------------------------
+GLOBAL_BINDINGS: list[Binding] = [
+    Binding("1", "app.goto('charges')", "Charges", id="app.charges", tooltip="Charge search"),
+    Binding("2", "app.goto('tokens')", "Tokens", id="app.tokens", tooltip="Stored card tokens"),
+    Binding(
+        "3", "app.goto('accounts')", "Accounts", id="app.accounts", tooltip="Merchant accounts"
+    ),
+    Binding(
+        "4",
+        "app.goto('distributions')",
+        "Distributions",
+        id="app.distributions",
+        tooltip="Payouts to merchant accounts",
+    ),
+    Binding("5", "app.goto('history')", "History", id="app.history", tooltip="Recent actions"),
+    Binding("question_mark", "app.help", "Help", id="app.help", tooltip="Every key on this screen"),
+    Binding("escape", "app.back", "Back", id="app.back", show=False),
+    Binding("q", "app.quit", "Quit", id="app.quit"),
+]
+
+# --- Charge search screen ---------------------------------------------------------------------
+CHARGES_BINDINGS: list[Binding] = [
+    Binding("slash", "focus_query", "Search", id="charges.search", tooltip="Type a query"),
+    Binding("a", "quick_view('all')", "All", id="charges.view_all", tooltip="All charges"),
+    Binding(
+        "b",
+        "quick_view('chargebacks')",
+        "Chargebacks",
+        id="charges.view_chargebacks",
+        tooltip="Charges with a chargeback",
+    ),
+    Binding(
+        "r",
+        "quick_view('ach_returns')",
+        "ACH returns",
+        id="charges.view_returns",
+        tooltip="Bank-account charges that came back",
+    ),
+    Binding(
+        "o",
+        "quick_view('open_authorizations')",
+        "Open auths",
+        id="charges.view_open_auths",
+        tooltip="Authorized and not yet captured",
+    ),
+    Binding("s", "cycle_sort", "Sort", id="charges.sort", tooltip="Sort by the next column"),
+    Binding("S", "reverse_sort", "Reverse", id="charges.sort_reverse", show=False),
+    Binding("y", "copy_id", "Copy id", id="charges.copy_id", tooltip="Copy the charge id"),
+    Binding("ctrl+r", "refresh", "Refresh", id="charges.refresh", tooltip="Reload / retry"),
+]
+
+# --- The query line (only keys an Input does not consume) ---------------------------------------
+QUERY_BINDINGS: list[Binding] = [
+    Binding("escape", "leave", "To results", id="query.leave", show=False),
+    Binding("down", "leave", "To results", id="query.to_results", show=False),
+]
+
+# --- Results tables: arrows plus vim keys -----------------------------------------------------
+TABLE_BINDINGS: list[Binding] = [
+    Binding("enter", "select", "Open", id="table.open", tooltip="Open the highlighted row"),
+    Binding("j,down", "cursor_down", "Down", id="table.down", show=False),
+    Binding("k,up", "cursor_up", "Up", id="table.up", show=False),
+    Binding("g,home", "cursor_top", "Top", id="table.top", show=False),
+    Binding("G,end", "cursor_bottom", "Bottom", id="table.bottom", show=False),
+    Binding("pagedown,ctrl+f,ctrl+d", "page_down", "Page down", id="table.page_down", show=False),
+    Binding("pageup,ctrl+b,ctrl+u", "page_up", "Page up", id="table.page_up", show=False),
+]
+
+# --- Help and placeholder screens ---------------------------------------------------------------
+HELP_BINDINGS: list[Binding] = [
+    Binding("escape,question_mark,q", "close", "Close", id="help.close"),
+]
+
+
+@dataclass(frozen=True)
+class BindingGroup:
+    """A titled list of bindings, in the order the help screen and docs/keys.md show them."""
+
+    title: str
+    bindings: tuple[Binding, ...]
+
+
+GROUPS: list[BindingGroup] = [
+    BindingGroup("Everywhere", tuple(GLOBAL_BINDINGS)),
+    BindingGroup("Charge search", tuple(CHARGES_BINDINGS)),
+    BindingGroup("Query line", tuple(QUERY_BINDINGS)),
+    BindingGroup("Tables", tuple(TABLE_BINDINGS)),
+    BindingGroup("Help screen", tuple(HELP_BINDINGS)),
+]
+
+
+def register_group(title: str, bindings: Iterable[Binding]) -> None:
+    """Let a screen module add its bindings to the docs and keymap validation.
+
+    Screens owned by other modules (charge detail, tokens, ...) call this at import time, so the
+    registry stays complete without this file importing every screen.
+    """
+    group = BindingGroup(title, tuple(bindings))
+    for index, existing in enumerate(GROUPS):
+        if existing.title == title:
+            GROUPS[index] = group
+            return
+    GROUPS.append(group)
+
+
+def all_binding_ids() -> set[str]:
+    """Every id a `[keymap]` table may use."""
+    return {b.id for group in GROUPS for b in group.bindings if b.id}
+
+
+def unknown_keymap_ids(keymap: Mapping[str, str]) -> list[str]:
+    """Ids in a keymap that match no binding (most likely a typo in the config)."""
+    known = all_binding_ids()
+    return sorted(binding_id for binding_id in keymap if binding_id not in known)
+
+
+_KEY_NAMES = {
+    "question_mark": "?",
+    "slash": "/",
+    "escape": "esc",
+    "pagedown": "PgDn",
+    "pageup": "PgUp",
+    "home": "Home",
+    "end": "End",
+    "up": "↑",
+    "down": "↓",
+    "enter": "enter",
+}
+
+
+def display_key(key: str) -> str:
+    """A key list ("j,down") as people write it ("j / ↓")."""
+    return " / ".join(_KEY_NAMES.get(part.strip(), part.strip()) for part in key.split(","))
+
+
+def keys_markdown() -> str:
+    """The text of docs/keys.md, generated from the registry (a test checks the file is current)."""
+    lines = [
+        "# Keys",
+        "",
+        "Generated from `src/paytui/ui/bindings.py` by `paytui.ui.bindings.keys_markdown()`;",
+        "do not edit by hand. Remap any key by its id in the `[keymap]` table of the config, e.g.",
+        "",
+        "```toml",
+        "[keymap]",
+        '"charges.copy_id" = "c"',
+        '"table.down" = "j,down,ctrl+n"',
+        "```",
+        "",
+        "Press `?` in the app for the keys of the screen you are on (with your remaps applied),",
+        "and `ctrl+p` for the command palette.",
+    ]
+    for group in GROUPS:
+        lines += ["", f"## {group.title}", "", "| Key | Action | Id |", "|---|---|---|"]
+        for binding in group.bindings:
+            description = binding.description
+            if binding.tooltip:
+                description = f"{description}: {binding.tooltip}"
+            lines.append(f"| `{display_key(binding.key)}` | {description} | `{binding.id}` |")
+    return "\n".join(lines) + "\n"
+
+
+@dataclass(frozen=True)
+class LiveBinding:
+    """One binding as it works right now: keys after the user's keymap, and where it acts."""
+
+    namespace: DOMNode
+    binding: Binding
+    keys: tuple[str, ...]
+    enabled: bool
+
+    @property
+    def key_display(self) -> str:
+        return display_key(",".join(self.keys))
+
+    @property
+    def scope(self) -> str:
+        """A short name of where the binding lives, for the help screen's grouping."""
+        from textual.app import App
+        from textual.screen import Screen
+
+        node = self.namespace
+        if isinstance(node, App):
+            return "Everywhere"
+        if isinstance(node, Screen):
+            return getattr(node, "HELP_TITLE", None) or type(node).__name__
+        return getattr(node, "HELP_TITLE", None) or type(node).__name__
+
+
+def live_bindings(screen: Screen[object]) -> list[LiveBinding]:
+    """Every binding reachable on `screen`: its widgets, the screen, then the app, keymap applied.
+
+    Built from the live DOM (not from the lists above) so that the help screen and the command
+    palette show exactly what the keys do now, remaps and disabled actions included. Textual's
+    own unlabelled bindings (cursor keys inside an Input, ...) are left out.
+    """
+    app = screen.app
+    keymap = app._keymap
+    nodes: list[DOMNode] = [screen, *screen.walk_children(with_self=False)]
+    if not screen.is_modal:
+        nodes.append(app)
+    found: list[LiveBinding] = []
+    for node in nodes:
+        bindings_map = node._bindings.copy()
+        if keymap:
+            bindings_map.apply_keymap(keymap)
+        grouped: dict[tuple[str | None, str], tuple[Binding, list[str]]] = {}
+        for key, binding in bindings_map:
+            # Ours all carry an id; Textual's own (editing keys of an Input, ...) only count at
+            # app level, where they are few and matter (ctrl+q, ctrl+p).
+            if not binding.id and (node is not app or binding.system or not binding.description):
+                continue
+            slot = grouped.setdefault((binding.id, binding.action), (binding, []))
+            if key not in slot[1]:
+                slot[1].append(key)
+        for binding, keys in grouped.values():
+            state = app._check_action_state(binding.action, node)
+            if state is False:
+                continue
+            found.append(LiveBinding(node, binding, tuple(keys), bool(state)))
+    return found

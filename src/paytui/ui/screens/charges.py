@@ -1,0 +1,356 @@
+"""The charge search screen: a query line, quick views and a lazily paged results table.
+
+The flow a support agent follows: `/`, type `status:chargeback tag:vip`, Enter, `j`/`k` to the
+charge, Enter to open it, `escape` to come back to the same row. Everything that talks to the API
+runs in a worker (`exclusive=True` per purpose, so a new search cancels a stale one); what the user
+typed is never touched by an error.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import Footer, Input, LoadingIndicator, Static
+
+from paytui.ui import messages
+from paytui.ui.bindings import CHARGES_BINDINGS
+from paytui.ui.widgets.charge_table import COLUMNS, SORT_FIELDS, ChargeTable
+from paytui.ui.widgets.errors import describe_error
+from paytui.ui.widgets.header import PaytuiHeader
+from paytui.ui.widgets.query_input import CompletionSuggester, QueryInput
+
+if TYPE_CHECKING:
+    from paytui.api.models import Charge, Page
+    from paytui.api.queries import ChargeQuery
+
+DEFAULT_SORT = "-charge_timestamp"
+
+#: name -> (title, query text used when the search language cannot format the query)
+QUICK_VIEWS: dict[str, str] = {
+    "all": "All charges",
+    "chargebacks": "Chargebacks",
+    "ach_returns": "ACH returns",
+    "open_authorizations": "Open authorizations",
+}
+
+
+def quick_view_query(name: str) -> ChargeQuery:
+    """The `ChargeQuery` of a quick view: the api layer's constant when it has one."""
+    from paytui.api import queries
+
+    constant = getattr(queries, name.upper(), None)
+    if constant is not None:
+        return constant
+    cls = queries.ChargeQuery
+    if name == "chargebacks":
+        return cls(status="chargeback")
+    if name == "ach_returns":
+        return cls(status="return")
+    if name == "open_authorizations":
+        return cls(charge_type="authorization", captured=False)
+    return cls()
+
+
+def format_query(query: ChargeQuery) -> str:
+    from paytui.search.query import format_query as fmt
+
+    return fmt(query)
+
+
+class ChargeSearchScreen(Screen[None]):
+    """Search, browse and open charges."""
+
+    CSS_PATH = "charges.tcss"
+    BINDINGS: ClassVar = CHARGES_BINDINGS
+    HELP_TITLE = "Charge search"
+    AUTO_FOCUS = "ChargeTable"
+    PARSE_DELAY = 0.15
+    """Seconds of quiet typing before the line is parsed (the parse is cheap; redraws are not)."""
+
+    state: reactive[str] = reactive("loading")
+    """loading | results | empty | error: each has its own look (see charges.tcss)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._query: ChargeQuery | None = None
+        """The last query sent (what the table shows, or what failed)."""
+        self._sort: str | None = None
+        """The user's sort, overriding the query's (None: the query's own, else newest first)."""
+        self._view_title = QUICK_VIEWS["all"]
+        self._parse_timer: Timer | None = None
+        self._focus_results_after_search = False
+        self._painted_once = False
+
+    def compose(self) -> ComposeResult:
+        yield PaytuiHeader()
+        with Vertical(id="query-bar"):
+            yield QueryInput(
+                placeholder="/ search: status:chargeback tag:vip amount>=25 from:2026-01-01 …",
+                id="query",
+                suggester=self._suggester(),
+            )
+            yield Static(Text(""), id="query-error")
+        with Horizontal(id="summary"):
+            yield Static(Text(self._view_title), id="view-name")
+            yield Static(Text(""), id="page-status")
+            yield Static(Text("Showing 0 of 0"), id="showing")
+        with Vertical(id="state"):
+            yield LoadingIndicator(id="spinner")
+            yield Static(Text(""), id="state-message")
+        yield ChargeTable(id="results")
+        yield Footer()
+
+    @staticmethod
+    def _suggester() -> CompletionSuggester | None:
+        try:
+            from paytui.search.query import apply_completion, complete
+        except ImportError:
+            return None
+        return CompletionSuggester(complete, apply_completion)
+
+    def on_mount(self) -> None:
+        self.watch_state(self.state)
+        self._search(None)
+
+    # --- state ----------------------------------------------------------------------------------
+    def watch_state(self, state: str) -> None:
+        for name in ("loading", "results", "empty", "error"):
+            self.set_class(state == name, f"-{name}")
+
+    def _set_message(self, text: Text) -> None:
+        self.query_one("#state-message", Static).update(text)
+
+    def _show_loading(self) -> None:
+        self.state = "loading"
+        self._set_message(Text("Loading charges…"))
+
+    def _show_error(self, exc: BaseException) -> None:
+        info = describe_error(exc)
+        message = Text()
+        message.append(f"{info.title}. ", style="bold")
+        message.append(info.message)
+        message.append(
+            "\nPress ctrl+r to retry." if info.retryable else "\nChange the query and press Enter."
+        )
+        self._set_message(message)
+        self.state = "error"
+        self.query_one(ChargeTable).clear()
+        self.query_one("#showing", Static).update(Text("Showing 0 of 0"))
+        self.app.notify(info.message, title=info.title, severity="error", markup=False)
+
+    def _show_empty(self, text: str) -> None:
+        message = Text("No charges match ")
+        message.append(text or "this view", style="bold")
+        message.append(".\nPress / to change the query, or a for all charges.")
+        self._set_message(message)
+        self.state = "empty"
+        self.post_message(messages.AccountInFocus(None))
+
+    # --- searching ------------------------------------------------------------------------------
+    def _effective(self, query: ChargeQuery) -> ChargeQuery:
+        if self._sort is None:
+            return query
+        return query.model_copy(update={"sort": self._sort})
+
+    def _search(self, query: ChargeQuery | None, *, cursor: int = 0) -> None:
+        self._show_loading()
+        self.run_search(query, cursor)
+
+    @work(exclusive=True, group="search")
+    async def run_search(self, query: ChargeQuery | None, cursor: int = 0) -> None:
+        """Fetch the first page (for the states and the total); the table fetches the rest."""
+        table = self.query_one(ChargeTable)
+        try:
+            client = await self.app.get_client()  # type: ignore[attr-defined]
+            if query is None:
+                query = quick_view_query("all")
+            self._query = query
+            effective = self._effective(query)
+            page = await client.search_charges_page(
+                effective, limit=ChargeTable.PAGE_SIZE, offset=0
+            )
+        except Exception as exc:
+            self._show_error(exc)
+            return
+
+        async def loader(offset: int, limit: int) -> Page[Charge]:
+            api = await self.app.get_client()  # type: ignore[attr-defined]
+            return await api.search_charges_page(effective, limit=limit, offset=offset)
+
+        table.show(loader, page, sort=effective.sort or DEFAULT_SORT, cursor=cursor)
+        self._page_status(Text(""))
+        if page.total == 0 or (page.total is None and not page.items):
+            self._show_empty(self.query_one(QueryInput).value.strip())
+        else:
+            self.state = "results"
+        if self._focus_results_after_search or self.focused is None:
+            table.focus()
+        self._focus_results_after_search = False
+        if not self._painted_once:
+            self._painted_once = True
+            self.call_after_refresh(self.post_message, messages.ResultsPainted(page.total))
+
+    def _parse(self, text: str) -> Any:
+        from paytui.search.query import parse
+
+        return parse(text, now=self.app.now())  # type: ignore[attr-defined]
+
+    def _show_parse_errors(self, result: Any, text: str) -> bool:
+        """Underline and explain the parser's complaints; True when the text is sendable."""
+        errors = list(getattr(result, "errors", None) or [])
+        query_input = self.query_one(QueryInput)
+        query_input.set_error_spans([(e.start, e.end) for e in errors])
+        explanation = self.query_one("#query-error", Static)
+        if errors:
+            first = errors[0]
+            line = Text(f"{first.message}", style="")
+            snippet = text[first.start : first.end]
+            if snippet:
+                line = Text.assemble(Text(snippet, style="bold"), ": ", line)
+            if len(errors) > 1:
+                line.append(f"  (+{len(errors) - 1} more)")
+            explanation.update(line)
+        else:
+            explanation.update(Text(""))
+        self.set_class(bool(errors), "-query-invalid")
+        return not errors
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input.id != "query":
+            return
+        if self._parse_timer is not None:
+            self._parse_timer.stop()
+        self._parse_timer = self.set_timer(self.PARSE_DELAY, self._parse_now)
+
+    def _parse_now(self) -> None:
+        text = self.query_one(QueryInput).value
+        self._show_parse_errors(self._parse(text), text)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input.id != "query":
+            return
+        event.stop()
+        if self._parse_timer is not None:
+            self._parse_timer.stop()
+        text = event.value
+        result = self._parse(text)
+        if not self._show_parse_errors(result, text):
+            self.app.bell()
+            return
+        self._view_title = "Search" if text.strip() else QUICK_VIEWS["all"]
+        self.query_one("#view-name", Static).update(Text(self._view_title))
+        self._focus_results_after_search = True
+        self._search(result.query)
+
+    def on_query_input_leave(self, event: QueryInput.Leave) -> None:
+        self.query_one(ChargeTable).focus()
+
+    # --- actions --------------------------------------------------------------------------------
+    def action_focus_query(self) -> None:
+        query_input = self.query_one(QueryInput)
+        query_input.focus()
+        query_input.cursor_position = len(query_input.value)
+
+    def action_quick_view(self, name: str) -> None:
+        """Put the view's query in the line (so it can be refined) and run it."""
+        query = quick_view_query(name)
+        try:
+            text = format_query(query)
+        except ImportError:
+            text = ""
+        query_input = self.query_one(QueryInput)
+        with query_input.prevent(Input.Changed):
+            query_input.value = text
+        self._show_parse_errors(None, text)
+        self._view_title = QUICK_VIEWS[name]
+        self.query_one("#view-name", Static).update(Text(self._view_title))
+        self._search(query)
+
+    def _current_sort(self) -> str:
+        if self._sort:
+            return self._sort
+        return (self._query.sort if self._query is not None else None) or DEFAULT_SORT
+
+    def _sort_by(self, field: str, descending: bool) -> None:
+        self._sort = f"-{field}" if descending else field
+        column = next(c for c in COLUMNS if c.sort == field)
+        self.app.notify(
+            f"Sorted by {column.label.lower()}, {'descending' if descending else 'ascending'}",
+            timeout=2,
+            markup=False,
+        )
+        self._search(self._query)
+
+    def action_cycle_sort(self) -> None:
+        field = self._current_sort().lstrip("-")
+        index = SORT_FIELDS.index(field) if field in SORT_FIELDS else -1
+        new_field = SORT_FIELDS[(index + 1) % len(SORT_FIELDS)]
+        column = next(c for c in COLUMNS if c.sort == new_field)
+        self._sort_by(new_field, column.descending_first)
+
+    def action_reverse_sort(self) -> None:
+        current = self._current_sort()
+        self._sort_by(current.lstrip("-"), not current.startswith("-"))
+
+    def on_charge_table_sort_requested(self, event: ChargeTable.SortRequested) -> None:
+        current = self._current_sort()
+        if current.lstrip("-") == event.sort_field:
+            self._sort_by(event.sort_field, not current.startswith("-"))
+        else:
+            column = next(c for c in COLUMNS if c.sort == event.sort_field)
+            self._sort_by(event.sort_field, column.descending_first)
+
+    def action_refresh(self) -> None:
+        """Reload (or retry after an error), keeping the row the cursor is on."""
+        text = self.query_one(QueryInput).value
+        query = self._query
+        if text.strip() or query is None:
+            try:
+                result = self._parse(text)
+            except ImportError:
+                result = None
+            if result is not None and self._show_parse_errors(result, text):
+                query = result.query
+        table = self.query_one(ChargeTable)
+        cursor = table.cursor_row if self.state == "results" else 0
+        self._search(query, cursor=cursor)
+
+    def action_copy_id(self) -> None:
+        charge = self.query_one(ChargeTable).cursor_charge
+        if charge is None:
+            self.app.notify("No charge under the cursor to copy.", severity="warning", markup=False)
+            return
+        self.app.copy_to_clipboard(charge.charge_id)
+        self.app.notify(f"Copied charge id {charge.charge_id}", title="Clipboard", markup=False)
+
+    # --- table events ---------------------------------------------------------------------------
+    def on_charge_table_selected(self, event: ChargeTable.Selected) -> None:
+        self.post_message(messages.OpenCharge(event.charge.charge_id))
+
+    def on_charge_table_highlighted(self, event: ChargeTable.Highlighted) -> None:
+        if event.charge is not None:
+            self.post_message(messages.AccountInFocus(getattr(event.charge, "account_id", None)))
+
+    def on_charge_table_window_changed(self, event: ChargeTable.WindowChanged) -> None:
+        shown = max(0, event.last - event.first)
+        text = f"Showing {shown:,} of {event.total:,}"
+        if shown:
+            text += f"  (rows {event.first + 1:,}–{event.last:,})"
+        self.query_one("#showing", Static).update(Text(text))
+
+    def on_charge_table_page_failed(self, event: ChargeTable.PageFailed) -> None:
+        info = describe_error(event.error)
+        self._page_status(
+            Text(f"{info.title}: some rows did not load. ctrl+r retries.", style="bold")
+        )
+        self.app.notify(info.message, title=info.title, severity="error", markup=False)
+
+    def _page_status(self, text: Text) -> None:
+        self.query_one("#page-status", Static).update(text)

@@ -1,0 +1,561 @@
+"""A virtual table of charges: renders only visible lines and keeps only a few pages in memory.
+
+Why not `DataTable`: it wants every row added up front, so 100,000 matching charges would block the
+screen and fill memory. Like toolong's log view, this is a line-API `ScrollView` whose virtual
+height is the server's `total`. Pages of `PAGE_SIZE` rows are fetched on demand (one worker per
+page) for the visible window, plus the next page as the cursor nears it, and an LRU keeps at most
+`MAX_PAGES` pages; rows not loaded yet render as a dim placeholder until their page arrives.
+
+The widget never talks to the API: the screen hands it a `loader(offset, limit) -> Page`.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from rich.style import Style
+from rich.text import Text
+from textual import events
+from textual.cache import LRUCache
+from textual.geometry import Size
+from textual.message import Message
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from paytui.ui import format as fmt
+from paytui.ui.bindings import TABLE_BINDINGS
+
+if TYPE_CHECKING:
+    from paytui.api.models import Charge, Page
+
+PageLoader = Callable[[int, int], Awaitable["Page[Any]"]]
+
+
+def _text(value: object) -> Text:
+    return fmt.literal(value)
+
+
+def _method(charge: Any) -> Text:
+    """Card brand (or "bank") and the last four digits: what a caller reads off their statement."""
+    method = getattr(charge, "method", None) or ""
+    payment_method = getattr(charge, "payment_method", None)
+    brand = getattr(payment_method, "type", None) if method == "card" else None
+    label = brand or ("bank" if method == "bank_account" else method)
+    last4 = getattr(charge, "last4", None) or ""
+    return Text(f"{label} {last4}".strip())
+
+
+def _tags(charge: Any) -> Text:
+    return Text(", ".join(str(tag) for tag in (getattr(charge, "tags", None) or [])))
+
+
+def _short_id(charge: Any) -> Text:
+    charge_id = str(getattr(charge, "charge_id", "") or "")
+    return Text(charge_id[:10] + "…" if len(charge_id) > 10 else charge_id)
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column: fixed `width` (or flexible with `min_width`), server sort field, priority.
+
+    When the terminal is narrow, columns with the highest `priority` number are dropped first.
+    """
+
+    key: str
+    label: str
+    width: int | None
+    sort: str | None
+    render: Callable[[Any], Text]
+    priority: int = 0
+    right: bool = False
+    min_width: int = 6
+    descending_first: bool = False
+
+
+COLUMNS: tuple[Column, ...] = (
+    Column(
+        "time",
+        "Time",
+        19,
+        "charge_timestamp",
+        lambda c: Text(fmt.timestamp(getattr(c, "charge_timestamp", None))),
+        descending_first=True,
+    ),
+    Column("id", "Charge", 11, "charge_id", _short_id),
+    Column("status", "Status", 10, "status", lambda c: fmt.status(getattr(c, "status", None))),
+    Column(
+        "result",
+        "Result",
+        12,
+        "result_code",
+        lambda c: fmt.result_code(getattr(c, "result_code", None)),
+        priority=2,
+    ),
+    Column(
+        "amount",
+        "Amount",
+        11,
+        "total_amount",
+        lambda c: Text(fmt.money(getattr(c, "total_amount", None))),
+        right=True,
+        descending_first=True,
+    ),
+    Column("method", "Method", 13, "method", _method, priority=1),
+    Column(
+        "name",
+        "Contact",
+        None,
+        "contact_name",
+        lambda c: _text(getattr(c, "contact_name", None)),
+        priority=1,
+        min_width=12,
+    ),
+    Column(
+        "account",
+        "Account",
+        12,
+        "account_id",
+        lambda c: _text(getattr(c, "account_id", None)),
+        priority=3,
+    ),
+    Column("tags", "Tags", None, None, _tags, priority=3, min_width=6),
+)
+SORT_FIELDS: tuple[str, ...] = tuple(c.sort for c in COLUMNS if c.sort)
+
+
+def layout_columns(width: int, columns: Sequence[Column] = COLUMNS) -> list[tuple[Column, int]]:
+    """Fit columns into `width` cells: drop low-priority ones, share the rest among flexible."""
+    chosen = list(columns)
+
+    def needed(cols: list[Column]) -> int:
+        return sum(c.width or c.min_width for c in cols) + max(0, len(cols) - 1)
+
+    while len(chosen) > 1 and needed(chosen) > width:
+        worst = max(range(len(chosen)), key=lambda i: (chosen[i].priority, i))
+        chosen.pop(worst)
+    spare = max(0, width - needed(chosen))
+    flexible = [c for c in chosen if c.width is None]
+    widths: list[tuple[Column, int]] = []
+    for column in chosen:
+        if column.width is not None:
+            widths.append((column, column.width))
+            continue
+        share = spare // len(flexible) if flexible else 0
+        if column is flexible[0]:
+            share += spare - share * len(flexible)
+        widths.append((column, column.min_width + share))
+    return widths
+
+
+class ChargeTable(ScrollView, can_focus=True):
+    """Virtual, lazily paged charge list with a cursor, vim keys and server-side sorting."""
+
+    BINDINGS: ClassVar = TABLE_BINDINGS
+    HELP_TITLE = "Results table"
+    PAGE_SIZE = 100
+    MAX_PAGES = 20
+    PREFETCH_ROWS = 30
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "charge-table--header",
+        "charge-table--cursor",
+        "charge-table--placeholder",
+    }
+
+    DEFAULT_CSS = """
+    ChargeTable {
+        height: 1fr;
+        overflow-x: hidden;
+        overflow-y: auto;
+        background: $surface;
+    }
+    ChargeTable > .charge-table--header {
+        background: $panel;
+        color: $text;
+        text-style: bold;
+    }
+    ChargeTable > .charge-table--cursor {
+        background: $block-cursor-blurred-background;
+        color: $block-cursor-blurred-foreground;
+    }
+    ChargeTable:focus > .charge-table--cursor {
+        background: $block-cursor-background;
+        color: $block-cursor-foreground;
+        text-style: $block-cursor-text-style;
+    }
+    ChargeTable > .charge-table--placeholder {
+        color: $text-disabled;
+    }
+    """
+
+    cursor_row: reactive[int] = reactive(0, always_update=True)
+
+    class Highlighted(Message):
+        """The cursor moved; `charge` is None while its page is still loading."""
+
+        def __init__(self, row: int, charge: Charge | None) -> None:
+            super().__init__()
+            self.row = row
+            self.charge = charge
+
+    class Selected(Message):
+        """Enter (or a click on the cursor row) on a loaded row."""
+
+        def __init__(self, row: int, charge: Charge) -> None:
+            super().__init__()
+            self.row = row
+            self.charge = charge
+
+    class WindowChanged(Message):
+        """The visible rows or the total changed: for "Showing N of M"."""
+
+        def __init__(self, first: int, last: int, total: int) -> None:
+            super().__init__()
+            self.first = first
+            self.last = last
+            self.total = total
+
+    class PageFailed(Message):
+        """A page could not be loaded; its rows stay placeholders until a refresh."""
+
+        def __init__(self, page: int, error: Exception) -> None:
+            super().__init__()
+            self.page = page
+            self.error = error
+
+    class SortRequested(Message):
+        """A column header was clicked."""
+
+        def __init__(self, sort_field: str) -> None:
+            super().__init__()
+            self.sort_field = sort_field
+
+    def __init__(
+        self, *, name: str | None = None, id: str | None = None, classes: str | None = None
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self._loader: PageLoader | None = None
+        self._pages: OrderedDict[int, list[Any]] = OrderedDict()
+        self._loading: set[int] = set()
+        self._failed: set[int] = set()
+        self._generation = 0
+        self._strip_cache: LRUCache[tuple[object, ...], Strip] = LRUCache(512)
+        self.total = 0
+        self.sort: str | None = None
+        self.pages_fetched = 0
+        """How many pages were fetched since the last `show` (tests and diagnostics)."""
+
+    # --- data ----------------------------------------------------------------------------------
+    def show(
+        self, loader: PageLoader, first_page: Page[Any], *, sort: str | None = None, cursor: int = 0
+    ) -> None:
+        """Start showing a new result: `first_page` is page 0 (offset 0, PAGE_SIZE rows)."""
+        self.workers.cancel_node(self)
+        self._generation += 1
+        self._loader = loader
+        self._pages.clear()
+        self._loading.clear()
+        self._failed.clear()
+        self._strip_cache.clear()
+        self.pages_fetched = 1
+        self.sort = sort
+        items = list(first_page.items)
+        self._pages[0] = items
+        total = first_page.total
+        self.total = total if total is not None else len(items) + (1 if first_page.has_more else 0)
+        self.virtual_size = Size(self.size.width, self.total + 1)
+        self.scroll_to(y=0, animate=False, immediate=True)
+        self.cursor_row = min(max(0, cursor), max(0, self.total - 1))
+        self.refresh()
+
+    def clear(self) -> None:
+        """No result (before the first search, or after an error)."""
+        self.workers.cancel_node(self)
+        self._generation += 1
+        self._loader = None
+        self._pages.clear()
+        self._loading.clear()
+        self._failed.clear()
+        self._strip_cache.clear()
+        self.total = 0
+        self.virtual_size = Size(self.size.width, 1)
+        self.refresh()
+
+    @property
+    def cached_pages(self) -> int:
+        """Pages held in memory right now (bounded by MAX_PAGES)."""
+        return len(self._pages)
+
+    @property
+    def failed_pages(self) -> frozenset[int]:
+        return frozenset(self._failed)
+
+    def charge_at(self, row: int) -> Charge | None:
+        """The charge on `row`, or None when its page is not loaded (never fetches)."""
+        if not 0 <= row < self.total:
+            return None
+        page_index, index = divmod(row, self.PAGE_SIZE)
+        page = self._pages.get(page_index)
+        if page is None or index >= len(page):
+            return None
+        return page[index]
+
+    @property
+    def cursor_charge(self) -> Charge | None:
+        return self.charge_at(self.cursor_row)
+
+    def retry_failed(self) -> None:
+        """Try again the pages that failed (ctrl+r on the screen)."""
+        self._failed.clear()
+        self._request_pages()
+
+    def _wanted_pages(self) -> list[int]:
+        """Pages of the visible window, then the neighbours the cursor is about to reach."""
+        if self.total <= 0:
+            return []
+        first = self.scroll_offset.y
+        last = min(self.total - 1, first + max(1, self._data_height) - 1)
+        wanted = list(range(first // self.PAGE_SIZE, last // self.PAGE_SIZE + 1))
+        cursor_page, cursor_index = divmod(self.cursor_row, self.PAGE_SIZE)
+        if cursor_page not in wanted:
+            wanted.append(cursor_page)
+        if (
+            cursor_index >= self.PAGE_SIZE - self.PREFETCH_ROWS
+            and (cursor_page + 1) * self.PAGE_SIZE < self.total
+        ):
+            wanted.append(cursor_page + 1)
+        if cursor_index < self.PREFETCH_ROWS and cursor_page > 0:
+            wanted.append(cursor_page - 1)
+        return wanted
+
+    def _request_pages(self) -> None:
+        if self._loader is None:
+            return
+        for page_index in self._wanted_pages():
+            if page_index in self._pages:
+                self._pages.move_to_end(page_index)
+            elif page_index not in self._loading and page_index not in self._failed:
+                self._loading.add(page_index)
+                self.run_worker(
+                    self._load_page(page_index, self._generation),
+                    group=f"page-{page_index}",
+                    exclusive=True,
+                    exit_on_error=False,
+                )
+
+    async def _load_page(self, page_index: int, generation: int) -> None:
+        loader = self._loader
+        assert loader is not None
+        try:
+            page = await loader(page_index * self.PAGE_SIZE, self.PAGE_SIZE)
+        except Exception as exc:
+            if generation == self._generation:
+                self._loading.discard(page_index)
+                self._failed.add(page_index)
+                self.post_message(self.PageFailed(page_index, exc))
+            return
+        if generation != self._generation:
+            return
+        self._loading.discard(page_index)
+        self._pages[page_index] = list(page.items)
+        self.pages_fetched += 1
+        self._evict()
+        if page.total is not None and page.total != self.total:
+            self.total = page.total
+            self.virtual_size = Size(self.size.width, self.total + 1)
+            self.cursor_row = min(self.cursor_row, max(0, self.total - 1))
+        self._strip_cache.clear()
+        self.refresh()
+        if page_index == self.cursor_row // self.PAGE_SIZE:
+            self.post_message(self.Highlighted(self.cursor_row, self.cursor_charge))
+        self._post_window()
+
+    def _evict(self) -> None:
+        """Drop least recently used pages, never one in the visible window."""
+        keep = set(self._wanted_pages())
+        for page_index in list(self._pages):
+            if len(self._pages) <= self.MAX_PAGES:
+                break
+            if page_index not in keep:
+                del self._pages[page_index]
+
+    # --- geometry and scrolling ----------------------------------------------------------------
+    @property
+    def _data_height(self) -> int:
+        """Rows of data that fit under the header."""
+        return max(0, self.scrollable_content_region.height - 1)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.virtual_size = Size(event.size.width, self.total + 1)
+        self._strip_cache.clear()
+        self._scroll_cursor_into_view()
+        self._request_pages()
+        self._post_window()
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        self._request_pages()
+        self._post_window()
+
+    def _post_window(self) -> None:
+        if not self.is_mounted:
+            return
+        first = self.scroll_offset.y
+        last = min(self.total, first + self._data_height)
+        self.post_message(self.WindowChanged(first, last, self.total))
+
+    def _scroll_cursor_into_view(self) -> None:
+        height = self._data_height
+        if height <= 0:
+            return
+        top = self.scroll_offset.y
+        if self.cursor_row < top:
+            self.scroll_to(y=self.cursor_row, animate=False, immediate=True)
+        elif self.cursor_row > top + height - 1:
+            self.scroll_to(y=self.cursor_row - height + 1, animate=False, immediate=True)
+
+    def watch_cursor_row(self, old_row: int, new_row: int) -> None:
+        self._strip_cache.clear()
+        self._scroll_cursor_into_view()
+        self._request_pages()
+        self.refresh()
+        self.post_message(self.Highlighted(new_row, self.charge_at(new_row)))
+
+    def _move(self, row: int) -> None:
+        if self.total:
+            self.cursor_row = max(0, min(self.total - 1, row))
+
+    def action_cursor_down(self) -> None:
+        self._move(self.cursor_row + 1)
+
+    def action_cursor_up(self) -> None:
+        self._move(self.cursor_row - 1)
+
+    def action_cursor_top(self) -> None:
+        self._move(0)
+
+    def action_cursor_bottom(self) -> None:
+        self._move(self.total - 1)
+
+    def action_page_down(self) -> None:
+        self._move(self.cursor_row + max(1, self._data_height - 1))
+
+    def action_page_up(self) -> None:
+        self._move(self.cursor_row - max(1, self._data_height - 1))
+
+    def action_select(self) -> None:
+        charge = self.cursor_charge
+        if charge is not None:
+            self.post_message(self.Selected(self.cursor_row, charge))
+
+    def on_focus(self) -> None:
+        self._strip_cache.clear()
+        self.refresh()
+
+    def on_blur(self) -> None:
+        self._strip_cache.clear()
+        self.refresh()
+
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is None:
+            return
+        if offset.y == 0:
+            x = offset.x - 1  # the leading pad column
+            for column, width in layout_columns(self._content_width):
+                if x < width + 1:
+                    if column.sort:
+                        self.post_message(self.SortRequested(column.sort))
+                    return
+                x -= width + 1
+            return
+        row = self.scroll_offset.y + offset.y - 1
+        if 0 <= row < self.total:
+            if row == self.cursor_row:
+                self.action_select()
+            else:
+                self.cursor_row = row
+
+    # --- rendering -----------------------------------------------------------------------------
+    @property
+    def _content_width(self) -> int:
+        return max(1, self.scrollable_content_region.width - 1)
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        row = self.scroll_offset.y + y - 1
+        is_cursor = y > 0 and row == self.cursor_row
+        key = (
+            self._generation,
+            y if y == 0 else row,
+            width,
+            is_cursor,
+            self.has_focus,
+            self.sort,
+            self.total,
+        )
+        cached = self._strip_cache.get(key)
+        if cached is not None:
+            return cached
+        if y == 0:
+            strip = self._render_header(width)
+        elif row >= self.total:
+            strip = Strip.blank(width, self.rich_style)
+        else:
+            strip = self._render_row(row, width, is_cursor)
+        self._strip_cache[key] = strip
+        return strip
+
+    def _cells_to_strip(
+        self, cells: list[Text], widths: list[tuple[Column, int]], base: Style, width: int
+    ) -> Strip:
+        line = Text(" ", style=base, no_wrap=True, end="")
+        for index, (cell, (column, cell_width)) in enumerate(zip(cells, widths, strict=True)):
+            cell = cell.copy()
+            cell.no_wrap = True
+            cell.truncate(cell_width, overflow="ellipsis")
+            if column.right:
+                cell.align("right", cell_width)
+            else:
+                cell.pad_right(cell_width - cell.cell_len)
+            line.append_text(cell)
+            if index < len(widths) - 1:
+                line.append(" ")
+        segments = list(line.render(self.app.console, end=""))
+        return Strip(segments).adjust_cell_length(width, base)
+
+    def _render_header(self, width: int) -> Strip:
+        base = self.rich_style + self.get_component_rich_style("charge-table--header")
+        widths = layout_columns(max(1, width - 1))
+        sort_field = (self.sort or "-charge_timestamp").lstrip("-")
+        descending = (self.sort or "-charge_timestamp").startswith("-")
+        cells = []
+        for column, _ in widths:
+            label = column.label
+            if column.sort and column.sort == sort_field:
+                label += " ▼" if descending else " ▲"
+            cells.append(Text(label))
+        return self._cells_to_strip(cells, widths, base, width)
+
+    def _render_row(self, row: int, width: int, is_cursor: bool) -> Strip:
+        base = self.rich_style
+        if is_cursor:
+            base = base + self.get_component_rich_style("charge-table--cursor")
+        widths = layout_columns(max(1, width - 1))
+        charge = self.charge_at(row)
+        if charge is None:
+            placeholder = base + self.get_component_rich_style(
+                "charge-table--placeholder", partial=True
+            )
+            failed = (row // self.PAGE_SIZE) in self._failed
+            cells = [Text("·" * min(cell_width, 8)) for _, cell_width in widths]
+            cells[0] = Text("not loaded (ctrl+r)" if failed else "loading…")
+            return self._cells_to_strip(cells, widths, placeholder, width)
+        if self._pages and row // self.PAGE_SIZE in self._pages:
+            self._pages.move_to_end(row // self.PAGE_SIZE)
+        cells = [column.render(charge) for column, _ in widths]
+        return self._cells_to_strip(cells, widths, base, width)
