@@ -60,7 +60,7 @@ def _reset_keyring_state() -> None:
     _keyring_dead = False
 
 
-def _keyring_call(action: Callable[[Any], T], timeout: float = KEYRING_TIMEOUT) -> T:
+def _keyring_call(action: Callable[[Any], T], timeout: float | None = None) -> T:
     """Run `action(backend)` in a daemon thread; raise `_NoKeyring` on any failure or timeout.
 
     A daemon thread (not a ThreadPoolExecutor, whose workers are joined at exit) so a hung
@@ -69,6 +69,7 @@ def _keyring_call(action: Callable[[Any], T], timeout: float = KEYRING_TIMEOUT) 
     global _keyring_dead
     if _keyring_dead:
         raise _NoKeyring("the keyring timed out earlier")
+    limit = KEYRING_TIMEOUT if timeout is None else timeout
     answer: queue.Queue[tuple[bool, object]] = queue.Queue(maxsize=1)
 
     def run() -> None:
@@ -90,7 +91,7 @@ def _keyring_call(action: Callable[[Any], T], timeout: float = KEYRING_TIMEOUT) 
     thread = threading.Thread(target=run, name="paytui-keyring", daemon=True)
     thread.start()
     try:
-        ok, value = answer.get(timeout=timeout)
+        ok, value = answer.get(timeout=limit)
     except queue.Empty:
         _keyring_dead = True
         raise _NoKeyring("the keyring did not answer in time") from None
