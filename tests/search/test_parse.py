@@ -370,9 +370,10 @@ def test_unknown_values_suggest() -> None:
         "unknown type 'zzz'; use one of: sale, authorization, pre_authorization, capture",
     )
     assert only_error("captured:maybe") == ("maybe", "captured: takes yes or no, not 'maybe'")
-    assert only_error("is:opne") == (
-        "opne",
-        "unknown is:opne; the only one is did you mean is:open?",
+    assert only_error("is:opne") == ("opne", "unknown is:opne; did you mean is:open?")
+    assert only_error("is:xyz") == (
+        "xyz",
+        "unknown is:xyz; the only one is is:open (not yet captured)",
     )
     assert only_error("sort:amout") == ("amout", "cannot sort by 'amout'; did you mean amount?")
     assert only_error("sort:-amout")[1] == "cannot sort by 'amout'; did you mean -amount?"

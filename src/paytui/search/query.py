@@ -544,10 +544,8 @@ class _Parser:
             self.set_single("captured", False, term, "captured")
             return
         hint = _suggest(typed, list(_IS_VALUES))
-        extra = f"did you mean is:{hint}?" if hint else "is:open (uncaptured authorizations)"
-        self.error(
-            term.value_span, f"unknown is:{_show(term.value)[1:-1]}; the only one is {extra}"
-        )
+        extra = f"did you mean is:{hint}?" if hint else "the only one is is:open (not yet captured)"
+        self.error(term.value_span, f"unknown is:{_show(term.value)[1:-1]}; {extra}")
 
     def k_tag(self, term: _Term) -> None:
         self.tags.append(term.value)
