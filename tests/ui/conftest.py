@@ -7,13 +7,16 @@ test's own sandbox copy: `app = app_factory()` / `app_factory(client_id="paytui-
 
 from __future__ import annotations
 
+import io
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
 import pytest
+from rich.console import Console
 
+from paytui.api.models import Charge, Page
 from paytui.ui.app import PaytuiApp
 
 FROZEN_NOW = datetime(2026, 11, 20, 18, 30, tzinfo=UTC)
@@ -59,6 +62,24 @@ def make_app(
     return PaytuiApp(factory, **kwargs)
 
 
+def screen_text(app: PaytuiApp) -> str:
+    """What the terminal shows right now, as plain text (for asserting on visible words)."""
+    width, height = app.size
+    console = Console(
+        width=width,
+        height=height,
+        file=io.StringIO(),
+        record=True,
+        color_system=None,
+        legacy_windows=False,
+        force_terminal=True,
+    )
+    console.print(
+        app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)
+    )
+    return console.export_text(styles=False)
+
+
 @pytest.fixture
 def app_factory(sandbox_transport: httpx.AsyncBaseTransport) -> Callable[..., PaytuiApp]:
     """`app_factory(**kwargs)` -> `make_app(sandbox_transport, **kwargs)`."""
@@ -67,3 +88,70 @@ def app_factory(sandbox_transport: httpx.AsyncBaseTransport) -> Callable[..., Pa
         return make_app(sandbox_transport, **kwargs)
 
     return build
+
+
+# --- A tiny in-memory backend for shell tests that do not need the sandbox ---------------------
+
+
+class FakeClient:
+    """Answers charge searches from generated rows; counts calls."""
+
+    def __init__(self, total: int = 250) -> None:
+        self.total = total
+        self.calls: list[tuple[Any, int, int]] = []
+
+    def charge(self, index: int) -> Charge:
+        return Charge.model_validate(
+            {
+                "charge_id": f"{index:024x}",
+                "charge_timestamp": (
+                    datetime(2026, 11, 20, 18, tzinfo=UTC) - timedelta(minutes=index)
+                ).isoformat(),
+                "total_amount": 10 + index,
+                "status": "success",
+                "result_code": "Approved",
+                "account_id": f"pa_{index % 3:020d}",
+                "payment_method": {
+                    "method": "card",
+                    "type": "visa",
+                    "card_number": "XXXXXXXXXXXX1111",
+                    "contact": {"first_name": "Jane", "last_name": f"Doe{index}"},
+                },
+            }
+        )
+
+    async def search_charges_page(
+        self, query: Any = None, *, limit: int = 50, offset: int = 0
+    ) -> Page[Charge]:
+        self.calls.append((query, limit, offset))
+        end = min(self.total, offset + limit)
+        return Page[Charge](
+            items=[self.charge(i) for i in range(offset, end)],
+            total=self.total,
+            limit=limit,
+            offset=offset,
+            has_more=end < self.total,
+        )
+
+    async def aclose(self) -> None:
+        pass
+
+
+def fake_app(client: FakeClient | None = None, **kwargs: Any) -> PaytuiApp:
+    fake = client or FakeClient()
+    calls = {"factory": 0}
+
+    async def factory() -> Any:
+        calls["factory"] += 1
+        return fake
+
+    kwargs.setdefault("clock", frozen_clock)
+    app = PaytuiApp(factory, **kwargs)
+    app.factory_calls = calls  # type: ignore[attr-defined]
+    return app
+
+
+async def settle(app: PaytuiApp, pilot: Any) -> None:
+    await pilot.pause()
+    await app.workers.wait_for_complete()
+    await pilot.pause()

@@ -125,9 +125,35 @@ def register_group(title: str, bindings: Iterable[Binding]) -> None:
     GROUPS.append(group)
 
 
+#: Screens whose modules keep their own `BINDINGS` (module, class, title), read for the docs and
+#: keymap validation only; importing them is deferred so start-up does not pay for it.
+SCREEN_MODULES: tuple[tuple[str, str, str], ...] = (
+    ("paytui.ui.screens.charge_detail", "ChargeDetailScreen", "Charge detail"),
+)
+
+
+def all_groups() -> list[BindingGroup]:
+    """`GROUPS` plus the bindings of the screens listed in `SCREEN_MODULES` that exist."""
+    import importlib
+
+    groups = list(GROUPS)
+    titles = {group.title for group in groups}
+    for module_name, class_name, title in SCREEN_MODULES:
+        if title in titles:
+            continue
+        try:
+            screen_class = getattr(importlib.import_module(module_name), class_name)
+        except (ImportError, AttributeError):
+            continue
+        found = tuple(b for b in screen_class.BINDINGS if isinstance(b, Binding))
+        if found:
+            groups.append(BindingGroup(title, found))
+    return groups
+
+
 def all_binding_ids() -> set[str]:
     """Every id a `[keymap]` table may use."""
-    return {b.id for group in GROUPS for b in group.bindings if b.id}
+    return {b.id for group in all_groups() for b in group.bindings if b.id}
 
 
 def unknown_keymap_ids(keymap: Mapping[str, str]) -> list[str]:
@@ -172,7 +198,7 @@ def keys_markdown() -> str:
         "Press `?` in the app for the keys of the screen you are on (with your remaps applied),",
         "and `ctrl+p` for the command palette.",
     ]
-    for group in GROUPS:
+    for group in all_groups():
         lines += ["", f"## {group.title}", "", "| Key | Action | Id |", "|---|---|---|"]
         for binding in group.bindings:
             description = binding.description
@@ -239,5 +265,6 @@ def live_bindings(screen: Screen[object]) -> list[LiveBinding]:
             state = app._check_action_state(binding.action, node)
             if state is False:
                 continue
+            keys.sort(key=lambda k: len(k) > 1)  # letters first: "j / ↓", "G / End"
             found.append(LiveBinding(node, binding, tuple(keys), bool(state)))
     return found

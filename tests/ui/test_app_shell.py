@@ -1,0 +1,171 @@
+"""The app shell: header, navigation, help from live bindings, keymap, command palette, docs.
+
+These run on a small in-memory fake client (no sandbox needed): they test the shell, not the API.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from paytui.ui.app import PaytuiCommands
+from paytui.ui.bindings import all_binding_ids, keys_markdown
+from paytui.ui.screens.charges import ChargeSearchScreen
+from paytui.ui.widgets.charge_table import ChargeTable, layout_columns
+from tests.ui.conftest import FakeClient, fake_app, frozen_clock, screen_text, settle
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+async def test_header_marks_sandbox_and_production() -> None:
+    app = fake_app()
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(app, pilot)
+        header = app.screen.query_one("PaytuiHeader")
+        assert header.has_class("-sandbox")
+        assert "SANDBOX" in str(app.screen.query_one("#header-env").render())
+        assert "pa_" in str(app.screen.query_one("#header-account").render())
+    app = fake_app(environment="production", profile_name="live-eu")
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(app, pilot)
+        header = app.screen.query_one("PaytuiHeader")
+        assert header.has_class("-production") and not header.has_class("-sandbox")
+        assert "PRODUCTION" in str(app.screen.query_one("#header-env").render())
+        assert "live-eu" in str(app.screen.query_one("#header-profile").render())
+
+
+async def test_factory_awaited_once_and_first_page_loaded() -> None:
+    client = FakeClient()
+    app = fake_app(client)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("ctrl+r")
+        await settle(app, pilot)
+        assert app.factory_calls["factory"] == 1  # type: ignore[attr-defined]
+        assert await app.get_client() is client
+        assert isinstance(app.screen, ChargeSearchScreen)
+        assert app.screen.query_one(ChargeTable).total == 250
+        assert app.now() == frozen_clock()
+
+
+async def test_global_keys_switch_screens_and_escape_goes_back() -> None:
+    app = fake_app()
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(app, pilot)
+        charges = app.screen
+        for key, title in (
+            ("2", "Tokens"),
+            ("3", "Accounts"),
+            ("4", "Distributions"),
+            ("5", "History"),
+        ):
+            await pilot.press(key)
+            await pilot.pause()
+            assert app.screen.title_text == title  # type: ignore[attr-defined]
+            assert "coming soon" in str(app.screen.query_one("#placeholder-blurb").render())
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is charges  # the same instance: its state survived
+        await pilot.press("3", "1")
+        await pilot.pause()
+        assert app.screen is charges
+
+
+async def test_help_lists_live_bindings_with_keymap_applied() -> None:
+    app = fake_app(keymap={"charges.copy_id": "c"})
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        from paytui.ui.screens.help import HelpScreen
+
+        assert isinstance(app.screen, HelpScreen)
+        shown = {(live.binding.id, live.key_display) for live in app.screen.live}
+        assert ("charges.copy_id", "c") in shown  # remapped, not "y"
+        assert ("table.down", "j / ↓") in shown
+        assert ("app.quit", "q") in shown
+        ids = {binding_id for binding_id, _ in shown}
+        assert {"charges.search", "charges.view_chargebacks", "charges.sort", "app.help"} <= ids
+        assert "Copy id" in screen_text(app)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, ChargeSearchScreen)
+
+
+async def test_keymap_remaps_by_id() -> None:
+    app = fake_app(keymap={"charges.copy_id": "c", "table.down": "n"})
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(app, pilot)
+        table = app.screen.query_one(ChargeTable)
+        await pilot.press("n", "n")
+        assert table.cursor_row == 2
+        await pilot.press("j")  # j is no longer "down": the keymap replaced the keys
+        assert table.cursor_row == 2
+        await pilot.press("c")
+        assert app.clipboard == f"{2:024x}"
+        await pilot.press("y")  # the old key does nothing now
+        assert app.clipboard == f"{2:024x}"
+
+
+async def test_unknown_keymap_id_warns() -> None:
+    app = fake_app(keymap={"charges.no_such_thing": "x"})
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(app, pilot)
+        assert any("charges.no_such_thing" in n.message for n in app._notifications)
+
+
+async def test_command_palette_offers_screens_and_actions() -> None:
+    app = fake_app()
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(app, pilot)
+        provider = PaytuiCommands(app.screen)
+        names = [name for name, _, _ in provider._commands()]
+        for title in ("Charges", "Tokens", "Accounts", "Distributions", "History"):
+            assert f"Go to {title}" in names
+        joined = "\n".join(names)
+        for action in (
+            "Chargebacks",
+            "ACH returns",
+            "Open auths",
+            "All",
+            "Sort",
+            "Copy id",
+            "Refresh",
+        ):
+            assert f": {action} (" in joined, action
+        hits = [hit async for hit in provider.search("chargebacks")]
+        assert hits
+        await hits[0].command()
+        await settle(app, pilot)
+        assert app.screen.query_one("#view-name").render().plain == "Chargebacks"  # type: ignore[union-attr]
+
+
+async def test_vim_keys_move_the_cursor() -> None:
+    app = fake_app()
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(app, pilot)
+        table = app.screen.query_one(ChargeTable)
+        await pilot.press("j", "j", "j", "k")
+        assert table.cursor_row == 2
+        await pilot.press("G")
+        await settle(app, pilot)
+        assert table.cursor_row == 249
+        await pilot.press("g")
+        assert table.cursor_row == 0
+
+
+def test_keys_doc_is_current() -> None:
+    """docs/keys.md is generated; regenerate with scripts/make_screenshots.py --keys-doc."""
+    assert (ROOT / "docs" / "keys.md").read_text(encoding="utf-8") == keys_markdown()
+
+
+def test_binding_ids_are_unique_per_group_and_present() -> None:
+    ids = all_binding_ids()
+    assert {"app.charges", "app.quit", "charges.copy_id", "table.bottom"} <= ids
+
+
+def test_narrow_layout_drops_low_priority_columns() -> None:
+    wide = [column.key for column, _ in layout_columns(117)]
+    narrow = [column.key for column, _ in layout_columns(77)]
+    assert wide == ["time", "id", "status", "result", "amount", "method", "name", "account", "tags"]
+    assert narrow[:4] == ["time", "id", "status", "amount"] and "tags" not in narrow
+    assert sum(width for _, width in layout_columns(77)) + len(narrow) - 1 <= 77
