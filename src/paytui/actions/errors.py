@@ -1,0 +1,94 @@
+"""Why an action did not start: the exceptions of `paytui.actions`.
+
+The contract with the UI is simple: an action method either raises an `ActionError` — nothing was
+sent, and ``str(err)`` is a one-line message for the user — or returns an `ActionOutcome`
+(something was attempted and is in the journal). `paytui.api.errors.ApiError` never escapes an
+action method: a failure of the request itself is an outcome, not an exception.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from paytui.actions.executor import ActionOutcome
+
+    from paytui.actions.policy import Decision
+
+
+class ActionError(Exception):
+    """Base: the action was not sent. `message` is user-facing."""
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+        super().__init__(message)
+
+
+class ActionRefused(ActionError):
+    """The policy refused (read-only profile, missing scope, unknown action)."""
+
+    def __init__(self, decision: Decision) -> None:
+        super().__init__(decision.reason or "Not allowed")
+        self.decision = decision
+
+
+class ConfirmationRequired(ActionError):
+    """A production money action above the threshold needs the typed confirmation `phrase`."""
+
+    def __init__(self, phrase: str) -> None:
+        super().__init__(f"Type {phrase} to confirm")
+        self.phrase = phrase
+
+
+class ActionInFlight(ActionError):
+    """The same action on the same charge is still running; this call sent nothing.
+
+    `wait()` joins the running action (its outcome), for a caller that wants the answer anyway.
+    """
+
+    def __init__(
+        self, operation: str, target: str, entry_id: int | None, task: asyncio.Future[ActionOutcome]
+    ) -> None:
+        super().__init__(f"A {operation.replace('_', ' ')} of {target} is already in progress")
+        self.operation = operation
+        self.target = target
+        self.entry_id = entry_id
+        self._task = task
+
+    async def wait(self) -> ActionOutcome:
+        return await asyncio.shield(self._task)
+
+
+class PrecheckFailed(ActionError):
+    """The target's current state forbids the action (a pre-authorization, already captured...).
+
+    `result_id` carries the existing result when there is one (the capture that already exists).
+    """
+
+    def __init__(self, message: str, result_id: str | None = None) -> None:
+        super().__init__(message)
+        self.result_id = result_id
+
+
+class UnresolvedAction(ActionError):
+    """An earlier attempt of the same action still has an unknown outcome: settle it first."""
+
+    def __init__(self, message: str, entry_id: int) -> None:
+        super().__init__(message)
+        self.entry_id = entry_id
+
+
+class NotRetryable(ActionError):
+    """`retry` refused: the entry is not proven "did not happen", or was already retried."""
+
+
+__all__ = [
+    "ActionError",
+    "ActionInFlight",
+    "ActionRefused",
+    "ConfirmationRequired",
+    "NotRetryable",
+    "PrecheckFailed",
+    "UnresolvedAction",
+]

@@ -1,0 +1,362 @@
+"""The action journal: every money action taken from this machine, intent first.
+
+Why a journal: when a capture or refund times out, the app must neither send it again nor forget
+it. The *intent* (operation, target, amount, a client reference) is committed to disk before the
+request goes out, so a crash, a kill or a dropped connection at any moment leaves a row that says
+"this may have happened"; reconciliation (`paytui.actions.reconcile`) later reads the service back
+and settles it. The History screen lists these rows.
+
+Storage: SQLite at ``platformdirs.user_data_dir("paytui")/journal.sqlite3`` (injectable), WAL
+with ``synchronous=FULL`` so a commit is on disk when `record_intent` returns. The file is created
+with mode 0600 (SQLite gives its -wal/-shm files the database's mode). The request summary is
+built by the executor from an allow-list of fields and never holds a card or bank number, a
+token id, a bearer token or a secret.
+
+States::
+
+    pending ──> sent ──> succeeded
+       │          ├────> failed          (the service said no, or the request never left)
+       │          └────> unknown ──> succeeded | not_applied   (after reconciliation)
+       └──────────────> (pending/sent found after a crash are reconciled like unknown)
+
+Every change is a compare-and-set (``UPDATE ... WHERE state IN (...)``), so two writers (a
+late-arriving answer and a start-up reconciliation) cannot overwrite each other's verdict.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+import uuid
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from decimal import Decimal
+from pathlib import Path
+from typing import Any, Literal
+
+__all__ = [
+    "FINAL_STATES",
+    "OPERATIONS",
+    "STATES",
+    "UNRESOLVED_STATES",
+    "Journal",
+    "JournalEntry",
+    "default_journal_path",
+]
+
+Operation = Literal["capture", "refund", "charge", "update_charge"]
+State = Literal["pending", "sent", "succeeded", "failed", "unknown", "not_applied"]
+
+OPERATIONS: tuple[str, ...] = ("capture", "refund", "charge", "update_charge")
+STATES: tuple[str, ...] = ("pending", "sent", "succeeded", "failed", "unknown", "not_applied")
+#: Entries whose outcome is not proven: reconciled on start and before a repeat of the action.
+UNRESOLVED_STATES = frozenset({"pending", "sent", "unknown"})
+FINAL_STATES = frozenset({"succeeded", "failed", "not_applied"})
+
+_SCHEMA_VERSION = 1
+_SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS actions (
+    id               INTEGER PRIMARY KEY AUTOINCREMENT,
+    client_reference TEXT NOT NULL UNIQUE,
+    profile          TEXT NOT NULL,
+    base_url         TEXT NOT NULL,
+    operation        TEXT NOT NULL CHECK (operation IN ({", ".join(repr(o) for o in OPERATIONS)})),
+    charge_id        TEXT,
+    amount           TEXT,
+    request_summary  TEXT NOT NULL,
+    state            TEXT NOT NULL CHECK (state IN ({", ".join(repr(s) for s in STATES)})),
+    result_id        TEXT,
+    error            TEXT,
+    retry_of         INTEGER REFERENCES actions(id),
+    created_at       TEXT NOT NULL,
+    sent_at          TEXT,
+    updated_at       TEXT NOT NULL,
+    resolved_at      TEXT
+);
+CREATE INDEX IF NOT EXISTS actions_state ON actions (state);
+CREATE INDEX IF NOT EXISTS actions_target ON actions (profile, base_url, operation, charge_id);
+CREATE INDEX IF NOT EXISTS actions_retry_of ON actions (retry_of);
+PRAGMA user_version = {_SCHEMA_VERSION};
+"""
+
+
+def default_journal_path() -> Path:
+    """``<user data dir>/journal.sqlite3``; imported lazily so importing this module stays cheap."""
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("paytui")) / "journal.sqlite3"
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _iso(value: datetime) -> str:
+    return value.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _parse_time(value: str | None) -> datetime | None:
+    if value is None:
+        return None
+    return datetime.fromisoformat(value.replace("Z", "+00:00"))
+
+
+@dataclass(frozen=True)
+class JournalEntry:
+    """One action as recorded. `amount` None means "not known yet" (a full refund before its
+    answer, a capture whose authorization amount was not read)."""
+
+    id: int
+    client_reference: str
+    profile: str
+    base_url: str
+    operation: str
+    charge_id: str | None
+    amount: Decimal | None
+    request_summary: dict[str, Any]
+    state: str
+    result_id: str | None
+    error: str | None
+    retry_of: int | None
+    created_at: datetime
+    sent_at: datetime | None
+    updated_at: datetime
+    resolved_at: datetime | None
+
+    @property
+    def unresolved(self) -> bool:
+        return self.state in UNRESOLVED_STATES
+
+    @property
+    def retryable(self) -> bool:
+        """Only a proven "did not happen" (or a definite refusal) may be tried again."""
+        return self.state in {"failed", "not_applied"}
+
+    @classmethod
+    def _from_row(cls, row: sqlite3.Row) -> JournalEntry:
+        return cls(
+            id=row["id"],
+            client_reference=row["client_reference"],
+            profile=row["profile"],
+            base_url=row["base_url"],
+            operation=row["operation"],
+            charge_id=row["charge_id"],
+            amount=Decimal(row["amount"]) if row["amount"] is not None else None,
+            request_summary=json.loads(row["request_summary"]),
+            state=row["state"],
+            result_id=row["result_id"],
+            error=row["error"],
+            retry_of=row["retry_of"],
+            created_at=_parse_time(row["created_at"]),  # type: ignore[arg-type]
+            sent_at=_parse_time(row["sent_at"]),
+            updated_at=_parse_time(row["updated_at"]),  # type: ignore[arg-type]
+            resolved_at=_parse_time(row["resolved_at"]),
+        )
+
+
+def _create_private_file(path: Path) -> None:
+    """Create `path` as 0600 (and its directory as 0700) before SQLite opens it.
+
+    Creating it ourselves, rather than chmod-ing after SQLite did, leaves no moment in which the
+    file exists with the umask's (often world-readable) mode.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    fd = os.open(path, os.O_CREAT | os.O_RDWR, 0o600)
+    os.close(fd)
+    os.chmod(path, 0o600)
+
+
+class Journal:
+    """The action journal over one SQLite file. Thread-safe: the executor calls it from worker
+    threads (`asyncio.to_thread`) so an fsync never blocks the UI's event loop."""
+
+    def __init__(
+        self, path: Path | str | None = None, *, clock: Callable[[], datetime] = _now
+    ) -> None:
+        self.path = Path(path) if path is not None else default_journal_path()
+        self._clock = clock
+        self._lock = threading.Lock()
+        _create_private_file(self.path)
+        self._db = sqlite3.connect(
+            self.path, check_same_thread=False, isolation_level=None, timeout=10.0
+        )
+        self._db.row_factory = sqlite3.Row
+        self._db.execute("PRAGMA journal_mode = WAL")
+        # FULL: the WAL is fsynced at every commit, so "intent written" means "on disk".
+        self._db.execute("PRAGMA synchronous = FULL")
+        self._db.execute("PRAGMA foreign_keys = ON")
+        self._db.executescript(_SCHEMA)
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def __enter__(self) -> Journal:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    # ---------------------------------------------------------------- writes
+
+    def record_intent(
+        self,
+        *,
+        profile: str,
+        base_url: str,
+        operation: str,
+        charge_id: str | None,
+        amount: Decimal | None,
+        request_summary: dict[str, Any],
+        retry_of: int | None = None,
+        client_reference: str | None = None,
+    ) -> JournalEntry:
+        """Write (and commit, durably) the intent of an action; returns the "pending" entry."""
+        if operation not in OPERATIONS:
+            raise ValueError(f"unknown operation {operation!r}")
+        reference = client_reference or uuid.uuid4().hex
+        now = _iso(self._clock())
+        with self._lock:
+            cursor = self._db.execute(
+                "INSERT INTO actions (client_reference, profile, base_url, operation, charge_id,"
+                " amount, request_summary, state, retry_of, created_at, updated_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)",
+                (
+                    reference,
+                    profile,
+                    base_url,
+                    operation,
+                    charge_id,
+                    str(amount) if amount is not None else None,
+                    json.dumps(request_summary, sort_keys=True, default=str),
+                    retry_of,
+                    now,
+                    now,
+                ),
+            )
+            entry_id = cursor.lastrowid
+        entry = self.get(entry_id)  # type: ignore[arg-type]
+        assert entry is not None
+        return entry
+
+    def transition(
+        self,
+        entry_id: int,
+        new_state: str,
+        *,
+        expected: Iterable[str],
+        result_id: str | None = None,
+        error: str | None = None,
+        amount: Decimal | None = None,
+        charge_id: str | None = None,
+    ) -> bool:
+        """Move an entry to `new_state` if it is in one of `expected`; False when it was not.
+
+        `result_id`, `amount`, `charge_id` are only written when given (an outcome never erases
+        what an earlier step learnt); `error` is written as given (None clears it).
+        """
+        if new_state not in STATES:
+            raise ValueError(f"unknown state {new_state!r}")
+        expected = tuple(expected)
+        now = _iso(self._clock())
+        sets = ["state = ?", "updated_at = ?", "error = ?"]
+        values: list[Any] = [new_state, now, error]
+        if new_state == "sent":
+            sets.append("sent_at = ?")
+            values.append(now)
+        if new_state in FINAL_STATES:
+            sets.append("resolved_at = ?")
+            values.append(now)
+        for column, value in (("result_id", result_id), ("charge_id", charge_id)):
+            if value is not None:
+                sets.append(f"{column} = ?")
+                values.append(value)
+        if amount is not None:
+            sets.append("amount = ?")
+            values.append(str(amount))
+        marks = ", ".join("?" for _ in expected)
+        with self._lock:
+            cursor = self._db.execute(
+                f"UPDATE actions SET {', '.join(sets)} WHERE id = ? AND state IN ({marks})",
+                (*values, entry_id, *expected),
+            )
+        return cursor.rowcount == 1
+
+    # ----------------------------------------------------------------- reads
+
+    def get(self, entry_id: int) -> JournalEntry | None:
+        with self._lock:
+            row = self._db.execute("SELECT * FROM actions WHERE id = ?", (entry_id,)).fetchone()
+        return JournalEntry._from_row(row) if row else None
+
+    def by_reference(self, client_reference: str) -> JournalEntry | None:
+        with self._lock:
+            row = self._db.execute(
+                "SELECT * FROM actions WHERE client_reference = ?", (client_reference,)
+            ).fetchone()
+        return JournalEntry._from_row(row) if row else None
+
+    def list(
+        self,
+        *,
+        limit: int = 200,
+        offset: int = 0,
+        profile: str | None = None,
+        base_url: str | None = None,
+    ) -> list[JournalEntry]:
+        """Entries newest first (the History screen), optionally of one profile / service."""
+        where, params = self._scope(profile, base_url)
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT * FROM actions {where} ORDER BY id DESC LIMIT ? OFFSET ?",
+                (*params, limit, offset),
+            ).fetchall()
+        return [JournalEntry._from_row(row) for row in rows]
+
+    def unresolved(
+        self,
+        *,
+        profile: str | None = None,
+        base_url: str | None = None,
+        operation: str | None = None,
+        charge_id: str | None = None,
+    ) -> list[JournalEntry]:
+        """Entries still pending / sent / unknown, oldest first (the order they happened in)."""
+        where, params = self._scope(profile, base_url)
+        clauses = [where.removeprefix("WHERE ")] if where else []
+        clauses.append(f"state IN ({', '.join('?' for _ in UNRESOLVED_STATES)})")
+        params += sorted(UNRESOLVED_STATES)
+        if operation is not None:
+            clauses.append("operation = ?")
+            params.append(operation)
+        if charge_id is not None:
+            clauses.append("charge_id = ?")
+            params.append(charge_id)
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT * FROM actions WHERE {' AND '.join(clauses)} ORDER BY id",
+                params,
+            ).fetchall()
+        return [JournalEntry._from_row(row) for row in rows]
+
+    def retries_of(self, entry_id: int) -> list[JournalEntry]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT * FROM actions WHERE retry_of = ? ORDER BY id", (entry_id,)
+            ).fetchall()
+        return [JournalEntry._from_row(row) for row in rows]
+
+    @staticmethod
+    def _scope(profile: str | None, base_url: str | None) -> tuple[str, list[Any]]:
+        clauses: list[str] = []
+        params: list[Any] = []
+        if profile is not None:
+            clauses.append("profile = ?")
+            params.append(profile)
+        if base_url is not None:
+            clauses.append("base_url = ?")
+            params.append(base_url)
+        return ("WHERE " + " AND ".join(clauses) if clauses else ""), params
