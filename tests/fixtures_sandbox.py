@@ -1,1 +1,54 @@
-"""Sandbox fixtures (owned by the sandbox layer)."""
+"""Sandbox fixtures (owned by the sandbox layer), available to every test.
+
+- `sandbox_template`: the 3000-charge, seed-7 demo database, built once per session.
+- `sandbox_db`: a private copy of it per test, so tests may write without affecting each other.
+- `sandbox_faults`: a fresh `Faults` (nothing broken) that the test may flip at any time.
+- `sandbox_transport`: an `httpx.ASGITransport` over `sandbox_db` with `sandbox_faults`; use it
+  with base URL `http://sandbox` (`paytui.sandbox.embedded.BASE_URL`).
+
+The sandbox modules are imported inside the fixtures, so test sessions that never use them do
+not pay for importing FastAPI.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+if TYPE_CHECKING:
+    import httpx
+
+    from paytui.sandbox.faults import Faults
+
+
+@pytest.fixture(scope="session")
+def sandbox_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from paytui.sandbox.seed import build_database
+
+    path = tmp_path_factory.mktemp("sandbox-template") / "sandbox.sqlite3"
+    build_database(path, charges=3000, seed=7)
+    return path
+
+
+@pytest.fixture
+def sandbox_db(sandbox_template: Path, tmp_path: Path) -> Path:
+    target = tmp_path / "sandbox.sqlite3"
+    shutil.copyfile(sandbox_template, target)
+    return target
+
+
+@pytest.fixture
+def sandbox_faults() -> Faults:
+    from paytui.sandbox.faults import Faults
+
+    return Faults()
+
+
+@pytest.fixture
+def sandbox_transport(sandbox_db: Path, sandbox_faults: Faults) -> httpx.ASGITransport:
+    from paytui.sandbox.embedded import asgi_transport
+
+    return asgi_transport(sandbox_db, faults=sandbox_faults)

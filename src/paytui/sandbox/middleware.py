@@ -1,0 +1,99 @@
+"""The sandbox's ASGI middleware: fault injection, bearer-token authentication, scope checks,
+and dropping answers after commit.
+
+It is plain ASGI (not BaseHTTPMiddleware) so it can cut a connection: to drop an answer it starts
+the response and then raises, which makes uvicorn close the socket without a complete answer, and
+makes httpx's ASGITransport raise, the same "did it happen?" situation a real network produces.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+import anyio
+import anyio.to_thread
+from fastapi import Response
+
+from paytui.sandbox.faults import DropResponse, Faults
+from paytui.sandbox.http import error_response
+from paytui.sandbox.scopes import allowed, needs_token, required_scopes
+from paytui.sandbox.store import Store
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+
+def _bearer(scope: Scope) -> str | None:
+    for name, value in scope.get("headers", []):
+        if name == b"authorization":
+            kind, _, token = value.decode("latin-1").partition(" ")
+            if kind.lower() == "bearer" and token.strip():
+                return token.strip()
+    return None
+
+
+class SandboxMiddleware:
+    """Applies faults and auth to `/v2` requests; everything else passes straight through."""
+
+    def __init__(self, app: ASGIApp, *, faults: Faults, store: Store) -> None:
+        self.app = app
+        self.faults = faults
+        self.store = store
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or not scope["path"].startswith("/v2/"):
+            await self.app(scope, receive, send)
+            return
+        refusal = await self._refusal(scope)
+        if refusal is not None:
+            await refusal(scope, receive, send)
+            return
+        try:
+            await self.app(scope, receive, send)
+        except DropResponse:
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 200,
+                    "headers": [(b"content-type", b"application/json")],
+                }
+            )
+            raise
+
+    async def _refusal(self, scope: Scope) -> Any:
+        """A response to send instead of running the endpoint, or None to go ahead."""
+        path = scope["path"]
+        if self.faults.delay_seconds > 0:
+            await anyio.sleep(self.faults.delay_seconds)
+        forced = self.faults.take_failure(path)
+        if forced is not None:
+            return self._forced(forced)
+        if not needs_token(path):
+            return None
+        token = _bearer(scope)
+        challenge = {"WWW-Authenticate": "Bearer"}
+        if token is None:
+            return error_response(401, "missing bearer token", challenge)
+        scopes = await anyio.to_thread.run_sync(self.store.token_scopes, token)
+        if scopes is None:
+            challenge["WWW-Authenticate"] = 'Bearer error="invalid_token"'
+            return error_response(401, "unknown or expired token", challenge)
+        needed = required_scopes(scope["method"], path)
+        if needed is not None and not allowed(scopes, needed):
+            return error_response(
+                403,
+                f"{scope['method']} {path} needs one of these scopes: {' '.join(needed)}",
+                required_scopes=needed,
+            )
+        scope.setdefault("state", {})["scopes"] = scopes
+        return None
+
+    def _forced(self, status: int) -> Any:
+        headers = {"Retry-After": "1"} if status == 429 else None
+        if self.faults.fail_body is not None:
+            return Response(self.faults.fail_body, status, headers, media_type="text/html")
+        return error_response(status, f"sandbox fault: forced status {status}", headers)

@@ -1,0 +1,184 @@
+"""Request models of the sandbox (its own, independent of `paytui.api`).
+
+They accept what the contract says clients may send (tags as an array or the legacy
+comma-separated string, attribute values as a list or a bare string) and normalise it, so the
+business code only sees one form. Cross-field rules (Luhn, expiry, which method allows which
+charge type) are business rules and live in `ledger.py`, where they can name the exact field.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
+
+from paytui.sandbox.wire import AmountError, cents_from_decimal
+
+
+def _tags(value: Any) -> list[str]:
+    """A comma-separated string (the legacy form) or an array of strings; trimmed, deduplicated."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        items: list[Any] = value.split(",")
+    elif isinstance(value, list):
+        items = value
+    else:
+        raise ValueError("must be an array of strings or a comma-separated string")
+    seen: dict[str, None] = {}
+    for item in items:
+        if not isinstance(item, str):
+            raise ValueError("every tag must be a string")
+        if item.strip():
+            seen[item.strip()] = None
+    return list(seen)
+
+
+def _attributes(value: Any) -> dict[str, list[str]]:
+    """`{key: [strings]}`; a bare string value is accepted as a one-item list."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise ValueError("must be an object mapping keys to lists of strings")
+    result: dict[str, list[str]] = {}
+    for key, raw in value.items():
+        values = [raw] if isinstance(raw, str) else raw
+        if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
+            raise ValueError(f"value of {key!r} must be a string or a list of strings")
+        if not key:
+            raise ValueError("attribute keys must not be empty")
+        result[key] = values
+    return result
+
+
+def _two_decimals(value: Decimal) -> Decimal:
+    try:
+        cents_from_decimal(value)
+    except AmountError as exc:
+        raise ValueError(str(exc)) from exc
+    return value
+
+
+Tags = Annotated[list[str], BeforeValidator(_tags)]
+Attributes = Annotated[dict[str, list[str]], BeforeValidator(_attributes)]
+Money = Annotated[Decimal, AfterValidator(_two_decimals)]
+
+
+class _Lenient(BaseModel):
+    """Unknown fields are ignored, as the real service is expected to do."""
+
+    model_config = ConfigDict(extra="ignore")
+
+
+class Contact(_Lenient):
+    first_name: str | None = None
+    last_name: str | None = None
+    country: str | None = None
+
+
+class PaymentMethodIn(_Lenient):
+    method: str | None = None
+    type: str | None = None
+    card_number: str | None = None
+    expiration_date: str | None = None
+    cvv: str | None = None
+    routing_number: str | None = None
+    account_number: str | None = None
+    contact: Contact | None = None
+    token_id: str | None = None
+    reason: str | None = None
+
+
+class ChargeCreate(_Lenient):
+    account_id: str
+    total_amount: Money
+    payment_method: PaymentMethodIn
+    charge_type: str | None = None
+    attributes: Attributes = Field(default_factory=dict)
+    tags: Tags = Field(default_factory=list)
+    invoice_number: str | None = None
+    po_number: str | None = None
+    line_items: list[dict[str, Any]] | None = None
+    convenience_fee: Money | None = None
+    supplemental_fee: Money | None = None
+    tokenize: bool | None = None
+
+
+class CaptureIn(_Lenient):
+    convenience_fee: Money | None = None
+    supplemental_fee: Money | None = None
+
+
+class ChargePatch(_Lenient):
+    tags: Tags | None = None
+    attributes: Attributes | None = None
+
+
+class DistributeIn(_Lenient):
+    distribution_id: str | None = None
+
+
+class RefundCreate(_Lenient):
+    charge_id: str
+    total_amount: Money | None = None
+    reason: str | None = None
+    tags: Tags = Field(default_factory=list)
+    attributes: Attributes = Field(default_factory=dict)
+
+
+class TokenCreate(_Lenient):
+    account_id: str
+    payment_method: PaymentMethodIn
+    token_expiration_date: str | None = None
+
+
+class TokenPaymentMethodUpdate(_Lenient):
+    expiration_date: str | None = None
+    contact: Contact | None = None
+
+
+class TokenUpdate(_Lenient):
+    payment_method: TokenPaymentMethodUpdate | None = None
+    token_expiration_date: str | None = None
+
+
+class AccountCreate(_Lenient):
+    merchant_id: str
+    name: str = Field(min_length=1)
+    merchant_category_code: str = Field(default="5999", pattern=r"^\d{4}$")
+    tax_authority: str | None = None
+    tax_authority_state: str | None = None
+    attributes: Attributes = Field(default_factory=dict)
+    tags: Tags = Field(default_factory=list)
+
+
+class PaymentSessionCreate(BaseModel):
+    """Payment plugin session; properties not modelled here are kept and echoed as given."""
+
+    model_config = ConfigDict(extra="allow")
+    account_id: str | None = None
+    charge_type: Literal["sale", "authorization"] = "sale"
+    max_attempts: int = Field(default=2, ge=1)
+    max_transaction_amount: Money | None = None
+    attributes: Attributes = Field(default_factory=dict)
+    tags: Tags = Field(default_factory=list)
+
+
+class EnrollmentSessionCreate(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    merchant_id: str | None = None
+    attributes: Attributes = Field(default_factory=dict)
+    tags: Tags = Field(default_factory=list)
+    account: dict[str, Any] | None = None
+    data: dict[str, Any] | None = None
+
+
+class FaultsUpdate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    drop_after_commit: list[Literal["capture", "refund", "charge"]] | None = None
+    delay_seconds: float | None = Field(default=None, ge=0, le=60)
+    fail_status: int | None = Field(default=None, ge=400, le=599)
+    fail_path_prefix: str | None = None
+    fail_count: int | None = Field(default=None, ge=-1)
+    fail_body: str | None = None

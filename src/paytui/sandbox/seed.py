@@ -1,0 +1,725 @@
+"""Deterministic demo data: `build_database(path, charges=3000, seed=7, anchor=...)`.
+
+Everything comes from one `random.Random(seed)` and the anchor time, so the same arguments always
+produce the same database (ids included); tests and snapshots rely on that. The history runs back
+about 180 days from `anchor`. Rows are bulk-inserted in one transaction and the indexes are built
+afterwards, which keeps 100,000 charges well under a minute.
+
+Card and bank numbers are never stored: a charge keeps the last four digits, the length (for the
+mask) and the brand only.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import sqlite3
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from paytui.sandbox import schema
+from paytui.sandbox.ledger import (
+    INSERT_CHARGE,
+    PASSED,
+    SUCCESS_TEXT,
+    attr_rows,
+    charge_doc,
+    charge_row,
+    refund_doc,
+    tag_rows,
+    totals,
+)
+from paytui.sandbox.store import STATUS_MESSAGES, dumps
+from paytui.sandbox.wire import add_years, iso_ms, money_out
+
+DEFAULT_ANCHOR = datetime(2026, 11, 20, 18, tzinfo=UTC)
+HISTORY_DAYS = 180
+
+# (brand, last4, length, weight): the common sandbox test cards, visa 4111... most of all.
+CARDS = (
+    ("visa", "1111", 16, 60),
+    ("visa", "1881", 16, 6),
+    ("mastercard", "4444", 16, 12),
+    ("mastercard", "5100", 16, 4),
+    ("mastercard", "3222", 16, 3),
+    ("amex", "0005", 15, 8),
+    ("discover", "1117", 16, 7),
+)
+BANK_LAST4 = ("1111", "4321", "7788", "0420", "9051")
+
+CUSTOMERS = (
+    ("Ada", "Lovelace"), ("Grace", "Hopper"), ("Alan", "Turing"), ("Edsger", "Dijkstra"),
+    ("Barbara", "Liskov"), ("Donald", "Knuth"), ("Margaret", "Hamilton"), ("Ken", "Thompson"),
+    ("Frances", "Allen"), ("John", "Backus"), ("Radia", "Perlman"), ("Tim", "Berners-Lee"),
+    ("Katherine", "Johnson"), ("Linus", "Torvalds"), ("Hedy", "Lamarr"), ("Dennis", "Ritchie"),
+    ("Sophie", "Wilson"), ("Guido", "van Rossum"), ("Annie", "Easley"), ("Niklaus", "Wirth"),
+    ("Joan", "Clarke"), ("Claude", "Shannon"), ("Mary", "Keller"), ("Bjarne", "Stroustrup"),
+    ("Evelyn", "Boyd"), ("Leslie", "Lamport"), ("Karen", "Spärck Jones"), ("José", "Núñez"),
+    ("Zoë", "O'Brien"), ("Mei", "Chen"), ("Olu", "Adeyemi"), ("Priya", "Raman"),
+    ("[bold red]Mallory[/]", "Hacker"), ("Chidi", "Okafor"), ("Ingrid", "Solberg"),
+    ("Tomás", "García"), ("Yuki", "Tanaka"), ("Fatima", "Haddad"), ("Lars", "Eriksen"),
+    ("Amara", "Nwosu"),
+)  # fmt: skip
+TAG_POOL = (
+    "vip",
+    "subscription",
+    "phone-order",
+    "wholesale",
+    "web",
+    "retail",
+    "recurring",
+    "gift",
+    "promo",
+)
+REFUND_REASONS = ("customer request", "damaged item", "duplicate charge", "order cancelled")
+CHARGEBACK_REASONS = (
+    ("10.4", "Other fraud: card-absent environment"),
+    ("13.1", "Merchandise or services not received"),
+    ("13.3", "Not as described or defective merchandise"),
+    ("12.6", "Duplicate processing"),
+)
+RETURN_REASONS = (
+    ("R01", "Insufficient funds"),
+    ("R02", "Account closed"),
+    ("R03", "No account / unable to locate account"),
+    ("R10", "Customer advises not authorized"),
+)
+
+# merchant name, merchant status, [(account name, status, mcc, channel tag, weight, extras)]
+MERCHANTS: tuple[tuple[str, str, tuple[tuple[str, str, str, str, int], ...]], ...] = (
+    ("Blue Fern Coffee Roasters", "active", (
+        ("Blue Fern Café POS", "approved", "5814", "retail", 30),
+        ("Blue Fern Online Store", "approved", "5499", "web", 22),
+    )),
+    ("Northwind Hardware Supply", "active", (
+        ("Northwind Wholesale", "approved", "5072", "wholesale", 14),
+        ("Northwind Counter", "approved", "5251", "retail", 12),
+        ("Northwind Phone Orders", "suspended", "5251", "phone-order", 2),
+    )),
+    ("Harbor Light Dental", "active", (
+        ("Harbor Light Front Desk", "approved", "8021", "retail", 10),
+        ("Harbor Light Payment Plans", "info_required", "8021", "subscription", 0),
+    )),
+    ("Copperline Cycles", "active", (
+        ("Copperline Shop", "approved", "5940", "retail", 8),
+        ("Copperline Rentals", "in_review", "7999", "web", 0),
+    )),
+    ("Meadow & Pine Florist", "boarding", (
+        ("Meadow & Pine Storefront", "submitted", "5992", "retail", 0),
+        ("Meadow & Pine Weddings", "draft", "5992", "web", 0),
+    )),
+    ("Quartz Street Books", "closed", (
+        ("Quartz Street Register", "closed", "5942", "retail", 2),
+        ("Quartz Street Events", "declined", "7922", "web", 0),
+    )),
+    ("Lakeside Township Tax Office", "active", (
+        ("Lakeside Property Tax", "approved", "9311", "web", 3),
+    )),
+)  # fmt: skip
+
+
+@dataclass
+class Account:
+    account_id: str
+    merchant_id: str
+    name: str
+    status: str
+    channel: str
+    weight: int
+
+
+@dataclass
+class Token:
+    token_id: str
+    brand: str
+    last4: str
+    length: int
+    contact: dict[str, str]
+    expired: bool
+
+
+@dataclass
+class Batch:
+    """Rows collected for the bulk insert, and distribution events per (account, day)."""
+
+    charges: list[tuple[Any, ...]] = field(default_factory=list)
+    tags: list[tuple[str, int]] = field(default_factory=list)
+    attrs: list[tuple[str, str, int]] = field(default_factory=list)
+    refunds: list[tuple[Any, ...]] = field(default_factory=list)
+    refund_tags: list[tuple[str, int]] = field(default_factory=list)
+    refund_attrs: list[tuple[str, str, int]] = field(default_factory=list)
+    events: dict[tuple[str, str], list[tuple[str, str, str, int]]] = field(
+        default_factory=lambda: defaultdict(list)
+    )
+
+
+class Seeder:
+    """Generates the demo world from one random stream."""
+
+    def __init__(self, seed: int, anchor: datetime) -> None:
+        self.rng = random.Random(seed)
+        self.anchor = anchor
+        self.start = anchor - timedelta(days=HISTORY_DAYS)
+        self.batch = Batch()
+        self.accounts: list[Account] = []
+        self.tokens: dict[str, list[Token]] = defaultdict(list)
+        self.order_seq = 1000
+        self.card_weights = [c[3] for c in CARDS]
+
+    # -- ids and small values ----------------------------------------------------------------
+
+    def hex_id(self) -> str:
+        return f"{self.rng.getrandbits(96):024x}"
+
+    def prefixed(self, prefix: str) -> str:
+        return prefix + "".join(self.rng.choices("abcdefghijklmnopqrstuvwxyz0123456789", k=20))
+
+    def auth_code(self) -> str:
+        return "".join(self.rng.choices("ABCDEFGHJKLMNPQRSTUVWXYZ0123456789", k=6))
+
+    def moment(self) -> datetime:
+        span_ms = HISTORY_DAYS * 86_400_000
+        return self.start + timedelta(milliseconds=self.rng.randrange(span_ms))
+
+    def later(self, moment: datetime, low_h: float, high_h: float) -> datetime | None:
+        """A moment some hours after `moment`, or None when it would be after the anchor."""
+        result = moment + timedelta(seconds=self.rng.uniform(low_h * 3600, high_h * 3600))
+        return (
+            result.replace(microsecond=result.microsecond // 1000 * 1000)
+            if result <= self.anchor
+            else None
+        )
+
+    def amount(self, account: Account) -> int:
+        roll = self.rng.random()
+        if account.channel == "wholesale":
+            return self.rng.randrange(15_000, 900_000)
+        if roll < 0.1:
+            return self.rng.randrange(1, 50) * 100
+        if roll < 0.75:
+            return self.rng.randrange(450, 12_000)
+        if roll < 0.97:
+            return self.rng.randrange(12_000, 90_000)
+        return self.rng.randrange(90_000, 500_000)
+
+    def customer(self) -> tuple[int, dict[str, str]]:
+        index = self.rng.randrange(len(CUSTOMERS))
+        first, last = CUSTOMERS[index]
+        return index, {"first_name": first, "last_name": last}
+
+    def labels(self, account: Account, index: int) -> tuple[list[str], dict[str, list[str]]]:
+        tags: list[str] = []
+        if self.rng.random() < 0.8:
+            tags.append(account.channel)
+        for tag in TAG_POOL:
+            if tag != account.channel and self.rng.random() < 0.07:
+                tags.append(tag)
+        if index % 9 == 0 and "vip" not in tags:
+            tags.append("vip")
+        attributes: dict[str, list[str]] = {}
+        if self.rng.random() < 0.85:
+            self.order_seq += 1
+            attributes["order_id"] = [f"A-{self.order_seq}"]
+        attributes["customer_id"] = [f"C-{1001 + index}"]
+        channel = {"web": "web", "phone-order": "phone"}.get(account.channel, "pos")
+        attributes["channel"] = [channel]
+        return tags, attributes
+
+    # -- world -------------------------------------------------------------------------------
+
+    def merchants_and_accounts(self, conn: sqlite3.Connection) -> None:
+        for m_index, (m_name, m_status, accounts) in enumerate(MERCHANTS):
+            merchant_id = self.prefixed("mt_")
+            created = self.start - timedelta(days=400 - 30 * m_index)
+            merchant = {
+                "merchant_id": merchant_id,
+                "name": m_name,
+                "status": m_status,
+                "created_timestamp": iso_ms(created),
+                "attributes": {"region": [self.rng.choice(("north", "south", "east", "west"))]},
+                "tags": ["demo"],
+            }
+            conn.execute(
+                "INSERT INTO merchants VALUES (?, ?, ?)",
+                (merchant_id, iso_ms(created), dumps(merchant)),
+            )
+            for a_index, (a_name, status, mcc, channel, weight) in enumerate(accounts):
+                account_id = self.prefixed("pa_")
+                opened = created + timedelta(days=3 + 11 * a_index)
+                if status != "approved" and weight == 0:
+                    opened = self.anchor - timedelta(days=self.rng.randrange(2, 40))
+                attributes: dict[str, list[str]] = {"channel": [channel]}
+                auto = a_name == "Meadow & Pine Storefront"
+                if auto:
+                    attributes["sandbox_boarding"] = ["auto"]
+                tax = mcc == "9311"
+                doc = {
+                    "account_id": account_id,
+                    "merchant_id": merchant_id,
+                    "name": a_name,
+                    "status": status,
+                    "status_message": STATUS_MESSAGES[status],
+                    "merchant_category_code": mcc,
+                    "tax_authority": "Lakeside Township" if tax else None,
+                    "tax_authority_state": "MN" if tax else None,
+                    "created_timestamp": iso_ms(opened),
+                    "last_updated_timestamp": iso_ms(opened + timedelta(days=2)),
+                    "attributes": attributes,
+                    "tags": [channel],
+                }
+                conn.execute(
+                    "INSERT INTO accounts VALUES (?, ?, ?, ?, ?, NULL, ?)",
+                    (account_id, merchant_id, status, iso_ms(opened), int(auto), dumps(doc)),
+                )
+                self.accounts.append(
+                    Account(account_id, merchant_id, a_name, status, channel, weight)
+                )
+
+    def card_tokens(self, conn: sqlite3.Connection) -> None:
+        approved = [a for a in self.accounts if a.status == "approved"]
+        for n in range(20):
+            account = approved[n % len(approved)]
+            brand, last4, length, _ = CARDS[n % len(CARDS)]
+            _, contact = self.customer()
+            if n == 3:
+                contact = {"first_name": "[bold red]Mallory[/]", "last_name": "Hacker"}
+            expired = n % 5 == 4
+            created = self.start - timedelta(days=self.rng.randrange(30, 900))
+            expires = (
+                self.anchor - timedelta(days=self.rng.randrange(20, 300))
+                if expired
+                else add_years(created, 3)
+            )
+            if not expired and expires <= self.anchor:
+                expires = self.anchor + timedelta(days=400)
+            exp_month = expires if not expired else expires - timedelta(days=60)
+            token = Token(self.prefixed("ct_"), brand, last4, length, contact, expired)
+            doc = {
+                "token_id": token.token_id,
+                "account_id": account.account_id,
+                "payment_method": {
+                    "method": "card",
+                    "type": brand,
+                    "card_number": "X" * (length - 4) + last4,
+                    "expiration_date": exp_month.strftime("%Y-%m"),
+                    "contact": {**contact, "country": "US"},
+                },
+                "fraud_score": self.rng.randrange(0, 40),
+                "reason": "on_file",
+                "created_timestamp": iso_ms(created),
+                "token_expiration_date": iso_ms(expires),
+                "processor_messages": dict(PASSED),
+            }
+            conn.execute(
+                "INSERT INTO tokens VALUES (?, ?, ?, ?)",
+                (token.token_id, account.account_id, iso_ms(created), dumps(doc)),
+            )
+            self.tokens[account.account_id].append(token)
+
+    # -- charges -----------------------------------------------------------------------------
+
+    def add_charge(self, doc: dict[str, Any], cents: int, last4: str, refunded: int = 0) -> int:
+        rowid = len(self.batch.charges) + 1
+        contact = doc["payment_method"].get("contact", {})
+        name = " ".join(p for p in (contact.get("first_name"), contact.get("last_name")) if p)
+        self.batch.charges.append(
+            charge_row(
+                rowid,
+                doc,
+                amount_cents=cents,
+                last4=last4,
+                contact_name=name.casefold(),
+                refunded_cents=refunded,
+            )
+        )
+        self.batch.tags.extend(tag_rows(rowid, doc["tags"]))
+        self.batch.attrs.extend(attr_rows(rowid, doc["attributes"]))
+        return rowid
+
+    def event(
+        self, account: Account, moment: str, charge_id: str, category: str, cents: int
+    ) -> None:
+        if account.status == "approved":
+            self.batch.events[(account.account_id, moment[:10])].append(
+                (moment, charge_id, category, cents)
+            )
+
+    def card_method(
+        self, contact: dict[str, str], account: Account
+    ) -> tuple[dict[str, Any], str, bool]:
+        """(payment_method, last4, is_token); a stored token for some charges."""
+        live = [t for t in self.tokens.get(account.account_id, []) if not t.expired]
+        if live and self.rng.random() < 0.08:
+            token = self.rng.choice(live)
+            method = {
+                "method": "card",
+                "type": token.brand,
+                "card_number": "X" * (token.length - 4) + token.last4,
+                "contact": token.contact,
+                "token_id": token.token_id,
+            }
+            return method, token.last4, True
+        brand, last4, length, _ = self.rng.choices(CARDS, weights=self.card_weights)[0]
+        method = {
+            "method": "card",
+            "type": brand,
+            "card_number": "X" * (length - 4) + last4,
+            "contact": contact,
+        }
+        return method, last4, False
+
+    def one(self, account: Account) -> int:
+        """Generate one business event (one or two charges); answers how many charges it added."""
+        moment = self.moment()
+        ts = iso_ms(moment)
+        cust_index, contact = self.customer()
+        tags, attributes = self.labels(account, cust_index)
+        cents = self.amount(account)
+        roll = self.rng.random()
+        common: dict[str, Any] = {
+            "account_id": account.account_id,
+            "merchant_id": account.merchant_id,
+            "tags": tags,
+            "attributes": attributes,
+        }
+        if self.rng.random() < 0.3:
+            common["invoice_number"] = f"INV-{moment.year}-{self.rng.randrange(10_000, 99_999)}"
+        if account.channel == "wholesale" and self.rng.random() < 0.6:
+            common["po_number"] = f"PO-{self.rng.randrange(10_000, 99_999)}"
+        if roll < 0.14:
+            return self.bank_sale(account, ts, moment, cents, contact, common)
+        method, last4, _ = self.card_method(contact, account)
+        if roll < 0.18:
+            return self.declined(ts, cents, last4, method, common)
+        if roll < 0.21:
+            doc = charge_doc(
+                charge_id=self.hex_id(), ts=ts, charge_type="pre_authorization", status="success",
+                result_code="Authorized", result_text=SUCCESS_TEXT,
+                authorization_code=self.auth_code(), amount_cents=0, payment_method=method,
+                processor_messages=dict(PASSED), **common,
+            )  # fmt: skip
+            self.add_charge(doc, 0, last4)
+            return 1
+        if roll < 0.31:
+            return self.authorization(account, ts, moment, cents, last4, method, common)
+        return self.card_sale(account, ts, moment, cents, last4, method, common)
+
+    def fees(self, common: dict[str, Any]) -> dict[str, Any]:
+        extra: dict[str, Any] = {}
+        if self.rng.random() < 0.08:
+            extra["convenience_fee_cents"] = self.rng.choice((195, 250, 299, 350))
+        if self.rng.random() < 0.04:
+            extra["supplemental_fee_cents"] = self.rng.choice((100, 150, 500))
+        return {**common, **extra}
+
+    def card_sale(
+        self,
+        account: Account,
+        ts: str,
+        moment: datetime,
+        cents: int,
+        last4: str,
+        method: dict[str, Any],
+        common: dict[str, Any],
+        doc: dict[str, Any] | None = None,
+    ) -> int:
+        if doc is None:
+            doc = charge_doc(
+                charge_id=self.hex_id(), ts=ts, charge_type="sale", status="success",
+                result_code="Approved", result_text=SUCCESS_TEXT,
+                authorization_code=self.auth_code(), amount_cents=cents, payment_method=method,
+                processor_messages=dict(PASSED),
+                **self.fees(common),
+            )  # fmt: skip
+        self.settle(account, doc, cents, fee=(cents * 29 + 500) // 1000 + 30)
+        refunded = 0
+        if self.rng.random() < 0.025 and (when := self.later(moment, 72, 960)):
+            self.chargeback(account, doc, cents, when)
+        elif self.rng.random() < 0.09:
+            refunded = self.refund(account, doc, cents, moment)
+        self.add_charge(doc, cents, last4, refunded)
+        return 1
+
+    def settle(self, account: Account, doc: dict[str, Any], cents: int, fee: int) -> None:
+        self.event(account, doc["charge_timestamp"], doc["charge_id"], "sales", cents)
+        self.event(account, doc["charge_timestamp"], doc["charge_id"], "fees", fee)
+
+    def chargeback(self, account: Account, doc: dict[str, Any], cents: int, when: datetime) -> None:
+        code, reason = self.rng.choice(CHARGEBACK_REASONS)
+        at = iso_ms(when)
+        doc["status"] = "chargeback"
+        doc["chargebacks"] = {
+            "total_amount": money_out(cents),
+            "items": [
+                {
+                    "chargeback_id": self.hex_id(),
+                    "amount": money_out(cents),
+                    "reason_code": code,
+                    "reason": reason,
+                    "status": self.rng.choice(("open", "won", "lost", "lost")),
+                    "chargeback_timestamp": at,
+                }
+            ],
+        }
+        doc["last_updated_timestamp"] = at
+        self.event(account, at, doc["charge_id"], "chargebacks", cents)
+
+    def refund(self, account: Account, doc: dict[str, Any], cents: int, moment: datetime) -> int:
+        when = self.later(moment, 1, 240)
+        if when is None or cents < 200:
+            return 0
+        full = self.rng.random() < 0.5
+        amount = cents if full else cents * self.rng.randrange(20, 70) // 100
+        at = iso_ms(when)
+        rowid = len(self.batch.refunds) + 1
+        tags = ["customer-service"] if self.rng.random() < 0.5 else []
+        attributes = {"ticket": [f"T-{self.rng.randrange(1000, 9999)}"]}
+        rdoc = refund_doc(
+            refund_id=self.hex_id(),
+            charge=doc,
+            amount_cents=amount,
+            reason=self.rng.choice(REFUND_REASONS),
+            ts=at,
+            tags=tags,
+            attributes=attributes,
+        )
+        self.batch.refunds.append(
+            (rowid, rdoc["refund_id"], doc["charge_id"], doc["account_id"], at, amount, dumps(rdoc))
+        )
+        self.batch.refund_tags.extend(tag_rows(rowid, tags))
+        self.batch.refund_attrs.extend(attr_rows(rowid, attributes))
+        doc["reversal_flag"] = full
+        doc["last_updated_timestamp"] = at
+        self.event(account, at, doc["charge_id"], "refunds", amount)
+        return amount
+
+    def declined(
+        self, ts: str, cents: int, last4: str, method: dict[str, Any], common: dict[str, Any]
+    ) -> int:
+        if "token_id" not in method:
+            method = {**method, "type": "visa", "card_number": "XXXXXXXXXXXX0002"}
+            last4 = "0002"
+        doc = charge_doc(
+            charge_id=self.hex_id(),
+            ts=ts,
+            charge_type="sale",
+            status="declined",
+            result_code="Declined",
+            result_text="Card declined",
+            authorization_code=None,
+            amount_cents=cents,
+            payment_method=method,
+            processor_messages={**PASSED, "message": "Do not honor"},
+            **common,
+        )
+        self.add_charge(doc, cents, last4)
+        return 1
+
+    def authorization(
+        self,
+        account: Account,
+        ts: str,
+        moment: datetime,
+        cents: int,
+        last4: str,
+        method: dict[str, Any],
+        common: dict[str, Any],
+    ) -> int:
+        code = self.auth_code()
+        auth = charge_doc(
+            charge_id=self.hex_id(),
+            ts=ts,
+            charge_type="authorization",
+            status="success",
+            result_code="Authorized",
+            result_text=SUCCESS_TEXT,
+            authorization_code=code,
+            amount_cents=cents,
+            payment_method=method,
+            processor_messages=dict(PASSED),
+            **common,
+        )
+        when = self.later(moment, 0.5, 120)
+        if when is None or self.rng.random() < 0.35:
+            self.add_charge(auth, cents, last4)
+            return 1
+        fee_args = self.fees({})
+        total = (
+            cents
+            + fee_args.get("convenience_fee_cents", 0)
+            + fee_args.get("supplemental_fee_cents", 0)
+        )
+        at = iso_ms(when)
+        capture = charge_doc(
+            charge_id=self.hex_id(),
+            ts=at,
+            charge_type="capture",
+            status="success",
+            result_code="Approved",
+            result_text=None,
+            authorization_code=code,
+            amount_cents=total,
+            payment_method=method,
+            processor_messages=dict(PASSED),
+            original_charge_id=auth["charge_id"],
+            **common,
+            **fee_args,
+        )
+        auth["captured_charge_id"] = capture["charge_id"]
+        auth["last_updated_timestamp"] = at
+        self.add_charge(auth, cents, last4)
+        self.card_sale(account, at, when, total, last4, method, common, doc=capture)
+        return 2
+
+    def bank_sale(
+        self,
+        account: Account,
+        ts: str,
+        moment: datetime,
+        cents: int,
+        contact: dict[str, str],
+        common: dict[str, Any],
+    ) -> int:
+        last4 = self.rng.choice(BANK_LAST4)
+        method = {"method": "bank_account", "account_number": last4, "contact": contact}
+        doc = charge_doc(
+            charge_id=self.hex_id(),
+            ts=ts,
+            charge_type="sale",
+            status="success",
+            result_code="ProcessorPendingACHSale",
+            result_text=SUCCESS_TEXT,
+            authorization_code=None,
+            amount_cents=cents,
+            payment_method=method,
+            processor_messages=dict(PASSED),
+            **common,
+        )
+        self.settle(account, doc, cents, fee=50)
+        refunded = 0
+        if self.rng.random() < 0.06 and (when := self.later(moment, 48, 120)):
+            code, reason = self.rng.choice(RETURN_REASONS)
+            at = iso_ms(when)
+            doc["status"] = "return"
+            doc["return"] = {"return_code": code, "reason": reason, "return_timestamp": at}
+            doc["last_updated_timestamp"] = at
+            self.event(account, at, doc["charge_id"], "returns", cents)
+        elif self.rng.random() < 0.04:
+            refunded = self.refund(account, doc, cents, moment)
+        self.add_charge(doc, cents, last4, refunded)
+        return 1
+
+    def charges(self, count: int) -> None:
+        takers = [a for a in self.accounts if a.weight > 0]
+        weights = [a.weight for a in takers]
+        made = 0
+        while made < count:
+            account = self.rng.choices(takers, weights=weights)[0]
+            made += self.one(account) if count - made > 1 else self.single(account)
+
+    def single(self, account: Account) -> int:
+        """The last charge: a plain sale, so the total is exactly what was asked for."""
+        moment = self.moment()
+        _, contact = self.customer()
+        method, last4, _ = self.card_method(contact, account)
+        common = {
+            "account_id": account.account_id,
+            "merchant_id": account.merchant_id,
+            "tags": [],
+            "attributes": {},
+        }
+        return self.card_sale(
+            account, iso_ms(moment), moment, self.amount(account), last4, method, common
+        )
+
+    def distributions(self) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+        merchant_of = {a.account_id: a.merchant_id for a in self.accounts}
+        latest: dict[str, str] = {}
+        for account_id, day in self.batch.events:
+            latest[account_id] = max(day, latest.get(account_id, day))
+        dist_rows: list[tuple[Any, ...]] = []
+        item_rows: list[tuple[Any, ...]] = []
+        for (account_id, day), events in sorted(self.batch.events.items()):
+            distribution_id = self.hex_id()
+            status = "open" if latest[account_id] == day else "paid"
+            stamp = min(datetime.fromisoformat(day).replace(hour=23, tzinfo=UTC), self.anchor)
+            sums: dict[str, int] = defaultdict(int)
+            for seq, (_, charge_id, category, cents) in enumerate(sorted(events), start=1):
+                sums[category] += cents
+                item_rows.append((self.hex_id(), distribution_id, charge_id, category, cents, seq))
+            doc = {
+                "distribution_id": distribution_id,
+                "account_id": account_id,
+                "merchant_id": merchant_of[account_id],
+                "status": status,
+                "distribution_timestamp": iso_ms(stamp),
+                "total_amounts": totals(sums),
+            }
+            dist_rows.append(
+                (
+                    distribution_id,
+                    account_id,
+                    merchant_of[account_id],
+                    status,
+                    iso_ms(stamp),
+                    dumps(doc),
+                )
+            )
+        return dist_rows, item_rows
+
+
+def _remove(path: Path) -> None:
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        Path(str(path) + suffix).unlink(missing_ok=True)
+
+
+def build_database(
+    path: Path | str,
+    *,
+    charges: int = 3000,
+    seed: int = 7,
+    anchor: datetime = DEFAULT_ANCHOR,
+) -> None:
+    """(Re)build the demo database at `path`; built beside it and renamed, so never half-built."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    building = path.with_name(path.name + f".building-{os.getpid()}")
+    _remove(building)
+    conn = sqlite3.connect(building, isolation_level=None)
+    try:
+        conn.execute("PRAGMA journal_mode=OFF")
+        conn.execute("PRAGMA synchronous=OFF")
+        conn.execute("PRAGMA cache_size=-131072")
+        schema.create_tables(conn)
+        seeder = Seeder(seed, anchor)
+        conn.execute("BEGIN")
+        seeder.merchants_and_accounts(conn)
+        seeder.card_tokens(conn)
+        seeder.charges(charges)
+        batch = seeder.batch
+        conn.executemany(INSERT_CHARGE, batch.charges)
+        conn.executemany("INSERT INTO charge_tags VALUES (?, ?)", batch.tags)
+        conn.executemany("INSERT INTO charge_attrs VALUES (?, ?, ?)", batch.attrs)
+        conn.executemany("INSERT INTO refunds VALUES (?, ?, ?, ?, ?, ?, ?)", batch.refunds)
+        conn.executemany("INSERT INTO refund_tags VALUES (?, ?)", batch.refund_tags)
+        conn.executemany("INSERT INTO refund_attrs VALUES (?, ?, ?)", batch.refund_attrs)
+        dist_rows, item_rows = seeder.distributions()
+        conn.executemany("INSERT INTO distributions VALUES (?, ?, ?, ?, ?, ?)", dist_rows)
+        conn.executemany("INSERT INTO distribution_items VALUES (?, ?, ?, ?, ?, ?)", item_rows)
+        meta = {
+            "schema": schema.SCHEMA_VERSION,
+            "seed": str(seed),
+            "charges": str(charges),
+            "anchor": iso_ms(anchor),
+        }
+        conn.executemany("INSERT INTO meta VALUES (?, ?)", meta.items())
+        conn.execute("COMMIT")
+        schema.create_indexes(conn)
+        conn.execute("PRAGMA journal_mode=WAL")
+    finally:
+        conn.close()
+    _remove(path)
+    os.replace(building, path)
