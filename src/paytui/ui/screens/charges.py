@@ -246,6 +246,8 @@ class ChargeSearchScreen(Screen[None]):
             return
         self._view_title = "Search" if text.strip() else QUICK_VIEWS["all"]
         self.query_one("#view-name", Static).update(Text(self._view_title))
+        if result.query.sort:
+            self._sort = None  # a sort typed in the query wins over the `s` key's
         self._focus_results_after_search = True
         self._search(result.query)
 

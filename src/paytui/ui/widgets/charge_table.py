@@ -271,6 +271,7 @@ class ChargeTable(ScrollView, can_focus=True):
         self.scroll_to(y=0, animate=False, immediate=True)
         self.cursor_row = min(max(0, cursor), max(0, self.total - 1))
         self.refresh()
+        self._post_window()
 
     def clear(self) -> None:
         """No result (before the first search, or after an error)."""
@@ -284,6 +285,7 @@ class ChargeTable(ScrollView, can_focus=True):
         self.total = 0
         self.virtual_size = Size(self.size.width, 1)
         self.refresh()
+        self._post_window()
 
     @property
     def cached_pages(self) -> int:

@@ -1,0 +1,251 @@
+"""Charge search against the seeded sandbox: queries, quick views, sorting, paging, copy, open."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+import pytest
+
+from paytui.api.queries import CHARGEBACKS
+from paytui.search.query import format_query
+from paytui.ui.app import PaytuiApp
+from paytui.ui.screens.charges import ChargeSearchScreen
+from paytui.ui.widgets.charge_table import ChargeTable
+from paytui.ui.widgets.query_input import QueryInput
+from tests.ui.conftest import make_app, screen_text, settle
+
+SIZE = (120, 40)
+
+
+class CountingTransport(httpx.AsyncBaseTransport):
+    """Records the charge searches that reach the sandbox."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
+        self.inner = inner
+        self.searches: list[httpx.URL] = []
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/v2/charges" and request.method == "GET":
+            self.searches.append(request.url)
+        return await self.inner.handle_async_request(request)
+
+
+@pytest.fixture
+def counting(sandbox_transport: httpx.AsyncBaseTransport) -> CountingTransport:
+    return CountingTransport(sandbox_transport)
+
+
+def loaded(table: ChargeTable) -> list[Any]:
+    """The charges of the pages in memory, in row order."""
+    return [table.charge_at(row) for row in range(table.total) if table.charge_at(row) is not None]
+
+
+async def open_app(pilot: Any, app: PaytuiApp) -> tuple[ChargeSearchScreen, ChargeTable]:
+    await settle(app, pilot)
+    screen = app.screen
+    assert isinstance(screen, ChargeSearchScreen)
+    return screen, screen.query_one(ChargeTable)
+
+
+async def type_query(pilot: Any, text: str, *, keys: bool = False) -> None:
+    """`/` then the text: key by key (slow, the real thing) or pasted into the line."""
+    await pilot.press("slash")
+    query_input = pilot.app.screen.query_one(QueryInput)
+    query_input.value = ""
+    if keys:
+        await pilot.press(*text)
+    else:
+        query_input.insert_text_at_cursor(text)
+
+
+async def test_first_page_newest_first_and_showing_n_of_m(counting: CountingTransport) -> None:
+    app = make_app(counting)
+    async with app.run_test(size=SIZE) as pilot:
+        screen, table = await open_app(pilot, app)
+        assert screen.state == "results"
+        assert table.total == 3000
+        rows = loaded(table)
+        assert len(rows) == ChargeTable.PAGE_SIZE and len(counting.searches) == 1
+        times = [c.charge_timestamp for c in rows]
+        assert times == sorted(times, reverse=True)
+        text = screen_text(app)
+        assert "Showing" in text and "of 3,000" in text
+        assert app.focused is table
+
+
+async def test_typed_chargeback_query_shows_only_chargebacks(counting: CountingTransport) -> None:
+    app = make_app(counting)
+    async with app.run_test(size=SIZE) as pilot:
+        _screen, table = await open_app(pilot, app)
+        await type_query(pilot, "status:chargeback", keys=True)
+        await settle(app, pilot)
+        assert len(counting.searches) == 1  # typing sends nothing
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert counting.searches[-1].params["status"] == "chargeback"
+        assert 0 < table.total < 3000
+        assert {c.status for c in loaded(table)} == {"chargeback"}
+        assert app.focused is table  # Enter hands the keys to the results
+        assert f"of {table.total:,}" in screen_text(app)
+
+
+async def test_bad_query_is_underlined_explained_and_not_sent(counting: CountingTransport) -> None:
+    app = make_app(counting)
+    async with app.run_test(size=SIZE) as pilot:
+        screen, table = await open_app(pilot, app)
+        await type_query(pilot, "status:bogus tag:vip")
+        await pilot.pause(ChargeSearchScreen.PARSE_DELAY + 0.1)  # the debounce, then the parse
+        await pilot.pause()
+        query_input = screen.query_one(QueryInput)
+        assert query_input.error_spans == [(7, 12)]  # "bogus"
+        styled = query_input._value
+        assert any(span.start == 7 and span.end == 12 for span in styled.spans)
+        assert "unknown status" in screen_text(app)
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert len(counting.searches) == 1  # nothing sent
+        assert table.total == 3000 and query_input.value == "status:bogus tag:vip"
+        # Fixing it clears the complaint.
+        query_input.value = "status:chargeback"
+        await pilot.pause(ChargeSearchScreen.PARSE_DELAY + 0.1)
+        await pilot.pause()
+        assert query_input.error_spans == []
+        assert "unknown status" not in screen_text(app)
+
+
+async def test_quick_views(counting: CountingTransport) -> None:
+    app = make_app(counting)
+    async with app.run_test(size=SIZE) as pilot:
+        screen, table = await open_app(pilot, app)
+        query_input = screen.query_one(QueryInput)
+
+        await pilot.press("b")
+        await settle(app, pilot)
+        assert {c.status for c in loaded(table)} == {"chargeback"}
+        assert query_input.value == format_query(CHARGEBACKS)
+        chargebacks = table.total
+
+        await pilot.press("r")
+        await settle(app, pilot)
+        returns = loaded(table)
+        assert returns and {c.status for c in returns} == {"return"}
+        assert {c.method for c in returns} == {"bank_account"}
+
+        await pilot.press("o")
+        await settle(app, pilot)
+        auths = loaded(table)
+        assert auths and {c.charge_type for c in auths} == {"authorization"}
+        assert all(c.captured_charge_id is None for c in auths)
+        assert counting.searches[-1].params["captured"] == "false"
+
+        await pilot.press("a")
+        await settle(app, pilot)
+        assert table.total == 3000 and query_input.value == ""
+        assert chargebacks != table.total
+
+
+async def test_sorting_by_key_and_header_click(counting: CountingTransport) -> None:
+    app = make_app(counting)
+    async with app.run_test(size=SIZE) as pilot:
+        _screen, table = await open_app(pilot, app)
+        await pilot.press("s")  # time -> charge id (ascending)
+        await settle(app, pilot)
+        assert counting.searches[-1].params["sort"] == "charge_id"
+        ids = [c.charge_id for c in loaded(table)]
+        assert ids == sorted(ids)
+        await pilot.press("S")  # reverse
+        await settle(app, pilot)
+        assert counting.searches[-1].params["sort"] == "-charge_id"
+        ids = [c.charge_id for c in loaded(table)]
+        assert ids == sorted(ids, reverse=True)
+        assert "Charge ▼" in screen_text(app)
+
+        # Click the "Amount" header: sorted by amount, biggest first; click again: smallest first.
+        header = screen_text(app).splitlines()
+        row = next(i for i, line in enumerate(header) if "Amount" in line and "Time" in line)
+        column = header[row].index("Amount")
+        region = table.region
+        await pilot.click(offset=(column + 1, region.y))
+        await settle(app, pilot)
+        assert counting.searches[-1].params["sort"] == "-total_amount"
+        amounts = [c.total_amount for c in loaded(table)]
+        assert amounts == sorted(amounts, reverse=True)
+        await pilot.click(offset=(column + 1, region.y))
+        await settle(app, pilot)
+        assert counting.searches[-1].params["sort"] == "total_amount"
+        assert "Amount ▲" in screen_text(app)
+
+
+async def test_page_to_the_end_reaches_the_oldest_charge(
+    counting: CountingTransport, sandbox_transport: httpx.AsyncBaseTransport
+) -> None:
+    app = make_app(counting)
+    async with app.run_test(size=SIZE) as pilot:
+        _screen, table = await open_app(pilot, app)
+        await pilot.press("G")
+        await settle(app, pilot)
+        assert table.cursor_row == 2999
+        last = table.cursor_charge
+        assert last is not None
+        # The oldest charge, asked of the sandbox directly.
+        client = await app.get_client()
+        from paytui.api.queries import ChargeQuery
+
+        oldest = await client.search_charges_page(ChargeQuery(sort="charge_timestamp"), limit=1)
+        assert last.charge_id == oldest.items[0].charge_id
+        assert "(rows 2," in screen_text(app) and "3,000)" in screen_text(app)
+        assert len(counting.searches) <= 4  # first page, last page (+ a neighbour), the check
+        # Walk back up through every page: memory stays bounded (30 pages seen, at most 20 kept).
+        for row in range(2899, 0, -100):
+            table.cursor_row = row
+            await settle(app, pilot)
+            assert table.cursor_charge is not None
+        await pilot.press("end", "home")
+        await settle(app, pilot)
+        assert table.cursor_row == 0
+        assert table.pages_fetched > ChargeTable.MAX_PAGES  # so pages really were evicted
+        assert table.cached_pages <= ChargeTable.MAX_PAGES
+        assert table.cursor_charge is not None
+
+
+async def test_y_copies_the_charge_id_and_says_so(app_factory: Any) -> None:
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        _screen, table = await open_app(pilot, app)
+        await pilot.press("j", "j")
+        charge = table.cursor_charge
+        await pilot.press("y")
+        assert app.clipboard == charge.charge_id
+        assert any(
+            charge.charge_id in n.message and "Copied" in n.message for n in app._notifications
+        )
+
+
+async def test_markup_in_a_name_is_shown_literally(app_factory: Any) -> None:
+    app = app_factory()
+    async with app.run_test(size=(160, 40)) as pilot:
+        _screen, table = await open_app(pilot, app)
+        await type_query(pilot, "sort:name")  # "[" sorts before the letters
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert table.charge_at(0).contact_name.startswith("[bold red]Mallory[/]")
+        assert "[bold red]Mallory[/]" in screen_text(app)
+
+
+async def test_enter_opens_detail_and_escape_restores_the_row(app_factory: Any) -> None:
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        screen, table = await open_app(pilot, app)
+        await pilot.press("j", "j", "j", "j", "j")
+        charge = table.cursor_charge
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert app.screen is not screen
+        assert type(app.screen).__name__ in ("ChargeDetailScreen", "PlaceholderScreen")
+        assert charge.charge_id in screen_text(app)
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert app.screen is screen
+        assert table.cursor_row == 5 and table.cursor_charge.charge_id == charge.charge_id
+        assert app.focused is table
