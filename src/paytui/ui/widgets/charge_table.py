@@ -104,7 +104,7 @@ COLUMNS: tuple[Column, ...] = (
         right=True,
         descending_first=True,
     ),
-    Column("method", "Method", 13, "method", _method, priority=1),
+    Column("method", "Method", 13, "method", _method, priority=2),
     Column(
         "name",
         "Contact",
@@ -493,7 +493,7 @@ class ChargeTable(ScrollView, can_focus=True):
         is_cursor = y > 0 and row == self.cursor_row
         key = (
             self._generation,
-            y if y == 0 else row,
+            "header" if y == 0 else row,
             width,
             is_cursor,
             self.has_focus,
