@@ -110,7 +110,7 @@ def charge_row(
     contact_name: str,
     refunded_cents: int = 0,
 ) -> tuple[Any, ...]:
-    """The indexed columns of a charge, in table order, derived from its doc."""
+    """The indexed columns of a charge, in table order, derived from its doc, then the doc JSON."""
     captured = None
     if doc["charge_type"] == "authorization" and doc["status"] == "success":
         captured = int("captured_charge_id" in doc)
@@ -134,7 +134,8 @@ def charge_row(
     )
 
 
-INSERT_CHARGE = "INSERT INTO charges VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+INSERT_CHARGE = "INSERT INTO charges VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+INSERT_DOC = "INSERT INTO charge_docs VALUES (?, ?)"
 
 
 def tag_rows(rowid: int, tags: Iterable[str]) -> list[tuple[str, int]]:
@@ -157,12 +158,14 @@ def _replace_labels(
 def _insert_charge(
     conn: sqlite3.Connection, doc: dict[str, Any], amount_cents: int, last4: str, contact: str
 ) -> None:
-    cursor = conn.execute(
-        INSERT_CHARGE,
-        charge_row(None, doc, amount_cents=amount_cents, last4=last4, contact_name=contact),
-    )
-    rowid = int(cursor.lastrowid or 0)
+    row = charge_row(None, doc, amount_cents=amount_cents, last4=last4, contact_name=contact)
+    rowid = int(conn.execute(INSERT_CHARGE, row[:-1]).lastrowid or 0)
+    conn.execute(INSERT_DOC, (rowid, row[-1]))
     _replace_labels(conn, "charge", rowid, doc["tags"], doc["attributes"])
+
+
+def _save_doc(conn: sqlite3.Connection, rowid: int, doc: dict[str, Any]) -> None:
+    conn.execute("UPDATE charge_docs SET doc = ? WHERE id = ?", (dumps(doc), rowid))
 
 
 def _cents(value: Any, field: str) -> int:
@@ -189,7 +192,8 @@ def _approved_account(conn: sqlite3.Connection, account_id: str) -> str:
 def _load_charge(conn: sqlite3.Connection, charge_id: str) -> tuple[int, dict[str, Any], int, int]:
     """(rowid, doc, amount_cents, refunded_cents) of a charge, or 404."""
     row = conn.execute(
-        "SELECT id, doc, amount_cents, refunded_cents FROM charges WHERE charge_id = ?",
+        "SELECT c.id, d.doc, c.amount_cents, c.refunded_cents FROM charges c"
+        " JOIN charge_docs d ON d.id = c.id WHERE c.charge_id = ?",
         (charge_id,),
     ).fetchone()
     if row is None:
@@ -352,7 +356,8 @@ def capture(store: Store, charge_id: str, req: CaptureIn | None) -> dict[str, An
         _insert_charge(conn, doc, total, row[0], row[1])
         auth["captured_charge_id"] = doc["charge_id"]
         auth["last_updated_timestamp"] = now
-        conn.execute("UPDATE charges SET captured = 1, doc = ? WHERE id = ?", (dumps(auth), rowid))
+        conn.execute("UPDATE charges SET captured = 1 WHERE id = ?", (rowid,))
+        _save_doc(conn, rowid, auth)
     return doc
 
 
@@ -366,7 +371,7 @@ def update_charge(store: Store, charge_id: str, req: ChargePatch) -> dict[str, A
             doc["attributes"] = req.attributes
         doc["last_updated_timestamp"] = store.now_iso()
         _replace_labels(conn, "charge", rowid, doc["tags"], doc["attributes"])
-        conn.execute("UPDATE charges SET doc = ? WHERE id = ?", (dumps(doc), rowid))
+        _save_doc(conn, rowid, doc)
     return doc
 
 
@@ -455,9 +460,9 @@ def create_refund(store: Store, req: RefundCreate) -> dict[str, Any]:
         charge["reversal_flag"] = refunded + cents == amount
         charge["last_updated_timestamp"] = now
         conn.execute(
-            "UPDATE charges SET refunded_cents = ?, doc = ? WHERE id = ?",
-            (refunded + cents, dumps(charge), rowid),
+            "UPDATE charges SET refunded_cents = ? WHERE id = ?", (refunded + cents, rowid)
         )
+        _save_doc(conn, rowid, charge)
     return doc
 
 

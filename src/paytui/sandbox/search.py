@@ -39,17 +39,54 @@ _LAST4 = re.compile(r"^\d{4}$")
 
 @dataclass
 class Where:
-    """WHERE terms and their parameters, built up filter by filter."""
+    """WHERE terms and their parameters, built up filter by filter.
+
+    A term on an indexed column is a template with `{c}` where the column goes, so that it can
+    be rendered as `+column` (see `sql`); other terms are plain SQL.
+    """
 
     terms: list[str] = field(default_factory=list)
     params: list[Any] = field(default_factory=list)
+    columns: list[str | None] = field(default_factory=list)
 
-    def add(self, term: str, *params: Any) -> None:
+    def add(self, term: str, *params: Any, column: str | None = None) -> None:
         self.terms.append(term)
         self.params.extend(params)
+        self.columns.append(column)
 
-    def sql(self) -> str:
-        return " WHERE " + " AND ".join(self.terms) if self.terms else ""
+    def on(self, column: str, template: str, *params: Any) -> None:
+        """A term on an indexed column: `template` holds `{c}` for the column."""
+        self.add(template, *params, column=column)
+
+    def copy(self) -> Where:
+        return Where(list(self.terms), list(self.params), list(self.columns))
+
+    def indexed_columns(self) -> list[str]:
+        return list(dict.fromkeys(c for c in self.columns if c is not None))
+
+    def only(self, column: str) -> Where:
+        """The terms on one column (for counting what its index alone matches)."""
+        result = Where()
+        offset = 0
+        for term, col in zip(self.terms, self.columns, strict=True):
+            width = term.count("?")
+            if col == column:
+                result.add(term, *self.params[offset : offset + width], column=col)
+            offset += width
+        return result
+
+    def sql(self, driver: str | None = None) -> str:
+        """The WHERE clause; with `driver`, terms on other columns are written `+column`, which
+        keeps SQLite from using their indexes, so the driver's index is the one it walks."""
+        if not self.terms:
+            return ""
+        rendered = []
+        for term, column in zip(self.terms, self.columns, strict=True):
+            if column is not None:
+                plus = "+" if driver is not None and column != driver else ""
+                term = term.format(c=plus + column)
+            rendered.append(term)
+        return " WHERE " + " AND ".join(rendered)
 
 
 def paging(limit: int | None, offset: int | None) -> tuple[int, int]:
@@ -88,70 +125,178 @@ def amount(value: str | None, name: str) -> int | None:
         raise FieldInvalid(name, f"{exc} (an amount such as 25.50)") from exc
 
 
-def label_terms(where: Where, kind: str, tags: list[str], attributes: list[str]) -> None:
+@dataclass(frozen=True)
+class Label:
+    """One tag or attribute condition, usable as a driving id list or as a per-row check."""
+
+    table: str
+    column_sql: str
+    params: tuple[str, ...]
+
+    def ids(self) -> str:
+        return f"SELECT id FROM {self.table} WHERE {self.column_sql}"
+
+    def in_term(self) -> str:
+        return f"id IN ({self.ids()})"
+
+    def exists_term(self, outer: str) -> str:
+        return (
+            f"EXISTS (SELECT 1 FROM {self.table} x WHERE x.id = {outer}.id AND {self.column_sql})"
+        )
+
+
+def labels(kind: str, tags: list[str], attributes: list[str]) -> list[Label]:
     """Every tag and every `key=value` must match (`key=` alone: the key is present)."""
-    for tag in tags:
-        where.add(f"id IN (SELECT id FROM {kind}_tags WHERE tag = ?)", tag)
+    result = [Label(f"{kind}_tags", "tag = ?", (tag,)) for tag in tags]
     for item in attributes:
         key, sep, value = item.partition("=")
         if not sep or not key:
             raise FieldInvalid("attribute", "must be key=value (or key= for 'has the key')")
         if value:
-            where.add(
-                f"id IN (SELECT id FROM {kind}_attrs WHERE key = ? AND value = ?)", key, value
-            )
+            result.append(Label(f"{kind}_attrs", "key = ? AND value = ?", (key, value)))
         else:
-            where.add(f"id IN (SELECT id FROM {kind}_attrs WHERE key = ?)", key)
+            result.append(Label(f"{kind}_attrs", "key = ?", (key,)))
+    return result
 
 
 def charge_where(q: dict[str, Any]) -> Where:
-    """WHERE of a charge search from the raw query values (validated here, 422 per parameter)."""
+    """WHERE of a charge search over the columns (labels apart; see `search_charges`).
+
+    Values are validated here: a malformed one is a 422 naming its query parameter.
+    """
     where = Where()
     if one_of(q.get("status"), CHARGE_STATUSES, "status"):
-        where.add("status = ?", q["status"])
-    label_terms(where, "charge", q.get("tag") or [], q.get("attribute") or [])
+        where.on("status", "{c} = ?", q["status"])
     for name in ("account_id", "merchant_id", "original_charge_id"):
         if q.get(name):
-            where.add(f"{name} = ?", q[name])
+            where.on(name, "{c} = ?", q[name])
     if (start := instant(q.get("created_from"), "created_from")) is not None:
-        where.add("ts >= ?", start)
+        where.on("ts", "{c} >= ?", start)
     if (end := instant(q.get("created_to"), "created_to")) is not None:
-        where.add("ts < ?", end)
+        where.on("ts", "{c} < ?", end)
     if (low := amount(q.get("min_amount"), "min_amount")) is not None:
-        where.add("amount_cents >= ?", low)
+        where.on("amount_cents", "{c} >= ?", low)
     if (high := amount(q.get("max_amount"), "max_amount")) is not None:
-        where.add("amount_cents <= ?", high)
+        where.on("amount_cents", "{c} <= ?", high)
     if one_of(q.get("method"), METHODS, "method"):
-        where.add("method = ?", q["method"])
+        where.on("method", "{c} = ?", q["method"])
     if q.get("last4") is not None:
         if not _LAST4.match(q["last4"]):
             raise FieldInvalid("last4", "must be exactly four digits")
-        where.add("last4 = ?", q["last4"])
+        where.on("last4", "{c} = ?", q["last4"])
     if one_of(q.get("charge_type"), CHARGE_TYPES, "charge_type"):
-        where.add("charge_type = ?", q["charge_type"])
+        where.on("charge_type", "{c} = ?", q["charge_type"])
     if q.get("captured") is not None:
-        where.add("captured = ?", int(q["captured"]))
+        where.on("captured", "{c} = ?", int(q["captured"]))
     if q.get("charge_id") is not None:
         prefix = q["charge_id"].strip().lower()
         if not _HEX_PREFIX.match(prefix):
             raise FieldInvalid("charge_id", "must be a prefix of at least 4 hex characters")
-        where.add("charge_id >= ? AND charge_id < ?", prefix, prefix + "g")
+        where.on("charge_id", "{c} >= ? AND {c} < ?", prefix, prefix + "g")
     return where
 
 
-def charge_order(sort: str | None) -> str:
-    """ORDER BY for `sort`; ties always fall back to timestamp and id in the same direction."""
+def _count(conn: sqlite3.Connection, sql: str, params: list[Any] | tuple[Any, ...]) -> int:
+    return int(conn.execute(sql, params).fetchone()[0])
+
+
+@dataclass
+class Plan:
+    """How to run one charge search: WHERE for the page and the count, sort or walk."""
+
+    page: Where
+    page_driver: str | None
+    count: Where | None
+    count_driver: str | None
+    total: int | None
+    force_sort: bool
+
+
+def plan_charge_search(
+    conn: sqlite3.Connection, where: Where, found: list[Label], rows_wanted: int
+) -> Plan:
+    """Pick the cheapest way through the indexes, from exact counts instead of SQLite's averages.
+
+    SQLite's statistics only know the average number of charges per status, tag, merchant..., so
+    it may walk the merchant index (50,000 rows) for "chargebacks of this merchant" (150 rows).
+    Here each filter's match count is exact and cheap (an index-only count), and:
+
+    - the rarest column filter becomes the driver: the others are written `+column` so SQLite
+      checks them per row instead of preferring their index;
+    - of three shapes, the one touching the fewest rows wins: walk the sort order's index and
+      stop after a page (about rows_wanted / selectivity rows), let the rarest tag/attribute's id
+      list drive (its size), or let the driving column's index drive (its count), sorting after.
+    """
+    total_rows = _count(conn, "SELECT COALESCE(MAX(id), 0) FROM charges", ()) or 1
+    per_column = {
+        column: _count(
+            conn,
+            f"SELECT COUNT(*) FROM charges{where.only(column).sql()}",
+            where.only(column).params,
+        )
+        for column in where.indexed_columns()
+    }
+    driver = min(per_column, key=per_column.__getitem__) if per_column else None
+    if driver is None:
+        column_rows = float(total_rows)
+    else:
+        column_rows = float(per_column[driver])
+        for column, size in per_column.items():
+            if column != driver:
+                column_rows *= size / total_rows
+    sizes = [_count(conn, f"SELECT COUNT(*) FROM ({label.ids()})", label.params) for label in found]
+    estimate = column_rows
+    for size in sizes:
+        estimate *= size / total_rows
+    walk = min(float(total_rows), rows_wanted * total_rows / max(estimate, 1.0))
+    rarest = min(range(len(found)), key=sizes.__getitem__) if found else -1
+    by_label = 2.0 * sizes[rarest] if found else float("inf")
+    by_columns = 2.0 * per_column[driver] if driver is not None else float("inf")
+
+    def combined(drive_label: bool) -> Where:
+        result = where.copy()
+        for index, label in enumerate(found):
+            term = (
+                label.in_term() if drive_label and index == rarest else label.exists_term("charges")
+            )
+            result.add(term, *label.params)
+        return result
+
+    exists_only = combined(drive_label=False)
+    label_driven = combined(drive_label=True) if found else exists_only
+    best = min(walk, by_label, by_columns)
+    # "" matches no column: every column term is written +column, the label id list drives.
+    page, page_driver = (label_driven, "") if best == by_label else (exists_only, driver)
+    total: int | None = None
+    count: Where | None = exists_only
+    count_driver = driver
+    if not found and len(per_column) <= 1:
+        total = per_column[driver] if driver is not None else total_rows
+        count = None
+    elif not per_column and len(found) == 1:
+        total, count = sizes[0], None
+    elif found and sizes[rarest] < (per_column[driver] if driver is not None else total_rows):
+        count, count_driver = label_driven, ""
+    return Plan(page, page_driver, count, count_driver, total, force_sort=best != walk)
+
+
+def charge_order(sort: str | None, *, force_sort: bool = False) -> str:
+    """ORDER BY for `sort`; ties always fall back to timestamp and id in the same direction.
+
+    `force_sort` writes the terms as `+column`, which SQLite cannot serve from an index, so it
+    sorts the (few) matching rows instead of walking the whole ordering index.
+    """
     sort = sort or "-charge_timestamp"
     descending = sort.startswith("-")
     column = SORT_COLUMNS.get(sort.lstrip("-"))
     if column is None:
         raise FieldInvalid("sort", f"must be one of {', '.join(SORT_COLUMNS)} (optionally with -)")
     direction = "DESC" if descending else "ASC"
-    if column == "charge_id":
-        return f" ORDER BY charge_id {direction}"
-    if column == "ts":
-        return f" ORDER BY ts {direction}, charge_id {direction}"
-    return f" ORDER BY {column} {direction}, ts {direction}, charge_id {direction}"
+    columns = (
+        [column] if column == "charge_id" else list(dict.fromkeys([column, "ts", "charge_id"]))
+    )
+    plus = "+" if force_sort else ""
+    return " ORDER BY " + ", ".join(f"{plus}{name} {direction}" for name in columns)
 
 
 def envelope(docs: list[str], total: int, limit: int, offset: int) -> str:
@@ -185,7 +330,25 @@ def page(
 
 
 def search_charges(conn: sqlite3.Connection, q: dict[str, Any], limit: int, offset: int) -> str:
-    return page(conn, "doc", "charges", charge_where(q), charge_order(q.get("sort")), limit, offset)
+    """One page of charges (newest first unless `sort`) with the total count."""
+    charge_order(q.get("sort"))  # validate before any work
+    found = labels("charge", q.get("tag") or [], q.get("attribute") or [])
+    plan = plan_charge_search(conn, charge_where(q), found, limit + offset)
+    order = charge_order(q.get("sort"), force_sort=plan.force_sort)
+    docs = [
+        row[0]
+        for row in conn.execute(
+            "SELECT (SELECT doc FROM charge_docs d WHERE d.id = charges.id) FROM charges"
+            f"{plan.page.sql(plan.page_driver)}{order} LIMIT ? OFFSET ?",
+            [*plan.page.params, limit, offset],
+        )
+    ]
+    total = plan.total
+    if total is None:
+        assert plan.count is not None
+        count_sql = f"SELECT COUNT(*) FROM charges{plan.count.sql(plan.count_driver)}"
+        total = _count(conn, count_sql, plan.count.params)
+    return envelope(docs, total, limit, offset)
 
 
 def search_refunds(conn: sqlite3.Connection, q: dict[str, Any], limit: int, offset: int) -> str:
@@ -193,7 +356,8 @@ def search_refunds(conn: sqlite3.Connection, q: dict[str, Any], limit: int, offs
     for name in ("charge_id", "account_id"):
         if q.get(name):
             where.add(f"{name} = ?", q[name])
-    label_terms(where, "refund", q.get("tag") or [], q.get("attribute") or [])
+    for label in labels("refund", q.get("tag") or [], q.get("attribute") or []):
+        where.add(label.in_term(), *label.params)
     if (start := instant(q.get("created_from"), "created_from")) is not None:
         where.add("ts >= ?", start)
     if (end := instant(q.get("created_to"), "created_to")) is not None:

@@ -23,6 +23,7 @@ from typing import Any
 from paytui.sandbox import schema
 from paytui.sandbox.ledger import (
     INSERT_CHARGE,
+    INSERT_DOC,
     PASSED,
     SUCCESS_TEXT,
     attr_rows,
@@ -700,7 +701,8 @@ def build_database(
         seeder.card_tokens(conn)
         seeder.charges(charges)
         batch = seeder.batch
-        conn.executemany(INSERT_CHARGE, batch.charges)
+        conn.executemany(INSERT_CHARGE, (row[:-1] for row in batch.charges))
+        conn.executemany(INSERT_DOC, ((row[0], row[-1]) for row in batch.charges))
         conn.executemany("INSERT INTO charge_tags VALUES (?, ?)", batch.tags)
         conn.executemany("INSERT INTO charge_attrs VALUES (?, ?, ?)", batch.attrs)
         conn.executemany("INSERT INTO refunds VALUES (?, ?, ?, ?, ?, ?, ?)", batch.refunds)
