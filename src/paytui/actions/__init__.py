@@ -5,3 +5,41 @@ an action may do (`policy`), the durable action journal (`journal`), the executo
 action once and settles unknown outcomes (`executor`) by reading the service back (`reconcile`).
 See docs/money-safety.md. Never imports Textual.
 """
+
+from paytui.actions.amounts import AmountError, check_amount, format_amount, parse_amount
+from paytui.actions.errors import (
+    ActionError,
+    ActionInFlight,
+    ActionRefused,
+    ConfirmationRequired,
+    NotRetryable,
+    PrecheckFailed,
+    UnresolvedAction,
+)
+from paytui.actions.executor import ActionExecutor, ActionOutcome
+from paytui.actions.journal import Journal, JournalEntry, default_journal_path
+from paytui.actions.policy import ActionPolicy, Decision
+from paytui.actions.reconcile import reconcile, reconcile_all
+
+__all__ = [
+    "ActionError",
+    "ActionExecutor",
+    "ActionInFlight",
+    "ActionOutcome",
+    "ActionPolicy",
+    "ActionRefused",
+    "AmountError",
+    "ConfirmationRequired",
+    "Decision",
+    "Journal",
+    "JournalEntry",
+    "NotRetryable",
+    "PrecheckFailed",
+    "UnresolvedAction",
+    "check_amount",
+    "default_journal_path",
+    "format_amount",
+    "parse_amount",
+    "reconcile",
+    "reconcile_all",
+]

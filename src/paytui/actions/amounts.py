@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from decimal import ROUND_DOWN, Decimal, InvalidOperation
 
+from paytui.actions.errors import ActionError
+
 __all__ = [
     "MAX_AMOUNT",
     "AmountError",
@@ -30,12 +32,11 @@ _MAX_TEXT = 32
 _AMOUNT = re.compile(r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d*)?|\.\d+", re.ASCII)
 
 
-class AmountError(ValueError):
-    """A refused amount; `message` is a short sentence for the user, shown next to the field."""
+class AmountError(ActionError, ValueError):
+    """A refused amount; `message` is a short sentence for the user, shown next to the field.
 
-    def __init__(self, message: str) -> None:
-        self.message = message
-        super().__init__(message)
+    An `ActionError` too: when the executor refuses an amount, nothing was sent.
+    """
 
 
 def format_amount(amount: Decimal) -> str:

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from paytui.actions.executor import ActionOutcome
-
     from paytui.actions.policy import Decision
 
 

@@ -1,0 +1,751 @@
+"""`ActionExecutor`: sends a money action exactly once and always ends with a proven answer.
+
+The sequence for every action (docs/money-safety.md has the user's view of it):
+
+1. **Policy** (`ActionPolicy.check`): refused → `ActionRefused`, nothing written, nothing sent.
+2. **In-flight guard**: a second call for the same (operation, target) while the first runs
+   raises `ActionInFlight` and sends nothing. The guard is taken before the first ``await``, so
+   even ``asyncio.gather(capture(x), capture(x))`` sends one request.
+3. **Earlier unknowns**: an unresolved journal entry for the same target (a crash, a timeout
+   whose read-back failed) is reconciled first; if it stays unknown the action is refused
+   (`UnresolvedAction`) rather than risk doing it twice.
+4. **Checks**: amounts (`check_amount`), the capture's authorization (read first: a
+   pre-authorization or an already captured one is explained, not sent), and the production
+   typed confirmation (`ConfirmationRequired`).
+5. **Intent**: the journal row is committed (fsynced) — then marked "sent" — *before* the request.
+6. **Send once**. The client never retries a POST; neither do we.
+7. **Outcome**: success → "succeeded" with the result id; a definite refusal (4xx, or a
+   connection that never sent the request) → "failed"; anything else (timeout, dropped
+   connection after sending, 5xx, an unreadable answer) → "unknown", then an immediate read-back
+   (`paytui.actions.reconcile`) that turns it into "succeeded" or "not_applied", or leaves it
+   "unknown" when the read-back fails too. Never a resend.
+
+Only the user resends: `retry(entry_id)` on a "failed" or "not_applied" entry, once, after
+re-verifying that a "not_applied" still did not happen.
+
+The action runs in its own task, shielded from the caller: cancelling the UI worker that awaited
+it (Textual cancels exclusive workers) does not abandon a request half way; the journal still
+gets its outcome. Journal writes run in a thread so an fsync never blocks the event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+from paytui.actions.amounts import check_amount, format_amount
+from paytui.actions.errors import (
+    ActionError,
+    ActionInFlight,
+    ActionRefused,
+    ConfirmationRequired,
+    NotRetryable,
+    PrecheckFailed,
+    UnresolvedAction,
+)
+from paytui.actions.journal import Journal, JournalEntry
+from paytui.actions.policy import ActionPolicy, Decision
+from paytui.actions.reconcile import REF_ATTRIBUTE, Reconciled, reconcile_all, reconcile_detail
+from paytui.api.errors import (
+    ApiError,
+    MalformedResponseError,
+    ServerError,
+    TransportError,
+    redact,
+)
+from paytui.api.models import (
+    BankAccountPaymentMethodRequest,
+    CardPaymentMethodRequest,
+    Charge,
+    ChargeRequest,
+    Refund,
+    RefundRequest,
+    TokenPaymentMethodRequest,
+)
+from paytui.api.queries import RefundQuery
+
+if TYPE_CHECKING:
+    from paytui.api.client import PaymentClient
+
+__all__ = ["ActionExecutor", "ActionOutcome", "is_definite_failure"]
+
+#: Operations the executor runs (the journal's operations).
+_NOUNS = {
+    "capture": "capture",
+    "refund": "refund",
+    "charge": "charge",
+    "update_charge": "change of tags and attributes",
+}
+
+
+@dataclass(frozen=True)
+class ActionOutcome:
+    """What happened, for the UI: `state` is "succeeded", "failed", "not_applied" or "unknown".
+
+    `result_id` is the new charge (capture, charge) or refund id; `message` is one line for the
+    user; `charge` / `refund` the object when the service returned (or the read-back found) it.
+    """
+
+    entry_id: int
+    operation: str
+    charge_id: str | None
+    state: str
+    result_id: str | None = None
+    message: str | None = None
+    charge: Charge | None = None
+    refund: Refund | None = None
+    client_reference: str = ""
+    reconciled: bool = False
+
+    @property
+    def succeeded(self) -> bool:
+        return self.state == "succeeded"
+
+    @property
+    def retryable(self) -> bool:
+        """Only proven "did not happen" (or a definite refusal) may be retried, by the user."""
+        return self.state in {"failed", "not_applied"}
+
+
+def is_definite_failure(error: BaseException) -> bool:
+    """True when `error` proves the service did not apply the request.
+
+    A 4xx answer is a refusal; a connection that failed before sending proves nothing was sent.
+    A 5xx, a timeout or a dropped connection after sending, and an answer we could not read all
+    leave the outcome unknown (the service may have acted before failing).
+    """
+    if isinstance(error, TransportError):
+        return not error.request_sent
+    if isinstance(error, ServerError | MalformedResponseError):
+        return False
+    if isinstance(error, ApiError) and error.status is not None:
+        return 400 <= error.status < 500
+    return False
+
+
+def _clean(value: Any) -> tuple[Any, bool]:
+    """`value` with every string redacted (card-like digit runs, bearer tokens, secrets);
+    the flag says whether anything changed (then the summary cannot be used to retry)."""
+    if isinstance(value, str):
+        cleaned = redact(value)
+        return cleaned, cleaned != value
+    if isinstance(value, Mapping):
+        out: dict[str, Any] = {}
+        changed = False
+        for key, item in value.items():
+            new_key, key_changed = _clean(str(key))
+            out[new_key], item_changed = _clean(item)
+            changed = changed or key_changed or item_changed
+        return out, changed
+    if isinstance(value, list | tuple):
+        items = [_clean(item) for item in value]
+        return [item for item, _ in items], any(flag for _, flag in items)
+    if isinstance(value, Decimal):
+        return str(value), False
+    return value, False
+
+
+def _summary(**fields: Any) -> dict[str, Any]:
+    """A journal summary from an allow-list of fields (None left out), redacted."""
+    kept = {key: value for key, value in fields.items() if value is not None}
+    cleaned, changed = _clean(kept)
+    if changed:
+        cleaned["redacted"] = True
+    return cleaned
+
+
+def _mask_token(token_id: str) -> str:
+    return f"{token_id[:3]}…{token_id[-4:]}" if len(token_id) > 8 else "…"
+
+
+def _charge_summary(request: ChargeRequest) -> dict[str, Any]:
+    """The charge request without its card/bank number or token: method and last four only."""
+    method = request.payment_method
+    payment: dict[str, Any]
+    if isinstance(method, CardPaymentMethodRequest):
+        number = method.card_number.get_secret_value()
+        payment = {"method": "card", "last4": number[-4:]}
+    elif isinstance(method, BankAccountPaymentMethodRequest):
+        number = method.account_number.get_secret_value()
+        payment = {"method": "bank_account", "last4": number[-4:]}
+    elif isinstance(method, TokenPaymentMethodRequest):
+        payment = {"method": "token", "token": _mask_token(method.token_id)}
+    else:  # pragma: no cover - the request model admits only the three
+        payment = {"method": "unknown"}
+    return _summary(
+        account_id=request.account_id,
+        total_amount=request.total_amount,
+        charge_type=request.charge_type,
+        payment_method=payment,
+        invoice_number=request.invoice_number,
+        po_number=request.po_number,
+        convenience_fee=request.convenience_fee,
+        supplemental_fee=request.supplemental_fee,
+        tags=request.tags,
+        attributes=request.attributes,
+    )
+
+
+@dataclass
+class _InFlight:
+    task: asyncio.Task[ActionOutcome]
+    entry_id: int | None = None
+
+
+@dataclass
+class _Plan:
+    """Everything `_execute` needs for one action, prepared by the public method."""
+
+    operation: str
+    target: str  # the in-flight key: the charge id (the account for a new charge)
+    charge_id: str | None
+    amount: Decimal | None
+    summary: dict[str, Any]
+    send: Callable[[str], Awaitable[Charge | Refund]]
+    retry_of: int | None = None
+    desired: dict[str, Any] | None = None
+    original: Any = None
+    slot: _InFlight | None = field(default=None, repr=False)
+
+
+class ActionExecutor:
+    """Runs money actions through policy, journal, one send and reconciliation.
+
+    `policy` may be replaced at any time (the token's scopes become known after the first
+    authentication): ``executor.policy = dataclasses.replace(executor.policy, granted_scopes=...)``.
+    `retry_settle_seconds`: a "not applied" verdict is re-checked before a retry no sooner than
+    this long after the original request, so a slow service's late commit can show up first.
+    """
+
+    def __init__(
+        self,
+        client: PaymentClient,
+        journal: Journal,
+        policy: ActionPolicy,
+        *,
+        profile: str,
+        base_url: str,
+        retry_settle_seconds: float = 5.0,
+    ) -> None:
+        self.client = client
+        self.journal = journal
+        self.policy = policy
+        self.profile = profile
+        self.base_url = base_url
+        self.retry_settle_seconds = retry_settle_seconds
+        self._in_flight: dict[tuple[str, str], _InFlight] = {}
+        #: Requests of this session by entry id, for retrying what the journal keeps only masked
+        #: (a new charge's card number is never written down).
+        self._originals: dict[int, Any] = {}
+
+    # ------------------------------------------------------------------ questions for the UI
+
+    def check(self, operation: str) -> Decision:
+        """The policy's answer (for disabling a key and naming the missing scope)."""
+        return self.policy.check(operation)
+
+    def in_flight(self, operation: str, target: str) -> bool:
+        """True while `operation` on `target` (a charge id; the account for new charges) runs."""
+        slot = self._in_flight.get((operation, target))
+        return slot is not None and not slot.task.done()
+
+    def history(self, *, limit: int = 200, offset: int = 0) -> list[JournalEntry]:
+        """Every action of this profile and service, newest first (the History screen)."""
+        return self.journal.list(
+            limit=limit, offset=offset, profile=self.profile, base_url=self.base_url
+        )
+
+    async def remaining_refundable(self, charge_id: str) -> Decimal:
+        """What is left to refund of a charge: its amount minus its refunds (reads only).
+
+        The UI uses it as the refund field's default and `parse_amount`'s maximum.
+        """
+        charge = await self.client.get_charge(charge_id)
+        total = charge.total_amount or Decimal(0)
+        refunded = Decimal(0)
+        async for page in self.client.search_refunds(_refund_query(charge_id), page_size=100):
+            refunded += sum((r.total_amount or Decimal(0) for r in page.items), Decimal(0))
+        return max(total - refunded, Decimal(0))
+
+    # ---------------------------------------------------------------------------- actions
+
+    async def capture(
+        self,
+        charge_id: str,
+        *,
+        convenience_fee: Decimal | None = None,
+        supplemental_fee: Decimal | None = None,
+        confirmation: str | None = None,
+        _retry_of: int | None = None,
+    ) -> ActionOutcome:
+        """Capture an authorization (the full authorized amount plus the fees given)."""
+
+        async def prepare() -> _Plan:
+            fees = {
+                name: check_amount(value, allow_zero=True)
+                for name, value in (
+                    ("convenience_fee", convenience_fee),
+                    ("supplemental_fee", supplemental_fee),
+                )
+                if value is not None
+            }
+            auth = await self._read_authorization(charge_id)
+            amount = None
+            if auth.total_amount is not None:
+                amount = auth.total_amount + sum(fees.values(), Decimal(0))
+            self._confirm("capture", amount, charge_id, confirmation)
+
+            async def send(_ref: str) -> Charge:
+                return await self.client.capture(
+                    charge_id,
+                    convenience_fee=fees.get("convenience_fee"),
+                    supplemental_fee=fees.get("supplemental_fee"),
+                )
+
+            return _Plan(
+                "capture",
+                charge_id,
+                charge_id,
+                amount,
+                _summary(**fees),
+                send,
+                retry_of=_retry_of,
+            )
+
+        return await self._start("capture", charge_id, prepare)
+
+    async def refund(
+        self,
+        charge_id: str,
+        amount: Decimal | None = None,
+        *,
+        reason: str | None = None,
+        tags: Sequence[str] | None = None,
+        attributes: Mapping[str, Sequence[str]] | None = None,
+        confirmation: str | None = None,
+        _retry_of: int | None = None,
+    ) -> ActionOutcome:
+        """Refund `amount` of a charge (None: whatever is left). The refund carries the
+        attribute ``paytui_ref`` so a read-back finds exactly this one."""
+
+        async def prepare() -> _Plan:
+            checked = check_amount(amount) if amount is not None else None
+            self._confirm("refund", checked, charge_id, confirmation)
+            user_tags = list(tags) if tags is not None else None
+            user_attrs = (
+                {str(k): [str(v) for v in vs] for k, vs in attributes.items()}
+                if attributes is not None
+                else None
+            )
+
+            async def send(ref: str) -> Refund:
+                sent_attrs = {**(user_attrs or {}), REF_ATTRIBUTE: [ref]}
+                request = RefundRequest(
+                    charge_id=charge_id,
+                    total_amount=checked,
+                    reason=reason,
+                    tags=user_tags,
+                    attributes=sent_attrs,
+                )
+                return await self.client.create_refund(request)
+
+            summary = _summary(
+                total_amount=checked, reason=reason, tags=user_tags, attributes=user_attrs
+            )
+            return _Plan("refund", charge_id, charge_id, checked, summary, send, _retry_of)
+
+        return await self._start("refund", charge_id, prepare)
+
+    async def create_charge(
+        self,
+        request: ChargeRequest,
+        *,
+        confirmation: str | None = None,
+        _retry_of: int | None = None,
+    ) -> ActionOutcome:
+        """Create a charge. It carries ``paytui_ref`` (merged into its attributes); the journal
+        keeps the method and last four only, never the number or token."""
+
+        async def prepare() -> _Plan:
+            amount = check_amount(request.total_amount)
+            self._confirm("charge", amount, None, confirmation)
+
+            async def send(ref: str) -> Charge:
+                attrs = {**(request.attributes or {}), REF_ATTRIBUTE: [ref]}
+                return await self.client.create_charge(
+                    request.model_copy(update={"attributes": attrs})
+                )
+
+            return _Plan(
+                "charge",
+                request.account_id,
+                None,
+                amount,
+                _charge_summary(request),
+                send,
+                _retry_of,
+                original=request,
+            )
+
+        return await self._start("charge", request.account_id, prepare)
+
+    async def update_charge(
+        self,
+        charge_id: str,
+        *,
+        tags: Sequence[str] | None = None,
+        attributes: Mapping[str, Sequence[str]] | None = None,
+        _retry_of: int | None = None,
+    ) -> ActionOutcome:
+        """Replace the tags and/or attributes of a charge (PATCH; those not given are kept)."""
+
+        async def prepare() -> _Plan:
+            if tags is None and attributes is None:
+                raise ActionError("Nothing to change")
+            new_tags = list(tags) if tags is not None else None
+            new_attrs = (
+                {str(k): [str(v) for v in vs] for k, vs in attributes.items()}
+                if attributes is not None
+                else None
+            )
+            desired: dict[str, Any] = {}
+            if new_tags is not None:
+                desired["tags"] = new_tags
+            if new_attrs is not None:
+                desired["attributes"] = new_attrs
+
+            async def send(_ref: str) -> Charge:
+                return await self.client.update_charge(
+                    charge_id, tags=new_tags, attributes=new_attrs
+                )
+
+            return _Plan(
+                "update_charge",
+                charge_id,
+                charge_id,
+                None,
+                _summary(tags=new_tags, attributes=new_attrs),
+                send,
+                _retry_of,
+                desired=desired,
+            )
+
+        return await self._start("update_charge", charge_id, prepare)
+
+    async def retry(self, entry_id: int, *, confirmation: str | None = None) -> ActionOutcome:
+        """Send again, as a NEW journal entry, an action proven not to have happened.
+
+        Only on the user's request, only for "failed" / "not_applied", only once per entry; a
+        "not_applied" verdict is re-checked first (a slow service may have applied it late).
+        """
+        entry = await asyncio.to_thread(self.journal.get, entry_id)
+        if entry is None or (entry.profile, entry.base_url) != (self.profile, self.base_url):
+            raise NotRetryable(f"No action #{entry_id} for this profile")
+        if not entry.retryable:
+            raise NotRetryable(_not_retryable_reason(entry))
+        retries = await asyncio.to_thread(self.journal.retries_of, entry_id)
+        if retries:
+            raise NotRetryable(f"Already retried as #{retries[-1].id}")
+        summary = entry.request_summary
+        original = self._originals.get(entry_id)
+        if summary.get("redacted") and original is None:
+            raise NotRetryable("Its details are kept masked in the journal; start it again")
+        if entry.state == "not_applied":
+            await self._settle(entry)
+            rechecked = await reconcile_detail(self.client, self.journal, entry)
+            if rechecked.entry.state != "not_applied":
+                raise NotRetryable(_not_retryable_reason(rechecked.entry, late=True))
+        operation = entry.operation
+        if operation == "capture":
+            return await self.capture(
+                entry.charge_id or "",
+                convenience_fee=_decimal(summary.get("convenience_fee")),
+                supplemental_fee=_decimal(summary.get("supplemental_fee")),
+                confirmation=confirmation,
+                _retry_of=entry_id,
+            )
+        if operation == "refund":
+            return await self.refund(
+                entry.charge_id or "",
+                _decimal(summary.get("total_amount")),
+                reason=summary.get("reason"),
+                tags=summary.get("tags"),
+                attributes=summary.get("attributes"),
+                confirmation=confirmation,
+                _retry_of=entry_id,
+            )
+        if operation == "charge":
+            if not isinstance(original, ChargeRequest):
+                raise NotRetryable(
+                    "The card details of a new charge are never stored; enter it again"
+                )
+            return await self.create_charge(original, confirmation=confirmation, _retry_of=entry_id)
+        if operation == "update_charge":
+            return await self.update_charge(
+                entry.charge_id or "",
+                tags=summary.get("tags"),
+                attributes=summary.get("attributes"),
+                _retry_of=entry_id,
+            )
+        raise NotRetryable(f"Cannot retry a {operation}")  # pragma: no cover
+
+    async def reconcile_entry(self, entry_id: int) -> ActionOutcome:
+        """ "Check again": read the service back for one unresolved (or not_applied) entry."""
+        entry = await asyncio.to_thread(self.journal.get, entry_id)
+        if entry is None:
+            raise ActionError(f"No action #{entry_id}")
+        if any(slot.entry_id == entry_id for slot in self._in_flight.values()):
+            raise ActionError(f"Action #{entry_id} is still in progress")
+        return _outcome_of(await reconcile_detail(self.client, self.journal, entry))
+
+    async def reconcile_all(self) -> list[JournalEntry]:
+        """Start-up: settle every unresolved entry of this profile and service."""
+        busy = frozenset(
+            slot.entry_id for slot in self._in_flight.values() if slot.entry_id is not None
+        )
+        return await reconcile_all(
+            self.client, self.journal, profile=self.profile, base_url=self.base_url, skip=busy
+        )
+
+    async def aclose(self, timeout: float = 30.0) -> None:
+        """Wait (up to `timeout`) for actions still running, so their outcomes are journaled."""
+        tasks = [slot.task for slot in self._in_flight.values() if not slot.task.done()]
+        if tasks:
+            await asyncio.wait(tasks, timeout=timeout)
+
+    # --------------------------------------------------------------------------- internals
+
+    async def _start(
+        self, operation: str, target: str, prepare: Callable[[], Awaitable[_Plan]]
+    ) -> ActionOutcome:
+        """Policy and in-flight guard (synchronously, before any await), then run the action
+        in its own task and wait for it shielded from our caller's cancellation."""
+        decision = self.policy.check(operation)
+        if not decision.allowed:
+            raise ActionRefused(decision)
+        key = (operation, target)
+        current = self._in_flight.get(key)
+        if current is not None and not current.task.done():
+            raise ActionInFlight(operation, target, current.entry_id, current.task)
+        slot = _InFlight(task=None)  # type: ignore[arg-type]
+        slot.task = asyncio.get_running_loop().create_task(
+            self._execute(operation, target, prepare, slot)
+        )
+        self._in_flight[key] = slot
+
+        def _done(task: asyncio.Task[ActionOutcome]) -> None:
+            if self._in_flight.get(key) is slot:
+                del self._in_flight[key]
+            if not task.cancelled():
+                task.exception()  # retrieved: a caller that went away must not cause a warning
+
+        slot.task.add_done_callback(_done)
+        return await asyncio.shield(slot.task)
+
+    async def _execute(
+        self,
+        operation: str,
+        target: str,
+        prepare: Callable[[], Awaitable[_Plan]],
+        slot: _InFlight,
+    ) -> ActionOutcome:
+        # Earlier unknowns first: their verdict may change what the checks below say.
+        await self._settle_earlier(operation, target)
+        plan = await prepare()
+        ref = uuid.uuid4().hex
+        entry = await asyncio.to_thread(
+            self.journal.record_intent,
+            profile=self.profile,
+            base_url=self.base_url,
+            operation=plan.operation,
+            charge_id=plan.charge_id,
+            amount=plan.amount,
+            request_summary=plan.summary,
+            retry_of=plan.retry_of,
+            client_reference=ref,
+        )
+        slot.entry_id = entry.id
+        if plan.original is not None:
+            self._originals[entry.id] = plan.original
+        await asyncio.to_thread(self.journal.transition, entry.id, "sent", expected={"pending"})
+        try:
+            result = await plan.send(ref)
+        except asyncio.CancelledError:
+            # Shutting down mid-request: we cannot know what the service did. Written without
+            # awaiting (we are being cancelled); start-up reconciliation settles it.
+            self.journal.transition(
+                entry.id, "unknown", expected={"sent"}, error="Interrupted while sending"
+            )
+            raise
+        except Exception as err:  # ApiError, or a bug after the request left: never resend
+            message = str(err) if isinstance(err, ApiError) else f"{type(err).__name__}: {err}"
+            if is_definite_failure(err):
+                await asyncio.to_thread(
+                    self.journal.transition, entry.id, "failed", expected={"sent"}, error=message
+                )
+                return await self._outcome(entry.id, message=message)
+            await asyncio.to_thread(
+                self.journal.transition, entry.id, "unknown", expected={"sent"}, error=message
+            )
+            current = await asyncio.to_thread(self.journal.get, entry.id)
+            settled = await reconcile_detail(
+                self.client, self.journal, current or entry, desired=plan.desired
+            )
+            return _outcome_of(settled, cause=message)
+        result_id = result.refund_id if isinstance(result, Refund) else result.charge_id
+        await asyncio.to_thread(
+            self.journal.transition,
+            entry.id,
+            "succeeded",
+            expected={"sent"},
+            result_id=result_id,
+            amount=result.total_amount,
+            charge_id=result.charge_id if plan.operation == "charge" else None,
+        )
+        return await self._outcome(
+            entry.id,
+            charge=result if isinstance(result, Charge) else None,
+            refund=result if isinstance(result, Refund) else None,
+        )
+
+    async def _read_authorization(self, charge_id: str) -> Charge:
+        """Read the charge to capture and explain why it cannot be, before sending anything."""
+        try:
+            auth = await self.client.get_charge(charge_id)
+        except ApiError as err:
+            raise PrecheckFailed(f"Could not read the authorization: {err}") from err
+        kind = auth.charge_type
+        if kind == "pre_authorization":
+            raise PrecheckFailed("A pre-authorization only checks the card; it cannot be captured")
+        if kind is not None and kind != "authorization":
+            raise PrecheckFailed(f"Only an authorization can be captured; this is a {kind}")
+        if auth.captured_charge_id:
+            raise PrecheckFailed(
+                f"Already captured as {auth.captured_charge_id}", auth.captured_charge_id
+            )
+        if auth.status is not None and auth.status != "success":
+            raise PrecheckFailed(f"A {auth.status} authorization cannot be captured")
+        return auth
+
+    def _confirm(
+        self, operation: str, amount: Decimal | None, charge_id: str | None, typed: str | None
+    ) -> None:
+        if not self.policy.confirmation_ok(operation, amount, charge_id, typed):
+            raise ConfirmationRequired(self.policy.confirmation_phrase(amount, charge_id))
+
+    async def _settle_earlier(self, operation: str, target: str) -> None:
+        """Reconcile earlier unresolved entries of the same action and target; refuse while one
+        stays unknown (doing it again could do it twice)."""
+        entries = await asyncio.to_thread(
+            self.journal.unresolved,
+            profile=self.profile,
+            base_url=self.base_url,
+            operation=operation,
+            charge_id=None if operation == "charge" else target,
+        )
+        if operation == "charge":
+            entries = [e for e in entries if e.request_summary.get("account_id") == target]
+        for entry in entries:
+            settled = await reconcile_detail(self.client, self.journal, entry)
+            if settled.entry.unresolved:
+                noun = _NOUNS[operation]
+                raise UnresolvedAction(
+                    f"An earlier {noun} (#{entry.id}) has an unknown outcome; check it on the"
+                    " History screen before doing it again",
+                    entry.id,
+                )
+
+    async def _settle(self, entry: JournalEntry) -> None:
+        """Wait until `retry_settle_seconds` have passed since the entry's request was sent."""
+        sent = entry.sent_at or entry.created_at
+        waited = time.time() - sent.timestamp()
+        if waited < self.retry_settle_seconds:
+            await asyncio.sleep(self.retry_settle_seconds - waited)
+
+    async def _outcome(
+        self,
+        entry_id: int,
+        *,
+        message: str | None = None,
+        charge: Charge | None = None,
+        refund: Refund | None = None,
+    ) -> ActionOutcome:
+        entry = await asyncio.to_thread(self.journal.get, entry_id)
+        assert entry is not None
+        return ActionOutcome(
+            entry_id=entry.id,
+            operation=entry.operation,
+            charge_id=entry.charge_id,
+            state=entry.state,
+            result_id=entry.result_id,
+            message=message or _message(entry),
+            charge=charge,
+            refund=refund,
+            client_reference=entry.client_reference,
+        )
+
+
+def _refund_query(charge_id: str) -> RefundQuery:
+    return RefundQuery(charge_id=charge_id)
+
+
+def _decimal(value: Any) -> Decimal | None:
+    return Decimal(str(value)) if value is not None else None
+
+
+def _message(entry: JournalEntry, cause: str | None = None) -> str:
+    """One line for the user about an entry's state."""
+    noun = _NOUNS.get(entry.operation, entry.operation)
+    if entry.state == "succeeded":
+        amount = f" {format_amount(entry.amount)}" if entry.amount is not None else ""
+        done = {
+            "capture": f"Captured: new charge {entry.result_id}",
+            "refund": f"Refunded{amount}: refund {entry.result_id}",
+            "charge": f"Charge {entry.result_id} created",
+            "update_charge": "Tags and attributes saved",
+        }[entry.operation]
+        if cause:
+            return f"{done} (the answer was lost — {cause} — but the service shows it happened)"
+        return done
+    if entry.state == "not_applied":
+        lead = f"{cause}. " if cause else ""
+        return f"{lead}Checked with the service: the {noun} did not happen. You may try again."
+    if entry.state == "unknown":
+        return (
+            f"Outcome unknown: {entry.error or cause}. Nothing will be sent again;"
+            " check it again from History."
+        )
+    if entry.state == "failed":
+        return entry.error or f"The {noun} failed"
+    return f"The {noun} is {entry.state}"
+
+
+def _outcome_of(settled: Reconciled, cause: str | None = None) -> ActionOutcome:
+    entry = settled.entry
+    found = settled.found
+    return ActionOutcome(
+        entry_id=entry.id,
+        operation=entry.operation,
+        charge_id=entry.charge_id,
+        state=entry.state,
+        result_id=entry.result_id,
+        message=_message(entry, cause),
+        charge=found.charge if found else None,
+        refund=found.refund if found else None,
+        client_reference=entry.client_reference,
+        reconciled=True,
+    )
+
+
+def _not_retryable_reason(entry: JournalEntry, *, late: bool = False) -> str:
+    if entry.state == "succeeded":
+        lead = "It did happen after all" if late else "It already happened"
+        return f"{lead}: {entry.result_id}" if entry.result_id else lead
+    if entry.unresolved:
+        return "Its outcome is not known yet; check it again first — retrying could do it twice"
+    return f"A {entry.state} action cannot be retried"

@@ -1,0 +1,204 @@
+"""Reading the service back to settle an action whose outcome is unknown.
+
+When a capture or refund times out, the connection drops after sending, or the service answers
+5xx, the request may or may not have been applied. Sending it again could capture or refund twice,
+so instead we *look*: each operation leaves a trace we can find without ambiguity.
+
+- capture: the capture is a new charge whose ``original_charge_id`` is the authorization (and
+  the authorization gains ``captured_charge_id``).
+- refund: every refund we send carries the attribute ``paytui_ref: [<client reference>]``;
+  ``GET /v2/refunds?charge_id=<id>&attribute=paytui_ref=<ref>`` finds exactly it.
+- charge: likewise ``GET /v2/charges?attribute=paytui_ref=<ref>``.
+- update_charge (PATCH, idempotent): the charge's tags/attributes equal what we sent.
+
+A "not applied" verdict is only given after a *complete* search: if the service ignored a filter
+and the search would have to scan more than a few pages, the verdict stays "unknown". Matches are
+also checked client-side, so a service that ignores an unknown filter cannot produce a false
+"succeeded" either. A failed read-back leaves the entry "unknown"; nothing is ever resent here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from paytui.actions.journal import UNRESOLVED_STATES, Journal, JournalEntry
+from paytui.api.errors import ApiError, NotFoundError
+from paytui.api.models import Charge, Page, Refund
+from paytui.api.queries import ChargeQuery, RefundQuery
+
+if TYPE_CHECKING:
+    from paytui.api.client import PaymentClient
+
+__all__ = [
+    "REF_ATTRIBUTE",
+    "ReadBack",
+    "read_back",
+    "reconcile",
+    "reconcile_all",
+    "reconcile_detail",
+]
+
+#: The attribute key carrying the journal's client reference on refunds and charges we create.
+REF_ATTRIBUTE = "paytui_ref"
+#: How many pages a read-back may scan before it gives up on proving "not applied".
+MAX_PAGES = 5
+#: States a reconciliation may overwrite. "not_applied" is included so a later look can still
+#: discover a late commit (and so `retry` can re-verify before it sends).
+RECONCILABLE = frozenset(UNRESOLVED_STATES | {"not_applied"})
+
+T = TypeVar("T")
+
+
+class Unprovable(Exception):
+    """The read-back could not prove either way (search too large, details masked)."""
+
+
+@dataclass(frozen=True)
+class ReadBack:
+    """What the service shows: `state` is "succeeded" or "not_applied"."""
+
+    state: str
+    result_id: str | None = None
+    amount: Decimal | None = None
+    charge: Charge | None = None
+    refund: Refund | None = None
+
+
+async def _scan(pages: AsyncIterator[Page[T]]) -> AsyncIterator[T]:
+    """Items of at most MAX_PAGES pages; `Unprovable` if there would be more."""
+    count = 0
+    async for page in pages:
+        count += 1
+        for item in page.items:
+            yield item
+        if count >= MAX_PAGES and page.has_more:
+            raise Unprovable("too many results to be sure")
+
+
+def _has_ref(attributes: dict[str, list[str]], reference: str) -> bool:
+    return reference in attributes.get(REF_ATTRIBUTE, [])
+
+
+async def read_back(
+    client: PaymentClient, entry: JournalEntry, *, desired: dict[str, Any] | None = None
+) -> ReadBack:
+    """Look for the trace of `entry` on the service. Raises `ApiError` (reads failed) or
+    `Unprovable`. `desired` overrides the journal's summary for update_charge (the executor
+    still holds the unmasked values)."""
+    operation = entry.operation
+    ref = entry.client_reference
+    if operation == "capture":
+        auth_id = entry.charge_id or ""
+        query = ChargeQuery(original_charge_id=auth_id)
+        async for charge in _scan(client.search_charges(query, page_size=20)):
+            if charge.original_charge_id == auth_id:
+                return ReadBack("succeeded", charge.charge_id, charge.total_amount, charge=charge)
+        # Belt and braces: the authorization itself names its capture once there is one.
+        auth = await client.get_charge(auth_id)
+        if auth.captured_charge_id:
+            return ReadBack("succeeded", auth.captured_charge_id)
+        return ReadBack("not_applied")
+    if operation == "refund":
+        query = RefundQuery(charge_id=entry.charge_id, attributes=((REF_ATTRIBUTE, ref),))
+        async for refund in _scan(client.search_refunds(query, page_size=50)):
+            if refund.charge_id == entry.charge_id and _has_ref(refund.attributes, ref):
+                return ReadBack("succeeded", refund.refund_id, refund.total_amount, refund=refund)
+        return ReadBack("not_applied")
+    if operation == "charge":
+        account = entry.request_summary.get("account_id")
+        charge_query = ChargeQuery(attributes=((REF_ATTRIBUTE, ref),), account_id=account)
+        async for charge in _scan(client.search_charges(charge_query, page_size=50)):
+            if _has_ref(charge.attributes, ref):
+                return ReadBack("succeeded", charge.charge_id, charge.total_amount, charge=charge)
+        return ReadBack("not_applied")
+    if operation == "update_charge":
+        wanted = desired if desired is not None else entry.request_summary
+        if desired is None and wanted.get("redacted"):
+            raise Unprovable("the journal holds only a masked copy of the change")
+        try:
+            charge = await client.get_charge(entry.charge_id or "")
+        except NotFoundError:
+            return ReadBack("not_applied")
+        same_tags = "tags" not in wanted or list(charge.tags) == list(wanted["tags"])
+        same_attrs = "attributes" not in wanted or charge.attributes == wanted["attributes"]
+        if same_tags and same_attrs:
+            return ReadBack("succeeded", charge.charge_id, charge=charge)
+        return ReadBack("not_applied")
+    raise Unprovable(f"cannot read back a {operation!r}")
+
+
+@dataclass(frozen=True)
+class Reconciled:
+    """The journal entry after reconciliation, with what the read-back found (if it worked)."""
+
+    entry: JournalEntry
+    found: ReadBack | None
+    error: str | None
+
+
+async def reconcile_detail(
+    client: PaymentClient,
+    journal: Journal,
+    entry: JournalEntry,
+    *,
+    desired: dict[str, Any] | None = None,
+) -> Reconciled:
+    """Settle one entry and record the verdict (compare-and-set: a verdict recorded meanwhile by
+    someone else wins). Entries already succeeded or failed are returned unchanged."""
+    if entry.state not in RECONCILABLE:
+        return Reconciled(entry, None, None)
+    try:
+        found = await read_back(client, entry, desired=desired)
+    except (ApiError, Unprovable) as err:
+        message = f"Could not check whether it happened: {err}"
+        await asyncio.to_thread(
+            journal.transition,
+            entry.id,
+            "unknown",
+            expected=UNRESOLVED_STATES,
+            error=message,
+        )
+        current = await asyncio.to_thread(journal.get, entry.id)
+        return Reconciled(current or entry, None, message)
+    note = None if found.state == "succeeded" else "Checked with the service: it did not happen"
+    await asyncio.to_thread(
+        journal.transition,
+        entry.id,
+        found.state,
+        expected=RECONCILABLE,
+        result_id=found.result_id,
+        amount=found.amount,
+        error=note,
+    )
+    current = await asyncio.to_thread(journal.get, entry.id)
+    return Reconciled(current or entry, found, None)
+
+
+async def reconcile(client: PaymentClient, journal: Journal, entry: JournalEntry) -> str:
+    """Settle one entry by reading the service back; returns its state afterwards:
+    "succeeded", "not_applied", or still "unknown" when the read-back itself failed."""
+    return (await reconcile_detail(client, journal, entry)).entry.state
+
+
+async def reconcile_all(
+    client: PaymentClient,
+    journal: Journal,
+    *,
+    profile: str,
+    base_url: str,
+    skip: frozenset[int] = frozenset(),
+) -> list[JournalEntry]:
+    """Start-up: settle every unresolved entry of this profile and service (others are left for
+    when that profile is used: their service is not the one `client` talks to). `skip`: ids of
+    entries still in flight in this process. Returns the entries after reconciliation."""
+    pending = await asyncio.to_thread(journal.unresolved, profile=profile, base_url=base_url)
+    results: list[JournalEntry] = []
+    for entry in pending:
+        if entry.id in skip:
+            continue
+        results.append((await reconcile_detail(client, journal, entry)).entry)
+    return results

@@ -1,0 +1,106 @@
+"""Test support of the action tests: a transport that watches, and server-side look-ups.
+
+`WireTransport` wraps the sandbox's ASGI transport and
+- records every request (method, path, JSON body) so tests count what was really *sent*;
+- calls `on_send(request)` before forwarding, so a test can inspect the journal at the moment
+  the request leaves (the intent-before-request property);
+- can make POSTs time out client-side after `post_timeout` seconds while the server carries on
+  (`abandon=True`, what a real server does when the client hangs up) or is cut off with them
+  (`abandon=False`: the request dies before the service commits);
+- can fail every GET with a connection error (`fail_gets`), so a read-back fails.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+import httpx
+
+from paytui.api.client import PaymentClient
+from paytui.api.models import Charge
+from paytui.api.queries import ChargeQuery, RefundQuery
+
+BASE_URL = "http://sandbox"
+PROFILE = "sandbox"
+
+
+@dataclass
+class Sent:
+    method: str
+    path: str
+    body: Any
+
+
+class WireTransport(httpx.AsyncBaseTransport):
+    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
+        self.inner = inner
+        self.sent: list[Sent] = []
+        self.on_send: Callable[[httpx.Request], None] | None = None
+        self.post_timeout: float | None = None
+        self.abandon = True
+        self.fail_gets = False
+        self.background: set[asyncio.Task[Any]] = set()
+
+    def posts(self, path_part: str = "") -> list[Sent]:
+        """Requests that change data (POST/PATCH/PUT) whose path contains `path_part`."""
+        return [s for s in self.sent if s.method != "GET" and path_part in s.path]
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if request.url.path.startswith("/v2/services"):  # the OAuth token: not interesting
+            return await self.inner.handle_async_request(request)
+        body = json.loads(request.content) if request.content else None
+        self.sent.append(Sent(request.method, request.url.path, body))
+        if self.on_send is not None:
+            self.on_send(request)
+        if request.method == "GET" and self.fail_gets:
+            raise httpx.ConnectError("test: reads are down", request=request)
+        if request.method != "GET" and self.post_timeout is not None:
+            task = asyncio.ensure_future(self._complete(request))
+            self.background.add(task)
+            task.add_done_callback(self.background.discard)
+            done, _ = await asyncio.wait({task}, timeout=self.post_timeout)
+            if not done:
+                if not self.abandon:
+                    task.cancel()
+                raise httpx.ReadTimeout("test: no answer in time", request=request)
+            return task.result()
+        return await self.inner.handle_async_request(request)
+
+    async def _complete(self, request: httpx.Request) -> httpx.Response:
+        response = await self.inner.handle_async_request(request)
+        await response.aread()
+        return response
+
+    async def drain(self) -> None:
+        """Let requests the client gave up on finish (or die) before the test looks."""
+        if self.background:
+            await asyncio.gather(*self.background, return_exceptions=True)
+
+
+# ------------------------------------------------------------------ finding things to act on
+
+
+async def first_open(client: PaymentClient, query: ChargeQuery, skip: int = 0) -> Charge:
+    page = await client.search_charges_page(query, limit=50)
+    candidates = [c for c in page.items if not c.reversal_flag and not c.chargebacks]
+    return candidates[skip]
+
+
+async def captures_of(client: PaymentClient, auth_id: str) -> list[Charge]:
+    """Every capture of an authorization, as the server holds them."""
+    page = await client.search_charges_page(ChargeQuery(original_charge_id=auth_id), limit=50)
+    return [c for c in page.items if c.original_charge_id == auth_id]
+
+
+async def refunds_of(client: PaymentClient, charge_id: str) -> list[Any]:
+    page = await client.search_refunds_page(RefundQuery(charge_id=charge_id), limit=100)
+    return [r for r in page.items if r.charge_id == charge_id]
+
+
+async def refunded_total(client: PaymentClient, charge_id: str) -> Decimal:
+    return sum((r.total_amount for r in await refunds_of(client, charge_id)), Decimal(0))
