@@ -303,3 +303,29 @@ async def test_restart_reconciles_unresolved_entries(
         await restarted.aclose()
     assert len(wire.posts("/capture")) == 1
     assert len(wire.posts("/refunds")) == 1
+
+
+async def test_edit_with_lost_answer_is_checked_against_the_charge(
+    executor: ActionExecutor,
+    client: PaymentClient,
+    sale: Charge,
+    sandbox_faults: Faults,
+    wire: WireTransport,
+) -> None:
+    """PATCH: a 500 before the service acted reads back as not applied; a late answer after it
+    acted reads back as succeeded (the charge shows exactly the tags and attributes sent)."""
+    sandbox_faults.fail_status = 500
+    sandbox_faults.fail_path_prefix = f"/v2/charges/{sale.charge_id}"
+    sandbox_faults.fail_count = 1
+    failed = await executor.update_charge(sale.charge_id, tags=["first"])
+    assert failed.state == "not_applied"
+
+    sandbox_faults.delay_seconds = 0.3
+    wire.post_timeout = 0.1
+    late = await executor.update_charge(sale.charge_id, tags=["late"], attributes={"k": ["v"]})
+    await wire.drain()
+    sandbox_faults.delay_seconds = 0
+    assert late.state == "succeeded" and late.reconciled
+    charge = await client.get_charge(sale.charge_id)
+    assert charge.tags == ["late"] and charge.attributes == {"k": ["v"]}
+    assert len(wire.posts(sale.charge_id)) == 2
