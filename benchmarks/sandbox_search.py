@@ -94,7 +94,8 @@ async def run(db: Path, repeat: int) -> dict[str, dict[str, float | int]]:
             )
         ).json()["access_token"]
         http.headers["Authorization"] = f"Bearer {token}"
-        first = (await http.get("/v2/charges", params={"charge_type": "capture", "limit": 1})).json()
+        params = {"charge_type": "capture", "limit": 1}
+        first = (await http.get("/v2/charges", params=params)).json()
         capture = first["data"][0]
         results: dict[str, dict[str, float | int]] = {}
         named = queries(

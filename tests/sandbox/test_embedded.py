@@ -1,0 +1,58 @@
+"""The embedded sandbox child process over a private Unix socket."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+import pytest
+
+from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
+from paytui.sandbox.embedded import BASE_URL, EmbeddedSandbox
+from tests.sandbox.helpers import get_token
+
+
+def test_the_launcher_imports_nothing_heavy() -> None:
+    code = (
+        "import sys, paytui.sandbox.embedded, paytui.sandbox;"
+        "heavy = {'fastapi', 'uvicorn', 'httpx', 'starlette', 'pydantic', 'textual', 'sqlite3'};"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip() == "[]"
+
+
+async def test_child_serves_over_the_socket_and_stops(sandbox_db: Path) -> None:
+    sandbox = EmbeddedSandbox.start(sandbox_db)
+    try:
+        sandbox.wait_ready(timeout=30)
+        assert sandbox.socket_path.exists()
+        transport = httpx.AsyncHTTPTransport(uds=str(sandbox.socket_path))
+        async with httpx.AsyncClient(transport=transport, base_url=BASE_URL) as http:
+            http.headers["Authorization"] = "Bearer " + await get_token(
+                http, DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
+            )
+            page = (await http.get("/v2/charges", params={"limit": 3})).json()
+        assert page["total"] == 3000
+        assert len(page["data"]) == 3
+    finally:
+        sandbox.stop()
+    assert not sandbox.running
+    assert sandbox._process.returncode == 0  # exited on stdin EOF, not killed
+    assert not sandbox.socket_path.parent.exists()
+
+
+def test_a_dying_child_raises_with_its_stderr(tmp_path: Path) -> None:
+    not_a_database = tmp_path / "garbage.sqlite3"
+    not_a_database.write_bytes(b"this is not sqlite" * 100)
+    sandbox = EmbeddedSandbox.start(not_a_database)
+    try:
+        with pytest.raises(RuntimeError, match="exited with status") as info:
+            sandbox.wait_ready(timeout=30)
+        assert "DatabaseError" in str(info.value) or "not a database" in str(info.value)
+    finally:
+        sandbox.stop()

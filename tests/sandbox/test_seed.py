@@ -1,0 +1,98 @@
+"""The demo data: deterministic, complete, and free of full card or bank numbers."""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import UTC, datetime
+from pathlib import Path
+
+from paytui.sandbox.seed import build_database
+
+
+def dump(path: Path) -> list[str]:
+    with sqlite3.connect(path) as conn:
+        return list(conn.iterdump())
+
+
+def test_same_seed_same_data_other_seed_other_data(tmp_path: Path) -> None:
+    build_database(tmp_path / "a.sqlite3", charges=300, seed=3)
+    build_database(tmp_path / "b.sqlite3", charges=300, seed=3)
+    build_database(tmp_path / "c.sqlite3", charges=300, seed=4)
+    assert dump(tmp_path / "a.sqlite3") == dump(tmp_path / "b.sqlite3")
+    assert dump(tmp_path / "a.sqlite3") != dump(tmp_path / "c.sqlite3")
+
+
+def test_rebuild_replaces_the_database(tmp_path: Path) -> None:
+    path = tmp_path / "db.sqlite3"
+    build_database(path, charges=120)
+    build_database(path, charges=80, anchor=datetime(2025, 1, 1, tzinfo=UTC))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["db.sqlite3"]
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("SELECT COUNT(*) FROM charges").fetchone() == (80,)
+        assert conn.execute("SELECT MAX(ts) FROM charges").fetchone()[0] < "2025-01-01T00:00:00"
+
+
+def test_template_has_every_kind_of_record(sandbox_template: Path) -> None:
+    with sqlite3.connect(sandbox_template) as conn:
+        assert conn.execute("SELECT COUNT(*) FROM charges").fetchone() == (3000,)
+        kinds = set(
+            conn.execute("SELECT DISTINCT status, charge_type, method FROM charges").fetchall()
+        )
+        for kind in [
+            ("success", "sale", "card"),
+            ("success", "sale", "bank_account"),
+            ("success", "authorization", "card"),
+            ("success", "capture", "card"),
+            ("success", "pre_authorization", "card"),
+            ("declined", "sale", "card"),
+            ("chargeback", "sale", "card"),
+            ("return", "sale", "bank_account"),
+        ]:
+            assert kind in kinds
+        brands = {
+            r[0]
+            for r in conn.execute(
+                "SELECT DISTINCT json_extract(doc, '$.payment_method.type') FROM charge_docs"
+            )
+        }
+        assert {"visa", "mastercard", "amex", "discover"} <= brands
+        ts_range = conn.execute("SELECT MIN(ts), MAX(ts) FROM charges").fetchone()
+        assert ts_range[0] >= "2026-05-24" and ts_range[1] <= "2026-11-20T18:00:00.000Z"
+        tags = {r[0] for r in conn.execute("SELECT DISTINCT tag FROM charge_tags")}
+        assert {"vip", "subscription", "phone-order", "wholesale", "web", "retail"} <= tags
+        assert (
+            conn.execute(
+                "SELECT COUNT(*) FROM charges WHERE contact_name LIKE '[bold red]mallory[/]%'"
+            ).fetchone()[0]
+            > 0
+        )
+        assert conn.execute("SELECT COUNT(*) FROM refunds").fetchone()[0] > 50
+        expired = conn.execute(
+            "SELECT COUNT(*) FROM tokens"
+            " WHERE json_extract(doc, '$.token_expiration_date') < '2026-11-20'"
+        ).fetchone()[0]
+        assert 0 < expired < 20
+        statuses = dict(
+            conn.execute("SELECT status, COUNT(*) FROM distributions GROUP BY status").fetchall()
+        )
+        approved = conn.execute(
+            "SELECT COUNT(*) FROM accounts WHERE status = 'approved'"
+        ).fetchone()[0]
+        assert statuses["open"] == approved and statuses["paid"] > 100
+        on_approved = conn.execute(
+            "SELECT COUNT(*) FROM charges c JOIN accounts a USING (account_id)"
+            " WHERE a.status = 'approved'"
+        ).fetchone()[0]
+        assert on_approved > 0.9 * 3000
+
+
+def test_no_full_numbers_anywhere_in_the_file(sandbox_template: Path) -> None:
+    raw = sandbox_template.read_bytes()
+    for number in (
+        b"4111111111111111",
+        b"4000000000000002",
+        b"5555555555554444",
+        b"378282246310005",
+    ):
+        assert number not in raw
+    assert b"XXXXXXXXXXXX1111" in raw
