@@ -14,7 +14,7 @@ from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from paytui.sandbox.errors import ApiError
-from paytui.sandbox.faults import Faults
+from paytui.sandbox.faults import Faults, quiet_dropped_answers
 from paytui.sandbox.http import error_response, json_response
 from paytui.sandbox.middleware import SandboxMiddleware
 from paytui.sandbox.routes_auth import router as auth_router
@@ -104,4 +104,5 @@ def create_app(
     app.add_exception_handler(StarletteHTTPException, _http_error)
     app.add_exception_handler(Exception, _server_error)
     app.add_middleware(SandboxMiddleware, faults=faults, store=store)
+    quiet_dropped_answers()
     return app

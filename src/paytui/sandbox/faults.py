@@ -6,6 +6,7 @@ changed while it runs (tests flip it directly; `PUT /sandbox/faults` flips it ov
 
 from __future__ import annotations
 
+import logging
 import threading
 from dataclasses import dataclass, field
 from typing import Any
@@ -15,6 +16,27 @@ DROPPABLE_OPERATIONS = frozenset({"capture", "refund", "charge"})
 
 class DropResponse(Exception):
     """Raised after a commit so the connection closes without a complete answer."""
+
+
+class QuietDrops(logging.Filter):
+    """Turns uvicorn's traceback for a deliberately dropped answer into one warning line."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.exc_info and isinstance(record.exc_info[1], DropResponse):
+            record.msg, record.args = (
+                "sandbox fault: dropped the answer after committing the %s",
+                (record.exc_info[1],),
+            )
+            record.exc_info, record.exc_text, record.levelno = None, None, logging.WARNING
+            record.levelname = "WARNING"
+        return True
+
+
+def quiet_dropped_answers() -> None:
+    """Install `QuietDrops` on uvicorn's error logger once."""
+    logger = logging.getLogger("uvicorn.error")
+    if not any(isinstance(f, QuietDrops) for f in logger.filters):
+        logger.addFilter(QuietDrops())
 
 
 @dataclass
