@@ -1,0 +1,641 @@
+"""Pydantic v2 models of the payment service's resources and requests.
+
+Response models read **tolerantly** (`docs/api-assumptions.md`): the real service may add fields,
+so every response model keeps unknown fields (``extra="allow"``; they come back out of
+``model_dump``), optional fields default to None, legacy forms (tags as a comma-separated string,
+an attribute value as a bare string) are normalised, and a payment method of an unknown `method`
+is kept as a generic model instead of failing the whole charge.
+
+Request models are strict (``extra="forbid"``) because they are built by our own code, and a typo
+there should fail loudly. Card and bank account numbers are `SecretStr`: they show as
+``**********`` in repr, str, logs and ``model_dump_json()``; only `RequestModel.to_body` (used
+when the client builds the HTTP body) writes the real value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from decimal import Decimal
+from typing import Annotated, Any, Generic, Literal, TypeVar
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Discriminator,
+    Field,
+    PlainSerializer,
+    SecretStr,
+    SerializationInfo,
+    Tag,
+)
+
+from paytui.api.money import Money, to_decimal
+
+# --------------------------------------------------------------------------------------------
+# Field types shared by the models
+# --------------------------------------------------------------------------------------------
+
+
+def _ensure_utc(value: datetime) -> datetime:
+    """The wire is UTC; a timestamp without an offset is read as UTC rather than local time."""
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value
+
+
+def format_timestamp(value: datetime) -> str:
+    """The wire form: UTC, milliseconds, ``Z`` (``2022-02-11T19:45:03.115Z``)."""
+    utc = _ensure_utc(value).astimezone(UTC)
+    return utc.strftime("%Y-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z"
+
+
+#: A tz-aware timestamp, written back exactly in the service's own format.
+Timestamp = Annotated[
+    datetime,
+    AfterValidator(_ensure_utc),
+    PlainSerializer(format_timestamp, return_type=str, when_used="json"),
+]
+
+
+def _parse_tags(value: object) -> object:
+    """Tags were a comma-separated string before they became an array; accept both."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [part.strip() for part in value.split(",") if part.strip()]
+    if isinstance(value, list | tuple | set | frozenset):
+        return [str(item) for item in value if item is not None]
+    return value
+
+
+def _parse_attributes(value: object) -> object:
+    """Attributes map a key to a list of strings; a bare string value means a one-item list."""
+    if value is None:
+        return {}
+    if isinstance(value, Mapping):
+        result: dict[str, list[str]] = {}
+        for key, item in value.items():
+            if item is None:
+                result[str(key)] = []
+            elif isinstance(item, str | int | float | Decimal):
+                result[str(key)] = [str(item)]
+            elif isinstance(item, list | tuple):
+                result[str(key)] = [str(part) for part in item if part is not None]
+            else:
+                return value  # let pydantic report the odd shape
+        return result
+    return value
+
+
+Tags = Annotated[list[str], BeforeValidator(_parse_tags)]
+Attributes = Annotated[dict[str, list[str]], BeforeValidator(_parse_attributes)]
+#: A plain number that is not money (fraud score): still exact, still never a float.
+Number = Annotated[Decimal, BeforeValidator(to_decimal)]
+
+#: Serialization context key under which `SecretValue` writes the real value.
+REVEAL_SECRETS = "reveal_secrets"
+
+
+def _serialize_secret(value: SecretStr, info: SerializationInfo) -> str:
+    context = info.context
+    if isinstance(context, Mapping) and context.get(REVEAL_SECRETS):
+        return value.get_secret_value()
+    return str(value)
+
+
+#: A card or account number in a request: masked everywhere except the HTTP body.
+SecretValue = Annotated[SecretStr, PlainSerializer(_serialize_secret, return_type=str)]
+
+
+class ResponseModel(BaseModel):
+    """Base of everything read from the service: unknown fields are kept, not rejected."""
+
+    model_config = ConfigDict(extra="allow", validate_by_name=True, serialize_by_alias=True)
+
+
+class RequestModel(BaseModel):
+    """Base of everything sent to the service."""
+
+    model_config = ConfigDict(extra="forbid", validate_by_name=True, serialize_by_alias=True)
+
+    def to_body(self) -> dict[str, Any]:
+        """The JSON body for the wire: real secret values, aliases, None fields left out."""
+        return self.model_dump(
+            mode="json", by_alias=True, exclude_none=True, context={REVEAL_SECRETS: True}
+        )
+
+
+# --------------------------------------------------------------------------------------------
+# Small shared parts
+# --------------------------------------------------------------------------------------------
+
+
+class Contact(ResponseModel):
+    """The cardholder or account holder (also used in requests, hence the extra fields allowed)."""
+
+    first_name: str | None = None
+    last_name: str | None = None
+    country: str | None = None
+
+    @property
+    def name(self) -> str:
+        """First and last name as one string, "" when neither is known."""
+        return " ".join(part for part in (self.first_name, self.last_name) if part)
+
+
+class ProcessorMessages(ResponseModel):
+    """What the card processor said about address and card verification (passed, unknown...)."""
+
+    avs_response: str | None = None
+    cv_response: str | None = None
+    message: str | None = None
+
+
+# --------------------------------------------------------------------------------------------
+# Payment method (response form)
+# --------------------------------------------------------------------------------------------
+
+
+def _last4(number: str | None) -> str | None:
+    if not number:
+        return None
+    digits = "".join(ch for ch in number if ch.isdigit())
+    return digits[-4:] if len(digits) >= 4 else None
+
+
+class CardPaymentMethod(ResponseModel):
+    """A card as the service shows it: brand in `type`, number masked to ``XXXXXXXXXXXX1111``."""
+
+    method: Literal["card"] = "card"
+    type: str | None = None
+    card_number: str | None = None
+    expiration_date: str | None = None
+    contact: Contact | None = None
+    token_id: str | None = None
+
+    @property
+    def last4(self) -> str | None:
+        return _last4(self.card_number)
+
+    @property
+    def brand(self) -> str | None:
+        return self.type
+
+
+class BankAccountPaymentMethod(ResponseModel):
+    """A bank account as the service shows it: only the last four digits of the number."""
+
+    method: Literal["bank_account"] = "bank_account"
+    type: str | None = None
+    account_number: str | None = None
+    contact: Contact | None = None
+
+    @property
+    def last4(self) -> str | None:
+        return _last4(self.account_number)
+
+
+class UnknownPaymentMethod(ResponseModel):
+    """A payment method of a kind this client does not know; kept whole so nothing is lost."""
+
+    method: str | None = None
+    contact: Contact | None = None
+
+    @property
+    def last4(self) -> str | None:
+        extra = self.model_extra or {}
+        for key in ("card_number", "account_number"):
+            value = extra.get(key)
+            if isinstance(value, str) and (found := _last4(value)):
+                return found
+        return None
+
+
+def _payment_method_kind(value: Any) -> str:
+    method = value.get("method") if isinstance(value, Mapping) else getattr(value, "method", None)
+    if method in ("card", "bank_account"):
+        return str(method)
+    return "other"
+
+
+#: The response payment method, chosen by `method`; anything else becomes UnknownPaymentMethod.
+PaymentMethod = Annotated[
+    Annotated[CardPaymentMethod, Tag("card")]
+    | Annotated[BankAccountPaymentMethod, Tag("bank_account")]
+    | Annotated[UnknownPaymentMethod, Tag("other")],
+    Discriminator(_payment_method_kind),
+]
+
+
+# --------------------------------------------------------------------------------------------
+# Charges and what hangs off them
+# --------------------------------------------------------------------------------------------
+
+
+class ChargebackItem(ResponseModel):
+    chargeback_id: str | None = None
+    amount: Money | None = None
+    reason_code: str | None = None
+    reason: str | None = None
+    status: str | None = None
+    chargeback_timestamp: Timestamp | None = None
+
+
+class Chargebacks(ResponseModel):
+    """The chargebacks of a charge (its inner fields are not in the spec; ours are a guess)."""
+
+    total_amount: Money | None = None
+    items: list[ChargebackItem] = Field(default_factory=list)
+
+
+class ReturnInfo(ResponseModel):
+    """An ACH return of a bank-account charge (the wire key is ``return``)."""
+
+    return_code: str | None = None
+    reason: str | None = None
+    return_timestamp: Timestamp | None = None
+
+
+class DistributionItem(ResponseModel):
+    """One line of a payout: an amount (always positive) whose `category` gives the direction."""
+
+    item_id: str | None = None
+    charge_id: str | None = None
+    category: str | None = None
+    amount: Money | None = None
+
+
+class TotalAmounts(ResponseModel):
+    """Totals by category: net = sales - refunds - chargebacks - returns - fees."""
+
+    sales: Money | None = None
+    refunds: Money | None = None
+    chargebacks: Money | None = None
+    returns: Money | None = None
+    fees: Money | None = None
+    net: Money | None = None
+
+
+class Distribution(ResponseModel):
+    """A payout grouping of charges. `items` is None in list results (only `item_count` given)."""
+
+    distribution_id: str
+    account_id: str | None = None
+    merchant_id: str | None = None
+    status: str | None = None
+    distribution_timestamp: Timestamp | None = None
+    total_amounts: TotalAmounts | None = None
+    items: list[DistributionItem] | None = None
+    item_count: int | None = None
+
+
+class Charge(ResponseModel):
+    """A charge: a sale, authorization, pre-authorization or capture, by card, bank or token."""
+
+    charge_id: str
+    charge_timestamp: Timestamp | None = None
+    authorization_code: str | None = None
+    original_charge_id: str | None = None
+    captured_charge_id: str | None = None
+    total_amount: Money | None = None
+    reversal_flag: bool | None = None
+    payment_method: PaymentMethod | None = None
+    processor_messages: ProcessorMessages | None = None
+    account_id: str | None = None
+    merchant_id: str | None = None
+    status: str | None = None
+    result_code: str | None = None
+    result_text: str | None = None
+    last_updated_timestamp: Timestamp | None = None
+    chargebacks: Chargebacks | None = None
+    #: None: not expanded (ask with expand); []: expanded and in no distribution.
+    distributions: list[Distribution] | None = None
+    attributes: Attributes = Field(default_factory=dict)
+    tags: Tags = Field(default_factory=list)
+    invoice_number: str | None = None
+    po_number: str | None = None
+    line_items: list[dict[str, Any]] | None = None
+    convenience_fee: Money | None = None
+    supplemental_fee: Money | None = None
+    tokenize: Any = None
+    charge_type: str | None = None
+    return_info: ReturnInfo | None = Field(default=None, alias="return")
+
+    @property
+    def method(self) -> str | None:
+        """``card`` or ``bank_account`` (a token charge is ``card``), or None when unknown."""
+        return self.payment_method.method if self.payment_method is not None else None
+
+    @property
+    def last4(self) -> str | None:
+        """Last four digits of the card or bank account, for lists and search."""
+        return self.payment_method.last4 if self.payment_method is not None else None
+
+    @property
+    def contact_name(self) -> str:
+        """The payer's name ("" when the service did not give one)."""
+        if self.payment_method is None or self.payment_method.contact is None:
+            return ""
+        return self.payment_method.contact.name
+
+    @property
+    def token_id(self) -> str | None:
+        if isinstance(self.payment_method, CardPaymentMethod):
+            return self.payment_method.token_id
+        return None
+
+    @property
+    def is_open_authorization(self) -> bool:
+        """An authorization that succeeded and has not been captured yet: the one a user captures.
+
+        When the service leaves out `charge_type`, the ``Authorized`` result code identifies an
+        authorization (pre-authorizations are zero-amount checks and are never captured).
+        """
+        if self.status != "success" or self.captured_charge_id is not None:
+            return False
+        if self.charge_type is not None:
+            return self.charge_type == "authorization"
+        return self.result_code == "Authorized" and (self.total_amount or 0) > 0
+
+
+class Refund(ResponseModel):
+    refund_id: str
+    charge_id: str | None = None
+    account_id: str | None = None
+    merchant_id: str | None = None
+    total_amount: Money | None = None
+    status: str | None = None
+    reason: str | None = None
+    refund_timestamp: Timestamp | None = None
+    last_updated_timestamp: Timestamp | None = None
+    attributes: Attributes = Field(default_factory=dict)
+    tags: Tags = Field(default_factory=list)
+
+
+class Token(ResponseModel):
+    """A stored card; `token_id` replaces the card details when charging it later."""
+
+    token_id: str
+    account_id: str | None = None
+    payment_method: PaymentMethod | None = None
+    fraud_score: Number | None = None
+    reason: str | None = None
+    token_expiration_date: Timestamp | None = None
+    created_timestamp: Timestamp | None = None
+    processor_messages: ProcessorMessages | None = None
+
+    @property
+    def last4(self) -> str | None:
+        return self.payment_method.last4 if self.payment_method is not None else None
+
+
+class Account(ResponseModel):
+    """A payment account (``pa_...``); only ``approved`` accounts can take charges."""
+
+    account_id: str
+    merchant_id: str | None = None
+    name: str | None = None
+    status: str | None = None
+    status_message: str | None = None
+    merchant_category_code: str | None = None
+    tax_authority: str | None = None
+    tax_authority_state: str | None = None
+    created_timestamp: Timestamp | None = None
+    last_updated_timestamp: Timestamp | None = None
+    attributes: Attributes = Field(default_factory=dict)
+    tags: Tags = Field(default_factory=list)
+
+
+class Merchant(ResponseModel):
+    merchant_id: str
+    name: str | None = None
+    status: str | None = None
+    created_timestamp: Timestamp | None = None
+    attributes: Attributes = Field(default_factory=dict)
+    tags: Tags = Field(default_factory=list)
+
+
+class PluginSession(ResponseModel):
+    """A created plugin session; `status` is set when the merchant's state forbids editing."""
+
+    session_id: str
+    type: str | None = None
+    url: str | None = None
+    created_timestamp: Timestamp | None = None
+    status: str | None = None
+
+
+T = TypeVar("T")
+
+
+class Page(BaseModel, Generic[T]):
+    """One page of a list. `total` is None when the service did not say how many match."""
+
+    items: list[T]
+    total: int | None = None
+    limit: int
+    offset: int = 0
+    has_more: bool = False
+
+    @property
+    def next_offset(self) -> int:
+        return self.offset + len(self.items)
+
+
+class TokenInfo(BaseModel):
+    """An access token with what the service granted; the token itself never shows in a repr."""
+
+    model_config = ConfigDict(frozen=True)
+
+    access_token: SecretStr
+    expires_at: datetime | None = None
+    scopes: frozenset[str] = frozenset()
+    token_type: str = "Bearer"
+
+    def expires_within(self, seconds: float, now: datetime | None = None) -> bool:
+        """True when the token is (about to be) expired and should be fetched again."""
+        if self.expires_at is None:
+            return False
+        current = now or datetime.now(UTC)
+        return (self.expires_at - current).total_seconds() <= seconds
+
+
+# --------------------------------------------------------------------------------------------
+# Requests
+# --------------------------------------------------------------------------------------------
+
+
+class CardPaymentMethodRequest(RequestModel):
+    """Pay by card: number, expiry (``YYYY-MM``), cardholder."""
+
+    method: Literal["card"] = "card"
+    card_number: SecretValue
+    expiration_date: str
+    contact: Contact | None = None
+
+
+class BankAccountPaymentMethodRequest(RequestModel):
+    """Pay by bank account (ACH); the routing number is public, the account number is not."""
+
+    method: Literal["bank_account"] = "bank_account"
+    type: str = "checking"
+    routing_number: str
+    account_number: SecretValue
+    contact: Contact | None = None
+
+
+class TokenPaymentMethodRequest(RequestModel):
+    """Pay with a stored card token instead of card details."""
+
+    token_id: str
+
+
+class TokenCreatePaymentMethodRequest(RequestModel):
+    """The card to store as a token, with why it is stored (``on_file``)."""
+
+    reason: str = "on_file"
+    method: Literal["card"] = "card"
+    card_number: SecretValue
+    expiration_date: str
+    contact: Contact | None = None
+
+
+def _request_method_kind(value: Any) -> str:
+    if isinstance(value, Mapping):
+        if "token_id" in value and "method" not in value:
+            return "token"
+        return str(value.get("method", "card"))
+    if isinstance(value, TokenPaymentMethodRequest):
+        return "token"
+    return str(getattr(value, "method", "card"))
+
+
+ChargePaymentMethodRequest = Annotated[
+    Annotated[CardPaymentMethodRequest, Tag("card")]
+    | Annotated[BankAccountPaymentMethodRequest, Tag("bank_account")]
+    | Annotated[TokenPaymentMethodRequest, Tag("token")],
+    Discriminator(_request_method_kind),
+]
+
+
+class ChargeRequest(RequestModel):
+    """POST /v2/charges. `charge_type` None is a sale; ``authorization`` holds the amount."""
+
+    account_id: str
+    total_amount: Money
+    payment_method: ChargePaymentMethodRequest
+    charge_type: Literal["sale", "authorization", "pre_authorization"] | None = None
+    attributes: Attributes | None = None
+    tags: Tags | None = None
+    invoice_number: str | None = None
+    po_number: str | None = None
+    line_items: list[dict[str, Any]] | None = None
+    convenience_fee: Money | None = None
+    supplemental_fee: Money | None = None
+    tokenize: Any = None
+
+
+class RefundRequest(RequestModel):
+    """POST /v2/refunds; `total_amount` None refunds whatever is left of the charge."""
+
+    charge_id: str
+    total_amount: Money | None = None
+    reason: str | None = None
+    attributes: Attributes | None = None
+    tags: Tags | None = None
+
+
+class TokenRequest(RequestModel):
+    """POST /v2/tokens."""
+
+    account_id: str
+    payment_method: TokenCreatePaymentMethodRequest
+
+
+class TokenUpdatePaymentMethod(RequestModel):
+    expiration_date: str | None = None
+    contact: Contact | None = None
+
+
+class TokenUpdate(RequestModel):
+    """PUT /v2/tokens/{id}: new expiry or holder of the stored card, or a new token expiry."""
+
+    payment_method: TokenUpdatePaymentMethod | None = None
+    token_expiration_date: Timestamp | None = None
+
+
+class PaymentPluginSessionRequest(RequestModel):
+    """POST /v2/plugins/payment; extra properties (appearance, ...) pass through as given."""
+
+    model_config = ConfigDict(extra="allow", validate_by_name=True, serialize_by_alias=True)
+
+    account_id: str | None = None
+    charge_type: Literal["sale", "authorization"] | None = None
+    tokenize: dict[str, Any] | None = None
+    max_attempts: int | None = None
+    max_transaction_amount: Money | None = None
+    attributes: Attributes | None = None
+    tags: Tags | None = None
+    payment_methods: list[str] | None = None
+    invoice_number: str | None = None
+    po_number: str | None = None
+    convenience_fee: dict[str, Any] | None = None
+    tax_amount: Money | None = None
+    captcha: Any = None
+    fields: dict[str, Any] | None = None
+    appearance: dict[str, Any] | None = None
+    prefix: str | None = None
+    data: dict[str, Any] | None = None
+
+
+class EnrollmentPluginSessionRequest(RequestModel):
+    """POST /v2/plugins/enrollment; `account` carries account.attributes / account.tags."""
+
+    model_config = ConfigDict(extra="allow", validate_by_name=True, serialize_by_alias=True)
+
+    merchant_id: str | None = None
+    attributes: Attributes | None = None
+    tags: Tags | None = None
+    account: dict[str, Any] | None = None
+    data: dict[str, Any] | None = None
+
+
+__all__ = [
+    "Account",
+    "Attributes",
+    "BankAccountPaymentMethod",
+    "BankAccountPaymentMethodRequest",
+    "CardPaymentMethod",
+    "CardPaymentMethodRequest",
+    "Charge",
+    "ChargePaymentMethodRequest",
+    "ChargeRequest",
+    "ChargebackItem",
+    "Chargebacks",
+    "Contact",
+    "Distribution",
+    "DistributionItem",
+    "EnrollmentPluginSessionRequest",
+    "Merchant",
+    "Page",
+    "PaymentMethod",
+    "PaymentPluginSessionRequest",
+    "PluginSession",
+    "ProcessorMessages",
+    "Refund",
+    "RefundRequest",
+    "ReturnInfo",
+    "Tags",
+    "Timestamp",
+    "Token",
+    "TokenCreatePaymentMethodRequest",
+    "TokenInfo",
+    "TokenPaymentMethodRequest",
+    "TokenRequest",
+    "TokenUpdate",
+    "TokenUpdatePaymentMethod",
+    "TotalAmounts",
+    "UnknownPaymentMethod",
+    "format_timestamp",
+]

@@ -1,0 +1,95 @@
+"""Money: the one place that knows how amounts are parsed, checked and written.
+
+Amounts are `Decimal` from the moment they leave the wire until the moment they go back on it.
+Binary floats cannot represent most cent values (0.1 + 0.2 != 0.3), and a payment tool that is
+off by a cent is wrong, so:
+
+- JSON bodies are parsed with `loads_json` (``parse_float=Decimal``): a number's raw text becomes
+  a Decimal directly, it never passes through float.
+- `to_decimal` still accepts a float (a Python caller may pass one) and converts it through its
+  shortest repr, which is the text the caller typed, not the binary expansion.
+- `to_wire` writes an amount as a JSON number with at most two places. Integral amounts become an
+  int; others a float whose shortest repr is exactly the two-place decimal text (this holds for
+  every value with at most 15 significant digits, i.e. up to about 10 trillion).
+"""
+
+from __future__ import annotations
+
+import json
+from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
+from typing import Annotated, Any
+
+from pydantic import BeforeValidator, PlainSerializer
+
+CENT = Decimal("0.01")
+
+#: A float holds any decimal of this many significant digits exactly enough for repr to round-trip.
+_FLOAT_SAFE_DIGITS = 15
+
+
+def to_decimal(value: object) -> Decimal:
+    """A Decimal from an int, float, numeric string or Decimal; raises ValueError otherwise.
+
+    bool is refused on purpose: ``True`` is an int in Python but never a meaningful amount.
+    """
+    if isinstance(value, bool):
+        raise ValueError("an amount cannot be a boolean")
+    if isinstance(value, Decimal):
+        result = value
+    elif isinstance(value, int):
+        result = Decimal(value)
+    elif isinstance(value, float):
+        result = Decimal(repr(value))
+    elif isinstance(value, str):
+        try:
+            result = Decimal(value.strip())
+        except InvalidOperation:
+            raise ValueError(f"not an amount: {value[:40]!r}") from None
+    else:
+        raise ValueError(f"not an amount: {type(value).__name__}")
+    if not result.is_finite():
+        raise ValueError("an amount must be finite")
+    return result
+
+
+def quantize(amount: Decimal) -> Decimal:
+    """Round to cents (banker's rounding, as ledgers do) for display or sending."""
+    return amount.quantize(CENT, rounding=ROUND_HALF_EVEN)
+
+
+def to_wire(amount: Decimal) -> int | float:
+    """The JSON number for an amount: at most two places, exactly the decimal text.
+
+    ``json.dumps`` and pydantic both write a float with its shortest repr, so a two-place decimal
+    with at most 15 significant digits comes out as exactly its own text (``0.3``, ``25.5``).
+    """
+    cents = quantize(amount)
+    if cents == cents.to_integral_value():
+        return int(cents)
+    as_float = float(cents)
+    if len(cents.as_tuple().digits) > _FLOAT_SAFE_DIGITS or Decimal(repr(as_float)) != cents:
+        raise ValueError(f"amount {cents} cannot be written exactly as a JSON number")
+    return as_float
+
+
+def format_amount(amount: Decimal | None) -> str:
+    """Plain two-place text (no grouping), for logs and messages; the UI has its own formatter."""
+    return "-" if amount is None else str(quantize(amount))
+
+
+def loads_json(text: str | bytes) -> Any:
+    """Parse a JSON body keeping every non-integer number as an exact Decimal."""
+    return json.loads(text, parse_float=Decimal)
+
+
+def _serialize_money(value: Decimal) -> int | float:
+    return to_wire(value)
+
+
+#: An amount field: parsed exactly from int/float/str, dumped as Decimal in Python mode and as a
+#: two-place JSON number in JSON mode.
+Money = Annotated[
+    Decimal,
+    BeforeValidator(to_decimal),
+    PlainSerializer(_serialize_money, return_type=int | float, when_used="json"),
+]
