@@ -551,6 +551,8 @@ class TokenRequest(RequestModel):
 
     account_id: str
     payment_method: TokenCreatePaymentMethodRequest
+    #: When the token stops being chargeable (the service defaults to three years).
+    token_expiration_date: Timestamp | None = None
 
 
 class TokenUpdatePaymentMethod(RequestModel):

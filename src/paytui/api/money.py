@@ -44,7 +44,7 @@ def to_decimal(value: object) -> Decimal:
         try:
             result = Decimal(value.strip())
         except InvalidOperation:
-            raise ValueError(f"not an amount: {value[:40]!r}") from None
+            raise ValueError("not a decimal number") from None
     else:
         raise ValueError(f"not an amount: {type(value).__name__}")
     if not result.is_finite():

@@ -1,0 +1,689 @@
+"""`PaymentClient`: the async client every screen uses to reach the payment service.
+
+One `httpx.AsyncClient` per `PaymentClient` (connection pooling); a timeout on every request.
+
+Failure rules, because this client moves money:
+
+- Only GET is retried (429, 502, 503, 504, connection failures), with exponential backoff and
+  jitter, honouring ``Retry-After``.
+- A POST/PATCH/PUT is never retried once it may have reached the server. A failure to connect is
+  reported with ``request_sent=False`` (nothing happened, safe to repeat); a read timeout, a
+  dropped connection or a 5xx after sending means "outcome unknown" (``request_sent=True`` /
+  ``outcome_unknown``), and the user has to look before charging again.
+- A 401 fetches a new token once and replays the request (safe even for POST: a 401 means the
+  server did not act).
+- Every httpx exception, non-2xx answer, non-JSON body and unexpected shape becomes an
+  `paytui.api.errors.ApiError`; nothing else leaves this module.
+
+The ``paytui.api`` logger gets method, path, status and duration at DEBUG; never headers, bodies,
+query strings, tokens or card numbers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import logging
+import random
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from datetime import UTC, datetime
+from decimal import Decimal
+from types import TracebackType
+from typing import Any, Literal, Self, TypeVar
+from urllib.parse import quote as url_quote
+
+import httpx
+import pydantic
+from pydantic import SecretStr
+
+from paytui.api.auth import Authenticator, ClientCredentialsAuth, StaticTokenAuth
+from paytui.api.errors import (
+    ApiError,
+    AuthenticationError,
+    ConflictError,
+    FieldError,
+    ForbiddenError,
+    MalformedResponseError,
+    NotFoundError,
+    RateLimitedError,
+    RequestTimeoutError,
+    ServerError,
+    TransportError,
+    ValidationError,
+    quote,
+)
+from paytui.api.models import (
+    Account,
+    Charge,
+    ChargeRequest,
+    Distribution,
+    EnrollmentPluginSessionRequest,
+    Merchant,
+    Page,
+    PaymentPluginSessionRequest,
+    PluginSession,
+    Refund,
+    RefundRequest,
+    RequestModel,
+    Token,
+    TokenInfo,
+    TokenRequest,
+    TokenUpdate,
+)
+from paytui.api.money import loads_json, to_wire
+from paytui.api.queries import ChargeQuery, RefundQuery
+
+logger = logging.getLogger("paytui.api")
+
+M = TypeVar("M", bound=pydantic.BaseModel)
+
+#: Statuses after which a GET is tried again.
+RETRY_STATUSES = frozenset({429, 502, 503, 504})
+#: Methods that are retried at all. Only reads: a repeated POST may charge a card twice.
+RETRY_METHODS = frozenset({"GET"})
+#: Keys a list may sit under (besides the resource's plural name).
+LIST_KEYS = ("data", "items", "results")
+USER_AGENT = "paytui/0.1"
+
+
+class PaymentClient:
+    """The payment service's API (see docs/architecture.md for the contract of every method)."""
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        token: str | SecretStr | None = None,
+        client_id: str | None = None,
+        client_secret: str | SecretStr | None = None,
+        scopes: Sequence[str] | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+        timeout: float = 10.0,
+        max_retries: int = 3,
+        verify: bool | str = True,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.timeout = timeout
+        self.max_retries = max(0, max_retries)
+        #: Backoff before retry n (0-based) is about `backoff_base * 2**n` seconds, jittered.
+        self.backoff_base = 0.5
+        #: No single wait is longer than this, whatever Retry-After says: the UI stays responsive.
+        self.max_delay = 30.0
+        #: Replaceable in tests so retries do not really sleep.
+        self.sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
+        self._http = httpx.AsyncClient(
+            base_url=self.base_url,
+            transport=transport,
+            timeout=timeout,
+            verify=verify,
+            headers={"User-Agent": USER_AGENT, "Accept": "application/json"},
+            follow_redirects=False,
+        )
+        self._auth: Authenticator | None
+        if token is not None:
+            self._auth = StaticTokenAuth(token)
+        elif client_id is not None:
+            if client_secret is None:
+                raise ValueError("client_id needs a client_secret")
+            self._auth = ClientCredentialsAuth(
+                self._http, client_id, client_secret, scopes=scopes, timeout=timeout
+            )
+        else:
+            self._auth = None
+
+    # ----------------------------------------------------------------------------------------
+    # Life cycle and authentication
+    # ----------------------------------------------------------------------------------------
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Close the pooled connections."""
+        await self._http.aclose()
+
+    async def authenticate(self) -> TokenInfo:
+        """Get a token now (client credentials) so a bad profile fails at start, not mid-task."""
+        if self._auth is None:
+            raise AuthenticationError("no credentials configured (token or client id/secret)")
+        info = await self._auth.token()
+        if info is None:  # pragma: no cover - both strategies always return a token
+            raise AuthenticationError("no token available")
+        return info
+
+    @property
+    def granted_scopes(self) -> frozenset[str] | None:
+        """Scopes of the current client-credentials token; None before authentication or when a
+        static token is used (its scopes are not known to the client)."""
+        if isinstance(self._auth, ClientCredentialsAuth) and self._auth.current is not None:
+            return self._auth.current.scopes
+        return None
+
+    # ----------------------------------------------------------------------------------------
+    # Charges
+    # ----------------------------------------------------------------------------------------
+
+    async def search_charges_page(
+        self, query: ChargeQuery | None = None, *, limit: int = 50, offset: int = 0
+    ) -> Page[Charge]:
+        params = query.to_params() if query is not None else []
+        return await self._page("/v2/charges", params, Charge, "charges", limit, offset)
+
+    async def search_charges(
+        self, query: ChargeQuery | None = None, *, page_size: int = 50
+    ) -> AsyncIterator[Page[Charge]]:
+        """Every page of a charge search, in order, stopping after the last one."""
+        offset = 0
+        while True:
+            page = await self.search_charges_page(query, limit=page_size, offset=offset)
+            yield page
+            if not page.has_more or not page.items:
+                return
+            offset = page.next_offset
+
+    async def get_charge(
+        self, charge_id: str, *, expand: Literal["distributions", "all"] | None = None
+    ) -> Charge:
+        params = [("expand", expand)] if expand else None
+        body = await self._request("GET", _path("/v2/charges", charge_id), params=params)
+        return _parse(Charge, body)
+
+    async def create_charge(self, request: ChargeRequest) -> Charge:
+        body = await self._request("POST", "/v2/charges", json=_body(request))
+        return _parse(Charge, body)
+
+    async def capture(
+        self,
+        charge_id: str,
+        *,
+        convenience_fee: Decimal | None = None,
+        supplemental_fee: Decimal | None = None,
+    ) -> Charge:
+        """Capture an authorization; the result is a new charge with `original_charge_id` set."""
+        payload: dict[str, Any] = {}
+        for name, value in (
+            ("convenience_fee", convenience_fee),
+            ("supplemental_fee", supplemental_fee),
+        ):
+            if value is not None:
+                payload[name] = _amount(value, name)
+        path = _path("/v2/charges", charge_id, "capture")
+        return _parse(Charge, await self._request("POST", path, json=payload))
+
+    async def update_charge(
+        self,
+        charge_id: str,
+        *,
+        tags: list[str] | None = None,
+        attributes: dict[str, list[str]] | None = None,
+    ) -> Charge:
+        """Replace tags and/or attributes (the ones given; the other is left alone)."""
+        payload: dict[str, Any] = {}
+        if tags is not None:
+            payload["tags"] = list(tags)
+        if attributes is not None:
+            payload["attributes"] = {key: list(values) for key, values in attributes.items()}
+        body = await self._request("PATCH", _path("/v2/charges", charge_id), json=payload)
+        return _parse(Charge, body)
+
+    async def distribute_charge(self, charge_id: str) -> Distribution:
+        path = _path("/v2/charges", charge_id, "distribute")
+        return _parse(Distribution, await self._request("POST", path, json={}))
+
+    # ----------------------------------------------------------------------------------------
+    # Refunds
+    # ----------------------------------------------------------------------------------------
+
+    async def create_refund(self, request: RefundRequest) -> Refund:
+        return _parse(Refund, await self._request("POST", "/v2/refunds", json=_body(request)))
+
+    async def get_refund(self, refund_id: str) -> Refund:
+        return _parse(Refund, await self._request("GET", _path("/v2/refunds", refund_id)))
+
+    async def search_refunds_page(
+        self, query: RefundQuery | None = None, *, limit: int = 50, offset: int = 0
+    ) -> Page[Refund]:
+        params = query.to_params() if query is not None else []
+        return await self._page("/v2/refunds", params, Refund, "refunds", limit, offset)
+
+    async def search_refunds(
+        self, query: RefundQuery | None = None, *, page_size: int = 50
+    ) -> AsyncIterator[Page[Refund]]:
+        offset = 0
+        while True:
+            page = await self.search_refunds_page(query, limit=page_size, offset=offset)
+            yield page
+            if not page.has_more or not page.items:
+                return
+            offset = page.next_offset
+
+    # ----------------------------------------------------------------------------------------
+    # Tokens
+    # ----------------------------------------------------------------------------------------
+
+    async def create_token(self, request: TokenRequest) -> Token:
+        return _parse(Token, await self._request("POST", "/v2/tokens", json=_body(request)))
+
+    async def get_token(self, token_id: str) -> Token:
+        return _parse(Token, await self._request("GET", _path("/v2/tokens", token_id)))
+
+    async def update_token(self, token_id: str, request: TokenUpdate) -> Token:
+        body = await self._request("PUT", _path("/v2/tokens", token_id), json=_body(request))
+        return _parse(Token, body)
+
+    async def list_tokens_page(
+        self, *, account_id: str | None = None, limit: int = 50, offset: int = 0
+    ) -> Page[Token]:
+        params = _filters(account_id=account_id)
+        return await self._page("/v2/tokens", params, Token, "tokens", limit, offset)
+
+    # ----------------------------------------------------------------------------------------
+    # Accounts, merchants, distributions
+    # ----------------------------------------------------------------------------------------
+
+    async def get_account(self, account_id: str) -> Account:
+        return _parse(Account, await self._request("GET", _path("/v2/accounts", account_id)))
+
+    async def list_accounts_page(
+        self,
+        *,
+        merchant_id: str | None = None,
+        status: str | None = None,
+        limit: int = 50,
+        offset: int = 0,
+    ) -> Page[Account]:
+        params = _filters(merchant_id=merchant_id, status=status)
+        return await self._page("/v2/accounts", params, Account, "accounts", limit, offset)
+
+    async def list_merchants_page(self, *, limit: int = 50, offset: int = 0) -> Page[Merchant]:
+        return await self._page("/v2/merchants", [], Merchant, "merchants", limit, offset)
+
+    async def list_distributions_page(
+        self,
+        *,
+        account_id: str | None = None,
+        merchant_id: str | None = None,
+        limit: int = 50,
+        offset: int = 0,
+    ) -> Page[Distribution]:
+        params = _filters(account_id=account_id, merchant_id=merchant_id)
+        return await self._page(
+            "/v2/distributions", params, Distribution, "distributions", limit, offset
+        )
+
+    async def get_distribution(self, distribution_id: str) -> Distribution:
+        body = await self._request("GET", _path("/v2/distributions", distribution_id))
+        return _parse(Distribution, body)
+
+    # ----------------------------------------------------------------------------------------
+    # Plugins
+    # ----------------------------------------------------------------------------------------
+
+    async def create_payment_plugin_session(
+        self, request: PaymentPluginSessionRequest
+    ) -> PluginSession:
+        body = await self._request("POST", "/v2/plugins/payment", json=_body(request))
+        return _parse(PluginSession, body)
+
+    async def create_enrollment_plugin_session(
+        self, request: EnrollmentPluginSessionRequest
+    ) -> PluginSession:
+        body = await self._request("POST", "/v2/plugins/enrollment", json=_body(request))
+        return _parse(PluginSession, body)
+
+    # ----------------------------------------------------------------------------------------
+    # The request machinery
+    # ----------------------------------------------------------------------------------------
+
+    async def _page(
+        self,
+        path: str,
+        params: list[tuple[str, str]],
+        model: type[M],
+        plural: str,
+        limit: int,
+        offset: int,
+    ) -> Page[M]:
+        wire = [*params, ("limit", str(limit)), ("offset", str(offset))]
+        body = await self._request("GET", path, params=wire)
+        return _parse_page(body, model, plural, limit, offset)
+
+    async def _request(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Sequence[tuple[str, str]] | None = None,
+        json: Any = None,
+    ) -> Any:
+        """Send one call (with GET retries and one 401 refresh); the parsed JSON body or None."""
+        retryable = method in RETRY_METHODS
+        attempt = 0
+        refreshed = False
+        while True:
+            token = await self._auth.token() if self._auth is not None else None
+            headers = (
+                {"Authorization": f"Bearer {token.access_token.get_secret_value()}"}
+                if (token is not None)
+                else {}
+            )
+            started = time.perf_counter()
+            try:
+                response = await self._http.request(
+                    method,
+                    path,
+                    params=list(params) if params else None,
+                    json=json,
+                    headers=headers,
+                    timeout=self.timeout,
+                )
+            except Exception as exc:  # every transport failure, mapped below
+                error = _transport_error(exc, method, path)
+                logger.debug(
+                    "%s %s -> %s (%.1f ms)", method, path, type(exc).__name__, _ms(started)
+                )
+                if retryable and attempt < self.max_retries:
+                    await self.sleep(self._backoff(attempt))
+                    attempt += 1
+                    continue
+                raise error from exc
+            logger.debug("%s %s -> %s (%.1f ms)", method, path, response.status_code, _ms(started))
+
+            if response.status_code == 401 and self._auth is not None and not refreshed:
+                refreshed = True
+                if await self._auth.invalidate(token):
+                    continue
+            if retryable and response.status_code in RETRY_STATUSES and attempt < self.max_retries:
+                delay = _retry_after(response)
+                await self.sleep(
+                    min(delay, self.max_delay) if delay is not None else self._backoff(attempt)
+                )
+                attempt += 1
+                continue
+            if response.status_code >= 400:
+                raise _http_error(response, method)
+            return _json_body(response)
+
+    def _backoff(self, attempt: int) -> float:
+        """Exponential backoff with jitter (half fixed, half random) so clients do not stampede."""
+        ceiling = min(self.max_delay, self.backoff_base * 2**attempt)
+        return ceiling / 2 + random.uniform(0, ceiling / 2)
+
+
+# --------------------------------------------------------------------------------------------
+# Helpers (module level: pure functions are easy to test)
+# --------------------------------------------------------------------------------------------
+
+
+def _ms(started: float) -> float:
+    return (time.perf_counter() - started) * 1000
+
+
+def _path(collection: str, resource_id: str, action: str | None = None) -> str:
+    """A resource path with the id escaped: an id typed by a user must not walk the URL tree."""
+    if not resource_id:
+        raise ValidationError("an id is required", status=None)
+    path = f"{collection}/{url_quote(resource_id, safe='')}"
+    return f"{path}/{action}" if action else path
+
+
+def _filters(**values: str | None) -> list[tuple[str, str]]:
+    return [(name, value) for name, value in values.items() if value is not None]
+
+
+def _amount(value: Decimal, name: str) -> int | float:
+    try:
+        return to_wire(value)
+    except (ValueError, ArithmeticError) as exc:
+        raise ValidationError(
+            f"{name} is not a valid amount", status=None, field_errors=[FieldError(name, str(exc))]
+        ) from None
+
+
+def _body(request: RequestModel) -> dict[str, Any]:
+    """The wire body of a request model (the only place secrets are revealed)."""
+    try:
+        return request.to_body()
+    except (ValueError, pydantic.PydanticSerializationError) as exc:
+        raise ValidationError(
+            f"cannot send {type(request).__name__}: {quote(str(exc))}", status=None
+        ) from None
+
+
+def _transport_error(exc: Exception, method: str, path: str) -> TransportError:
+    """Map an exception raised while sending to the hierarchy, deciding if it reached the server.
+
+    Connect failures and pool timeouts happen before a byte is sent. Everything else (read and
+    write timeouts, dropped connections, protocol errors, an in-process app crashing) happens
+    while or after the request is sent, so for a POST its outcome is unknown.
+    """
+    where = f"{method} {path}"
+    if isinstance(exc, httpx.ConnectTimeout | httpx.PoolTimeout):
+        return RequestTimeoutError(f"{where}: could not connect in time", request_sent=False)
+    if isinstance(exc, httpx.TimeoutException):
+        return RequestTimeoutError(f"{where}: no answer in time", request_sent=True)
+    if isinstance(exc, httpx.ConnectError | httpx.UnsupportedProtocol):
+        return TransportError(f"{where}: cannot connect ({_describe(exc)})", request_sent=False)
+    if isinstance(exc, httpx.HTTPError | httpx.InvalidURL):
+        return TransportError(
+            f"{where}: connection failed ({type(exc).__name__})", request_sent=True
+        )
+    return TransportError(f"{where}: request failed ({type(exc).__name__})", request_sent=True)
+
+
+def _describe(exc: Exception) -> str:
+    text = str(exc)
+    return quote(text, 80) if text else type(exc).__name__
+
+
+def _retry_after(response: httpx.Response) -> float | None:
+    """Seconds from a Retry-After header (delta-seconds or HTTP date), None when absent/odd."""
+    value = response.headers.get("Retry-After")
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, (when - datetime.now(UTC)).total_seconds())
+
+
+def _json_body(response: httpx.Response) -> Any:
+    """The body of a 2xx answer, numbers exact; non-JSON is a `MalformedResponseError`."""
+    if response.status_code == 204 or not response.content:
+        return None
+    try:
+        return loads_json(response.content)
+    except ValueError:
+        raise MalformedResponseError(
+            f"expected JSON, got: {quote(response.text)}", response.status_code
+        ) from None
+
+
+def _parse(model: type[M], body: Any) -> M:
+    """Validate a body against a model; a wrong shape is a `MalformedResponseError`."""
+    if not isinstance(body, Mapping):
+        raise MalformedResponseError(
+            f"expected a {model.__name__} object, got {type(body).__name__}"
+        )
+    try:
+        return model.model_validate(body)
+    except pydantic.ValidationError as exc:
+        raise MalformedResponseError(_shape_message(model.__name__, exc), body=None) from None
+
+
+def _shape_message(name: str, exc: pydantic.ValidationError) -> str:
+    """Where the shape is wrong, without quoting the values (they may be card data)."""
+    problems = [
+        f"{'.'.join(str(part) for part in err['loc']) or '(root)'}: {err['msg']}"
+        for err in exc.errors(include_input=False, include_url=False)[:3]
+    ]
+    return f"unexpected {name} shape: " + "; ".join(problems)
+
+
+def _parse_page(body: Any, model: type[M], plural: str, limit: int, offset: int) -> Page[M]:
+    """A page from a bare array or an envelope (data/items/results/<plural>), with paging hints.
+
+    Without `has_more` or `total` a full page is taken to mean "maybe more" and a short page
+    ends the iteration.
+    """
+    meta: Mapping[str, Any] = {}
+    if isinstance(body, list):
+        raw_items: Any = body
+    elif isinstance(body, Mapping):
+        meta = body
+        raw_items = next(
+            (body[key] for key in (*LIST_KEYS, plural) if isinstance(body.get(key), list)), None
+        )
+        if raw_items is None:
+            raise MalformedResponseError(f"expected a list of {plural}, got an object")
+    else:
+        raise MalformedResponseError(f"expected a list of {plural}, got {type(body).__name__}")
+    items = [_parse(model, item) for item in raw_items]
+    page_limit = _int(meta.get("limit"), limit)
+    page_offset = _int(meta.get("offset"), offset)
+    total = _int(meta.get("total"), None)
+    has_more = meta.get("has_more")
+    if not isinstance(has_more, bool):
+        if total is not None:
+            has_more = page_offset + len(items) < total
+        else:
+            has_more = bool(items) and len(items) >= page_limit
+    return Page[model](  # type: ignore[valid-type]
+        items=items, total=total, limit=page_limit, offset=page_offset, has_more=has_more
+    )
+
+
+def _int(value: Any, default: int | None) -> Any:
+    return value if isinstance(value, int) and not isinstance(value, bool) else default
+
+
+# --------------------------------------------------------------------------------------------
+# Error bodies
+# --------------------------------------------------------------------------------------------
+
+
+def _http_error(response: httpx.Response, method: str) -> ApiError:
+    """A non-2xx answer as the matching exception, reading the error body tolerantly."""
+    status = response.status_code
+    try:
+        body: Any = loads_json(response.content) if response.content else None
+    except ValueError:
+        body = None
+    message, code = _message_and_code(body)
+    if message is None:
+        message = (
+            f"non-JSON answer: {quote(response.text)}"
+            if response.content and body is None
+            else response.reason_phrase or f"HTTP {status}"
+        )
+    message = quote(message)
+    kept = body if body is not None else quote(response.text)
+    if status == 401:
+        return AuthenticationError(message, status, code, kept)
+    if status == 403:
+        return ForbiddenError(message, status, code, kept, required_scopes=_scopes(body))
+    if status == 404:
+        return NotFoundError(message, status, code, kept)
+    if status == 409:
+        return ConflictError(message, status, code, kept)
+    if status in (400, 422):
+        return ValidationError(message, status, code, kept, field_errors=_field_errors(body))
+    if status == 429:
+        return RateLimitedError(message, status, code, kept, retry_after=_retry_after(response))
+    if status >= 500:
+        return ServerError(message, status, code, kept, outcome_unknown=method not in RETRY_METHODS)
+    return ApiError(message, status, code, kept)
+
+
+def _message_and_code(body: Any) -> tuple[str | None, str | None]:
+    """The human message and machine code of an error body in any of the common shapes."""
+    if isinstance(body, str) and body.strip():
+        return body, None
+    if not isinstance(body, Mapping):
+        return None, None
+    code: str | None = None
+    message: str | None = None
+    error = body.get("error")
+    if isinstance(error, str):
+        code = error
+    elif isinstance(error, Mapping):
+        code = _str(error.get("code")) or _str(error.get("type"))
+        message = _str(error.get("message"))
+    code = code or _str(body.get("code"))
+    for key in ("message", "error_description"):
+        message = message or _str(body.get(key))
+    detail = body.get("detail")
+    if message is None and isinstance(detail, str):
+        message = detail
+    if message is None and isinstance(detail, list) and detail:
+        message = "; ".join(str(_field_error(item) or item) for item in detail[:3])
+    errors = body.get("errors")
+    if message is None and isinstance(errors, list) and errors:
+        first = errors[0]
+        message = _str(first.get("message")) if isinstance(first, Mapping) else _str(first)
+    return message or code, code
+
+
+def _field_errors(body: Any) -> list[FieldError]:
+    if not isinstance(body, Mapping):
+        return []
+    found: list[FieldError] = []
+    for key in ("fields", "errors", "detail"):
+        items = body.get(key)
+        if isinstance(items, list):
+            found.extend(err for item in items if (err := _field_error(item)) is not None)
+    error = body.get("error")
+    if isinstance(error, Mapping) and isinstance(error.get("fields"), list):
+        found.extend(err for item in error["fields"] if (err := _field_error(item)) is not None)
+    return found
+
+
+def _field_error(item: Any) -> FieldError | None:
+    """`{"field", "message"}`, `{"path"|"name", "msg"}` or FastAPI's `{"loc": [...], "msg"}`."""
+    if not isinstance(item, Mapping):
+        return None
+    field = item.get("field") or item.get("path") or item.get("name")
+    loc = item.get("loc")
+    if field is None and isinstance(loc, list):
+        parts = [str(part) for part in loc if part not in ("body", "query", "path")]
+        field = ".".join(parts) or None
+    message = _str(item.get("message")) or _str(item.get("msg"))
+    if field is None or message is None:
+        return None
+    return FieldError(str(field), quote(message))
+
+
+def _scopes(body: Any) -> list[str]:
+    if not isinstance(body, Mapping):
+        return []
+    for holder in (body, body.get("error")):
+        if isinstance(holder, Mapping):
+            scopes = holder.get("required_scopes") or holder.get("scopes")
+            if isinstance(scopes, list):
+                return [str(scope) for scope in scopes]
+            if isinstance(scopes, str):
+                return scopes.split()
+    return []
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+__all__ = ["PaymentClient"]
