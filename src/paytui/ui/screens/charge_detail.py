@@ -21,16 +21,18 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Grid, Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Footer, Static
 
 from paytui.api.errors import ApiError, NotFoundError
 from paytui.ui import format as fmt
+from paytui.ui import messages
 from paytui.ui.widgets.distribution_tree import (
     DistributionTree,
     as_datetime,
     as_decimal,
     as_mapping,
 )
+from paytui.ui.widgets.header import PaytuiHeader
 from paytui.ui.widgets.json_view import JsonView, to_json_text
 
 if TYPE_CHECKING:
@@ -218,12 +220,20 @@ class ChargeDetailScreen(Screen[None]):
         )
     ]
 
-    def __init__(self, charge_id: str, *, name: str | None = None, id: str | None = None) -> None:
+    def __init__(
+        self,
+        charge_id: str,
+        *,
+        expand: Expand = "distributions",
+        name: str | None = None,
+        id: str | None = None,
+    ) -> None:
+        """`expand=None` skips the distributions on the first read (`d` loads them later)."""
         super().__init__(name=name, id=id)
         self.charge_id = charge_id
         self.charge: Any | None = None
         self._wire: dict[str, Any] = {}
-        self._expand: Expand = "distributions"
+        self._expand: Expand = expand
         self._capture_id: str | None = None
         self._capture_lookup: str | None = None
         self.error: str | None = None
@@ -231,7 +241,7 @@ class ChargeDetailScreen(Screen[None]):
     # ------------------------------------------------------------------ layout
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield PaytuiHeader()
         with Vertical(id="detail-body"):
             yield Static(self._heading(), id="detail-heading")
             yield Static(id="detail-error")
@@ -280,12 +290,13 @@ class ChargeDetailScreen(Screen[None]):
             self._show_error(f"No charge {self.charge_id}", not_found=True)
             return
         except ApiError as exc:
-            self._show_error(f"Could not load charge {self.charge_id}: {exc}")
+            self._show_error(f"Could not load the charge: {exc}")
             return
         finally:
             body.loading = False
         self._show_error(None)
         self._show_charge(charge)
+        self.post_message(messages.AccountInFocus(self._wire.get("account_id")))
         if self._needs_capture_lookup():
             self._find_capture()
 
@@ -316,11 +327,20 @@ class ChargeDetailScreen(Screen[None]):
         self._render_summary()
         self.refresh_bindings()
 
+    def _is_authorization(self) -> bool:
+        """An authorization, also when the service leaves out `charge_type` (result Authorized;
+        a zero-amount pre-authorization is never captured)."""
+        charge_type = self._wire.get("charge_type")
+        if charge_type is not None:
+            return bool(charge_type == "authorization")
+        amount = as_decimal(self._wire.get("total_amount"))
+        return self._wire.get("result_code") == "Authorized" and bool(amount)
+
     def _needs_capture_lookup(self) -> bool:
         return (
-            self._wire.get("charge_type") == "authorization"
+            self._is_authorization()
             and self._wire.get("status") == "success"
-            and not self._capture_id
+            and not (self._capture_id)
         )
 
     def _show_error(self, message: str | None, *, not_found: bool = False) -> None:
@@ -355,7 +375,11 @@ class ChargeDetailScreen(Screen[None]):
         self._render_line_items()
         self._render_other()
         self._render_distributions()
-        self.query_one(JsonView).set_data(charge.model_dump(mode="json", by_alias=True))
+        # Only what the API sent (unset model defaults would read as nulls the service never said);
+        # extra fields are "set", so they show.
+        self.query_one(JsonView).set_data(
+            charge.model_dump(mode="json", by_alias=True, exclude_unset=True)
+        )
         self.refresh_bindings()
 
     def _panel(self, panel_id: str, content: RenderableType | None) -> None:
@@ -406,7 +430,7 @@ class ChargeDetailScreen(Screen[None]):
             rows.append(
                 ("Captured authorization", Text.assemble(Text(str(original)), ("  o opens", "dim")))
             )
-        if wire.get("charge_type") == "authorization" or self._capture_id:
+        if self._is_authorization() or self._capture_id:
             if self._capture_id:
                 capture: Text = Text.assemble(Text(self._capture_id), ("  o opens", "dim"))
             else:
@@ -629,11 +653,11 @@ class ChargeDetailScreen(Screen[None]):
     def action_open_authorization(self) -> None:
         original = self._wire.get("original_charge_id")
         if original:
-            self.app.push_screen(ChargeDetailScreen(str(original)))
+            self.post_message(messages.OpenCharge(str(original)))
 
     def action_open_capture(self) -> None:
         if self._capture_id:
-            self.app.push_screen(ChargeDetailScreen(self._capture_id))
+            self.post_message(messages.OpenCharge(self._capture_id))
 
     def _coming_soon(self, action: str) -> None:
         self.notify(f"{COMING_SOON[action]} is coming in a later release", markup=False)
