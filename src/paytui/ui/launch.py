@@ -1,0 +1,181 @@
+"""`paytui [--profile NAME] [--base-url URL]`: resolve the connection, then start the UI.
+
+Order matters for start-up time. Arguments are parsed and the connection resolved with nothing
+heavy imported; for the embedded sandbox the child process is spawned next, so it imports FastAPI
+and opens its database on the other core while this process imports Textual. Only then is
+Textual imported. Nothing here imports textual at module level.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib
+import logging
+import os
+import sys
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any, NoReturn
+
+if TYPE_CHECKING:
+    from paytui.api.client import PaymentClient
+    from paytui.config.connection import Connection
+    from paytui.sandbox.embedded import EmbeddedSandbox
+    from paytui.ui.app import PaytuiApp
+
+ClientFactory = Callable[[], Awaitable["PaymentClient"]]
+
+#: Seconds the first request waits for the embedded sandbox child to print READY.
+SANDBOX_READY_TIMEOUT = 30.0
+
+log = logging.getLogger("paytui.launch")
+
+
+class _UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise _UsageError(f"{message} (see `paytui --help`)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="paytui",
+        description="Keyboard-driven dashboard for the payment service. With no profile it runs "
+        "on an embedded sandbox. Subcommands: `paytui profile ...`, `paytui sandbox ...`.",
+        epilog="Environment: PAYTUI_PROFILE, PAYTUI_BASE_URL, PAYTUI_TOKEN, PAYTUI_CLIENT_ID, "
+        "PAYTUI_CLIENT_SECRET, PAYTUI_ACCOUNT_ID (see docs/configuration.md).",
+        allow_abbrev=False,
+    )
+    parser.add_argument("--profile", metavar="NAME", help="connect with this profile")
+    parser.add_argument(
+        "--base-url", metavar="URL", help="override the profile's base URL (https, or loopback)"
+    )
+    parser.add_argument("--version", action="store_true", help="print the version and exit")
+    return parser
+
+
+def main(argv: Sequence[str]) -> int:
+    """Run the UI; returns the exit code (2 for a usage or connection mistake, one stderr line)."""
+    from paytui.config.cli import CliError, refuse_secret_arguments
+
+    try:
+        refuse_secret_arguments(argv)
+        try:
+            args = build_parser().parse_args(list(argv))
+        except SystemExit as exit_:  # --help
+            return int(exit_.code or 0)
+    except (CliError, _UsageError) as exc:
+        return _fail(str(exc))
+    if args.version:
+        from paytui import __version__
+
+        print(f"paytui {__version__}")
+        return 0
+
+    from paytui.config import ConfigError, resolve_connection
+
+    try:
+        connection = resolve_connection(
+            profile=args.profile, base_url=args.base_url, environ=os.environ
+        )
+    except ConfigError as exc:
+        return _fail(str(exc))
+
+    from paytui.logs import register_secret, setup_logging
+
+    try:
+        setup_logging()
+    except OSError as exc:  # an unwritable log dir must not stop the app
+        print(f"paytui: warning: logging disabled: {exc}", file=sys.stderr)
+    for secret in connection.secret_values():
+        register_secret(secret)
+    for problem in connection.problems:
+        log.warning("config: %s", problem)
+
+    sandbox: EmbeddedSandbox | None = None
+    try:
+        if connection.is_embedded:
+            from paytui.sandbox.embedded import EmbeddedSandbox
+
+            try:
+                sandbox = EmbeddedSandbox.start()
+            except OSError as exc:
+                return _fail(f"cannot start the embedded sandbox: {exc}", code=1)
+        app = build_app(connection, sandbox=sandbox)
+        app.run()
+        return_code = getattr(app, "return_code", 0)
+        return int(return_code or 0)
+    finally:
+        if sandbox is not None:
+            sandbox.stop()
+
+
+def _fail(message: str, *, code: int = 2) -> int:
+    print(f"paytui: error: {message}", file=sys.stderr)
+    return code
+
+
+def build_app(connection: Connection, *, sandbox: EmbeddedSandbox | None = None) -> PaytuiApp:
+    """Construct the app for a resolved connection: the one place the app is wired to config.
+
+    The app's constructor takes the environment label, display name, keymap and a client
+    factory today; connection-level extras (read_only, confirm_threshold, account_id, problems,
+    ui prefs, `describe()` for the who-am-I panel) are meant to be handed over here too as the
+    app grows the parameters for them.
+    """
+    from paytui.ui.app import PaytuiApp
+
+    return PaytuiApp(
+        client_factory=client_factory_for(connection, sandbox=sandbox),
+        environment=connection.environment,
+        profile_name=connection.display_name,
+        keymap=dict(connection.keymap) or None,
+    )
+
+
+def client_factory_for(
+    connection: Connection, *, sandbox: EmbeddedSandbox | None = None
+) -> ClientFactory:
+    """The coroutine factory the app awaits once, after its first paint, to get its client."""
+    if connection.is_embedded:
+        if sandbox is None:
+            raise ValueError("an embedded connection needs the started EmbeddedSandbox")
+        return _embedded_factory(sandbox)
+    from paytui.config import client_kwargs
+
+    kwargs = client_kwargs(connection)
+
+    async def remote() -> PaymentClient:
+        module: Any = await asyncio.to_thread(importlib.import_module, "paytui.api.client")
+        return module.PaymentClient(**kwargs)
+
+    return remote
+
+
+def _embedded_factory(sandbox: EmbeddedSandbox) -> ClientFactory:
+    def wait_and_warm() -> None:
+        """Blocking, in a thread: import the client while the child finishes starting."""
+        import httpx  # noqa: F401
+
+        import paytui.api.client  # noqa: F401
+
+        sandbox.wait_ready(SANDBOX_READY_TIMEOUT)
+
+    async def embedded() -> PaymentClient:
+        await asyncio.to_thread(wait_and_warm)
+        import httpx
+
+        from paytui.api.client import PaymentClient
+        from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
+
+        return PaymentClient(
+            sandbox.base_url,
+            client_id=DEMO_CLIENT_ID,
+            client_secret=DEMO_CLIENT_SECRET,
+            transport=httpx.AsyncHTTPTransport(uds=str(sandbox.socket_path)),
+        )
+
+    return embedded
