@@ -12,6 +12,7 @@ import contextlib
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from functools import partial
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.app import App
@@ -97,7 +98,7 @@ class PaytuiApp(App[None]):
     """The paytui dashboard. `PaytuiApp()` runs on the embedded sandbox."""
 
     TITLE = "paytui"
-    CSS_PATH = "app.tcss"
+    CSS_PATH = Path(__file__).with_name("app.tcss")  # absolute: subclasses elsewhere work
     BINDINGS: ClassVar = keys.GLOBAL_BINDINGS
     COMMANDS = App.COMMANDS | {PaytuiCommands}
     MODES: ClassVar = {
@@ -182,30 +183,42 @@ class PaytuiApp(App[None]):
             future.set_result(client)
 
     async def _embedded_client(self) -> PaymentClient:
-        """Start the embedded sandbox (a child process on a private socket) and connect to it."""
+        """Connect to the embedded sandbox (a child process on a private socket).
+
+        The child was spawned in `on_load`, before the first paint, so it starts FastAPI on the
+        other core while this process paints; the thread worker waits for it and meanwhile
+        imports the client (httpx, pydantic) off the event loop.
+        """
         worker = self.run_worker(
-            self._start_sandbox, thread=True, group="sandbox", exit_on_error=False
+            self._wait_for_sandbox, thread=True, group="sandbox", exit_on_error=False
         )
         await worker.wait()
         import httpx
 
         from paytui.api.client import PaymentClient
 
-        sandbox = self._sandbox
         return PaymentClient(
             "http://sandbox",
             client_id="paytui-demo",
             client_secret="paytui-demo-secret",
-            transport=httpx.AsyncHTTPTransport(uds=str(sandbox.socket_path)),
+            transport=httpx.AsyncHTTPTransport(uds=str(self._sandbox.socket_path)),
         )
 
-    def _start_sandbox(self) -> None:
-        """Blocking: runs in a thread worker so the UI keeps painting while the child starts."""
-        from paytui.sandbox.embedded import EmbeddedSandbox
+    def _spawn_sandbox(self) -> None:
+        """Start the child process (returns at once; stdlib-only import, no FastAPI here)."""
+        if self._sandbox is None:
+            from paytui.sandbox.embedded import EmbeddedSandbox
 
-        sandbox = EmbeddedSandbox.start()
-        self._sandbox = sandbox
-        sandbox.wait_ready(SANDBOX_STARTUP_TIMEOUT)
+            self._sandbox = EmbeddedSandbox.start()
+
+    def _wait_for_sandbox(self) -> None:
+        """Blocking: runs in a thread worker so the UI keeps painting while the child starts."""
+        self._spawn_sandbox()
+        import httpx  # noqa: F401  (warm the imports while the child starts)
+
+        import paytui.api.client  # noqa: F401
+
+        self._sandbox.wait_ready(SANDBOX_STARTUP_TIMEOUT)
 
     async def on_unmount(self) -> None:
         if self._client is not None:
@@ -216,6 +229,14 @@ class PaytuiApp(App[None]):
                 self._sandbox.stop()
 
     # --- lifecycle ------------------------------------------------------------------------------
+    def on_load(self) -> None:
+        """Before the first paint: spawn the embedded sandbox now, so its start overlaps ours."""
+        if self._client_factory is None:
+            try:
+                self._spawn_sandbox()
+            except OSError:  # reported by the connection worker, which tries again
+                self._sandbox = None
+
     def on_mount(self) -> None:
         unknown = keys.unknown_keymap_ids(self.keymap_config)
         if unknown:

@@ -8,6 +8,7 @@ typed is never touched by an error.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
@@ -67,7 +68,7 @@ def format_query(query: ChargeQuery) -> str:
 class ChargeSearchScreen(Screen[None]):
     """Search, browse and open charges."""
 
-    CSS_PATH = "charges.tcss"
+    CSS_PATH = Path(__file__).with_name("charges.tcss")  # absolute: subclasses elsewhere work
     BINDINGS: ClassVar = CHARGES_BINDINGS
     HELP_TITLE = "Charge search"
     AUTO_FOCUS = "ChargeTable"

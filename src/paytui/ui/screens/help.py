@@ -6,6 +6,8 @@ so a remapped key shows its new key and a screen added later documents itself.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -19,7 +21,7 @@ from paytui.ui.bindings import HELP_BINDINGS, LiveBinding
 class HelpScreen(ModalScreen[None]):
     """A modal listing key, action and binding id, grouped by where the binding acts."""
 
-    CSS_PATH = "help.tcss"
+    CSS_PATH = Path(__file__).with_name("help.tcss")  # absolute: subclasses elsewhere work
     BINDINGS = HELP_BINDINGS
     HELP_TITLE = "Help"
 

@@ -5,6 +5,8 @@ It keeps the global keys and the header working, so navigation is complete from 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Center, Middle
@@ -17,7 +19,7 @@ from paytui.ui.widgets.header import PaytuiHeader
 class PlaceholderScreen(Screen[None]):
     """A titled empty screen saying the view is not built yet."""
 
-    CSS_PATH = "placeholder.tcss"
+    CSS_PATH = Path(__file__).with_name("placeholder.tcss")  # absolute: subclasses elsewhere work
 
     def __init__(self, title: str, blurb: str) -> None:
         super().__init__()
