@@ -250,3 +250,18 @@ def test_profile_table_round_trips_through_toml(tmp_path: Path) -> None:
     assert again.confirm_threshold == Decimal("99.99")
     assert again.environment == "production"
     assert again.model_copy(update={"environment": None}) == profile
+
+
+def test_the_documented_example_config_is_valid(tmp_path: Path) -> None:
+    """docs/configuration.md's full example must load without a single problem."""
+    import re
+
+    docs = Path(__file__).resolve().parents[2] / "docs" / "configuration.md"
+    example = re.search(r"```toml\n(.*?)```", docs.read_text(encoding="utf-8"), re.S)
+    assert example is not None
+    path = tmp_path / "config.toml"
+    path.write_text(example.group(1), encoding="utf-8")
+    result = load_config(path)
+    assert result.problems == []
+    assert sorted(result.config.profiles) == ["local", "partner-b", "prod", "sandbox", "staging"]
+    assert result.config.profiles["sandbox"].is_embedded
