@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from paytui.ui.app import PaytuiCommands
+from paytui.ui.app import PaytuiApp, PaytuiCommands
 from paytui.ui.bindings import all_binding_ids, keys_markdown
 from paytui.ui.screens.charges import ChargeSearchScreen
 from paytui.ui.widgets.charge_table import ChargeTable, layout_columns
@@ -170,3 +170,31 @@ def test_narrow_layout_drops_low_priority_columns() -> None:
     assert wide == ["time", "id", "status", "result", "amount", "method", "name", "account", "tags"]
     assert narrow == ["time", "id", "status", "amount", "name"]  # who called beats the card
     assert sum(width for _, width in layout_columns(77)) + len(narrow) - 1 <= 77
+
+
+def test_importing_the_app_stays_light() -> None:
+    """Start-up budget: no FastAPI, sandbox server or non-first screens in the UI process."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, paytui.ui.app; "
+        "heavy = ['fastapi', 'uvicorn', 'paytui.sandbox.app', 'paytui.ui.screens.help', "
+        "'paytui.ui.screens.charge_detail', 'paytui.ui.screens.placeholder']; "
+        "print([m for m in heavy if m in sys.modules])"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+async def test_no_arguments_runs_on_the_embedded_sandbox() -> None:
+    """`PaytuiApp()` spawns the sandbox child, pages from it over the socket, stops it on exit."""
+    app = PaytuiApp(clock=frozen_clock)
+    async with app.run_test(size=(120, 30)) as pilot:
+        client = await app.get_client()
+        assert client is not None
+        await settle(app, pilot)
+        assert app.screen.query_one(ChargeTable).total == 3000
+        sandbox = app._sandbox
+        assert sandbox is not None and sandbox.running
+    assert not sandbox.running
