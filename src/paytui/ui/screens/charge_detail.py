@@ -112,6 +112,9 @@ PANEL_LAYOUT: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
 #: question people open a chargeback to answer.
 DISTRIBUTIONS_AFTER = "grid-disputes"
 
+#: Record columns that hold prose and may wrap on narrow terminals.
+FREE_TEXT_COLUMNS = frozenset({"reason", "description", "name", "message"})
+
 _WIDTH_NARROW = 100
 _MISSING = "—"
 
@@ -136,6 +139,12 @@ def _money(value: object) -> Text:
     return Text(fmt.money(amount))
 
 
+def _when(value: object) -> Text:
+    """A timestamp (model datetime or ISO text from an extra field) in the one UTC format."""
+    moment = as_datetime(value)
+    return Text(fmt.timestamp(moment)) if moment is not None else _text(value)
+
+
 def _rows_table(rows: Iterable[tuple[str, RenderableType]]) -> Table:
     """A two-column key/value grid: the layout of every field panel."""
     table = Table.grid(padding=(0, 2))
@@ -152,8 +161,10 @@ def _columns_table(records: list[dict[str, Any]], columns: list[tuple[str, str]]
     extra = [key for record in records for key in record if key not in known]
     all_columns = columns + [(key, key) for key in dict.fromkeys(extra)]
     table = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold")
-    for _, title in all_columns:
-        table.add_column(Text(title), overflow="fold")
+    for key, title in all_columns:
+        # Only free text wraps; ids, amounts, codes and dates are read (and copied) whole.
+        free_text = key in FREE_TEXT_COLUMNS
+        table.add_column(Text(title), overflow="fold", no_wrap=not free_text)
     for record in records:
         cells: list[RenderableType] = []
         for key, _ in all_columns:
@@ -161,7 +172,7 @@ def _columns_table(records: list[dict[str, Any]], columns: list[tuple[str, str]]
             if key.endswith("amount") or key in {"amount", "unit_price", "price"}:
                 cells.append(_money(value))
             elif key.endswith("timestamp"):
-                cells.append(Text(fmt.timestamp(as_datetime(value))) if value else _text(None))
+                cells.append(_when(value))
             else:
                 cells.append(_text(value))
         table.add_row(*cells)
@@ -552,27 +563,27 @@ class ChargeDetailScreen(Screen[None]):
             ("Chargebacks", Text(str(len(items)))),
         ]
         rows += [(k, _text(v)) for k, v in rest.items()]
-        table = _rows_table(rows)
-        if items:
-            outer = Table.grid()
-            outer.add_row(table)
-            outer.add_row(Text(""))
-            outer.add_row(
-                _columns_table(
-                    items,
-                    [
-                        ("chargeback_id", "Chargeback id"),
-                        ("amount", "Amount"),
-                        ("reason_code", "Code"),
-                        ("reason", "Reason"),
-                        ("status", "Status"),
-                        ("chargeback_timestamp", "Date"),
-                    ],
-                )
+        # Each chargeback as its own block of rows rather than a table: a chargeback id, a
+        # reason sentence and a date do not fit side by side in 80 columns.
+        known = {"chargeback_id", "amount", "reason_code", "reason", "status"}
+        for item in items:
+            rows.append(("", Text("")))
+            reason = Text(" ").join(
+                t for t in (_text(item.get("reason_code")), _text(item.get("reason"))) if t.plain
             )
-            self._panel("chargebacks", outer)
-        else:
-            self._panel("chargebacks", table)
+            rows += [
+                ("Chargeback id", _text(item.get("chargeback_id"))),
+                ("Amount", _money(item.get("amount"))),
+                ("Reason", reason),
+                ("Status", _text(item.get("status"))),
+                ("Date", _when(item.get("chargeback_timestamp"))),
+            ]
+            rows += [
+                (k, _when(v) if k.endswith("timestamp") else _text(v))
+                for k, v in item.items()
+                if k not in known and k != "chargeback_timestamp" and v is not None
+            ]
+        self._panel("chargebacks", _rows_table(rows))
 
     def _render_return(self) -> None:
         data = as_mapping(self._wire.get("return"))
@@ -582,7 +593,7 @@ class ChargeDetailScreen(Screen[None]):
         rows: list[tuple[str, RenderableType]] = [
             ("Return code", _text(data.get("return_code"))),
             ("Reason", _text(data.get("reason"))),
-            ("Returned", Text(fmt.timestamp(as_datetime(data.get("return_timestamp"))))),
+            ("Returned", _when(data.get("return_timestamp"))),
         ]
         known = {"return_code", "reason", "return_timestamp"}
         rows += [(k, _text(v)) for k, v in data.items() if k not in known]

@@ -78,7 +78,6 @@ class DistributionTree(Tree[dict[str, Any]]):
     DEFAULT_CSS = """
     DistributionTree {
         height: auto;
-        max-height: 24;
         background: $surface;
         padding: 0 1;
     }
