@@ -24,7 +24,7 @@ from paytui.ui.app import PaytuiApp
 from paytui.ui.screens.charge_detail import ChargeDetailScreen
 from paytui.ui.widgets.distribution_tree import EMPTY_MESSAGE, NOT_LOADED_MESSAGE, DistributionTree
 from paytui.ui.widgets.json_view import JsonView
-from tests.ui.conftest import make_app, settle
+from tests.ui.conftest import frozen_clock, make_app, settle
 
 AppFactory = Callable[..., PaytuiApp]
 
@@ -407,3 +407,25 @@ def test_bindings_have_ids_and_descriptions() -> None:
         assert binding.id and binding.id.startswith("detail.")
         assert binding.description and binding.tooltip
     assert len({b.id for b in bindings}) == len(bindings)
+
+
+async def test_failed_connection_is_an_inline_error_and_retry_connects(
+    sandbox_transport: httpx.AsyncBaseTransport,
+) -> None:
+    working = make_app(sandbox_transport)
+    broken = {"now": True}
+
+    async def flaky_factory() -> Any:
+        if broken["now"]:
+            raise OSError("sandbox did not start")
+        return await working._client_factory()  # type: ignore[misc]
+
+    app = PaytuiApp(flaky_factory, clock=frozen_clock)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        screen = await open_detail(app, pilot, "0" * 24)
+        assert screen.error is not None and "sandbox did not start" in screen.error
+        broken["now"] = False
+        await pilot.press("ctrl+r")
+        await settle(app, pilot)
+        assert screen.error == f"No charge {'0' * 24}"  # connected, and the service answered

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Iterable, Mapping
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, cast
 
 from rich.console import RenderableType
 from rich.table import Table
@@ -24,6 +24,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from paytui.api.errors import ApiError, NotFoundError
+from paytui.api.queries import ChargeQuery
 from paytui.ui import format as fmt
 from paytui.ui import messages
 from paytui.ui.widgets.distribution_tree import (
@@ -38,7 +39,8 @@ from paytui.ui.widgets.json_view import JsonView, to_json_text
 if TYPE_CHECKING:
     from paytui.api.client import PaymentClient
 
-Expand = str | None
+#: What `get_charge` may expand; None reads the charge alone.
+Expand = Literal["distributions", "all"] | None
 
 
 class DetailHost(Protocol):
@@ -295,8 +297,10 @@ class ChargeDetailScreen(Screen[None]):
         body = self.query_one("#detail-panels")
         body.loading = True
         try:
-            client = await self._host.get_client()
-            charge = await client.get_charge(self.charge_id, expand=expand)  # type: ignore[arg-type]
+            client = await self._connect()
+            if client is None:
+                return
+            charge = await client.get_charge(self.charge_id, expand=expand)
         except NotFoundError:
             self._show_error(f"No charge {self.charge_id}", not_found=True)
             return
@@ -311,6 +315,15 @@ class ChargeDetailScreen(Screen[None]):
         if self._needs_capture_lookup():
             self._find_capture()
 
+    async def _connect(self) -> PaymentClient | None:
+        """The app's client; a failed connection (any error: the embedded sandbox may not have
+        started) becomes the inline error with a retry, never a crashed worker."""
+        try:
+            return await self._host.get_client()
+        except Exception as exc:
+            self._show_error(f"Could not connect: {exc}")
+            return None
+
     @work(exclusive=True, group="charge-detail-capture")
     async def _find_capture(self) -> None:
         """For an authorization without `captured_charge_id`, ask search for its capture.
@@ -318,8 +331,6 @@ class ChargeDetailScreen(Screen[None]):
         The sandbox echoes `captured_charge_id`; the real service may not, and
         `original_charge_id=<id>` is the documented way to find the captures of one.
         """
-        from paytui.api.queries import ChargeQuery
-
         self._capture_lookup = "searching…"
         self._render_summary()
         try:
