@@ -628,3 +628,19 @@ def test_importing_the_client_pulls_in_neither_textual_nor_the_sandbox() -> None
         [sys.executable, "-c", code], capture_output=True, text=True, check=False
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+async def test_error_body_kept_on_the_exception_is_redacted() -> None:
+    body = {"error": "validation_error", "message": "bad", "echo": {"card_number": CARD}}
+    async with make_client(Recorder(error(422, body))) as client:
+        with pytest.raises(ValidationError) as info:
+            await client.get_charge(CHARGE_ID)
+    assert CARD not in json.dumps(info.value.body)
+    assert info.value.body["echo"]["card_number"] == "XXXXXXXXXXXX1111"
+
+
+def test_verify_accepts_a_ca_bundle_path() -> None:
+    import certifi
+
+    client = PaymentClient("https://api.test", token="t", verify=certifi.where())
+    assert client.base_url == "https://api.test"

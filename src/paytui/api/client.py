@@ -25,6 +25,7 @@ import asyncio
 import email.utils
 import logging
 import random
+import ssl
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from datetime import UTC, datetime
@@ -52,6 +53,7 @@ from paytui.api.errors import (
     TransportError,
     ValidationError,
     quote,
+    redact_data,
 )
 from paytui.api.models import (
     Account,
@@ -116,7 +118,7 @@ class PaymentClient:
             base_url=self.base_url,
             transport=transport,
             timeout=timeout,
-            verify=verify,
+            verify=_ssl_context(verify),
             headers={"User-Agent": USER_AGENT, "Accept": "application/json"},
             follow_redirects=False,
         )
@@ -424,6 +426,13 @@ class PaymentClient:
 # --------------------------------------------------------------------------------------------
 
 
+def _ssl_context(verify: bool | str) -> bool | ssl.SSLContext:
+    """A CA bundle path becomes an SSL context (httpx no longer takes a path directly)."""
+    if isinstance(verify, str):
+        return ssl.create_default_context(cafile=verify)
+    return verify
+
+
 def _ms(started: float) -> float:
     return (time.perf_counter() - started) * 1000
 
@@ -593,7 +602,7 @@ def _http_error(response: httpx.Response, method: str) -> ApiError:
             else response.reason_phrase or f"HTTP {status}"
         )
     message = quote(message)
-    kept = body if body is not None else quote(response.text)
+    kept = redact_data(body) if body is not None else quote(response.text)
     if status == 401:
         return AuthenticationError(message, status, code, kept)
     if status == 403:

@@ -40,6 +40,17 @@ def redact(text: str) -> str:
     return _DIGIT_RUN.sub(_mask_digits, text)
 
 
+def redact_data(value: Any) -> Any:
+    """`redact` applied to every string inside parsed JSON (kept on errors as `body`)."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {key: redact_data(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [redact_data(item) for item in value]
+    return value
+
+
 def quote(text: str, limit: int = MAX_QUOTE) -> str:
     """Server text made safe for one line: redacted, whitespace collapsed, cut to `limit`."""
     flat = " ".join(redact(text).split())
@@ -259,4 +270,5 @@ __all__ = [
     "ValidationError",
     "quote",
     "redact",
+    "redact_data",
 ]
