@@ -20,11 +20,20 @@ class BareTable(App[None]):
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)
-        table.add_columns("time", "id", "status", "result", "amount", "method", "name", "account", "tags")
+        table.add_columns(
+            "time", "id", "status", "result", "amount", "method", "name", "account", "tags"
+        )
         for n in range(50):
             table.add_row(
-                "2026-11-20 18:00:00", f"{n:024x}", "success", "Approved", f"{n}.00",
-                "visa 1111", "Jane Doe", "pa_0000", "vip",
+                "2026-11-20 18:00:00",
+                f"{n:024x}",
+                "success",
+                "Approved",
+                f"{n}.00",
+                "visa 1111",
+                "Jane Doe",
+                "pa_0000",
+                "vip",
             )
         self.call_after_refresh(self._painted)
 

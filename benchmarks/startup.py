@@ -10,6 +10,7 @@ machine noise hits both alike, and the figures are medians. Prints JSON.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import fcntl
 import json
 import os
@@ -32,11 +33,23 @@ def _time_once(argv: list[str], env: dict[str, str], timeout: float = 30.0) -> f
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
     probe_r, probe_w = os.pipe()
-    child_env = {**env, "PAYTUI_BENCH_FD": str(probe_w), "TERM": "xterm-256color", "COLUMNS": "120", "LINES": "40"}
+    child_env = {
+        **env,
+        "PAYTUI_BENCH_FD": str(probe_w),
+        "TERM": "xterm-256color",
+        "COLUMNS": "120",
+        "LINES": "40",
+    }
     start = time.perf_counter()
     proc = subprocess.Popen(
-        argv, stdin=slave, stdout=slave, stderr=slave, env=child_env, pass_fds=(probe_w,),
-        start_new_session=True, close_fds=True,
+        argv,
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        env=child_env,
+        pass_fds=(probe_w,),
+        start_new_session=True,
+        close_fds=True,
     )
     os.close(slave)
     os.close(probe_w)
@@ -46,10 +59,8 @@ def _time_once(argv: list[str], env: dict[str, str], timeout: float = 30.0) -> f
         while time.perf_counter() < deadline:
             ready, _, _ = select.select([master, probe_r], [], [], 0.5)
             if master in ready:
-                try:
+                with contextlib.suppress(OSError):
                     os.read(master, 65536)  # drain the screen output so the child never blocks
-                except OSError:
-                    pass
             if probe_r in ready:
                 if os.read(probe_r, 64):
                     elapsed = time.perf_counter() - start
@@ -84,16 +95,21 @@ def main() -> int:
     bare_median = statistics.median(bare_times)
     paytui_median = statistics.median(paytui_times)
     ratio = paytui_median / bare_median
-    print(json.dumps({
-        "runs": args.runs,
-        "bare_datatable_median_s": round(bare_median, 3),
-        "paytui_first_page_median_s": round(paytui_median, 3),
-        "ratio": round(ratio, 3),
-        "budget_ratio": BUDGET_RATIO,
-        "within_budget": ratio <= BUDGET_RATIO,
-        "bare_all_s": [round(t, 3) for t in bare_times],
-        "paytui_all_s": [round(t, 3) for t in paytui_times],
-    }, indent=2))
+    print(
+        json.dumps(
+            {
+                "runs": args.runs,
+                "bare_datatable_median_s": round(bare_median, 3),
+                "paytui_first_page_median_s": round(paytui_median, 3),
+                "ratio": round(ratio, 3),
+                "budget_ratio": BUDGET_RATIO,
+                "within_budget": ratio <= BUDGET_RATIO,
+                "bare_all_s": [round(t, 3) for t in bare_times],
+                "paytui_all_s": [round(t, 3) for t in paytui_times],
+            },
+            indent=2,
+        )
+    )
     return 0 if ratio <= BUDGET_RATIO else 1
 
 
