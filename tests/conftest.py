@@ -13,7 +13,9 @@ pytest_plugins = ["tests.fixtures_sandbox", "tests.fixtures_api"]
 
 
 @pytest.fixture(autouse=True)
-def isolated_user_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+def isolated_user_dirs(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
     """Point platformdirs (XDG) and the keyring at throwaway places so no test touches real files."""
     home = tmp_path_factory.mktemp("home")
     for var, sub in (
@@ -25,6 +27,12 @@ def isolated_user_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: py
         (home / sub).mkdir()
         monkeypatch.setenv(var, str(home / sub))
     monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
-    for var in ("PAYTUI_PROFILE", "PAYTUI_BASE_URL", "PAYTUI_TOKEN", "PAYTUI_CLIENT_ID", "PAYTUI_CLIENT_SECRET"):
+    for var in (
+        "PAYTUI_PROFILE",
+        "PAYTUI_BASE_URL",
+        "PAYTUI_TOKEN",
+        "PAYTUI_CLIENT_ID",
+        "PAYTUI_CLIENT_SECRET",
+    ):
         monkeypatch.delenv(var, raising=False)
     return home
