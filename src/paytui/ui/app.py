@@ -26,8 +26,12 @@ from paytui.ui.screens.charges import ChargeSearchScreen
 
 if TYPE_CHECKING:
     from paytui.api.client import PaymentClient
+    from paytui.config.connection import Connection
 
 ClientFactory = Callable[[], Awaitable["PaymentClient"]]
+#: Builds the client factory for a connection chosen in the profile switcher (None: the app's
+#: own embedded sandbox). `launch.build_app` passes `client_factory_for`; tests pass their own.
+FactoryBuilder = Callable[["Connection"], "ClientFactory | None"]
 
 #: (mode name, title, one-line help) of every top-level screen, in key order `1`..`5`.
 SCREENS: tuple[tuple[str, str, str], ...] = (
@@ -52,6 +56,15 @@ def _placeholder(title: str, blurb: str) -> Callable[[], Screen[Any]]:
     return build
 
 
+def _default_factory_builder(connection: Connection) -> ClientFactory | None:
+    """A remote profile gets `launch.client_factory_for`; the embedded sandbox the app's own."""
+    if connection.is_embedded:
+        return None
+    from paytui.ui.launch import client_factory_for
+
+    return client_factory_for(connection)
+
+
 class PaytuiCommands(Provider):
     """Command palette: every screen by name, plus every action of the screen it was opened on.
 
@@ -66,7 +79,21 @@ class PaytuiCommands(Provider):
             for mode, title, blurb in SCREENS
         ]
         commands.append(("Help: keys", "Every key on this screen", partial(app.run_action, "help")))
-        seen = {"help", "quit", "back", "command_palette"}
+        commands.append(
+            (
+                "Who am I",
+                "Profile, base URL, scopes, token expiry",
+                partial(app.run_action, "whoami"),
+            )
+        )
+        commands.append(
+            (
+                "Switch profile",
+                "Connect with another profile",
+                partial(app.run_action, "switch_profile"),
+            )
+        )
+        seen = {"help", "quit", "back", "command_palette", "whoami", "switch_profile"}
         for live in keys.live_bindings(self.screen):
             action = live.binding.action.removeprefix("app.")
             if action in seen or action.startswith("goto(") or not live.enabled:
@@ -114,14 +141,22 @@ class PaytuiApp(App[None]):
         self,
         client_factory: ClientFactory | None = None,
         *,
-        environment: str = "sandbox",
-        profile_name: str = "sandbox (embedded)",
+        connection: Connection | None = None,
+        environment: str | None = None,
+        profile_name: str | None = None,
         clock: Callable[[], datetime] | None = None,
         keymap: dict[str, str] | None = None,
+        factory_builder: FactoryBuilder | None = None,
     ) -> None:
+        """`connection` None is the embedded sandbox; explicit keywords override the connection's
+        values (tests use `environment=`, `profile_name=`, `keymap=` on their own)."""
         super().__init__()
-        self.environment = environment
-        self.profile_name = profile_name
+        self._factory_builder = factory_builder
+        self._apply_connection_attributes(connection)
+        if environment is not None:
+            self.environment = environment
+        if profile_name is not None:
+            self.profile_name = profile_name
         self._client_factory = client_factory
         self._clock = clock
         self._client: PaymentClient | None = None
@@ -129,9 +164,91 @@ class PaytuiApp(App[None]):
         self._connect_started = False
         self._first_paint_done = False
         self._sandbox: Any = None
-        self.keymap_config: dict[str, str] = dict(keymap or {})
+        self.keymap_config: dict[str, str] = {
+            **(dict(connection.keymap) if connection is not None else {}),
+            **dict(keymap or {}),
+        }
         if self.keymap_config:
             self.set_keymap(self.keymap_config)
+        self._register_secrets(connection)
+
+    # --- connection -------------------------------------------------------------------------------
+    def _apply_connection_attributes(self, connection: Connection | None) -> None:
+        """Every attribute other modules read comes from the connection, in this one place.
+
+        `read_only`, `environment` and `confirm_threshold` feed the executor's `ActionPolicy`
+        (`ui/actions_service.py`); `watch_interval` / `refresh_interval` the polling screens.
+        """
+        self.connection = connection
+        if connection is None:  # the embedded sandbox, with the defaults of `UiPrefs`
+            self.environment = "sandbox"
+            self.profile_name = "sandbox (embedded)"
+            self.read_only = False
+            self.confirm_threshold: Any = None
+            self.default_account_id: str | None = None
+            self.watch_interval = 5.0
+            self.refresh_interval = 30.0
+            self.insecure = False
+            self.ca_bundle: str | None = None
+            self.base_url: str | None = None
+            return
+        self.environment = connection.environment
+        self.profile_name = connection.display_name
+        self.read_only = connection.read_only
+        self.confirm_threshold = connection.confirm_threshold
+        self.default_account_id = connection.account_id
+        self.watch_interval = float(connection.ui.watch_interval)
+        self.refresh_interval = float(connection.ui.refresh_interval)
+        self.insecure = connection.insecure
+        self.ca_bundle = connection.verify if isinstance(connection.verify, str) else None
+        self.base_url = connection.base_url
+        self.set_reactive(PaytuiApp.account_in_focus, connection.account_id)
+
+    @staticmethod
+    def _register_secrets(connection: Connection | None) -> None:
+        if connection is None:
+            return
+        from paytui.logs import register_secret
+
+        for secret in connection.secret_values():
+            register_secret(secret)
+
+    def allows(self, action: str) -> bool:
+        """May `action` run (and show) now? The ONE read-only gate of the UI.
+
+        Every key, footer entry, palette command and help line goes through here (via
+        `check_action`, `_check_action_state` and `run_action` below), whatever screen, modal or
+        widget owns the binding, so a screen added later cannot leak a money key on a read-only
+        profile. The executor's `ActionPolicy` still refuses the operation itself.
+        """
+        name = action.split("(", 1)[0].rsplit(".", 1)[-1].strip()
+        return not (self.read_only and name in keys.MONEY_OR_WRITE_ACTIONS)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if not self.allows(action):
+            return False
+        return super().check_action(action, parameters)
+
+    def _check_action_state(self, action: str, default_namespace: Any) -> bool | None:
+        # Footer, help and palette ask here for bindings of every node (screens included).
+        if not self.allows(action):
+            return False
+        return super()._check_action_state(action, default_namespace)
+
+    async def run_action(
+        self, action: Any, default_namespace: Any = None, namespaces: Any = None
+    ) -> bool:
+        # Keys, clicks and palette commands of every node end up here.
+        name = action if isinstance(action, str) else str(action[1])
+        if not self.allows(name):
+            self.notify(
+                "Not available: this profile is read-only.",
+                title="Read-only",
+                severity="warning",
+                markup=False,
+            )
+            return False
+        return await super().run_action(action, default_namespace, namespaces)
 
     # --- clock and client -------------------------------------------------------------------
     def now(self) -> datetime:
@@ -238,6 +355,8 @@ class PaytuiApp(App[None]):
                 self._sandbox = None
 
     def on_mount(self) -> None:
+        self._apply_theme()
+        self._notify_problems()
         unknown = keys.unknown_keymap_ids(self.keymap_config)
         if unknown:
             self.notify(
@@ -247,6 +366,114 @@ class PaytuiApp(App[None]):
                 markup=False,
             )
         self.call_after_refresh(self._after_first_paint)
+
+    def _apply_theme(self) -> None:
+        theme = self.connection.ui.theme if self.connection is not None else None
+        if not theme:
+            return
+        if theme in self.available_themes:
+            self.theme = theme
+        else:
+            self.notify(
+                f"Unknown theme {theme!r} in the config; using {self.theme}.",
+                title="Config",
+                severity="warning",
+                markup=False,
+            )
+
+    def _notify_problems(self) -> None:
+        """Config problems (the app still runs): one warning each, secrets scrubbed."""
+        if self.connection is None or not self.connection.problems:
+            return
+        from paytui.logs import redact
+
+        for problem in self.connection.problems:
+            self.notify(
+                redact(str(problem)), title="Config problem", severity="warning", markup=False
+            )
+
+    # --- who am I and the profile switcher --------------------------------------------------------
+    def action_whoami(self) -> None:
+        from paytui.ui.screens.whoami import WhoAmIScreen
+
+        if not isinstance(self.screen, WhoAmIScreen):
+            self.push_screen(WhoAmIScreen())
+
+    def action_switch_profile(self) -> None:
+        from paytui.ui.screens.modals.profile_switcher import ProfileSwitcher
+
+        if not isinstance(self.screen, ProfileSwitcher):
+            self.push_screen(ProfileSwitcher(), callback=self.switch_profile)
+
+    def switch_profile(self, name: str | None) -> None:
+        """Resolve profile `name`; production asks first; then `apply_connection` in a worker."""
+        if not name:
+            return
+        import os
+
+        from paytui.config import ConfigError, resolve_connection
+        from paytui.logs import redact
+
+        try:
+            connection = resolve_connection(profile=name, environ=os.environ)
+        except ConfigError as exc:
+            self.notify(
+                redact(str(exc)), title=f"Cannot switch to {name}", severity="error", markup=False
+            )
+            return
+        if connection.is_production:
+            from paytui.ui.screens.modals.profile_switcher import ConfirmProductionScreen
+
+            def confirmed(ok: bool | None) -> None:
+                if ok:
+                    self.run_worker(self.apply_connection(connection), group="switch-profile")
+
+            self.push_screen(ConfirmProductionScreen(connection), callback=confirmed)
+            return
+        self.run_worker(self.apply_connection(connection), group="switch-profile")
+
+    async def apply_connection(self, connection: Connection) -> None:
+        """Make `connection` the app's: attributes, secrets, client, and fresh screens.
+
+        Screens are rebuilt by resetting every mode (each screen and its stack is discarded and
+        re-created on first visit), which cancels their workers with the old client and repaints
+        the header; simpler and more robust than asking each screen to reload.
+        """
+        self._register_secrets(connection)  # the old ones stay registered: scrubbing more is safe
+        builder = self._factory_builder or _default_factory_builder
+        factory = builder(connection)
+        old_client = self._client
+        self.workers.cancel_group(self, "connect")
+        self._apply_connection_attributes(connection)
+        self._client_factory = factory
+        self._client = None
+        self._client_future = None
+        self._connect_started = False
+        self.account_in_focus = connection.account_id
+        await self._reset_modes()
+        if old_client is not None:
+            with contextlib.suppress(Exception):
+                await old_client.aclose()
+        self._apply_theme()
+        self._notify_problems()
+        self._start_connect()
+        self.notify(
+            f"Now using profile {self.profile_name} ({self.environment}).",
+            title="Profile",
+            markup=False,
+        )
+
+    async def _reset_modes(self) -> None:
+        current = self.current_mode
+        holding = "_switching_profile"
+        self.add_mode(holding, Screen)
+        await self.switch_mode(holding)
+        for mode in [m for m in self._modes if m != holding]:
+            base = self._modes[mode]
+            await self.remove_mode(mode)
+            self.add_mode(mode, base)
+        await self.switch_mode(current)
+        await self.remove_mode(holding)
 
     def _after_first_paint(self) -> None:
         self._first_paint_done = True

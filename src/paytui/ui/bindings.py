@@ -36,6 +36,22 @@ GLOBAL_BINDINGS: list[Binding] = [
     ),
     Binding("5", "app.goto('history')", "History", id="app.history", tooltip="Recent actions"),
     Binding("question_mark", "app.help", "Help", id="app.help", tooltip="Every key on this screen"),
+    Binding(
+        "i",
+        "app.whoami",
+        "Who am I",
+        id="app.whoami",
+        tooltip="Profile, environment, base URL, scopes, token expiry",
+        show=False,
+    ),
+    Binding(
+        "P",
+        "app.switch_profile",
+        "Switch profile",
+        id="app.switch_profile",
+        tooltip="Switch profile (connection)",
+        show=False,
+    ),
     Binding("escape", "app.back", "Back", id="app.back", show=False),
     Binding("q", "app.quit", "Quit", id="app.quit"),
 ]
@@ -88,6 +104,31 @@ TABLE_BINDINGS: list[Binding] = [
     Binding("pageup,ctrl+b,ctrl+u", "page_up", "Page up", id="table.page_up", show=False),
 ]
 
+#: Action method names (without `action_`) that move money or change data. On a read-only
+#: profile `PaytuiApp` hides and refuses them on every screen, modal and widget (one place:
+#: `PaytuiApp.allows`, see docs/architecture.md); the executor's `ActionPolicy` refuses the
+#: operations themselves. Name a new money/write action here when you add it.
+MONEY_OR_WRITE_ACTIONS: frozenset[str] = frozenset(
+    {
+        "capture",
+        "refund",
+        "edit_tags",
+        "new_charge",
+        "create_token",
+        "update_token",
+        "charge_token",
+        "distribute",
+    }
+)
+
+# --- Who am I and profile switcher ----------------------------------------------------------
+WHOAMI_BINDINGS: list[Binding] = [
+    Binding("escape,i,q", "close", "Close", id="whoami.close"),
+]
+SWITCHER_BINDINGS: list[Binding] = [
+    Binding("escape", "close", "Cancel", id="profiles.close", tooltip="Keep this profile"),
+]
+
 # --- Help and placeholder screens ---------------------------------------------------------------
 HELP_BINDINGS: list[Binding] = [
     Binding("escape,question_mark,q", "close", "Close", id="help.close"),
@@ -108,6 +149,8 @@ GROUPS: list[BindingGroup] = [
     BindingGroup("Query line", tuple(QUERY_BINDINGS)),
     BindingGroup("Tables", tuple(TABLE_BINDINGS)),
     BindingGroup("Help screen", tuple(HELP_BINDINGS)),
+    BindingGroup("Who am I", tuple(WHOAMI_BINDINGS)),
+    BindingGroup("Profile switcher", tuple(SWITCHER_BINDINGS)),
 ]
 
 

@@ -121,18 +121,21 @@ def _fail(message: str, *, code: int = 2) -> int:
 def build_app(connection: Connection, *, sandbox: EmbeddedSandbox | None = None) -> PaytuiApp:
     """Construct the app for a resolved connection: the one place the app is wired to config.
 
-    The app's constructor takes the environment label, display name, keymap and a client
-    factory today; connection-level extras (read_only, confirm_threshold, account_id, problems,
-    ui prefs, `describe()` for the who-am-I panel) are meant to be handed over here too as the
-    app grows the parameters for them.
+    The app takes everything else from the `Connection` (environment, read-only, threshold,
+    account, ui prefs, keymap, problems, secrets to scrub); the profile switcher builds later
+    clients with the same `client_factory_for`, reusing the started embedded sandbox if any.
     """
     from paytui.ui.app import PaytuiApp
 
+    def factory_builder(chosen: Connection) -> ClientFactory | None:
+        if chosen.is_embedded and sandbox is None:
+            return None  # the app starts its own embedded sandbox
+        return client_factory_for(chosen, sandbox=sandbox)
+
     return PaytuiApp(
         client_factory=client_factory_for(connection, sandbox=sandbox),
-        environment=connection.environment,
-        profile_name=connection.display_name,
-        keymap=dict(connection.keymap) or None,
+        connection=connection,
+        factory_builder=factory_builder,
     )
 
 

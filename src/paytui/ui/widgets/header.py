@@ -8,6 +8,8 @@ keeps the meaning.
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.widget import Widget
@@ -24,8 +26,26 @@ def environment_class(environment: str) -> str:
     return "-other"
 
 
+def base_host(app: object) -> str:
+    """The host (and port) of the app's base URL; "embedded" for the built-in sandbox."""
+    url = getattr(app, "base_url", None)
+    if not url:
+        return "embedded"
+    return urlsplit(str(url)).netloc or str(url)
+
+
+def tls_warning(app: object) -> str | None:
+    """The TLS badge text: verification off, or a private CA bundle in use; None when normal."""
+    if getattr(app, "insecure", False):
+        return "TLS VERIFY OFF"
+    if getattr(app, "ca_bundle", None):
+        return "CUSTOM CA"
+    return None
+
+
 class PaytuiHeader(Widget):
-    """Reads `environment`, `profile_name` and the reactive `account_in_focus` from the App."""
+    """Reads `environment`, `profile_name`, `base_url`, `read_only`, `insecure`, `ca_bundle` and
+    the reactive `account_in_focus` from the App (`PaytuiApp` takes them from the Connection)."""
 
     DEFAULT_CSS = """
     PaytuiHeader {
@@ -36,7 +56,8 @@ class PaytuiHeader(Widget):
         color: $text;
     }
     PaytuiHeader.-production {
-        background: $error-muted;
+        background: $error;
+        color: $text;
     }
     PaytuiHeader > .header--product {
         width: auto;
@@ -57,6 +78,30 @@ class PaytuiHeader(Widget):
     }
     PaytuiHeader.-production > .header--env {
         background: $error;
+        width: 1fr;
+    }
+    PaytuiHeader.-production > .header--profile {
+        display: none;
+    }
+    PaytuiHeader.-production > .header--account {
+        width: auto;
+        color: auto 90%;
+    }
+    PaytuiHeader > .header--badge {
+        width: auto;
+        padding: 0 1;
+        text-style: bold;
+        display: none;
+    }
+    PaytuiHeader.-read-only > .header--readonly {
+        display: block;
+        background: $accent;
+        color: auto 90%;
+    }
+    PaytuiHeader.-tls > .header--tls {
+        display: block;
+        background: $warning;
+        color: auto 90%;
     }
     PaytuiHeader > .header--profile {
         width: auto;
@@ -72,12 +117,24 @@ class PaytuiHeader(Widget):
     """
 
     def compose(self) -> ComposeResult:
-        environment = str(getattr(self.app, "environment", "sandbox"))
-        profile = str(getattr(self.app, "profile_name", ""))
-        self.add_class(environment_class(environment))
+        app = self.app
+        environment = str(getattr(app, "environment", "sandbox"))
+        profile = str(getattr(app, "profile_name", ""))
+        env_class = environment_class(environment)
+        self.add_class(env_class)
+        self.set_class(bool(getattr(app, "read_only", False)), "-read-only")
+        tls = tls_warning(app)
+        self.set_class(tls is not None, "-tls")
+        if env_class == "-production":
+            # The context banner: "PRODUCTION · <profile> · <host>", the bar red end to end.
+            label = Text(" · ".join(["PRODUCTION", profile, base_host(app)]))
+        else:
+            label = Text(environment.upper())
         yield Static(Text("paytui"), classes="header--product")
-        yield Static(Text(environment.upper()), classes="header--env", id="header-env")
+        yield Static(label, classes="header--env", id="header-env")
         yield Static(Text(profile), classes="header--profile", id="header-profile")
+        yield Static(Text("READ-ONLY"), classes="header--badge header--readonly", id="header-ro")
+        yield Static(Text(tls or ""), classes="header--badge header--tls", id="header-tls")
         yield Static(Text(""), classes="header--account", id="header-account")
 
     def on_mount(self) -> None:

@@ -1,0 +1,127 @@
+"""`P`: the profile switcher, and the confirmation before connecting to production.
+
+The list is `Config.profile_names()` (the file's profiles plus the implicit embedded sandbox),
+read fresh each time it opens; the current profile is marked. Choosing one dismisses with its name;
+`PaytuiApp.switch_profile` resolves it, asks `ConfirmProductionScreen` first for a production
+profile, and applies it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, OptionList, Static
+from textual.widgets.option_list import Option
+
+from paytui.ui.bindings import SWITCHER_BINDINGS
+
+if TYPE_CHECKING:
+    from paytui.config.connection import Connection
+
+CSS_FILE = Path(__file__).with_name("profile_switcher.tcss")
+
+
+def _profile_names() -> tuple[list[str], list[str]]:
+    """(names, problems) from the config file; a broken file still offers the sandbox."""
+    from paytui.config.store import load_config
+
+    loaded = load_config()
+    return loaded.config.profile_names(), [str(problem) for problem in loaded.problems]
+
+
+class ProfileSwitcher(ModalScreen[str | None]):
+    """Pick a profile; dismisses with its name, or None."""
+
+    CSS_PATH = CSS_FILE
+    BINDINGS = SWITCHER_BINDINGS
+    HELP_TITLE = "Profile switcher"
+
+    def compose(self) -> ComposeResult:
+        app: Any = self.app
+        connection = getattr(app, "connection", None)
+        current = connection.profile_name if connection is not None else "sandbox"
+        names, problems = _profile_names()
+        options = []
+        for name in names:
+            label = Text()
+            label.append("● " if name == current else "  ", style="bold")
+            label.append(name, style="bold" if name == current else "")
+            if name == current:
+                label.append("  (current)", style="dim")
+            options.append(Option(label, id=name))
+        with Vertical(id="profiles-dialog"):
+            yield Static(Text("Switch profile"), id="profiles-title")
+            yield OptionList(*options, id="profiles-list")
+            hint = "enter connects · esc keeps this profile"
+            if problems:
+                from paytui.logs import redact
+
+                hint += "\nConfig problems: " + "; ".join(redact(p) for p in problems)
+            yield Static(Text(hint), id="profiles-hint")
+
+    def on_mount(self) -> None:
+        option_list = self.query_one(OptionList)
+        app: Any = self.app
+        connection = getattr(app, "connection", None)
+        current = connection.profile_name if connection is not None else "sandbox"
+        try:
+            option_list.highlighted = option_list.get_option_index(current)
+        except Exception:
+            option_list.highlighted = 0
+        option_list.focus()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.dismiss(event.option.id)
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+class ConfirmProductionScreen(ModalScreen[bool]):
+    """ "Connect to PRODUCTION?" with the profile and host; No is the default button."""
+
+    CSS_PATH = CSS_FILE
+    BINDINGS = [
+        Binding("escape,n", "answer(False)", "No", id="profiles.confirm_no", show=False),
+        Binding("y", "answer(True)", "Yes", id="profiles.confirm_yes", show=False),
+    ]
+    HELP_TITLE = "Connect to production"
+
+    def __init__(self, connection: Connection) -> None:
+        super().__init__()
+        self.connection = connection
+
+    def compose(self) -> ComposeResult:
+        host = urlsplit(self.connection.base_url or "").netloc or "embedded"
+        body = Text()
+        body.append("Profile ")
+        body.append(self.connection.profile_name, style="bold")
+        body.append(" talks to the real service at ")
+        body.append(host, style="bold")
+        body.append(".\nMoney actions there move real money.")
+        if self.connection.read_only:
+            body.append("\nThis profile is read-only.")
+        with Vertical(id="confirm-dialog"):
+            yield Static(Text("Connect to PRODUCTION?"), id="confirm-title")
+            yield Static(body, id="confirm-body")
+            with Horizontal(id="confirm-buttons"):
+                yield Button("No", id="confirm-no", variant="primary")
+                yield Button("Yes, connect", id="confirm-yes", variant="error")
+
+    def on_mount(self) -> None:
+        self.query_one("#confirm-no", Button).focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.dismiss(event.button.id == "confirm-yes")
+
+    def action_answer(self, yes: bool) -> None:
+        self.dismiss(yes)

@@ -1,0 +1,150 @@
+"""`i`: who am I. Profile, environment, base URL, auth, scopes, token expiry; never a secret.
+
+The facts come from `Connection.describe()` (which holds no secret by construction) plus, once
+connected, the client's granted scopes and the token's expiry (`PaymentClient.authenticate()`
+returns the `TokenInfo` in hand; its `access_token` is never read here).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from rich.table import Table
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from paytui.ui.bindings import WHOAMI_BINDINGS
+
+_EMBEDDED_FACTS = {
+    "profile": "sandbox (embedded)",
+    "source": "implicit",
+    "environment": "sandbox",
+    "base_url": "embedded sandbox (private socket)",
+    "auth": "embedded demo client",
+    "read_only": "no",
+    "verify": "on",
+}
+
+_LABELS = (
+    ("profile", "Profile"),
+    ("source", "Chosen by"),
+    ("environment", "Environment"),
+    ("base_url", "Base URL"),
+    ("auth", "Auth"),
+    ("client_id", "Client id"),
+    ("requested_scopes", "Requested scopes"),
+    ("granted_scopes", "Granted scopes"),
+    ("token_expiry", "Token expires"),
+    ("read_only", "Read-only"),
+    ("confirm_threshold", "Typed confirmation above"),
+    ("account_id", "Default account"),
+    ("verify", "TLS verification"),
+    ("config_path", "Config file"),
+)
+
+
+def _when(value: datetime | None, now: datetime) -> str:
+    if value is None:
+        return "no expiry given"
+    seconds = int((value - now).total_seconds())
+    stamp = value.strftime("%Y-%m-%d %H:%M:%S UTC")
+    if seconds <= 0:
+        return f"{stamp} (expired; renewed on the next request)"
+    minutes, secs = divmod(seconds, 60)
+    return f"{stamp} (in {minutes} min {secs:02d} s)"
+
+
+class WhoAmIScreen(ModalScreen[None]):
+    """A small panel of safe facts about the connection in use."""
+
+    CSS_PATH = Path(__file__).with_name("whoami.tcss")
+    BINDINGS = WHOAMI_BINDINGS
+    HELP_TITLE = "Who am I"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.facts: dict[str, str] = {}
+        self.problems: list[str] = []
+
+    def compose(self) -> ComposeResult:
+        self.facts = self._static_facts()
+        with Vertical(id="whoami-dialog"):
+            yield Static(Text("Who am I"), id="whoami-title")
+            yield Static(self._table(), id="whoami-table")
+            yield Static(self._problems_text(), id="whoami-problems")
+            yield Static(Text("esc closes · P switches profile"), id="whoami-hint")
+
+    def on_mount(self) -> None:
+        self._load_token_facts()
+
+    def _static_facts(self) -> dict[str, str]:
+        app: Any = self.app
+        connection = getattr(app, "connection", None)
+        facts = dict(connection.describe()) if connection is not None else dict(_EMBEDDED_FACTS)
+        facts["profile"] = str(getattr(app, "profile_name", facts["profile"]))
+        facts["environment"] = str(getattr(app, "environment", facts["environment"]))
+        facts["read_only"] = "yes" if getattr(app, "read_only", False) else "no"
+        threshold = getattr(app, "confirm_threshold", None)
+        if threshold is not None:
+            facts["confirm_threshold"] = f"{threshold} (production money actions)"
+        path = getattr(connection, "config_path", None) if connection is not None else None
+        if path is None:
+            from paytui.config.files import config_path
+
+            facts["config_path"] = f"{config_path()} (not read)" if connection else "(none)"
+        else:
+            facts["config_path"] = str(path)
+        facts["granted_scopes"] = "connecting…"
+        facts["token_expiry"] = "connecting…"
+        if connection is not None:
+            self.problems = [str(problem) for problem in connection.problems]
+        return facts
+
+    def _table(self) -> Table:
+        table = Table(box=None, show_header=False, expand=True, padding=(0, 1))
+        table.add_column("Fact", no_wrap=True, style="bold")
+        table.add_column("Value", ratio=1, overflow="fold")
+        for key, label in _LABELS:
+            if key in self.facts:
+                table.add_row(Text(label), Text(self.facts[key]))
+        return table
+
+    def _problems_text(self) -> Text:
+        from paytui.logs import redact
+
+        if not self.problems:
+            return Text("Config problems: none")
+        text = Text("Config problems:\n")
+        for problem in self.problems:
+            text.append(f"• {redact(problem)}\n")
+        return text
+
+    @work(exclusive=True, group="whoami", exit_on_error=False)
+    async def _load_token_facts(self) -> None:
+        app: Any = self.app
+        try:
+            client = await app.get_client()
+            info = await client.authenticate()
+        except Exception as exc:  # shown, not raised: the panel is informational
+            from paytui.logs import redact
+
+            reason = redact(str(exc)) or type(exc).__name__
+            self.facts["granted_scopes"] = f"unknown (not connected: {reason})"
+            self.facts["token_expiry"] = "unknown"
+        else:
+            scopes = client.granted_scopes
+            if scopes is None:
+                self.facts["granted_scopes"] = "unknown (static token)"
+            else:
+                self.facts["granted_scopes"] = " ".join(sorted(scopes)) or "(none)"
+            self.facts["token_expiry"] = _when(getattr(info, "expires_at", None), app.now())
+        self.query_one("#whoami-table", Static).update(self._table())
+
+    def action_close(self) -> None:
+        self.dismiss(None)

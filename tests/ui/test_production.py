@@ -1,0 +1,214 @@
+"""Production is unmistakable, read-only hides and refuses money actions, problems are shown.
+
+Issue 6's "done when" runs at the end: `paytui profile add prod` against a served loopback
+sandbox, `build_app` for `--profile prod`, an OAuth connection, and no secret in any file under
+the data, state (logs), cache or config directories afterwards (except the 0600 secrets file,
+which exists to hold it when no keyring answers).
+"""
+
+from __future__ import annotations
+
+import logging
+import stat
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from pydantic import SecretStr
+from textual.color import Color
+
+from paytui.actions import ActionPolicy
+from paytui.config import resolve_connection
+from paytui.config.cli import main as profile_main
+from paytui.config.connection import Connection
+from paytui.config.store import ConfigProblem
+from paytui.ui import bindings as keys
+from paytui.ui import launch
+from paytui.ui.app import PaytuiApp
+from paytui.ui.widgets.header import PaytuiHeader
+from tests.ui.conftest import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET, make_app, screen_text, settle
+
+PROD_SECRET = "prod-only-secret-4b1d"
+
+
+def prod_connection(**overrides: Any) -> Connection:
+    """A production connection (the client itself comes from the test's in-process sandbox)."""
+    fields: dict[str, Any] = {
+        "profile_name": "prod",
+        "environment": "production",
+        "base_url": "https://api.payments.example.com",
+        "client_id": DEMO_CLIENT_ID,
+        "client_secret": SecretStr(PROD_SECRET),
+        "confirm_threshold": Decimal("250.00"),
+    }
+    fields.update(overrides)
+    return Connection(**fields)
+
+
+def prod_app(transport: httpx.AsyncBaseTransport, **overrides: Any) -> PaytuiApp:
+    return make_app(transport, connection=prod_connection(**overrides))
+
+
+async def test_production_header_is_a_red_bar_with_profile_and_host(
+    sandbox_transport: httpx.AsyncBaseTransport,
+) -> None:
+    app = prod_app(sandbox_transport)
+    assert (app.environment, app.profile_name, app.read_only) == ("production", "prod", False)
+    assert app.confirm_threshold == Decimal("250.00")
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(app, pilot)
+        header = app.screen.query_one(PaytuiHeader)
+        assert header.has_class("-production")
+        error = Color.parse(app.theme_variables["error"])
+        bar = header.styles.background
+        assert max(abs(a - b) for a, b in zip(bar.rgb, error.rgb, strict=True)) <= 2  # $error
+        top = screen_text(app).splitlines()[0]
+        assert "PRODUCTION · prod · api.payments.example.com" in top
+        assert "READ-ONLY" not in top and "TLS" not in top
+
+
+async def test_sandbox_header_is_not_red(sandbox_transport: httpx.AsyncBaseTransport) -> None:
+    app = make_app(sandbox_transport)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(app, pilot)
+        header = app.screen.query_one(PaytuiHeader)
+        assert header.has_class("-sandbox") and not header.has_class("-production")
+        assert "PRODUCTION" not in screen_text(app).splitlines()[0]
+
+
+async def test_read_only_hides_and_refuses_money_actions(
+    sandbox_transport: httpx.AsyncBaseTransport,
+) -> None:
+    app = prod_app(sandbox_transport, read_only=True)
+    async with app.run_test(size=(160, 30)) as pilot:
+        await settle(app, pilot)
+        for action in keys.MONEY_OR_WRITE_ACTIONS:
+            assert app.check_action(action, ()) is False
+            assert not app.allows(action)
+        assert app.allows("goto") and app.allows("help")
+        live = {b.binding.action.removeprefix("app.") for b in keys.live_bindings(app.screen)}
+        assert not live & keys.MONEY_OR_WRITE_ACTIONS
+        shown = {b.binding.action for b in app.screen.active_bindings.values()}
+        assert not {a.removeprefix("app.") for a in shown} & keys.MONEY_OR_WRITE_ACTIONS
+        top = screen_text(app).splitlines()[0]
+        assert "READ-ONLY" in top
+        footer = screen_text(app).splitlines()[-1]
+        assert "Capture" not in footer and "Refund" not in footer
+        screen_before = app.screen
+        for key in ("c", "r"):
+            await pilot.press(key)
+            await pilot.pause()
+            assert app.screen is screen_before  # no dialog opened
+        assert await app.run_action("capture") is False
+    # The executor's policy is built from these same attributes (ui/actions_service.py).
+    policy = ActionPolicy(
+        read_only=app.read_only,
+        environment=app.environment,
+        confirm_threshold=app.confirm_threshold,
+    )
+    for operation in ("capture", "refund", "charge", "update_charge", "token_create"):
+        decision = policy.check(operation)
+        assert not decision.allowed and "read-only" in (decision.reason or "")
+
+
+async def test_money_actions_are_visible_when_not_read_only(
+    sandbox_transport: httpx.AsyncBaseTransport,
+) -> None:
+    app = prod_app(sandbox_transport)
+    async with app.run_test(size=(160, 30)) as pilot:
+        await settle(app, pilot)
+        assert all(app.allows(action) for action in keys.MONEY_OR_WRITE_ACTIONS)
+        assert app.check_action("capture", ()) is not False
+
+
+async def test_tls_badges(sandbox_transport: httpx.AsyncBaseTransport) -> None:
+    for verify, badge in ((False, "TLS VERIFY OFF"), ("/etc/private-ca.pem", "CUSTOM CA")):
+        app = prod_app(sandbox_transport, verify=verify)
+        async with app.run_test(size=(120, 30)) as pilot:
+            await pilot.pause()
+            assert badge in screen_text(app).splitlines()[0]
+
+
+async def test_config_problems_are_notified_without_secrets(
+    sandbox_transport: httpx.AsyncBaseTransport,
+) -> None:
+    problem = ConfigProblem(
+        Path("/home/agent/.config/paytui/config.toml"),
+        7,
+        f"unknown key 'client_secret' (client_secret = {PROD_SECRET}) was ignored",
+    )
+    app = prod_app(sandbox_transport, problems=(problem,))
+    async with app.run_test(size=(120, 30)) as pilot:
+        await pilot.pause()
+        messages = [n.message for n in app._notifications]
+        assert any("config.toml:7" in m and "was ignored" in m for m in messages), messages
+        assert not any(PROD_SECRET in m for m in messages)
+
+
+def test_launch_with_profile_prod_shows_production(
+    sandbox_server: str,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    isolated_user_dirs: Path,
+) -> None:
+    """Issue 6 done-when: profile add prod; `--profile prod` connects with OAuth; header says
+    PRODUCTION; no secret in any file of the user directories afterwards."""
+    import asyncio
+
+    from paytui.logs import clear_registered_secrets, setup_logging
+
+    monkeypatch.setattr("getpass.getpass", lambda prompt="": DEMO_CLIENT_SECRET)
+    monkeypatch.setattr("sys.stdin.isatty", lambda: True)
+    code = profile_main(
+        ["add", "prod", "--base-url", sandbox_server, "--client-id", DEMO_CLIENT_ID,
+         "--confirm-threshold", "50"]
+    )  # fmt: skip
+    assert code == 0, capsys.readouterr().err
+    connection = resolve_connection(profile="prod", environ={})
+    assert connection.is_production
+    log_file = setup_logging()
+    root = logging.getLogger()
+    access_token: list[str] = []
+    try:
+        for secret in connection.secret_values():
+            from paytui.logs import register_secret
+
+            register_secret(secret)
+        app = launch.build_app(connection)
+
+        async def drive() -> None:
+            async with app.run_test(size=(120, 30)) as pilot:
+                client = await app.get_client()
+                info = await client.authenticate()
+                access_token.append(info.access_token.get_secret_value())
+                assert client.granted_scopes  # OAuth client credentials: scopes are known
+                await settle(app, pilot)
+                assert "PRODUCTION · prod · 127.0.0.1:" in screen_text(app).splitlines()[0]
+                logging.getLogger("paytui.test").warning(
+                    "Authorization: Bearer %s client_secret=%s", access_token[0], DEMO_CLIENT_SECRET
+                )
+
+        asyncio.run(drive())
+    finally:
+        for handler in list(root.handlers):
+            if handler.get_name() == "paytui-file":
+                handler.flush()
+                root.removeHandler(handler)
+                handler.close()
+        clear_registered_secrets()
+    assert log_file.is_file() and "Bearer ***" in log_file.read_text()
+    secrets = [DEMO_CLIENT_SECRET, *access_token]
+    scanned = 0
+    for path in isolated_user_dirs.rglob("*"):
+        if not path.is_file():
+            continue
+        if path.name == "secrets.toml":  # the 0600 fallback store, by design
+            assert stat.S_IMODE(path.stat().st_mode) == 0o600
+            continue
+        data = path.read_bytes()
+        scanned += 1
+        for secret in secrets:
+            assert secret.encode() not in data, f"{secret[:4]}… found in {path}"
+    assert scanned >= 2  # the config file and the log, at least
