@@ -65,6 +65,17 @@ def _default_factory_builder(connection: Connection) -> ClientFactory | None:
     return client_factory_for(connection)
 
 
+def _lazy_screen(module: str, name: str) -> Callable[[], Screen[Any]]:
+    """A factory that imports a top-level screen's module only when the user first goes there."""
+
+    def build() -> Screen[Any]:
+        import importlib
+
+        return getattr(importlib.import_module(module), name)()
+
+    return build
+
+
 class PaytuiCommands(Provider):
     """Command palette: every screen by name, plus every action of the screen it was opened on.
 
@@ -131,6 +142,8 @@ class PaytuiApp(App[None]):
     MODES: ClassVar = {
         "charges": ChargeSearchScreen,
         **{mode: _placeholder(title, blurb) for mode, title, blurb in SCREENS[1:]},
+        "accounts": _lazy_screen("paytui.ui.screens.accounts", "AccountsScreen"),
+        "distributions": _lazy_screen("paytui.ui.screens.distributions", "DistributionsScreen"),
     }
     DEFAULT_MODE = "charges"
 
@@ -498,6 +511,18 @@ class PaytuiApp(App[None]):
         if isinstance(self.screen, HelpScreen):
             return
         self.push_screen(HelpScreen(keys.live_bindings(self.screen)))
+
+    async def open_charge_search(self, query: Any) -> None:
+        """Go to the charge search with `query` (a `ChargeQuery`) in the query line, and run it.
+
+        Screens above the search in the charges stack are closed, so the results are what shows.
+        """
+        await self.switch_mode("charges")
+        while len(self.screen_stack) > 1 and not isinstance(self.screen, ChargeSearchScreen):
+            await self.pop_screen()
+        screen = self.screen
+        if isinstance(screen, ChargeSearchScreen):
+            screen.post_message(ChargeSearchScreen.Prefill(query))
 
     def on_open_charge(self, message: messages.OpenCharge) -> None:
         """Open a charge's detail over the current screen (escape comes back to the same row)."""

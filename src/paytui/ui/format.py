@@ -62,3 +62,51 @@ def status(value: str | None) -> Text:
 
 def result_code(value: str | None) -> Text:
     return Text(value or "—", style=RESULT_STYLES.get(value or "", ""))
+
+
+# --- Boarding status of payment accounts --------------------------------------------------------
+#: Boarding statuses in the order an account moves through them.
+BOARDING_STATUSES: tuple[str, ...] = (
+    "draft",
+    "submitted",
+    "in_review",
+    "info_required",
+    "approved",
+    "declined",
+    "suspended",
+    "closed",
+)
+#: One colour per boarding status (Rich style names that read well on every theme).
+BOARDING_STYLES = {
+    "draft": "dim",
+    "submitted": "cyan",
+    "in_review": "blue",
+    "info_required": "bold yellow",
+    "approved": "green",
+    "declined": "red",
+    "suspended": "magenta",
+    "closed": "dim red",
+}
+#: A one-word meaning of each boarding status, for people who do not know the service's terms.
+BOARDING_MEANINGS = {
+    "draft": "unsent",
+    "submitted": "queued",
+    "in_review": "checking",
+    "info_required": "action",
+    "approved": "live",
+    "declined": "refused",
+    "suspended": "paused",
+    "closed": "ended",
+}
+
+
+def boarding_meaning(value: str | None) -> str:
+    """The one-word meaning of a boarding status ("approved" -> "live"); "" when unknown."""
+    return BOARDING_MEANINGS.get(value or "", "")
+
+
+def boarding_status(value: str | None) -> Text:
+    """A boarding status in its colour with its meaning: "approved · live"."""
+    name = value or "—"
+    meaning = boarding_meaning(value)
+    return Text(f"{name} · {meaning}" if meaning else name, style=BOARDING_STYLES.get(name, ""))

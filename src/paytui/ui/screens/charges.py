@@ -15,6 +15,7 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
+from textual.message import Message
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.timer import Timer
@@ -67,6 +68,13 @@ def format_query(query: ChargeQuery) -> str:
 
 class ChargeSearchScreen(Screen[None]):
     """Search, browse and open charges."""
+
+    class Prefill(Message):
+        """Put `query` (a `ChargeQuery`) in the query line and run it (an account's charges)."""
+
+        def __init__(self, query: ChargeQuery) -> None:
+            super().__init__()
+            self.query = query
 
     CSS_PATH = Path(__file__).with_name("charges.tcss")  # absolute: subclasses elsewhere work
     BINDINGS: ClassVar = CHARGES_BINDINGS
@@ -251,6 +259,21 @@ class ChargeSearchScreen(Screen[None]):
             self._sort = None  # a sort typed in the query wins over the `s` key's
         self._focus_results_after_search = True
         self._search(result.query)
+
+    def on_charge_search_screen_prefill(self, message: ChargeSearchScreen.Prefill) -> None:
+        message.stop()
+        try:
+            text = format_query(message.query)
+        except ImportError:
+            text = ""
+        query_input = self.query_one(QueryInput)
+        with query_input.prevent(Input.Changed):
+            query_input.value = text
+        self._show_parse_errors(None, text)
+        self._view_title = "Search"
+        self.query_one("#view-name", Static).update(Text(self._view_title))
+        self._focus_results_after_search = True
+        self._search(message.query)
 
     def on_query_input_leave(self, event: QueryInput.Leave) -> None:
         self.query_one(ChargeTable).focus()

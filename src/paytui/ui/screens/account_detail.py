@@ -1,0 +1,256 @@
+"""One payment account: every field, and its most recent charges.
+
+`s` jumps into the charge search with `account:<id>` filled in and run, where the user can refine
+it. A client without the charges scope (the `paytui-limited` demo client holds only accounts and
+merchants) still sees the account; the charges panel then says which scope is missing instead of
+showing an error.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
+
+from rich.table import Table
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static
+
+from paytui.ui import format as fmt
+from paytui.ui import messages
+from paytui.ui.screens.accounts import NavTable
+from paytui.ui.widgets.errors import describe_error
+from paytui.ui.widgets.header import PaytuiHeader
+
+if TYPE_CHECKING:
+    from paytui.api.models import Account, Charge, Merchant
+
+ACCOUNT_DETAIL_BINDINGS: list[Binding] = [
+    Binding(
+        "s",
+        "search_charges",
+        "Search charges",
+        id="account.search_charges",
+        tooltip="Open the charge search with account:<id> filled in",
+    ),
+    Binding("y", "copy_id", "Copy id", id="account.copy_id", tooltip="Copy the account id"),
+    Binding("ctrl+r", "refresh", "Refresh", id="account.refresh", tooltip="Reload / retry"),
+]
+
+CHARGES_SCOPE = "urn:v2:charges:all"
+RECENT_CHARGES = 10
+
+
+def _value(value: object) -> Text:
+    if value is None or value == "" or value == [] or value == {}:
+        return Text("—", style="dim")
+    return fmt.literal(value)
+
+
+class AccountDetailScreen(Screen[None]):
+    """All fields of one account plus its recent charges."""
+
+    CSS_PATH = Path(__file__).with_name("account_detail.tcss")
+    BINDINGS: ClassVar = ACCOUNT_DETAIL_BINDINGS
+    HELP_TITLE = "Account"
+    AUTO_FOCUS = "#recent"
+
+    def __init__(
+        self,
+        account_id: str,
+        *,
+        account: Account | None = None,
+        merchant: Merchant | None = None,
+    ) -> None:
+        super().__init__()
+        self.account_id = account_id
+        self.account = account
+        self.merchant = merchant
+        self.charges: list[Charge] = []
+        self.charges_state = "loading"
+
+    def compose(self) -> ComposeResult:
+        yield PaytuiHeader()
+        yield Static(Text(f"Account {self.account_id}"), id="title")
+        with Vertical(id="fields-box"):
+            yield Static(Text("Loading account…"), id="fields")
+        yield Static(Text("Recent charges"), id="recent-title")
+        yield Static(Text("Loading charges…"), id="recent-message")
+        table = NavTable(id="recent", cursor_type="row")
+        table.add_column("Charge", key="charge")
+        table.add_column("When (UTC)", key="when")
+        table.add_column("Amount", key="amount")
+        table.add_column("Status", key="status")
+        table.add_column("Type", key="type")
+        table.add_column("Customer", key="customer")
+        yield table
+        yield Footer()
+
+    def on_mount(self) -> None:
+        if self.account is not None:
+            self._show_account(self.account)
+        self.load()
+
+    def load(self) -> None:
+        self.read_account()
+        self.read_charges()
+
+    # --- the account ----------------------------------------------------------------------------
+    @work(exclusive=True, group="account-read")
+    async def read_account(self) -> None:
+        try:
+            client = await self.app.get_client()  # type: ignore[attr-defined]
+            account = await client.get_account(self.account_id)
+        except Exception as exc:
+            info = describe_error(exc)
+            line = Text(f"{info.title}. ", style="bold")
+            line.append(info.message)
+            line.append("\nPress ctrl+r to retry.")
+            if self.account is None:
+                self.query_one("#fields", Static).update(line)
+                self.add_class("-fields-error")
+            else:  # keep what the list showed; say it may be stale
+                self.notify(info.message, title=info.title, severity="error", markup=False)
+            return
+        self.remove_class("-fields-error")
+        self.account = account
+        self._show_account(account)
+
+    def _show_account(self, account: Account) -> None:
+        grid = Table.grid(padding=(0, 2))
+        grid.add_column(style="bold", no_wrap=True)
+        grid.add_column()
+        merchant = Text(account.merchant_id or "—")
+        if self.merchant is not None and self.merchant.name:
+            merchant = Text.assemble(fmt.literal(self.merchant.name), "  ", (merchant.plain, "dim"))
+        tax = [p for p in (account.tax_authority, account.tax_authority_state) if p]
+        rows: list[tuple[str, Text]] = [
+            ("Account id", Text(account.account_id)),
+            ("Name", _value(account.name)),
+            ("Merchant", merchant),
+            ("Boarding status", fmt.boarding_status(account.status)),
+            ("Status message", _value(account.status_message)),
+            ("Category code (MCC)", _value(account.merchant_category_code)),
+            ("Tax authority", Text(", ".join(tax)) if tax else _value(None)),
+            ("Created", Text(fmt.timestamp(account.created_timestamp))),
+            ("Last updated", Text(fmt.timestamp(account.last_updated_timestamp))),
+            ("Tags", _value(", ".join(str(t) for t in account.tags))),
+            (
+                "Attributes",
+                _value(
+                    "; ".join(
+                        f"{key}={', '.join(map(str, values))}"
+                        for key, values in sorted(account.attributes.items())
+                    )
+                ),
+            ),
+        ]
+        extra = getattr(account, "model_extra", None) or {}
+        rows += [(str(key), _value(value)) for key, value in sorted(extra.items())]
+        for label, value in rows:
+            grid.add_row(label, value)
+        title = Text.assemble(("Account ", "bold"), fmt.literal(account.name or account.account_id))
+        self.query_one("#title", Static).update(title)
+        self.query_one("#fields", Static).update(grid)
+
+    # --- its charges ----------------------------------------------------------------------------
+    def _charges_message(self, text: Text, state: str) -> None:
+        self.charges_state = state
+        self.query_one("#recent-message", Static).update(text)
+        for name in ("loading", "results", "empty", "error", "forbidden"):
+            self.set_class(state == name, f"-charges-{name}")
+
+    @work(exclusive=True, group="account-charges")
+    async def read_charges(self) -> None:
+        from paytui.api.queries import ChargeQuery
+
+        self._charges_message(Text("Loading charges…"), "loading")
+        try:
+            client = await self.app.get_client()  # type: ignore[attr-defined]
+            granted = getattr(client, "granted_scopes", None)
+            if granted is not None and CHARGES_SCOPE not in granted:
+                self._show_forbidden([CHARGES_SCOPE])
+                return
+            page = await client.search_charges_page(
+                ChargeQuery(account_id=self.account_id), limit=RECENT_CHARGES, offset=0
+            )
+        except Exception as exc:
+            names = {cls.__name__ for cls in type(exc).__mro__}
+            if "ForbiddenError" in names or getattr(exc, "status", None) == 403:
+                self._show_forbidden(list(getattr(exc, "required_scopes", None) or []))
+                return
+            info = describe_error(exc)
+            line = Text(f"{info.title}. ", style="bold")
+            line.append(info.message)
+            line.append("\nPress ctrl+r to retry.")
+            self._charges_message(line, "error")
+            return
+        self.charges = list(page.items)
+        table = self.query_one("#recent", NavTable)
+        table.clear()
+        now = self.app.now()  # type: ignore[attr-defined]
+        for charge in self.charges:
+            contact = getattr(getattr(charge, "payment_method", None), "contact", None)
+            name = " ".join(
+                str(p)
+                for p in (getattr(contact, "first_name", None), getattr(contact, "last_name", None))
+                if p
+            )
+            when = Text(fmt.timestamp(charge.charge_timestamp))
+            when.append(f" ({fmt.age(charge.charge_timestamp, now)})", style="dim")
+            table.add_row(
+                Text(charge.charge_id),
+                when,
+                Text(fmt.money(charge.total_amount), justify="right"),
+                fmt.status(charge.status),
+                fmt.literal(getattr(charge, "charge_type", None) or "—"),
+                fmt.literal(name or "—"),
+                key=charge.charge_id,
+            )
+        total = page.total if page.total is not None else len(self.charges)
+        if not self.charges:
+            self._charges_message(Text("No charges on this account yet."), "empty")
+            return
+        line = Text(f"The {len(self.charges)} most recent of {total:,}. ")
+        line.append("enter", style="bold")
+        line.append(" opens one; ")
+        line.append("s", style="bold")
+        line.append(" searches all of this account's charges.")
+        self._charges_message(line, "results")
+
+    def _show_forbidden(self, scopes: list[str]) -> None:
+        need = ", ".join(scopes) or CHARGES_SCOPE
+        line = Text("Your token lacks ", style="")
+        line.append(need, style="bold")
+        line.append(
+            ", so this account's charges cannot be shown. The account itself is readable; "
+            "ask for a client with that scope to see its charges."
+        )
+        self._charges_message(line, "forbidden")
+
+    # --- actions --------------------------------------------------------------------------------
+    def action_search_charges(self) -> None:
+        from paytui.api.queries import ChargeQuery
+
+        query = ChargeQuery(account_id=self.account_id)
+        self.app.run_worker(
+            self.app.open_charge_search(query),  # type: ignore[attr-defined]
+            group="open-charge-search",
+            exclusive=True,
+        )
+
+    def action_copy_id(self) -> None:
+        self.app.copy_to_clipboard(self.account_id)
+        self.app.notify(f"Copied account id {self.account_id}", title="Clipboard", markup=False)
+
+    def action_refresh(self) -> None:
+        self.load()
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        if event.row_key.value:
+            self.post_message(messages.OpenCharge(str(event.row_key.value)))

@@ -1,0 +1,396 @@
+"""Accounts (`3`): every payment account the credentials can see, grouped by merchant.
+
+The person on this screen is usually waiting for a merchant to be boarded: `f` narrows the list
+to one boarding status, `w` turns on watch mode (a re-read every few seconds that highlights and
+announces any account whose status moved), `enter` opens an account with its recent charges.
+
+Accounts are few (tens, not thousands), so the whole list is read (paged under the hood) and
+grouped here; reads run in an exclusive worker and a watch tick never starts a second read while
+one is still in flight, so a slow service cannot pile up requests or block the screen.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from rich.style import Style
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import DataTable, Footer, LoadingIndicator, Static
+
+from paytui.ui import format as fmt
+from paytui.ui import messages
+from paytui.ui.bindings import TABLE_BINDINGS
+from paytui.ui.widgets.errors import describe_error
+from paytui.ui.widgets.header import PaytuiHeader
+
+if TYPE_CHECKING:
+    from paytui.api.models import Account, Merchant, Page
+
+ACCOUNTS_BINDINGS: list[Binding] = [
+    Binding(
+        "f",
+        "cycle_filter",
+        "Filter status",
+        id="accounts.filter",
+        tooltip="Show only one boarding status (cycles; all first)",
+    ),
+    Binding(
+        "F",
+        "clear_filter",
+        "All statuses",
+        id="accounts.filter_clear",
+        show=False,
+        tooltip="Show every boarding status",
+    ),
+    Binding(
+        "w",
+        "toggle_watch",
+        "Watch",
+        id="accounts.watch",
+        tooltip="Re-read every few seconds and highlight status changes",
+    ),
+    Binding("ctrl+r", "refresh", "Refresh", id="accounts.refresh", tooltip="Reload / retry"),
+]
+
+#: Rows that group accounts under their merchant have keys with this prefix.
+MERCHANT_ROW = "merchant:"
+#: How a status change since the last read looks (on top of the status colour).
+CHANGED_STYLE = Style(bold=True, reverse=True)
+#: The most accounts read (at 500 a page); a credential seeing more is not what this screen is for.
+MAX_ACCOUNTS = 5000
+
+
+async def read_all(fetch: Callable[..., Awaitable[Page[Any]]], **filters: Any) -> list[Any]:
+    """Every item of a list endpoint, following the pages."""
+    items: list[Any] = []
+    offset = 0
+    while len(items) < MAX_ACCOUNTS:
+        page = await fetch(limit=500, offset=offset, **filters)
+        items.extend(page.items)
+        if not page.has_more or not page.items:
+            break
+        offset = page.next_offset
+    return items
+
+
+class NavTable(DataTable[Any]):
+    """A `DataTable` with the app's table keys (vim keys included, remappable by id)."""
+
+    BINDINGS: ClassVar = TABLE_BINDINGS
+
+    def action_select(self) -> None:
+        self.action_select_cursor()
+
+    def action_cursor_top(self) -> None:
+        self.action_scroll_top()
+
+    def action_cursor_bottom(self) -> None:
+        self.action_scroll_bottom()
+
+
+class AccountsScreen(Screen[None]):
+    """Accounts grouped by merchant, with a status filter and watch mode."""
+
+    CSS_PATH = Path(__file__).with_name("accounts.tcss")
+    BINDINGS: ClassVar = ACCOUNTS_BINDINGS
+    HELP_TITLE = "Accounts"
+    AUTO_FOCUS = "#accounts"
+
+    state: reactive[str] = reactive("loading")
+    """loading | results | empty | error (see accounts.tcss)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.accounts: list[Account] = []
+        self.merchants: dict[str, Merchant] = {}
+        self.status_filter: str | None = None
+        self.watching = False
+        self.changed_ids: set[str] = set()
+        """Accounts whose status changed during this watch session (highlighted)."""
+        self._previous: dict[str, str | None] | None = None
+        self._watch_timer: Timer | None = None
+        self._reading = False
+        self._last_read: str | None = None
+
+    def compose(self) -> ComposeResult:
+        yield PaytuiHeader()
+        with Horizontal(id="summary"):
+            yield Static(Text("Accounts"), id="view-name")
+            yield Static(Text("status: all"), id="filter-name")
+            yield Static(Text(""), id="watch-status")
+            yield Static(Text(""), id="showing")
+        yield Static(Text(""), id="inline-error")
+        with Vertical(id="state"):
+            yield LoadingIndicator(id="spinner")
+            yield Static(Text(""), id="state-message")
+        table = NavTable(id="accounts", cursor_type="row", zebra_stripes=False)
+        table.add_column("Account", key="account")
+        table.add_column("Name", key="name")
+        table.add_column("Status", key="status")
+        table.add_column("Tax authority", key="tax")
+        table.add_column("Status message", key="message")
+        yield table
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.watch_state(self.state)
+        self._set_message(Text("Loading accounts…"))
+        self.load()
+
+    def on_unmount(self) -> None:
+        self._stop_timer()
+
+    # --- state ----------------------------------------------------------------------------------
+    def watch_state(self, state: str) -> None:
+        for name in ("loading", "results", "empty", "error"):
+            self.set_class(state == name, f"-{name}")
+
+    def _set_message(self, text: Text) -> None:
+        self.query_one("#state-message", Static).update(text)
+
+    def _show_error(self, exc: BaseException) -> None:
+        info = describe_error(exc)
+        if self.watching and self.accounts:
+            # Watch mode keeps the last good list on screen and keeps trying.
+            line = Text(f"{info.title}: ", style="bold")
+            line.append(info.message)
+            line.append("  (watch continues; ctrl+r retries now)")
+            self.query_one("#inline-error", Static).update(line)
+            self.add_class("-inline-error")
+            return
+        message = Text()
+        message.append(f"{info.title}. ", style="bold")
+        message.append(info.message)
+        message.append("\nPress ctrl+r to retry.")
+        self._set_message(message)
+        self.state = "error"
+        self.app.notify(info.message, title=info.title, severity="error", markup=False)
+
+    # --- reading --------------------------------------------------------------------------------
+    def load(self) -> None:
+        if self._reading:
+            return
+        self._reading = True
+        self.read_accounts()
+
+    @work(exclusive=True, group="accounts-read")
+    async def read_accounts(self) -> None:
+        try:
+            try:
+                client = await self.app.get_client()  # type: ignore[attr-defined]
+                accounts = await read_all(client.list_accounts_page)
+            except Exception as exc:
+                self._show_error(exc)
+                return
+            if not self.merchants or any(a.merchant_id not in self.merchants for a in accounts):
+                try:
+                    merchants = await read_all(client.list_merchants_page)
+                except Exception:  # names are a nicety: group by merchant id without them
+                    merchants = []
+                self.merchants.update({m.merchant_id: m for m in merchants})
+            self._apply(accounts)
+        finally:
+            self._reading = False
+
+    def _apply(self, accounts: list[Account]) -> None:
+        now = self.app.now()  # type: ignore[attr-defined]
+        self._last_read = now.strftime("%H:%M:%S")
+        current = {a.account_id: a.status for a in accounts}
+        if self._previous is not None:
+            by_id = {a.account_id: a for a in accounts}
+            for account_id, status in current.items():
+                before = self._previous.get(account_id, status)
+                if before != status:
+                    self.changed_ids.add(account_id)
+                    name = by_id[account_id].name or ""
+                    self.app.notify(
+                        f"{account_id} {before or '—'} → {status or '—'}"
+                        + (f"\n{name}" if name else ""),
+                        title="Boarding status changed",
+                        markup=False,
+                    )
+        self._previous = current
+        self.accounts = accounts
+        self.remove_class("-inline-error")
+        self.query_one("#inline-error", Static).update(Text(""))
+        self._render_table()
+        self._update_watch_status()
+
+    def _visible(self) -> list[Account]:
+        if self.status_filter is None:
+            return list(self.accounts)
+        return [a for a in self.accounts if a.status == self.status_filter]
+
+    def _render_table(self) -> None:
+        table = self.query_one(NavTable)
+        keep = None
+        if table.row_count and table.cursor_row >= 0:
+            try:
+                keep = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+            except Exception:
+                keep = None
+        table.clear()
+        visible = self._visible()
+        groups: dict[str, list[Account]] = {}
+        for account in visible:
+            groups.setdefault(account.merchant_id or "", []).append(account)
+
+        def merchant_name(merchant_id: str) -> str:
+            merchant = self.merchants.get(merchant_id)
+            return (merchant.name if merchant else None) or merchant_id or "(no merchant)"
+
+        for merchant_id in sorted(groups, key=lambda m: merchant_name(m).lower()):
+            members = groups[merchant_id]
+            merchant = self.merchants.get(merchant_id)
+            count = f"{len(members)} account{'s' if len(members) != 1 else ''}"
+            if merchant is not None and merchant.status:
+                count += f" · merchant {merchant.status}"
+            table.add_row(
+                Text(merchant_name(merchant_id), style="bold"),
+                Text(merchant_id, style="dim"),
+                Text(count, style="dim"),
+                Text(""),
+                Text(""),
+                key=MERCHANT_ROW + merchant_id,
+            )
+            for account in sorted(members, key=lambda a: (a.name or "", a.account_id)):
+                table.add_row(*self._cells(account), key=account.account_id)
+        total = len(self.accounts)
+        shown = len(visible)
+        self.query_one("#showing", Static).update(Text(f"Showing {shown:,} of {total:,}"))
+        if not visible:
+            what = f"with status {self.status_filter}" if self.status_filter else "for this client"
+            message = Text(f"No accounts {what}.")
+            message.append("\nPress f for the next status, F for all.", style="")
+            self._set_message(message)
+            self.state = "empty"
+            return
+        self.state = "results"
+        if keep is not None:
+            try:
+                table.move_cursor(row=table.get_row_index(keep), animate=False)
+                return
+            except Exception:
+                pass
+        # Start on the first account, not on a group row.
+        if table.row_count > 1:
+            table.move_cursor(row=1, animate=False)
+
+    def _cells(self, account: Account) -> list[Text]:
+        changed = account.account_id in self.changed_ids
+        account_id = Text(("◆ " if changed else "  ") + account.account_id)
+        status = fmt.boarding_status(account.status)
+        tax_parts = [p for p in (account.tax_authority, account.tax_authority_state) if p]
+        tax = Text(", ".join(tax_parts)) if tax_parts else Text("—", style="dim")
+        cells = [
+            account_id,
+            fmt.literal(account.name),
+            status,
+            tax,
+            fmt.literal(account.status_message),
+        ]
+        if changed:
+            account_id.stylize("bold")
+            status.stylize(CHANGED_STYLE)
+        return cells
+
+    # --- watch ----------------------------------------------------------------------------------
+    def _interval(self) -> float:
+        try:
+            return max(0.05, float(getattr(self.app, "watch_interval", 5) or 5))
+        except (TypeError, ValueError):
+            return 5.0
+
+    def _stop_timer(self) -> None:
+        if self._watch_timer is not None:
+            self._watch_timer.stop()
+            self._watch_timer = None
+
+    def _update_watch_status(self) -> None:
+        widget = self.query_one("#watch-status", Static)
+        if not self.watching:
+            widget.update(Text("w: watch", style="dim"))
+            return
+        interval = self._interval()
+        every = f"{interval:g}s"
+        line = Text(f"watching · every {every}", style="bold")
+        if self._last_read:
+            line.append(f" · last read {self._last_read}", style="")
+        widget.update(line)
+
+    def action_toggle_watch(self) -> None:
+        self.watching = not self.watching
+        self.changed_ids.clear()
+        self._stop_timer()
+        self.set_class(self.watching, "-watching")
+        if self.watching:
+            self._previous = {a.account_id: a.status for a in self.accounts} or None
+            self._watch_timer = self.set_interval(self._interval(), self.load)
+            self.app.notify(
+                f"Watching accounts: re-reading every {self._interval():g}s.",
+                title="Watch",
+                timeout=3,
+                markup=False,
+            )
+            self.load()
+        else:
+            self.app.notify("Watch stopped.", title="Watch", timeout=2, markup=False)
+            self._render_table()
+        self._update_watch_status()
+
+    # --- filter ---------------------------------------------------------------------------------
+    def _set_filter(self, status: str | None) -> None:
+        self.status_filter = status
+        label = Text("status: ")
+        if status is None:
+            label.append("all")
+        else:
+            label.append_text(fmt.boarding_status(status))
+        self.query_one("#filter-name", Static).update(label)
+        if self.accounts or self.state != "loading":
+            self._render_table()
+
+    def action_cycle_filter(self) -> None:
+        order: list[str | None] = [None, *fmt.BOARDING_STATUSES]
+        index = order.index(self.status_filter) if self.status_filter in order else 0
+        self._set_filter(order[(index + 1) % len(order)])
+
+    def action_clear_filter(self) -> None:
+        self._set_filter(None)
+
+    def action_refresh(self) -> None:
+        if self.state == "error":
+            self.state = "loading"
+            self._set_message(Text("Loading accounts…"))
+        self._reading = True
+        self.read_accounts()  # exclusive: replaces a read in flight
+
+    # --- table events ---------------------------------------------------------------------------
+    def _account(self, key: str | None) -> Account | None:
+        return next((a for a in self.accounts if a.account_id == key), None)
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        account = self._account(event.row_key.value)
+        if account is None:
+            return
+        from paytui.ui.screens.account_detail import AccountDetailScreen
+
+        merchant = self.merchants.get(account.merchant_id or "")
+        self.app.push_screen(
+            AccountDetailScreen(account.account_id, account=account, merchant=merchant)
+        )
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        account = self._account(event.row_key.value if event.row_key else None)
+        if account is not None:
+            self.post_message(messages.AccountInFocus(account.account_id))

@@ -1,0 +1,233 @@
+"""Distributions (`4`): payouts to merchant accounts, newest first, with totals by category.
+
+`chargebacks` is always a column (at zero too): "did a chargeback come out of this payout?" is
+the question people open this screen to answer. Pages of `PAGE_SIZE` from the server; `]` / `[`
+move between pages, "Showing N of M" says where you are. `enter` opens a distribution's items.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, LoadingIndicator, Static
+
+from paytui.ui import format as fmt
+from paytui.ui import messages
+from paytui.ui.screens.accounts import NavTable
+from paytui.ui.widgets.distribution_tree import OUTGOING_CATEGORIES, TOTAL_CATEGORIES, as_decimal
+from paytui.ui.widgets.errors import describe_error
+from paytui.ui.widgets.header import PaytuiHeader
+
+if TYPE_CHECKING:
+    from paytui.api.models import Distribution
+
+DISTRIBUTIONS_BINDINGS: list[Binding] = [
+    Binding(
+        "right_square_bracket",
+        "next_page",
+        "Next page",
+        id="distributions.next_page",
+        tooltip="The next (older) page of distributions",
+    ),
+    Binding(
+        "left_square_bracket",
+        "previous_page",
+        "Previous page",
+        id="distributions.previous_page",
+        tooltip="The previous (newer) page",
+    ),
+    Binding(
+        "y", "copy_id", "Copy id", id="distributions.copy_id", tooltip="Copy the distribution id"
+    ),
+    Binding("ctrl+r", "refresh", "Refresh", id="distributions.refresh", tooltip="Reload / retry"),
+]
+
+PAGE_SIZE = 50
+
+
+def total_text(category: str, amount: object) -> Text:
+    """A total in the table: outgoing categories in red when not zero, net in bold."""
+    value = as_decimal(amount)
+    if value is None and category == "chargebacks":
+        value = as_decimal(0)
+    if value is None:
+        return Text("—", style="dim", justify="right")
+    style = ""
+    if category in OUTGOING_CATEGORIES and value:
+        style = "red"
+    elif category == "net":
+        style = "bold"
+    return Text(fmt.money(value), style=style, justify="right")
+
+
+def total_of(distribution: Any, category: str) -> Any:
+    totals = getattr(distribution, "total_amounts", None)
+    return getattr(totals, category, None) if totals is not None else None
+
+
+def status_text(value: str | None) -> Text:
+    return Text(value or "—", style="green" if value == "paid" else "yellow")
+
+
+def short(value: str | None, keep: int) -> Text:
+    text = value or "—"
+    return Text(text[:keep] + "…" if len(text) > keep + 1 else text)
+
+
+class DistributionsScreen(Screen[None]):
+    """A paged list of distributions with their totals."""
+
+    CSS_PATH = Path(__file__).with_name("distributions.tcss")
+    BINDINGS: ClassVar = DISTRIBUTIONS_BINDINGS
+    HELP_TITLE = "Distributions"
+    AUTO_FOCUS = "#distributions"
+
+    state: reactive[str] = reactive("loading")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.page_offset = 0
+        self.total: int | None = None
+        self.has_more = False
+        self.distributions: list[Distribution] = []
+
+    def compose(self) -> ComposeResult:
+        yield PaytuiHeader()
+        with Horizontal(id="summary"):
+            yield Static(Text("Distributions"), id="view-name")
+            yield Static(Text("newest first"), id="watch-status")
+            yield Static(Text(""), id="showing")
+        with Vertical(id="state"):
+            yield LoadingIndicator(id="spinner")
+            yield Static(Text(""), id="state-message")
+        table = NavTable(id="distributions", cursor_type="row")
+        table.add_column("Distribution", key="id")
+        table.add_column("Account", key="account")
+        table.add_column("Status", key="status")
+        table.add_column("Date", key="date")
+        for category in TOTAL_CATEGORIES:
+            table.add_column(Text(category.capitalize(), justify="right"), key=category)
+        yield table
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.watch_state(self.state)
+        self._load()
+
+    def watch_state(self, state: str) -> None:
+        for name in ("loading", "results", "empty", "error"):
+            self.set_class(state == name, f"-{name}")
+
+    def _set_message(self, text: Text) -> None:
+        self.query_one("#state-message", Static).update(text)
+
+    def _load(self) -> None:
+        self.state = "loading"
+        self._set_message(Text("Loading distributions…"))
+        self.read_page(self.page_offset)
+
+    @work(exclusive=True, group="distributions-read")
+    async def read_page(self, offset: int) -> None:
+        try:
+            client = await self.app.get_client()  # type: ignore[attr-defined]
+            page = await client.list_distributions_page(limit=PAGE_SIZE, offset=offset)
+        except Exception as exc:
+            info = describe_error(exc)
+            message = Text(f"{info.title}. ", style="bold")
+            message.append(info.message)
+            message.append("\nPress ctrl+r to retry.")
+            self._set_message(message)
+            self.state = "error"
+            self.app.notify(info.message, title=info.title, severity="error", markup=False)
+            return
+        self.page_offset = page.offset
+        self.total = page.total
+        self.has_more = page.has_more
+        self.distributions = list(page.items)
+        table = self.query_one(NavTable)
+        table.clear()
+        for dist in self.distributions:
+            table.add_row(
+                short(dist.distribution_id, 10),
+                short(dist.account_id, 12),
+                status_text(dist.status),
+                Text(
+                    dist.distribution_timestamp.strftime("%Y-%m-%d")
+                    if dist.distribution_timestamp
+                    else "—"
+                ),
+                *(total_text(c, total_of(dist, c)) for c in TOTAL_CATEGORIES),
+                key=dist.distribution_id,
+            )
+        shown = len(self.distributions)
+        total = self.total if self.total is not None else self.page_offset + shown
+        showing = f"Showing {shown:,} of {total:,}"
+        if shown:
+            showing += f"  (rows {self.page_offset + 1:,}–{self.page_offset + shown:,})"
+        self.query_one("#showing", Static).update(Text(showing))
+        if not shown:
+            self._set_message(Text("No distributions for this client yet."))
+            self.state = "empty"
+            return
+        self.state = "results"
+        table.focus()
+
+    # --- actions --------------------------------------------------------------------------------
+    def action_next_page(self) -> None:
+        if not self.has_more:
+            self.app.bell()
+            return
+        self.page_offset += PAGE_SIZE
+        self._load()
+
+    def action_previous_page(self) -> None:
+        if self.page_offset == 0:
+            self.app.bell()
+            return
+        self.page_offset = max(0, self.page_offset - PAGE_SIZE)
+        self._load()
+
+    def action_refresh(self) -> None:
+        self._load()
+
+    def _current(self) -> Distribution | None:
+        table = self.query_one(NavTable)
+        if not table.row_count:
+            return None
+        row = table.cursor_row
+        return self.distributions[row] if 0 <= row < len(self.distributions) else None
+
+    def action_copy_id(self) -> None:
+        dist = self._current()
+        if dist is None:
+            return
+        self.app.copy_to_clipboard(dist.distribution_id)
+        self.app.notify(
+            f"Copied distribution id {dist.distribution_id}", title="Clipboard", markup=False
+        )
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        dist = next(
+            (d for d in self.distributions if d.distribution_id == event.row_key.value), None
+        )
+        if dist is None:
+            return
+        from paytui.ui.screens.distribution_detail import DistributionDetailScreen
+
+        self.app.push_screen(DistributionDetailScreen(dist.distribution_id, summary=dist))
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        dist = next(
+            (d for d in self.distributions if d.distribution_id == event.row_key.value), None
+        )
+        if dist is not None and dist.account_id:
+            self.post_message(messages.AccountInFocus(dist.account_id))

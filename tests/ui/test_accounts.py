@@ -1,0 +1,248 @@
+"""Accounts (`3`): grouping, status filter, account detail and its charges, limited client, watch.
+
+The transport here is built with a huge `boarding_interval`, so the sandbox's own boarding clock
+never moves an account during a test; watch-mode tests move one explicitly with
+`POST /sandbox/accounts/{id}/advance`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from paytui.sandbox.faults import Faults
+from paytui.ui import format as fmt
+from paytui.ui.app import PaytuiApp
+from paytui.ui.screens.account_detail import AccountDetailScreen
+from paytui.ui.screens.accounts import CHANGED_STYLE, MERCHANT_ROW, AccountsScreen, NavTable
+from paytui.ui.screens.charges import ChargeSearchScreen
+from paytui.ui.widgets.charge_table import ChargeTable
+from paytui.ui.widgets.query_input import QueryInput
+from tests.ui.conftest import LIMITED_CLIENT_ID, LIMITED_CLIENT_SECRET, make_app, screen_text
+
+STOREFRONT = "Meadow & Pine Storefront"  # seeded `submitted`; the one the sandbox auto-advances
+
+
+@pytest.fixture
+def still_transport(sandbox_db: Path, sandbox_faults: Faults) -> httpx.ASGITransport:
+    """The seeded sandbox with its boarding clock stopped (nothing moves unless asked)."""
+    from paytui.sandbox.app import create_app
+
+    return httpx.ASGITransport(
+        app=create_app(sandbox_db, faults=sandbox_faults, boarding_interval=1e9)
+    )
+
+
+async def settle(app: PaytuiApp, pilot: Any) -> None:
+    await pilot.pause()
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def open_accounts(app: PaytuiApp, pilot: Any) -> AccountsScreen:
+    await settle(app, pilot)
+    await pilot.press("3")
+    await settle(app, pilot)
+    screen = app.screen
+    assert isinstance(screen, AccountsScreen)
+    return screen
+
+
+def row_keys(table: NavTable) -> list[str]:
+    return [str(row.key.value) for row in table.ordered_rows]
+
+
+def move_to(table: NavTable, key: str) -> None:
+    table.move_cursor(row=table.get_row_index(key), animate=False)
+
+
+def account_named(screen: AccountsScreen, name: str) -> Any:
+    return next(a for a in screen.accounts if a.name == name)
+
+
+async def test_accounts_grouped_by_merchant_with_every_status(
+    still_transport: httpx.AsyncBaseTransport,
+) -> None:
+    app = make_app(still_transport)
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await open_accounts(app, pilot)
+        assert screen.state == "results"
+        statuses = {a.status for a in screen.accounts}
+        assert statuses == set(fmt.BOARDING_STATUSES)
+        table = screen.query_one(NavTable)
+        keys = row_keys(table)
+        # Every merchant row is followed by its own accounts only.
+        current_merchant = None
+        for key in keys:
+            if key.startswith(MERCHANT_ROW):
+                current_merchant = key.removeprefix(MERCHANT_ROW)
+                continue
+            account = next(a for a in screen.accounts if a.account_id == key)
+            assert account.merchant_id == current_merchant
+        assert sum(k.startswith(MERCHANT_ROW) for k in keys) == 7
+        text = screen_text(app)
+        assert "Meadow & Pine Florist" in text
+        for status in fmt.BOARDING_STATUSES:
+            assert f"{status} · {fmt.boarding_meaning(status)}" in text
+        assert "Lakeside Township, MN" in text  # tax authority where set
+        assert "Showing 14 of 14" in text
+        # Each status its own colour.
+        assert len({fmt.BOARDING_STYLES[s] for s in fmt.BOARDING_STATUSES}) == 8
+
+
+async def test_status_filter_cycles(still_transport: httpx.AsyncBaseTransport) -> None:
+    app = make_app(still_transport)
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await open_accounts(app, pilot)
+        table = screen.query_one(NavTable)
+        await pilot.press("f")  # draft
+        assert screen.status_filter == "draft"
+        await pilot.press("f", "f", "f", "f")  # submitted, in_review, info_required, approved
+        await pilot.pause()
+        assert screen.status_filter == "approved"
+        accounts = [k for k in row_keys(table) if not k.startswith(MERCHANT_ROW)]
+        assert len(accounts) == 7
+        assert all(
+            next(a for a in screen.accounts if a.account_id == k).status == "approved"
+            for k in accounts
+        )
+        assert "Showing 7 of 14" in screen_text(app)
+        await pilot.press("F")
+        await pilot.pause()
+        assert screen.status_filter is None
+        assert len([k for k in row_keys(table) if not k.startswith(MERCHANT_ROW)]) == 14
+
+
+async def test_open_account_and_jump_to_its_charges(
+    still_transport: httpx.AsyncBaseTransport,
+) -> None:
+    app = make_app(still_transport)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_accounts(app, pilot)
+        account = account_named(screen, "Blue Fern Café POS")
+        move_to(screen.query_one(NavTable), account.account_id)
+        await pilot.press("enter")
+        await settle(app, pilot)
+        detail = app.screen
+        assert isinstance(detail, AccountDetailScreen)
+        assert detail.account_id == account.account_id
+        assert detail.charges_state == "results"
+        assert detail.charges and all(c.account_id == account.account_id for c in detail.charges)
+        text = screen_text(app)
+        assert "approved · live" in text and "Blue Fern Coffee Roasters" in text
+
+        await pilot.press("s")
+        await settle(app, pilot)
+        await settle(app, pilot)
+        search = app.screen
+        assert isinstance(search, ChargeSearchScreen)
+        assert search.query_one(QueryInput).value == f"account:{account.account_id}"
+        assert search.state == "results"
+        table = search.query_one(ChargeTable)
+        charge = table.cursor_charge
+        assert charge is not None and charge.account_id == account.account_id
+        assert search._query is not None and search._query.account_id == account.account_id
+
+
+async def test_limited_client_sees_accounts_and_a_scope_message(
+    still_transport: httpx.AsyncBaseTransport,
+) -> None:
+    app = make_app(
+        still_transport, client_id=LIMITED_CLIENT_ID, client_secret=LIMITED_CLIENT_SECRET
+    )
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_accounts(app, pilot)
+        assert screen.state == "results"
+        assert len(screen.accounts) == 14
+        await pilot.press("enter")
+        await settle(app, pilot)
+        detail = app.screen
+        assert isinstance(detail, AccountDetailScreen)
+        assert detail.charges_state == "forbidden"
+        text = screen_text(app)
+        assert "Your token lacks urn:v2:charges:all" in text
+        assert "Error" not in text and "403" not in text
+
+
+async def test_watch_mode_highlights_and_announces_a_change(
+    still_transport: httpx.AsyncBaseTransport,
+) -> None:
+    app = make_app(still_transport)
+    app.watch_interval = 0.1  # type: ignore[attr-defined]
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await open_accounts(app, pilot)
+        storefront = account_named(screen, STOREFRONT)
+        assert storefront.status == "submitted"
+        await pilot.press("w")
+        await settle(app, pilot)
+        assert screen.watching
+        assert "watching · every 0.1s · last read 18:30:00" in screen_text(app)
+
+        async with httpx.AsyncClient(transport=still_transport, base_url="http://sandbox") as raw:
+            answer = await raw.post(f"/sandbox/accounts/{storefront.account_id}/advance")
+            assert answer.status_code == 200, answer.text
+        for _ in range(50):
+            await pilot.pause(0.05)
+            if storefront.account_id in screen.changed_ids:
+                break
+        await settle(app, pilot)
+        assert screen.changed_ids == {storefront.account_id}
+        assert account_named(screen, STOREFRONT).status == "in_review"
+        table = screen.query_one(NavTable)
+        row = table.get_row(storefront.account_id)
+        assert row[0].plain.startswith("◆ ")
+        assert any(span.style == CHANGED_STYLE for span in row[2].spans)
+        notes = [n.message for n in app._notifications]
+        assert any(f"{storefront.account_id} submitted → in_review" in n for n in notes)
+        text = screen_text(app)
+        assert "in_review · checking" in text
+
+        await pilot.press("w")
+        await pilot.pause()
+        assert not screen.watching and not screen.changed_ids
+
+
+async def test_watch_mode_survives_an_error(
+    still_transport: httpx.AsyncBaseTransport, sandbox_faults: Faults
+) -> None:
+    app = make_app(still_transport)
+    app.watch_interval = 0.1  # type: ignore[attr-defined]
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await open_accounts(app, pilot)
+        await pilot.press("w")
+        await settle(app, pilot)
+        sandbox_faults.update({"fail_status": 500, "fail_path_prefix": "/v2/accounts"})
+        for _ in range(40):
+            await pilot.pause(0.05)
+            if screen.has_class("-inline-error"):
+                break
+        assert screen.has_class("-inline-error")
+        assert screen.state == "results"  # the last good list stays
+        assert "watch continues" in screen_text(app)
+        sandbox_faults.update({"fail_status": None, "fail_path_prefix": None})
+        for _ in range(40):
+            await pilot.pause(0.05)
+            if not screen.has_class("-inline-error"):
+                break
+        assert not screen.has_class("-inline-error")
+        assert screen.watching
+        await pilot.press("w")
+        await settle(app, pilot)
+
+
+async def test_error_state_and_retry(
+    still_transport: httpx.AsyncBaseTransport, sandbox_faults: Faults
+) -> None:
+    sandbox_faults.update({"fail_status": 500, "fail_path_prefix": "/v2/accounts"})
+    app = make_app(still_transport)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_accounts(app, pilot)
+        assert screen.state == "error"
+        assert "ctrl+r" in screen_text(app)
+        sandbox_faults.update({"fail_status": None, "fail_path_prefix": None})
+        await pilot.press("ctrl+r")
+        await settle(app, pilot)
+        assert screen.state == "results"
