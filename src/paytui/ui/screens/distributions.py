@@ -109,12 +109,13 @@ class DistributionsScreen(Screen[None]):
             yield LoadingIndicator(id="spinner")
             yield Static(Text(""), id="state-message")
         table = NavTable(id="distributions", cursor_type="row")
+        # Totals before the account: at 80 columns, chargebacks must still be on screen.
         table.add_column("Distribution", key="id")
-        table.add_column("Account", key="account")
-        table.add_column("Status", key="status")
         table.add_column("Date", key="date")
+        table.add_column("Status", key="status")
         for category in TOTAL_CATEGORIES:
             table.add_column(Text(category.capitalize(), justify="right"), key=category)
+        table.add_column("Account", key="account")
         yield table
         yield Footer()
 
@@ -157,14 +158,14 @@ class DistributionsScreen(Screen[None]):
         for dist in self.distributions:
             table.add_row(
                 short(dist.distribution_id, 10),
-                short(dist.account_id, 12),
-                status_text(dist.status),
                 Text(
                     dist.distribution_timestamp.strftime("%Y-%m-%d")
                     if dist.distribution_timestamp
                     else "—"
                 ),
+                status_text(dist.status),
                 *(total_text(c, total_of(dist, c)) for c in TOTAL_CATEGORIES),
+                fmt.literal(dist.account_id or "—"),
                 key=dist.distribution_id,
             )
         shown = len(self.distributions)
