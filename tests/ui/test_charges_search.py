@@ -126,13 +126,13 @@ async def test_quick_views(counting: CountingTransport) -> None:
         assert query_input.value == format_query(CHARGEBACKS)
         chargebacks = table.total
 
-        await pilot.press("r")
+        await pilot.press("R")
         await settle(app, pilot)
         returns = loaded(table)
         assert returns and {c.status for c in returns} == {"return"}
         assert {c.method for c in returns} == {"bank_account"}
 
-        await pilot.press("o")
+        await pilot.press("O")
         await settle(app, pilot)
         auths = loaded(table)
         assert auths and {c.charge_type for c in auths} == {"authorization"}

@@ -56,6 +56,13 @@ def _placeholder(title: str, blurb: str) -> Callable[[], Screen[Any]]:
     return build
 
 
+def _history_screen() -> Screen[Any]:
+    """The History mode (the action journal), imported only when the user goes there."""
+    from paytui.ui.screens.history import HistoryScreen
+
+    return HistoryScreen()
+
+
 def _default_factory_builder(connection: Connection) -> ClientFactory | None:
     """A remote profile gets `launch.client_factory_for`; the embedded sandbox the app's own."""
     if connection.is_embedded:
@@ -90,6 +97,13 @@ class PaytuiCommands(Provider):
             for mode, title, blurb in SCREENS
         ]
         commands.append(("Help: keys", "Every key on this screen", partial(app.run_action, "help")))
+        commands.append(
+            (
+                "Refunds",
+                "Search refunds by charge id or account",
+                partial(app.run_action, "refunds"),
+            )
+        )
         commands.append(
             (
                 "Who am I",
@@ -141,7 +155,8 @@ class PaytuiApp(App[None]):
     COMMANDS = App.COMMANDS | {PaytuiCommands}
     MODES: ClassVar = {
         "charges": ChargeSearchScreen,
-        **{mode: _placeholder(title, blurb) for mode, title, blurb in SCREENS[1:]},
+        **{mode: _placeholder(title, blurb) for mode, title, blurb in SCREENS[1:-1]},
+        "history": _history_screen,
         "accounts": _lazy_screen("paytui.ui.screens.accounts", "AccountsScreen"),
         "distributions": _lazy_screen("paytui.ui.screens.distributions", "DistributionsScreen"),
     }
@@ -160,10 +175,13 @@ class PaytuiApp(App[None]):
         clock: Callable[[], datetime] | None = None,
         keymap: dict[str, str] | None = None,
         factory_builder: FactoryBuilder | None = None,
+        journal_path: Path | str | None = None,
     ) -> None:
         """`connection` None is the embedded sandbox; explicit keywords override the connection's
         values (tests use `environment=`, `profile_name=`, `keymap=` on their own)."""
         super().__init__()
+        self._journal_path = journal_path
+        self._actions: Any = None
         self._factory_builder = factory_builder
         self._apply_connection_attributes(connection)
         if environment is not None:
@@ -263,6 +281,49 @@ class PaytuiApp(App[None]):
             return False
         return await super().run_action(action, default_namespace, namespaces)
 
+    # --- money actions (issue 4) -----------------------------------------------------------------
+    @property
+    def actions(self) -> Any:
+        """The `ActionsService` (executor, journal, policy); built on first use (lazy import)."""
+        if self._actions is None:
+            from paytui.ui.actions_service import ActionsService
+
+            self._actions = ActionsService(self, journal_path=self._journal_path)
+        return self._actions
+
+    async def _reconcile_on_start(self) -> None:
+        """Settle the journal's unresolved actions (a crash, a lost answer) after connecting."""
+        try:
+            resolved = await self.actions.reconcile_on_start()
+        except Exception as exc:
+            self.notify(
+                f"Could not check earlier actions: {exc}",
+                title="History",
+                severity="warning",
+                markup=False,
+            )
+            return
+        if resolved:
+            plural = "action was" if resolved == 1 else "actions were"
+            self.notify(
+                f"{resolved} unresolved {plural} resolved: see History (5)",
+                title="History",
+                markup=False,
+            )
+
+    def action_new_charge(self) -> None:
+        """Open the virtual terminal for the account in focus (once: not over itself)."""
+        from paytui.ui.screens.new_charge import NewChargeScreen
+
+        if not isinstance(self.screen, NewChargeScreen):
+            self.push_screen(NewChargeScreen(account_id=self.account_in_focus))
+
+    def action_refunds(self) -> None:
+        from paytui.ui.screens.refunds import RefundsScreen
+
+        if not isinstance(self.screen, RefundsScreen):
+            self.push_screen(RefundsScreen())
+
     # --- clock and client -------------------------------------------------------------------
     def now(self) -> datetime:
         """The app's clock (frozen in snapshot tests so ages and dates do not drift)."""
@@ -311,6 +372,7 @@ class PaytuiApp(App[None]):
         self._client = client
         if not future.done():
             future.set_result(client)
+        self.run_worker(self._reconcile_on_start(), group="reconcile", exit_on_error=False)
 
     async def _embedded_client(self) -> PaymentClient:
         """Connect to the embedded sandbox (a child process on a private socket).
@@ -351,6 +413,8 @@ class PaytuiApp(App[None]):
         self._sandbox.wait_ready(SANDBOX_STARTUP_TIMEOUT)
 
     async def on_unmount(self) -> None:
+        if self._actions is not None:
+            await self._actions.aclose()
         if self._client is not None:
             with contextlib.suppress(Exception):
                 await self._client.aclose()

@@ -68,14 +68,14 @@ CHARGES_BINDINGS: list[Binding] = [
         tooltip="Charges with a chargeback",
     ),
     Binding(
-        "r",
+        "R",
         "quick_view('ach_returns')",
         "ACH returns",
         id="charges.view_returns",
         tooltip="Bank-account charges that came back",
     ),
     Binding(
-        "o",
+        "O",
         "quick_view('open_authorizations')",
         "Open auths",
         id="charges.view_open_auths",
@@ -85,6 +85,75 @@ CHARGES_BINDINGS: list[Binding] = [
     Binding("S", "reverse_sort", "Reverse", id="charges.sort_reverse", show=False),
     Binding("y", "copy_id", "Copy id", id="charges.copy_id", tooltip="Copy the charge id"),
     Binding("ctrl+r", "refresh", "Refresh", id="charges.refresh", tooltip="Reload / retry"),
+    Binding(
+        "c",
+        "capture",
+        "Capture",
+        id="charges.capture",
+        tooltip="Capture the highlighted authorization (needs urn:v2:charges:all)",
+    ),
+    Binding(
+        "r",
+        "refund",
+        "Refund",
+        id="charges.refund",
+        tooltip="Refund the highlighted charge (needs urn:v2:refunds:all)",
+    ),
+]
+
+# --- Money action dialogs (capture, refund, edit tags) ---------------------------------------------
+MONEY_MODAL_BINDINGS: list[Binding] = [
+    Binding("escape", "close", "Close", id="money.close", tooltip="Close (nothing is sent)"),
+    Binding(
+        "ctrl+o",
+        "open_result",
+        "Open result",
+        id="money.open_result",
+        tooltip="Open the charge this action created",
+    ),
+]
+
+# --- History screen (the action journal) ----------------------------------------------------------
+HISTORY_BINDINGS: list[Binding] = [
+    Binding(
+        "enter",
+        "open_charge",
+        "Open charge",
+        id="history.open",
+        tooltip="Open the charge of the highlighted action",
+    ),
+    Binding(
+        "c",
+        "check_again",
+        "Check again",
+        id="history.check",
+        tooltip="Ask the service again whether an unknown action happened",
+    ),
+    Binding(
+        "R",
+        "retry",
+        "Retry",
+        id="history.retry",
+        tooltip="Send again an action proven not to have happened",
+    ),
+    Binding("ctrl+r", "refresh", "Refresh", id="history.refresh", tooltip="Reload the journal"),
+]
+
+# --- Refunds screen -----------------------------------------------------------------------------
+REFUNDS_BINDINGS: list[Binding] = [
+    Binding(
+        "slash",
+        "focus_search",
+        "Search",
+        id="refunds.search",
+        tooltip="Search by charge id or account (acct:pa_...)",
+    ),
+    Binding("n", "next_page", "Next page", id="refunds.next"),
+    Binding("p", "previous_page", "Previous page", id="refunds.previous"),
+    Binding(
+        "enter", "open_charge", "Open charge", id="refunds.open", tooltip="Open the refunded charge"
+    ),
+    Binding("ctrl+r", "refresh", "Refresh", id="refunds.refresh", tooltip="Reload / retry"),
 ]
 
 # --- The query line (only keys an Input does not consume) ---------------------------------------
@@ -113,6 +182,7 @@ MONEY_OR_WRITE_ACTIONS: frozenset[str] = frozenset(
         "capture",
         "refund",
         "edit_tags",
+        "edit",  # the charge detail's `e` (edit tags and attributes)
         "new_charge",
         "create_token",
         "update_token",
@@ -149,6 +219,9 @@ GROUPS: list[BindingGroup] = [
     BindingGroup("Query line", tuple(QUERY_BINDINGS)),
     BindingGroup("Tables", tuple(TABLE_BINDINGS)),
     BindingGroup("Help screen", tuple(HELP_BINDINGS)),
+    BindingGroup("Capture / refund / edit dialogs", tuple(MONEY_MODAL_BINDINGS)),
+    BindingGroup("History", tuple(HISTORY_BINDINGS)),
+    BindingGroup("Refunds", tuple(REFUNDS_BINDINGS)),
     BindingGroup("Who am I", tuple(WHOAMI_BINDINGS)),
     BindingGroup("Profile switcher", tuple(SWITCHER_BINDINGS)),
 ]

@@ -84,17 +84,21 @@ KNOWN_FIELDS = frozenset(
     }
 )
 
-#: Actions later issues implement; shown greyed out in the footer until then.
-COMING_SOON: dict[str, str] = {
-    "capture": "Capture",
-    "refund": "Refund",
-    "edit": "Editing tags and attributes",
+#: Money actions (issue 4): key action -> executor operation. The policy (via `app.actions`)
+#: decides whether each is enabled; the dialogs and the executor do the rest.
+MONEY_ACTIONS: dict[str, str] = {
+    "capture": "capture",
+    "refund": "refund",
+    "edit": "update_charge",
 }
 
 #: (container id, [(panel id, title)]), top to bottom; "-wide" containers hold one column.
 PANEL_LAYOUT: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
     ("grid-main", (("summary", "Summary"), ("payment", "Payment method"))),
-    ("grid-disputes", (("chargebacks", "Chargebacks"), ("return", "ACH return"))),
+    (
+        "grid-disputes",
+        (("chargebacks", "Chargebacks"), ("return", "ACH return"), ("refunds", "Refunds")),
+    ),
     (
         "grid-details",
         (
@@ -220,15 +224,15 @@ class ChargeDetailScreen(Screen[None]):
                 "capture",
                 "Capture",
                 "capture",
-                "Capture an authorization — coming in a later release",
+                "Capture this authorization (needs urn:v2:charges:all)",
             ),
-            ("r", "refund", "Refund", "refund", "Refund this charge — coming in a later release"),
+            ("r", "refund", "Refund", "refund", "Refund this charge (needs urn:v2:refunds:all)"),
             (
                 "e",
                 "edit",
                 "Edit tags",
                 "edit",
-                "Edit tags and attributes — coming in a later release",
+                "Edit tags and attributes (needs urn:v2:charges:all)",
             ),
         )
     ]
@@ -314,6 +318,39 @@ class ChargeDetailScreen(Screen[None]):
         self.post_message(messages.AccountInFocus(self._wire.get("account_id")))
         if self._needs_capture_lookup():
             self._find_capture()
+        self._load_refunds()
+
+    @work(exclusive=True, group="charge-detail-refunds")
+    async def _load_refunds(self) -> None:
+        """The refunds of this charge (hidden when there are none)."""
+        from paytui.api.queries import RefundQuery
+
+        try:
+            client = await self._host.get_client()
+            page = await client.search_refunds_page(RefundQuery(charge_id=self.charge_id), limit=50)
+        except ApiError as exc:
+            self._panel("refunds", Text(f"Could not load the refunds: {exc}", style="bold"))
+            return
+        if not page.items:
+            self._panel("refunds", None)
+            return
+        rows: list[tuple[str, RenderableType]] = []
+        for refund in page.items:
+            line = Text.assemble(
+                Text(fmt.money(refund.total_amount)),
+                "  ",
+                fmt.status(refund.status),
+                "  ",
+                Text(fmt.timestamp(refund.refund_timestamp)),
+            )
+            if refund.reason:
+                line.append("  ")
+                line.append(Text(refund.reason, style="dim"))
+            rows.append((refund.refund_id, line))
+        more = page.total is not None and page.total > len(page.items)
+        if more:
+            rows.append(("", Text(f"… {page.total - len(page.items)} more (palette: Refunds)")))
+        self._panel("refunds", _rows_table(rows))
 
     async def _connect(self) -> PaymentClient | None:
         """The app's client; a failed connection (any error: the embedded sandbox may not have
@@ -638,9 +675,17 @@ class ChargeDetailScreen(Screen[None]):
     # ------------------------------------------------------------------ actions
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Links only show when they lead somewhere; coming actions show greyed out."""
-        if action in COMING_SOON:
-            return None
+        """Links only show when they lead somewhere; money actions are greyed out when the
+        policy refuses them (read-only profile, missing scope: the tooltip names the scope)."""
+        if action in MONEY_ACTIONS:
+            if self.charge is None:
+                return None
+            actions = getattr(self.app, "actions", None)
+            if actions is not None and not actions.check(MONEY_ACTIONS[action]).allowed:
+                return None
+            if actions is not None and actions.in_flight(MONEY_ACTIONS[action], self.charge_id):
+                return None
+            return True
         if action == "open_authorization":
             return bool(self._wire.get("original_charge_id"))
         if action == "open_capture":
@@ -681,17 +726,33 @@ class ChargeDetailScreen(Screen[None]):
         if self._capture_id:
             self.post_message(messages.OpenCharge(self._capture_id))
 
-    def _coming_soon(self, action: str) -> None:
-        self.notify(f"{COMING_SOON[action]} is coming in a later release", markup=False)
+    def _money_action(self, action: str) -> None:
+        """Open the dialog of a money action (the policy is asked again: a palette command
+        may run while the key is greyed out, and then says why)."""
+        decision = self.app.actions.check(MONEY_ACTIONS[action])  # type: ignore[attr-defined]
+        if not decision.allowed:
+            self.notify(decision.reason or "Not allowed", severity="warning", markup=False)
+            return
+        from paytui.ui.screens.modals.capture import CaptureModal
+        from paytui.ui.screens.modals.edit_tags import EditTagsModal
+        from paytui.ui.screens.modals.refund import RefundModal
+
+        modal = {"capture": CaptureModal, "refund": RefundModal, "edit": EditTagsModal}[action]
+
+        def done(result: str | None) -> None:
+            if result is not None and self.is_attached:
+                self._load(self._expand)  # show the capture link / refunds / new tags
+
+        self.app.push_screen(modal(self.charge_id), callback=done)
 
     def action_capture(self) -> None:
-        self._coming_soon("capture")
+        self._money_action("capture")
 
     def action_refund(self) -> None:
-        self._coming_soon("refund")
+        self._money_action("refund")
 
     def action_edit(self) -> None:
-        self._coming_soon("edit")
+        self._money_action("edit")
 
 
-__all__ = ["COMING_SOON", "KNOWN_FIELDS", "ChargeDetailScreen"]
+__all__ = ["KNOWN_FIELDS", "MONEY_ACTIONS", "ChargeDetailScreen"]

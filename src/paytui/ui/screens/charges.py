@@ -356,6 +356,40 @@ class ChargeSearchScreen(Screen[None]):
         self.app.copy_to_clipboard(charge.charge_id)
         self.app.notify(f"Copied charge id {charge.charge_id}", title="Clipboard", markup=False)
 
+    # --- money actions (issue 4): the policy decides, the dialogs and the executor act ----------
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Capture / refund are greyed out when the policy refuses them (read-only, scope)."""
+        operation = {"capture": "capture", "refund": "refund"}.get(action)
+        if operation is not None:
+            actions = getattr(self.app, "actions", None)
+            if actions is not None and not actions.check(operation).allowed:
+                return None
+        return True
+
+    def _money_action(self, operation: str) -> None:
+        decision = self.app.actions.check(operation)  # type: ignore[attr-defined]
+        if not decision.allowed:
+            self.app.notify(decision.reason or "Not allowed", severity="warning", markup=False)
+            return
+        charge = self.query_one(ChargeTable).cursor_charge
+        if charge is None:
+            self.app.notify("No charge under the cursor.", severity="warning", markup=False)
+            return
+        if operation == "capture":
+            from paytui.ui.screens.modals.capture import CaptureModal
+
+            self.app.push_screen(CaptureModal(charge.charge_id))
+        else:
+            from paytui.ui.screens.modals.refund import RefundModal
+
+            self.app.push_screen(RefundModal(charge.charge_id))
+
+    def action_capture(self) -> None:
+        self._money_action("capture")
+
+    def action_refund(self) -> None:
+        self._money_action("refund")
+
     # --- table events ---------------------------------------------------------------------------
     def on_charge_table_selected(self, event: ChargeTable.Selected) -> None:
         self.post_message(messages.OpenCharge(event.charge.charge_id))

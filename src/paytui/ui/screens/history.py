@@ -1,0 +1,200 @@
+"""History (`5`): every action taken from this machine for this profile, newest first.
+
+Reads `executor.history()` (the action journal). `enter` opens the charge, `c` checks an unknown
+outcome again with the service (`reconcile_entry`), `R` retries — only an action proven not to
+have happened, and only when the user asks (`executor.retry`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static
+
+from paytui.actions import ActionError
+from paytui.ui import format as fmt
+from paytui.ui import messages
+from paytui.ui.bindings import HISTORY_BINDINGS
+from paytui.ui.widgets.header import PaytuiHeader
+
+if TYPE_CHECKING:
+    from paytui.actions import JournalEntry
+
+STATE_STYLES = {
+    "succeeded": "bold green",
+    "failed": "bold red",
+    "not_applied": "yellow",
+    "unknown": "bold magenta",
+    "pending": "bold magenta",
+    "sent": "bold magenta",
+}
+OPERATIONS = {
+    "capture": "capture",
+    "refund": "refund",
+    "charge": "new charge",
+    "update_charge": "edit tags",
+}
+COLUMNS = ("Time (UTC)", "Operation", "Charge", "Amount", "State", "Result", "Message")
+
+
+def state_text(state: str) -> Text:
+    return Text(state.replace("_", " "), style=STATE_STYLES.get(state, ""))
+
+
+class HistoryScreen(Screen[None]):
+    """The action journal of this profile."""
+
+    CSS_PATH = Path(__file__).with_name("history.tcss")
+    BINDINGS: ClassVar = HISTORY_BINDINGS
+    HELP_TITLE = "History"
+    AUTO_FOCUS = "#history-table"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.entries: list[JournalEntry] = []
+
+    def compose(self) -> ComposeResult:
+        yield PaytuiHeader()
+        yield Static(Text("Actions taken from this machine, newest first"), id="history-title")
+        yield Static(Text("Loading…"), id="history-status")
+        yield DataTable(id="history-table", cursor_type="row", zebra_stripes=True)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        for column in COLUMNS:
+            table.add_column(column, key=column)
+        self.reload()
+
+    def on_screen_resume(self) -> None:
+        if self.entries or self.is_mounted:
+            self.reload()
+
+    @property
+    def current(self) -> JournalEntry | None:
+        table = self.query_one(DataTable)
+        if not self.entries or table.cursor_row < 0 or table.cursor_row >= len(self.entries):
+            return None
+        return self.entries[table.cursor_row]
+
+    @work(exclusive=True, group="history-load")
+    async def reload(self) -> None:
+        status = self.query_one("#history-status", Static)
+        try:
+            executor = await self.app.actions.executor()  # type: ignore[attr-defined]
+            entries = executor.history()
+        except Exception as exc:
+            status.update(Text(f"Could not read the journal: {exc}. ctrl+r retries."))
+            return
+        self._show(entries)
+
+    def _show(self, entries: list[JournalEntry]) -> None:
+        self.entries = entries
+        table = self.query_one(DataTable)
+        row = table.cursor_row
+        table.clear()
+        for entry in entries:
+            message = entry.error or ""
+            if entry.retry_of:
+                message = f"retry of #{entry.retry_of}" + (f"; {message}" if message else "")
+            table.add_row(
+                Text(fmt.timestamp(entry.created_at)),
+                Text(OPERATIONS.get(entry.operation, entry.operation)),
+                Text(entry.charge_id or "—"),
+                Text(fmt.money(entry.amount), justify="right"),
+                state_text(entry.state),
+                Text(entry.result_id or "—"),
+                Text(message),
+                key=str(entry.id),
+            )
+        if entries:
+            table.move_cursor(row=min(max(row, 0), len(entries) - 1))
+        unresolved = sum(1 for e in entries if e.unresolved)
+        text = Text(f"{len(entries)} action{'s' if len(entries) != 1 else ''}")
+        if unresolved:
+            text.append(f", {unresolved} still unknown (c checks again)", style="bold")
+        elif not entries:
+            text = Text("No actions yet. Capture (c), refund (r) and edits (e) appear here.")
+        self.query_one("#history-status", Static).update(text)
+        self.refresh_bindings()
+
+    # --- actions ------------------------------------------------------------------------------
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        entry = self.current if self.is_mounted else None
+        if action == "check_again":
+            return (
+                None
+                if entry is None or not (entry.unresolved or entry.state == "not_applied")
+                else True
+            )
+        if action == "retry":
+            return None if entry is None or not entry.retryable else True
+        if action == "open_charge":
+            return None if entry is None or not entry.charge_id else True
+        return True
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self.refresh_bindings()
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.action_open_charge()
+
+    def action_open_charge(self) -> None:
+        entry = self.current
+        if entry is not None and entry.charge_id:
+            # A capture's own page is the new charge; everything else the charge it acted on.
+            self.post_message(messages.OpenCharge(entry.charge_id))
+
+    def action_refresh(self) -> None:
+        self.reload()
+
+    def action_check_again(self) -> None:
+        entry = self.current
+        if entry is not None:
+            self._check_again(entry.id)
+
+    @work(group="history-action")
+    async def _check_again(self, entry_id: int) -> None:
+        try:
+            executor = await self.app.actions.executor()  # type: ignore[attr-defined]
+            outcome = await executor.reconcile_entry(entry_id)
+        except ActionError as exc:
+            self.notify(exc.message, title="Check again", severity="warning", markup=False)
+            return
+        except Exception as exc:
+            self.notify(
+                f"Could not check: {exc}", title="Check again", severity="error", markup=False
+            )
+            return
+        self.notify(outcome.message or outcome.state, title="Check again", markup=False)
+        self.reload()
+
+    def action_retry(self) -> None:
+        entry = self.current
+        if entry is not None and entry.retryable:
+            self._retry(entry.id)
+
+    @work(group="history-action")
+    async def _retry(self, entry_id: int) -> None:
+        try:
+            executor = await self.app.actions.executor()  # type: ignore[attr-defined]
+            outcome = await executor.retry(entry_id)
+        except ActionError as exc:
+            # ConfirmationRequired included: on production retry from the charge instead.
+            self.notify(exc.message, title="Retry", severity="warning", markup=False)
+            self.reload()
+            return
+        severity = "information" if outcome.succeeded else "warning"
+        self.notify(
+            outcome.message or outcome.state, title="Retry", severity=severity, markup=False
+        )
+        self.reload()
+
+
+__all__ = ["HistoryScreen", "state_text"]

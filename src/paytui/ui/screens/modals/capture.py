@@ -1,0 +1,113 @@
+"""Capture an authorization: what was authorized, optional fees, a confirmation, the result."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.widgets import Input, Static
+
+from paytui.actions import AmountError, parse_amount
+from paytui.ui import format as fmt
+from paytui.ui.screens.modals.confirm import MoneyActionModal
+
+if TYPE_CHECKING:
+    from paytui.actions import ActionExecutor, ActionOutcome
+
+FEES = (("convenience_fee", "Convenience fee"), ("supplemental_fee", "Supplemental fee"))
+
+
+def card_text(charge: Any) -> str:
+    """The payment method as the service shows it (masked): "visa XXXXXXXXXXXX1111"."""
+    method = getattr(charge, "payment_method", None)
+    if method is None:
+        return "—"
+    number = getattr(method, "card_number", None) or getattr(method, "account_number", None)
+    kind = getattr(method, "type", None) or getattr(method, "method", None) or ""
+    return " ".join(str(part) for part in (kind, number) if part) or "—"
+
+
+class CaptureModal(MoneyActionModal):
+    """`c` on an authorization. Pre-authorizations, sales and captured ones are explained."""
+
+    CSS_PATH = [
+        Path(__file__).with_name("confirm.tcss"),
+        Path(__file__).with_name("capture.tcss"),
+    ]
+    OPERATION = "capture"
+    NOUN = "capture"
+    TITLE = "Capture"
+    SEND_LABEL = "Capture"
+
+    def __init__(self, charge_id: str) -> None:
+        super().__init__(charge_id)
+        self.authorized: Decimal | None = None
+
+    def compose_form(self) -> ComposeResult:
+        for field, label in FEES:
+            yield Static(Text(f"{label} (optional)"), classes="field-label")
+            yield Input(id=field, placeholder="0.00")
+            yield Static(Text(""), id=f"{field}-error", classes="field-error")
+
+    async def prepare(self, executor: ActionExecutor) -> Text:
+        # The executor's own check (pre-authorization, sale, already captured, declined):
+        # the same rules that will be enforced when sending, asked before the form is shown.
+        charge = await executor._read_authorization(self.charge_id)
+        self.authorized = charge.total_amount
+        now = self.app.now()  # type: ignore[attr-defined]
+        when = charge.charge_timestamp
+        rows = [
+            ("Authorized", fmt.money(charge.total_amount)),
+            ("Card", card_text(charge)),
+            (
+                "Age",
+                f"{fmt.age(when, now)} (authorized {fmt.timestamp(when)} UTC)" if when else "—",
+            ),
+            ("Account", charge.account_id or "—"),
+        ]
+        text = Text()
+        for index, (label, value) in enumerate(rows):
+            if index:
+                text.append("\n")
+            text.append(f"{label:<11}", style="bold")
+            text.append(Text(value))
+        return text
+
+    def validate(self) -> dict[str, Any] | None:
+        params: dict[str, Any] = {}
+        ok = True
+        for field, _label in FEES:
+            raw = self.query_one(f"#{field}", Input).value
+            if not raw.strip():
+                self.field_error(field, None)
+                continue
+            try:
+                params[field] = parse_amount(raw, allow_zero=True)
+            except AmountError as exc:
+                self.field_error(field, exc.message)
+                ok = False
+            else:
+                self.field_error(field, None)
+        return params if ok else None
+
+    def review(self, params: dict[str, Any]) -> Text:
+        total = (self.authorized or Decimal(0)) + sum(params.values(), Decimal(0))
+        text = Text("Capture ", style="bold")
+        text.append(fmt.money(total), style="bold")
+        text.append(f" of authorization {self.charge_id}")
+        for field, label in FEES:
+            if field in params:
+                text.append(f"\n  {label}: {fmt.money(params[field])}")
+        text.append("\nPress enter to capture, escape to cancel. This cannot be undone.")
+        return text
+
+    async def send(
+        self, executor: ActionExecutor, params: dict[str, Any], confirmation: str | None
+    ) -> ActionOutcome:
+        return await executor.capture(self.charge_id, confirmation=confirmation, **params)
+
+
+__all__ = ["CaptureModal", "card_text"]

@@ -1,0 +1,333 @@
+"""The shared flow of every money-action dialog: form → review → typed confirmation → result.
+
+`MoneyActionModal` knows nothing about what is sent: the subclass (capture, refund, edit tags)
+fills the form, validates it (errors next to the field, nothing sent), describes what will be sent,
+and calls the executor. Everything the rules decide comes from the executor and its policy:
+
+- refused by the policy (read-only, missing scope) → the dialog says why, no form;
+- `ConfirmationRequired(phrase)` → a field asks for the phrase, the action is resent with it;
+- `PrecheckFailed` and other `ActionError`s → one line, nothing was sent;
+- an outcome → "went through" / "did not happen — retry?" (retry only by the user) /
+  "still unknown — check again in History".
+
+While the action runs the send button is disabled, and a second press does nothing (the executor
+guards too: `ActionInFlight`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.reactive import reactive
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Static
+
+from paytui.actions import (
+    ActionError,
+    ActionInFlight,
+    ActionOutcome,
+    ConfirmationRequired,
+    NotRetryable,
+)
+from paytui.ui import messages
+from paytui.ui.bindings import MONEY_MODAL_BINDINGS
+
+if TYPE_CHECKING:
+    from paytui.actions import ActionExecutor
+
+STEPS = ("loading", "blocked", "form", "review", "sending", "result")
+
+
+def outcome_text(outcome: ActionOutcome, noun: str) -> Text:
+    """The proven answer, in the words the issue asks for, plus the executor's message."""
+    text = Text()
+    if outcome.state == "succeeded":
+        lead = f"The {noun} went through"
+        text.append(f"{lead}: ", style="bold")
+        text.append(outcome.result_id or "")
+    elif outcome.state in {"failed", "not_applied"}:
+        text.append(f"It did not happen — the {noun} was not made.", style="bold")
+        text.append(" Press Retry to send it again.")
+    else:
+        text.append("Still unknown — check again in History (5).", style="bold")
+    if outcome.message:
+        text.append("\n")
+        text.append(outcome.message)
+    return text
+
+
+class MoneyActionModal(ModalScreen[str | None]):
+    """Base of the capture / refund / edit dialogs. Dismisses with the result id (or None)."""
+
+    CSS_PATH = Path(__file__).with_name("confirm.tcss")
+    BINDINGS: ClassVar = MONEY_MODAL_BINDINGS
+    HELP_TITLE = "Money action"
+
+    #: The executor's operation name, the noun for messages, the dialog title, the send label.
+    OPERATION = "capture"
+    NOUN = "capture"
+    TITLE = "Capture"
+    SEND_LABEL = "Capture"
+    #: Whether the result id is a charge (open it) or a refund (open the refunded charge).
+    RESULT_IS_CHARGE = True
+
+    step: reactive[str] = reactive("loading")
+
+    def __init__(self, charge_id: str) -> None:
+        super().__init__()
+        self.charge_id = charge_id
+        self.params: dict[str, Any] | None = None
+        self.outcome: ActionOutcome | None = None
+        self.phrase: str | None = None
+        self._sending = False
+
+    # --- layout ------------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog") as dialog:
+            dialog.border_title = f"{self.TITLE} {self.charge_id}"
+            yield Static(Text("Loading…"), id="dialog-info")
+            with VerticalScroll(id="dialog-form"):
+                yield from self.compose_form()
+            yield Static(Text(""), id="dialog-review")
+            with Vertical(id="dialog-confirm"):
+                yield Static(Text(""), id="confirm-label")
+                yield Input(id="confirm-phrase", placeholder="type it here")
+                yield Static(Text(""), id="confirm-phrase-error", classes="field-error")
+            yield Static(Text(""), id="dialog-message")
+            with Horizontal(id="dialog-buttons"):
+                yield Button("Review", id="go", variant="primary")
+                yield Button("Retry", id="retry", variant="warning")
+                yield Button("Open charge", id="open", variant="success")
+                yield Button("Close", id="close")
+
+    def compose_form(self) -> ComposeResult:  # pragma: no cover - overridden
+        yield from ()
+
+    def on_mount(self) -> None:
+        self.watch_step(self.step)
+        self._load()
+
+    def watch_step(self, step: str) -> None:
+        for name in STEPS:
+            self.set_class(step == name, f"-{name}")
+        go = self.query_one("#go", Button)
+        go.label = "Review" if step == "form" else self.SEND_LABEL
+        go.disabled = step in {"sending", "loading"}
+        go.display = step in {"form", "review", "sending"}
+        # While sending, no button can be pressed by a repeated enter (Close included: a
+        # second enter must not close the dialog on the answer). Escape still closes it, and
+        # the action then finishes in the background and is journaled.
+        self.query_one("#close", Button).disabled = step == "sending"
+        retry = self.query_one("#retry", Button)
+        retry.display = step == "result" and self.outcome is not None and self.outcome.retryable
+        opener = self.query_one("#open", Button)
+        opener.display = step == "result" and self._result_charge() is not None
+        self.query_one("#dialog-form").display = step in {"form", "review", "sending"}
+        self.query_one("#dialog-review").display = step in {"review", "sending"}
+        self.query_one("#dialog-confirm").display = (
+            step in {"review", "sending"} and self.phrase is not None
+        )
+        if step == "form":
+            self.call_after_refresh(self.focus_first)
+        elif step == "review":
+            target = "#confirm-phrase" if self.phrase is not None else "#go"
+            self.call_after_refresh(lambda: self.query_one(target).focus())
+        elif step in {"result", "blocked"}:
+            button = "#open" if opener.display else "#close"
+            self.call_after_refresh(lambda: self.query_one(button).focus())
+        self.refresh_bindings()
+
+    def focus_first(self) -> None:
+        inputs = list(self.query("#dialog-form Input, #dialog-form TextArea").results())
+        if inputs:
+            inputs[0].focus()
+
+    # --- the subclass's part ---------------------------------------------------------------------
+    async def prepare(self, executor: ActionExecutor) -> Text:
+        """Read what the dialog shows (may raise `ActionError` to explain why it cannot run)."""
+        raise NotImplementedError
+
+    def validate(self) -> dict[str, Any] | None:
+        """The form as parameters, or None after showing each field's error (nothing is sent)."""
+        raise NotImplementedError
+
+    def review(self, params: dict[str, Any]) -> Text:
+        """Exactly what will be sent."""
+        raise NotImplementedError
+
+    async def send(
+        self, executor: ActionExecutor, params: dict[str, Any], confirmation: str | None
+    ) -> ActionOutcome:
+        raise NotImplementedError
+
+    # --- helpers -----------------------------------------------------------------------------
+    def field_error(self, field: str, message: str | None) -> None:
+        """Show (or clear) the error line under a field."""
+        error = self.query_one(f"#{field}-error", Static)
+        error.update(Text(message or ""))
+        error.display = bool(message)
+
+    def _message(self, text: Text | str, *, error: bool = False) -> None:
+        widget = self.query_one("#dialog-message", Static)
+        widget.update(text if isinstance(text, Text) else Text(text))
+        widget.set_class(error, "-error")
+
+    def _block(self, message: str) -> None:
+        self._message(Text(message, style="bold"), error=True)
+        self.step = "blocked"
+
+    def _result_charge(self) -> str | None:
+        outcome = self.outcome
+        if outcome is None or not outcome.succeeded:
+            return None
+        if self.RESULT_IS_CHARGE:
+            return outcome.result_id
+        return None
+
+    # --- flow --------------------------------------------------------------------------------
+    @work(exclusive=True, group="money-load")
+    async def _load(self) -> None:
+        try:
+            executor = await self.app.actions.executor()  # type: ignore[attr-defined]
+        except Exception as exc:
+            self._block(f"Could not connect: {exc}")
+            return
+        decision = executor.check(self.OPERATION)
+        if not decision.allowed:
+            self.query_one("#dialog-info", Static).update(Text(""))
+            self._block(decision.reason or "Not allowed")
+            return
+        try:
+            info = await self.prepare(executor)
+        except ActionError as exc:
+            self._block(exc.message)
+            return
+        except Exception as exc:
+            self._block(f"Could not read the charge: {exc}")
+            return
+        self.query_one("#dialog-info", Static).update(info)
+        self.step = "form"
+
+    def action_close(self) -> None:
+        # Closing never cancels a running action: the executor finishes it and journals it.
+        self.dismiss(self.outcome.result_id if self.outcome and self.outcome.succeeded else None)
+
+    def action_open_result(self) -> None:
+        charge_id = self._result_charge()
+        if charge_id:
+            self.dismiss(charge_id)
+            self.app.post_message(messages.OpenCharge(charge_id))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "open_result":
+            return self._result_charge() is not None
+        return True
+
+    def go(self) -> None:
+        """The primary button / enter: review the form, then send."""
+        if self.step == "form":
+            params = self.validate()
+            if params is None:
+                self.app.bell()
+                return
+            self.params = params
+            self.query_one("#dialog-review", Static).update(self.review(params))
+            self._message("")
+            self.step = "review"
+        elif self.step == "review" and not self._sending:
+            confirmation = None
+            if self.phrase is not None:
+                confirmation = self.query_one("#confirm-phrase", Input).value.strip()
+                if not confirmation:
+                    self.field_error("confirm-phrase", f"Type {self.phrase} to confirm")
+                    return
+            self._sending = True
+            self.step = "sending"
+            self._send(confirmation)
+
+    @work(group="money-send")
+    async def _send(self, confirmation: str | None) -> None:
+        assert self.params is not None
+        try:
+            executor = await self.app.actions.executor()  # type: ignore[attr-defined]
+            outcome = await self.send(executor, self.params, confirmation)
+        except ConfirmationRequired as exc:
+            wrong = self.phrase is not None and confirmation
+            self.phrase = exc.phrase
+            self.query_one("#confirm-label", Static).update(
+                Text.assemble(
+                    ("Production: type ", "bold"),
+                    (exc.phrase, "bold reverse"),
+                    (" to confirm, then press enter.", "bold"),
+                )
+            )
+            self.field_error("confirm-phrase", "That does not match" if wrong else None)
+            self._sending = False
+            self.step = "review"
+            return
+        except ActionInFlight as exc:
+            self._message(exc.message)
+            self._sending = False
+            return
+        except ActionError as exc:
+            self._sending = False
+            self._block(exc.message)
+            return
+        self._sending = False
+        self._show_outcome(outcome)
+
+    def _show_outcome(self, outcome: ActionOutcome) -> None:
+        self.outcome = outcome
+        self._message(outcome_text(outcome, self.NOUN), error=not outcome.succeeded)
+        self.step = "result"
+        severity = "information" if outcome.succeeded else "warning"
+        self.app.notify(
+            outcome.message or outcome.state, title=self.TITLE, severity=severity, markup=False
+        )
+
+    @work(group="money-send")
+    async def _retry(self) -> None:
+        assert self.outcome is not None
+        self.step = "sending"
+        try:
+            executor = await self.app.actions.executor()  # type: ignore[attr-defined]
+            outcome = await executor.retry(self.outcome.entry_id)
+        except (NotRetryable, ActionError) as exc:
+            self._block(exc.message)
+            return
+        self._show_outcome(outcome)
+
+    # --- events ------------------------------------------------------------------------------
+    @on(Button.Pressed, "#go")
+    def _go_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.go()
+
+    @on(Button.Pressed, "#retry")
+    def _retry_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        if self.outcome is not None and self.outcome.retryable and self.step == "result":
+            self._retry()
+
+    @on(Button.Pressed, "#open")
+    def _open_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.action_open_result()
+
+    @on(Button.Pressed, "#close")
+    def _close_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.action_close()
+
+    @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.go()
+
+
+__all__ = ["MoneyActionModal", "outcome_text"]

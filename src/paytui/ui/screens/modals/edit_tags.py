@@ -1,0 +1,134 @@
+"""Edit a charge's tags and attributes, sent as PATCH after a diff of exactly what changes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.widgets import Input, Static, TextArea
+
+from paytui.ui.screens.modals.confirm import MoneyActionModal
+from paytui.ui.screens.modals.refund import format_attributes, parse_attributes, parse_tags
+
+if TYPE_CHECKING:
+    from paytui.actions import ActionExecutor, ActionOutcome
+
+
+def diff_text(
+    old_tags: list[str],
+    new_tags: list[str],
+    old_attrs: dict[str, list[str]],
+    new_attrs: dict[str, list[str]],
+) -> Text:
+    """Added/removed tags and added/removed/changed attribute keys, one line each."""
+    text = Text()
+    lines = 0
+
+    def line(sign: str, style: str, body: str) -> None:
+        nonlocal lines
+        if lines:
+            text.append("\n")
+        text.append(f"{sign} ", style=style)
+        text.append(Text(body))
+        lines += 1
+
+    for tag in new_tags:
+        if tag not in old_tags:
+            line("+", "bold green", f"tag {tag}")
+    for tag in old_tags:
+        if tag not in new_tags:
+            line("-", "bold red", f"tag {tag}")
+    for key, values in new_attrs.items():
+        if key not in old_attrs:
+            line("+", "bold green", f"{key} = {', '.join(values)}")
+        elif old_attrs[key] != values:
+            line("~", "bold yellow", f"{key}: {', '.join(old_attrs[key])} → {', '.join(values)}")
+    for key, values in old_attrs.items():
+        if key not in new_attrs:
+            line("-", "bold red", f"{key} = {', '.join(values)}")
+    if not lines:
+        text.append("No changes.", style="dim")
+    return text
+
+
+class EditTagsModal(MoneyActionModal):
+    """`e` on a charge: the tag list and the key → list-of-strings attribute map."""
+
+    CSS_PATH = [
+        Path(__file__).with_name("confirm.tcss"),
+        Path(__file__).with_name("edit_tags.tcss"),
+    ]
+    OPERATION = "update_charge"
+    NOUN = "change of tags and attributes"
+    TITLE = "Edit tags and attributes of"
+    SEND_LABEL = "Save"
+    RESULT_IS_CHARGE = False
+
+    def __init__(self, charge_id: str) -> None:
+        super().__init__(charge_id)
+        self.old_tags: list[str] = []
+        self.old_attrs: dict[str, list[str]] = {}
+
+    def compose_form(self) -> ComposeResult:
+        yield Static(Text("Tags (comma separated)"), classes="field-label")
+        yield Input(id="tags")
+        yield Static(Text(""), id="tags-error", classes="field-error")
+        yield Static(Text("Attributes (one key=value,value a line)"), classes="field-label")
+        yield TextArea(id="attributes", soft_wrap=False)
+        yield Static(Text(""), id="attributes-error", classes="field-error")
+
+    async def prepare(self, executor: ActionExecutor) -> Text:
+        charge = await executor.client.get_charge(self.charge_id)
+        self.old_tags = list(charge.tags or [])
+        self.old_attrs = {
+            str(k): [str(v) for v in vs] for k, vs in (charge.attributes or {}).items()
+        }
+        self.query_one("#tags", Input).value = ", ".join(self.old_tags)
+        self.query_one("#attributes", TextArea).text = format_attributes(self.old_attrs)
+        return Text(
+            "Change the lists below; the next step shows exactly what will change.", style="dim"
+        )
+
+    def validate(self) -> dict[str, Any] | None:
+        tags = parse_tags(self.query_one("#tags", Input).value)
+        try:
+            attributes = parse_attributes(self.query_one("#attributes", TextArea).text)
+        except ValueError as exc:
+            self.field_error("attributes", str(exc))
+            return None
+        self.field_error("attributes", None)
+        params: dict[str, Any] = {}
+        if tags != self.old_tags:
+            params["tags"] = tags
+        if attributes != self.old_attrs:
+            params["attributes"] = attributes
+        if not params:
+            self.field_error("tags", "Nothing changed")
+            return None
+        self.field_error("tags", None)
+        return params
+
+    def review(self, params: dict[str, Any]) -> Text:
+        text = Text("Will change:\n", style="bold")
+        text.append_text(
+            diff_text(
+                self.old_tags,
+                params.get("tags", self.old_tags),
+                self.old_attrs,
+                params.get("attributes", self.old_attrs),
+            )
+        )
+        text.append("\nPress enter to save, escape to cancel.")
+        return text
+
+    async def send(
+        self, executor: ActionExecutor, params: dict[str, Any], confirmation: str | None
+    ) -> ActionOutcome:
+        return await executor.update_charge(
+            self.charge_id, tags=params.get("tags"), attributes=params.get("attributes")
+        )
+
+
+__all__ = ["EditTagsModal", "diff_text"]

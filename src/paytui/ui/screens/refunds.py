@@ -1,0 +1,151 @@
+"""Refunds (command palette "Refunds"): search refunds by charge id or account, paged.
+
+Type a charge id, or `acct:<account id>`, and press enter; `n` / `p` page; `enter` on a row opens
+the refunded charge.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Input, Static
+
+from paytui.api.queries import RefundQuery
+from paytui.ui import format as fmt
+from paytui.ui import messages
+from paytui.ui.bindings import REFUNDS_BINDINGS
+from paytui.ui.widgets.errors import describe_error
+from paytui.ui.widgets.header import PaytuiHeader
+
+if TYPE_CHECKING:
+    from paytui.api.models import Page, Refund
+
+PAGE_SIZE = 50
+COLUMNS = ("Refund", "Charge", "Amount", "Status", "Refunded (UTC)", "Reason")
+
+
+def parse_refund_search(text: str) -> RefundQuery:
+    """Empty: every refund; `acct:<id>` / `account:<id>`: an account's; else a charge id."""
+    text = text.strip()
+    for prefix in ("acct:", "account:"):
+        if text.lower().startswith(prefix):
+            return RefundQuery(account_id=text[len(prefix) :].strip() or None)
+    return RefundQuery(charge_id=text or None)
+
+
+class RefundsScreen(Screen[None]):
+    """Search refunds, a page at a time."""
+
+    CSS_PATH = Path(__file__).with_name("refunds.tcss")
+    BINDINGS: ClassVar = REFUNDS_BINDINGS
+    HELP_TITLE = "Refunds"
+    AUTO_FOCUS = "#refunds-table"
+
+    def __init__(self, query: RefundQuery | None = None) -> None:
+        super().__init__()
+        self.refund_query = query or RefundQuery()
+        self.offset = 0
+        self.page: Page[Refund] | None = None
+
+    def compose(self) -> ComposeResult:
+        yield PaytuiHeader()
+        yield Input(
+            placeholder="/ charge id, or acct:<account id>; enter searches", id="refunds-query"
+        )
+        yield Static(Text("Loading refunds…"), id="refunds-status")
+        yield DataTable(id="refunds-table", cursor_type="row", zebra_stripes=True)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        for column in COLUMNS:
+            table.add_column(column, key=column)
+        self.load()
+
+    @work(exclusive=True, group="refunds-load")
+    async def load(self) -> None:
+        status = self.query_one("#refunds-status", Static)
+        try:
+            client = await self.app.get_client()  # type: ignore[attr-defined]
+            page = await client.search_refunds_page(
+                self.refund_query, limit=PAGE_SIZE, offset=self.offset
+            )
+        except Exception as exc:
+            info = describe_error(exc)
+            status.update(Text(f"{info.title}: {info.message} ctrl+r retries."))
+            return
+        self.page = page
+        table = self.query_one(DataTable)
+        table.clear()
+        for refund in page.items:
+            table.add_row(
+                Text(refund.refund_id),
+                Text(refund.charge_id or "—"),
+                Text(fmt.money(refund.total_amount), justify="right"),
+                fmt.status(refund.status),
+                Text(fmt.timestamp(refund.refund_timestamp)),
+                Text(refund.reason or ""),
+            )
+        shown = len(page.items)
+        total = page.total if page.total is not None else self.offset + shown
+        if shown:
+            text = f"Showing {self.offset + 1:,}–{self.offset + shown:,} of {total:,}"
+        else:
+            text = "No refunds match."
+        if page.has_more:
+            text += "   n: next page"
+        if self.offset:
+            text += "   p: previous page"
+        status.update(Text(text))
+        self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "next_page":
+            return True if self.page is not None and self.page.has_more else None
+        if action == "previous_page":
+            return True if self.offset > 0 else None
+        return True
+
+    @on(Input.Submitted, "#refunds-query")
+    def _search(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.refund_query = parse_refund_search(event.value)
+        self.offset = 0
+        self.query_one(DataTable).focus()
+        self.load()
+
+    def action_focus_search(self) -> None:
+        self.query_one("#refunds-query", Input).focus()
+
+    def action_next_page(self) -> None:
+        if self.page is not None and self.page.has_more:
+            self.offset += PAGE_SIZE
+            self.load()
+
+    def action_previous_page(self) -> None:
+        if self.offset:
+            self.offset = max(0, self.offset - PAGE_SIZE)
+            self.load()
+
+    def action_refresh(self) -> None:
+        self.load()
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.action_open_charge()
+
+    def action_open_charge(self) -> None:
+        table = self.query_one(DataTable)
+        if self.page is None or not (0 <= table.cursor_row < len(self.page.items)):
+            return
+        charge_id = self.page.items[table.cursor_row].charge_id
+        if charge_id:
+            self.post_message(messages.OpenCharge(charge_id))
+
+
+__all__ = ["RefundsScreen", "parse_refund_search"]
