@@ -68,6 +68,28 @@ async def shot_tokens(app: Any, pilot: Any) -> None:
     await pilot.pause()
 
 
+async def shot_accounts(app: Any, pilot: Any) -> None:
+    await pilot.press("3")
+    await settle(app, pilot)
+
+
+async def shot_account_detail(app: Any, pilot: Any) -> None:
+    await shot_accounts(app, pilot)
+    await pilot.press("enter")
+    await settle(app, pilot)
+
+
+async def shot_distributions(app: Any, pilot: Any) -> None:
+    await pilot.press("4")
+    await settle(app, pilot)
+
+
+async def shot_distribution_detail(app: Any, pilot: Any) -> None:
+    await shot_distributions(app, pilot)
+    await pilot.press("enter")
+    await settle(app, pilot)
+
+
 SHOTS: dict[str, Callable[[Any, Any], Awaitable[None]]] = {
     "charges": shot_charges,
     "charges-chargebacks": shot_chargebacks,
@@ -75,6 +97,10 @@ SHOTS: dict[str, Callable[[Any, Any], Awaitable[None]]] = {
     "charge-detail": shot_detail,
     "help": shot_help,
     "tokens-placeholder": shot_tokens,
+    "accounts": shot_accounts,
+    "account-detail": shot_account_detail,
+    "distributions": shot_distributions,
+    "distribution-detail": shot_distribution_detail,
 }
 
 
