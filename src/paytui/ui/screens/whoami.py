@@ -15,7 +15,7 @@ from rich.table import Table
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
-from textual.containers import Vertical
+from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
@@ -74,11 +74,12 @@ class WhoAmIScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         self.facts = self._static_facts()
-        with Vertical(id="whoami-dialog"):
-            yield Static(Text("Who am I"), id="whoami-title")
+        dialog = VerticalScroll(id="whoami-dialog")
+        dialog.border_title = "Who am I"
+        dialog.border_subtitle = "esc closes · P switches profile"
+        with dialog:
             yield Static(self._table(), id="whoami-table")
             yield Static(self._problems_text(), id="whoami-problems")
-            yield Static(Text("esc closes · P switches profile"), id="whoami-hint")
 
     def on_mount(self) -> None:
         self._load_token_facts()
@@ -94,12 +95,7 @@ class WhoAmIScreen(ModalScreen[None]):
         if threshold is not None:
             facts["confirm_threshold"] = f"{threshold} (production money actions)"
         path = getattr(connection, "config_path", None) if connection is not None else None
-        if path is None:
-            from paytui.config.files import config_path
-
-            facts["config_path"] = f"{config_path()} (not read)" if connection else "(none)"
-        else:
-            facts["config_path"] = str(path)
+        facts["config_path"] = str(path) if path is not None else "(none: built-in defaults)"
         facts["granted_scopes"] = "connecting…"
         facts["token_expiry"] = "connecting…"
         if connection is not None:

@@ -78,13 +78,11 @@ class PaytuiHeader(Widget):
     }
     PaytuiHeader.-production > .header--env {
         background: $error;
-        width: 1fr;
     }
     PaytuiHeader.-production > .header--profile {
         display: none;
     }
     PaytuiHeader.-production > .header--account {
-        width: auto;
         color: auto 90%;
     }
     PaytuiHeader > .header--badge {
@@ -143,4 +141,6 @@ class PaytuiHeader(Widget):
 
     def _show_account(self, account_id: str | None) -> None:
         label = self.query_one("#header-account", Static)
-        label.update(Text(f"account {account_id}") if account_id else Text(""))
+        text = Text(f"account {account_id}" if account_id else "", no_wrap=True)
+        text.overflow = "ellipsis"
+        label.update(text)
