@@ -245,6 +245,10 @@ def register_group(title: str, bindings: Iterable[Binding]) -> None:
 #: keymap validation only; importing them is deferred so start-up does not pay for it.
 SCREEN_MODULES: tuple[tuple[str, str, str], ...] = (
     ("paytui.ui.screens.charge_detail", "ChargeDetailScreen", "Charge detail"),
+    ("paytui.ui.screens.accounts", "AccountsScreen", "Accounts"),
+    ("paytui.ui.screens.account_detail", "AccountDetailScreen", "Account"),
+    ("paytui.ui.screens.distributions", "DistributionsScreen", "Distributions"),
+    ("paytui.ui.screens.distribution_detail", "DistributionDetailScreen", "Distribution"),
 )
 
 
@@ -289,6 +293,8 @@ _KEY_NAMES = {
     "up": "↑",
     "down": "↓",
     "enter": "enter",
+    "right_square_bracket": "]",
+    "left_square_bracket": "[",
 }
 
 

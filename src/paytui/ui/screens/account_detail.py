@@ -35,7 +35,7 @@ ACCOUNT_DETAIL_BINDINGS: list[Binding] = [
         "search_charges",
         "Search charges",
         id="account.search_charges",
-        tooltip="Open the charge search with account:<id> filled in",
+        tooltip="Open the charge search with account:ID filled in",
     ),
     Binding("y", "copy_id", "Copy id", id="account.copy_id", tooltip="Copy the account id"),
     Binding("ctrl+r", "refresh", "Refresh", id="account.refresh", tooltip="Reload / retry"),
