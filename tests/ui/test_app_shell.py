@@ -52,8 +52,10 @@ async def test_global_keys_switch_screens_and_escape_goes_back() -> None:
     async with app.run_test(size=(120, 30)) as pilot:
         await settle(app, pilot)
         charges = app.screen
+        await pilot.press("2")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "TokensScreen"
         for key, title in (
-            ("2", "Tokens"),
             ("3", "Accounts"),
             ("4", "Distributions"),
         ):

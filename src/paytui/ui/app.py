@@ -99,6 +99,13 @@ class PaytuiCommands(Provider):
         commands.append(("Help: keys", "Every key on this screen", partial(app.run_action, "help")))
         commands.append(
             (
+                "New charge",
+                "Virtual terminal: take a payment by card, bank account or token",
+                partial(app.run_action, "new_charge"),
+            )
+        )
+        commands.append(
+            (
                 "Refunds",
                 "Search refunds by charge id or account",
                 partial(app.run_action, "refunds"),
@@ -118,7 +125,9 @@ class PaytuiCommands(Provider):
                 partial(app.run_action, "switch_profile"),
             )
         )
-        seen = {"help", "quit", "back", "command_palette", "whoami", "switch_profile"}
+        seen = {
+            *("help", "quit", "back", "command_palette", "whoami", "switch_profile", "new_charge")
+        }
         for live in keys.live_bindings(self.screen):
             action = live.binding.action.removeprefix("app.")
             if action in seen or action.startswith("goto(") or not live.enabled:
@@ -157,6 +166,7 @@ class PaytuiApp(App[None]):
         "charges": ChargeSearchScreen,
         **{mode: _placeholder(title, blurb) for mode, title, blurb in SCREENS[1:-1]},
         "history": _history_screen,
+        "tokens": _lazy_screen("paytui.ui.screens.tokens", "TokensScreen"),
         "accounts": _lazy_screen("paytui.ui.screens.accounts", "AccountsScreen"),
         "distributions": _lazy_screen("paytui.ui.screens.distributions", "DistributionsScreen"),
     }

@@ -35,6 +35,13 @@ GLOBAL_BINDINGS: list[Binding] = [
         tooltip="Payouts to merchant accounts",
     ),
     Binding("5", "app.goto('history')", "History", id="app.history", tooltip="Recent actions"),
+    Binding(
+        "n",
+        "app.new_charge",
+        "New charge",
+        id="app.new_charge",
+        tooltip="Virtual terminal: take a payment by card, bank account or token",
+    ),
     Binding("question_mark", "app.help", "Help", id="app.help", tooltip="Every key on this screen"),
     Binding(
         "i",
@@ -199,6 +206,61 @@ SWITCHER_BINDINGS: list[Binding] = [
     Binding("escape", "close", "Cancel", id="profiles.close", tooltip="Keep this profile"),
 ]
 
+# --- Tokens screen (`2`) and its forms -----------------------------------------------------------
+TOKENS_BINDINGS: list[Binding] = [
+    Binding("n", "create_token", "New token", id="tokens.create", tooltip="Store a card"),
+    Binding("enter", "view", "View", id="tokens.view", tooltip="Every field of the token"),
+    Binding("u", "update_token", "Update", id="tokens.update", tooltip="Card expiry, holder"),
+    Binding("c", "charge_token", "Charge", id="tokens.charge", tooltip="Sale or authorization"),
+    Binding("y", "copy_id", "Copy id", id="tokens.copy_id", tooltip="Copy the token id"),
+    Binding("ctrl+r", "refresh", "Refresh", id="tokens.refresh", tooltip="Reload / retry"),
+]
+
+#: Forms (token create/update, charge a token, new charge): keys an Input does not consume.
+FORM_BINDINGS: list[Binding] = [
+    Binding("ctrl+s", "submit", "Send", id="form.submit", tooltip="Check and send the form"),
+    Binding("escape", "cancel", "Close", id="form.cancel", tooltip="Close without sending"),
+]
+
+TOKEN_VIEW_BINDINGS: list[Binding] = [
+    Binding("escape,q", "close", "Close", id="token_view.close"),
+    Binding("y", "copy_id", "Copy id", id="token_view.copy_id", tooltip="Copy the token id"),
+]
+
+NEW_CHARGE_BINDINGS: list[Binding] = [
+    Binding("ctrl+s", "submit", "Charge", id="new_charge.submit", tooltip="Check and send"),
+    Binding(
+        "ctrl+o", "open_result", "Open charge", id="new_charge.open", tooltip="Open the result"
+    ),
+    Binding("escape", "app.back", "Back", id="new_charge.back", show=False),
+]
+
+#: Action method names (without `action_`) that move money or change data. On a read-only
+#: profile `PaytuiApp` hides and refuses them on every screen, modal and widget (one place:
+#: `PaytuiApp.allows`, see docs/architecture.md); the executor's `ActionPolicy` refuses the
+#: operations themselves. Name a new money/write action here when you add it.
+MONEY_OR_WRITE_ACTIONS: frozenset[str] = frozenset(
+    {
+        "capture",
+        "refund",
+        "edit_tags",
+        "edit",  # the charge detail's `e` (edit tags and attributes)
+        "new_charge",
+        "create_token",
+        "update_token",
+        "charge_token",
+        "distribute",
+    }
+)
+
+# --- Who am I and profile switcher ----------------------------------------------------------
+WHOAMI_BINDINGS: list[Binding] = [
+    Binding("escape,i,q", "close", "Close", id="whoami.close"),
+]
+SWITCHER_BINDINGS: list[Binding] = [
+    Binding("escape", "close", "Cancel", id="profiles.close", tooltip="Keep this profile"),
+]
+
 # --- Help and placeholder screens ---------------------------------------------------------------
 HELP_BINDINGS: list[Binding] = [
     Binding("escape,question_mark,q", "close", "Close", id="help.close"),
@@ -218,6 +280,10 @@ GROUPS: list[BindingGroup] = [
     BindingGroup("Charge search", tuple(CHARGES_BINDINGS)),
     BindingGroup("Query line", tuple(QUERY_BINDINGS)),
     BindingGroup("Tables", tuple(TABLE_BINDINGS)),
+    BindingGroup("Tokens", tuple(TOKENS_BINDINGS)),
+    BindingGroup("Token view", tuple(TOKEN_VIEW_BINDINGS)),
+    BindingGroup("Forms (token, charge a token)", tuple(FORM_BINDINGS)),
+    BindingGroup("New charge", tuple(NEW_CHARGE_BINDINGS)),
     BindingGroup("Help screen", tuple(HELP_BINDINGS)),
     BindingGroup("Capture / refund / edit dialogs", tuple(MONEY_MODAL_BINDINGS)),
     BindingGroup("History", tuple(HISTORY_BINDINGS)),

@@ -1,0 +1,466 @@
+"""New charge (`n`): the virtual terminal. Take a payment by card, bank account or stored token.
+
+Fields: account (the account in focus by default), amount, type (sale / authorization /
+pre_authorization: a pre-authorization is a zero-amount card check, so it forces amount 0 and
+card), the payment (card via `CardInput`, which only ever shows the last four; a checking account
+whose routing number is checked; or a token id), optional invoice and PO numbers, convenience and
+supplemental fees, tags (comma list) and attributes (``key=value`` lines).
+
+Everything is checked before sending, each message next to its field, nothing typed is lost on a
+refusal. Money moves, so the charge goes through the exactly-once executor
+(`ActionExecutor.create_charge`): the journal records the intent (method and last four only, never
+the number) before the one request. A declined card is a result, shown as declined, not an error.
+The new charge opens in its detail screen; escape comes back to this form and its result.
+
+`executor_for(app)` finds the app's executor (`app.actions`) or builds one, so this screen works
+before and after the app-wide actions service is wired.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import weakref
+from decimal import Decimal
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Input, Select, Static, TextArea
+
+from paytui.ui import messages
+from paytui.ui.bindings import NEW_CHARGE_BINDINGS
+from paytui.ui.format import money
+from paytui.ui.screens.modals.token_form import _FORMS_TCSS, FormMixin, field_row
+from paytui.ui.validation import (
+    check_country,
+    check_expiration,
+    check_routing_number,
+    parse_attributes,
+    parse_tags,
+)
+from paytui.ui.widgets.card_input import CardInput
+from paytui.ui.widgets.header import PaytuiHeader
+
+if TYPE_CHECKING:
+    from paytui.actions import ActionExecutor, ActionOutcome
+    from paytui.api.models import Charge, ChargeRequest
+
+CHARGE_TYPES = [
+    ("Sale", "sale"),
+    ("Authorization (capture later)", "authorization"),
+    ("Pre-authorization (card check, 0)", "pre_authorization"),
+]
+METHODS = [("Card", "card"), ("Bank account (checking)", "bank_account"), ("Token", "token")]
+
+_EXECUTORS: weakref.WeakKeyDictionary[Any, ActionExecutor] = weakref.WeakKeyDictionary()
+
+
+async def executor_for(app: Any) -> ActionExecutor:
+    """The app's executor (`app.actions`, an executor or a service with `executor()`), else one
+    built here once per app over the default journal."""
+    service = getattr(app, "actions", None)
+    if service is not None:
+        from paytui.actions import ActionExecutor
+
+        if isinstance(service, ActionExecutor):
+            return service
+        getter = getattr(service, "executor", None)
+        if callable(getter):
+            return await getter()
+    existing = _EXECUTORS.get(app)
+    if existing is not None:
+        return existing
+    from paytui.actions import ActionExecutor, ActionPolicy, Journal
+
+    client = await app.get_client()
+    if client.granted_scopes is None:
+        with contextlib.suppress(Exception):  # a static token: scopes unknown, the server decides
+            await client.authenticate()
+    threshold = getattr(app, "confirm_threshold", None)
+    policy = ActionPolicy(
+        client.granted_scopes,
+        read_only=bool(getattr(app, "read_only", False)),
+        environment=app.environment,
+        confirm_threshold=Decimal(str(threshold)) if threshold is not None else None,
+    )
+    executor = ActionExecutor(client, Journal(), policy, profile=app.profile_name, base_url="")
+    _EXECUTORS[app] = executor
+    return executor
+
+
+async def send_charge(
+    app: Any, request: ChargeRequest, *, confirmation: str | None = None
+) -> ActionOutcome:
+    """Create the charge exactly once through the executor.
+
+    A pre-authorization (amount 0: a card check that moves no money) is refused by the
+    executor's amount check, so it is sent here directly after the same policy check; it is not
+    journaled. Raises `ActionError` when nothing was sent.
+    """
+    from paytui.actions import ActionOutcome, ActionRefused
+
+    executor = await executor_for(app)
+    if request.charge_type != "pre_authorization":
+        return await executor.create_charge(request, confirmation=confirmation)
+    decision = executor.check("charge")
+    if not decision.allowed:
+        raise ActionRefused(decision)
+    from paytui.actions.executor import is_definite_failure
+    from paytui.ui.widgets.errors import describe_error
+
+    try:
+        charge = await executor.client.create_charge(request)
+    except Exception as exc:
+        info = describe_error(exc)
+        state = "failed" if is_definite_failure(exc) else "unknown"
+        return ActionOutcome(0, "charge", None, state, message=f"{info.title}: {info.message}")
+    return ActionOutcome(
+        0,
+        "charge",
+        charge.charge_id,
+        "succeeded",
+        result_id=charge.charge_id,
+        message=f"Charge {charge.charge_id} created",
+        charge=charge,
+    )
+
+
+def describe_outcome(outcome: ActionOutcome) -> tuple[Text, str]:
+    """One line about the outcome and a notification severity; declined is a result, not an
+    error."""
+    charge = outcome.charge
+    if outcome.succeeded and charge is not None:
+        if charge.status == "declined":
+            line = Text("Declined", style="bold")
+            line.append(f": {charge.result_text or charge.result_code or 'declined'}")
+            line.append(f" (charge {charge.charge_id})")
+            return line, "warning"
+        line = Text(charge.result_code or "Done", style="bold")
+        line.append(f": {money(charge.total_amount)} {charge.charge_type or 'sale'}")
+        line.append(f", charge {charge.charge_id}")
+        return line, "information"
+    if outcome.succeeded:
+        return Text(outcome.message or f"Charge {outcome.result_id} created"), "information"
+    severity = "warning" if outcome.state == "unknown" else "error"
+    return Text(outcome.message or f"The charge {outcome.state}"), severity
+
+
+def charge_result(charge: Charge) -> Text:
+    """The result panel: id, status, result code and text, amount, type, method."""
+    text = Text()
+
+    def line(label: str, value: object, style: str = "") -> None:
+        text.append(f"{label:<16}", style="bold")
+        text.append("—" if value in (None, "") else str(value), style=style)
+        text.append("\n")
+
+    line("Charge id", charge.charge_id)
+    line("Status", charge.status, "bold")
+    line("Result", f"{charge.result_code or '—'} {charge.result_text or ''}".strip())
+    line("Amount", money(charge.total_amount))
+    line("Type", charge.charge_type)
+    method = charge.method or "—"
+    if charge.last4:
+        method += f" …{charge.last4}"
+    line("Payment", method)
+    line("Account", charge.account_id)
+    text.rstrip()
+    return text
+
+
+#: The service's field names -> this form's fields.
+_CHARGE_FIELDS = {
+    "account_id": "account",
+    "total_amount": "amount",
+    "payment_method.card_number": "card",
+    "payment_method.expiration_date": "expiry",
+    "payment_method.routing_number": "routing",
+    "payment_method.account_number": "bank-number",
+    "payment_method.token_id": "token",
+    "convenience_fee": "convenience",
+    "supplemental_fee": "supplemental",
+}
+
+
+class NewChargeScreen(FormMixin, Screen[None]):
+    """The virtual terminal form."""
+
+    CSS_PATH: ClassVar = [_FORMS_TCSS, Path(__file__).with_name("new_charge.tcss")]
+    BINDINGS: ClassVar = NEW_CHARGE_BINDINGS
+    HELP_TITLE = "New charge"
+
+    def __init__(self, account_id: str | None = None) -> None:
+        super().__init__()
+        self.account_id = account_id or ""
+        self._sending = False
+        self.result: Charge | None = None
+
+    def compose(self) -> ComposeResult:
+        yield PaytuiHeader()
+        with VerticalScroll(id="dialog", classes="form-dialog"):
+            yield Static(
+                Text("New charge (virtual terminal)", style="bold"),
+                id="title",
+                classes="form-title",
+            )
+            with Vertical(id="fields", classes="form-fields"):
+                yield field_row(
+                    "Account",
+                    Input(self.account_id, placeholder="pa_…", id="account", compact=True),
+                    "account",
+                )
+                yield field_row(
+                    "Amount", Input(placeholder="12.50", id="amount", compact=True), "amount"
+                )
+                yield field_row(
+                    "Type",
+                    Select(CHARGE_TYPES, value="sale", allow_blank=False, id="type", compact=True),
+                    "type",
+                )
+                yield field_row(
+                    "Pay by",
+                    Select(METHODS, value="card", allow_blank=False, id="method", compact=True),
+                    "method",
+                )
+                yield field_row("Card number", CardInput(id="card"), "card")
+                yield field_row(
+                    "Card expiry",
+                    Input(placeholder="YYYY-MM", id="expiry", compact=True),
+                    "expiry",
+                )
+                yield field_row(
+                    "Routing number",
+                    Input(placeholder="9 digits", id="routing", compact=True, max_length=9),
+                    "routing",
+                )
+                yield field_row(
+                    "Account number",
+                    CardInput(kind="bank", placeholder="account number", id="bank-number"),
+                    "bank-number",
+                )
+                yield field_row(
+                    "Token id", Input(placeholder="ct_…", id="token", compact=True), "token"
+                )
+                yield field_row("First name", Input(id="first", compact=True), "first")
+                yield field_row("Last name", Input(id="last", compact=True), "last")
+                yield field_row(
+                    "Country", Input("US", placeholder="US", id="country", compact=True), "country"
+                )
+                yield field_row("Invoice no.", Input(id="invoice", compact=True), "invoice")
+                yield field_row("PO number", Input(id="po", compact=True), "po")
+                yield field_row(
+                    "Convenience fee",
+                    Input(placeholder="optional", id="convenience", compact=True),
+                    "convenience",
+                )
+                yield field_row(
+                    "Supplement. fee",
+                    Input(placeholder="optional", id="supplemental", compact=True),
+                    "supplemental",
+                )
+                yield field_row(
+                    "Tags",
+                    Input(placeholder="comma,separated", id="tags", compact=True),
+                    "tags",
+                )
+                yield field_row(
+                    "Attributes",
+                    TextArea(id="attributes", compact=True, placeholder="key=value per line"),
+                    "attributes",
+                )
+                yield field_row("Confirm", Input(id="confirm", compact=True), "confirm")
+            yield Static(Text(""), id="form-status", classes="form-status")
+            yield Static(Text(""), id="result", classes="form-result")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#row-confirm").display = False
+        self._apply_method()
+        self.query_one("#amount" if self.account_id else "#account").focus()
+
+    # --- field visibility -------------------------------------------------------------------
+    def _method(self) -> str:
+        return str(self.query_one("#method", Select).value)
+
+    def _type(self) -> str:
+        return str(self.query_one("#type", Select).value)
+
+    def _apply_method(self) -> None:
+        method = self._method()
+        for name in ("card", "expiry"):
+            self.query_one(f"#row-{name}").display = method == "card"
+        for name in ("routing", "bank-number"):
+            self.query_one(f"#row-{name}").display = method == "bank_account"
+        self.query_one("#row-token").display = method == "token"
+        for name in ("first", "last", "country"):
+            self.query_one(f"#row-{name}").display = method != "token"
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        if event.select.id == "type":
+            pre_auth = event.value == "pre_authorization"
+            amount = self.query_one("#amount", Input)
+            method = self.query_one("#method", Select)
+            if pre_auth:
+                amount.value = "0.00"
+                method.value = "card"
+            amount.disabled = pre_auth
+            method.disabled = pre_auth
+            self._apply_method()
+        elif event.select.id == "method":
+            self._apply_method()
+
+    def _status(self, text: Text) -> None:
+        self.query_one("#form-status", Static).update(text)
+
+    # --- checking and building the request --------------------------------------------------
+    def _build(self) -> ChargeRequest | None:
+        """Check every field (errors next to them) and build the request, or None."""
+        from paytui.actions import AmountError, parse_amount
+        from paytui.api.models import (
+            BankAccountPaymentMethodRequest,
+            CardPaymentMethodRequest,
+            ChargeRequest,
+            Contact,
+            TokenPaymentMethodRequest,
+        )
+
+        self.clear_errors()
+        errors: dict[str, str] = {}
+        charge_type = self._type()
+        method = "card" if charge_type == "pre_authorization" else self._method()
+        account = self.value("account")
+        if not account:
+            errors["account"] = "Enter the account (pa_…)"
+        amount = Decimal(0)
+        if charge_type != "pre_authorization":
+            try:
+                amount = parse_amount(self.value("amount"))
+            except AmountError as exc:
+                errors["amount"] = exc.message
+        fees: dict[str, Decimal | None] = {}
+        for name in ("convenience", "supplemental"):
+            text = self.value(name)
+            fees[name] = None
+            if text:
+                try:
+                    fees[name] = parse_amount(text, allow_zero=True)
+                except AmountError as exc:
+                    errors[name] = exc.message
+        contact = None
+        if method != "token":
+            if message := check_country(self.value("country")):
+                errors["country"] = message
+            values = {
+                "first_name": self.value("first") or None,
+                "last_name": self.value("last") or None,
+                "country": self.value("country").upper() or None,
+            }
+            contact = Contact(**values) if any(values.values()) else None
+        payment: Any = None
+        if method == "card":
+            card = self.query_one("#card", CardInput)
+            if message := card.check():
+                errors["card"] = message
+            if message := check_expiration(self.value("expiry"), self.app.now()):  # type: ignore[attr-defined]
+                errors["expiry"] = message
+            if "card" not in errors and "expiry" not in errors:
+                payment = CardPaymentMethodRequest(
+                    card_number=card.secret,
+                    expiration_date=self.value("expiry"),
+                    contact=contact,
+                )
+        elif method == "bank_account":
+            number = self.query_one("#bank-number", CardInput)
+            if message := check_routing_number(self.value("routing")):
+                errors["routing"] = message
+            if message := number.check():
+                errors["bank-number"] = message
+            if "routing" not in errors and "bank-number" not in errors:
+                payment = BankAccountPaymentMethodRequest(
+                    routing_number=self.value("routing"),
+                    account_number=number.secret,
+                    contact=contact,
+                )
+        else:
+            token_id = self.value("token")
+            if not token_id:
+                errors["token"] = "Enter the token id (ct_…)"
+            else:
+                payment = TokenPaymentMethodRequest(token_id=token_id)
+        attributes, message = parse_attributes(self.query_one("#attributes", TextArea).text)
+        if message:
+            errors["attributes"] = message
+        for name, text in errors.items():
+            self.set_error(name, text)
+        if errors or payment is None:
+            self._status(Text(f"Nothing sent: {len(errors)} field(s) to fix.", style="bold"))
+            return None
+        tags = parse_tags(self.value("tags"))
+        return ChargeRequest(
+            account_id=account,
+            total_amount=amount,
+            payment_method=payment,
+            charge_type=charge_type,  # type: ignore[arg-type]
+            invoice_number=self.value("invoice") or None,
+            po_number=self.value("po") or None,
+            convenience_fee=fees["convenience"],
+            supplemental_fee=fees["supplemental"],
+            tags=tags or None,
+            attributes=attributes or None,
+        )
+
+    def action_submit(self) -> None:
+        if self._sending:
+            return
+        request = self._build()
+        if request is None:
+            self.app.bell()
+            return
+        confirmation = self.value("confirm") if self.query_one("#row-confirm").display else None
+        self._sending = True
+        self._status(Text("Sending…"))
+        self._send(request, confirmation)
+
+    @work(exclusive=True, group="new-charge")
+    async def _send(self, request: ChargeRequest, confirmation: str | None) -> None:
+        from paytui.actions import ActionError, ConfirmationRequired
+
+        try:
+            outcome = await send_charge(self.app, request, confirmation=confirmation)
+        except ConfirmationRequired as exc:
+            self._sending = False
+            self.query_one("#row-confirm").display = True
+            self.set_error("confirm", exc.message)
+            self.query_one("#confirm", Input).focus()
+            self._status(Text("Nothing sent: production needs a typed confirmation."))
+            return
+        except ActionError as exc:
+            self._sending = False
+            self._status(Text(f"Nothing sent: {exc.message}", style="bold"))
+            self.app.notify(exc.message, title="New charge", severity="error", markup=False)
+            return
+        self._sending = False
+        line, severity = describe_outcome(outcome)
+        self._status(line)
+        self.app.notify(line.plain, title="New charge", severity=severity, markup=False)
+        charge = outcome.charge
+        if outcome.succeeded:
+            # Done: the numbers leave memory, and a second ctrl+s cannot charge twice by accident.
+            self.query_one("#card", CardInput).clear()
+            self.query_one("#bank-number", CardInput).clear()
+            self.query_one("#row-confirm").display = False
+            self.query_one("#confirm", Input).value = ""
+            self.result = charge
+            if charge is not None:
+                self.query_one("#result", Static).update(charge_result(charge))
+            charge_id = charge.charge_id if charge is not None else outcome.result_id
+            if charge_id:
+                self.post_message(messages.OpenCharge(charge_id))
+
+    def action_open_result(self) -> None:
+        if self.result is not None:
+            self.post_message(messages.OpenCharge(self.result.charge_id))

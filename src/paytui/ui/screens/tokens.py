@@ -1,0 +1,304 @@
+"""Tokens (`2`): the stored card tokens, newest first, and what can be done with one.
+
+Columns: token id, masked card, brand, card expiry, holder, token expiry and a state ("expired"
+when the token can no longer be charged, "card expired" when the card's month has passed); an
+expired token's row is dimmed. Pages of 50 load as the cursor reaches the end; "Showing N of M"
+is always visible. Keys: enter view, `n` new token, `u` update, `c` charge (sale or
+authorization, through the exactly-once executor, then the new charge's detail opens), `y` copy
+the token id, ctrl+r reload / retry.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.reactive import reactive
+from textual.screen import ModalScreen, Screen
+from textual.widgets import DataTable, Footer, LoadingIndicator, Static
+
+from paytui.ui import messages
+from paytui.ui.bindings import TOKEN_VIEW_BINDINGS, TOKENS_BINDINGS
+from paytui.ui.screens.modals.token_form import _FORMS_TCSS, token_summary
+from paytui.ui.widgets.errors import describe_error
+from paytui.ui.widgets.header import PaytuiHeader
+
+if TYPE_CHECKING:
+    from paytui.api.models import Charge, Token
+
+PAGE_SIZE = 50
+COLUMNS = ("Token id", "Card", "Brand", "Card exp.", "Holder", "Token expires", "State")
+
+
+def token_state(token: Token, now: datetime) -> str:
+    """ "expired" (cannot be charged), "card expired" (the card's month has passed) or ""."""
+    if token.token_expiration_date is not None and token.token_expiration_date <= now:
+        return "expired"
+    expiry = getattr(token.payment_method, "expiration_date", None) or ""
+    try:
+        year, month = int(expiry[:4]), int(expiry[5:7])
+    except ValueError:
+        return ""
+    if (year, month) < (now.year, now.month):
+        return "card expired"
+    return ""
+
+
+def token_row(token: Token, now: datetime) -> list[Text]:
+    pm = token.payment_method
+    contact = getattr(pm, "contact", None)
+    state = token_state(token, now)
+    style = "dim" if state else ""
+    expires = (
+        token.token_expiration_date.strftime("%Y-%m-%d") if token.token_expiration_date else "—"
+    )
+    card = f"…{token.last4}" if token.last4 else "—"
+    cells = [
+        Text(token.token_id, style=style),
+        Text(card, style=style),
+        Text(getattr(pm, "type", None) or "—", style=style),
+        Text(getattr(pm, "expiration_date", None) or "—", style=style),
+        Text(contact.name if contact is not None and contact.name else "—", style=style),
+        Text(expires, style=style),
+        Text(state, style="bold italic" if state else ""),
+    ]
+    return cells
+
+
+class TokensScreen(Screen[None]):
+    """List, view, create, update and charge stored card tokens."""
+
+    CSS_PATH = Path(__file__).with_name("tokens.tcss")
+    BINDINGS: ClassVar = TOKENS_BINDINGS
+    HELP_TITLE = "Tokens"
+    title_text = "Tokens"
+    AUTO_FOCUS = "#tokens"
+
+    state: reactive[str] = reactive("loading")
+    """loading | results | empty | error."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tokens: list[Token] = []
+        self.total: int | None = None
+        self.has_more = False
+        self._loading_more = False
+
+    def compose(self) -> ComposeResult:
+        yield PaytuiHeader()
+        with Horizontal(id="summary"):
+            yield Static(Text("Stored card tokens, newest first"), id="view-name")
+            yield Static(Text(""), id="page-status")
+            yield Static(Text("Showing 0 of 0"), id="showing")
+        with Vertical(id="state"):
+            yield LoadingIndicator(id="spinner")
+            yield Static(Text(""), id="state-message")
+        table: DataTable[Text] = DataTable(id="tokens", cursor_type="row", zebra_stripes=True)
+        yield table
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one("#tokens", DataTable)
+        for label in COLUMNS:
+            table.add_column(label, key=label)
+        self.watch_state(self.state)
+        self.reload()
+
+    def watch_state(self, state: str) -> None:
+        for name in ("loading", "results", "empty", "error"):
+            self.set_class(state == name, f"-{name}")
+
+    def _message(self, text: Text) -> None:
+        self.query_one("#state-message", Static).update(text)
+
+    # --- loading ----------------------------------------------------------------------------
+    def reload(self, *, select: str | None = None) -> None:
+        self.state = "loading"
+        self._message(Text("Loading tokens…"))
+        self._load_first(select)
+
+    @work(exclusive=True, group="tokens")
+    async def _load_first(self, select: str | None = None) -> None:
+        try:
+            client = await self.app.get_client()  # type: ignore[attr-defined]
+            page = await client.list_tokens_page(limit=PAGE_SIZE, offset=0)
+        except Exception as exc:
+            self._show_error(exc)
+            return
+        table = self.query_one("#tokens", DataTable)
+        table.clear()
+        self.tokens = []
+        self._append(page)
+        if not self.tokens:
+            self.state = "empty"
+            self._message(Text("No tokens stored yet.\nPress n to store a card as a token."))
+            return
+        self.state = "results"
+        if select is not None:
+            for index, token in enumerate(self.tokens):
+                if token.token_id == select:
+                    table.move_cursor(row=index)
+                    break
+        table.focus()
+
+    def _append(self, page: Any) -> None:
+        now = self.app.now()  # type: ignore[attr-defined]
+        table = self.query_one("#tokens", DataTable)
+        for token in page.items:
+            table.add_row(*token_row(token, now), key=token.token_id)
+            self.tokens.append(token)
+        self.total = page.total
+        self.has_more = page.has_more
+        total = page.total if page.total is not None else len(self.tokens)
+        expired = sum(1 for t in self.tokens if token_state(t, now) == "expired")
+        text = f"Showing {len(self.tokens):,} of {total:,}"
+        if expired:
+            text += f" · {expired} expired"
+        self.query_one("#showing", Static).update(Text(text))
+
+    @work(exclusive=True, group="tokens-more")
+    async def _load_more(self) -> None:
+        self._loading_more = True
+        try:
+            client = await self.app.get_client()  # type: ignore[attr-defined]
+            page = await client.list_tokens_page(limit=PAGE_SIZE, offset=len(self.tokens))
+        except Exception as exc:
+            info = describe_error(exc)
+            self.query_one("#page-status", Static).update(
+                Text(f"{info.title}: more tokens did not load. ctrl+r retries.", style="bold")
+            )
+            return
+        finally:
+            self._loading_more = False
+        self._append(page)
+
+    def _show_error(self, exc: BaseException) -> None:
+        info = describe_error(exc)
+        text = Text(f"{info.title}. ", style="bold")
+        text.append(info.message)
+        text.append("\nPress ctrl+r to retry.")
+        self._message(text)
+        self.state = "error"
+        self.query_one("#tokens", DataTable).clear()
+        self.query_one("#showing", Static).update(Text("Showing 0 of 0"))
+        self.app.notify(info.message, title=info.title, severity="error", markup=False)
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        token = self.current
+        if token is not None:
+            self.post_message(messages.AccountInFocus(token.account_id))
+        if self.has_more and not self._loading_more and event.cursor_row >= len(self.tokens) - 5:
+            self._load_more()
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.action_view()
+
+    # --- the token under the cursor -------------------------------------------------------------
+    @property
+    def current(self) -> Token | None:
+        if self.state != "results":
+            return None
+        row = self.query_one("#tokens", DataTable).cursor_row
+        return self.tokens[row] if 0 <= row < len(self.tokens) else None
+
+    def _need_token(self) -> Token | None:
+        token = self.current
+        if token is None:
+            self.app.notify("No token under the cursor.", severity="warning", markup=False)
+        return token
+
+    # --- actions ----------------------------------------------------------------------------
+    def action_refresh(self) -> None:
+        token = self.current
+        self.reload(select=token.token_id if token is not None else None)
+
+    def action_copy_id(self) -> None:
+        token = self._need_token()
+        if token is None:
+            return
+        self.app.copy_to_clipboard(token.token_id)
+        self.app.notify(f"Copied token id {token.token_id}", title="Clipboard", markup=False)
+
+    def action_view(self) -> None:
+        token = self._need_token()
+        if token is not None:
+            self.app.push_screen(TokenViewScreen(token))
+
+    def action_create_token(self) -> None:
+        from paytui.ui.screens.modals.token_form import TokenFormScreen
+
+        token = self.current
+        account = getattr(self.app, "account_in_focus", None) or (
+            token.account_id if token is not None else None
+        )
+        self.app.push_screen(TokenFormScreen(account_id=account), self._after_form)
+
+    def action_update_token(self) -> None:
+        from paytui.ui.screens.modals.token_form import TokenFormScreen
+
+        token = self._need_token()
+        if token is not None:
+            self.app.push_screen(TokenFormScreen(token=token), self._after_form)
+
+    def _after_form(self, token: Token | None) -> None:
+        if token is not None:
+            self.reload(select=token.token_id)
+
+    def action_charge_token(self) -> None:
+        from paytui.ui.screens.modals.charge_token import ChargeTokenScreen
+
+        token = self._need_token()
+        if token is None:
+            return
+        if token_state(token, self.app.now()) == "expired":  # type: ignore[attr-defined]
+            self.app.notify(
+                "This token has expired; update its expiry (u) before charging it.",
+                title="Token expired",
+                severity="warning",
+                markup=False,
+            )
+            return
+        self.app.push_screen(ChargeTokenScreen(token), self._after_charge)
+
+    def _after_charge(self, result: Charge | str | None) -> None:
+        if result is None:
+            return
+        charge_id = result if isinstance(result, str) else result.charge_id
+        self.post_message(messages.OpenCharge(charge_id))
+
+
+class TokenViewScreen(ModalScreen[None]):
+    """Every field of one token (fraud score, processor messages included)."""
+
+    CSS_PATH = _FORMS_TCSS
+    BINDINGS: ClassVar = TOKEN_VIEW_BINDINGS
+    HELP_TITLE = "Token"
+
+    def __init__(self, token: Token) -> None:
+        super().__init__()
+        self.token = token
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog", classes="form-dialog"):
+            title = Text("Token ", style="bold")
+            title.append(self.token.token_id)
+            yield Static(title, id="title", classes="form-title")
+            with VerticalScroll(classes="form-fields"):
+                yield Static(token_summary(self.token), id="token-fields")
+            yield Static(
+                Text("y copy id · u / c from the list · esc close", style="dim"),
+                classes="form-hint",
+            )
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+    def action_copy_id(self) -> None:
+        self.app.copy_to_clipboard(self.token.token_id)
+        self.app.notify(f"Copied token id {self.token.token_id}", title="Clipboard", markup=False)

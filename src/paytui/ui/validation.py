@@ -1,0 +1,172 @@
+"""Client-side checks of what people type into the payment forms: pure functions, no Textual.
+
+Each check answers ``None`` when the value is fine, or a short sentence to show next to the
+field. They mirror the service's own rules (docs/api-assumptions.md) so that a typo is caught
+before anything is sent; the service still has the last word.
+
+Full card numbers pass through here as plain strings only for the length of a call; nothing in
+this module stores, logs or echoes one (messages never quote the number).
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime
+
+__all__ = [
+    "BRANDS",
+    "card_brand",
+    "check_bank_account_number",
+    "check_card_number",
+    "check_country",
+    "check_expiration",
+    "check_routing_number",
+    "digits_only",
+    "luhn_valid",
+    "mask_card",
+    "parse_attributes",
+    "parse_tags",
+    "routing_number_valid",
+]
+
+BRANDS = ("visa", "mastercard", "amex", "discover")
+_DIGITS = re.compile(r"^[0-9]+$")
+_EXPIRY = re.compile(r"^(\d{4})-(0[1-9]|1[0-2])$")
+_COUNTRY = re.compile(r"^[A-Za-z]{2}$")
+
+
+def digits_only(text: str) -> str:
+    """The digits of `text` (spaces and dashes people type between groups dropped)."""
+    return "".join(ch for ch in text if "0" <= ch <= "9")
+
+
+def luhn_valid(number: str) -> bool:
+    """True when `number` is all digits and passes the Luhn (mod 10) check."""
+    if not _DIGITS.match(number):
+        return False
+    total = 0
+    for index, char in enumerate(reversed(number)):
+        digit = ord(char) - 48
+        if index % 2 == 1:
+            digit *= 2
+            if digit > 9:
+                digit -= 9
+        total += digit
+    return total % 10 == 0
+
+
+def card_brand(number: str) -> str | None:
+    """The lowercase brand by IIN prefix and length (visa, mastercard, amex, discover) or None."""
+    if not _DIGITS.match(number) or len(number) < 12:
+        return None
+    length = len(number)
+    if number.startswith("4") and length in (13, 16, 19):
+        return "visa"
+    two, three, four, six = int(number[:2]), int(number[:3]), int(number[:4]), int(number[:6])
+    if (51 <= two <= 55 or 222100 <= six <= 272099) and length == 16:
+        return "mastercard"
+    if two in (34, 37) and length == 15:
+        return "amex"
+    if (four == 6011 or two == 65 or 644 <= three <= 649 or 622126 <= six <= 622925) and (
+        16 <= length <= 19
+    ):
+        return "discover"
+    return None
+
+
+def check_card_number(number: str) -> str | None:
+    """Length, Luhn and brand, in that order; the message never contains the number."""
+    if not number:
+        return "Enter the card number"
+    if not _DIGITS.match(number):
+        return "Digits only"
+    if not 12 <= len(number) <= 19:
+        return f"A card number has 12 to 19 digits, not {len(number)}"
+    if not luhn_valid(number):
+        return "Not a valid card number (Luhn check failed): check the digits"
+    if card_brand(number) is None:
+        return "Card brand not supported (visa, mastercard, amex, discover)"
+    return None
+
+
+def check_expiration(text: str, today: date | datetime) -> str | None:
+    """``YYYY-MM``, a real month, and not before the month of `today` (a card is good through
+    the last day of its expiry month)."""
+    value = text.strip()
+    if not value:
+        return "Enter the expiry as YYYY-MM"
+    match = _EXPIRY.match(value)
+    if match is None:
+        return "Use YYYY-MM with a month from 01 to 12 (e.g. 2028-09)"
+    year, month = int(match.group(1)), int(match.group(2))
+    if (year, month) < (today.year, today.month):
+        return "The card has expired (that month is in the past)"
+    return None
+
+
+def check_country(text: str) -> str | None:
+    """Empty (not given) or a two-letter ISO country code."""
+    value = text.strip()
+    if value and not _COUNTRY.match(value):
+        return "Two letters, e.g. US"
+    return None
+
+
+def routing_number_valid(routing: str) -> bool:
+    """Nine digits whose ABA checksum (weights 3, 7, 1) is a multiple of ten."""
+    if len(routing) != 9 or not _DIGITS.match(routing):
+        return False
+    weights = (3, 7, 1) * 3
+    return sum((ord(c) - 48) * w for c, w in zip(routing, weights, strict=True)) % 10 == 0
+
+
+def check_routing_number(text: str) -> str | None:
+    value = text.strip()
+    if not value:
+        return "Enter the routing number"
+    if len(value) != 9 or not _DIGITS.match(value):
+        return "A routing number has 9 digits"
+    if not routing_number_valid(value):
+        return "Not a valid routing number (ABA checksum failed)"
+    return None
+
+
+def check_bank_account_number(number: str) -> str | None:
+    if not number:
+        return "Enter the account number"
+    if not _DIGITS.match(number) or not 4 <= len(number) <= 17:
+        return "An account number has 4 to 17 digits"
+    return None
+
+
+def mask_card(length: int, last4: str) -> str:
+    """How a card number being typed looks: a dot per hidden digit in groups of four, the last
+    four in clear (``•••• •••• •••• 1111``). Built from the length and last four only."""
+    if length <= 0:
+        return ""
+    shown = last4[-min(4, length) :] if length > 4 else last4[-length:]
+    hidden = max(0, length - len(shown))
+    chars = "•" * hidden + shown
+    return " ".join(chars[i : i + 4] for i in range(0, len(chars), 4))
+
+
+def parse_tags(text: str) -> list[str]:
+    """A comma-separated list of tags, blanks dropped."""
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
+def parse_attributes(text: str) -> tuple[dict[str, list[str]], str | None]:
+    """``key=value`` lines (a key may repeat: its values collect in a list).
+
+    Answers the attributes and None, or ``({}, message)`` naming the first bad line.
+    """
+    result: dict[str, list[str]] = {}
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if not line:
+            continue
+        key, sep, value = line.partition("=")
+        if not sep or not key.strip():
+            return {}, f"Line {number}: write key=value"
+        result.setdefault(key.strip(), []).append(value.strip())
+    return result, None
