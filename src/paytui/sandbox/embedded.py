@@ -1,14 +1,25 @@
 """The embedded sandbox: the UI's default backend when no profile is configured.
 
-Three parts, one module:
+Parts, one module:
 
-- `EmbeddedSandbox` (parent side): spawns `python -m paytui.sandbox.embedded --uds PATH` in a
-  private temp dir and talks to it over that Unix socket. Its module-level imports are stdlib only,
-  so the UI can import it before Textual without paying for FastAPI (about 0.3 s); the child
-  imports FastAPI and opens the database on the other core while the UI paints.
-- The child (`main`): builds the database if missing, serves it with uvicorn on the socket, prints
-  exactly one `READY` line once it accepts connections, and exits when its stdin reaches EOF,
-  which happens when the parent closes it or dies, so no orphan outlives the UI.
+- `EmbeddedSandbox` (parent side, stdlib-only imports, so the UI can import it before Textual
+  without paying for FastAPI, about 0.3 s). Two modes:
+
+  - keep-warm (what `paytui` uses for the default database): one detached server per database on
+    `<user runtime dir>/paytui/sandbox-<hash of the db path>.sock` (dir mode 0700). `start()` first
+    asks that socket `GET /sandbox/health`; a live server of the same build is reused at once (the
+    whole point: the next `paytui` skips FastAPI's start-up). Otherwise a new one is spawned in its
+    own session. Each UI holds a shared `flock` on `...clients` (a lease the kernel drops when the
+    UI dies); the server exits once no lease is held and no request came for the idle period
+    (`PAYTUI_SANDBOX_IDLE` seconds, default 600; 0 turns keep-warm off). `stop_warm()` (and
+    `paytui sandbox --stop`) stops it at once.
+  - private (tests, `PaytuiApp()`, any explicit `db_path`): `python -m paytui.sandbox.embedded --uds
+    PATH` in a private temp dir; it exits when its stdin reaches EOF, which happens when the
+    parent closes it or dies, so no orphan outlives the UI.
+
+- The child (`main`): builds the database if missing (rebuilds the default one when its schema
+  version is not `schema.USER_VERSION`; refuses any other), serves it with uvicorn on the socket,
+  prints exactly one `READY` line once it accepts connections.
 - `asgi_transport`: the same app in-process over httpx's ASGITransport, for tests.
 """
 
@@ -16,11 +27,18 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import hashlib
+import json
+import os
 import shutil
+import signal
+import socket
 import subprocess
 import sys
 import tempfile
 import threading
+import time
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +49,14 @@ if TYPE_CHECKING:
 
 BASE_URL = "http://sandbox"
 READY = "READY"
+HEALTH_PATH = "/sandbox/health"
+#: Seconds a keep-warm sandbox lives on after its last client and last request.
+DEFAULT_IDLE = 600.0
+IDLE_ENV = "PAYTUI_SANDBOX_IDLE"
+
+
+class OutdatedDatabaseError(RuntimeError):
+    """A database given with `--db` was built by another sandbox schema version."""
 
 
 def default_db_path() -> Path:
@@ -40,16 +66,67 @@ def default_db_path() -> Path:
     return Path(platformdirs.user_data_dir("paytui")) / "sandbox.sqlite3"
 
 
+def database_version(db_path: Path) -> int:
+    """The database's `PRAGMA user_version` (0 for one built before versioning)."""
+    import sqlite3
+
+    conn = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
+    try:
+        return int(conn.execute("PRAGMA user_version").fetchone()[0])
+    finally:
+        conn.close()
+
+
 def ensure_database(
-    db_path: Path, *, charges: int = 3000, seed: int = 7, fresh: bool = False
+    db_path: Path,
+    *,
+    charges: int = 3000,
+    seed: int = 7,
+    fresh: bool = False,
+    rebuild_outdated: bool | None = None,
 ) -> bool:
-    """Build the demo database when missing (or when `fresh`); answers whether it built one."""
+    """Build the demo database when missing (or when `fresh`); answers whether it built one.
+
+    A database of another schema version (`schema.USER_VERSION`) is rebuilt when
+    `rebuild_outdated` (default: only for `default_db_path()`, the demo database that paytui owns);
+    any other raises `OutdatedDatabaseError` with what to do about it.
+    """
+    from paytui.sandbox.schema import USER_VERSION
+
     if db_path.exists() and not fresh:
-        return False
+        if rebuild_outdated is None:
+            rebuild_outdated = _same_path(db_path, default_db_path())
+        import sqlite3
+
+        try:
+            version: int | str = database_version(db_path)
+        except sqlite3.DatabaseError:
+            if not rebuild_outdated:
+                raise
+            version = "unreadable"
+        if version == USER_VERSION:
+            return False
+        if not rebuild_outdated:
+            raise OutdatedDatabaseError(
+                f"{db_path} has sandbox schema version {version}, this paytui needs "
+                f"{USER_VERSION}: rebuild it with `paytui sandbox --db {db_path} --fresh` "
+                "(its data is replaced by the demo seed)"
+            )
+        print(
+            f"paytui sandbox: rebuilding {db_path} (schema version {version}, need {USER_VERSION})",
+            file=sys.stderr,
+        )
     from paytui.sandbox.seed import build_database
 
     build_database(db_path, charges=charges, seed=seed)
     return True
+
+
+def _same_path(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve()
+    except OSError:
+        return False
 
 
 def asgi_transport(db_path: Path | str, *, faults: Faults | None = None) -> httpx.ASGITransport:
@@ -75,22 +152,166 @@ def asgi_transport(db_path: Path | str, *, faults: Faults | None = None) -> http
     return _Transport(app=create_app(db_path, faults=faults))
 
 
+# -- keep-warm: where the shared server lives, and how to ask it ------------------------------
+
+
+def runtime_dir() -> Path:
+    """`<user runtime dir>/paytui`, created with mode 0700; refused unless ours and private."""
+    import platformdirs
+
+    with warnings.catch_warnings():  # platformdirs warns when XDG_RUNTIME_DIR is unset
+        warnings.simplefilter("ignore")
+        path = Path(platformdirs.user_runtime_dir("paytui"))
+    try:
+        path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError:
+        path = Path(tempfile.gettempdir()) / f"paytui-{os.getuid()}"
+        path.mkdir(mode=0o700, exist_ok=True)
+    info = path.stat()
+    if info.st_uid != os.getuid():
+        raise OSError(f"{path} belongs to another user")
+    if info.st_mode & 0o077:
+        path.chmod(0o700)
+    return path
+
+
+def warm_paths(db_path: Path) -> dict[str, Path]:
+    """The socket, owner lock, client lease file and log of the warm server of `db_path`."""
+    key = hashlib.sha256(str(db_path.resolve()).encode()).hexdigest()[:16]
+    base = runtime_dir() / f"sandbox-{key}"
+    return {
+        "socket": base.with_suffix(".sock"),
+        "lock": base.with_suffix(".lock"),
+        "clients": base.with_suffix(".clients"),
+        "log": base.with_suffix(".log"),
+    }
+
+
+def build_id() -> str:
+    """What a warm server must match to be reused: paytui version, schema, sandbox sources.
+
+    The sources' mtimes are part of it so a server started before an edit (or an upgrade that kept
+    the version number) is replaced, not reused; stat-ing them costs well under a millisecond.
+    """
+    from paytui import __version__
+
+    here = Path(__file__).parent
+    digest = hashlib.sha256(f"{__version__}|{_schema_version()}".encode())
+    for source in sorted(here.glob("*.py")):
+        with contextlib.suppress(OSError):
+            digest.update(f"{source.name}:{source.stat().st_mtime_ns}".encode())
+    return digest.hexdigest()[:16]
+
+
+def _schema_version() -> int:
+    # Read from the source text: importing schema.py would import sqlite3 in the UI process.
+    text = (Path(__file__).with_name("schema.py")).read_text(encoding="utf-8")
+    for line in text.splitlines():
+        if line.startswith("USER_VERSION ="):
+            return int(line.split("=", 1)[1].strip())
+    return 0
+
+
+def health(socket_path: Path, timeout: float = 1.0) -> dict[str, Any] | None:
+    """`GET /sandbox/health` over the socket with the stdlib; None when nothing sane answers."""
+    try:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+            sock.settimeout(timeout)
+            sock.connect(str(socket_path))
+            sock.sendall(
+                f"GET {HEALTH_PATH} HTTP/1.1\r\nHost: sandbox\r\nConnection: close\r\n\r\n".encode()
+            )
+            chunks = []
+            while chunk := sock.recv(65536):
+                chunks.append(chunk)
+    except OSError:
+        return None
+    head, _, body = b"".join(chunks).partition(b"\r\n\r\n")
+    if not head.startswith(b"HTTP/1.1 200"):
+        return None
+    try:
+        answer = json.loads(body)
+    except ValueError:
+        return None
+    return answer if isinstance(answer, dict) else None
+
+
+def idle_seconds(environ: dict[str, str] | None = None) -> float:
+    """`PAYTUI_SANDBOX_IDLE` (seconds; 0 = no keep-warm), else `DEFAULT_IDLE`."""
+    value = (os.environ if environ is None else environ).get(IDLE_ENV, "").strip()
+    try:
+        return max(0.0, float(value)) if value else DEFAULT_IDLE
+    except ValueError:
+        return DEFAULT_IDLE
+
+
+def stop_warm(db_path: Path | None = None, timeout: float = 10) -> bool:
+    """Stop the warm server of `db_path` (default database) now; answers whether one ran."""
+    import fcntl
+
+    paths = warm_paths(db_path or default_db_path())
+    answer = health(paths["socket"])
+    if answer is None or not isinstance(answer.get("pid"), int):
+        return False
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(answer["pid"], signal.SIGTERM)
+    deadline = time.monotonic() + timeout
+    with open(paths["lock"], "a+b") as lock:  # the owner holds it until it has exited
+        while time.monotonic() < deadline:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                time.sleep(0.02)
+                continue
+            fcntl.flock(lock, fcntl.LOCK_UN)
+            return True
+    return True
+
+
 class EmbeddedSandbox:
-    """A sandbox child process serving on a private Unix socket (parent side, stdlib only)."""
+    """A sandbox server on a Unix socket (parent side, stdlib only): warm shared, or private."""
 
     base_url = BASE_URL
 
-    def __init__(self, process: subprocess.Popen[bytes], temp_dir: Path) -> None:
+    def __init__(
+        self,
+        process: subprocess.Popen[bytes] | None,
+        temp_dir: Path | None,
+        *,
+        socket_path: Path | None = None,
+        lease: Any = None,
+        log_path: Path | None = None,
+    ) -> None:
         self._process = process
         self._temp_dir = temp_dir
+        self._lease = lease
         self._ready = threading.Event()
         self._stopped = False
-        self.socket_path = temp_dir / "sandbox.sock"
-        threading.Thread(target=self._watch_stdout, name="sandbox-stdout", daemon=True).start()
+        self.warm = temp_dir is None
+        self.reused = process is None
+        if socket_path is None:
+            assert temp_dir is not None
+            socket_path = temp_dir / "sandbox.sock"
+        self.socket_path = socket_path
+        self._log_path = log_path or (temp_dir / "stderr.log" if temp_dir else None)
+        if process is None:
+            self._ready.set()
+        else:
+            threading.Thread(target=self._watch_stdout, name="sandbox-stdout", daemon=True).start()
 
     @classmethod
-    def start(cls, db_path: Path | None = None) -> EmbeddedSandbox:
-        """Spawn the child; returns at once (call `wait_ready` before the first request)."""
+    def start(
+        cls, db_path: Path | None = None, *, keep_warm: bool | None = None
+    ) -> EmbeddedSandbox:
+        """Reuse or spawn the server; returns at once (call `wait_ready` before the first request).
+
+        `keep_warm` defaults to: the default database and `PAYTUI_SANDBOX_IDLE` is not 0.
+        """
+        idle = idle_seconds()
+        if keep_warm is None:
+            keep_warm = db_path is None and idle > 0
+        if keep_warm:
+            return cls._start_warm(db_path or default_db_path(), idle or DEFAULT_IDLE)
         temp_dir = Path(tempfile.mkdtemp(prefix="paytui-sandbox-"))
         command = [
             sys.executable,
@@ -111,25 +332,72 @@ class EmbeddedSandbox:
             )
         return cls(process, temp_dir)
 
+    @classmethod
+    def _start_warm(cls, db_path: Path, idle: float) -> EmbeddedSandbox:
+        import fcntl
+
+        paths = warm_paths(db_path)
+        # The lease first: a server that sees it does not decide to exit under us. It blocks only
+        # for the instant an exiting server holds the file exclusively (see `_IdleWatch`).
+        lease = open(paths["clients"], "a+b")  # noqa: SIM115 (held until stop)
+        try:
+            fcntl.flock(lease, fcntl.LOCK_SH)
+            want = build_id()
+            answer = health(paths["socket"])
+            if answer is not None and answer.get("build") == want:
+                return cls(None, None, socket_path=paths["socket"], lease=lease)
+            if answer is not None and isinstance(answer.get("pid"), int):
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(answer["pid"], signal.SIGTERM)  # an older build: replace it
+            command = [
+                sys.executable,
+                "-m",
+                "paytui.sandbox.embedded",
+                "--uds",
+                str(paths["socket"]),
+                "--db",
+                str(db_path),
+                "--keep-warm",
+                "--idle",
+                str(idle),
+            ]
+            with open(paths["log"], "wb") as log:
+                process = subprocess.Popen(
+                    command,
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.PIPE,
+                    stderr=log,
+                    close_fds=True,
+                    start_new_session=True,  # not killed by the terminal's Ctrl-C or hang-up
+                )
+        except BaseException:
+            lease.close()
+            raise
+        return cls(process, None, socket_path=paths["socket"], lease=lease, log_path=paths["log"])
+
     def _watch_stdout(self) -> None:
-        assert self._process.stdout is not None
+        assert self._process is not None and self._process.stdout is not None
         for line in self._process.stdout:
             if line.strip() == READY.encode():
                 self._ready.set()
 
     def stderr_tail(self, lines: int = 20) -> str:
+        if self._log_path is None:
+            return ""
         try:
-            text = (self._temp_dir / "stderr.log").read_text(errors="replace")
+            text = self._log_path.read_text(errors="replace")
         except OSError:
             return ""
         return "\n".join(text.splitlines()[-lines:])
 
     def wait_ready(self, timeout: float = 30) -> None:
-        """Block until the child accepts connections; RuntimeError if it died or took too long."""
+        """Block until the server accepts connections; RuntimeError if it died or took too long."""
         step = 0.02
         waited = 0.0
         while not self._ready.wait(step):
-            if self._process.poll() is not None:
+            if self._process is not None and self._process.poll() is not None:
+                if self._ready.is_set():
+                    break
                 raise RuntimeError(
                     f"embedded sandbox exited with status {self._process.returncode}:\n"
                     + self.stderr_tail()
@@ -142,24 +410,43 @@ class EmbeddedSandbox:
 
     @property
     def running(self) -> bool:
+        if self.warm:
+            return health(self.socket_path) is not None
+        assert self._process is not None
         return self._process.poll() is None
 
     def stop(self, timeout: float = 5) -> None:
-        """Close the child's stdin (its signal to exit), wait, kill if needed, clean up."""
+        """Let go of the server: a private one is stopped, a warm one only loses this lease.
+
+        A private child gets EOF on stdin (its signal to exit), is waited for, killed if needed.
+        """
         if self._stopped:
             return
         self._stopped = True
-        if self._process.stdin is not None:
+        if self._lease is not None:
+            self._lease.close()
+        process = self._process
+        if process is None:
+            return
+        if self.warm:
+            # The detached server lives on; reap it if it already ended (e.g. it found another).
+            if process.stdout is not None:
+                process.stdout.close()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                process.wait(0)
+            return
+        if process.stdin is not None:
             with contextlib.suppress(OSError):
-                self._process.stdin.close()
+                process.stdin.close()
         try:
-            self._process.wait(timeout)
+            process.wait(timeout)
         except subprocess.TimeoutExpired:
-            self._process.kill()
-            self._process.wait()
-        if self._process.stdout is not None:
-            self._process.stdout.close()
-        shutil.rmtree(self._temp_dir, ignore_errors=True)
+            process.kill()
+            process.wait()
+        if process.stdout is not None:
+            process.stdout.close()
+        if self._temp_dir is not None:
+            shutil.rmtree(self._temp_dir, ignore_errors=True)
 
     def __enter__(self) -> EmbeddedSandbox:
         return self
@@ -181,31 +468,166 @@ def _exit_on_stdin_eof(server: Any) -> None:
     server.should_exit = True
 
 
+class _IdleWatch:
+    """ASGI wrapper of a warm server: answers `/sandbox/health`, ends the server when idle.
+
+    Idle means: no request in flight, none for `idle` seconds, and no UI holding a lease (a shared
+    flock on the clients file). The check takes that file exclusively and, while holding it,
+    removes the socket before asking uvicorn to stop, so a UI starting at that moment either got
+    its lease first (and the server stays) or finds no socket (and starts a new server).
+    """
+
+    def __init__(self, app: Any, *, idle: float, info: dict[str, Any], paths: dict[str, Path]):
+        self.app = app
+        self.idle = idle
+        self.info = json.dumps(info).encode()
+        self.paths = paths
+        self.in_flight = 0
+        self.last_active = time.monotonic()
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        self.last_active = time.monotonic()
+        if scope["path"] == HEALTH_PATH:
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": 200,
+                    "headers": [
+                        (b"content-type", b"application/json"),
+                        (b"content-length", str(len(self.info)).encode()),
+                    ],
+                }
+            )
+            await send({"type": "http.response.body", "body": self.info})
+            return
+        self.in_flight += 1
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            self.in_flight -= 1
+            self.last_active = time.monotonic()
+
+    def watch(self, server: Any) -> None:
+        """Thread: every few seconds, stop the server once idle (see the class docstring)."""
+        import fcntl
+
+        step = min(max(self.idle / 4, 0.05), 5.0)
+        with open(self.paths["clients"], "a+b") as clients:
+            while not server.should_exit:
+                time.sleep(step)
+                if self.in_flight or time.monotonic() - self.last_active < self.idle:
+                    continue
+                try:
+                    fcntl.flock(clients, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except OSError:  # a UI holds a lease: it counts as activity
+                    self.last_active = time.monotonic()
+                    continue
+                try:
+                    if self.in_flight or time.monotonic() - self.last_active < self.idle:
+                        continue
+                    with contextlib.suppress(OSError):
+                        self.paths["socket"].unlink()
+                    server.should_exit = True
+                finally:
+                    fcntl.flock(clients, fcntl.LOCK_UN)
+
+
+def _become_owner(paths: dict[str, Path], build: str, timeout: float = 30) -> Any:
+    """The owner lock of the warm socket, or None once another server of this build answers."""
+    import fcntl
+
+    lock = open(paths["lock"], "a+b")  # noqa: SIM115 (held for the server's life)
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return lock
+        except OSError:
+            pass
+        answer = health(paths["socket"])
+        if answer is not None and answer.get("build") == build:
+            lock.close()
+            return None
+        if time.monotonic() > deadline:
+            lock.close()
+            raise RuntimeError(f"another sandbox holds {paths['lock']} and does not answer")
+        time.sleep(0.02)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m paytui.sandbox.embedded")
-    parser.add_argument("--uds", required=True, help="Unix socket path to serve on")
+    parser.add_argument("--uds", help="Unix socket path to serve on")
     parser.add_argument("--db", type=Path, default=None, help="database (default: user data dir)")
+    parser.add_argument(
+        "--keep-warm", action="store_true", help="shared server: exit when idle, not on stdin EOF"
+    )
+    parser.add_argument("--idle", type=float, default=DEFAULT_IDLE, help="idle seconds (warm)")
+    parser.add_argument("--stop", action="store_true", help="stop the warm server of --db")
     args = parser.parse_args(argv)
     db_path = args.db or default_db_path()
-    ensure_database(db_path)
+    if args.stop:
+        print("stopped" if stop_warm(db_path) else "no warm sandbox was running")
+        return 0
+    if not args.uds:
+        parser.error("--uds is required")
+
+    owner_lock = None
+    watch: _IdleWatch | None = None
+    if args.keep_warm:
+        paths = warm_paths(db_path)
+        build = build_id()
+        owner_lock = _become_owner(paths, build)
+        if owner_lock is None:  # another UI started one first: use it
+            print(READY, flush=True)
+            return 0
+        with contextlib.suppress(FileNotFoundError):
+            Path(args.uds).unlink()  # stale: its owner is gone (we hold the lock)
+    try:
+        ensure_database(db_path)  # rebuilds only the default database when outdated
+    except OutdatedDatabaseError as exc:
+        print(f"paytui sandbox: {exc}", file=sys.stderr)
+        return 2
 
     import uvicorn
 
     from paytui.sandbox.app import create_app
 
+    app: Any = create_app(db_path)
+    if args.keep_warm:
+        info = {"build": build, "db": str(db_path.resolve()), "pid": os.getpid()}
+        app = watch = _IdleWatch(app, idle=args.idle, info=info, paths=paths)
+
     class _Server(uvicorn.Server):
         async def startup(self, sockets: Any = None) -> None:
             await super().startup(sockets)
             if not self.should_exit:
+                with contextlib.suppress(OSError):
+                    os.chmod(args.uds, 0o600)
                 print(READY, flush=True)
+                if args.keep_warm:  # the UI that spawned us may go: never write to its pipe
+                    devnull = os.open(os.devnull, os.O_WRONLY)
+                    os.dup2(devnull, sys.stdout.fileno())
+                    os.close(devnull)
 
     config = uvicorn.Config(
-        create_app(db_path), uds=args.uds, log_level="warning", access_log=False, lifespan="off"
+        app, uds=args.uds, log_level="warning", access_log=False, lifespan="off"
     )
     server = _Server(config)
-    threading.Thread(target=_exit_on_stdin_eof, args=(server,), daemon=True).start()
-    with contextlib.suppress(KeyboardInterrupt):
-        server.run()
+    if watch is not None:
+        threading.Thread(target=watch.watch, args=(server,), daemon=True).start()
+    else:
+        threading.Thread(target=_exit_on_stdin_eof, args=(server,), daemon=True).start()
+    try:
+        with contextlib.suppress(KeyboardInterrupt):
+            server.run()
+    finally:
+        if owner_lock is not None:
+            with contextlib.suppress(OSError):
+                Path(args.uds).unlink()  # nobody else can have bound it: we hold the lock
+            owner_lock.close()
     return 0
 
 

@@ -15,6 +15,11 @@ import sqlite3
 
 SCHEMA_VERSION = "1"
 
+#: Stored as `PRAGMA user_version` by `create_indexes` (the last step of building a database).
+#: Bump it whenever TABLES or INDEXES change: the embedded sandbox rebuilds a default database
+#: whose version differs (one left by an older paytui) instead of failing every request on it.
+USER_VERSION = 2
+
 TABLES = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS access_tokens (
@@ -127,3 +132,4 @@ def create_indexes(conn: sqlite3.Connection) -> None:
     """Create every index, then gather planner statistics so SQLite picks the selective one."""
     conn.executescript(INDEXES)
     conn.execute("ANALYZE")
+    conn.execute(f"PRAGMA user_version = {USER_VERSION}")

@@ -411,7 +411,7 @@ class PaytuiApp(App[None]):
         if self._sandbox is None:
             from paytui.sandbox.embedded import EmbeddedSandbox
 
-            self._sandbox = EmbeddedSandbox.start()
+            self._sandbox = EmbeddedSandbox.start(keep_warm=False)  # ours alone: stopped on exit
 
     def _wait_for_sandbox(self) -> None:
         """Blocking: runs in a thread worker so the UI keeps painting while the child starts."""

@@ -1,0 +1,143 @@
+"""The keep-warm embedded sandbox (reuse, lease, idle exit, stop) and the database version check."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
+from paytui.sandbox.embedded import (
+    BASE_URL,
+    EmbeddedSandbox,
+    OutdatedDatabaseError,
+    database_version,
+    default_db_path,
+    ensure_database,
+    health,
+    stop_warm,
+    warm_paths,
+)
+from paytui.sandbox.schema import USER_VERSION
+from tests.sandbox.helpers import get_token
+
+
+def _set_version(db: Path, version: int) -> None:
+    conn = sqlite3.connect(db)
+    try:
+        conn.execute(f"PRAGMA user_version = {version}")
+    finally:
+        conn.close()
+
+
+# -- database version ------------------------------------------------------------------------------
+
+
+def test_a_built_database_carries_the_schema_version(sandbox_db: Path) -> None:
+    assert database_version(sandbox_db) == USER_VERSION
+    assert ensure_database(sandbox_db) is False  # current: kept as is
+
+
+def test_an_outdated_database_given_explicitly_is_refused_with_a_fix(sandbox_db: Path) -> None:
+    _set_version(sandbox_db, 0)  # what a database of an older sandbox schema reads
+    with pytest.raises(OutdatedDatabaseError, match="--fresh") as info:
+        ensure_database(sandbox_db)
+    assert f"needs {USER_VERSION}" in str(info.value)
+    assert database_version(sandbox_db) == 0  # untouched
+
+
+def test_an_outdated_default_database_is_rebuilt(sandbox_db: Path) -> None:
+    default = default_db_path()  # inside the test's own XDG data dir
+    default.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(sandbox_db, default)
+    _set_version(default, 0)
+    assert ensure_database(default) is True
+    assert database_version(default) == USER_VERSION
+
+
+# -- keep-warm -----------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def warm_env(monkeypatch: pytest.MonkeyPatch, sandbox_db: Path) -> Iterator[Path]:
+    """A private runtime dir (short path: socket names are limited), the default database in
+    place, a one-second idle; whatever server a test leaves behind is stopped."""
+    runtime = Path(tempfile.mkdtemp(prefix="ptw-"))
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    monkeypatch.setenv("PAYTUI_SANDBOX_IDLE", "1")
+    default = default_db_path()
+    default.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(sandbox_db, default)
+    try:
+        yield default
+    finally:
+        stop_warm(default)
+        shutil.rmtree(runtime, ignore_errors=True)
+
+
+async def _total(sandbox: EmbeddedSandbox) -> int:
+    transport = httpx.AsyncHTTPTransport(uds=str(sandbox.socket_path))
+    async with httpx.AsyncClient(transport=transport, base_url=BASE_URL) as http:
+        http.headers["Authorization"] = "Bearer " + await get_token(
+            http, DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
+        )
+        return int((await http.get("/v2/charges", params={"limit": 1})).json()["total"])
+
+
+def _wait_gone(sandbox: EmbeddedSandbox, timeout: float = 15) -> None:
+    assert sandbox._process is not None
+    sandbox._process.wait(timeout)  # exited on its own (pytest must not leave it behind)
+    deadline = time.monotonic() + timeout
+    while health(sandbox.socket_path) is not None and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
+async def test_a_warm_server_is_reused_then_exits_when_idle(warm_env: Path) -> None:
+    first = EmbeddedSandbox.start()
+    assert first.warm and not first.reused
+    first.wait_ready(30)
+    assert await _total(first) == 3000
+    socket_path = first.socket_path
+    assert socket_path == warm_paths(warm_env)["socket"]
+    assert socket_path.parent.stat().st_mode & 0o777 == 0o700
+    pid = health(socket_path)["pid"]  # type: ignore[index]
+    first.stop()  # the UI quits: the server stays for the idle period
+
+    second = EmbeddedSandbox.start()
+    assert second.reused  # no child spawned: answered at once
+    second.wait_ready(1)
+    assert health(socket_path)["pid"] == pid  # type: ignore[index]
+    time.sleep(2.5)  # longer than the idle period, but a UI holds a lease
+    assert await _total(second) == 3000
+    second.stop()
+
+    _wait_gone(first)
+    assert health(socket_path) is None
+    assert not socket_path.exists()
+    third = EmbeddedSandbox.start()  # a stale socket or lock does not get in the way
+    try:
+        assert not third.reused
+        third.wait_ready(30)
+        assert await _total(third) == 3000
+    finally:
+        third.stop()
+    assert stop_warm(warm_env) is True
+    _wait_gone(third)
+
+
+def test_keep_warm_is_off_for_an_explicit_database_or_idle_zero(
+    warm_env: Path, sandbox_db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with EmbeddedSandbox.start(sandbox_db) as private:
+        assert not private.warm
+    monkeypatch.setenv("PAYTUI_SANDBOX_IDLE", "0")
+    with EmbeddedSandbox.start() as private:
+        assert not private.warm
+        private.wait_ready(30)
+    assert not private.running
