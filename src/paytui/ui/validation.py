@@ -147,7 +147,11 @@ def mask_card(length: int, last4: str) -> str:
     shown = last4[-min(4, length) :] if length > 4 else last4[-length:]
     hidden = max(0, length - len(shown))
     chars = "•" * hidden + shown
-    return " ".join(chars[i : i + 4] for i in range(0, len(chars), 4))
+    # Grouped from the right, so the last four always stand together (amex: ••• •••• •••• 0005).
+    head = len(chars) % 4
+    groups = [chars[:head]] if head else []
+    groups += [chars[i : i + 4] for i in range(head, len(chars), 4)]
+    return " ".join(groups)
 
 
 def parse_tags(text: str) -> list[str]:
