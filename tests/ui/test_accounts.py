@@ -246,3 +246,21 @@ async def test_error_state_and_retry(
         await pilot.press("ctrl+r")
         await settle(app, pilot)
         assert screen.state == "results"
+
+
+async def test_status_filter_from_the_command_palette(
+    still_transport: httpx.AsyncBaseTransport,
+) -> None:
+    app = make_app(still_transport)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_accounts(app, pilot)
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"show only info_required")
+        for _ in range(20):
+            await pilot.pause(0.05)
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert app.screen is screen
+        assert screen.status_filter == "info_required"
+        assert "Showing 1 of 14" in screen_text(app)

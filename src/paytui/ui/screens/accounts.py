@@ -12,6 +12,7 @@ one is still in flight, so a slow service cannot pile up requests or block the s
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -20,6 +21,7 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
 from textual.screen import Screen
@@ -97,6 +99,39 @@ class NavTable(DataTable[Any]):
         self.action_scroll_bottom()
 
 
+class StatusFilterCommands(Provider):
+    """Command palette on the accounts screen: "Accounts: show only <status>" for each status."""
+
+    def _commands(self) -> list[tuple[str, str, str | None]]:
+        commands: list[tuple[str, str, str | None]] = [
+            ("Accounts: show all statuses", "Clear the boarding status filter", None)
+        ]
+        for status in fmt.BOARDING_STATUSES:
+            meaning = fmt.boarding_meaning(status)
+            commands.append(
+                (f"Accounts: show only {status}", f"Boarding status {status} ({meaning})", status)
+            )
+        return commands
+
+    def _run(self, status: str | None) -> None:
+        screen = self.screen
+        if isinstance(screen, AccountsScreen):
+            screen.set_status_filter(status)
+
+    async def discover(self) -> Hits:
+        for name, help_text, status in self._commands():
+            yield DiscoveryHit(name, partial(self._run, status), help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for name, help_text, status in self._commands():
+            score = matcher.match(name)
+            if score > 0:
+                yield Hit(
+                    score, matcher.highlight(name), partial(self._run, status), help=help_text
+                )
+
+
 class AccountsScreen(Screen[None]):
     """Accounts grouped by merchant, with a status filter and watch mode."""
 
@@ -104,6 +139,7 @@ class AccountsScreen(Screen[None]):
     BINDINGS: ClassVar = ACCOUNTS_BINDINGS
     HELP_TITLE = "Accounts"
     AUTO_FOCUS = "#accounts"
+    COMMANDS: ClassVar = {StatusFilterCommands}
 
     state: reactive[str] = reactive("loading")
     """loading | results | empty | error (see accounts.tcss)."""
@@ -348,7 +384,7 @@ class AccountsScreen(Screen[None]):
         self._update_watch_status()
 
     # --- filter ---------------------------------------------------------------------------------
-    def _set_filter(self, status: str | None) -> None:
+    def set_status_filter(self, status: str | None) -> None:
         self.status_filter = status
         label = Text("status: ")
         if status is None:
@@ -362,10 +398,10 @@ class AccountsScreen(Screen[None]):
     def action_cycle_filter(self) -> None:
         order: list[str | None] = [None, *fmt.BOARDING_STATUSES]
         index = order.index(self.status_filter) if self.status_filter in order else 0
-        self._set_filter(order[(index + 1) % len(order)])
+        self.set_status_filter(order[(index + 1) % len(order)])
 
     def action_clear_filter(self) -> None:
-        self._set_filter(None)
+        self.set_status_filter(None)
 
     def action_refresh(self) -> None:
         if self.state == "error":
