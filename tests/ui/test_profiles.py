@@ -196,3 +196,28 @@ async def test_switching_to_a_broken_profile_says_why(two_profiles: str) -> None
             for title, message, sev in notes
         ), notes
         assert app.profile_name == "alpha"
+
+
+async def test_no_switch_while_a_money_action_is_in_flight(
+    sandbox_transport: httpx.AsyncBaseTransport,
+) -> None:
+    import asyncio
+    from types import SimpleNamespace
+
+    app = make_app(sandbox_transport)
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(app, pilot)
+        pending = asyncio.get_running_loop().create_future()
+        slot = SimpleNamespace(task=pending)
+        app._actions = SimpleNamespace(  # type: ignore[attr-defined]
+            _executor=SimpleNamespace(_in_flight={("refund", "ch_1"): slot}), aclose=_noop
+        )
+        app.switch_profile("sandbox")
+        await pilot.pause()
+        assert any("still being sent" in n.message for n in app._notifications)
+        assert not isinstance(app.screen, ConfirmProductionScreen)
+        pending.cancel()
+
+
+async def _noop() -> None:
+    return None

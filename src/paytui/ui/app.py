@@ -496,6 +496,14 @@ class PaytuiApp(App[None]):
         """Resolve profile `name`; production asks first; then `apply_connection` in a worker."""
         if not name:
             return
+        if self._money_action_in_flight():
+            self.notify(
+                "A money action is still being sent; switch profiles when it has finished.",
+                title="Switch profile",
+                severity="error",
+                markup=False,
+            )
+            return
         import os
 
         from paytui.config import ConfigError, resolve_connection
@@ -518,6 +526,12 @@ class PaytuiApp(App[None]):
             self.push_screen(ConfirmProductionScreen(connection), callback=confirmed)
             return
         self.run_worker(self.apply_connection(connection), group="switch-profile")
+
+    def _money_action_in_flight(self) -> bool:
+        """True while the executor is sending something: its client must not be closed now."""
+        executor = getattr(getattr(self, "_actions", None), "_executor", None)
+        slots = getattr(executor, "_in_flight", None) or {}
+        return any(not slot.task.done() for slot in slots.values())
 
     async def apply_connection(self, connection: Connection) -> None:
         """Make `connection` the app's: attributes, secrets, client, and fresh screens.

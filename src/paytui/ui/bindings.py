@@ -56,7 +56,7 @@ GLOBAL_BINDINGS: list[Binding] = [
         "app.switch_profile",
         "Switch profile",
         id="app.switch_profile",
-        tooltip="Switch profile (connection)",
+        tooltip="Connect with another profile (asks before production)",
         show=False,
     ),
     Binding("escape", "app.back", "Back", id="app.back", show=False),
