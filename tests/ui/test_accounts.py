@@ -264,3 +264,23 @@ async def test_status_filter_from_the_command_palette(
         assert app.screen is screen
         assert screen.status_filter == "info_required"
         assert "Showing 1 of 14" in screen_text(app)
+
+
+async def test_account_detail_charges_error_and_retry(
+    still_transport: httpx.AsyncBaseTransport, sandbox_faults: Faults
+) -> None:
+    app = make_app(still_transport)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_accounts(app, pilot)
+        sandbox_faults.update({"fail_status": 500, "fail_path_prefix": "/v2/charges"})
+        await pilot.press("enter")
+        await settle(app, pilot)
+        detail = app.screen
+        assert isinstance(detail, AccountDetailScreen)
+        assert detail.charges_state == "error"
+        text = screen_text(app)
+        assert "ctrl+r" in text and "approved · live" in text
+        sandbox_faults.update({"fail_status": None, "fail_path_prefix": None})
+        await pilot.press("ctrl+r")
+        await settle(app, pilot)
+        assert detail.charges_state == "results"

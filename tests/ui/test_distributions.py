@@ -150,3 +150,26 @@ async def test_limited_client_gets_a_clear_error(
         screen = await open_distributions(app, pilot)
         assert screen.state == "error"
         assert "Not allowed (403)" in screen_text(app)
+
+
+async def test_detail_error_and_retry(
+    sandbox_transport: httpx.AsyncBaseTransport, sandbox_faults: Faults
+) -> None:
+    app = make_app(sandbox_transport)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_distributions(app, pilot)
+        first = screen.distributions[0]
+        sandbox_faults.update({"fail_status": 500, "fail_path_prefix": "/v2/distributions/"})
+        await pilot.press("enter")
+        await settle(app, pilot)
+        detail = app.screen
+        assert isinstance(detail, DistributionDetailScreen)
+        assert detail.has_class("-error")
+        text = screen_text(app)
+        assert "ctrl+r" in text
+        assert first.distribution_id in text  # the list's summary still shows
+        sandbox_faults.update({"fail_status": None, "fail_path_prefix": None})
+        await pilot.press("ctrl+r")
+        await settle(app, pilot)
+        assert not detail.has_class("-error")
+        assert detail.items
