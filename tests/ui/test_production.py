@@ -212,3 +212,50 @@ def test_launch_with_profile_prod_shows_production(
         for secret in secrets:
             assert secret.encode() not in data, f"{secret[:4]}… found in {path}"
     assert scanned >= 2  # the config file and the log, at least
+
+
+async def test_production_refund_above_threshold_asks_for_the_typed_amount(
+    sandbox_transport: httpx.AsyncBaseTransport, tmp_path: Path
+) -> None:
+    """Issue 6 done-when: on production, a refund above the threshold asks to type the amount."""
+    from textual.widgets import Input
+
+    from paytui.api.queries import ChargeQuery, RefundQuery
+    from paytui.ui.screens.charge_detail import ChargeDetailScreen
+    from paytui.ui.screens.modals.refund import RefundModal
+
+    app = make_app(
+        sandbox_transport,
+        connection=prod_connection(confirm_threshold=Decimal("5.00")),
+        journal_path=tmp_path / "journal.sqlite3",
+    )
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        client = await app.get_client()
+        page = await client.search_charges_page(
+            ChargeQuery(charge_type="sale", status="success"), limit=100
+        )
+        sale = next(c for c in page.items if (c.total_amount or 0) > 20)
+        detail = ChargeDetailScreen(sale.charge_id)
+        await app.push_screen(detail)
+        await settle(app, pilot)
+        await pilot.press("r")
+        await settle(app, pilot)
+        dialog = app.screen
+        assert isinstance(dialog, RefundModal)
+        amount = dialog.query_one("#amount", Input)
+        amount.value = "10.00"
+        amount.focus()
+        await pilot.press("enter", "enter")
+        await settle(app, pilot)
+        assert dialog.phrase == "10.00"  # typed confirmation asked; nothing sent yet
+        refunds = await client.search_refunds_page(RefundQuery(charge_id=sale.charge_id))
+        assert not [r for r in refunds.items if r.total_amount == Decimal("10.00")]
+        phrase = dialog.query_one("#confirm-phrase", Input)
+        phrase.value = "10.00"
+        phrase.focus()
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert dialog.step == "result"
+        refunds = await client.search_refunds_page(RefundQuery(charge_id=sale.charge_id))
+        assert [r for r in refunds.items if r.total_amount == Decimal("10.00")]
