@@ -32,7 +32,8 @@ if TYPE_CHECKING:
     from paytui.api.models import Charge, Token
 
 PAGE_SIZE = 50
-COLUMNS = ("Token id", "Card", "Brand", "Card exp.", "Holder", "Token expires", "State")
+#: Narrow enough for 80 columns; the holder comes last and is the one that gets cut.
+COLUMNS = ("Token id", "Card", "Card exp.", "Token expires", "Holder")
 
 
 def token_state(token: Token, now: datetime) -> str:
@@ -50,24 +51,27 @@ def token_state(token: Token, now: datetime) -> str:
 
 
 def token_row(token: Token, now: datetime) -> list[Text]:
+    """The cells of one token; an expired one is dimmed and says so after its expiry date."""
     pm = token.payment_method
     contact = getattr(pm, "contact", None)
     state = token_state(token, now)
     style = "dim" if state else ""
-    expires = (
-        token.token_expiration_date.strftime("%Y-%m-%d") if token.token_expiration_date else "—"
+    card = " ".join(
+        part
+        for part in (getattr(pm, "type", None), f"…{token.last4}" if token.last4 else "")
+        if part
     )
-    card = f"…{token.last4}" if token.last4 else "—"
-    cells = [
+    expiry = token.token_expiration_date
+    expires = Text(expiry.strftime("%Y-%m-%d") if expiry is not None else "—", style=style)
+    if state:
+        expires.append(f" {state}", style="bold italic")
+    return [
         Text(token.token_id, style=style),
-        Text(card, style=style),
-        Text(getattr(pm, "type", None) or "—", style=style),
+        Text(card or "—", style=style),
         Text(getattr(pm, "expiration_date", None) or "—", style=style),
+        expires,
         Text(contact.name if contact is not None and contact.name else "—", style=style),
-        Text(expires, style=style),
-        Text(state, style="bold italic" if state else ""),
     ]
-    return cells
 
 
 class TokensScreen(Screen[None]):
