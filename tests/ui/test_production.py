@@ -259,3 +259,30 @@ async def test_production_refund_above_threshold_asks_for_the_typed_amount(
         assert dialog.step == "result"
         refunds = await client.search_refunds_page(RefundQuery(charge_id=sale.charge_id))
         assert [r for r in refunds.items if r.total_amount == Decimal("10.00")]
+
+
+async def test_connection_attributes_theme_and_keymap(
+    sandbox_transport: httpx.AsyncBaseTransport,
+) -> None:
+    from paytui.config.model import UiPrefs
+
+    ui = UiPrefs(theme="nord", watch_interval=2.0, refresh_interval=45.0)
+    app = prod_app(
+        sandbox_transport,
+        ui=ui,
+        account_id="pa_00000000000000000042",
+        keymap={"charges.copy_id": "c"},
+    )
+    assert (app.watch_interval, app.refresh_interval) == (2.0, 45.0)
+    assert app.account_in_focus == "pa_00000000000000000042"
+    assert app.keymap_config == {"charges.copy_id": "c"}
+    async with app.run_test(size=(120, 30)) as pilot:
+        await pilot.pause()
+        assert app.theme == "nord"
+    bad = prod_app(sandbox_transport, ui=UiPrefs(theme="no-such-theme"))
+    async with bad.run_test(size=(120, 30)) as pilot:
+        await pilot.pause()
+        assert any("no-such-theme" in n.message for n in bad._notifications)
+    plain = make_app(sandbox_transport)  # no connection: the embedded sandbox's defaults
+    assert (plain.environment, plain.read_only, plain.insecure) == ("sandbox", False, False)
+    assert (plain.watch_interval, plain.refresh_interval) == (5.0, 30.0)
