@@ -41,7 +41,9 @@ def journal(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def money_app(sandbox_transport: httpx.AsyncBaseTransport, journal: Path) -> Callable[..., PaytuiApp]:
+def money_app(
+    sandbox_transport: httpx.AsyncBaseTransport, journal: Path
+) -> Callable[..., PaytuiApp]:
     def build(**kwargs: Any) -> PaytuiApp:
         kwargs.setdefault("journal_path", journal)
         return make_app(sandbox_transport, **kwargs)
@@ -49,7 +51,9 @@ def money_app(sandbox_transport: httpx.AsyncBaseTransport, journal: Path) -> Cal
     return build
 
 
-async def find(app: PaytuiApp, query: ChargeQuery, pick: Callable[[Charge], bool] | None = None) -> Charge:
+async def find(
+    app: PaytuiApp, query: ChargeQuery, pick: Callable[[Charge], bool] | None = None
+) -> Charge:
     client = await app.get_client()
     page = await client.search_charges_page(query, limit=100)
     for charge in page.items:
@@ -165,7 +169,9 @@ async def test_capture_from_the_list_with_a_fee(money_app: AppFactory) -> None:
     ],
     ids=["pre-auth", "sale", "captured"],
 )
-async def test_capture_refusals_explain(money_app: AppFactory, query: ChargeQuery, words: str) -> None:
+async def test_capture_refusals_explain(
+    money_app: AppFactory, query: ChargeQuery, words: str
+) -> None:
     app = money_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
@@ -302,7 +308,9 @@ async def test_edit_tags_shows_the_diff_then_patches(money_app: AppFactory) -> N
     app = money_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
-        charge = await find(app, ChargeQuery(charge_type="sale", status="success"), lambda c: bool(c.tags))
+        charge = await find(
+            app, ChargeQuery(charge_type="sale", status="success"), lambda c: bool(c.tags)
+        )
         await open_detail(app, pilot, charge.charge_id)
         await pilot.press("e")
         dialog = await modal(app, pilot)

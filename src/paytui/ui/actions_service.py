@@ -81,7 +81,10 @@ class ActionsService:
                     with contextlib.suppress(Exception):
                         await client.authenticate()
                 if self._journal is None:
-                    self._journal = await asyncio.to_thread(Journal, self.journal_path)
+                    # The app's clock (frozen in snapshot tests; the wall clock otherwise).
+                    clock = getattr(self.app, "now", None)
+                    kwargs = {"clock": clock} if callable(clock) else {}
+                    self._journal = await asyncio.to_thread(Journal, self.journal_path, **kwargs)
                 journal = self._journal
                 self._executor = ActionExecutor(
                     client,

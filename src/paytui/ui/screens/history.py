@@ -39,6 +39,8 @@ OPERATIONS = {
     "charge": "new charge",
     "update_charge": "edit tags",
 }
+#: Operations whose amount means money moved (an edit's journal amount is the charge's total).
+MONEY = frozenset({"capture", "refund", "charge"})
 COLUMNS = ("Time (UTC)", "Operation", "Charge", "Amount", "State", "Result", "Message")
 
 
@@ -106,7 +108,10 @@ class HistoryScreen(Screen[None]):
                 Text(fmt.timestamp(entry.created_at)),
                 Text(OPERATIONS.get(entry.operation, entry.operation)),
                 Text(entry.charge_id or "—"),
-                Text(fmt.money(entry.amount), justify="right"),
+                Text(
+                    fmt.money(entry.amount) if entry.operation in MONEY else "",
+                    justify="right",
+                ),
                 state_text(entry.state),
                 Text(entry.result_id or "—"),
                 Text(message),

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.reactive import reactive
@@ -55,7 +55,7 @@ def outcome_text(outcome: ActionOutcome, noun: str) -> Text:
         text.append(" Press Retry to send it again.")
     else:
         text.append("Still unknown — check again in History (5).", style="bold")
-    if outcome.message:
+    if outcome.message and (not outcome.succeeded or outcome.reconciled):
         text.append("\n")
         text.append(outcome.message)
     return text
@@ -108,6 +108,10 @@ class MoneyActionModal(ModalScreen[str | None]):
     def compose_form(self) -> ComposeResult:  # pragma: no cover - overridden
         yield from ()
 
+    def on_resize(self, event: events.Resize) -> None:
+        """Keep the buttons on screen: the form scrolls within what is left (80x24 too)."""
+        self.query_one("#dialog-form").styles.max_height = max(6, min(20, event.size.height - 14))
+
     def on_mount(self) -> None:
         self.watch_step(self.step)
         self._load()
@@ -127,7 +131,8 @@ class MoneyActionModal(ModalScreen[str | None]):
         retry.display = step == "result" and self.outcome is not None and self.outcome.retryable
         opener = self.query_one("#open", Button)
         opener.display = step == "result" and self._result_charge() is not None
-        self.query_one("#dialog-form").display = step in {"form", "review", "sending"}
+        # The review replaces the form: it says exactly what will be sent.
+        self.query_one("#dialog-form").display = step == "form"
         self.query_one("#dialog-review").display = step in {"review", "sending"}
         self.query_one("#dialog-confirm").display = (
             step in {"review", "sending"} and self.phrase is not None

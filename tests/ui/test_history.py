@@ -1,0 +1,178 @@
+"""History (`5`) and the issue's "done when": with the sandbox dropping the answer after it
+committed a capture, pressing capture repeatedly and restarting the app leaves exactly one
+capture on the server, and History shows it as succeeded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from textual.widgets import DataTable
+
+from paytui.actions import Journal
+from paytui.api.queries import ChargeQuery
+from paytui.sandbox.faults import Faults
+from paytui.ui.app import PaytuiApp
+from paytui.ui.screens.charge_detail import ChargeDetailScreen
+from paytui.ui.screens.history import HistoryScreen
+from paytui.ui.screens.modals.confirm import MoneyActionModal
+from tests.ui.conftest import make_app, settle
+from tests.ui.test_money_actions import OPEN_AUTHS, captures_of, find, message, open_detail
+
+AppFactory = Callable[..., PaytuiApp]
+
+
+@pytest.fixture
+def journal(tmp_path: Path) -> Path:
+    return tmp_path / "journal.sqlite3"
+
+
+def history_rows(screen: HistoryScreen) -> list[list[str]]:
+    table = screen.query_one(DataTable)
+    return [[str(cell) for cell in table.get_row_at(i)] for i in range(table.row_count)]
+
+
+async def capture_from_detail(app: PaytuiApp, pilot: Any, charge_id: str) -> MoneyActionModal:
+    await open_detail(app, pilot, charge_id)
+    await pilot.press("c")
+    await settle(app, pilot)
+    dialog = app.screen
+    assert isinstance(dialog, MoneyActionModal)
+    return dialog
+
+
+async def test_drop_after_commit_then_restart_leaves_one_capture(
+    sandbox_transport: httpx.AsyncBaseTransport, sandbox_faults: Faults, journal: Path
+) -> None:
+    sandbox_faults.drop_after_commit = {"capture"}
+    app = make_app(sandbox_transport, journal_path=journal)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        auth = await find(app, OPEN_AUTHS)
+        dialog = await capture_from_detail(app, pilot, auth.charge_id)
+        await pilot.press("enter")  # review
+        sandbox_faults.delay_seconds = 0.2
+        await pilot.press("enter", "enter", "enter", "enter")  # capture, then impatient presses
+        await settle(app, pilot)
+        await app.actions.ready.aclose()
+        await settle(app, pilot)
+        sandbox_faults.delay_seconds = 0
+        outcome = dialog.outcome
+        assert outcome is not None and outcome.state == "succeeded"
+        assert outcome.reconciled  # the answer was lost: proven by the read-back, not resent
+        captures = await captures_of(app, auth.charge_id)
+        assert len(captures) == 1
+        assert outcome.result_id == captures[0].charge_id
+        # Capture again: the executor reads the authorization and explains, nothing is sent.
+        while (
+            not isinstance(app.screen, ChargeDetailScreen) or app.screen.charge_id != auth.charge_id
+        ):
+            await pilot.press("escape")
+            await settle(app, pilot)
+        await pilot.press("c")
+        await settle(app, pilot)
+        again = app.screen
+        assert isinstance(again, MoneyActionModal) and again.step == "blocked"
+        assert "Already captured" in message(again)
+    # Restart: a new app on the same sandbox database and the same journal.
+    sandbox_faults.drop_after_commit = set()
+    restarted = make_app(sandbox_transport, journal_path=journal)
+    async with restarted.run_test(size=(120, 40)) as pilot:
+        await settle(restarted, pilot)
+        assert len(await captures_of(restarted, auth.charge_id)) == 1
+        await pilot.press("5")
+        await settle(restarted, pilot)
+        history = restarted.screen
+        assert isinstance(history, HistoryScreen)
+        rows = history_rows(history)
+        assert len(rows) == 1
+        assert rows[0][1] == "capture" and rows[0][2] == auth.charge_id
+        assert rows[0][4] == "succeeded" and rows[0][5] == captures[0].charge_id
+
+
+async def test_start_up_resolves_an_unknown_entry_and_says_so(
+    sandbox_transport: httpx.AsyncBaseTransport, journal: Path
+) -> None:
+    """A crash after sending (journal says "sent"): the next start reads it back."""
+    probe = make_app(sandbox_transport, journal_path=journal)
+    async with probe.run_test(size=(120, 40)) as pilot:
+        await settle(probe, pilot)
+        auth = await find(probe, OPEN_AUTHS)
+        client = await probe.get_client()
+        capture = await client.capture(auth.charge_id)  # applied by the service...
+    with Journal(journal) as book:  # ...but the app died before writing the outcome
+        entry = book.record_intent(
+            profile="sandbox (embedded)",
+            base_url="http://sandbox",
+            operation="capture",
+            charge_id=auth.charge_id,
+            amount=auth.total_amount,
+            request_summary={},
+        )
+        book.transition(entry.id, "sent", expected={"pending"})
+    app = make_app(sandbox_transport, journal_path=journal)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await settle(app, pilot)
+        assert any("1 unresolved action was resolved" in n.message for n in app._notifications)
+        await pilot.press("5")
+        await settle(app, pilot)
+        rows = history_rows(app.screen)  # type: ignore[arg-type]
+        assert rows[0][4] == "succeeded" and rows[0][5] == capture.charge_id
+
+
+async def test_history_lists_newest_first_and_opens_the_charge(
+    sandbox_transport: httpx.AsyncBaseTransport, journal: Path
+) -> None:
+    app = make_app(sandbox_transport, journal_path=journal)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        auth = await find(app, OPEN_AUTHS)
+        executor = await app.actions.executor()
+        await executor.capture(auth.charge_id)
+        sale = await find(app, ChargeQuery(charge_type="sale", status="success"))
+        await executor.refund(sale.charge_id)
+        await pilot.press("5")
+        await settle(app, pilot)
+        history = app.screen
+        assert isinstance(history, HistoryScreen)
+        rows = history_rows(history)
+        assert [r[1] for r in rows] == ["refund", "capture"]
+        assert history.check_action("retry", ()) is None  # succeeded: nothing to retry
+        assert history.check_action("check_again", ()) is None
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert isinstance(app.screen, ChargeDetailScreen)
+        assert app.screen.charge_id == sale.charge_id
+
+
+async def test_history_retries_only_what_did_not_happen(
+    sandbox_transport: httpx.AsyncBaseTransport, sandbox_faults: Faults, journal: Path
+) -> None:
+    app = make_app(sandbox_transport, journal_path=journal)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        sale = await find(app, ChargeQuery(charge_type="sale", status="success"))
+        executor = await app.actions.executor()
+        executor.retry_settle_seconds = 0
+        sandbox_faults.fail_status = 422
+        sandbox_faults.fail_path_prefix = "/v2/refunds"
+        sandbox_faults.fail_count = 1
+        from decimal import Decimal
+
+        failed = await executor.refund(sale.charge_id, Decimal("1.00"))
+        assert failed.state == "failed"
+        await pilot.press("5")
+        await settle(app, pilot)
+        history = app.screen
+        assert isinstance(history, HistoryScreen)
+        assert history.check_action("retry", ()) is True
+        await pilot.press("R")
+        await settle(app, pilot)
+        rows = history_rows(history)
+        assert rows[0][4] == "succeeded" and rows[1][4] == "failed"
+        assert "retry of" in rows[0][6]
