@@ -65,6 +65,35 @@ async def shot_help(app: Any, pilot: Any) -> None:
 
 async def shot_tokens(app: Any, pilot: Any) -> None:
     await pilot.press("2")
+    await settle(app, pilot)
+
+
+async def shot_token_form(app: Any, pilot: Any) -> None:
+    """The new-token form refusing a mistyped number: only the last four ever show."""
+    from textual.widgets import Input
+
+    from paytui.ui.widgets.card_input import CardInput
+
+    await shot_tokens(app, pilot)
+    await pilot.press("n")
+    await settle(app, pilot)
+    app.screen.query_one("#card", CardInput).type_digits("4111111111111112")
+    app.screen.query_one("#expiry", Input).value = "2026-13"
+    await pilot.press("ctrl+s")
+    await settle(app, pilot)
+
+
+async def shot_new_charge(app: Any, pilot: Any) -> None:
+    from textual.widgets import Input
+
+    from paytui.ui.widgets.card_input import CardInput
+
+    await pilot.press("n")
+    await settle(app, pilot)
+    app.screen.query_one("#amount", Input).value = "25.50"
+    app.screen.query_one("#card", CardInput).type_digits("4111111111111111")
+    app.screen.query_one("#expiry", Input).value = "2029-04"
+    app.screen.query_one("#amount", Input).focus()
     await pilot.pause()
 
 
@@ -96,7 +125,9 @@ SHOTS: dict[str, Callable[[Any, Any], Awaitable[None]]] = {
     "charges-query-error": shot_bad_query,
     "charge-detail": shot_detail,
     "help": shot_help,
-    "tokens-placeholder": shot_tokens,
+    "tokens": shot_tokens,
+    "token-form": shot_token_form,
+    "new-charge": shot_new_charge,
     "accounts": shot_accounts,
     "account-detail": shot_account_detail,
     "distributions": shot_distributions,
