@@ -234,3 +234,40 @@ async def test_card_refusals_keep_what_was_typed(
         assert screen.query_one("#amount", Input).value == "1.001"
         assert screen.query_one("#card", CardInput).length == 16
     assert await charge_count(sandbox_transport) == before
+
+
+async def test_production_asks_for_the_typed_amount_first(
+    app_factory: Callable[..., PaytuiApp], sandbox_transport: httpx.AsyncBaseTransport
+) -> None:
+    before = await charge_count(sandbox_transport)
+    app = app_factory(environment="production")
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_form(app, pilot)
+        await set_values(pilot, screen, amount="25.50", card=VISA, expiry="2029-04")
+        await send(app, pilot)
+        assert app.screen is screen
+        assert screen.query_one("#row-confirm").display
+        assert "25.50" in str(screen.query_one("#err-confirm").render())
+        assert await charge_count(sandbox_transport) == before
+        await set_values(pilot, screen, confirm="25.50")
+        await send(app, pilot)
+        assert isinstance(app.screen, ChargeDetailScreen)
+    assert await charge_count(sandbox_transport) == before + 1
+
+
+async def test_read_only_profile_cannot_open_the_forms(
+    app_factory: Callable[..., PaytuiApp],
+) -> None:
+    app = app_factory()
+    app.read_only = True
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("n")
+        await settle(app, pilot)
+        assert not isinstance(app.screen, NewChargeScreen)
+        await pilot.press("2")
+        await settle(app, pilot)
+        for key in ("n", "u", "c"):
+            await pilot.press(key)
+            await settle(app, pilot)
+            assert type(app.screen).__name__ == "TokensScreen"
