@@ -332,3 +332,61 @@ async def test_edit_tags_shows_the_diff_then_patches(money_app: AppFactory) -> N
         after = await client.get_charge(charge.charge_id)
         assert after.tags == [*old[1:], "escalated"]
         assert after.attributes == {"ticket": ["T-9"]}
+
+
+# --- typed confirmation (production) and the Refunds screen -------------------------------------
+
+
+async def test_production_capture_asks_for_the_typed_phrase(money_app: AppFactory) -> None:
+    app = money_app(environment="production")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        auth = await find(app, OPEN_AUTHS)
+        await open_detail(app, pilot, auth.charge_id)
+        await pilot.press("c")
+        dialog = await modal(app, pilot)
+        await pilot.press("enter", "enter")  # review, capture → the executor asks for the phrase
+        await settle(app, pilot)
+        assert dialog.step == "review" and dialog.phrase is not None
+        assert await captures_of(app, auth.charge_id) == []  # nothing sent
+        phrase = dialog.query_one("#confirm-phrase", Input)
+        assert phrase.has_focus
+        await pilot.press(*"0000", "enter")  # wrong
+        await settle(app, pilot)
+        assert dialog.step == "review"
+        assert "does not match" in str(dialog.query_one("#confirm-phrase-error").render())
+        assert await captures_of(app, auth.charge_id) == []
+        phrase.value = dialog.phrase
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert dialog.step == "result"
+        assert len(await captures_of(app, auth.charge_id)) == 1
+
+
+async def test_refunds_screen_searches_by_charge_and_pages(money_app: AppFactory) -> None:
+    from paytui.ui.screens.refunds import RefundsScreen
+
+    app = money_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        app.action_refunds()
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, RefundsScreen)
+        assert screen.page is not None and screen.page.items
+        if screen.page.has_more:
+            await pilot.press("n")
+            await settle(app, pilot)
+            assert screen.page_offset == 50
+            await pilot.press("p")
+            await settle(app, pilot)
+            assert screen.page_offset == 0
+        refund = screen.page.items[0]
+        await pilot.press("slash")
+        await pilot.press(*refund.charge_id, "enter")
+        await settle(app, pilot)
+        assert screen.page.items and {r.charge_id for r in screen.page.items} == {refund.charge_id}
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert isinstance(app.screen, ChargeDetailScreen)
+        assert app.screen.charge_id == refund.charge_id

@@ -49,7 +49,7 @@ class RefundsScreen(Screen[None]):
     def __init__(self, query: RefundQuery | None = None) -> None:
         super().__init__()
         self.refund_query = query or RefundQuery()
-        self.offset = 0
+        self.page_offset = 0
         self.page: Page[Refund] | None = None
 
     def compose(self) -> ComposeResult:
@@ -73,7 +73,7 @@ class RefundsScreen(Screen[None]):
         try:
             client = await self.app.get_client()  # type: ignore[attr-defined]
             page = await client.search_refunds_page(
-                self.refund_query, limit=PAGE_SIZE, offset=self.offset
+                self.refund_query, limit=PAGE_SIZE, offset=self.page_offset
             )
         except Exception as exc:
             info = describe_error(exc)
@@ -92,14 +92,14 @@ class RefundsScreen(Screen[None]):
                 Text(refund.reason or ""),
             )
         shown = len(page.items)
-        total = page.total if page.total is not None else self.offset + shown
+        total = page.total if page.total is not None else self.page_offset + shown
         if shown:
-            text = f"Showing {self.offset + 1:,}–{self.offset + shown:,} of {total:,}"
+            text = f"Showing {self.page_offset + 1:,}–{self.page_offset + shown:,} of {total:,}"
         else:
             text = "No refunds match."
         if page.has_more:
             text += "   n: next page"
-        if self.offset:
+        if self.page_offset:
             text += "   p: previous page"
         status.update(Text(text))
         self.refresh_bindings()
@@ -108,14 +108,14 @@ class RefundsScreen(Screen[None]):
         if action == "next_page":
             return True if self.page is not None and self.page.has_more else None
         if action == "previous_page":
-            return True if self.offset > 0 else None
+            return True if self.page_offset > 0 else None
         return True
 
     @on(Input.Submitted, "#refunds-query")
     def _search(self, event: Input.Submitted) -> None:
         event.stop()
         self.refund_query = parse_refund_search(event.value)
-        self.offset = 0
+        self.page_offset = 0
         self.query_one(DataTable).focus()
         self.load()
 
@@ -124,12 +124,12 @@ class RefundsScreen(Screen[None]):
 
     def action_next_page(self) -> None:
         if self.page is not None and self.page.has_more:
-            self.offset += PAGE_SIZE
+            self.page_offset += PAGE_SIZE
             self.load()
 
     def action_previous_page(self) -> None:
-        if self.offset:
-            self.offset = max(0, self.offset - PAGE_SIZE)
+        if self.page_offset:
+            self.page_offset = max(0, self.page_offset - PAGE_SIZE)
             self.load()
 
     def action_refresh(self) -> None:
