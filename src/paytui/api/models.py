@@ -117,7 +117,10 @@ class ResponseModel(BaseModel):
 class RequestModel(BaseModel):
     """Base of everything sent to the service."""
 
-    model_config = ConfigDict(extra="forbid", validate_by_name=True, serialize_by_alias=True)
+    # Built on first use: no request model is needed to paint the first page (start-up budget).
+    model_config = ConfigDict(
+        extra="forbid", validate_by_name=True, serialize_by_alias=True, defer_build=True
+    )
 
     def to_body(self) -> dict[str, Any]:
         """The JSON body for the wire: real secret values, aliases, None fields left out."""

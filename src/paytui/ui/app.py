@@ -403,7 +403,7 @@ class PaytuiApp(App[None]):
             "http://sandbox",
             client_id="paytui-demo",
             client_secret="paytui-demo-secret",
-            transport=httpx.AsyncHTTPTransport(uds=str(self._sandbox.socket_path)),
+            transport=httpx.AsyncHTTPTransport(uds=str(self._sandbox.socket_path), verify=False),
         )
 
     def _spawn_sandbox(self) -> None:
