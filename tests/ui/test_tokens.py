@@ -249,3 +249,58 @@ async def test_charge_token_as_authorization_opens_detail(
     assert charge.token_id == token.token_id
     assert charge.total_amount == Decimal("42.50")
     assert charge_id in {c.charge_id for c in page.items}
+
+
+async def test_error_state_then_ctrl_r_retries(
+    app_factory: Callable[..., PaytuiApp], sandbox_faults: Any
+) -> None:
+    sandbox_faults.update({"fail_status": 503, "fail_path_prefix": "/v2/tokens", "fail_count": 1})
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_tokens(app, pilot)
+        assert screen.state == "error"
+        text = text_of(app)
+        assert "Service error (503)" in text and "ctrl+r" in text
+        await pilot.press("ctrl+r")
+        await settle(app, pilot)
+        assert screen.state == "results"
+        assert len(screen.tokens) == 20
+
+
+async def test_pages_load_as_the_cursor_nears_the_end(
+    app_factory: Callable[..., PaytuiApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from paytui.ui.screens import tokens
+
+    monkeypatch.setattr(tokens, "PAGE_SIZE", 8)
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_tokens(app, pilot)
+        assert len(screen.tokens) == 8
+        assert "Showing 8 of 20" in text_of(app)
+        for _ in range(3):
+            await pilot.press("G")
+            await settle(app, pilot)
+        assert len(screen.tokens) == 20
+        ids = [t.token_id for t in screen.tokens]
+        assert len(set(ids)) == 20
+
+
+async def test_card_input_paste_and_clear(app_factory: Callable[..., PaytuiApp]) -> None:
+    from textual import events
+
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_tokens(app, pilot)
+        form = await open_form(app, pilot)
+        card = form.query_one("#card", CardInput)
+        card.focus()
+        card.post_message(events.Paste("4111 1111-1111 1111"))
+        await pilot.pause()
+        assert card.length == 16 and card.last4 == "1111" and card.brand == "visa"
+        assert card.secret.get_secret_value() == FULL
+        assert FULL not in str(card.secret) and FULL not in text_of(app)
+        await pilot.press("backspace")
+        assert card.length == 15
+        await pilot.press("ctrl+u")
+        assert card.length == 0

@@ -216,6 +216,14 @@ TOKENS_BINDINGS: list[Binding] = [
     Binding("ctrl+r", "refresh", "Refresh", id="tokens.refresh", tooltip="Reload / retry"),
 ]
 
+#: The tokens table (a plain DataTable): vim keys on top of its arrows, Home/End, PgUp/PgDn.
+TOKEN_TABLE_BINDINGS: list[Binding] = [
+    Binding("j", "cursor_down", "Down", id="tokens_table.down", show=False),
+    Binding("k", "cursor_up", "Up", id="tokens_table.up", show=False),
+    Binding("g", "scroll_top", "Top", id="tokens_table.top", show=False),
+    Binding("G", "scroll_bottom", "Bottom", id="tokens_table.bottom", show=False),
+]
+
 #: Forms (token create/update, charge a token, new charge): keys an Input does not consume.
 FORM_BINDINGS: list[Binding] = [
     Binding("ctrl+s", "submit", "Send", id="form.submit", tooltip="Check and send the form"),
@@ -281,6 +289,7 @@ GROUPS: list[BindingGroup] = [
     BindingGroup("Query line", tuple(QUERY_BINDINGS)),
     BindingGroup("Tables", tuple(TABLE_BINDINGS)),
     BindingGroup("Tokens", tuple(TOKENS_BINDINGS)),
+    BindingGroup("Tokens table", tuple(TOKEN_TABLE_BINDINGS)),
     BindingGroup("Token view", tuple(TOKEN_VIEW_BINDINGS)),
     BindingGroup("Forms (token, charge a token)", tuple(FORM_BINDINGS)),
     BindingGroup("New charge", tuple(NEW_CHARGE_BINDINGS)),

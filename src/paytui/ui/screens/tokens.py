@@ -23,7 +23,7 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Footer, LoadingIndicator, Static
 
 from paytui.ui import messages
-from paytui.ui.bindings import TOKEN_VIEW_BINDINGS, TOKENS_BINDINGS
+from paytui.ui.bindings import TOKEN_TABLE_BINDINGS, TOKEN_VIEW_BINDINGS, TOKENS_BINDINGS
 from paytui.ui.screens.modals.token_form import _FORMS_TCSS, token_summary
 from paytui.ui.widgets.errors import describe_error
 from paytui.ui.widgets.header import PaytuiHeader
@@ -74,6 +74,13 @@ def token_row(token: Token, now: datetime) -> list[Text]:
     ]
 
 
+class TokenTable(DataTable[Text]):
+    """The tokens table: a DataTable with vim keys."""
+
+    BINDINGS: ClassVar = TOKEN_TABLE_BINDINGS
+    HELP_TITLE = "Tokens table"
+
+
 class TokensScreen(Screen[None]):
     """List, view, create, update and charge stored card tokens."""
 
@@ -102,8 +109,7 @@ class TokensScreen(Screen[None]):
         with Vertical(id="state"):
             yield LoadingIndicator(id="spinner")
             yield Static(Text(""), id="state-message")
-        table: DataTable[Text] = DataTable(id="tokens", cursor_type="row", zebra_stripes=True)
-        yield table
+        yield TokenTable(id="tokens", cursor_type="row", zebra_stripes=True)
         yield Footer()
 
     def on_mount(self) -> None:
