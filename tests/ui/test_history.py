@@ -176,3 +176,57 @@ async def test_history_retries_only_what_did_not_happen(
         rows = history_rows(history)
         assert rows[0][4] == "succeeded" and rows[1][4] == "failed"
         assert "retry of" in rows[0][6]
+
+
+async def test_unknown_that_did_not_happen_is_retried_only_by_the_user(
+    sandbox_transport: httpx.AsyncBaseTransport, journal: Path
+) -> None:
+    """An unknown capture that never reached the service: start-up proves "not applied";
+    nothing is resent until the user presses R in History."""
+    from tests.ui.conftest import frozen_clock
+
+    probe = make_app(sandbox_transport, journal_path=journal)
+    async with probe.run_test(size=(120, 40)) as pilot:
+        await settle(probe, pilot)
+        auth = await find(probe, OPEN_AUTHS)
+    with Journal(journal, clock=frozen_clock) as book:
+        entry = book.record_intent(
+            profile="sandbox (embedded)",
+            base_url="http://sandbox",
+            operation="capture",
+            charge_id=auth.charge_id,
+            amount=auth.total_amount,
+            request_summary={},
+        )
+        book.transition(entry.id, "sent", expected={"pending"})
+        book.transition(entry.id, "unknown", expected={"sent"}, error="Timed out")
+    app = make_app(sandbox_transport, journal_path=journal)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await settle(app, pilot)
+        assert await captures_of(app, auth.charge_id) == []  # start-up never resends
+        await pilot.press("5")
+        await settle(app, pilot)
+        history = app.screen
+        assert isinstance(history, HistoryScreen)
+        assert history_rows(history)[0][4] == "not applied"
+        assert history.check_action("retry", ()) is True
+        await pilot.press("R")
+        await settle(app, pilot)
+        assert len(await captures_of(app, auth.charge_id)) == 1
+        rows = history_rows(history)
+        assert rows[0][4] == "succeeded" and f"retry of #{entry.id}" in rows[0][6]
+
+
+def test_outcome_words() -> None:
+    from paytui.actions import ActionOutcome
+    from paytui.ui.screens.modals.confirm import outcome_text
+
+    def said(state: str, **kwargs: Any) -> str:
+        outcome = ActionOutcome(1, "capture", "c1", state, **kwargs)
+        return outcome_text(outcome, "capture").plain
+
+    assert said("succeeded", result_id="new1").startswith("The capture went through: new1")
+    assert said("not_applied").startswith("It did not happen")
+    assert said("failed", message="Invalid (422)").endswith("Invalid (422)")
+    assert said("unknown").startswith("Still unknown — check again in History")
