@@ -60,6 +60,13 @@ class ActionsService:
     def in_flight(self, operation: str, target: str) -> bool:
         return self._executor is not None and self._executor.in_flight(operation, target)
 
+    def any_in_flight(self) -> bool:
+        """True while any action is being sent (e.g. a profile switch must wait)."""
+        executor = self._executor
+        return executor is not None and any(
+            executor.in_flight(operation, target) for operation, target in list(executor._in_flight)
+        )
+
     @property
     def ready(self) -> ActionExecutor | None:
         """The executor if it was built already (no waiting); None before the connection."""

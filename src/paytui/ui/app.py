@@ -313,6 +313,9 @@ class PaytuiApp(App[None]):
                 markup=False,
             )
             return
+        # The token's scopes are known now: grey out what it cannot do on the current screen.
+        with contextlib.suppress(Exception):
+            self.screen.refresh_bindings()
         if resolved:
             plural = "action was" if resolved == 1 else "actions were"
             self.notify(
