@@ -271,3 +271,19 @@ async def test_read_only_profile_cannot_open_the_forms(
             await pilot.press(key)
             await settle(app, pilot)
             assert type(app.screen).__name__ == "TokensScreen"
+
+
+async def test_expired_token_refusal_lands_on_the_token_field(
+    app_factory: Callable[..., PaytuiApp], sandbox_transport: httpx.AsyncBaseTransport
+) -> None:
+    before = await charge_count(sandbox_transport)
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_form(app, pilot)
+        # ct_dccp...: a token of this account whose token expiry (2026-08-06) has passed.
+        await set_values(pilot, screen, method="token", amount="5", token="ct_dccp5u1n1l2dzhtql0rw")
+        await send(app, pilot)
+        assert app.screen is screen
+        assert str(screen.query_one("#err-token").render())
+        assert screen.query_one("#row-token").has_class("-invalid")
+    assert await charge_count(sandbox_transport) == before

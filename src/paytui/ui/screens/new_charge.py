@@ -447,6 +447,8 @@ class NewChargeScreen(FormMixin, Screen[None]):
         line, severity = describe_outcome(outcome)
         self._status(line)
         self.app.notify(line.plain, title="New charge", severity=severity, markup=False)
+        if outcome.state == "failed":
+            self._place_field_errors(outcome.message or "")
         charge = outcome.charge
         if outcome.succeeded:
             # Done: the numbers leave memory, and a second ctrl+s cannot charge twice by accident.
@@ -460,6 +462,15 @@ class NewChargeScreen(FormMixin, Screen[None]):
             charge_id = charge.charge_id if charge is not None else outcome.result_id
             if charge_id:
                 self.post_message(messages.OpenCharge(charge_id))
+
+    def _place_field_errors(self, message: str) -> None:
+        """A refusal that names a field of ours (``payment_method.token_id: ...``) is also
+        shown under that field."""
+        for part in message.replace(" — ", "; ").split("; "):
+            wire, sep, text = part.partition(": ")
+            name = _CHARGE_FIELDS.get(wire.strip())
+            if sep and name is not None:
+                self.set_error(name, text.strip())
 
     def action_open_result(self) -> None:
         if self.result is not None:
