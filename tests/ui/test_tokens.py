@@ -304,3 +304,46 @@ async def test_card_input_paste_and_clear(app_factory: Callable[..., PaytuiApp])
         assert card.length == 15
         await pilot.press("ctrl+u")
         assert card.length == 0
+
+
+async def test_new_user_journey_token_authorize_capture(
+    app_factory: Callable[..., PaytuiApp], sandbox_transport: httpx.AsyncBaseTransport
+) -> None:
+    """Issue 5's "done when": store 4111…, charge it as an authorization, capture it."""
+    from textual.widgets import Select
+
+    from paytui.ui.screens.charge_detail import ChargeDetailScreen
+
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_tokens(app, pilot)
+        form = await open_form(app, pilot)
+        form.query_one("#card", CardInput).type_digits(FULL)
+        await fill(app, pilot, "expiry", "2029-04")
+        await pilot.press("ctrl+s")
+        await settle(app, pilot)
+        assert form.result is not None
+        await pilot.press("escape")
+        await settle(app, pilot)
+        await pilot.press("c")
+        await settle(app, pilot)
+        charge_form = app.screen
+        assert isinstance(charge_form, ChargeTokenScreen)
+        await fill(app, pilot, "amount", "19.99")
+        charge_form.query_one("#type", Select).value = "authorization"
+        await pilot.press("ctrl+s")
+        await settle(app, pilot)
+        await settle(app, pilot)
+        assert isinstance(app.screen, ChargeDetailScreen)
+        auth_id = app.screen.charge_id
+        await pilot.press("c")  # capture, from the detail (issue 4's dialog)
+        await settle(app, pilot)
+        await pilot.press("enter")  # review
+        await pilot.pause()
+        await pilot.press("enter")  # capture
+        await settle(app, pilot)
+        assert FULL not in text_of(app)
+    async with api(sandbox_transport) as client:
+        auth = await client.get_charge(auth_id)
+    assert auth.token_id == form.result.token_id
+    assert auth.captured_charge_id is not None
