@@ -390,3 +390,28 @@ async def test_refunds_screen_searches_by_charge_and_pages(money_app: AppFactory
         await settle(app, pilot)
         assert isinstance(app.screen, ChargeDetailScreen)
         assert app.screen.charge_id == refund.charge_id
+
+
+async def test_closing_the_dialog_while_sending_still_reports_the_answer(
+    money_app: AppFactory, sandbox_faults: Faults
+) -> None:
+    app = money_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        auth = await find(app, OPEN_AUTHS)
+        detail = await open_detail(app, pilot, auth.charge_id)
+        await pilot.press("c")
+        dialog = await modal(app, pilot)
+        await pilot.press("enter")
+        await pilot.pause()
+        sandbox_faults.delay_seconds = 0.3
+        await pilot.press("enter")
+        await pilot.pause()
+        assert dialog.step == "sending"
+        await pilot.press("escape")  # closes the dialog; the capture goes on
+        await settle(app, pilot)
+        sandbox_faults.delay_seconds = 0
+        assert app.screen is detail
+        captures = await captures_of(app, auth.charge_id)
+        assert len(captures) == 1
+        assert any(f"went through: {captures[0].charge_id}" in n for n in notes(app))

@@ -253,15 +253,34 @@ class MoneyActionModal(ModalScreen[str | None]):
                     return
             self._sending = True
             self.step = "sending"
-            self._send(confirmation)
+            # An app worker, not the dialog's: closing the dialog (escape) while it runs must not
+            # lose the answer; it is then given as a notification.
+            self.app.run_worker(self._send(confirmation), group="money-send", exit_on_error=False)
 
-    @work(group="money-send")
     async def _send(self, confirmation: str | None) -> None:
         assert self.params is not None
         try:
             executor = await self.app.actions.executor()  # type: ignore[attr-defined]
             outcome = await self.send(executor, self.params, confirmation)
-        except ConfirmationRequired as exc:
+        except ActionError as exc:
+            if not self.is_attached:
+                self.app.notify(exc.message, title=self.TITLE, severity="warning", markup=False)
+                return
+            self._refused(exc, confirmation)
+            return
+        except Exception as exc:  # a bug, not an answer: say so, never leave "sending" forever
+            message = f"Unexpected error: {type(exc).__name__}: {exc}. Check History (5)."
+            self.app.notify(message, title=self.TITLE, severity="error", markup=False)
+            if self.is_attached:
+                self._sending = False
+                self._block(message)
+            return
+        self._sending = False
+        self._show_outcome(outcome)
+
+    def _refused(self, exc: ActionError, confirmation: str | None) -> None:
+        """Nothing was sent: ask for the phrase, or say why."""
+        if isinstance(exc, ConfirmationRequired):
             wrong = self.phrase is not None and confirmation
             self.phrase = exc.phrase
             self.query_one("#confirm-label", Static).update(
@@ -274,23 +293,27 @@ class MoneyActionModal(ModalScreen[str | None]):
             self.field_error("confirm-phrase", "That does not match" if wrong else None)
             self._sending = False
             self.step = "review"
-            return
-        except ActionInFlight as exc:
+        elif isinstance(exc, ActionInFlight):
             self._message(exc.message)
             self._sending = False
-            return
-        except ActionError as exc:
+        else:
             self._sending = False
             self._block(exc.message)
-            return
-        self._sending = False
-        self._show_outcome(outcome)
 
     def _show_outcome(self, outcome: ActionOutcome) -> None:
+        """The answer in the dialog (if still open) and as a notification."""
+        severity = "information" if outcome.succeeded else "warning"
+        if not self.is_attached:
+            self.app.notify(
+                outcome_text(outcome, self.NOUN).plain,
+                title=self.TITLE,
+                severity=severity,
+                markup=False,
+            )
+            return
         self.outcome = outcome
         self._message(outcome_text(outcome, self.NOUN), error=not outcome.succeeded)
         self.step = "result"
-        severity = "information" if outcome.succeeded else "warning"
         self.app.notify(
             outcome.message or outcome.state, title=self.TITLE, severity=severity, markup=False
         )
