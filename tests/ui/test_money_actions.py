@@ -415,3 +415,35 @@ async def test_closing_the_dialog_while_sending_still_reports_the_answer(
         captures = await captures_of(app, auth.charge_id)
         assert len(captures) == 1
         assert any(f"went through: {captures[0].charge_id}" in n for n in notes(app))
+
+
+async def test_a_refused_refund_is_retried_from_the_dialog_only_on_request(
+    money_app: AppFactory, sandbox_faults: Faults
+) -> None:
+    app = money_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        sale = await find(app, ChargeQuery(charge_type="sale", status="success"))
+        before = await refunds_of(app, sale.charge_id)
+        await open_detail(app, pilot, sale.charge_id)
+        await pilot.press("r")
+        dialog = await modal(app, pilot)
+        dialog.query_one("#amount", Input).value = "1.00"
+        await pilot.press("enter")
+        await pilot.pause()
+        sandbox_faults.fail_status = 422
+        sandbox_faults.fail_path_prefix = "/v2/refunds"
+        sandbox_faults.fail_count = 1
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert dialog.step == "result" and dialog.outcome is not None
+        assert dialog.outcome.state == "failed"
+        assert "It did not happen" in message(dialog)
+        assert len(await refunds_of(app, sale.charge_id)) == len(before)  # nothing resent
+        await pilot.click("#retry")
+        await settle(app, pilot)
+        assert dialog.outcome.state == "succeeded", message(dialog)
+        assert len(await refunds_of(app, sale.charge_id)) == len(before) + 1
+        entries = app.actions.ready.history()
+        assert [e.state for e in entries] == ["succeeded", "failed"]
+        assert entries[0].retry_of == entries[1].id

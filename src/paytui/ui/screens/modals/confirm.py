@@ -32,7 +32,6 @@ from paytui.actions import (
     ActionInFlight,
     ActionOutcome,
     ConfirmationRequired,
-    NotRetryable,
 )
 from paytui.ui import messages
 from paytui.ui.bindings import MONEY_MODAL_BINDINGS
@@ -85,6 +84,8 @@ class MoneyActionModal(ModalScreen[str | None]):
         self.outcome: ActionOutcome | None = None
         self.phrase: str | None = None
         self._sending = False
+        #: Set when the user pressed Retry: the next send is `executor.retry(entry)`.
+        self._retry_entry: int | None = None
 
     # --- layout ------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -261,7 +262,10 @@ class MoneyActionModal(ModalScreen[str | None]):
         assert self.params is not None
         try:
             executor = await self.app.actions.executor()  # type: ignore[attr-defined]
-            outcome = await self.send(executor, self.params, confirmation)
+            if self._retry_entry is not None:
+                outcome = await executor.retry(self._retry_entry, confirmation=confirmation)
+            else:
+                outcome = await self.send(executor, self.params, confirmation)
         except ActionError as exc:
             if not self.is_attached:
                 self.app.notify(exc.message, title=self.TITLE, severity="warning", markup=False)
@@ -312,23 +316,12 @@ class MoneyActionModal(ModalScreen[str | None]):
             )
             return
         self.outcome = outcome
+        self._retry_entry = None
         self._message(outcome_text(outcome, self.NOUN), error=not outcome.succeeded)
         self.step = "result"
         self.app.notify(
             outcome.message or outcome.state, title=self.TITLE, severity=severity, markup=False
         )
-
-    @work(group="money-send")
-    async def _retry(self) -> None:
-        assert self.outcome is not None
-        self.step = "sending"
-        try:
-            executor = await self.app.actions.executor()  # type: ignore[attr-defined]
-            outcome = await executor.retry(self.outcome.entry_id)
-        except (NotRetryable, ActionError) as exc:
-            self._block(exc.message)
-            return
-        self._show_outcome(outcome)
 
     # --- events ------------------------------------------------------------------------------
     @on(Button.Pressed, "#go")
@@ -339,8 +332,19 @@ class MoneyActionModal(ModalScreen[str | None]):
     @on(Button.Pressed, "#retry")
     def _retry_pressed(self, event: Button.Pressed) -> None:
         event.stop()
-        if self.outcome is not None and self.outcome.retryable and self.step == "result":
-            self._retry()
+        outcome = self.outcome
+        if (
+            outcome is not None
+            and outcome.retryable
+            and self.step == "result"
+            and not self._sending
+        ):
+            # The same path as a first send (typed confirmation included), as a NEW journal
+            # entry; the executor re-checks that it really did not happen first.
+            self._retry_entry = outcome.entry_id
+            self._sending = True
+            self.step = "sending"
+            self.app.run_worker(self._send(None), group="money-send", exit_on_error=False)
 
     @on(Button.Pressed, "#open")
     def _open_pressed(self, event: Button.Pressed) -> None:
