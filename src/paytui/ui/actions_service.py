@@ -83,7 +83,7 @@ class ActionsService:
             client: PaymentClient = await self.app.get_client()
             # A profile switch replaces the client: a new executor for it (same journal).
             if self._executor is None or self._executor.client is not client:
-                if client.granted_scopes is None:
+                if getattr(client, "granted_scopes", None) is None:
                     # Learn the token's scopes now, so keys are disabled before a refusal.
                     with contextlib.suppress(Exception):
                         await client.authenticate()
