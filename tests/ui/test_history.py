@@ -230,3 +230,36 @@ def test_outcome_words() -> None:
     assert said("not_applied").startswith("It did not happen")
     assert said("failed", message="Invalid (422)").endswith("Invalid (422)")
     assert said("unknown").startswith("Still unknown — check again in History")
+
+
+async def test_production_retry_from_history_asks_for_the_phrase(
+    sandbox_transport: httpx.AsyncBaseTransport, sandbox_faults: Faults, journal: Path
+) -> None:
+    from decimal import Decimal
+
+    from paytui.api.queries import RefundQuery
+    from paytui.ui.screens.modals.confirm import TypedConfirmModal
+
+    app = make_app(sandbox_transport, journal_path=journal, environment="production")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        sale = await find(app, ChargeQuery(charge_type="sale", status="success"))
+        executor = await app.actions.executor()
+        sandbox_faults.fail_status = 422
+        sandbox_faults.fail_path_prefix = "/v2/refunds"
+        sandbox_faults.fail_count = 1
+        failed = await executor.refund(sale.charge_id, Decimal("1.00"), confirmation="1.00")
+        assert failed.state == "failed"
+        await pilot.press("5")
+        await settle(app, pilot)
+        await pilot.press("R")
+        await settle(app, pilot)
+        prompt = app.screen
+        assert isinstance(prompt, TypedConfirmModal) and prompt.phrase == "1.00"
+        await pilot.press(*"1.00", "enter")
+        await settle(app, pilot)
+        assert isinstance(app.screen, HistoryScreen)
+        client = await app.get_client()
+        page = await client.search_refunds_page(RefundQuery(charge_id=sale.charge_id))
+        assert sum(1 for r in page.items if r.total_amount == Decimal("1.00")) >= 1
+        assert [e.state for e in executor.history()] == ["succeeded", "failed"]

@@ -16,7 +16,7 @@ from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
-from paytui.actions import ActionError
+from paytui.actions import ActionError, ConfirmationRequired
 from paytui.ui import format as fmt
 from paytui.ui import messages
 from paytui.ui.bindings import HISTORY_BINDINGS
@@ -186,12 +186,24 @@ class HistoryScreen(Screen[None]):
             self._retry(entry.id)
 
     @work(group="history-action")
-    async def _retry(self, entry_id: int) -> None:
+    async def _retry(self, entry_id: int, confirmation: str | None = None) -> None:
         try:
             executor = await self.app.actions.executor()  # type: ignore[attr-defined]
-            outcome = await executor.retry(entry_id)
+            outcome = await executor.retry(entry_id, confirmation=confirmation)
+        except ConfirmationRequired as exc:
+            # Production: ask for the phrase, then retry with it (the executor checks it).
+            from paytui.ui.screens.modals.confirm import TypedConfirmModal
+
+            def typed(text: str | None) -> None:
+                if text:
+                    self._retry(entry_id, text)
+
+            wrong = "That did not match. " if confirmation else ""
+            self.app.push_screen(
+                TypedConfirmModal(exc.phrase, f"{wrong}Retry action #{entry_id}."), typed
+            )
+            return
         except ActionError as exc:
-            # ConfirmationRequired included: on production retry from the charge instead.
             self.notify(exc.message, title="Retry", severity="warning", markup=False)
             self.reload()
             return

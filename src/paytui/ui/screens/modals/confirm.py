@@ -362,4 +362,46 @@ class MoneyActionModal(ModalScreen[str | None]):
         self.go()
 
 
-__all__ = ["MoneyActionModal", "outcome_text"]
+class TypedConfirmModal(ModalScreen[str | None]):
+    """Ask for the production confirmation phrase alone (History's retry): dismisses with what
+    was typed, or None on escape. The executor checks it; this dialog only collects it."""
+
+    CSS_PATH = Path(__file__).with_name("confirm.tcss")
+    BINDINGS: ClassVar = MONEY_MODAL_BINDINGS
+    HELP_TITLE = "Confirm"
+
+    def __init__(self, phrase: str, what: str) -> None:
+        super().__init__()
+        self.phrase = phrase
+        self.what = what
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog") as dialog:
+            dialog.border_title = "Confirm"
+            yield Static(
+                Text.assemble(
+                    Text(self.what),
+                    ("\nProduction: type ", "bold"),
+                    (self.phrase, "bold reverse"),
+                    (" to confirm, then press enter.", "bold"),
+                ),
+                id="dialog-info",
+            )
+            yield Input(id="confirm-phrase", placeholder="type it here")
+
+    def on_mount(self) -> None:
+        self.query_one(Input).focus()
+
+    @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.dismiss(event.value.strip() or None)
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return action != "open_result"
+
+
+__all__ = ["MoneyActionModal", "TypedConfirmModal", "outcome_text"]
