@@ -308,6 +308,7 @@ class MoneyActionModal(ModalScreen[str | None]):
         """The answer in the dialog (if still open) and as a notification."""
         severity = "information" if outcome.succeeded else "warning"
         if not self.is_attached:
+            self.app.screen.refresh_bindings()  # the key greyed out while in flight comes back
             self.app.notify(
                 outcome_text(outcome, self.NOUN).plain,
                 title=self.TITLE,
