@@ -65,6 +65,11 @@ def _parser() -> argparse.ArgumentParser:
         help="seconds per boarding step of accounts tagged sandbox_boarding=auto",
     )
     parser.add_argument("--allow-remote", action="store_true", help="allow a non-loopback --host")
+    parser.add_argument(
+        "--stop",
+        action="store_true",
+        help="stop the embedded sandbox that paytui keeps warm for this database, and exit",
+    )
     return parser
 
 
@@ -79,6 +84,11 @@ def is_loopback(host: str) -> bool:
 
 def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
+    if args.stop:
+        from paytui.sandbox.embedded import stop_warm
+
+        print("Stopped." if stop_warm(args.db) else "No embedded sandbox was running.")
+        return 0
     if not is_loopback(args.host) and not args.allow_remote:
         print(
             f"paytui sandbox: refusing to listen on {args.host}: the demo credentials are public."
@@ -86,11 +96,16 @@ def main(argv: list[str]) -> int:
             file=sys.stderr,
         )
         return 2
-    from paytui.sandbox.embedded import default_db_path, ensure_database
+    from paytui.sandbox.embedded import OutdatedDatabaseError, default_db_path, ensure_database
 
     db_path: Path = args.db or default_db_path()
     started = time.perf_counter()
-    if ensure_database(db_path, charges=args.charges, seed=args.seed, fresh=args.fresh):
+    try:
+        built = ensure_database(db_path, charges=args.charges, seed=args.seed, fresh=args.fresh)
+    except OutdatedDatabaseError as exc:
+        print(f"paytui sandbox: {exc}", file=sys.stderr)
+        return 2
+    if built:
         took = time.perf_counter() - started
         print(f"Built {db_path} ({args.charges} charges, seed {args.seed}) in {took:.1f} s")
     else:
