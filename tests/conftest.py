@@ -16,7 +16,7 @@ pytest_plugins = ["tests.fixtures_sandbox", "tests.fixtures_api"]
 def isolated_user_dirs(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
 ) -> Path:
-    """Point platformdirs (XDG) and the keyring at throwaway places so no test touches real files."""
+    """Point platformdirs (XDG) and the keyring at throwaway places: no test touches real files."""
     home = tmp_path_factory.mktemp("home")
     for var, sub in (
         ("XDG_CONFIG_HOME", "config"),

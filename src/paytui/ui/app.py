@@ -165,10 +165,10 @@ class PaytuiApp(App[None]):
     MODES: ClassVar = {
         "charges": ChargeSearchScreen,
         **{mode: _placeholder(title, blurb) for mode, title, blurb in SCREENS[1:-1]},
-        "history": _history_screen,
         "tokens": _lazy_screen("paytui.ui.screens.tokens", "TokensScreen"),
         "accounts": _lazy_screen("paytui.ui.screens.accounts", "AccountsScreen"),
         "distributions": _lazy_screen("paytui.ui.screens.distributions", "DistributionsScreen"),
+        "history": _history_screen,
     }
     DEFAULT_MODE = "charges"
 
@@ -341,6 +341,11 @@ class PaytuiApp(App[None]):
     def now(self) -> datetime:
         """The app's clock (frozen in snapshot tests so ages and dates do not drift)."""
         return self._clock() if self._clock is not None else datetime.now(UTC)
+
+    @property
+    def connected_client(self) -> PaymentClient | None:
+        """The client if already connected (for synchronous checks such as granted scopes)."""
+        return self._client
 
     async def get_client(self) -> PaymentClient:
         """The API client, once connected. Call from workers only: it may wait for the connection.

@@ -108,7 +108,7 @@ CHARGES_BINDINGS: list[Binding] = [
     ),
 ]
 
-# --- Money action dialogs (capture, refund, edit tags) ---------------------------------------------
+# --- Money action dialogs (capture, refund, edit tags) ----------------------------------------
 MONEY_MODAL_BINDINGS: list[Binding] = [
     Binding("escape", "close", "Close", id="money.close", tooltip="Close (nothing is sent)"),
     Binding(
@@ -178,32 +178,6 @@ TABLE_BINDINGS: list[Binding] = [
     Binding("G,end", "cursor_bottom", "Bottom", id="table.bottom", show=False),
     Binding("pagedown,ctrl+f,ctrl+d", "page_down", "Page down", id="table.page_down", show=False),
     Binding("pageup,ctrl+b,ctrl+u", "page_up", "Page up", id="table.page_up", show=False),
-]
-
-#: Action method names (without `action_`) that move money or change data. On a read-only
-#: profile `PaytuiApp` hides and refuses them on every screen, modal and widget (one place:
-#: `PaytuiApp.allows`, see docs/architecture.md); the executor's `ActionPolicy` refuses the
-#: operations themselves. Name a new money/write action here when you add it.
-MONEY_OR_WRITE_ACTIONS: frozenset[str] = frozenset(
-    {
-        "capture",
-        "refund",
-        "edit_tags",
-        "edit",  # the charge detail's `e` (edit tags and attributes)
-        "new_charge",
-        "create_token",
-        "update_token",
-        "charge_token",
-        "distribute",
-    }
-)
-
-# --- Who am I and profile switcher ----------------------------------------------------------
-WHOAMI_BINDINGS: list[Binding] = [
-    Binding("escape,i,q", "close", "Close", id="whoami.close"),
-]
-SWITCHER_BINDINGS: list[Binding] = [
-    Binding("escape", "close", "Cancel", id="profiles.close", tooltip="Keep this profile"),
 ]
 
 # --- Tokens screen (`2`) and its forms -----------------------------------------------------------
@@ -294,11 +268,11 @@ GROUPS: list[BindingGroup] = [
     BindingGroup("Forms (token, charge a token)", tuple(FORM_BINDINGS)),
     BindingGroup("New charge", tuple(NEW_CHARGE_BINDINGS)),
     BindingGroup("Help screen", tuple(HELP_BINDINGS)),
+    BindingGroup("Who am I", tuple(WHOAMI_BINDINGS)),
+    BindingGroup("Profile switcher", tuple(SWITCHER_BINDINGS)),
     BindingGroup("Capture / refund / edit dialogs", tuple(MONEY_MODAL_BINDINGS)),
     BindingGroup("History", tuple(HISTORY_BINDINGS)),
     BindingGroup("Refunds", tuple(REFUNDS_BINDINGS)),
-    BindingGroup("Who am I", tuple(WHOAMI_BINDINGS)),
-    BindingGroup("Profile switcher", tuple(SWITCHER_BINDINGS)),
 ]
 
 

@@ -185,6 +185,9 @@ def _columns_table(records: list[dict[str, Any]], columns: list[tuple[str, str]]
     return table
 
 
+DISTRIBUTE_SCOPE = "urn:v2:charges:distribute:create"
+
+
 class ChargeDetailScreen(Screen[None]):
     """One charge, loaded with its distributions; pushed by the search screen on enter."""
 
@@ -234,6 +237,13 @@ class ChargeDetailScreen(Screen[None]):
                 "edit",
                 "Edit tags and attributes (needs urn:v2:charges:all)",
             ),
+            (
+                "D",
+                "distribute",
+                "Distribute",
+                "distribute",
+                f"Add this charge to its account's open distribution (needs {DISTRIBUTE_SCOPE})",
+            ),
         )
     ]
 
@@ -253,6 +263,7 @@ class ChargeDetailScreen(Screen[None]):
         self._expand: Expand = expand
         self._capture_id: str | None = None
         self._capture_lookup: str | None = None
+        self._distributing = False
         self.error: str | None = None
 
     # ------------------------------------------------------------------ layout
@@ -686,6 +697,12 @@ class ChargeDetailScreen(Screen[None]):
             if actions is not None and actions.in_flight(MONEY_ACTIONS[action], self.charge_id):
                 return None
             return True
+        if action == "distribute":
+            if self.charge is None or self._distributing:
+                return None
+            client = getattr(self.app, "connected_client", None)
+            scopes = getattr(client, "granted_scopes", None)
+            return None if scopes is not None and DISTRIBUTE_SCOPE not in scopes else True
         if action == "open_authorization":
             return bool(self._wire.get("original_charge_id"))
         if action == "open_capture":
@@ -744,6 +761,36 @@ class ChargeDetailScreen(Screen[None]):
                 self._load(self._expand)  # show the capture link / refunds / new tags
 
         self.app.push_screen(modal(self.charge_id), callback=done)
+
+    def action_distribute(self) -> None:
+        if self.check_action("distribute", ()) is True:
+            self._distribute()
+
+    @work(exclusive=True, group="charge-detail-distribute")
+    async def _distribute(self) -> None:
+        """POST .../distribute once; the key stays disabled until the answer is in. Adding a
+        charge to a distribution twice is refused by the service (409), so an unknown outcome
+        is safe to find out by reading the charge again, which this does either way."""
+        self._distributing = True
+        self.refresh_bindings()
+        try:
+            client = await self._host.get_client()
+            distribution = await client.distribute_charge(self.charge_id)
+        except ApiError as exc:
+            self.notify(
+                f"Could not distribute: {exc}", title="Distribute", severity="error", markup=False
+            )
+        else:
+            self.notify(
+                f"Added to distribution {distribution.distribution_id}",
+                title="Distribute",
+                markup=False,
+            )
+        finally:
+            self._distributing = False
+            self.refresh_bindings()
+        if self.is_attached:
+            self._load("distributions")
 
     def action_capture(self) -> None:
         self._money_action("capture")
