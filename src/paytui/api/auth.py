@@ -177,6 +177,11 @@ class ClientCredentialsAuth:
                 expires_at = self._clock() + timedelta(seconds=float(expires_in))
         except (TypeError, ValueError):
             expires_at = None
+        # Every log record, error and notification is scrubbed of this token from now on, in
+        # whatever form it shows up (not only after "Bearer ").
+        from paytui.logs import register_secret
+
+        register_secret(token)
         granted = body.get("scope")
         if isinstance(granted, str):
             scopes = frozenset(granted.split())
