@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from datetime import date, datetime
 
+from paytui.cards import card_brand, luhn_valid, routing_number_valid
+
 __all__ = [
     "BRANDS",
     "card_brand",
@@ -38,40 +40,6 @@ _COUNTRY = re.compile(r"^[A-Za-z]{2}$")
 def digits_only(text: str) -> str:
     """The digits of `text` (spaces and dashes people type between groups dropped)."""
     return "".join(ch for ch in text if "0" <= ch <= "9")
-
-
-def luhn_valid(number: str) -> bool:
-    """True when `number` is all digits and passes the Luhn (mod 10) check."""
-    if not _DIGITS.match(number):
-        return False
-    total = 0
-    for index, char in enumerate(reversed(number)):
-        digit = ord(char) - 48
-        if index % 2 == 1:
-            digit *= 2
-            if digit > 9:
-                digit -= 9
-        total += digit
-    return total % 10 == 0
-
-
-def card_brand(number: str) -> str | None:
-    """The lowercase brand by IIN prefix and length (visa, mastercard, amex, discover) or None."""
-    if not _DIGITS.match(number) or len(number) < 12:
-        return None
-    length = len(number)
-    if number.startswith("4") and length in (13, 16, 19):
-        return "visa"
-    two, three, four, six = int(number[:2]), int(number[:3]), int(number[:4]), int(number[:6])
-    if (51 <= two <= 55 or 222100 <= six <= 272099) and length == 16:
-        return "mastercard"
-    if two in (34, 37) and length == 15:
-        return "amex"
-    if (four == 6011 or two == 65 or 644 <= three <= 649 or 622126 <= six <= 622925) and (
-        16 <= length <= 19
-    ):
-        return "discover"
-    return None
 
 
 def check_card_number(number: str) -> str | None:
@@ -110,14 +78,6 @@ def check_country(text: str) -> str | None:
     if value and not _COUNTRY.match(value):
         return "Two letters, e.g. US"
     return None
-
-
-def routing_number_valid(routing: str) -> bool:
-    """Nine digits whose ABA checksum (weights 3, 7, 1) is a multiple of ten."""
-    if len(routing) != 9 or not _DIGITS.match(routing):
-        return False
-    weights = (3, 7, 1) * 3
-    return sum((ord(c) - 48) * w for c, w in zip(routing, weights, strict=True)) % 10 == 0
 
 
 def check_routing_number(text: str) -> str | None:
