@@ -129,6 +129,36 @@ async def send_charge(
     )
 
 
+async def send_from_form(
+    form: Any, request: ChargeRequest, confirmation: str | None, *, title: str
+) -> ActionOutcome | None:
+    """The send of both charge forms (new charge, charge a token): one place that turns the
+    executor's refusals into the form's status line, its confirm field and a notification.
+
+    Returns the outcome, or None when nothing was sent (the form already says why)."""
+    from paytui.actions import ActionError, ConfirmationRequired
+
+    try:
+        outcome = await send_charge(form.app, request, confirmation=confirmation)
+    except ConfirmationRequired as exc:
+        form._sending = False
+        form.query_one("#row-confirm").display = True
+        form.set_error("confirm", exc.message)
+        form.query_one("#confirm", Input).focus()
+        form._status(Text("Nothing sent: production needs a typed confirmation."))
+        return None
+    except ActionError as exc:
+        form._sending = False
+        form._status(Text(f"Nothing sent: {exc.message}", style="bold"))
+        form.app.notify(exc.message, title=title, severity="error", markup=False)
+        return None
+    form._sending = False
+    line, severity = describe_outcome(outcome)
+    form._status(line)
+    form.app.notify(line.plain, title=title, severity=severity, markup=False)
+    return outcome
+
+
 def describe_outcome(outcome: ActionOutcome) -> tuple[Text, str]:
     """One line about the outcome and a notification severity; declined is a result, not an
     error."""
@@ -427,26 +457,9 @@ class NewChargeScreen(FormMixin, Screen[None]):
 
     @work(exclusive=True, group="new-charge")
     async def _send(self, request: ChargeRequest, confirmation: str | None) -> None:
-        from paytui.actions import ActionError, ConfirmationRequired
-
-        try:
-            outcome = await send_charge(self.app, request, confirmation=confirmation)
-        except ConfirmationRequired as exc:
-            self._sending = False
-            self.query_one("#row-confirm").display = True
-            self.set_error("confirm", exc.message)
-            self.query_one("#confirm", Input).focus()
-            self._status(Text("Nothing sent: production needs a typed confirmation."))
+        outcome = await send_from_form(self, request, confirmation, title="New charge")
+        if outcome is None:
             return
-        except ActionError as exc:
-            self._sending = False
-            self._status(Text(f"Nothing sent: {exc.message}", style="bold"))
-            self.app.notify(exc.message, title="New charge", severity="error", markup=False)
-            return
-        self._sending = False
-        line, severity = describe_outcome(outcome)
-        self._status(line)
-        self.app.notify(line.plain, title="New charge", severity=severity, markup=False)
         if outcome.state == "failed":
             self._place_field_errors(outcome.message or "")
         charge = outcome.charge

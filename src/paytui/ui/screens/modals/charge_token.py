@@ -107,27 +107,11 @@ class ChargeTokenScreen(FormMixin, ModalScreen["Charge | str | None"]):
 
     @work(exclusive=True, group="charge-token")
     async def _send(self, request: Any, confirmation: str | None) -> None:
-        from paytui.actions import ActionError, ConfirmationRequired
-        from paytui.ui.screens.new_charge import describe_outcome, send_charge
+        from paytui.ui.screens.new_charge import send_from_form
 
-        try:
-            outcome = await send_charge(self.app, request, confirmation=confirmation)
-        except ConfirmationRequired as exc:
-            self._sending = False
-            self.query_one("#row-confirm").display = True
-            self.set_error("confirm", exc.message)
-            self.query_one("#confirm", Input).focus()
-            self._status(Text("Nothing sent: production needs a typed confirmation."))
+        outcome = await send_from_form(self, request, confirmation, title="Charge")
+        if outcome is None:
             return
-        except ActionError as exc:
-            self._sending = False
-            self._status(Text(f"Nothing sent: {exc.message}", style="bold"))
-            self.app.notify(exc.message, title="Charge", severity="error", markup=False)
-            return
-        self._sending = False
-        line, severity = describe_outcome(outcome)
-        self._status(line)
-        self.app.notify(line.plain, title="Charge", severity=severity, markup=False)
         if outcome.charge is not None or outcome.result_id:
             self.dismiss(outcome.charge if outcome.charge is not None else outcome.result_id)
 
