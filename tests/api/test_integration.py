@@ -484,10 +484,10 @@ async def test_malformed_shape_from_the_server(
 
 async def test_read_timeout_over_a_socket(sandbox_server: str, sandbox_faults: Faults) -> None:
     async with PaymentClient(
-        sandbox_server, client_id=DEMO_ID, client_secret=DEMO_SECRET, timeout=0.3, max_retries=0
+        sandbox_server, client_id=DEMO_ID, client_secret=DEMO_SECRET, timeout=1.0, max_retries=0
     ) as client:
         await client.authenticate()
-        sandbox_faults.update({"delay_seconds": 1.0})
+        sandbox_faults.update({"delay_seconds": 3.0})
         with pytest.raises(RequestTimeoutError) as info:
             await client.list_accounts_page()
         assert info.value.request_sent is True
