@@ -155,3 +155,13 @@ async def settle(app: PaytuiApp, pilot: Any) -> None:
     await pilot.pause()
     await app.workers.wait_for_complete()
     await pilot.pause()
+
+
+#: The two fixed terminal sizes every screen is snapshotted at.
+SIZES = [pytest.param((120, 40), id="120x40"), pytest.param((80, 24), id="80x24")]
+
+
+async def wait_for_workers(pilot: Any) -> None:
+    """`settle` for snapshots: animations off, so a loading indicator draws one still frame."""
+    pilot.app.animation_level = "none"
+    await settle(pilot.app, pilot)

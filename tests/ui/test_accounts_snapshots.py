@@ -14,9 +14,7 @@ import httpx
 import pytest
 
 from paytui.sandbox.faults import Faults
-from tests.ui.conftest import make_app
-
-SIZES = [pytest.param((120, 40), id="120x40"), pytest.param((80, 24), id="80x24")]
+from tests.ui.conftest import SIZES, make_app, wait_for_workers
 
 
 @pytest.fixture
@@ -26,14 +24,6 @@ def still_transport(sandbox_db: Path, sandbox_faults: Faults) -> httpx.ASGITrans
     return httpx.ASGITransport(
         app=create_app(sandbox_db, faults=sandbox_faults, boarding_interval=1e9)
     )
-
-
-async def wait_for_workers(pilot: Any) -> None:
-    app = pilot.app
-    app.animation_level = "none"
-    await pilot.pause()
-    await app.workers.wait_for_complete()
-    await pilot.pause()
 
 
 @pytest.mark.parametrize("size", SIZES)

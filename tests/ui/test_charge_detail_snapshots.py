@@ -20,9 +20,7 @@ from paytui.api.queries import ChargeQuery
 from paytui.sandbox.faults import Faults
 from paytui.ui.screens.charge_detail import ChargeDetailScreen
 from paytui.ui.widgets.distribution_tree import DistributionTree
-from tests.ui.conftest import make_app
-
-SIZES = [pytest.param((120, 40), id="120x40"), pytest.param((80, 24), id="80x24")]
+from tests.ui.conftest import SIZES, make_app
 
 
 async def settle(pilot: Any) -> None:

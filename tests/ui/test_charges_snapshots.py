@@ -16,17 +16,7 @@ import pytest
 
 from paytui.ui.app import PaytuiApp
 from paytui.ui.widgets.query_input import QueryInput
-from tests.ui.conftest import frozen_clock, make_app
-
-SIZES = [pytest.param((120, 40), id="120x40"), pytest.param((80, 24), id="80x24")]
-
-
-async def wait_for_workers(pilot: Any) -> None:
-    app = pilot.app
-    app.animation_level = "none"  # the loading indicator draws a still frame
-    await pilot.pause()
-    await app.workers.wait_for_complete()
-    await pilot.pause()
+from tests.ui.conftest import SIZES, frozen_clock, make_app, wait_for_workers
 
 
 def never_connecting_app() -> PaytuiApp:

@@ -11,17 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.ui.conftest import make_app
-
-SIZES = [pytest.param((120, 40), id="120x40"), pytest.param((80, 24), id="80x24")]
-
-
-async def wait_for_workers(pilot: Any) -> None:
-    app = pilot.app
-    app.animation_level = "none"
-    await pilot.pause()
-    await app.workers.wait_for_complete()
-    await pilot.pause()
+from tests.ui.conftest import SIZES, make_app, wait_for_workers
 
 
 @pytest.mark.parametrize("size", SIZES)

@@ -22,9 +22,8 @@ from paytui.api.queries import ChargeQuery
 from paytui.ui.screens.modals.capture import CaptureModal
 from paytui.ui.screens.modals.edit_tags import EditTagsModal
 from paytui.ui.screens.modals.refund import RefundModal
-from tests.ui.conftest import make_app
+from tests.ui.conftest import SIZES, make_app
 
-SIZES = [pytest.param((120, 40), id="120x40"), pytest.param((80, 24), id="80x24")]
 OPEN_AUTHS = ChargeQuery(charge_type="authorization", captured=False, status="success")
 SALES = ChargeQuery(charge_type="sale", status="success")
 

@@ -16,9 +16,7 @@ from pydantic import SecretStr
 
 from paytui.config.connection import Connection
 from paytui.ui.app import PaytuiApp
-from tests.ui.conftest import DEMO_CLIENT_ID, frozen_clock, make_app
-
-SIZES = [pytest.param((120, 40), id="120x40"), pytest.param((80, 24), id="80x24")]
+from tests.ui.conftest import DEMO_CLIENT_ID, SIZES, frozen_clock, make_app, wait_for_workers
 
 
 def production_app(transport: httpx.AsyncBaseTransport, **overrides: Any) -> PaytuiApp:
@@ -44,14 +42,6 @@ def production_app(transport: httpx.AsyncBaseTransport, **overrides: Any) -> Pay
 
     app._client_factory = frozen_token_clock
     return app
-
-
-async def wait_for_workers(pilot: Any) -> None:
-    app = pilot.app
-    app.animation_level = "none"
-    await pilot.pause()
-    await app.workers.wait_for_complete()
-    await pilot.pause()
 
 
 @pytest.mark.parametrize("size", SIZES)

@@ -15,19 +15,10 @@ import pytest
 from textual.widgets import Input
 
 from paytui.ui.widgets.card_input import CardInput
-from tests.ui.conftest import make_app
+from tests.ui.conftest import SIZES, make_app, wait_for_workers
 
-SIZES = [pytest.param((120, 40), id="120x40"), pytest.param((80, 24), id="80x24")]
 BAD_NUMBER = "4111111111111112"  # fails Luhn
 SNAPSHOTS = Path(__file__).parent / "__snapshots__" / "test_tokens_snapshots"
-
-
-async def wait_for_workers(pilot: Any) -> None:
-    app = pilot.app
-    app.animation_level = "none"
-    await pilot.pause()
-    await app.workers.wait_for_complete()
-    await pilot.pause()
 
 
 @pytest.mark.parametrize("size", SIZES)

@@ -44,8 +44,7 @@ class ActionsService:
     def policy(self) -> ActionPolicy:
         """The policy as of now: scopes from the client, the rest from the app's attributes."""
         app = self.app
-        client = getattr(app, "_client", None)
-        scopes = getattr(client, "granted_scopes", None) if client is not None else None
+        scopes = getattr(getattr(app, "connected_client", None), "granted_scopes", None)
         return ActionPolicy(
             granted_scopes=frozenset(scopes) if scopes is not None else None,
             read_only=bool(getattr(app, "read_only", False)),

@@ -185,9 +185,6 @@ def _columns_table(records: list[dict[str, Any]], columns: list[tuple[str, str]]
     return table
 
 
-DISTRIBUTE_SCOPE = "urn:v2:charges:distribute:create"
-
-
 class ChargeDetailScreen(Screen[None]):
     """One charge, loaded with its distributions; pushed by the search screen on enter."""
 
@@ -242,7 +239,8 @@ class ChargeDetailScreen(Screen[None]):
                 "distribute",
                 "Distribute",
                 "distribute",
-                f"Add this charge to its account's open distribution (needs {DISTRIBUTE_SCOPE})",
+                "Add this charge to its account's open distribution "
+                "(needs urn:v2:charges:distribute:create)",
             ),
         )
     ]
@@ -700,9 +698,8 @@ class ChargeDetailScreen(Screen[None]):
         if action == "distribute":
             if self.charge is None or self._distributing:
                 return None
-            client = getattr(self.app, "connected_client", None)
-            scopes = getattr(client, "granted_scopes", None)
-            return None if scopes is not None and DISTRIBUTE_SCOPE not in scopes else True
+            actions = getattr(self.app, "actions", None)
+            return None if actions is not None and not actions.check("distribute").allowed else True
         if action == "open_authorization":
             return bool(self._wire.get("original_charge_id"))
         if action == "open_capture":

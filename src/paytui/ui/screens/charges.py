@@ -360,7 +360,10 @@ class ChargeSearchScreen(Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Capture / refund are greyed out when the policy refuses them (read-only, scope)."""
         operation = {"capture": "capture", "refund": "refund"}.get(action)
-        if operation is not None:
+        # Before the client connects the scopes are unknown and the policy can only say yes
+        # (read-only is the app's own check), so the executor stack is not imported for the
+        # footer of the first paint.
+        if operation is not None and getattr(self.app, "connected_client", None) is not None:
             actions = getattr(self.app, "actions", None)
             if actions is not None and not actions.check(operation).allowed:
                 return None
