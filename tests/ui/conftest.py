@@ -15,6 +15,8 @@ from typing import Any
 import httpx
 import pytest
 from rich.console import Console
+from textual.widgets import Input, TextArea
+from textual.worker import WorkerState
 
 from paytui.api.models import Charge, Page
 from paytui.ui.app import PaytuiApp
@@ -152,9 +154,31 @@ def fake_app(client: FakeClient | None = None, **kwargs: Any) -> PaytuiApp:
 
 
 async def settle(app: PaytuiApp, pilot: Any) -> None:
+    """Wait until the app is quiet: no worker pending or running, pending callbacks (focus,
+    scrolling) run, animations done. A worker may start another, so this loops (bounded) rather
+    than trusting one pass; it never sleeps a fixed time, so a busy machine only makes it slower.
+    """
+    for _ in range(50):
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.wait_for_scheduled_animations()
+        if not any(worker.state in _BUSY for worker in app.workers):
+            break
     await pilot.pause()
-    await app.workers.wait_for_complete()
-    await pilot.pause()
+
+
+_BUSY = frozenset({WorkerState.PENDING, WorkerState.RUNNING})
+
+
+@pytest.fixture(autouse=True)
+def frozen_cursor(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every Input and TextArea cursor stops blinking: shown while focused, hidden otherwise.
+
+    Blinking toggles the cursor every 0.5 s, so a snapshot taken on a busy machine would catch
+    it on or off by chance.
+    """
+    monkeypatch.setattr(Input, "_toggle_cursor", lambda self: None)
+    monkeypatch.setattr(TextArea, "_toggle_cursor_blink_visible", lambda self: None)
 
 
 #: The two fixed terminal sizes every screen is snapshotted at.

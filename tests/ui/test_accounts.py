@@ -12,6 +12,7 @@ from typing import Any
 
 import httpx
 import pytest
+from textual.widgets import OptionList
 
 from paytui.sandbox.faults import Faults
 from paytui.ui import format as fmt
@@ -21,7 +22,13 @@ from paytui.ui.screens.accounts import CHANGED_STYLE, MERCHANT_ROW, AccountsScre
 from paytui.ui.screens.charges import ChargeSearchScreen
 from paytui.ui.widgets.charge_table import ChargeTable
 from paytui.ui.widgets.query_input import QueryInput
-from tests.ui.conftest import LIMITED_CLIENT_ID, LIMITED_CLIENT_SECRET, make_app, screen_text
+from tests.ui.conftest import (
+    LIMITED_CLIENT_ID,
+    LIMITED_CLIENT_SECRET,
+    make_app,
+    screen_text,
+    settle,
+)
 
 STOREFRONT = "Meadow & Pine Storefront"  # seeded `submitted`; the one the sandbox auto-advances
 
@@ -34,12 +41,6 @@ def still_transport(sandbox_db: Path, sandbox_faults: Faults) -> httpx.ASGITrans
     return httpx.ASGITransport(
         app=create_app(sandbox_db, faults=sandbox_faults, boarding_interval=1e9)
     )
-
-
-async def settle(app: PaytuiApp, pilot: Any) -> None:
-    await pilot.pause()
-    await app.workers.wait_for_complete()
-    await pilot.pause()
 
 
 async def open_accounts(app: PaytuiApp, pilot: Any) -> AccountsScreen:
@@ -257,8 +258,12 @@ async def test_status_filter_from_the_command_palette(
         await pilot.press("ctrl+p")
         await pilot.pause()
         await pilot.press(*"show only info_required")
-        for _ in range(20):
-            await pilot.pause(0.05)
+        palette = app.screen
+        for _ in range(100):  # the palette searches in a worker: wait for its match, bounded
+            await settle(app, pilot)
+            options = palette.query(OptionList)
+            if options and options.first().option_count:
+                break
         await pilot.press("enter")
         await settle(app, pilot)
         assert app.screen is screen

@@ -20,15 +20,11 @@ from paytui.api.queries import ChargeQuery
 from paytui.sandbox.faults import Faults
 from paytui.ui.screens.charge_detail import ChargeDetailScreen
 from paytui.ui.widgets.distribution_tree import DistributionTree
-from tests.ui.conftest import SIZES, make_app
+from tests.ui.conftest import SIZES, make_app, wait_for_workers
 
 
 async def settle(pilot: Any) -> None:
-    app = pilot.app
-    app.animation_level = "none"  # the loading indicator draws a still frame
-    await pilot.pause()
-    await app.workers.wait_for_complete()
-    await pilot.pause()
+    await wait_for_workers(pilot)
 
 
 def opener(

@@ -11,13 +11,13 @@ from paytui.ui.app import PaytuiApp
 from paytui.ui.screens.accounts import NavTable
 from paytui.ui.screens.distribution_detail import DistributionDetailScreen
 from paytui.ui.screens.distributions import PAGE_SIZE, DistributionsScreen
-from tests.ui.conftest import LIMITED_CLIENT_ID, LIMITED_CLIENT_SECRET, make_app, screen_text
-
-
-async def settle(app: PaytuiApp, pilot: Any) -> None:
-    await pilot.pause()
-    await app.workers.wait_for_complete()
-    await pilot.pause()
+from tests.ui.conftest import (
+    LIMITED_CLIENT_ID,
+    LIMITED_CLIENT_SECRET,
+    make_app,
+    screen_text,
+    settle,
+)
 
 
 async def open_distributions(app: PaytuiApp, pilot: Any) -> DistributionsScreen:

@@ -22,7 +22,7 @@ from paytui.api.queries import ChargeQuery
 from paytui.ui.screens.modals.capture import CaptureModal
 from paytui.ui.screens.modals.edit_tags import EditTagsModal
 from paytui.ui.screens.modals.refund import RefundModal
-from tests.ui.conftest import SIZES, make_app
+from tests.ui.conftest import SIZES, make_app, wait_for_workers
 
 OPEN_AUTHS = ChargeQuery(charge_type="authorization", captured=False, status="success")
 SALES = ChargeQuery(charge_type="sale", status="success")
@@ -40,11 +40,7 @@ def snap_app(sandbox_transport: httpx.AsyncBaseTransport, tmp_path: Path) -> Any
 
 
 async def settle(pilot: Any) -> None:
-    app = pilot.app
-    app.animation_level = "none"
-    await pilot.pause()
-    await app.workers.wait_for_complete()
-    await pilot.pause()
+    await wait_for_workers(pilot)
 
 
 async def first(

@@ -138,20 +138,20 @@ class MoneyActionModal(ModalScreen[str | None]):
         self.query_one("#dialog-confirm").display = (
             step in {"review", "sending"} and self.phrase is not None
         )
+        # Focus moves now, in the same step as the display change, not after a refresh: a key
+        # typed at once lands in the new field, and what has focus never depends on timing.
         if step == "form":
-            self.call_after_refresh(self.focus_first)
+            self.focus_first()
         elif step == "review":
-            target = "#confirm-phrase" if self.phrase is not None else "#go"
-            self.call_after_refresh(lambda: self.query_one(target).focus())
+            self.set_focus(self.query_one("#confirm-phrase" if self.phrase is not None else "#go"))
         elif step in {"result", "blocked"}:
-            button = "#open" if opener.display else "#close"
-            self.call_after_refresh(lambda: self.query_one(button).focus())
+            self.set_focus(self.query_one("#open" if opener.display else "#close"))
         self.refresh_bindings()
 
     def focus_first(self) -> None:
         inputs = list(self.query("#dialog-form Input, #dialog-form TextArea").results())
         if inputs:
-            inputs[0].focus()
+            self.set_focus(inputs[0])
 
     # --- the subclass's part ---------------------------------------------------------------------
     async def prepare(self, executor: ActionExecutor) -> Text:
