@@ -172,12 +172,16 @@ _BUSY = frozenset({WorkerState.PENDING, WorkerState.RUNNING})
 
 @pytest.fixture(autouse=True)
 def frozen_cursor(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every Input and TextArea cursor stops blinking: shown while focused, hidden otherwise.
+    """Every Input and TextArea cursor stops blinking: shown while focused, hidden otherwise;
+    notifications do not expire.
 
     Blinking toggles the cursor every 0.5 s, so a snapshot taken on a busy machine would catch
     it on or off by chance.
     """
     monkeypatch.setattr(Input, "_toggle_cursor", lambda self: None)
+    # Notifications stay until the test looks (and a snapshot shows them whatever the load):
+    # on a busy machine more than Textual's 5 s can pass between a notification and the check.
+    monkeypatch.setattr(PaytuiApp, "NOTIFICATION_TIMEOUT", 3600.0)
     monkeypatch.setattr(TextArea, "_toggle_cursor_blink_visible", lambda self: None)
 
 

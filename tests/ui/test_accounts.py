@@ -18,9 +18,10 @@ from paytui.sandbox.faults import Faults
 from paytui.ui import format as fmt
 from paytui.ui.app import PaytuiApp
 from paytui.ui.screens.account_detail import AccountDetailScreen
-from paytui.ui.screens.accounts import CHANGED_STYLE, MERCHANT_ROW, AccountsScreen, NavTable
+from paytui.ui.screens.accounts import CHANGED_STYLE, MERCHANT_ROW, AccountsScreen
 from paytui.ui.screens.charges import ChargeSearchScreen
 from paytui.ui.widgets.charge_table import ChargeTable
+from paytui.ui.widgets.nav_table import NavTable
 from paytui.ui.widgets.query_input import QueryInput
 from tests.ui.conftest import (
     LIMITED_CLIENT_ID,
@@ -218,17 +219,17 @@ async def test_watch_mode_survives_an_error(
         sandbox_faults.update({"fail_status": 500, "fail_path_prefix": "/v2/accounts"})
         for _ in range(40):
             await pilot.pause(0.05)
-            if screen.has_class("-inline-error"):
+            if screen.error_shown:
                 break
-        assert screen.has_class("-inline-error")
+        assert screen.error_shown
         assert screen.state == "results"  # the last good list stays
         assert "watch continues" in screen_text(app)
         sandbox_faults.update({"fail_status": None, "fail_path_prefix": None})
         for _ in range(40):
             await pilot.pause(0.05)
-            if not screen.has_class("-inline-error"):
+            if not screen.error_shown:
                 break
-        assert not screen.has_class("-inline-error")
+        assert not screen.error_shown
         assert screen.watching
         await pilot.press("w")
         await settle(app, pilot)

@@ -8,9 +8,9 @@ import httpx
 
 from paytui.sandbox.faults import Faults
 from paytui.ui.app import PaytuiApp
-from paytui.ui.screens.accounts import NavTable
 from paytui.ui.screens.distribution_detail import DistributionDetailScreen
 from paytui.ui.screens.distributions import PAGE_SIZE, DistributionsScreen
+from paytui.ui.widgets.nav_table import NavTable
 from tests.ui.conftest import (
     LIMITED_CLIENT_ID,
     LIMITED_CLIENT_SECRET,

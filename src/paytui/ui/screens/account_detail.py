@@ -22,9 +22,10 @@ from textual.widgets import DataTable, Footer, Static
 
 from paytui.ui import format as fmt
 from paytui.ui import messages
-from paytui.ui.screens.accounts import NavTable
 from paytui.ui.widgets.errors import describe_error
 from paytui.ui.widgets.header import PaytuiHeader
+from paytui.ui.widgets.list_state import error_text
+from paytui.ui.widgets.nav_table import NavTable
 
 if TYPE_CHECKING:
     from paytui.api.models import Account, Charge, Merchant
@@ -107,9 +108,7 @@ class AccountDetailScreen(Screen[None]):
             account = await client.get_account(self.account_id)
         except Exception as exc:
             info = describe_error(exc)
-            line = Text(f"{info.title}. ", style="bold")
-            line.append(info.message)
-            line.append("\nPress ctrl+r to retry.")
+            line = error_text(info)
             if self.account is None:
                 self.query_one("#fields", Static).update(line)
                 self.add_class("-fields-error")
@@ -184,9 +183,7 @@ class AccountDetailScreen(Screen[None]):
                 self._show_forbidden(list(getattr(exc, "required_scopes", None) or []))
                 return
             info = describe_error(exc)
-            line = Text(f"{info.title}. ", style="bold")
-            line.append(info.message)
-            line.append("\nPress ctrl+r to retry.")
+            line = error_text(info)
             self._charges_message(line, "error")
             return
         self.charges = list(page.items)

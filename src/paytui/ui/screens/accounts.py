@@ -22,17 +22,16 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
-from textual.containers import Horizontal, Vertical
-from textual.reactive import reactive
+from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import DataTable, Footer, LoadingIndicator, Static
+from textual.widgets import DataTable, Footer, Static
 
 from paytui.ui import format as fmt
 from paytui.ui import messages
-from paytui.ui.bindings import TABLE_BINDINGS
-from paytui.ui.widgets.errors import describe_error
 from paytui.ui.widgets.header import PaytuiHeader
+from paytui.ui.widgets.list_state import ErrorLine, ListState, showing
+from paytui.ui.widgets.nav_table import NavTable
 
 if TYPE_CHECKING:
     from paytui.api.models import Account, Merchant, Page
@@ -84,21 +83,6 @@ async def read_all(fetch: Callable[..., Awaitable[Page[Any]]], **filters: Any) -
     return items
 
 
-class NavTable(DataTable[Any]):
-    """A `DataTable` with the app's table keys (vim keys included, remappable by id)."""
-
-    BINDINGS: ClassVar = TABLE_BINDINGS
-
-    def action_select(self) -> None:
-        self.action_select_cursor()
-
-    def action_cursor_top(self) -> None:
-        self.action_scroll_top()
-
-    def action_cursor_bottom(self) -> None:
-        self.action_scroll_bottom()
-
-
 class StatusFilterCommands(Provider):
     """Command palette on the accounts screen: "Accounts: show only <status>" for each status."""
 
@@ -141,9 +125,6 @@ class AccountsScreen(Screen[None]):
     AUTO_FOCUS = "#accounts"
     COMMANDS: ClassVar = {StatusFilterCommands}
 
-    state: reactive[str] = reactive("loading")
-    """loading | results | empty | error (see accounts.tcss)."""
-
     def __init__(self) -> None:
         super().__init__()
         self.accounts: list[Account] = []
@@ -164,10 +145,9 @@ class AccountsScreen(Screen[None]):
             yield Static(Text("status: all"), id="filter-name")
             yield Static(Text(""), id="watch-status")
             yield Static(Text(""), id="showing")
-        yield Static(Text(""), id="inline-error")
-        with Vertical(id="state"):
-            yield LoadingIndicator(id="spinner")
-            yield Static(Text(""), id="state-message")
+        line = ErrorLine(id="inline-error")
+        yield line
+        yield ListState(error_line=line)
         table = NavTable(id="accounts", cursor_type="row", zebra_stripes=False)
         table.add_column("Account", key="account")
         table.add_column("Name", key="name")
@@ -178,38 +158,29 @@ class AccountsScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.watch_state(self.state)
-        self._set_message(Text("Loading accounts…"))
+        self.query_one(ListState).loading("accounts")
         self.load()
 
     def on_unmount(self) -> None:
         self._stop_timer()
 
     # --- state ----------------------------------------------------------------------------------
-    def watch_state(self, state: str) -> None:
-        for name in ("loading", "results", "empty", "error"):
-            self.set_class(state == name, f"-{name}")
+    @property
+    def state(self) -> str:
+        """loading | results | empty | error (the list kit's panel holds it)."""
+        return self.query_one(ListState).state
 
-    def _set_message(self, text: Text) -> None:
-        self.query_one("#state-message", Static).update(text)
+    @property
+    def error_shown(self) -> bool:
+        """True while a failed re-read is shown above the last good list."""
+        return self.query_one(ErrorLine).shown
 
     def _show_error(self, exc: BaseException) -> None:
-        info = describe_error(exc)
-        if self.watching and self.accounts:
-            # Watch mode keeps the last good list on screen and keeps trying.
-            line = Text(f"{info.title}: ", style="bold")
-            line.append(info.message)
-            line.append("  (watch continues; ctrl+r retries now)")
-            self.query_one("#inline-error", Static).update(line)
-            self.add_class("-inline-error")
-            return
-        message = Text()
-        message.append(f"{info.title}. ", style="bold")
-        message.append(info.message)
-        message.append("\nPress ctrl+r to retry.")
-        self._set_message(message)
-        self.state = "error"
-        self.app.notify(info.message, title=info.title, severity="error", markup=False)
+        # The last good list stays on screen under the error line (watch mode keeps trying).
+        note = "watch continues" if self.watching else None
+        info = self.query_one(ListState).failed(exc, rows_on_screen=bool(self.accounts), note=note)
+        if not (self.watching and self.accounts):
+            self.app.notify(info.message, title=info.title, severity="error", markup=False)
 
     # --- reading --------------------------------------------------------------------------------
     def load(self) -> None:
@@ -256,8 +227,7 @@ class AccountsScreen(Screen[None]):
                     )
         self._previous = current
         self.accounts = accounts
-        self.remove_class("-inline-error")
-        self.query_one("#inline-error", Static).update(Text(""))
+        self.query_one(ErrorLine).clear()
         self._render_table()
         self._update_watch_status()
 
@@ -302,15 +272,14 @@ class AccountsScreen(Screen[None]):
                 table.add_row(*self._cells(account), key=account.account_id)
         total = len(self.accounts)
         shown = len(visible)
-        self.query_one("#showing", Static).update(Text(f"Showing {shown:,} of {total:,}"))
+        self.query_one("#showing", Static).update(showing(shown, total))
         if not visible:
             what = f"with status {self.status_filter}" if self.status_filter else "for this client"
-            message = Text(f"No accounts {what}.")
-            message.append("\nPress f for the next status, F for all.", style="")
-            self._set_message(message)
-            self.state = "empty"
+            self.query_one(ListState).empty(
+                f"No accounts {what}.\nPress f for the next status, F for all."
+            )
             return
-        self.state = "results"
+        self.query_one(ListState).state = "results"
         if keep is not None:
             try:
                 table.move_cursor(row=table.get_row_index(keep), animate=False)
@@ -405,8 +374,7 @@ class AccountsScreen(Screen[None]):
 
     def action_refresh(self) -> None:
         if self.state == "error":
-            self.state = "loading"
-            self._set_message(Text("Loading accounts…"))
+            self.query_one(ListState).loading("accounts")
         self._reading = True
         self.read_accounts()  # exclusive: replaces a read in flight
 

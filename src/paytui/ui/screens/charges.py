@@ -16,16 +16,15 @@ from textual import work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.reactive import reactive
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Input, LoadingIndicator, Static
+from textual.widgets import Footer, Input, Static
 
 from paytui.ui import messages
 from paytui.ui.bindings import CHARGES_BINDINGS
 from paytui.ui.widgets.charge_table import COLUMNS, SORT_FIELDS, ChargeTable
-from paytui.ui.widgets.errors import describe_error
 from paytui.ui.widgets.header import PaytuiHeader
+from paytui.ui.widgets.list_state import ErrorLine, ListState, showing
 from paytui.ui.widgets.query_input import CompletionSuggester, QueryInput
 
 if TYPE_CHECKING:
@@ -83,9 +82,6 @@ class ChargeSearchScreen(Screen[None]):
     PARSE_DELAY = 0.15
     """Seconds of quiet typing before the line is parsed (the parse is cheap; redraws are not)."""
 
-    state: reactive[str] = reactive("loading")
-    """loading | results | empty | error: each has its own look (see charges.tcss)."""
-
     def __init__(self) -> None:
         super().__init__()
         self._query: ChargeQuery | None = None
@@ -110,9 +106,9 @@ class ChargeSearchScreen(Screen[None]):
             yield Static(Text(self._view_title), id="view-name")
             yield Static(Text(""), id="page-status")
             yield Static(Text("Showing 0 of 0"), id="showing")
-        with Vertical(id="state"):
-            yield LoadingIndicator(id="spinner")
-            yield Static(Text(""), id="state-message")
+        line = ErrorLine(id="inline-error")
+        yield line
+        yield ListState(error_line=line)
         yield ChargeTable(id="results")
         yield Footer()
 
@@ -125,41 +121,28 @@ class ChargeSearchScreen(Screen[None]):
         return CompletionSuggester(complete, apply_completion)
 
     def on_mount(self) -> None:
-        self.watch_state(self.state)
         self._search(None)
 
     # --- state ----------------------------------------------------------------------------------
-    def watch_state(self, state: str) -> None:
-        for name in ("loading", "results", "empty", "error"):
-            self.set_class(state == name, f"-{name}")
-
-    def _set_message(self, text: Text) -> None:
-        self.query_one("#state-message", Static).update(text)
+    @property
+    def state(self) -> str:
+        """loading | results | empty | error (the list kit's panel holds it)."""
+        return self.query_one(ListState).state
 
     def _show_loading(self) -> None:
-        self.state = "loading"
-        self._set_message(Text("Loading charges…"))
+        self.query_one(ListState).loading("charges")
 
     def _show_error(self, exc: BaseException) -> None:
-        info = describe_error(exc)
-        message = Text()
-        message.append(f"{info.title}. ", style="bold")
-        message.append(info.message)
-        message.append(
-            "\nPress ctrl+r to retry." if info.retryable else "\nChange the query and press Enter."
-        )
-        self._set_message(message)
-        self.state = "error"
+        info = self.query_one(ListState).failed(exc, otherwise="Change the query and press Enter.")
         self.query_one(ChargeTable).clear()
-        self.query_one("#showing", Static).update(Text("Showing 0 of 0"))
+        self.query_one("#showing", Static).update(showing(0, 0))
         self.app.notify(info.message, title=info.title, severity="error", markup=False)
 
     def _show_empty(self, text: str) -> None:
         message = Text("No charges match ")
         message.append(text or "this view", style="bold")
         message.append(".\nPress / to change the query, or a for all charges.")
-        self._set_message(message)
-        self.state = "empty"
+        self.query_one(ListState).empty(message)
         self.post_message(messages.AccountInFocus(None))
 
     # --- searching ------------------------------------------------------------------------------
@@ -198,7 +181,7 @@ class ChargeSearchScreen(Screen[None]):
         if page.total == 0 or (page.total is None and not page.items):
             self._show_empty(self.query_one(QueryInput).value.strip())
         else:
-            self.state = "results"
+            self.query_one(ListState).results()
         if self._focus_results_after_search or self.focused is None:
             table.focus()
         self._focus_results_after_search = False
@@ -403,15 +386,12 @@ class ChargeSearchScreen(Screen[None]):
 
     def on_charge_table_window_changed(self, event: ChargeTable.WindowChanged) -> None:
         shown = max(0, event.last - event.first)
-        text = f"Showing {shown:,} of {event.total:,}"
-        if shown:
-            text += f"  (rows {event.first + 1:,}–{event.last:,})"
-        self.query_one("#showing", Static).update(Text(text))
+        self.query_one("#showing", Static).update(showing(shown, event.total, first=event.first))
 
     def on_charge_table_page_failed(self, event: ChargeTable.PageFailed) -> None:
-        info = describe_error(event.error)
-        self._page_status(
-            Text(f"{info.title}: some rows did not load. ctrl+r retries.", style="bold")
+        # The rows already loaded stay; the error line above them says what did not load.
+        info = self.query_one(ListState).failed(
+            event.error, rows_on_screen=True, note="some rows did not load"
         )
         self.app.notify(info.message, title=info.title, severity="error", markup=False)
 

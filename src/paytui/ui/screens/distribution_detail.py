@@ -16,11 +16,12 @@ from textual.widgets import DataTable, Footer, Static
 
 from paytui.ui import format as fmt
 from paytui.ui import messages
-from paytui.ui.screens.accounts import NavTable
 from paytui.ui.screens.distributions import status_text, total_of, total_text
 from paytui.ui.widgets.distribution_tree import TOTAL_CATEGORIES
 from paytui.ui.widgets.errors import describe_error
 from paytui.ui.widgets.header import PaytuiHeader
+from paytui.ui.widgets.list_state import error_text
+from paytui.ui.widgets.nav_table import NavTable
 
 if TYPE_CHECKING:
     from paytui.api.models import Distribution, DistributionItem
@@ -103,9 +104,7 @@ class DistributionDetailScreen(Screen[None]):
             dist = await client.get_distribution(self.distribution_id)
         except Exception as exc:
             info = describe_error(exc)
-            line = Text(f"{info.title}. ", style="bold")
-            line.append(info.message)
-            line.append("\nPress ctrl+r to retry.")
+            line = error_text(info)
             self.query_one("#items-message", Static).update(line)
             self.set_class(False, "-loading")
             self.set_class(True, "-error")

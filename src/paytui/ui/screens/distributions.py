@@ -14,17 +14,16 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
-from textual.reactive import reactive
+from textual.containers import Horizontal
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, LoadingIndicator, Static
+from textual.widgets import DataTable, Footer, Static
 
 from paytui.ui import format as fmt
 from paytui.ui import messages
-from paytui.ui.screens.accounts import NavTable
 from paytui.ui.widgets.distribution_tree import OUTGOING_CATEGORIES, TOTAL_CATEGORIES, as_decimal
-from paytui.ui.widgets.errors import describe_error
 from paytui.ui.widgets.header import PaytuiHeader
+from paytui.ui.widgets.list_state import ErrorLine, ListState, showing
+from paytui.ui.widgets.nav_table import NavTable
 
 if TYPE_CHECKING:
     from paytui.api.models import Distribution
@@ -90,8 +89,6 @@ class DistributionsScreen(Screen[None]):
     HELP_TITLE = "Distributions"
     AUTO_FOCUS = "#distributions"
 
-    state: reactive[str] = reactive("loading")
-
     def __init__(self) -> None:
         super().__init__()
         self.page_offset = 0
@@ -105,9 +102,9 @@ class DistributionsScreen(Screen[None]):
             yield Static(Text("Distributions"), id="view-name")
             yield Static(Text("newest first"), id="watch-status")
             yield Static(Text(""), id="showing")
-        with Vertical(id="state"):
-            yield LoadingIndicator(id="spinner")
-            yield Static(Text(""), id="state-message")
+        line = ErrorLine(id="inline-error")
+        yield line
+        yield ListState(error_line=line)
         table = NavTable(id="distributions", cursor_type="row")
         # Totals before the account: at 80 columns, chargebacks must still be on screen.
         table.add_column("Distribution", key="id")
@@ -120,20 +117,19 @@ class DistributionsScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.watch_state(self.state)
         self._load()
 
-    def watch_state(self, state: str) -> None:
-        for name in ("loading", "results", "empty", "error"):
-            self.set_class(state == name, f"-{name}")
+    @property
+    def state(self) -> str:
+        """loading | results | empty | error (the list kit's panel holds it)."""
+        return self.query_one(ListState).state
 
-    def _set_message(self, text: Text) -> None:
-        self.query_one("#state-message", Static).update(text)
-
-    def _load(self) -> None:
-        self.state = "loading"
-        self._set_message(Text("Loading distributions…"))
-        self.read_page(self.page_offset)
+    def _load(self, offset: int | None = None) -> None:
+        """Read the page at `offset` (this page by default); the offset moves only once it has
+        been read, so a page that fails leaves the list, and paging, where they were."""
+        if not self.distributions:
+            self.query_one(ListState).loading("distributions")
+        self.read_page(self.page_offset if offset is None else offset)
 
     @work(exclusive=True, group="distributions-read")
     async def read_page(self, offset: int) -> None:
@@ -141,12 +137,8 @@ class DistributionsScreen(Screen[None]):
             client = await self.app.get_client()  # type: ignore[attr-defined]
             page = await client.list_distributions_page(limit=PAGE_SIZE, offset=offset)
         except Exception as exc:
-            info = describe_error(exc)
-            message = Text(f"{info.title}. ", style="bold")
-            message.append(info.message)
-            message.append("\nPress ctrl+r to retry.")
-            self._set_message(message)
-            self.state = "error"
+            # A page that fails leaves the last good page on screen under the error line.
+            info = self.query_one(ListState).failed(exc, rows_on_screen=bool(self.distributions))
             self.app.notify(info.message, title=info.title, severity="error", markup=False)
             return
         self.page_offset = page.offset
@@ -169,16 +161,13 @@ class DistributionsScreen(Screen[None]):
                 key=dist.distribution_id,
             )
         shown = len(self.distributions)
-        total = self.total if self.total is not None else self.page_offset + shown
-        showing = f"Showing {shown:,} of {total:,}"
-        if shown:
-            showing += f"  (rows {self.page_offset + 1:,}–{self.page_offset + shown:,})"
-        self.query_one("#showing", Static).update(Text(showing))
+        self.query_one("#showing", Static).update(
+            showing(shown, self.total, first=self.page_offset)
+        )
         if not shown:
-            self._set_message(Text("No distributions for this client yet."))
-            self.state = "empty"
+            self.query_one(ListState).empty("No distributions for this client yet.")
             return
-        self.state = "results"
+        self.query_one(ListState).results()
         table.focus()
 
     # --- actions --------------------------------------------------------------------------------
@@ -186,15 +175,13 @@ class DistributionsScreen(Screen[None]):
         if not self.has_more:
             self.app.bell()
             return
-        self.page_offset += PAGE_SIZE
-        self._load()
+        self._load(self.page_offset + PAGE_SIZE)
 
     def action_previous_page(self) -> None:
         if self.page_offset == 0:
             self.app.bell()
             return
-        self.page_offset = max(0, self.page_offset - PAGE_SIZE)
-        self._load()
+        self._load(max(0, self.page_offset - PAGE_SIZE))
 
     def action_refresh(self) -> None:
         self._load()

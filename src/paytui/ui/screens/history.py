@@ -21,6 +21,7 @@ from paytui.ui import format as fmt
 from paytui.ui import messages
 from paytui.ui.bindings import HISTORY_BINDINGS
 from paytui.ui.widgets.header import PaytuiHeader
+from paytui.ui.widgets.list_state import ErrorLine, ListState
 
 if TYPE_CHECKING:
     from paytui.actions import JournalEntry
@@ -63,7 +64,10 @@ class HistoryScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield PaytuiHeader()
         yield Static(Text("Actions taken from this machine, newest first"), id="history-title")
-        yield Static(Text("Loading…"), id="history-status")
+        yield Static(Text(""), id="history-status")
+        line = ErrorLine(id="inline-error")
+        yield line
+        yield ListState(error_line=line)
         yield DataTable(id="history-table", cursor_type="row", zebra_stripes=True)
         yield Footer()
 
@@ -71,6 +75,7 @@ class HistoryScreen(Screen[None]):
         table = self.query_one(DataTable)
         for column in COLUMNS:
             table.add_column(column, key=column)
+        self.query_one(ListState).loading("the journal")
         self.reload()
 
     def on_screen_resume(self) -> None:
@@ -91,7 +96,8 @@ class HistoryScreen(Screen[None]):
             executor = await self.app.actions.executor()  # type: ignore[attr-defined]
             entries = executor.history()
         except Exception as exc:
-            status.update(Text(f"Could not read the journal: {exc}. ctrl+r retries."))
+            status.update(Text("Could not read the journal."))
+            self.query_one(ListState).failed(exc, rows_on_screen=bool(self.entries))
             return
         self._show(entries)
 
@@ -123,9 +129,13 @@ class HistoryScreen(Screen[None]):
         text = Text(f"{len(entries)} action{'s' if len(entries) != 1 else ''}")
         if unresolved:
             text.append(f", {unresolved} still unknown (c checks again)", style="bold")
-        elif not entries:
-            text = Text("No actions yet. Capture (c), refund (r) and edits (e) appear here.")
         self.query_one("#history-status", Static).update(text)
+        if entries:
+            self.query_one(ListState).results()
+        else:
+            self.query_one(ListState).empty(
+                "No actions yet. Capture (c), refund (r) and edits (e) appear here."
+            )
         self.refresh_bindings()
 
     # --- actions ------------------------------------------------------------------------------

@@ -19,8 +19,8 @@ from paytui.api.queries import RefundQuery
 from paytui.ui import format as fmt
 from paytui.ui import messages
 from paytui.ui.bindings import REFUNDS_BINDINGS
-from paytui.ui.widgets.errors import describe_error
 from paytui.ui.widgets.header import PaytuiHeader
+from paytui.ui.widgets.list_state import ErrorLine, ListState, showing
 
 if TYPE_CHECKING:
     from paytui.api.models import Page, Refund
@@ -57,7 +57,10 @@ class RefundsScreen(Screen[None]):
         yield Input(
             placeholder="/ charge id, or acct:<account id>; enter searches", id="refunds-query"
         )
-        yield Static(Text("Loading refunds…"), id="refunds-status")
+        yield Static(Text(""), id="refunds-status")
+        line = ErrorLine(id="inline-error")
+        yield line
+        yield ListState(error_line=line)
         yield DataTable(id="refunds-table", cursor_type="row", zebra_stripes=True)
         yield Footer()
 
@@ -67,19 +70,32 @@ class RefundsScreen(Screen[None]):
             table.add_column(column, key=column)
         self.load()
 
+    @property
+    def state(self) -> str:
+        """loading | results | empty | error (the list kit's panel holds it)."""
+        return self.query_one(ListState).state
+
+    def load(self, offset: int | None = None) -> None:
+        """Read the page at `offset` (this page by default); the offset moves once it is read."""
+        if self.page is None or not self.page.items:
+            self.query_one(ListState).loading("refunds")
+        self._read(self.page_offset if offset is None else offset)
+
     @work(exclusive=True, group="refunds-load")
-    async def load(self) -> None:
+    async def _read(self, offset: int) -> None:
         status = self.query_one("#refunds-status", Static)
         try:
             client = await self.app.get_client()  # type: ignore[attr-defined]
             page = await client.search_refunds_page(
-                self.refund_query, limit=PAGE_SIZE, offset=self.page_offset
+                self.refund_query, limit=PAGE_SIZE, offset=offset
             )
         except Exception as exc:
-            info = describe_error(exc)
-            status.update(Text(f"{info.title}: {info.message} ctrl+r retries."))
+            has_rows = self.page is not None and bool(self.page.items)
+            info = self.query_one(ListState).failed(exc, rows_on_screen=has_rows)
+            self.app.notify(info.message, title=info.title, severity="error", markup=False)
             return
         self.page = page
+        self.page_offset = offset
         table = self.query_one(DataTable)
         table.clear()
         for refund in page.items:
@@ -91,17 +107,16 @@ class RefundsScreen(Screen[None]):
                 Text(fmt.timestamp(refund.refund_timestamp)),
                 Text(refund.reason or ""),
             )
-        shown = len(page.items)
-        total = page.total if page.total is not None else self.page_offset + shown
-        if shown:
-            text = f"Showing {self.page_offset + 1:,}–{self.page_offset + shown:,} of {total:,}"
-        else:
-            text = "No refunds match."
+        text = showing(len(page.items), page.total, first=self.page_offset)
         if page.has_more:
-            text += "   n: next page"
+            text.append("   n: next page")
         if self.page_offset:
-            text += "   p: previous page"
-        status.update(Text(text))
+            text.append("   p: previous page")
+        status.update(text)
+        if page.items:
+            self.query_one(ListState).results()
+        else:
+            self.query_one(ListState).empty("No refunds match.\nChange the search and press Enter.")
         self.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -115,22 +130,19 @@ class RefundsScreen(Screen[None]):
     def _search(self, event: Input.Submitted) -> None:
         event.stop()
         self.refund_query = parse_refund_search(event.value)
-        self.page_offset = 0
         self.query_one(DataTable).focus()
-        self.load()
+        self.load(0)
 
     def action_focus_search(self) -> None:
         self.query_one("#refunds-query", Input).focus()
 
     def action_next_page(self) -> None:
         if self.page is not None and self.page.has_more:
-            self.page_offset += PAGE_SIZE
-            self.load()
+            self.load(self.page_offset + PAGE_SIZE)
 
     def action_previous_page(self) -> None:
         if self.page_offset:
-            self.page_offset = max(0, self.page_offset - PAGE_SIZE)
-            self.load()
+            self.load(max(0, self.page_offset - PAGE_SIZE))
 
     def action_refresh(self) -> None:
         self.load()

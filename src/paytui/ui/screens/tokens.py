@@ -18,15 +18,14 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.reactive import reactive
 from textual.screen import ModalScreen, Screen
-from textual.widgets import DataTable, Footer, LoadingIndicator, Static
+from textual.widgets import DataTable, Footer, Static
 
 from paytui.ui import messages
 from paytui.ui.bindings import TOKEN_TABLE_BINDINGS, TOKEN_VIEW_BINDINGS, TOKENS_BINDINGS
 from paytui.ui.screens.modals.token_form import _FORMS_TCSS, token_summary
-from paytui.ui.widgets.errors import describe_error
 from paytui.ui.widgets.header import PaytuiHeader
+from paytui.ui.widgets.list_state import ErrorLine, ListState, showing
 
 if TYPE_CHECKING:
     from paytui.api.models import Charge, Token
@@ -90,9 +89,6 @@ class TokensScreen(Screen[None]):
     title_text = "Tokens"
     AUTO_FOCUS = "#tokens"
 
-    state: reactive[str] = reactive("loading")
-    """loading | results | empty | error."""
-
     def __init__(self) -> None:
         super().__init__()
         self.tokens: list[Token] = []
@@ -106,9 +102,9 @@ class TokensScreen(Screen[None]):
             yield Static(Text("Stored card tokens, newest first"), id="view-name")
             yield Static(Text(""), id="page-status")
             yield Static(Text("Showing 0 of 0"), id="showing")
-        with Vertical(id="state"):
-            yield LoadingIndicator(id="spinner")
-            yield Static(Text(""), id="state-message")
+        line = ErrorLine(id="inline-error")
+        yield line
+        yield ListState(error_line=line)
         yield TokenTable(id="tokens", cursor_type="row", zebra_stripes=True)
         yield Footer()
 
@@ -116,20 +112,16 @@ class TokensScreen(Screen[None]):
         table = self.query_one("#tokens", DataTable)
         for label in COLUMNS:
             table.add_column(label, key=label)
-        self.watch_state(self.state)
         self.reload()
 
-    def watch_state(self, state: str) -> None:
-        for name in ("loading", "results", "empty", "error"):
-            self.set_class(state == name, f"-{name}")
-
-    def _message(self, text: Text) -> None:
-        self.query_one("#state-message", Static).update(text)
+    @property
+    def state(self) -> str:
+        """loading | results | empty | error (the list kit's panel holds it)."""
+        return self.query_one(ListState).state
 
     # --- loading ----------------------------------------------------------------------------
     def reload(self, *, select: str | None = None) -> None:
-        self.state = "loading"
-        self._message(Text("Loading tokens…"))
+        self.query_one(ListState).loading("tokens")
         self._load_first(select)
 
     @work(exclusive=True, group="tokens")
@@ -145,10 +137,11 @@ class TokensScreen(Screen[None]):
         self.tokens = []
         self._append(page)
         if not self.tokens:
-            self.state = "empty"
-            self._message(Text("No tokens stored yet.\nPress n to store a card as a token."))
+            self.query_one(ListState).empty(
+                "No tokens stored yet.\nPress n to store a card as a token."
+            )
             return
-        self.state = "results"
+        self.query_one(ListState).results()
         if select is not None:
             for index, token in enumerate(self.tokens):
                 if token.token_id == select:
@@ -166,10 +159,10 @@ class TokensScreen(Screen[None]):
         self.has_more = page.has_more
         total = page.total if page.total is not None else len(self.tokens)
         expired = sum(1 for t in self.tokens if token_state(t, now) == "expired")
-        text = f"Showing {len(self.tokens):,} of {total:,}"
+        text = showing(len(self.tokens), total)
         if expired:
-            text += f" · {expired} expired"
-        self.query_one("#showing", Static).update(Text(text))
+            text.append(f" · {expired} expired")
+        self.query_one("#showing", Static).update(text)
 
     @work(exclusive=True, group="tokens-more")
     async def _load_more(self) -> None:
@@ -178,9 +171,8 @@ class TokensScreen(Screen[None]):
             client = await self.app.get_client()  # type: ignore[attr-defined]
             page = await client.list_tokens_page(limit=PAGE_SIZE, offset=len(self.tokens))
         except Exception as exc:
-            info = describe_error(exc)
-            self.query_one("#page-status", Static).update(
-                Text(f"{info.title}: more tokens did not load. ctrl+r retries.", style="bold")
+            self.query_one(ListState).failed(
+                exc, rows_on_screen=True, note="more tokens did not load"
             )
             return
         finally:
@@ -188,14 +180,8 @@ class TokensScreen(Screen[None]):
         self._append(page)
 
     def _show_error(self, exc: BaseException) -> None:
-        info = describe_error(exc)
-        text = Text(f"{info.title}. ", style="bold")
-        text.append(info.message)
-        text.append("\nPress ctrl+r to retry.")
-        self._message(text)
-        self.state = "error"
-        self.query_one("#tokens", DataTable).clear()
-        self.query_one("#showing", Static).update(Text("Showing 0 of 0"))
+        """A failed (re)load: the last good tokens stay on screen under the error line."""
+        info = self.query_one(ListState).failed(exc, rows_on_screen=bool(self.tokens))
         self.app.notify(info.message, title=info.title, severity="error", markup=False)
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
