@@ -62,7 +62,7 @@ def check_amount(
     The executor calls this on what it is about to send, so a caller that skipped `parse_amount`
     (or built a Decimal by hand) still cannot send 1E+3 or 0.001.
     """
-    if not isinstance(amount, Decimal) or isinstance(amount, bool):
+    if not isinstance(amount, Decimal):
         raise AmountError(f"Not an amount: {type(amount).__name__}")
     if not amount.is_finite():
         raise AmountError(f"Not a number: {_shown(str(amount))}")

@@ -726,8 +726,8 @@ class _Parser:
             year, month, day, hour, minute = (int(g) for g in match.groups()[:5])
             second = int(match.group(6) or 0)
             micro = int((match.group(7) or "0").ljust(6, "0"))
-            instant = self.make_time(term, year, month, day, hour, minute, second, micro)
-            if instant is None:
+            stamp = self.make_time(term, year, month, day, hour, minute, second, micro)
+            if stamp is None:
                 return None
             offset = match.group(8)
             if offset and offset.upper() != "Z":
@@ -738,11 +738,11 @@ class _Parser:
                     self.error(term.value_span, f"{_show(offset)} is not a time zone offset")
                     return None
                 try:
-                    instant -= sign * timedelta(hours=hours, minutes=minutes)
+                    stamp -= sign * timedelta(hours=hours, minutes=minutes)
                 except OverflowError:
                     self.error(term.value_span, "that time is out of range")
                     return None
-            return instant, instant, False
+            return stamp, stamp, False
         self.error(
             term.value_span,
             f"{_show(value)} is not a time; use 2026-01-31, 2026-01-31T10:00Z, today, "
@@ -750,9 +750,19 @@ class _Parser:
         )
         return None
 
-    def make_time(self, term: _Term, *parts: int) -> datetime | None:
+    def make_time(
+        self,
+        term: _Term,
+        year: int,
+        month: int,
+        day: int,
+        hour: int = 0,
+        minute: int = 0,
+        second: int = 0,
+        micro: int = 0,
+    ) -> datetime | None:
         try:
-            return datetime(*parts, tzinfo=UTC)  # type: ignore[misc]
+            return datetime(year, month, day, hour, minute, second, micro, tzinfo=UTC)
         except ValueError:
             self.error(term.value_span, f"{_show(term.value)} is not a real date or time")
             return None

@@ -20,7 +20,7 @@ from rich.style import Style
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
@@ -31,6 +31,7 @@ from textual.widgets import DataTable, Footer, LoadingIndicator, Static
 from paytui.ui import format as fmt
 from paytui.ui import messages
 from paytui.ui.bindings import TABLE_BINDINGS
+from paytui.ui.running_app import paytui_app
 from paytui.ui.widgets.errors import describe_error
 from paytui.ui.widgets.header import PaytuiHeader
 
@@ -87,7 +88,7 @@ async def read_all(fetch: Callable[..., Awaitable[Page[Any]]], **filters: Any) -
 class NavTable(DataTable[Any]):
     """A `DataTable` with the app's table keys (vim keys included, remappable by id)."""
 
-    BINDINGS: ClassVar = TABLE_BINDINGS
+    BINDINGS: ClassVar[list[BindingType]] = [*TABLE_BINDINGS]
 
     def action_select(self) -> None:
         self.action_select_cursor()
@@ -136,7 +137,7 @@ class AccountsScreen(Screen[None]):
     """Accounts grouped by merchant, with a status filter and watch mode."""
 
     CSS_PATH = Path(__file__).with_name("accounts.tcss")
-    BINDINGS: ClassVar = ACCOUNTS_BINDINGS
+    BINDINGS: ClassVar[list[BindingType]] = [*ACCOUNTS_BINDINGS]
     HELP_TITLE = "Accounts"
     AUTO_FOCUS = "#accounts"
     COMMANDS: ClassVar = {StatusFilterCommands}
@@ -222,7 +223,7 @@ class AccountsScreen(Screen[None]):
     async def read_accounts(self) -> None:
         try:
             try:
-                client = await self.app.get_client()  # type: ignore[attr-defined]
+                client = await paytui_app(self).get_client()
                 accounts = await read_all(client.list_accounts_page)
             except Exception as exc:
                 self._show_error(exc)
@@ -238,7 +239,7 @@ class AccountsScreen(Screen[None]):
             self._reading = False
 
     def _apply(self, accounts: list[Account]) -> None:
-        now = self.app.now()  # type: ignore[attr-defined]
+        now = paytui_app(self).now()
         self._last_read = now.strftime("%H:%M:%S")
         current = {a.account_id: a.status for a in accounts}
         if self._previous is not None:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.reactive import reactive
@@ -23,6 +24,7 @@ from textual.widgets import Footer, Input, LoadingIndicator, Static
 
 from paytui.ui import messages
 from paytui.ui.bindings import CHARGES_BINDINGS
+from paytui.ui.running_app import paytui_app
 from paytui.ui.widgets.charge_table import COLUMNS, SORT_FIELDS, ChargeTable
 from paytui.ui.widgets.errors import describe_error
 from paytui.ui.widgets.header import PaytuiHeader
@@ -34,7 +36,7 @@ if TYPE_CHECKING:
 
 DEFAULT_SORT = "-charge_timestamp"
 
-#: name -> (title, query text used when the search language cannot format the query)
+#: name -> title of each quick view (its query is the api layer's constant of the same name)
 QUICK_VIEWS: dict[str, str] = {
     "all": "All charges",
     "chargebacks": "Chargebacks",
@@ -44,20 +46,15 @@ QUICK_VIEWS: dict[str, str] = {
 
 
 def quick_view_query(name: str) -> ChargeQuery:
-    """The `ChargeQuery` of a quick view: the api layer's constant when it has one."""
+    """The `ChargeQuery` of a quick view: the api layer's constant (`ALL`, `CHARGEBACKS`, ...)."""
     from paytui.api import queries
 
-    constant = getattr(queries, name.upper(), None)
-    if constant is not None:
-        return constant
-    cls = queries.ChargeQuery
-    if name == "chargebacks":
-        return cls(status="chargeback")
-    if name == "ach_returns":
-        return cls(status="return")
-    if name == "open_authorizations":
-        return cls(charge_type="authorization", captured=False)
-    return cls()
+    return {
+        "all": queries.ALL,
+        "chargebacks": queries.CHARGEBACKS,
+        "ach_returns": queries.ACH_RETURNS,
+        "open_authorizations": queries.OPEN_AUTHORIZATIONS,
+    }[name]
 
 
 def format_query(query: ChargeQuery) -> str:
@@ -77,7 +74,7 @@ class ChargeSearchScreen(Screen[None]):
             self.query = query
 
     CSS_PATH = Path(__file__).with_name("charges.tcss")  # absolute: subclasses elsewhere work
-    BINDINGS: ClassVar = CHARGES_BINDINGS
+    BINDINGS: ClassVar[list[BindingType]] = [*CHARGES_BINDINGS]
     HELP_TITLE = "Charge search"
     AUTO_FOCUS = "ChargeTable"
     PARSE_DELAY = 0.15
@@ -177,7 +174,7 @@ class ChargeSearchScreen(Screen[None]):
         """Fetch the first page (for the states and the total); the table fetches the rest."""
         table = self.query_one(ChargeTable)
         try:
-            client = await self.app.get_client()  # type: ignore[attr-defined]
+            client = await paytui_app(self).get_client()
             if query is None:
                 query = quick_view_query("all")
             self._query = query
@@ -190,7 +187,7 @@ class ChargeSearchScreen(Screen[None]):
             return
 
         async def loader(offset: int, limit: int) -> Page[Charge]:
-            api = await self.app.get_client()  # type: ignore[attr-defined]
+            api = await paytui_app(self).get_client()
             return await api.search_charges_page(effective, limit=limit, offset=offset)
 
         table.show(loader, page, sort=effective.sort or DEFAULT_SORT, cursor=cursor)
@@ -209,7 +206,7 @@ class ChargeSearchScreen(Screen[None]):
     def _parse(self, text: str) -> Any:
         from paytui.search.query import parse
 
-        return parse(text, now=self.app.now())  # type: ignore[attr-defined]
+        return parse(text, now=paytui_app(self).now())
 
     def _show_parse_errors(self, result: Any, text: str) -> bool:
         """Underline and explain the parser's complaints; True when the text is sendable."""
@@ -370,7 +367,7 @@ class ChargeSearchScreen(Screen[None]):
         return True
 
     def _money_action(self, operation: str) -> None:
-        decision = self.app.actions.check(operation)  # type: ignore[attr-defined]
+        decision = paytui_app(self).actions.check(operation)
         if not decision.allowed:
             self.app.notify(decision.reason or "Not allowed", severity="warning", markup=False)
             return

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
 from textual.screen import Screen
@@ -21,6 +21,7 @@ from textual.widgets import DataTable, Footer, LoadingIndicator, Static
 
 from paytui.ui import format as fmt
 from paytui.ui import messages
+from paytui.ui.running_app import paytui_app
 from paytui.ui.screens.accounts import NavTable
 from paytui.ui.widgets.distribution_tree import OUTGOING_CATEGORIES, TOTAL_CATEGORIES, as_decimal
 from paytui.ui.widgets.errors import describe_error
@@ -86,7 +87,7 @@ class DistributionsScreen(Screen[None]):
     """A paged list of distributions with their totals."""
 
     CSS_PATH = Path(__file__).with_name("distributions.tcss")
-    BINDINGS: ClassVar = DISTRIBUTIONS_BINDINGS
+    BINDINGS: ClassVar[list[BindingType]] = [*DISTRIBUTIONS_BINDINGS]
     HELP_TITLE = "Distributions"
     AUTO_FOCUS = "#distributions"
 
@@ -138,7 +139,7 @@ class DistributionsScreen(Screen[None]):
     @work(exclusive=True, group="distributions-read")
     async def read_page(self, offset: int) -> None:
         try:
-            client = await self.app.get_client()  # type: ignore[attr-defined]
+            client = await paytui_app(self).get_client()
             page = await client.list_distributions_page(limit=PAGE_SIZE, offset=offset)
         except Exception as exc:
             info = describe_error(exc)

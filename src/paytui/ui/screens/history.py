@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, ClassVar
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
+from textual.binding import BindingType
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
@@ -20,6 +22,7 @@ from paytui.actions import ActionError, ConfirmationRequired
 from paytui.ui import format as fmt
 from paytui.ui import messages
 from paytui.ui.bindings import HISTORY_BINDINGS
+from paytui.ui.running_app import paytui_app
 from paytui.ui.widgets.header import PaytuiHeader
 
 if TYPE_CHECKING:
@@ -52,7 +55,7 @@ class HistoryScreen(Screen[None]):
     """The action journal of this profile."""
 
     CSS_PATH = Path(__file__).with_name("history.tcss")
-    BINDINGS: ClassVar = HISTORY_BINDINGS
+    BINDINGS: ClassVar[list[BindingType]] = [*HISTORY_BINDINGS]
     HELP_TITLE = "History"
     AUTO_FOCUS = "#history-table"
 
@@ -88,7 +91,7 @@ class HistoryScreen(Screen[None]):
     async def reload(self) -> None:
         status = self.query_one("#history-status", Static)
         try:
-            executor = await self.app.actions.executor()  # type: ignore[attr-defined]
+            executor = await paytui_app(self).actions.executor()
             entries = executor.history()
         except Exception as exc:
             status.update(Text(f"Could not read the journal: {exc}. ctrl+r retries."))
@@ -167,7 +170,7 @@ class HistoryScreen(Screen[None]):
     @work(group="history-action")
     async def _check_again(self, entry_id: int) -> None:
         try:
-            executor = await self.app.actions.executor()  # type: ignore[attr-defined]
+            executor = await paytui_app(self).actions.executor()
             outcome = await executor.reconcile_entry(entry_id)
         except ActionError as exc:
             self.notify(exc.message, title="Check again", severity="warning", markup=False)
@@ -188,7 +191,7 @@ class HistoryScreen(Screen[None]):
     @work(group="history-action")
     async def _retry(self, entry_id: int, confirmation: str | None = None) -> None:
         try:
-            executor = await self.app.actions.executor()  # type: ignore[attr-defined]
+            executor = await paytui_app(self).actions.executor()
             outcome = await executor.retry(entry_id, confirmation=confirmation)
         except ConfirmationRequired as exc:
             # Production: ask for the phrase, then retry with it (the executor checks it).
@@ -207,7 +210,7 @@ class HistoryScreen(Screen[None]):
             self.notify(exc.message, title="Retry", severity="warning", markup=False)
             self.reload()
             return
-        severity = "information" if outcome.succeeded else "warning"
+        severity: SeverityLevel = "information" if outcome.succeeded else "warning"
         self.notify(
             outcome.message or outcome.state, title="Retry", severity=severity, markup=False
         )

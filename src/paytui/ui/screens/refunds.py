@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, ClassVar
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
+from textual.binding import BindingType
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
 
@@ -19,6 +20,7 @@ from paytui.api.queries import RefundQuery
 from paytui.ui import format as fmt
 from paytui.ui import messages
 from paytui.ui.bindings import REFUNDS_BINDINGS
+from paytui.ui.running_app import paytui_app
 from paytui.ui.widgets.errors import describe_error
 from paytui.ui.widgets.header import PaytuiHeader
 
@@ -42,7 +44,7 @@ class RefundsScreen(Screen[None]):
     """Search refunds, a page at a time."""
 
     CSS_PATH = Path(__file__).with_name("refunds.tcss")
-    BINDINGS: ClassVar = REFUNDS_BINDINGS
+    BINDINGS: ClassVar[list[BindingType]] = [*REFUNDS_BINDINGS]
     HELP_TITLE = "Refunds"
     AUTO_FOCUS = "#refunds-table"
 
@@ -71,7 +73,7 @@ class RefundsScreen(Screen[None]):
     async def load(self) -> None:
         status = self.query_one("#refunds-status", Static)
         try:
-            client = await self.app.get_client()  # type: ignore[attr-defined]
+            client = await paytui_app(self).get_client()
             page = await client.search_refunds_page(
                 self.refund_query, limit=PAGE_SIZE, offset=self.page_offset
             )

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.reactive import reactive
 from textual.screen import ModalScreen, Screen
@@ -24,6 +25,7 @@ from textual.widgets import DataTable, Footer, LoadingIndicator, Static
 
 from paytui.ui import messages
 from paytui.ui.bindings import TOKEN_TABLE_BINDINGS, TOKEN_VIEW_BINDINGS, TOKENS_BINDINGS
+from paytui.ui.running_app import paytui_app
 from paytui.ui.screens.modals.token_form import _FORMS_TCSS, token_summary
 from paytui.ui.widgets.errors import describe_error
 from paytui.ui.widgets.header import PaytuiHeader
@@ -77,7 +79,7 @@ def token_row(token: Token, now: datetime) -> list[Text]:
 class TokenTable(DataTable[Text]):
     """The tokens table: a DataTable with vim keys."""
 
-    BINDINGS: ClassVar = TOKEN_TABLE_BINDINGS
+    BINDINGS: ClassVar[list[BindingType]] = [*TOKEN_TABLE_BINDINGS]
     HELP_TITLE = "Tokens table"
 
 
@@ -85,7 +87,7 @@ class TokensScreen(Screen[None]):
     """List, view, create, update and charge stored card tokens."""
 
     CSS_PATH = Path(__file__).with_name("tokens.tcss")
-    BINDINGS: ClassVar = TOKENS_BINDINGS
+    BINDINGS: ClassVar[list[BindingType]] = [*TOKENS_BINDINGS]
     HELP_TITLE = "Tokens"
     title_text = "Tokens"
     AUTO_FOCUS = "#tokens"
@@ -135,7 +137,7 @@ class TokensScreen(Screen[None]):
     @work(exclusive=True, group="tokens")
     async def _load_first(self, select: str | None = None) -> None:
         try:
-            client = await self.app.get_client()  # type: ignore[attr-defined]
+            client = await paytui_app(self).get_client()
             page = await client.list_tokens_page(limit=PAGE_SIZE, offset=0)
         except Exception as exc:
             self._show_error(exc)
@@ -157,7 +159,7 @@ class TokensScreen(Screen[None]):
         table.focus()
 
     def _append(self, page: Any) -> None:
-        now = self.app.now()  # type: ignore[attr-defined]
+        now = paytui_app(self).now()
         table = self.query_one("#tokens", DataTable)
         for token in page.items:
             table.add_row(*token_row(token, now), key=token.token_id)
@@ -175,7 +177,7 @@ class TokensScreen(Screen[None]):
     async def _load_more(self) -> None:
         self._loading_more = True
         try:
-            client = await self.app.get_client()  # type: ignore[attr-defined]
+            client = await paytui_app(self).get_client()
             page = await client.list_tokens_page(limit=PAGE_SIZE, offset=len(self.tokens))
         except Exception as exc:
             info = describe_error(exc)
@@ -266,7 +268,7 @@ class TokensScreen(Screen[None]):
         token = self._need_token()
         if token is None:
             return
-        if token_state(token, self.app.now()) == "expired":  # type: ignore[attr-defined]
+        if token_state(token, paytui_app(self).now()) == "expired":
             self.app.notify(
                 "This token has expired; update its expiry (u) before charging it.",
                 title="Token expired",
@@ -287,7 +289,7 @@ class TokenViewScreen(ModalScreen[None]):
     """Every field of one token (fraud score, processor messages included)."""
 
     CSS_PATH = _FORMS_TCSS
-    BINDINGS: ClassVar = TOKEN_VIEW_BINDINGS
+    BINDINGS: ClassVar[list[BindingType]] = [*TOKEN_VIEW_BINDINGS]
     HELP_TITLE = "Token"
 
     def __init__(self, token: Token) -> None:

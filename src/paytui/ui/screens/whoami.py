@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from rich.table import Table
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
+from textual.binding import BindingType
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
@@ -64,7 +65,7 @@ class WhoAmIScreen(ModalScreen[None]):
     """A small panel of safe facts about the connection in use."""
 
     CSS_PATH = Path(__file__).with_name("whoami.tcss")
-    BINDINGS = WHOAMI_BINDINGS
+    BINDINGS: ClassVar[list[BindingType]] = [*WHOAMI_BINDINGS]
     HELP_TITLE = "Who am I"
 
     def __init__(self) -> None:
