@@ -230,7 +230,7 @@ async def test_validation_error_keeps_field_errors_and_redacts_numbers() -> None
     assert [f.field for f in err.field_errors] == ["payment_method.card_number"]
     assert CARD not in str(err)
     assert CARD not in err.field_errors[0].message
-    assert "XXXXXXXXXXXX1111" in str(err)
+    assert "XXXX…1111" in str(err)
 
 
 @pytest.mark.parametrize(
@@ -653,7 +653,7 @@ async def test_error_body_kept_on_the_exception_is_redacted() -> None:
         with pytest.raises(ValidationError) as info:
             await client.get_charge(CHARGE_ID)
     assert CARD not in json.dumps(info.value.body)
-    assert info.value.body["echo"]["card_number"] == "XXXXXXXXXXXX1111"
+    assert info.value.body["echo"]["card_number"] == "XXXX…1111"
 
 
 def test_verify_accepts_a_ca_bundle_path() -> None:

@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING, Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
+from paytui.api.money import has_cents_only
+
 __all__ = [
     "ACH_RETURNS",
     "ALL",
@@ -57,8 +59,6 @@ SORT_COLUMNS: tuple[str, ...] = (
     "contact_name",
     "charge_id",
 )
-
-_CENT = Decimal("0.01")
 
 
 def format_wire_timestamp(value: datetime) -> str:
@@ -193,7 +193,7 @@ class ChargeQuery(_QueryBase):
             raise ValueError("an amount must be a finite number")
         if value < 0:
             raise ValueError("an amount cannot be negative")
-        if value != value.quantize(_CENT):
+        if not has_cents_only(value):
             raise ValueError("an amount has at most two decimal places")
         return value
 

@@ -7,9 +7,10 @@ the user is data, never markup.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from decimal import Decimal
 
 from rich.text import Text
+
+from paytui.api.money import format_amount
 
 # Theme variables are resolved by Textual; these are Rich style names that read well on every theme.
 STATUS_STYLES = {
@@ -26,11 +27,8 @@ RESULT_STYLES = {
 }
 
 
-def money(amount: Decimal | None) -> str:
-    """Two places and thousands separators; never float arithmetic."""
-    if amount is None:
-        return "—"
-    return f"{amount.quantize(Decimal('0.01')):,}"
+#: Money on screen is `paytui.api.money.format_amount`: two places, grouped, safe for any value.
+money = format_amount
 
 
 def timestamp(value: datetime | None) -> str:
@@ -38,6 +36,18 @@ def timestamp(value: datetime | None) -> str:
     if value is None:
         return "—"
     return value.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def date(value: datetime | None) -> str:
+    """The UTC day ("2026-01-31"), for lists where the time of day is noise."""
+    if value is None:
+        return "—"
+    return value.astimezone(UTC).strftime("%Y-%m-%d")
+
+
+def clock(value: datetime) -> str:
+    """The UTC time of day ("14:05:09"), e.g. when a watched list was last read."""
+    return value.astimezone(UTC).strftime("%H:%M:%S")
 
 
 def age(value: datetime | None, now: datetime) -> str:

@@ -11,6 +11,7 @@ this module stores, logs or echoes one (messages never quote the number).
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from datetime import date, datetime
 
 from paytui.cards import card_brand, luhn_valid, routing_number_valid
@@ -24,6 +25,7 @@ __all__ = [
     "check_expiration",
     "check_routing_number",
     "digits_only",
+    "format_attributes",
     "luhn_valid",
     "mask_card",
     "parse_attributes",
@@ -114,13 +116,21 @@ def mask_card(length: int, last4: str) -> str:
     return " ".join(groups)
 
 
+# The one grammar of the tag and attribute fields (new charge, refund, edit tags):
+# - tags: a comma list; blanks dropped, order kept, a repeated tag once;
+# - attributes: one ``key=value`` per line. The value is everything after the first ``=``, commas
+#   included: ``order=A-1,A-2`` is ONE value "A-1,A-2" (an attribute value is a string and may
+#   hold commas). A key on several lines collects several values (``order=A-1`` and
+#   ``order=A-2`` on two lines are two values), a repeated value once; blank lines are skipped.
+
+
 def parse_tags(text: str) -> list[str]:
-    """A comma-separated list of tags, blanks dropped."""
-    return [part.strip() for part in text.split(",") if part.strip()]
+    """A comma list of tags: blanks dropped, order kept, a repeated tag once."""
+    return list(dict.fromkeys(part.strip() for part in text.split(",") if part.strip()))
 
 
 def parse_attributes(text: str) -> tuple[dict[str, list[str]], str | None]:
-    """``key=value`` lines (a key may repeat: its values collect in a list).
+    """``key=value`` lines (see the grammar above): a key may repeat, a value may hold commas.
 
     Answers the attributes and None, or ``({}, message)`` naming the first bad line.
     """
@@ -132,5 +142,12 @@ def parse_attributes(text: str) -> tuple[dict[str, list[str]], str | None]:
         key, sep, value = line.partition("=")
         if not sep or not key.strip():
             return {}, f"Line {number}: write key=value"
-        result.setdefault(key.strip(), []).append(value.strip())
+        values = result.setdefault(key.strip(), [])
+        if value.strip() not in values:
+            values.append(value.strip())
     return result, None
+
+
+def format_attributes(attributes: Mapping[str, Sequence[str]]) -> str:
+    """Attributes as the field shows them: one ``key=value`` line per value (parses back)."""
+    return "\n".join(f"{key}={value}" for key, values in attributes.items() for value in values)

@@ -240,7 +240,7 @@ class AccountsScreen(Screen[None]):
 
     def _apply(self, accounts: list[Account]) -> None:
         now = paytui_app(self).now()
-        self._last_read = now.strftime("%H:%M:%S")
+        self._last_read = fmt.clock(now)
         current = {a.account_id: a.status for a in accounts}
         if self._previous is not None:
             by_id = {a.account_id: a for a in accounts}

@@ -159,11 +159,7 @@ class DistributionsScreen(Screen[None]):
         for dist in self.distributions:
             table.add_row(
                 short(dist.distribution_id, 10),
-                Text(
-                    dist.distribution_timestamp.strftime("%Y-%m-%d")
-                    if dist.distribution_timestamp
-                    else "—"
-                ),
+                Text(fmt.date(dist.distribution_timestamp)),
                 status_text(dist.status),
                 *(total_text(c, total_of(dist, c)) for c in TOTAL_CATEGORIES),
                 fmt.literal(dist.account_id or "—"),

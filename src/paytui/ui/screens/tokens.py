@@ -23,6 +23,7 @@ from textual.reactive import reactive
 from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Footer, LoadingIndicator, Static
 
+from paytui.ui import format as fmt
 from paytui.ui import messages
 from paytui.ui.bindings import TOKEN_TABLE_BINDINGS, TOKEN_VIEW_BINDINGS, TOKENS_BINDINGS
 from paytui.ui.running_app import paytui_app
@@ -64,7 +65,7 @@ def token_row(token: Token, now: datetime) -> list[Text]:
         if part
     )
     expiry = token.token_expiration_date
-    expires = Text(expiry.strftime("%Y-%m-%d") if expiry is not None else "—", style=style)
+    expires = Text(fmt.date(expiry), style=style)
     if state:
         expires.append(f" {state}", style="bold italic")
     return [

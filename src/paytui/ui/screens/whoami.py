@@ -20,6 +20,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from paytui.ui import format as fmt
 from paytui.ui.bindings import WHOAMI_BINDINGS
 
 _EMBEDDED_FACTS = {
@@ -54,7 +55,7 @@ def _when(value: datetime | None, now: datetime) -> str:
     if value is None:
         return "no expiry given"
     seconds = int((value - now).total_seconds())
-    stamp = value.strftime("%Y-%m-%d %H:%M:%S UTC")
+    stamp = f"{fmt.timestamp(value)} UTC"
     if seconds <= 0:
         return f"{stamp} (expired; renewed on the next request)"
     minutes, secs = divmod(seconds, 60)

@@ -10,7 +10,7 @@ from textual.app import ComposeResult
 from textual.widgets import Input, Static, TextArea
 
 from paytui.ui.screens.modals.confirm import MoneyActionModal
-from paytui.ui.screens.modals.refund import format_attributes, parse_attributes, parse_tags
+from paytui.ui.validation import format_attributes, parse_attributes, parse_tags
 
 if TYPE_CHECKING:
     from paytui.actions import ActionExecutor, ActionOutcome
@@ -93,12 +93,10 @@ class EditTagsModal(MoneyActionModal):
 
     def validate(self) -> dict[str, Any] | None:
         tags = parse_tags(self.query_one("#tags", Input).value)
-        try:
-            attributes = parse_attributes(self.query_one("#attributes", TextArea).text)
-        except ValueError as exc:
-            self.field_error("attributes", str(exc))
+        attributes, message = parse_attributes(self.query_one("#attributes", TextArea).text)
+        self.field_error("attributes", message)
+        if message:
             return None
-        self.field_error("attributes", None)
         params: dict[str, Any] = {}
         if tags != self.old_tags:
             params["tags"] = tags

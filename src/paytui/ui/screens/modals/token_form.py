@@ -25,7 +25,7 @@ from textual.widget import Widget
 from textual.widgets import Input, Label, Static
 
 from paytui.ui.bindings import FORM_BINDINGS
-from paytui.ui.format import timestamp
+from paytui.ui.format import date, timestamp
 from paytui.ui.running_app import paytui_app
 from paytui.ui.validation import check_country, check_expiration
 from paytui.ui.widgets.card_input import CardInput
@@ -183,7 +183,7 @@ class TokenFormScreen(FormMixin, ModalScreen["Token | None"]):
                 )
                 current = ""
                 if self.token is not None and self.token.token_expiration_date is not None:
-                    current = self.token.token_expiration_date.strftime("%Y-%m-%d")
+                    current = date(self.token.token_expiration_date)
                 yield field_row(
                     "Token expires",
                     Input(
