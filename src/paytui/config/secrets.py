@@ -23,7 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, TypeVar, cast
 
-import tomli_w
+import tomlkit
 from pydantic import SecretStr
 
 from paytui.config.files import atomic_write_text, secrets_path
@@ -187,7 +187,7 @@ def _read_file(path: Path) -> dict[str, dict[str, str]]:
 
 def _write_file(path: Path, profiles: dict[str, dict[str, str]]) -> None:
     header = "# paytui secrets: keep this file mode 0600 and out of backups you share.\n\n"
-    body = tomli_w.dumps({"profiles": {k: v for k, v in profiles.items() if v}})
+    body = tomlkit.dumps({"profiles": {k: v for k, v in profiles.items() if v}})
     atomic_write_text(path, header + body)
 
 
