@@ -48,24 +48,6 @@ SCREENS: tuple[tuple[str, str, str], ...] = (
 SANDBOX_STARTUP_TIMEOUT = 30.0
 
 
-def _placeholder(title: str, blurb: str) -> Callable[[], Screen[Any]]:
-    """A factory for a "coming soon" screen; imported only when the user goes there."""
-
-    def build() -> Screen[Any]:
-        from paytui.ui.screens.placeholder import PlaceholderScreen
-
-        return PlaceholderScreen(title, blurb)
-
-    return build
-
-
-def _history_screen() -> Screen[Any]:
-    """The History mode (the action journal), imported only when the user goes there."""
-    from paytui.ui.screens.history import HistoryScreen
-
-    return HistoryScreen()
-
-
 def _default_factory_builder(connection: Connection) -> ClientFactory | None:
     """A remote profile gets `launch.client_factory_for`; the embedded sandbox the app's own."""
     if connection.is_embedded:
@@ -168,11 +150,10 @@ class PaytuiApp(App[None]):
     COMMANDS = App.COMMANDS | {PaytuiCommands}
     MODES: ClassVar = {
         "charges": ChargeSearchScreen,
-        **{mode: _placeholder(title, blurb) for mode, title, blurb in SCREENS[1:-1]},
         "tokens": _lazy_screen("paytui.ui.screens.tokens", "TokensScreen"),
         "accounts": _lazy_screen("paytui.ui.screens.accounts", "AccountsScreen"),
         "distributions": _lazy_screen("paytui.ui.screens.distributions", "DistributionsScreen"),
-        "history": _history_screen,
+        "history": _lazy_screen("paytui.ui.screens.history", "HistoryScreen"),
     }
     DEFAULT_MODE = "charges"
 
@@ -619,18 +600,8 @@ class PaytuiApp(App[None]):
     def on_open_charge(self, message: messages.OpenCharge) -> None:
         """Open a charge's detail over the current screen (escape comes back to the same row)."""
         message.stop()
-        try:
-            from paytui.ui.screens.charge_detail import ChargeDetailScreen
-        except ImportError:
-            from paytui.ui.screens.placeholder import PlaceholderScreen
+        from paytui.ui.screens.charge_detail import ChargeDetailScreen
 
-            self.push_screen(
-                PlaceholderScreen(
-                    "Charge detail",
-                    f"Charge {message.charge_id}: the detail screen is coming soon.",
-                )
-            )
-            return
         self.push_screen(ChargeDetailScreen(message.charge_id))
 
     def on_account_in_focus(self, message: messages.AccountInFocus) -> None:

@@ -114,11 +114,9 @@ class ChargeSearchScreen(Screen[None]):
         yield Footer()
 
     @staticmethod
-    def _suggester() -> CompletionSuggester | None:
-        try:
-            from paytui.search.query import apply_completion, complete
-        except ImportError:
-            return None
+    def _suggester() -> CompletionSuggester:
+        from paytui.search.query import apply_completion, complete
+
         return CompletionSuggester(complete, apply_completion)
 
     def on_mount(self) -> None:
@@ -259,10 +257,7 @@ class ChargeSearchScreen(Screen[None]):
 
     def on_charge_search_screen_prefill(self, message: ChargeSearchScreen.Prefill) -> None:
         message.stop()
-        try:
-            text = format_query(message.query)
-        except ImportError:
-            text = ""
+        text = format_query(message.query)
         query_input = self.query_one(QueryInput)
         with query_input.prevent(Input.Changed):
             query_input.value = text
@@ -284,10 +279,7 @@ class ChargeSearchScreen(Screen[None]):
     def action_quick_view(self, name: str) -> None:
         """Put the view's query in the line (so it can be refined) and run it."""
         query = quick_view_query(name)
-        try:
-            text = format_query(query)
-        except ImportError:
-            text = ""
+        text = format_query(query)
         query_input = self.query_one(QueryInput)
         with query_input.prevent(Input.Changed):
             query_input.value = text
@@ -335,11 +327,8 @@ class ChargeSearchScreen(Screen[None]):
         text = self.query_one(QueryInput).value
         query = self._query
         if text.strip() or query is None:
-            try:
-                result = self._parse(text)
-            except ImportError:
-                result = None
-            if result is not None and self._show_parse_errors(result, text):
+            result = self._parse(text)
+            if self._show_parse_errors(result, text):
                 query = result.query
         table = self.query_one(ChargeTable)
         cursor = table.cursor_row if self.state == "results" else 0
