@@ -12,7 +12,24 @@ from rich.text import Text
 
 from paytui.api.money import format_amount
 
-# Theme variables are resolved by Textual; these are Rich style names that read well on every theme.
+# --- Colours --------------------------------------------------------------------------------------
+# Every colour paytui paints text with is named in this section, by what it means, and always on
+# text that says the same in words (a status, a sign, a category): colour is never the only cue.
+# Rich style names that read well on every theme.
+
+#: Money leaving a merchant's balance (chargebacks, returns, fees), in distribution totals.
+OUTGOING_STYLE = "red"
+#: The signs of a change list (edit tags review): added, removed, changed.
+CHANGE_STYLES = {"+": "bold green", "-": "bold red", "~": "bold yellow"}
+#: Journal states of a money action (History).
+ACTION_STATE_STYLES = {
+    "succeeded": "bold green",
+    "failed": "bold red",
+    "not_applied": "yellow",
+    "unknown": "bold magenta",
+    "pending": "bold magenta",
+    "sent": "bold magenta",
+}
 STATUS_STYLES = {
     "success": "green",
     "declined": "red",
@@ -72,6 +89,16 @@ def status(value: str | None) -> Text:
 
 def result_code(value: str | None) -> Text:
     return Text(value or "—", style=RESULT_STYLES.get(value or "", ""))
+
+
+def action_state(state: str) -> Text:
+    """A money action's journal state in words and colour ("not applied" in yellow)."""
+    return Text(state.replace("_", " "), style=ACTION_STATE_STYLES.get(state, ""))
+
+
+def distribution_status(value: str | None) -> Text:
+    """A distribution's status: paid in green, anything else (pending, ...) in yellow."""
+    return Text(value or "—", style="green" if value == "paid" else "yellow")
 
 
 # --- Boarding status of payment accounts --------------------------------------------------------

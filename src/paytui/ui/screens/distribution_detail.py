@@ -120,7 +120,7 @@ class DistributionDetailScreen(Screen[None]):
         table.clear()
         for index, item in enumerate(self.items):
             category = item.category or "?"
-            style = "red" if category in ("chargebacks", "returns") else ""
+            style = fmt.OUTGOING_STYLE if category in ("chargebacks", "returns") else ""
             table.add_row(
                 Text(category, style=style),
                 total_text(category, item.amount),

@@ -63,7 +63,7 @@ def total_text(category: str, amount: object) -> Text:
         return Text("—", style="dim", justify="right")
     style = ""
     if category in OUTGOING_CATEGORIES and value:
-        style = "red"
+        style = fmt.OUTGOING_STYLE
     elif category == "net":
         style = "bold"
     return Text(fmt.money(value), style=style, justify="right")
@@ -74,8 +74,7 @@ def total_of(distribution: Any, category: str) -> Any:
     return getattr(totals, category, None) if totals is not None else None
 
 
-def status_text(value: str | None) -> Text:
-    return Text(value or "—", style="green" if value == "paid" else "yellow")
+status_text = fmt.distribution_status
 
 
 def short(value: str | None, keep: int) -> Text:

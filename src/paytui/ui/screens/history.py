@@ -28,14 +28,6 @@ from paytui.ui.widgets.header import PaytuiHeader
 if TYPE_CHECKING:
     from paytui.actions import JournalEntry
 
-STATE_STYLES = {
-    "succeeded": "bold green",
-    "failed": "bold red",
-    "not_applied": "yellow",
-    "unknown": "bold magenta",
-    "pending": "bold magenta",
-    "sent": "bold magenta",
-}
 OPERATIONS = {
     "capture": "capture",
     "refund": "refund",
@@ -47,8 +39,7 @@ MONEY = frozenset({"capture", "refund", "charge"})
 COLUMNS = ("Time (UTC)", "Operation", "Charge", "Amount", "State", "Result", "Message")
 
 
-def state_text(state: str) -> Text:
-    return Text(state.replace("_", " "), style=STATE_STYLES.get(state, ""))
+state_text = fmt.action_state
 
 
 class HistoryScreen(Screen[None]):
