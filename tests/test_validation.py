@@ -125,3 +125,12 @@ def test_the_refund_and_edit_dialogs_use_the_one_parser() -> None:
 
     assert refund.parse_attributes is v.parse_attributes is edit_tags.parse_attributes
     assert refund.parse_tags is v.parse_tags is edit_tags.parse_tags
+
+
+def test_the_api_models_read_comma_string_tags_with_the_same_grammar() -> None:
+    from paytui.api.models import Charge
+
+    assert Charge.model_validate({"charge_id": "ch_1", "tags": " vip, web,,vip "}).tags == [
+        "vip",
+        "web",
+    ]

@@ -33,6 +33,7 @@ from pydantic import (
 )
 
 from paytui.api.money import Money, to_decimal
+from paytui.tags import parse_tags
 
 # --------------------------------------------------------------------------------------------
 # Field types shared by the models
@@ -63,7 +64,7 @@ def _parse_tags(value: object) -> object:
     if value is None:
         return []
     if isinstance(value, str):
-        return [part.strip() for part in value.split(",") if part.strip()]
+        return parse_tags(value)
     if isinstance(value, list | tuple | set | frozenset):
         return [str(item) for item in value if item is not None]
     return value

@@ -25,6 +25,7 @@ from textual.widgets import Footer, Static
 
 from paytui.api.errors import ApiError, NotFoundError
 from paytui.api.queries import ChargeQuery
+from paytui.tags import parse_tags
 from paytui.ui import format as fmt
 from paytui.ui import messages
 from paytui.ui.running_app import paytui_app
@@ -601,7 +602,7 @@ class ChargeDetailScreen(Screen[None]):
     def _render_tags(self) -> None:
         tags = self._wire.get("tags") or []
         if isinstance(tags, str):
-            tags = [t for t in tags.split(",") if t]
+            tags = parse_tags(tags)  # the older comma-string form
         if not tags:
             self._panel("tags", Text("none", style="dim"))
             return
