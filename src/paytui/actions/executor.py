@@ -297,7 +297,7 @@ class ActionExecutor:
                 )
                 if value is not None
             }
-            auth = await self._read_authorization(charge_id)
+            auth = await self.read_authorization(charge_id)
             amount = None
             if auth.total_amount is not None:
                 amount = auth.total_amount + sum(fees.values(), Decimal(0))
@@ -616,8 +616,11 @@ class ActionExecutor:
             refund=result if isinstance(result, Refund) else None,
         )
 
-    async def _read_authorization(self, charge_id: str) -> Charge:
-        """Read the charge to capture and explain why it cannot be, before sending anything."""
+    async def read_authorization(self, charge_id: str) -> Charge:
+        """Read the charge to capture and explain why it cannot be, before sending anything.
+
+        Public: the capture dialog shows the same answer before the user confirms.
+        """
         try:
             auth = await self.client.get_charge(charge_id)
         except ApiError as err:

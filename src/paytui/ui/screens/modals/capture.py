@@ -56,7 +56,7 @@ class CaptureModal(MoneyActionModal):
     async def prepare(self, executor: ActionExecutor) -> Text:
         # The executor's own check (pre-authorization, sale, already captured, declined):
         # the same rules that will be enforced when sending, asked before the form is shown.
-        charge = await executor._read_authorization(self.charge_id)
+        charge = await executor.read_authorization(self.charge_id)
         self.authorized = charge.total_amount
         now = paytui_app(self).now()
         when = charge.charge_timestamp
