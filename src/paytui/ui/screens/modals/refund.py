@@ -58,7 +58,7 @@ class RefundModal(MoneyActionModal):
             from paytui.actions import PrecheckFailed
 
             raise PrecheckFailed("Nothing left to refund: this charge is refunded in full")
-        self.query_one("#amount", Input).value = format_amount(self.remaining).replace(",", "")
+        self.query_one("#amount", Input).value = format_amount(self.remaining, grouping=False)
         text = Text()
         text.append("Charged    ", style="bold")
         text.append(fmt.money(charge.total_amount))
