@@ -92,6 +92,7 @@ def test_mask_card() -> None:
 
 def test_tags_and_attributes() -> None:
     assert v.parse_tags(" a, b ,,c ") == ["a", "b", "c"]
+    assert v.parse_tags("vip, web, vip") == ["vip", "web"]  # order kept, a repeat once
     assert v.parse_attributes("k=1\nk=2\n\nx = y=z") == ({"k": ["1", "2"], "x": ["y=z"]}, None)
     attrs, message = v.parse_attributes("k=1\nnot a pair")
     assert attrs == {} and message is not None and "Line 2" in message
@@ -101,3 +102,35 @@ def test_country() -> None:
     assert v.check_country("") is None
     assert v.check_country("us") is None
     assert v.check_country("USA")
+
+
+def test_an_attribute_value_may_hold_commas_and_a_key_may_repeat() -> None:
+    """The one rule of every attribute field (new charge, refund, edit tags)."""
+    assert v.parse_attributes("order=A-1,A-2") == ({"order": ["A-1,A-2"]}, None)
+    assert v.parse_attributes("order=A-1\norder=A-2\norder=A-1") == (
+        {"order": ["A-1", "A-2"]},
+        None,
+    )
+
+
+def test_attributes_written_to_the_field_parse_back_the_same() -> None:
+    attributes = {"order": ["A-1,A-2", "B-3"], "channel": ["phone"], "note": ["a=b"]}
+    text = v.format_attributes(attributes)
+    assert text == "order=A-1,A-2\norder=B-3\nchannel=phone\nnote=a=b"
+    assert v.parse_attributes(text) == (attributes, None)
+
+
+def test_the_refund_and_edit_dialogs_use_the_one_parser() -> None:
+    from paytui.ui.screens.modals import edit_tags, refund
+
+    assert refund.parse_attributes is v.parse_attributes is edit_tags.parse_attributes
+    assert refund.parse_tags is v.parse_tags is edit_tags.parse_tags
+
+
+def test_the_api_models_read_comma_string_tags_with_the_same_grammar() -> None:
+    from paytui.api.models import Charge
+
+    assert Charge.model_validate({"charge_id": "ch_1", "tags": " vip, web,,vip "}).tags == [
+        "vip",
+        "web",
+    ]

@@ -18,6 +18,7 @@ would not match a pattern, and a pattern still fires for secrets nobody register
 
 from __future__ import annotations
 
+import io
 import logging
 import logging.handlers
 import os
@@ -25,6 +26,7 @@ import re
 import threading
 import urllib.parse
 from pathlib import Path
+from typing import cast
 
 MASK = "***"
 LOG_FILENAME = "paytui.log"
@@ -161,7 +163,7 @@ class RedactingFilter(logging.Filter):
 class PrivateRotatingFileHandler(logging.handlers.RotatingFileHandler):
     """A rotating handler whose files are created mode 0600 (logs may still name customers)."""
 
-    def _open(self):  # type: ignore[no-untyped-def]  # signature of the stdlib base
+    def _open(self) -> io.TextIOWrapper:
         def opener(path: str, flags: int) -> int:
             return os.open(path, flags, 0o600)
 
@@ -170,7 +172,7 @@ class PrivateRotatingFileHandler(logging.handlers.RotatingFileHandler):
         )
         if os.name == "posix":
             os.chmod(self.baseFilename, 0o600)
-        return stream
+        return cast(io.TextIOWrapper, stream)  # the handler's mode is text ("a"), never binary
 
 
 def log_dir() -> Path:

@@ -140,6 +140,23 @@ async def test_create_charge_sends_the_real_card_number_and_exact_amount() -> No
     assert b'"total_amount":10.1' in rec.requests[0].content.replace(b" ", b"")
 
 
+@pytest.mark.parametrize("amount", ["12345678901234567.89", "1234567890123456.5"])
+async def test_an_amount_the_wire_cannot_carry_is_a_validation_error_and_nothing_is_sent(
+    amount: str,
+) -> None:
+    """Only ApiError leaves the client: an amount JSON cannot write exactly is refused here."""
+    rec = Recorder(httpx.Response(201, json=CHARGE))
+    request = charge_request().model_copy(update={"total_amount": Decimal(amount)})
+    async with make_client(rec) as client:
+        with pytest.raises(ValidationError) as info:
+            await client.create_charge(request)
+        refund = RefundRequest(charge_id=CHARGE_ID, total_amount=Decimal(amount))
+        with pytest.raises(ValidationError):
+            await client.create_refund(refund)
+    assert "cannot send" in str(info.value)
+    assert rec.api_requests == []
+
+
 async def test_capture_and_update_bodies() -> None:
     rec = Recorder(httpx.Response(201, json=CHARGE))
     async with make_client(rec) as client:
@@ -213,7 +230,7 @@ async def test_validation_error_keeps_field_errors_and_redacts_numbers() -> None
     assert [f.field for f in err.field_errors] == ["payment_method.card_number"]
     assert CARD not in str(err)
     assert CARD not in err.field_errors[0].message
-    assert "XXXXXXXXXXXX1111" in str(err)
+    assert "XXXX…1111" in str(err)
 
 
 @pytest.mark.parametrize(
@@ -636,7 +653,7 @@ async def test_error_body_kept_on_the_exception_is_redacted() -> None:
         with pytest.raises(ValidationError) as info:
             await client.get_charge(CHARGE_ID)
     assert CARD not in json.dumps(info.value.body)
-    assert info.value.body["echo"]["card_number"] == "XXXXXXXXXXXX1111"
+    assert info.value.body["echo"]["card_number"] == "XXXX…1111"
 
 
 def test_verify_accepts_a_ca_bundle_path() -> None:

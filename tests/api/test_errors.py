@@ -22,12 +22,12 @@ from paytui.api.errors import (
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("card 4111111111111111 refused", "card XXXXXXXXXXXX1111 refused"),
-        ("card 4111 1111 1111 1111 refused", "card XXXXXXXXXXXX1111 refused"),
-        ("acct 111111111111", "acct XXXXXXXX1111"),
-        ("Authorization: Bearer abc.DEF-123_x", "Authorization: Bearer [redacted]"),
-        ('{"access_token": "tok123", "x": 1}', '{"access_token": "[redacted]", "x": 1}'),
-        ("client_secret=s3cr3t&grant_type=x", "client_secret=[redacted]&grant_type=x"),
+        ("card 4111111111111111 refused", "card XXXX…1111 refused"),
+        ("card 4111 1111 1111 1111 refused", "card XXXX…1111 refused"),
+        ("acct 111111111111", "acct XXXX…1111"),
+        ("Authorization: Bearer abc.DEF-123_x", "Authorization: Bearer ***"),
+        ('{"access_token": "tok123", "x": 1}', '{"access_token": "***", "x": 1}'),
+        ("client_secret=s3cr3t&grant_type=x", "client_secret=***&grant_type=x"),
         (
             "charge 6206bcbf973c0193850fb6c7 amount 1234",
             "charge 6206bcbf973c0193850fb6c7 amount 1234",
@@ -37,6 +37,13 @@ from paytui.api.errors import (
 )
 def test_redact(text: str, expected: str) -> None:
     assert redact(text) == expected
+
+
+def test_the_client_errors_use_the_one_redactor() -> None:
+    """One rule for the screen and the log file: the errors' redact is the logs' redact."""
+    import paytui.logs
+
+    assert redact is paytui.logs.redact
 
 
 def test_str_is_one_readable_line_with_status() -> None:

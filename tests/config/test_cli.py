@@ -335,3 +335,48 @@ def test_insecure_secrets_file_is_reported_not_used(
     _assert_one_line_error(code, out, err, "readable or writable by other users (mode 0644)")
     out = _run(capsys, "show", "p")[1]
     assert "unreadable:" in out and SECRET not in out
+
+
+def test_add_keeps_the_comments_and_layout_of_the_config_file(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = files.config_path()
+    config.parent.mkdir(parents=True, exist_ok=True)
+    written = (
+        "# My paytui setup: staging first.\n"
+        'default_profile = "staging"  # the one I use most\n'
+        "\n"
+        "[profiles.staging]\n"
+        "# staging sandbox, reset nightly\n"
+        'base_url = "https://staging.example.com"\n'
+        'client_id = "acme-staging"\n'
+        'environment = "sandbox"\n'
+    )
+    config.write_text(written, encoding="utf-8")
+    monkeypatch.setattr("sys.stdin", _Stdin("", tty=False))
+    code, _, err = _run(
+        capsys, "add", "prod", "--base-url", "https://api.example.com",
+        "--client-id", "acme", "--secret-env", "ACME_SECRET",
+    )  # fmt: skip
+    assert code == 0, err
+    text = config.read_text(encoding="utf-8")
+    assert text.startswith(written)  # every comment, value and blank line as the user wrote it
+    assert "[profiles.prod]" in text
+    loaded = load_config().config
+    assert loaded.default_profile == "staging"
+    assert loaded.profiles["prod"].client_secret_env == "ACME_SECRET"
+    assert loaded.profiles["staging"].client_id == "acme-staging"
+
+
+def test_add_to_a_new_config_writes_its_header(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("sys.stdin", _Stdin("", tty=False))
+    code, _, err = _run(
+        capsys, "add", "prod", "--base-url", "https://api.example.com",
+        "--client-id", "acme", "--secret-env", "ACME_SECRET",
+    )  # fmt: skip
+    assert code == 0, err
+    text = files.config_path().read_text(encoding="utf-8")
+    assert text.startswith("# paytui configuration. Secrets never go here")
+    assert load_config().config.profiles["prod"].client_id == "acme"

@@ -5,10 +5,11 @@ These run on a small in-memory fake client (no sandbox needed): they test the sh
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 from paytui.ui.app import PaytuiApp, PaytuiCommands
-from paytui.ui.bindings import all_binding_ids, keys_markdown
+from paytui.ui.bindings import all_binding_ids, all_groups, keys_markdown
 from paytui.ui.screens.charges import ChargeSearchScreen
 from paytui.ui.widgets.charge_table import ChargeTable, layout_columns
 from tests.ui.conftest import FakeClient, fake_app, frozen_clock, screen_text, settle
@@ -162,9 +163,14 @@ def test_keys_doc_is_current() -> None:
     assert (ROOT / "docs" / "keys.md").read_text(encoding="utf-8") == keys_markdown()
 
 
-def test_binding_ids_are_unique_per_group_and_present() -> None:
-    ids = all_binding_ids()
-    assert {"app.charges", "app.quit", "charges.copy_id", "table.bottom"} <= ids
+def test_binding_ids_are_unique_and_present() -> None:
+    """A `[keymap]` id names exactly one binding: no binding without an id, no id used twice."""
+    bindings = [binding for group in all_groups() for binding in group.bindings]
+    ids = [binding.id for binding in bindings]
+    assert all(ids), [binding.key for binding in bindings if not binding.id]
+    assert sorted(i for i, count in Counter(ids).items() if count > 1) == []
+    assert set(ids) == all_binding_ids()
+    assert {"app.charges", "app.quit", "charges.copy_id", "table.bottom"} <= set(ids)
 
 
 def test_narrow_layout_drops_low_priority_columns() -> None:
@@ -183,7 +189,7 @@ def test_importing_the_app_stays_light() -> None:
     code = (
         "import sys, paytui.ui.app; "
         "heavy = ['fastapi', 'uvicorn', 'paytui.sandbox.app', 'paytui.ui.screens.help', "
-        "'paytui.ui.screens.charge_detail', 'paytui.ui.screens.placeholder']; "
+        "'paytui.ui.screens.charge_detail', 'paytui.ui.screens.history']; "
         "print([m for m in heavy if m in sys.modules])"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

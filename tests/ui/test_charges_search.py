@@ -242,7 +242,7 @@ async def test_enter_opens_detail_and_escape_restores_the_row(app_factory: Any) 
         await pilot.press("enter")
         await settle(app, pilot)
         assert app.screen is not screen
-        assert type(app.screen).__name__ in ("ChargeDetailScreen", "PlaceholderScreen")
+        assert type(app.screen).__name__ == "ChargeDetailScreen"
         assert charge.charge_id in screen_text(app)
         await pilot.press("escape")
         await settle(app, pilot)

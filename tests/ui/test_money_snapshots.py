@@ -92,7 +92,8 @@ async def edit_tags_diff(pilot: Any) -> None:
     dialog = await open_modal(pilot, EditTagsModal(charge.charge_id))
     tags = dialog.query_one("#tags", Input)
     tags.value = ", ".join([*charge.tags[1:], "escalated"])
-    dialog.query_one("#attributes", TextArea).text = "ticket=T-9,T-10\nteam=support"
+    # Two values of one key: one line each (a comma is part of a value).
+    dialog.query_one("#attributes", TextArea).text = "ticket=T-9\nticket=T-10\nteam=support"
     tags.focus()
     await pilot.press("enter")
     await settle(pilot)

@@ -202,22 +202,22 @@ async def test_no_switch_while_a_money_action_is_in_flight(
     sandbox_transport: httpx.AsyncBaseTransport,
 ) -> None:
     import asyncio
-    from types import SimpleNamespace
+
+    from paytui.actions.executor import _InFlight
 
     app = make_app(sandbox_transport)
     async with app.run_test(size=(120, 30)) as pilot:
         await settle(app, pilot)
-        pending = asyncio.get_running_loop().create_future()
-        slot = SimpleNamespace(task=pending)
-        app._actions = SimpleNamespace(  # type: ignore[attr-defined]
-            _executor=SimpleNamespace(_in_flight={("refund", "ch_1"): slot}), aclose=_noop
-        )
+        executor = await app.actions.executor()
+        # A refund whose answer has not come yet: the executor's own in-flight slot, unfinished.
+        pending: asyncio.Future[object] = asyncio.get_running_loop().create_future()
+        slot = _InFlight()
+        slot.task = pending  # a future stands in for the send task: only done() is asked
+        executor._in_flight[("refund", "ch_1")] = slot
+        assert app.actions.any_in_flight()
         app.switch_profile("sandbox")
         await pilot.pause()
         assert any("still being sent" in n.message for n in app._notifications)
         assert not isinstance(app.screen, ConfirmProductionScreen)
+        del executor._in_flight[("refund", "ch_1")]
         pending.cancel()
-
-
-async def _noop() -> None:
-    return None

@@ -9,9 +9,10 @@ the meaning is unambiguous (thousands separators in the right places, surroundin
 from __future__ import annotations
 
 import re
-from decimal import ROUND_DOWN, Decimal, InvalidOperation
+from decimal import Decimal, InvalidOperation
 
 from paytui.actions.errors import ActionError
+from paytui.api.money import format_amount, has_cents_only, quantize
 
 __all__ = [
     "MAX_AMOUNT",
@@ -21,7 +22,6 @@ __all__ = [
     "parse_amount",
 ]
 
-CENT = Decimal("0.01")
 #: Anything above this is a typo (or a test of our nerves), not a payment.
 MAX_AMOUNT = Decimal("1000000000")
 #: Longer input cannot be a sensible amount; refusing early keeps Decimal away from megabytes.
@@ -37,11 +37,6 @@ class AmountError(ActionError, ValueError):
 
     An `ActionError` too: when the executor refuses an amount, nothing was sent.
     """
-
-
-def format_amount(amount: Decimal) -> str:
-    """Two places with thousands separators ("1,234.50"), as the UI shows money."""
-    return f"{amount.quantize(CENT):,}"
 
 
 def _shown(text: str) -> str:
@@ -62,7 +57,7 @@ def check_amount(
     The executor calls this on what it is about to send, so a caller that skipped `parse_amount`
     (or built a Decimal by hand) still cannot send 1E+3 or 0.001.
     """
-    if not isinstance(amount, Decimal) or isinstance(amount, bool):
+    if not isinstance(amount, Decimal):
         raise AmountError(f"Not an amount: {type(amount).__name__}")
     if not amount.is_finite():
         raise AmountError(f"Not a number: {_shown(str(amount))}")
@@ -70,12 +65,11 @@ def check_amount(
         raise AmountError("Must be more than 0" if not allow_zero else "Cannot be negative")
     if amount > MAX_AMOUNT:
         raise AmountError(f"At most {format_amount(MAX_AMOUNT)}")
-    # Bounded above, so quantizing cannot overflow the context; "12.500" is exactly 12.50.
-    if amount != amount.quantize(CENT, rounding=ROUND_DOWN):
+    if not has_cents_only(amount):  # "12.500" has: it is exactly 12.50
         raise AmountError("At most two decimal places")
     if maximum is not None and amount > maximum:
         raise AmountError(f"More than the {format_amount(maximum)} {maximum_reason}")
-    return amount.quantize(CENT)
+    return quantize(amount)
 
 
 def parse_amount(

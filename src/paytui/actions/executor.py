@@ -65,7 +65,6 @@ from paytui.api.models import (
     ChargeRequest,
     Refund,
     RefundRequest,
-    TokenPaymentMethodRequest,
 )
 from paytui.api.queries import RefundQuery
 
@@ -153,6 +152,7 @@ def _clean(value: Any) -> tuple[Any, bool]:
 def _summary(**fields: Any) -> dict[str, Any]:
     """A journal summary from an allow-list of fields (None left out), redacted."""
     kept = {key: value for key, value in fields.items() if value is not None}
+    cleaned: dict[str, Any]
     cleaned, changed = _clean(kept)
     if changed:
         cleaned["redacted"] = True
@@ -173,10 +173,8 @@ def _charge_summary(request: ChargeRequest) -> dict[str, Any]:
     elif isinstance(method, BankAccountPaymentMethodRequest):
         number = method.account_number.get_secret_value()
         payment = {"method": "bank_account", "last4": number[-4:]}
-    elif isinstance(method, TokenPaymentMethodRequest):
+    else:  # the request model admits only the three kinds: this is a token
         payment = {"method": "token", "token": _mask_token(method.token_id)}
-    else:  # pragma: no cover - the request model admits only the three
-        payment = {"method": "unknown"}
     return _summary(
         account_id=request.account_id,
         total_amount=request.total_amount,
@@ -193,8 +191,9 @@ def _charge_summary(request: ChargeRequest) -> dict[str, Any]:
 
 @dataclass
 class _InFlight:
-    task: asyncio.Task[ActionOutcome]
     entry_id: int | None = None
+    #: Set right after the slot is made (the task needs the slot to record its entry id).
+    task: asyncio.Task[ActionOutcome] = field(init=False)
 
 
 @dataclass
@@ -254,6 +253,10 @@ class ActionExecutor:
         slot = self._in_flight.get((operation, target))
         return slot is not None and not slot.task.done()
 
+    def any_in_flight(self) -> bool:
+        """True while any action is being sent (its client must not be closed meanwhile)."""
+        return any(not slot.task.done() for slot in self._in_flight.values())
+
     def history(self, *, limit: int = 200, offset: int = 0) -> list[JournalEntry]:
         """Every action of this profile and service, newest first (the History screen)."""
         return self.journal.list(
@@ -294,7 +297,7 @@ class ActionExecutor:
                 )
                 if value is not None
             }
-            auth = await self._read_authorization(charge_id)
+            auth = await self.read_authorization(charge_id)
             amount = None
             if auth.total_amount is not None:
                 amount = auth.total_amount + sum(fees.values(), Decimal(0))
@@ -532,7 +535,7 @@ class ActionExecutor:
         current = self._in_flight.get(key)
         if current is not None and not current.task.done():
             raise ActionInFlight(operation, target, current.entry_id, current.task)
-        slot = _InFlight(task=None)  # type: ignore[arg-type]
+        slot = _InFlight()
         slot.task = asyncio.get_running_loop().create_task(
             self._execute(operation, target, prepare, slot)
         )
@@ -613,8 +616,11 @@ class ActionExecutor:
             refund=result if isinstance(result, Refund) else None,
         )
 
-    async def _read_authorization(self, charge_id: str) -> Charge:
-        """Read the charge to capture and explain why it cannot be, before sending anything."""
+    async def read_authorization(self, charge_id: str) -> Charge:
+        """Read the charge to capture and explain why it cannot be, before sending anything.
+
+        Public: the capture dialog shows the same answer before the user confirms.
+        """
         try:
             auth = await self.client.get_charge(charge_id)
         except ApiError as err:

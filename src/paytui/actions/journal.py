@@ -25,6 +25,7 @@ late-arriving answer and a start-up reconciliation) cannot overwrite each other'
 
 from __future__ import annotations
 
+import builtins
 import json
 import os
 import sqlite3
@@ -99,8 +100,10 @@ def _iso(value: datetime) -> str:
 
 
 def _parse_time(value: str | None) -> datetime | None:
-    if value is None:
-        return None
+    return None if value is None else _time(value)
+
+
+def _time(value: str) -> datetime:
     return datetime.fromisoformat(value.replace("Z", "+00:00"))
 
 
@@ -150,9 +153,9 @@ class JournalEntry:
             result_id=row["result_id"],
             error=row["error"],
             retry_of=row["retry_of"],
-            created_at=_parse_time(row["created_at"]),  # type: ignore[arg-type]
+            created_at=_time(row["created_at"]),
             sent_at=_parse_time(row["sent_at"]),
-            updated_at=_parse_time(row["updated_at"]),  # type: ignore[arg-type]
+            updated_at=_time(row["updated_at"]),
             resolved_at=_parse_time(row["resolved_at"]),
         )
 
@@ -238,7 +241,8 @@ class Journal:
                 ),
             )
             entry_id = cursor.lastrowid
-        entry = self.get(entry_id)  # type: ignore[arg-type]
+        assert entry_id is not None  # an INSERT always sets it
+        entry = self.get(entry_id)
         assert entry is not None
         return entry
 
@@ -306,7 +310,7 @@ class Journal:
         offset: int = 0,
         profile: str | None = None,
         base_url: str | None = None,
-    ) -> list[JournalEntry]:
+    ) -> builtins.list[JournalEntry]:
         """Entries newest first (the History screen), optionally of one profile / service."""
         where, params = self._scope(profile, base_url)
         with self._lock:
@@ -323,7 +327,7 @@ class Journal:
         base_url: str | None = None,
         operation: str | None = None,
         charge_id: str | None = None,
-    ) -> list[JournalEntry]:
+    ) -> builtins.list[JournalEntry]:
         """Entries still pending / sent / unknown, oldest first (the order they happened in)."""
         where, params = self._scope(profile, base_url)
         clauses = [where.removeprefix("WHERE ")] if where else []
@@ -342,7 +346,7 @@ class Journal:
             ).fetchall()
         return [JournalEntry._from_row(row) for row in rows]
 
-    def retries_of(self, entry_id: int) -> list[JournalEntry]:
+    def retries_of(self, entry_id: int) -> builtins.list[JournalEntry]:
         with self._lock:
             rows = self._db.execute(
                 "SELECT * FROM actions WHERE retry_of = ? ORDER BY id", (entry_id,)
@@ -350,7 +354,7 @@ class Journal:
         return [JournalEntry._from_row(row) for row in rows]
 
     @staticmethod
-    def _scope(profile: str | None, base_url: str | None) -> tuple[str, list[Any]]:
+    def _scope(profile: str | None, base_url: str | None) -> tuple[str, builtins.list[Any]]:
         clauses: list[str] = []
         params: list[Any] = []
         if profile is not None:

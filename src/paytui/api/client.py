@@ -37,6 +37,7 @@ from urllib.parse import quote as url_quote
 import httpx
 import pydantic
 from pydantic import SecretStr
+from pydantic_core import PydanticSerializationError
 
 from paytui.api.auth import Authenticator, ClientCredentialsAuth, StaticTokenAuth
 from paytui.api.errors import (
@@ -417,7 +418,7 @@ class PaymentClient:
 
     def _backoff(self, attempt: int) -> float:
         """Exponential backoff with jitter (half fixed, half random) so clients do not stampede."""
-        ceiling = min(self.max_delay, self.backoff_base * 2**attempt)
+        ceiling = min(self.max_delay, self.backoff_base * 2.0**attempt)
         return ceiling / 2 + random.uniform(0, ceiling / 2)
 
 
@@ -462,7 +463,7 @@ def _body(request: RequestModel) -> dict[str, Any]:
     """The wire body of a request model (the only place secrets are revealed)."""
     try:
         return request.to_body()
-    except (ValueError, pydantic.PydanticSerializationError) as exc:
+    except (ValueError, PydanticSerializationError) as exc:
         raise ValidationError(
             f"cannot send {type(request).__name__}: {quote(str(exc))}", status=None
         ) from None
@@ -573,9 +574,8 @@ def _parse_page(body: Any, model: type[M], plural: str, limit: int, offset: int)
             has_more = page_offset + len(items) < total
         else:
             has_more = bool(items) and len(items) >= page_limit
-    return Page[model](  # type: ignore[valid-type]
-        items=items, total=total, limit=page_limit, offset=page_offset, has_more=has_more
-    )
+    # Items are parsed already: the page only carries them (the static type says what they are).
+    return Page(items=items, total=total, limit=page_limit, offset=page_offset, has_more=has_more)
 
 
 def _int(value: Any, default: int | None) -> Any:

@@ -3,41 +3,19 @@
 Screens catch `ApiError` and show ``str(err)``, so every message is one readable line that says
 what happened and, where it helps, the HTTP status. Text quoted from a server (error messages,
 malformed bodies) passes through `redact` first: a server that echoes a card number or a bearer
-token back must not get it onto the screen or into a log file.
+token back must not get it onto the screen or into a log file. `redact` is `paytui.logs.redact`,
+the one scrubber (its rules are documented there), so a message reads the same in a log and on
+screen.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
-#: Bearer tokens in any quoted header or text ("Bearer abc.def"), case-insensitive.
-_BEARER = re.compile(r"(?i)\b(bearer)\s+[A-Za-z0-9._~+/=-]+")
-#: access_token / client_secret style key-value pairs in quoted bodies or query strings.
-_SECRET_PAIRS = re.compile(
-    r"(?i)((?:access_token|refresh_token|client_secret|password)[\"']?\s*[:=]\s*[\"']?)[^\"'&\s,}]+"
-)
-#: A run of 12-19 digits, optionally grouped by spaces or dashes, is a possible card/account number.
-_DIGIT_RUN = re.compile(r"(?<!\d)(?:\d[ -]?){11,18}\d(?!\d)")
+from paytui.logs import redact
 
 MAX_QUOTE = 200
-
-
-def redact(text: str) -> str:
-    """Mask bearer tokens, secret key/values and 12-19 digit runs (keeping the last four digits).
-
-    Keeping the last four mirrors how the service itself masks numbers, so support staff can still
-    match a message to a card.
-    """
-
-    def _mask_digits(match: re.Match[str]) -> str:
-        digits = re.sub(r"\D", "", match.group(0))
-        return "X" * (len(digits) - 4) + digits[-4:]
-
-    text = _BEARER.sub(lambda m: f"{m.group(1)} [redacted]", text)
-    text = _SECRET_PAIRS.sub(lambda m: f"{m.group(1)}[redacted]", text)
-    return _DIGIT_RUN.sub(_mask_digits, text)
 
 
 def redact_data(value: Any) -> Any:

@@ -33,6 +33,7 @@ from pydantic import (
 )
 
 from paytui.api.money import Money, to_decimal
+from paytui.tags import parse_tags
 
 # --------------------------------------------------------------------------------------------
 # Field types shared by the models
@@ -63,7 +64,7 @@ def _parse_tags(value: object) -> object:
     if value is None:
         return []
     if isinstance(value, str):
-        return [part.strip() for part in value.split(",") if part.strip()]
+        return parse_tags(value)
     if isinstance(value, list | tuple | set | frozenset):
         return [str(item) for item in value if item is not None]
     return value
@@ -522,13 +523,29 @@ ChargePaymentMethodRequest = Annotated[
 ]
 
 
+ChargeType = Literal["sale", "authorization", "pre_authorization"]
+_CHARGE_TYPES: dict[str, ChargeType] = {
+    "sale": "sale",
+    "authorization": "authorization",
+    "pre_authorization": "pre_authorization",
+}
+
+
+def charge_type(value: object) -> ChargeType:
+    """A form's choice as a charge type (ValueError for anything else)."""
+    found = _CHARGE_TYPES.get(value) if isinstance(value, str) else None
+    if found is None:
+        raise ValueError(f"not a charge type: {value!r}")
+    return found
+
+
 class ChargeRequest(RequestModel):
     """POST /v2/charges. `charge_type` None is a sale; ``authorization`` holds the amount."""
 
     account_id: str
     total_amount: Money
     payment_method: ChargePaymentMethodRequest
-    charge_type: Literal["sale", "authorization", "pre_authorization"] | None = None
+    charge_type: ChargeType | None = None
     attributes: Attributes | None = None
     tags: Tags | None = None
     invoice_number: str | None = None
@@ -616,6 +633,7 @@ __all__ = [
     "Charge",
     "ChargePaymentMethodRequest",
     "ChargeRequest",
+    "ChargeType",
     "ChargebackItem",
     "Chargebacks",
     "Contact",
@@ -642,5 +660,6 @@ __all__ = [
     "TokenUpdatePaymentMethod",
     "TotalAmounts",
     "UnknownPaymentMethod",
+    "charge_type",
     "format_timestamp",
 ]

@@ -1,4 +1,4 @@
-"""Money: the one place that knows how amounts are parsed, checked and written.
+"""Money: the one place that knows how amounts are parsed, checked, written and shown.
 
 Amounts are `Decimal` from the moment they leave the wire until the moment they go back on it.
 Binary floats cannot represent most cent values (0.1 + 0.2 != 0.3), and a payment tool that is
@@ -11,17 +11,24 @@ off by a cent is wrong, so:
 - `to_wire` writes an amount as a JSON number with at most two places. Integral amounts become an
   int; others a float whose shortest repr is exactly the two-place decimal text (this holds for
   every value with at most 15 significant digits, i.e. up to about 10 trillion).
+- `format_amount` is how every screen, message and log line shows an amount ("1,234.50"), and
+  `amount_text` the shortest exact text of one ("25.5"), as the search language writes it. Both
+  take whatever a response held: a huge, NaN or infinite amount is shown, never raised.
 """
 
 from __future__ import annotations
 
 import json
-from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
+from decimal import ROUND_HALF_EVEN, Context, Decimal, InvalidOperation
 from typing import Annotated, Any
 
 from pydantic import BeforeValidator, PlainSerializer
 
 CENT = Decimal("0.01")
+#: What `format_amount` shows for a missing amount.
+NO_AMOUNT = "—"
+#: Amounts from 10^30 up are shown in scientific notation (no grouping of 30-digit numbers).
+_SCIENTIFIC_FROM = 30
 
 #: A float holds any decimal of this many significant digits exactly enough for repr to round-trip.
 _FLOAT_SAFE_DIGITS = 15
@@ -72,9 +79,37 @@ def to_wire(amount: Decimal) -> int | float:
     return as_float
 
 
-def format_amount(amount: Decimal | None) -> str:
-    """Plain two-place text (no grouping), for logs and messages; the UI has its own formatter."""
-    return "-" if amount is None else str(quantize(amount))
+def has_cents_only(amount: Decimal) -> bool:
+    """True when `amount` has at most two decimal places ("12.500" has: it is 12.50)."""
+    return amount.is_finite() and amount == _round_cents(amount)
+
+
+def format_amount(amount: Decimal | None, *, grouping: bool = True) -> str:
+    """An amount as people read it: two places, thousands grouped ("1,234.50"); "—" if None.
+
+    Never raises: NaN and infinities are named, an amount too long for the default decimal
+    context is rounded in a wider one, and from 10^30 up it is shown as "1.00E+30".
+    """
+    if amount is None:
+        return NO_AMOUNT
+    if not amount.is_finite():
+        return "NaN" if amount.is_nan() else ("-∞" if amount < 0 else "∞")
+    if amount.adjusted() >= _SCIENTIFIC_FROM:
+        return f"{amount:.2E}"
+    cents = _round_cents(amount)
+    return f"{cents:,}" if grouping else str(cents)
+
+
+def amount_text(amount: Decimal) -> str:
+    """The shortest exact text of an amount ("25.5", "10", "0"): the search language's form."""
+    text = format(amount.normalize(), "f")
+    return "0" if text in ("-0", "0") else text
+
+
+def _round_cents(amount: Decimal) -> Decimal:
+    """`quantize(amount)` in a context wide enough for any finite amount below 10^30."""
+    digits = max(28, amount.adjusted() + 3)
+    return amount.quantize(CENT, rounding=ROUND_HALF_EVEN, context=Context(prec=digits))
 
 
 def loads_json(text: str | bytes) -> Any:

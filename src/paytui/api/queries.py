@@ -18,9 +18,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from decimal import Decimal
-from typing import Any, Literal, Self
+from typing import TYPE_CHECKING, Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, field_validator
+
+from paytui.api.money import has_cents_only
 
 __all__ = [
     "ACH_RETURNS",
@@ -57,8 +59,6 @@ SORT_COLUMNS: tuple[str, ...] = (
     "contact_name",
     "charge_id",
 )
-
-_CENT = Decimal("0.01")
 
 
 def format_wire_timestamp(value: datetime) -> str:
@@ -118,6 +118,10 @@ class _QueryBase(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
+    if TYPE_CHECKING:  # declared (with their defaults) by each query model
+        tags: tuple[str, ...]
+        attributes: tuple[tuple[str, str], ...]
+
     @field_validator("tags", mode="after", check_fields=False)
     @classmethod
     def _check_tags(cls, value: tuple[str, ...]) -> tuple[str, ...]:
@@ -149,8 +153,8 @@ class _QueryBase(BaseModel):
         return type(self).model_validate({**self.model_dump(), **changes})
 
     def _common_params(self) -> list[tuple[str, str]]:
-        params: list[tuple[str, str]] = [("tag", tag) for tag in self.tags]  # type: ignore[attr-defined]
-        params += [("attribute", f"{key}={val}") for key, val in self.attributes]  # type: ignore[attr-defined]
+        params: list[tuple[str, str]] = [("tag", tag) for tag in self.tags]
+        params += [("attribute", f"{key}={val}") for key, val in self.attributes]
         return params
 
 
@@ -189,7 +193,7 @@ class ChargeQuery(_QueryBase):
             raise ValueError("an amount must be a finite number")
         if value < 0:
             raise ValueError("an amount cannot be negative")
-        if value != value.quantize(_CENT):
+        if not has_cents_only(value):
             raise ValueError("an amount has at most two decimal places")
         return value
 

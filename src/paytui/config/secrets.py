@@ -21,12 +21,15 @@ import threading
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Literal, TypeVar, cast
 
-import tomli_w
+import tomlkit
 from pydantic import SecretStr
 
 from paytui.config.files import atomic_write_text, secrets_path
+
+if TYPE_CHECKING:
+    from keyring.backend import KeyringBackend
 
 SecretKind = Literal["client_secret", "token"]
 StoreName = Literal["keyring", "file"]
@@ -60,7 +63,7 @@ def _reset_keyring_state() -> None:
     _keyring_dead = False
 
 
-def _keyring_call(action: Callable[[Any], T], timeout: float | None = None) -> T:
+def _keyring_call(action: Callable[[KeyringBackend], T], timeout: float | None = None) -> T:
     """Run `action(backend)` in a daemon thread; raise `_NoKeyring` on any failure or timeout.
 
     A daemon thread (not a ThreadPoolExecutor, whose workers are joined at exit) so a hung
@@ -97,7 +100,7 @@ def _keyring_call(action: Callable[[Any], T], timeout: float | None = None) -> T
         raise _NoKeyring("the keyring did not answer in time") from None
     if not ok:
         raise _NoKeyring(str(value))
-    return value  # type: ignore[return-value]
+    return cast(T, value)  # the thread put `action`'s own result when `ok`
 
 
 def _username(profile: str, kind: SecretKind) -> str:
@@ -129,7 +132,7 @@ def _keyring_set(profile: str, kind: SecretKind, value: str) -> bool:
 
 
 def _keyring_delete(profile: str, kind: SecretKind) -> bool:
-    def delete(kr: Any) -> bool:
+    def delete(kr: KeyringBackend) -> bool:
         if kr.get_password(KEYRING_SERVICE, _username(profile, kind)) is None:
             return False
         kr.delete_password(KEYRING_SERVICE, _username(profile, kind))
@@ -184,7 +187,7 @@ def _read_file(path: Path) -> dict[str, dict[str, str]]:
 
 def _write_file(path: Path, profiles: dict[str, dict[str, str]]) -> None:
     header = "# paytui secrets: keep this file mode 0600 and out of backups you share.\n\n"
-    body = tomli_w.dumps({"profiles": {k: v for k, v in profiles.items() if v}})
+    body = tomlkit.dumps({"profiles": {k: v for k, v in profiles.items() if v}})
     atomic_write_text(path, header + body)
 
 

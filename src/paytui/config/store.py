@@ -18,8 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-import tomli_w
+import tomlkit
 from pydantic import BaseModel, ValidationError
+from tomlkit import TOMLDocument
 
 from paytui.config.files import atomic_write_text, config_path
 from paytui.config.model import (
@@ -322,8 +323,11 @@ def _split_key(key: str) -> tuple[str, ...]:
 # --------------------------------------------------------------------------- writing
 
 
-def read_raw(path: Path | str | None = None) -> dict[str, Any]:
-    """The file's TOML as a plain dict, for editing; {} when missing.
+_HEADER = "paytui configuration. Secrets never go here: see `paytui profile add`."
+
+
+def read_raw(path: Path | str | None = None) -> TOMLDocument:
+    """The file's TOML for editing, comments and layout kept (tomlkit); a new one when missing.
 
     Raises `ConfigError` when the file is not TOML: rewriting it would throw the user's text away.
     """
@@ -331,29 +335,34 @@ def read_raw(path: Path | str | None = None) -> dict[str, Any]:
     try:
         text = file.read_text(encoding="utf-8")
     except FileNotFoundError:
-        return {}
+        document = tomlkit.document()
+        document.add(tomlkit.comment(_HEADER))
+        document.add(tomlkit.nl())
+        return document
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{file}: cannot be read ({exc})") from None
     try:
-        return tomllib.loads(text)
+        tomllib.loads(text)  # the reader the app uses decides, and its errors say where
     except tomllib.TOMLDecodeError as exc:
         line, message = _toml_error_position(exc)
         where = f"{file}:{line}" if line else str(file)
         raise ConfigError(f"{where}: {message}; fix it before changing profiles") from None
+    return tomlkit.parse(text)
 
 
-def write_raw(raw: Mapping[str, Any], path: Path | str | None = None) -> Path:
-    """Write `raw` as TOML atomically, mode 0600. Returns the path written."""
+def write_raw(raw: TOMLDocument, path: Path | str | None = None) -> Path:
+    """Write `raw` (from `read_raw`, so the user's comments are kept) atomically, mode 0600."""
     file = Path(path) if path is not None else config_path()
-    header = "# paytui configuration. Secrets never go here: see `paytui profile add`.\n\n"
-    atomic_write_text(file, header + tomli_w.dumps(dict(raw)))
+    atomic_write_text(file, tomlkit.dumps(raw))
     return file
 
 
 def save_profile(name: str, profile: Profile, path: Path | str | None = None) -> Path:
     """Add or replace one profile, leaving everything else in the file as it is."""
     raw = read_raw(path)
-    profiles = raw.setdefault("profiles", {})
+    if "profiles" not in raw:
+        raw["profiles"] = tomlkit.table(is_super_table=True)
+    profiles = raw["profiles"]
     if not isinstance(profiles, dict):
         raise ConfigError("the config file's 'profiles' is not a table; fix it first")
     profiles[name] = profile.to_toml()

@@ -23,7 +23,7 @@ from paytui.sandbox.models import (
     TokenCreate,
     TokenUpdate,
 )
-from paytui.sandbox.store import Store, dumps
+from paytui.sandbox.store import Store, dumps, loads_doc
 from paytui.sandbox.wire import (
     add_years,
     cents_from_decimal,
@@ -471,7 +471,7 @@ def get_refund(store: Store, refund_id: str) -> dict[str, Any]:
         row = conn.execute("SELECT doc FROM refunds WHERE refund_id = ?", (refund_id,)).fetchone()
     if row is None:
         raise NotFound(f"refund {refund_id} not found")
-    return json.loads(row[0])
+    return loads_doc(row[0])
 
 
 # -- distributions ---------------------------------------------------------------------------
@@ -493,7 +493,7 @@ def distribution_out(
     ).fetchone()
     if row is None:
         raise NotFound(f"distribution {distribution_id} not found")
-    doc = json.loads(row[0])
+    doc = loads_doc(row[0])
     sql = (
         "SELECT item_id, charge_id, category, amount_cents FROM distribution_items"
         " WHERE distribution_id = ?"

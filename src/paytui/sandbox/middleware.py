@@ -30,7 +30,7 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 def _bearer(scope: Scope) -> str | None:
     for name, value in scope.get("headers", []):
         if name == b"authorization":
-            kind, _, token = value.decode("latin-1").partition(" ")
+            kind, _, token = bytes(value).decode("latin-1").partition(" ")
             if kind.lower() == "bearer" and token.strip():
                 return token.strip()
     return None

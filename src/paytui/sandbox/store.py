@@ -59,6 +59,14 @@ def dumps(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
+def loads_doc(text: str | bytes) -> dict[str, Any]:
+    """A stored document back: every doc the sandbox writes is a JSON object."""
+    doc = json.loads(text)
+    if not isinstance(doc, dict):
+        raise TypeError(f"a stored document is a JSON object, not {type(doc).__name__}")
+    return doc
+
+
 def connect(path: Path | str) -> sqlite3.Connection:
     """A connection in autocommit mode (transactions are explicit) with WAL and sane pragmas."""
     conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None, timeout=10)
@@ -161,7 +169,7 @@ class Store:
             ).fetchone()
         if row is None:
             raise NotFound(f"merchant {merchant_id} not found")
-        return json.loads(row[0])
+        return loads_doc(row[0])
 
     def refresh_boarding(self) -> None:
         """Advance accounts on the automatic boarding clock by the steps due since last time.
@@ -187,7 +195,7 @@ class Store:
                 steps = int((now - since) // self.boarding_interval)
                 for _ in range(steps):
                     status = BOARDING_NEXT.get(status, status)
-                doc = json.loads(doc_text)
+                doc = loads_doc(doc_text)
                 doc.update(
                     status=status,
                     status_message=STATUS_MESSAGES[status],
@@ -214,7 +222,7 @@ class Store:
             ).fetchone()
         if row is None:
             raise NotFound(f"account {account_id} not found")
-        return json.loads(row[0])
+        return loads_doc(row[0])
 
     def advance_account(self, account_id: str) -> dict[str, Any]:
         """Move an account one boarding step (409 from a status with no next step)."""
@@ -228,7 +236,7 @@ class Store:
             status, doc_text = row
             if status not in BOARDING_NEXT:
                 raise Conflict(f"account {account_id} is {status}; boarding has no next step")
-            doc = json.loads(doc_text)
+            doc = loads_doc(doc_text)
             status = BOARDING_NEXT[status]
             doc.update(
                 status=status,
@@ -264,7 +272,7 @@ class Store:
             row = conn.execute("SELECT doc FROM tokens WHERE token_id = ?", (token_id,)).fetchone()
         if row is None:
             raise NotFound(f"token {token_id} not found")
-        return json.loads(row[0])
+        return loads_doc(row[0])
 
     def save_token(self, doc: dict[str, Any], *, new: bool) -> None:
         with self.write() as conn:

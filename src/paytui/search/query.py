@@ -28,7 +28,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from paytui.api.money import CENT, amount_text
 from paytui.api.queries import ChargeQuery
+from paytui.cards import luhn_valid
 
 __all__ = [
     "KEYS",
@@ -184,7 +186,6 @@ _RELATIVE_RE = re.compile(r"(\d{1,6})([hdw])", re.IGNORECASE)
 _CHARGE_ID_LENGTH = 24
 _MIN_PREFIX = 4
 _MAX_AMOUNT_DIGITS = 15
-_CENT = Decimal("0.01")
 _SHOW = 32  # at most this many characters of the user's text are quoted back in a message
 
 
@@ -346,16 +347,6 @@ def _suggest(word: str, choices: list[str] | tuple[str, ...]) -> str | None:
     return close[0] if close else None
 
 
-def _luhn(digits: str) -> bool:
-    total = 0
-    for index, ch in enumerate(reversed(digits)):
-        d = int(ch)
-        if index % 2:
-            d = d * 2 - 9 if d > 4 else d * 2
-        total += d
-    return total % 10 == 0
-
-
 # --------------------------------------------------------------------------------------------------
 # Parsing
 # --------------------------------------------------------------------------------------------------
@@ -476,7 +467,7 @@ class _Parser:
                 "excluding (-key:value) is not supported: charge search has no negative filters",
             )
             return
-        if word.isdigit() and 13 <= len(word) <= 19 and _luhn(word):
+        if word.isdigit() and 13 <= len(word) <= 19 and luhn_valid(word):
             # Never let a full card number travel to the API as a search term.
             self.error(span, "this looks like a full card number; search by last4: instead")
             return
@@ -648,7 +639,7 @@ class _Parser:
             self.error(span, "that amount is too large")
             return None
         try:
-            return Decimal(text.lstrip("$") or "0").quantize(_CENT)
+            return Decimal(text.lstrip("$") or "0").quantize(CENT)
         except InvalidOperation:  # pragma: no cover - the regex admits only plain numbers
             self.error(span, f"{_show(text)} is not an amount")
             return None
@@ -678,12 +669,12 @@ class _Parser:
             return
         if op in (":", "=", ">=", ">"):
             # Amounts have two places, so "more than 25" is "at least 25.01".
-            self.set_bound(self.lower, "min_amount", amount + _CENT if op == ">" else amount, term)
+            self.set_bound(self.lower, "min_amount", amount + CENT if op == ">" else amount, term)
         if op in (":", "=", "<=", "<"):
             if op == "<" and amount == 0:
                 self.error(term.value_span, "no amount is below 0")
                 return
-            self.set_bound(self.upper, "max_amount", amount - _CENT if op == "<" else amount, term)
+            self.set_bound(self.upper, "max_amount", amount - CENT if op == "<" else amount, term)
 
     # -- times -------------------------------------------------------------------------------------
 
@@ -726,8 +717,8 @@ class _Parser:
             year, month, day, hour, minute = (int(g) for g in match.groups()[:5])
             second = int(match.group(6) or 0)
             micro = int((match.group(7) or "0").ljust(6, "0"))
-            instant = self.make_time(term, year, month, day, hour, minute, second, micro)
-            if instant is None:
+            stamp = self.make_time(term, year, month, day, hour, minute, second, micro)
+            if stamp is None:
                 return None
             offset = match.group(8)
             if offset and offset.upper() != "Z":
@@ -738,11 +729,11 @@ class _Parser:
                     self.error(term.value_span, f"{_show(offset)} is not a time zone offset")
                     return None
                 try:
-                    instant -= sign * timedelta(hours=hours, minutes=minutes)
+                    stamp -= sign * timedelta(hours=hours, minutes=minutes)
                 except OverflowError:
                     self.error(term.value_span, "that time is out of range")
                     return None
-            return instant, instant, False
+            return stamp, stamp, False
         self.error(
             term.value_span,
             f"{_show(value)} is not a time; use 2026-01-31, 2026-01-31T10:00Z, today, "
@@ -750,9 +741,19 @@ class _Parser:
         )
         return None
 
-    def make_time(self, term: _Term, *parts: int) -> datetime | None:
+    def make_time(
+        self,
+        term: _Term,
+        year: int,
+        month: int,
+        day: int,
+        hour: int = 0,
+        minute: int = 0,
+        second: int = 0,
+        micro: int = 0,
+    ) -> datetime | None:
         try:
-            return datetime(*parts, tzinfo=UTC)  # type: ignore[misc]
+            return datetime(year, month, day, hour, minute, second, micro, tzinfo=UTC)
         except ValueError:
             self.error(term.value_span, f"{_show(term.value)} is not a real date or time")
             return None
@@ -905,11 +906,6 @@ def _quote(value: str) -> str:
     return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def _format_amount(value: Decimal) -> str:
-    text = format(value.normalize(), "f")
-    return "0" if text in ("-0", "0") else text
-
-
 def _is_midnight(value: datetime) -> bool:
     return (value.hour, value.minute, value.second, value.microsecond) == (0, 0, 0, 0)
 
@@ -953,13 +949,13 @@ def format_query(query: ChargeQuery) -> str:
     low, high = query.min_amount, query.max_amount
     if low is not None and high is not None:
         if low == high:
-            parts.append(f"amount:{_format_amount(low)}")
+            parts.append(f"amount:{amount_text(low)}")
         else:
-            parts.append(f"amount:{_format_amount(low)}..{_format_amount(high)}")
+            parts.append(f"amount:{amount_text(low)}..{amount_text(high)}")
     elif low is not None:
-        parts.append(f"amount>={_format_amount(low)}")
+        parts.append(f"amount>={amount_text(low)}")
     elif high is not None:
-        parts.append(f"amount<={_format_amount(high)}")
+        parts.append(f"amount<={amount_text(high)}")
     parts += _format_times(query.created_from, query.created_to)
     if query.account_id:
         parts.append(f"account:{_quote(query.account_id)}")

@@ -13,12 +13,13 @@ import asyncio
 import contextlib
 from decimal import Decimal
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from paytui.actions import ActionExecutor, ActionPolicy, Decision, Journal
 
 if TYPE_CHECKING:
     from paytui.api.client import PaymentClient
+    from paytui.ui.app import PaytuiApp
 
 
 def _decimal_or_none(value: object) -> Decimal | None:
@@ -33,7 +34,7 @@ def _decimal_or_none(value: object) -> Decimal | None:
 class ActionsService:
     """Builds (once) the journal and the executor; answers the policy question for screens."""
 
-    def __init__(self, app: Any, *, journal_path: Path | str | None = None) -> None:
+    def __init__(self, app: PaytuiApp, *, journal_path: Path | str | None = None) -> None:
         self.app = app
         self.journal_path = journal_path
         self._journal: Journal | None = None
@@ -44,12 +45,13 @@ class ActionsService:
     def policy(self) -> ActionPolicy:
         """The policy as of now: scopes from the client, the rest from the app's attributes."""
         app = self.app
-        scopes = getattr(getattr(app, "connected_client", None), "granted_scopes", None)
+        # getattr: the UI tests' stand-in clients answer lists only, without scopes.
+        scopes = getattr(app.connected_client, "granted_scopes", None)
         return ActionPolicy(
             granted_scopes=frozenset(scopes) if scopes is not None else None,
-            read_only=bool(getattr(app, "read_only", False)),
-            environment=str(getattr(app, "environment", "sandbox") or "sandbox"),
-            confirm_threshold=_decimal_or_none(getattr(app, "confirm_threshold", None)),
+            read_only=app.read_only,
+            environment=app.environment or "sandbox",
+            confirm_threshold=_decimal_or_none(app.confirm_threshold),
         )
 
     def check(self, operation: str) -> Decision:
@@ -61,10 +63,7 @@ class ActionsService:
 
     def any_in_flight(self) -> bool:
         """True while any action is being sent (e.g. a profile switch must wait)."""
-        executor = self._executor
-        return executor is not None and any(
-            executor.in_flight(operation, target) for operation, target in list(executor._in_flight)
-        )
+        return self._executor is not None and self._executor.any_in_flight()
 
     @property
     def ready(self) -> ActionExecutor | None:
@@ -88,15 +87,15 @@ class ActionsService:
                         await client.authenticate()
                 if self._journal is None:
                     # The app's clock (frozen in snapshot tests; the wall clock otherwise).
-                    clock = getattr(self.app, "now", None)
-                    kwargs = {"clock": clock} if callable(clock) else {}
-                    self._journal = await asyncio.to_thread(Journal, self.journal_path, **kwargs)
+                    self._journal = await asyncio.to_thread(
+                        Journal, self.journal_path, clock=self.app.now
+                    )
                 journal = self._journal
                 self._executor = ActionExecutor(
                     client,
                     journal,
                     self.policy(),
-                    profile=str(getattr(self.app, "profile_name", "default")),
+                    profile=self.app.profile_name,
                     base_url=str(getattr(client, "base_url", "")),
                 )
         self._executor.policy = self.policy()

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.app import App
+from textual.binding import BindingType
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.reactive import reactive
 from textual.screen import Screen
@@ -27,6 +28,8 @@ from paytui.ui.screens.charges import ChargeSearchScreen
 if TYPE_CHECKING:
     from paytui.api.client import PaymentClient
     from paytui.config.connection import Connection
+    from paytui.sandbox.embedded import EmbeddedSandbox
+    from paytui.ui.actions_service import ActionsService
 
 ClientFactory = Callable[[], Awaitable["PaymentClient"]]
 #: Builds the client factory for a connection chosen in the profile switcher (None: the app's
@@ -45,24 +48,6 @@ SCREENS: tuple[tuple[str, str, str], ...] = (
 SANDBOX_STARTUP_TIMEOUT = 30.0
 
 
-def _placeholder(title: str, blurb: str) -> Callable[[], Screen[Any]]:
-    """A factory for a "coming soon" screen; imported only when the user goes there."""
-
-    def build() -> Screen[Any]:
-        from paytui.ui.screens.placeholder import PlaceholderScreen
-
-        return PlaceholderScreen(title, blurb)
-
-    return build
-
-
-def _history_screen() -> Screen[Any]:
-    """The History mode (the action journal), imported only when the user goes there."""
-    from paytui.ui.screens.history import HistoryScreen
-
-    return HistoryScreen()
-
-
 def _default_factory_builder(connection: Connection) -> ClientFactory | None:
     """A remote profile gets `launch.client_factory_for`; the embedded sandbox the app's own."""
     if connection.is_embedded:
@@ -78,7 +63,8 @@ def _lazy_screen(module: str, name: str) -> Callable[[], Screen[Any]]:
     def build() -> Screen[Any]:
         import importlib
 
-        return getattr(importlib.import_module(module), name)()
+        screen_class: type[Screen[Any]] = getattr(importlib.import_module(module), name)
+        return screen_class()
 
     return build
 
@@ -160,15 +146,14 @@ class PaytuiApp(App[None]):
 
     TITLE = "paytui"
     CSS_PATH = Path(__file__).with_name("app.tcss")  # absolute: subclasses elsewhere work
-    BINDINGS: ClassVar = keys.GLOBAL_BINDINGS
+    BINDINGS: ClassVar[list[BindingType]] = [*keys.GLOBAL_BINDINGS]
     COMMANDS = App.COMMANDS | {PaytuiCommands}
     MODES: ClassVar = {
         "charges": ChargeSearchScreen,
-        **{mode: _placeholder(title, blurb) for mode, title, blurb in SCREENS[1:-1]},
         "tokens": _lazy_screen("paytui.ui.screens.tokens", "TokensScreen"),
         "accounts": _lazy_screen("paytui.ui.screens.accounts", "AccountsScreen"),
         "distributions": _lazy_screen("paytui.ui.screens.distributions", "DistributionsScreen"),
-        "history": _history_screen,
+        "history": _lazy_screen("paytui.ui.screens.history", "HistoryScreen"),
     }
     DEFAULT_MODE = "charges"
 
@@ -191,7 +176,7 @@ class PaytuiApp(App[None]):
         values (tests use `environment=`, `profile_name=`, `keymap=` on their own)."""
         super().__init__()
         self._journal_path = journal_path
-        self._actions: Any = None
+        self._actions: ActionsService | None = None
         self._factory_builder = factory_builder
         self._apply_connection_attributes(connection)
         if environment is not None:
@@ -204,7 +189,7 @@ class PaytuiApp(App[None]):
         self._client_future: asyncio.Future[PaymentClient] | None = None
         self._connect_started = False
         self._first_paint_done = False
-        self._sandbox: Any = None
+        self._sandbox: EmbeddedSandbox | None = None
         self.keymap_config: dict[str, str] = {
             **(dict(connection.keymap) if connection is not None else {}),
             **dict(keymap or {}),
@@ -293,7 +278,7 @@ class PaytuiApp(App[None]):
 
     # --- money actions (issue 4) -----------------------------------------------------------------
     @property
-    def actions(self) -> Any:
+    def actions(self) -> ActionsService:
         """The `ActionsService` (executor, journal, policy); built on first use (lazy import)."""
         if self._actions is None:
             from paytui.ui.actions_service import ActionsService
@@ -403,32 +388,26 @@ class PaytuiApp(App[None]):
             self._wait_for_sandbox, thread=True, group="sandbox", exit_on_error=False
         )
         await worker.wait()
-        import httpx
+        from paytui.ui.launch import embedded_client
 
-        from paytui.api.client import PaymentClient
+        return embedded_client(self._spawn_sandbox())  # started by `_wait_for_sandbox`
 
-        return PaymentClient(
-            "http://sandbox",
-            client_id="paytui-demo",
-            client_secret="paytui-demo-secret",
-            transport=httpx.AsyncHTTPTransport(uds=str(self._sandbox.socket_path), verify=False),
-        )
-
-    def _spawn_sandbox(self) -> None:
+    def _spawn_sandbox(self) -> EmbeddedSandbox:
         """Start the child process (returns at once; stdlib-only import, no FastAPI here)."""
         if self._sandbox is None:
             from paytui.sandbox.embedded import EmbeddedSandbox
 
             self._sandbox = EmbeddedSandbox.start(keep_warm=False)  # ours alone: stopped on exit
+        return self._sandbox
 
     def _wait_for_sandbox(self) -> None:
         """Blocking: runs in a thread worker so the UI keeps painting while the child starts."""
-        self._spawn_sandbox()
+        sandbox = self._spawn_sandbox()
         import httpx  # noqa: F401  (warm the imports while the child starts)
 
         import paytui.api.client  # noqa: F401
 
-        self._sandbox.wait_ready(SANDBOX_STARTUP_TIMEOUT)
+        sandbox.wait_ready(SANDBOX_STARTUP_TIMEOUT)
 
     async def on_unmount(self) -> None:
         if self._actions is not None:
@@ -537,9 +516,7 @@ class PaytuiApp(App[None]):
 
     def _money_action_in_flight(self) -> bool:
         """True while the executor is sending something: its client must not be closed now."""
-        executor = getattr(getattr(self, "_actions", None), "_executor", None)
-        slots = getattr(executor, "_in_flight", None) or {}
-        return any(not slot.task.done() for slot in slots.values())
+        return self._actions is not None and self._actions.any_in_flight()
 
     async def apply_connection(self, connection: Connection) -> None:
         """Make `connection` the app's: attributes, secrets, client, and fresh screens.
@@ -594,7 +571,7 @@ class PaytuiApp(App[None]):
         if mode in self._modes and mode != self.current_mode:
             self.switch_mode(mode)
 
-    def action_back(self) -> None:
+    async def action_back(self) -> None:
         """Close the screen on top; from a top-level screen other than charges, go to charges."""
         if len(self.screen_stack) > 1:
             self.pop_screen()
@@ -623,18 +600,8 @@ class PaytuiApp(App[None]):
     def on_open_charge(self, message: messages.OpenCharge) -> None:
         """Open a charge's detail over the current screen (escape comes back to the same row)."""
         message.stop()
-        try:
-            from paytui.ui.screens.charge_detail import ChargeDetailScreen
-        except ImportError:
-            from paytui.ui.screens.placeholder import PlaceholderScreen
+        from paytui.ui.screens.charge_detail import ChargeDetailScreen
 
-            self.push_screen(
-                PlaceholderScreen(
-                    "Charge detail",
-                    f"Charge {message.charge_id}: the detail screen is coming soon.",
-                )
-            )
-            return
         self.push_screen(ChargeDetailScreen(message.charge_id))
 
     def on_account_in_focus(self, message: messages.AccountInFocus) -> None:

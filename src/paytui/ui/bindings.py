@@ -243,7 +243,7 @@ SWITCHER_BINDINGS: list[Binding] = [
     Binding("escape", "close", "Cancel", id="profiles.close", tooltip="Keep this profile"),
 ]
 
-# --- Help and placeholder screens ---------------------------------------------------------------
+# --- Help screen ---------------------------------------------------------------------------------
 HELP_BINDINGS: list[Binding] = [
     Binding("escape,question_mark,q", "close", "Close", id="help.close"),
 ]
@@ -302,7 +302,7 @@ SCREEN_MODULES: tuple[tuple[str, str, str], ...] = (
 
 
 def all_groups() -> list[BindingGroup]:
-    """`GROUPS` plus the bindings of the screens listed in `SCREEN_MODULES` that exist."""
+    """`GROUPS` plus the bindings of the screens listed in `SCREEN_MODULES`."""
     import importlib
 
     groups = list(GROUPS)
@@ -310,10 +310,7 @@ def all_groups() -> list[BindingGroup]:
     for module_name, class_name, title in SCREEN_MODULES:
         if title in titles:
             continue
-        try:
-            screen_class = getattr(importlib.import_module(module_name), class_name)
-        except (ImportError, AttributeError):
-            continue
+        screen_class = getattr(importlib.import_module(module_name), class_name)
         found = tuple(b for b in screen_class.BINDINGS if isinstance(b, Binding))
         if found:
             groups.append(BindingGroup(title, found))

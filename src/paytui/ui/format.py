@@ -7,11 +7,29 @@ the user is data, never markup.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from decimal import Decimal
 
 from rich.text import Text
 
-# Theme variables are resolved by Textual; these are Rich style names that read well on every theme.
+from paytui.api.money import format_amount
+
+# --- Colours --------------------------------------------------------------------------------------
+# Every colour paytui paints text with is named in this section, by what it means, and always on
+# text that says the same in words (a status, a sign, a category): colour is never the only cue.
+# Rich style names that read well on every theme.
+
+#: Money leaving a merchant's balance (chargebacks, returns, fees), in distribution totals.
+OUTGOING_STYLE = "red"
+#: The signs of a change list (edit tags review): added, removed, changed.
+CHANGE_STYLES = {"+": "bold green", "-": "bold red", "~": "bold yellow"}
+#: Journal states of a money action (History).
+ACTION_STATE_STYLES = {
+    "succeeded": "bold green",
+    "failed": "bold red",
+    "not_applied": "yellow",
+    "unknown": "bold magenta",
+    "pending": "bold magenta",
+    "sent": "bold magenta",
+}
 STATUS_STYLES = {
     "success": "green",
     "declined": "red",
@@ -26,11 +44,8 @@ RESULT_STYLES = {
 }
 
 
-def money(amount: Decimal | None) -> str:
-    """Two places and thousands separators; never float arithmetic."""
-    if amount is None:
-        return "—"
-    return f"{amount.quantize(Decimal('0.01')):,}"
+#: Money on screen is `paytui.api.money.format_amount`: two places, grouped, safe for any value.
+money = format_amount
 
 
 def timestamp(value: datetime | None) -> str:
@@ -38,6 +53,18 @@ def timestamp(value: datetime | None) -> str:
     if value is None:
         return "—"
     return value.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def date(value: datetime | None) -> str:
+    """The UTC day ("2026-01-31"), for lists where the time of day is noise."""
+    if value is None:
+        return "—"
+    return value.astimezone(UTC).strftime("%Y-%m-%d")
+
+
+def clock(value: datetime) -> str:
+    """The UTC time of day ("14:05:09"), e.g. when a watched list was last read."""
+    return value.astimezone(UTC).strftime("%H:%M:%S")
 
 
 def age(value: datetime | None, now: datetime) -> str:
@@ -62,6 +89,16 @@ def status(value: str | None) -> Text:
 
 def result_code(value: str | None) -> Text:
     return Text(value or "—", style=RESULT_STYLES.get(value or "", ""))
+
+
+def action_state(state: str) -> Text:
+    """A money action's journal state in words and colour ("not applied" in yellow)."""
+    return Text(state.replace("_", " "), style=ACTION_STATE_STYLES.get(state, ""))
+
+
+def distribution_status(value: str | None) -> Text:
+    """A distribution's status: paid in green, anything else (pending, ...) in yellow."""
+    return Text(value or "—", style="green" if value == "paid" else "yellow")
 
 
 # --- Boarding status of payment accounts --------------------------------------------------------

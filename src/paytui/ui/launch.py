@@ -16,9 +16,13 @@ import logging
 import os
 import sys
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 if TYPE_CHECKING:
+    import types
+
+    import httpx
+
     from paytui.api.client import PaymentClient
     from paytui.config.connection import Connection
     from paytui.sandbox.embedded import EmbeddedSandbox
@@ -153,13 +157,14 @@ def client_factory_for(
     kwargs = client_kwargs(connection)
 
     async def remote() -> PaymentClient:
-        module: Any = await asyncio.to_thread(import_client)
-        return module.PaymentClient(**kwargs)
+        module = await asyncio.to_thread(import_client)
+        client_class: type[PaymentClient] = module.PaymentClient
+        return client_class(**kwargs)
 
     return remote
 
 
-def import_client() -> Any:
+def import_client() -> types.ModuleType:
     """Import `paytui.api.client` (and httpx) without httpx's command line; returns the module.
 
     httpx's package initialiser imports its CLI entry point (`httpx._main`: click, pygments,
@@ -173,12 +178,12 @@ def import_client() -> Any:
             raise RuntimeError("httpx's command line is not loaded in paytui; run `httpx` itself")
 
         stub = types.ModuleType("httpx._main", "Stand-in for httpx's CLI (see paytui.ui.launch).")
-        stub.main = no_cli  # type: ignore[attr-defined]
+        stub.__dict__["main"] = no_cli
         sys.modules["httpx._main"] = stub
     return importlib.import_module("paytui.api.client")
 
 
-def sandbox_transport(socket_path: object) -> Any:
+def sandbox_transport(socket_path: object) -> httpx.AsyncHTTPTransport:
     """The httpx transport to the embedded sandbox's Unix socket: plain HTTP, so no TLS context.
 
     httpx's default `verify=True` would load certifi's CA bundle into a new SSL context (about
@@ -215,14 +220,19 @@ def _embedded_factory(sandbox: EmbeddedSandbox) -> ClientFactory:
 
     async def embedded() -> PaymentClient:
         await asyncio.wrap_future(warmed)
-        from paytui.api.client import PaymentClient
-        from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
-
-        return PaymentClient(
-            sandbox.base_url,
-            client_id=DEMO_CLIENT_ID,
-            client_secret=DEMO_CLIENT_SECRET,
-            transport=sandbox_transport(sandbox.socket_path),
-        )
+        return embedded_client(sandbox)
 
     return embedded
+
+
+def embedded_client(sandbox: EmbeddedSandbox) -> PaymentClient:
+    """The one client of the embedded sandbox: its base URL and socket, the demo credentials."""
+    from paytui.api.client import PaymentClient
+    from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
+
+    return PaymentClient(
+        sandbox.base_url,
+        client_id=DEMO_CLIENT_ID,
+        client_secret=DEMO_CLIENT_SECRET,
+        transport=sandbox_transport(sandbox.socket_path),
+    )

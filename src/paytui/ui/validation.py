@@ -14,6 +14,7 @@ import re
 from datetime import date, datetime
 
 from paytui.cards import card_brand, luhn_valid, routing_number_valid
+from paytui.tags import format_attributes, parse_attributes, parse_tags
 
 __all__ = [
     "BRANDS",
@@ -24,6 +25,7 @@ __all__ = [
     "check_expiration",
     "check_routing_number",
     "digits_only",
+    "format_attributes",
     "luhn_valid",
     "mask_card",
     "parse_attributes",
@@ -112,25 +114,3 @@ def mask_card(length: int, last4: str) -> str:
     groups = [chars[:head]] if head else []
     groups += [chars[i : i + 4] for i in range(head, len(chars), 4)]
     return " ".join(groups)
-
-
-def parse_tags(text: str) -> list[str]:
-    """A comma-separated list of tags, blanks dropped."""
-    return [part.strip() for part in text.split(",") if part.strip()]
-
-
-def parse_attributes(text: str) -> tuple[dict[str, list[str]], str | None]:
-    """``key=value`` lines (a key may repeat: its values collect in a list).
-
-    Answers the attributes and None, or ``({}, message)`` naming the first bad line.
-    """
-    result: dict[str, list[str]] = {}
-    for number, raw in enumerate(text.splitlines(), start=1):
-        line = raw.strip()
-        if not line:
-            continue
-        key, sep, value = line.partition("=")
-        if not sep or not key.strip():
-            return {}, f"Line {number}: write key=value"
-        result.setdefault(key.strip(), []).append(value.strip())
-    return result, None

@@ -15,13 +15,14 @@ from rich.table import Table
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
 from paytui.ui import format as fmt
 from paytui.ui import messages
+from paytui.ui.running_app import paytui_app
 from paytui.ui.widgets.errors import describe_error
 from paytui.ui.widgets.header import PaytuiHeader
 from paytui.ui.widgets.list_state import error_text
@@ -56,7 +57,7 @@ class AccountDetailScreen(Screen[None]):
     """All fields of one account plus its recent charges."""
 
     CSS_PATH = Path(__file__).with_name("account_detail.tcss")
-    BINDINGS: ClassVar = ACCOUNT_DETAIL_BINDINGS
+    BINDINGS: ClassVar[list[BindingType]] = [*ACCOUNT_DETAIL_BINDINGS]
     HELP_TITLE = "Account"
     AUTO_FOCUS = "#recent"
 
@@ -104,7 +105,7 @@ class AccountDetailScreen(Screen[None]):
     @work(exclusive=True, group="account-read")
     async def read_account(self) -> None:
         try:
-            client = await self.app.get_client()  # type: ignore[attr-defined]
+            client = await paytui_app(self).get_client()
             account = await client.get_account(self.account_id)
         except Exception as exc:
             info = describe_error(exc)
@@ -169,7 +170,7 @@ class AccountDetailScreen(Screen[None]):
 
         self._charges_message(Text("Loading charges…"), "loading")
         try:
-            client = await self.app.get_client()  # type: ignore[attr-defined]
+            client = await paytui_app(self).get_client()
             granted = getattr(client, "granted_scopes", None)
             if granted is not None and CHARGES_SCOPE not in granted:
                 self._show_forbidden([CHARGES_SCOPE])
@@ -189,7 +190,7 @@ class AccountDetailScreen(Screen[None]):
         self.charges = list(page.items)
         table = self.query_one("#recent", NavTable)
         table.clear()
-        now = self.app.now()  # type: ignore[attr-defined]
+        now = paytui_app(self).now()
         for charge in self.charges:
             contact = getattr(getattr(charge, "payment_method", None), "contact", None)
             name = " ".join(
@@ -235,7 +236,7 @@ class AccountDetailScreen(Screen[None]):
 
         query = ChargeQuery(account_id=self.account_id)
         self.app.run_worker(
-            self.app.open_charge_search(query),  # type: ignore[attr-defined]
+            paytui_app(self).open_charge_search(query),
             group="open-charge-search",
             exclusive=True,
         )

@@ -20,7 +20,7 @@ from rich.style import Style
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.containers import Horizontal
 from textual.screen import Screen
@@ -29,6 +29,7 @@ from textual.widgets import DataTable, Footer, Static
 
 from paytui.ui import format as fmt
 from paytui.ui import messages
+from paytui.ui.running_app import paytui_app
 from paytui.ui.widgets.header import PaytuiHeader
 from paytui.ui.widgets.list_state import ErrorLine, ListState, showing
 from paytui.ui.widgets.nav_table import NavTable
@@ -120,7 +121,7 @@ class AccountsScreen(Screen[None]):
     """Accounts grouped by merchant, with a status filter and watch mode."""
 
     CSS_PATH = Path(__file__).with_name("accounts.tcss")
-    BINDINGS: ClassVar = ACCOUNTS_BINDINGS
+    BINDINGS: ClassVar[list[BindingType]] = [*ACCOUNTS_BINDINGS]
     HELP_TITLE = "Accounts"
     AUTO_FOCUS = "#accounts"
     COMMANDS: ClassVar = {StatusFilterCommands}
@@ -158,7 +159,7 @@ class AccountsScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one(ListState).loading("accounts")
+        self.query_one(ListState).show_loading("accounts")
         self.load()
 
     def on_unmount(self) -> None:
@@ -178,7 +179,9 @@ class AccountsScreen(Screen[None]):
     def _show_error(self, exc: BaseException) -> None:
         # The last good list stays on screen under the error line (watch mode keeps trying).
         note = "watch continues" if self.watching else None
-        info = self.query_one(ListState).failed(exc, rows_on_screen=bool(self.accounts), note=note)
+        info = self.query_one(ListState).show_failed(
+            exc, rows_on_screen=bool(self.accounts), note=note
+        )
         if not (self.watching and self.accounts):
             self.app.notify(info.message, title=info.title, severity="error", markup=False)
 
@@ -193,7 +196,7 @@ class AccountsScreen(Screen[None]):
     async def read_accounts(self) -> None:
         try:
             try:
-                client = await self.app.get_client()  # type: ignore[attr-defined]
+                client = await paytui_app(self).get_client()
                 accounts = await read_all(client.list_accounts_page)
             except Exception as exc:
                 self._show_error(exc)
@@ -209,8 +212,8 @@ class AccountsScreen(Screen[None]):
             self._reading = False
 
     def _apply(self, accounts: list[Account]) -> None:
-        now = self.app.now()  # type: ignore[attr-defined]
-        self._last_read = now.strftime("%H:%M:%S")
+        now = paytui_app(self).now()
+        self._last_read = fmt.clock(now)
         current = {a.account_id: a.status for a in accounts}
         if self._previous is not None:
             by_id = {a.account_id: a for a in accounts}
@@ -275,7 +278,7 @@ class AccountsScreen(Screen[None]):
         self.query_one("#showing", Static).update(showing(shown, total))
         if not visible:
             what = f"with status {self.status_filter}" if self.status_filter else "for this client"
-            self.query_one(ListState).empty(
+            self.query_one(ListState).show_empty(
                 f"No accounts {what}.\nPress f for the next status, F for all."
             )
             return
@@ -374,7 +377,7 @@ class AccountsScreen(Screen[None]):
 
     def action_refresh(self) -> None:
         if self.state == "error":
-            self.query_one(ListState).loading("accounts")
+            self.query_one(ListState).show_loading("accounts")
         self._reading = True
         self.read_accounts()  # exclusive: replaces a read in flight
 

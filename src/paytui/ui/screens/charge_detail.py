@@ -25,8 +25,10 @@ from textual.widgets import Footer, Static
 
 from paytui.api.errors import ApiError, NotFoundError
 from paytui.api.queries import ChargeQuery
+from paytui.tags import parse_tags
 from paytui.ui import format as fmt
 from paytui.ui import messages
+from paytui.ui.running_app import paytui_app
 from paytui.ui.widgets.distribution_tree import (
     DistributionTree,
     as_datetime,
@@ -356,8 +358,7 @@ class ChargeDetailScreen(Screen[None]):
                 line.append("  ")
                 line.append(Text(refund.reason, style="dim"))
             rows.append((refund.refund_id, line))
-        more = page.total is not None and page.total > len(page.items)
-        if more:
+        if page.total is not None and page.total > len(page.items):
             rows.append(("", Text(f"… {page.total - len(page.items)} more (palette: Refunds)")))
         self._panel("refunds", _rows_table(rows))
 
@@ -601,7 +602,7 @@ class ChargeDetailScreen(Screen[None]):
     def _render_tags(self) -> None:
         tags = self._wire.get("tags") or []
         if isinstance(tags, str):
-            tags = [t for t in tags.split(",") if t]
+            tags = parse_tags(tags)  # the older comma-string form
         if not tags:
             self._panel("tags", Text("none", style="dim"))
             return
@@ -743,7 +744,7 @@ class ChargeDetailScreen(Screen[None]):
     def _money_action(self, action: str) -> None:
         """Open the dialog of a money action (the policy is asked again: a palette command
         may run while the key is greyed out, and then says why)."""
-        decision = self.app.actions.check(MONEY_ACTIONS[action])  # type: ignore[attr-defined]
+        decision = paytui_app(self).actions.check(MONEY_ACTIONS[action])
         if not decision.allowed:
             self.notify(decision.reason or "Not allowed", severity="warning", markup=False)
             return

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.screen import Screen
@@ -22,6 +23,7 @@ from textual.widgets import Footer, Input, Static
 
 from paytui.ui import messages
 from paytui.ui.bindings import CHARGES_BINDINGS
+from paytui.ui.running_app import paytui_app
 from paytui.ui.widgets.charge_table import COLUMNS, SORT_FIELDS, ChargeTable
 from paytui.ui.widgets.header import PaytuiHeader
 from paytui.ui.widgets.list_state import ErrorLine, ListState, showing
@@ -33,7 +35,7 @@ if TYPE_CHECKING:
 
 DEFAULT_SORT = "-charge_timestamp"
 
-#: name -> (title, query text used when the search language cannot format the query)
+#: name -> title of each quick view (its query is the api layer's constant of the same name)
 QUICK_VIEWS: dict[str, str] = {
     "all": "All charges",
     "chargebacks": "Chargebacks",
@@ -43,20 +45,15 @@ QUICK_VIEWS: dict[str, str] = {
 
 
 def quick_view_query(name: str) -> ChargeQuery:
-    """The `ChargeQuery` of a quick view: the api layer's constant when it has one."""
+    """The `ChargeQuery` of a quick view: the api layer's constant (`ALL`, `CHARGEBACKS`, ...)."""
     from paytui.api import queries
 
-    constant = getattr(queries, name.upper(), None)
-    if constant is not None:
-        return constant
-    cls = queries.ChargeQuery
-    if name == "chargebacks":
-        return cls(status="chargeback")
-    if name == "ach_returns":
-        return cls(status="return")
-    if name == "open_authorizations":
-        return cls(charge_type="authorization", captured=False)
-    return cls()
+    return {
+        "all": queries.ALL,
+        "chargebacks": queries.CHARGEBACKS,
+        "ach_returns": queries.ACH_RETURNS,
+        "open_authorizations": queries.OPEN_AUTHORIZATIONS,
+    }[name]
 
 
 def format_query(query: ChargeQuery) -> str:
@@ -76,7 +73,7 @@ class ChargeSearchScreen(Screen[None]):
             self.query = query
 
     CSS_PATH = Path(__file__).with_name("charges.tcss")  # absolute: subclasses elsewhere work
-    BINDINGS: ClassVar = CHARGES_BINDINGS
+    BINDINGS: ClassVar[list[BindingType]] = [*CHARGES_BINDINGS]
     HELP_TITLE = "Charge search"
     AUTO_FOCUS = "ChargeTable"
     PARSE_DELAY = 0.15
@@ -113,11 +110,9 @@ class ChargeSearchScreen(Screen[None]):
         yield Footer()
 
     @staticmethod
-    def _suggester() -> CompletionSuggester | None:
-        try:
-            from paytui.search.query import apply_completion, complete
-        except ImportError:
-            return None
+    def _suggester() -> CompletionSuggester:
+        from paytui.search.query import apply_completion, complete
+
         return CompletionSuggester(complete, apply_completion)
 
     def on_mount(self) -> None:
@@ -130,10 +125,12 @@ class ChargeSearchScreen(Screen[None]):
         return self.query_one(ListState).state
 
     def _show_loading(self) -> None:
-        self.query_one(ListState).loading("charges")
+        self.query_one(ListState).show_loading("charges")
 
     def _show_error(self, exc: BaseException) -> None:
-        info = self.query_one(ListState).failed(exc, otherwise="Change the query and press Enter.")
+        info = self.query_one(ListState).show_failed(
+            exc, otherwise="Change the query and press Enter."
+        )
         self.query_one(ChargeTable).clear()
         self.query_one("#showing", Static).update(showing(0, 0))
         self.app.notify(info.message, title=info.title, severity="error", markup=False)
@@ -142,7 +139,7 @@ class ChargeSearchScreen(Screen[None]):
         message = Text("No charges match ")
         message.append(text or "this view", style="bold")
         message.append(".\nPress / to change the query, or a for all charges.")
-        self.query_one(ListState).empty(message)
+        self.query_one(ListState).show_empty(message)
         self.post_message(messages.AccountInFocus(None))
 
     # --- searching ------------------------------------------------------------------------------
@@ -160,7 +157,7 @@ class ChargeSearchScreen(Screen[None]):
         """Fetch the first page (for the states and the total); the table fetches the rest."""
         table = self.query_one(ChargeTable)
         try:
-            client = await self.app.get_client()  # type: ignore[attr-defined]
+            client = await paytui_app(self).get_client()
             if query is None:
                 query = quick_view_query("all")
             self._query = query
@@ -173,7 +170,7 @@ class ChargeSearchScreen(Screen[None]):
             return
 
         async def loader(offset: int, limit: int) -> Page[Charge]:
-            api = await self.app.get_client()  # type: ignore[attr-defined]
+            api = await paytui_app(self).get_client()
             return await api.search_charges_page(effective, limit=limit, offset=offset)
 
         table.show(loader, page, sort=effective.sort or DEFAULT_SORT, cursor=cursor)
@@ -181,7 +178,7 @@ class ChargeSearchScreen(Screen[None]):
         if page.total == 0 or (page.total is None and not page.items):
             self._show_empty(self.query_one(QueryInput).value.strip())
         else:
-            self.query_one(ListState).results()
+            self.query_one(ListState).show_results()
         if self._focus_results_after_search or self.focused is None:
             table.focus()
         self._focus_results_after_search = False
@@ -192,7 +189,7 @@ class ChargeSearchScreen(Screen[None]):
     def _parse(self, text: str) -> Any:
         from paytui.search.query import parse
 
-        return parse(text, now=self.app.now())  # type: ignore[attr-defined]
+        return parse(text, now=paytui_app(self).now())
 
     def _show_parse_errors(self, result: Any, text: str) -> bool:
         """Underline and explain the parser's complaints; True when the text is sendable."""
@@ -245,10 +242,7 @@ class ChargeSearchScreen(Screen[None]):
 
     def on_charge_search_screen_prefill(self, message: ChargeSearchScreen.Prefill) -> None:
         message.stop()
-        try:
-            text = format_query(message.query)
-        except ImportError:
-            text = ""
+        text = format_query(message.query)
         query_input = self.query_one(QueryInput)
         with query_input.prevent(Input.Changed):
             query_input.value = text
@@ -270,10 +264,7 @@ class ChargeSearchScreen(Screen[None]):
     def action_quick_view(self, name: str) -> None:
         """Put the view's query in the line (so it can be refined) and run it."""
         query = quick_view_query(name)
-        try:
-            text = format_query(query)
-        except ImportError:
-            text = ""
+        text = format_query(query)
         query_input = self.query_one(QueryInput)
         with query_input.prevent(Input.Changed):
             query_input.value = text
@@ -321,11 +312,8 @@ class ChargeSearchScreen(Screen[None]):
         text = self.query_one(QueryInput).value
         query = self._query
         if text.strip() or query is None:
-            try:
-                result = self._parse(text)
-            except ImportError:
-                result = None
-            if result is not None and self._show_parse_errors(result, text):
+            result = self._parse(text)
+            if self._show_parse_errors(result, text):
                 query = result.query
         table = self.query_one(ChargeTable)
         cursor = table.cursor_row if self.state == "results" else 0
@@ -353,7 +341,7 @@ class ChargeSearchScreen(Screen[None]):
         return True
 
     def _money_action(self, operation: str) -> None:
-        decision = self.app.actions.check(operation)  # type: ignore[attr-defined]
+        decision = paytui_app(self).actions.check(operation)
         if not decision.allowed:
             self.app.notify(decision.reason or "Not allowed", severity="warning", markup=False)
             return
@@ -390,7 +378,7 @@ class ChargeSearchScreen(Screen[None]):
 
     def on_charge_table_page_failed(self, event: ChargeTable.PageFailed) -> None:
         # The rows already loaded stay; the error line above them says what did not load.
-        info = self.query_one(ListState).failed(
+        info = self.query_one(ListState).show_failed(
             event.error, rows_on_screen=True, note="some rows did not load"
         )
         self.app.notify(info.message, title=info.title, severity="error", markup=False)

@@ -9,13 +9,14 @@ from rich.table import Table
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
 from paytui.ui import format as fmt
 from paytui.ui import messages
+from paytui.ui.running_app import paytui_app
 from paytui.ui.screens.distributions import status_text, total_of, total_text
 from paytui.ui.widgets.distribution_tree import TOTAL_CATEGORIES
 from paytui.ui.widgets.errors import describe_error
@@ -42,7 +43,7 @@ class DistributionDetailScreen(Screen[None]):
     """Totals and items of one distribution."""
 
     CSS_PATH = Path(__file__).with_name("distribution_detail.tcss")
-    BINDINGS: ClassVar = DISTRIBUTION_DETAIL_BINDINGS
+    BINDINGS: ClassVar[list[BindingType]] = [*DISTRIBUTION_DETAIL_BINDINGS]
     HELP_TITLE = "Distribution"
     AUTO_FOCUS = "#items"
 
@@ -100,7 +101,7 @@ class DistributionDetailScreen(Screen[None]):
     @work(exclusive=True, group="distribution-read")
     async def read_distribution(self) -> None:
         try:
-            client = await self.app.get_client()  # type: ignore[attr-defined]
+            client = await paytui_app(self).get_client()
             dist = await client.get_distribution(self.distribution_id)
         except Exception as exc:
             info = describe_error(exc)
@@ -118,7 +119,7 @@ class DistributionDetailScreen(Screen[None]):
         table.clear()
         for index, item in enumerate(self.items):
             category = item.category or "?"
-            style = "red" if category in ("chargebacks", "returns") else ""
+            style = fmt.OUTGOING_STYLE if category in ("chargebacks", "returns") else ""
             table.add_row(
                 Text(category, style=style),
                 total_text(category, item.amount),

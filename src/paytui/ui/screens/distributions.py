@@ -13,13 +13,14 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
 from paytui.ui import format as fmt
 from paytui.ui import messages
+from paytui.ui.running_app import paytui_app
 from paytui.ui.widgets.distribution_tree import OUTGOING_CATEGORIES, TOTAL_CATEGORIES, as_decimal
 from paytui.ui.widgets.header import PaytuiHeader
 from paytui.ui.widgets.list_state import ErrorLine, ListState, showing
@@ -61,7 +62,7 @@ def total_text(category: str, amount: object) -> Text:
         return Text("—", style="dim", justify="right")
     style = ""
     if category in OUTGOING_CATEGORIES and value:
-        style = "red"
+        style = fmt.OUTGOING_STYLE
     elif category == "net":
         style = "bold"
     return Text(fmt.money(value), style=style, justify="right")
@@ -72,8 +73,7 @@ def total_of(distribution: Any, category: str) -> Any:
     return getattr(totals, category, None) if totals is not None else None
 
 
-def status_text(value: str | None) -> Text:
-    return Text(value or "—", style="green" if value == "paid" else "yellow")
+status_text = fmt.distribution_status
 
 
 def short(value: str | None, keep: int) -> Text:
@@ -85,7 +85,7 @@ class DistributionsScreen(Screen[None]):
     """A paged list of distributions with their totals."""
 
     CSS_PATH = Path(__file__).with_name("distributions.tcss")
-    BINDINGS: ClassVar = DISTRIBUTIONS_BINDINGS
+    BINDINGS: ClassVar[list[BindingType]] = [*DISTRIBUTIONS_BINDINGS]
     HELP_TITLE = "Distributions"
     AUTO_FOCUS = "#distributions"
 
@@ -128,17 +128,19 @@ class DistributionsScreen(Screen[None]):
         """Read the page at `offset` (this page by default); the offset moves only once it has
         been read, so a page that fails leaves the list, and paging, where they were."""
         if not self.distributions:
-            self.query_one(ListState).loading("distributions")
+            self.query_one(ListState).show_loading("distributions")
         self.read_page(self.page_offset if offset is None else offset)
 
     @work(exclusive=True, group="distributions-read")
     async def read_page(self, offset: int) -> None:
         try:
-            client = await self.app.get_client()  # type: ignore[attr-defined]
+            client = await paytui_app(self).get_client()
             page = await client.list_distributions_page(limit=PAGE_SIZE, offset=offset)
         except Exception as exc:
             # A page that fails leaves the last good page on screen under the error line.
-            info = self.query_one(ListState).failed(exc, rows_on_screen=bool(self.distributions))
+            info = self.query_one(ListState).show_failed(
+                exc, rows_on_screen=bool(self.distributions)
+            )
             self.app.notify(info.message, title=info.title, severity="error", markup=False)
             return
         self.page_offset = page.offset
@@ -150,11 +152,7 @@ class DistributionsScreen(Screen[None]):
         for dist in self.distributions:
             table.add_row(
                 short(dist.distribution_id, 10),
-                Text(
-                    dist.distribution_timestamp.strftime("%Y-%m-%d")
-                    if dist.distribution_timestamp
-                    else "—"
-                ),
+                Text(fmt.date(dist.distribution_timestamp)),
                 status_text(dist.status),
                 *(total_text(c, total_of(dist, c)) for c in TOTAL_CATEGORIES),
                 fmt.literal(dist.account_id or "—"),
@@ -165,9 +163,9 @@ class DistributionsScreen(Screen[None]):
             showing(shown, self.total, first=self.page_offset)
         )
         if not shown:
-            self.query_one(ListState).empty("No distributions for this client yet.")
+            self.query_one(ListState).show_empty("No distributions for this client yet.")
             return
-        self.query_one(ListState).results()
+        self.query_one(ListState).show_results()
         table.focus()
 
     # --- actions --------------------------------------------------------------------------------

@@ -7,10 +7,12 @@ so a remapped key shows its new key and a screen added later documents itself.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import ClassVar
 
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.binding import BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
@@ -22,7 +24,7 @@ class HelpScreen(ModalScreen[None]):
     """A modal listing key, action and binding id, grouped by where the binding acts."""
 
     CSS_PATH = Path(__file__).with_name("help.tcss")  # absolute: subclasses elsewhere work
-    BINDINGS = HELP_BINDINGS
+    BINDINGS: ClassVar[list[BindingType]] = [*HELP_BINDINGS]
     HELP_TITLE = "Help"
 
     def __init__(self, live: list[LiveBinding]) -> None:

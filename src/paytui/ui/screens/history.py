@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, ClassVar
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
+from textual.binding import BindingType
+from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
@@ -20,20 +22,13 @@ from paytui.actions import ActionError, ConfirmationRequired
 from paytui.ui import format as fmt
 from paytui.ui import messages
 from paytui.ui.bindings import HISTORY_BINDINGS
+from paytui.ui.running_app import paytui_app
 from paytui.ui.widgets.header import PaytuiHeader
 from paytui.ui.widgets.list_state import ErrorLine, ListState
 
 if TYPE_CHECKING:
     from paytui.actions import JournalEntry
 
-STATE_STYLES = {
-    "succeeded": "bold green",
-    "failed": "bold red",
-    "not_applied": "yellow",
-    "unknown": "bold magenta",
-    "pending": "bold magenta",
-    "sent": "bold magenta",
-}
 OPERATIONS = {
     "capture": "capture",
     "refund": "refund",
@@ -45,15 +40,14 @@ MONEY = frozenset({"capture", "refund", "charge"})
 COLUMNS = ("Time (UTC)", "Operation", "Charge", "Amount", "State", "Result", "Message")
 
 
-def state_text(state: str) -> Text:
-    return Text(state.replace("_", " "), style=STATE_STYLES.get(state, ""))
+state_text = fmt.action_state
 
 
 class HistoryScreen(Screen[None]):
     """The action journal of this profile."""
 
     CSS_PATH = Path(__file__).with_name("history.tcss")
-    BINDINGS: ClassVar = HISTORY_BINDINGS
+    BINDINGS: ClassVar[list[BindingType]] = [*HISTORY_BINDINGS]
     HELP_TITLE = "History"
     AUTO_FOCUS = "#history-table"
 
@@ -75,7 +69,7 @@ class HistoryScreen(Screen[None]):
         table = self.query_one(DataTable)
         for column in COLUMNS:
             table.add_column(column, key=column)
-        self.query_one(ListState).loading("the journal")
+        self.query_one(ListState).show_loading("the journal")
         self.reload()
 
     def on_screen_resume(self) -> None:
@@ -93,11 +87,11 @@ class HistoryScreen(Screen[None]):
     async def reload(self) -> None:
         status = self.query_one("#history-status", Static)
         try:
-            executor = await self.app.actions.executor()  # type: ignore[attr-defined]
+            executor = await paytui_app(self).actions.executor()
             entries = executor.history()
         except Exception as exc:
             status.update(Text("Could not read the journal."))
-            self.query_one(ListState).failed(exc, rows_on_screen=bool(self.entries))
+            self.query_one(ListState).show_failed(exc, rows_on_screen=bool(self.entries))
             return
         self._show(entries)
 
@@ -131,9 +125,9 @@ class HistoryScreen(Screen[None]):
             text.append(f", {unresolved} still unknown (c checks again)", style="bold")
         self.query_one("#history-status", Static).update(text)
         if entries:
-            self.query_one(ListState).results()
+            self.query_one(ListState).show_results()
         else:
-            self.query_one(ListState).empty(
+            self.query_one(ListState).show_empty(
                 "No actions yet. Capture (c), refund (r) and edits (e) appear here."
             )
         self.refresh_bindings()
@@ -177,7 +171,7 @@ class HistoryScreen(Screen[None]):
     @work(group="history-action")
     async def _check_again(self, entry_id: int) -> None:
         try:
-            executor = await self.app.actions.executor()  # type: ignore[attr-defined]
+            executor = await paytui_app(self).actions.executor()
             outcome = await executor.reconcile_entry(entry_id)
         except ActionError as exc:
             self.notify(exc.message, title="Check again", severity="warning", markup=False)
@@ -198,7 +192,7 @@ class HistoryScreen(Screen[None]):
     @work(group="history-action")
     async def _retry(self, entry_id: int, confirmation: str | None = None) -> None:
         try:
-            executor = await self.app.actions.executor()  # type: ignore[attr-defined]
+            executor = await paytui_app(self).actions.executor()
             outcome = await executor.retry(entry_id, confirmation=confirmation)
         except ConfirmationRequired as exc:
             # Production: ask for the phrase, then retry with it (the executor checks it).
@@ -217,7 +211,7 @@ class HistoryScreen(Screen[None]):
             self.notify(exc.message, title="Retry", severity="warning", markup=False)
             self.reload()
             return
-        severity = "information" if outcome.succeeded else "warning"
+        severity: SeverityLevel = "information" if outcome.succeeded else "warning"
         self.notify(
             outcome.message or outcome.state, title="Retry", severity=severity, markup=False
         )

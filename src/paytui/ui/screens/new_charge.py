@@ -11,15 +11,10 @@ refusal. Money moves, so the charge goes through the exactly-once executor
 (`ActionExecutor.create_charge`): the journal records the intent (method and last four only, never
 the number) before the one request. A declined card is a result, shown as declined, not an error.
 The new charge opens in its detail screen; escape comes back to this form and its result.
-
-`executor_for(app)` finds the app's executor (`app.actions`) or builds one, so this screen works
-before and after the app-wide actions service is wired.
 """
 
 from __future__ import annotations
 
-import contextlib
-import weakref
 from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -27,6 +22,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
+from textual.binding import BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Select, Static, TextArea
@@ -34,6 +30,7 @@ from textual.widgets import Footer, Input, Select, Static, TextArea
 from paytui.ui import messages
 from paytui.ui.bindings import NEW_CHARGE_BINDINGS
 from paytui.ui.format import money
+from paytui.ui.running_app import paytui_app
 from paytui.ui.screens.modals.token_form import _FORMS_TCSS, FormMixin, field_row
 from paytui.ui.validation import (
     check_country,
@@ -46,8 +43,9 @@ from paytui.ui.widgets.card_input import CardInput
 from paytui.ui.widgets.header import PaytuiHeader
 
 if TYPE_CHECKING:
-    from paytui.actions import ActionExecutor, ActionOutcome
+    from paytui.actions import ActionOutcome
     from paytui.api.models import Charge, ChargeRequest
+    from paytui.ui.app import PaytuiApp
 
 CHARGE_TYPES = [
     ("Sale", "sale"),
@@ -56,44 +54,9 @@ CHARGE_TYPES = [
 ]
 METHODS = [("Card", "card"), ("Bank account (checking)", "bank_account"), ("Token", "token")]
 
-_EXECUTORS: weakref.WeakKeyDictionary[Any, ActionExecutor] = weakref.WeakKeyDictionary()
-
-
-async def executor_for(app: Any) -> ActionExecutor:
-    """The app's executor (`app.actions`, an executor or a service with `executor()`), else one
-    built here once per app over the default journal."""
-    service = getattr(app, "actions", None)
-    if service is not None:
-        from paytui.actions import ActionExecutor
-
-        if isinstance(service, ActionExecutor):
-            return service
-        getter = getattr(service, "executor", None)
-        if callable(getter):
-            return await getter()
-    existing = _EXECUTORS.get(app)
-    if existing is not None:
-        return existing
-    from paytui.actions import ActionExecutor, ActionPolicy, Journal
-
-    client = await app.get_client()
-    if client.granted_scopes is None:
-        with contextlib.suppress(Exception):  # a static token: scopes unknown, the server decides
-            await client.authenticate()
-    threshold = getattr(app, "confirm_threshold", None)
-    policy = ActionPolicy(
-        client.granted_scopes,
-        read_only=bool(getattr(app, "read_only", False)),
-        environment=app.environment,
-        confirm_threshold=Decimal(str(threshold)) if threshold is not None else None,
-    )
-    executor = ActionExecutor(client, Journal(), policy, profile=app.profile_name, base_url="")
-    _EXECUTORS[app] = executor
-    return executor
-
 
 async def send_charge(
-    app: Any, request: ChargeRequest, *, confirmation: str | None = None
+    app: PaytuiApp, request: ChargeRequest, *, confirmation: str | None = None
 ) -> ActionOutcome:
     """Create the charge exactly once through the executor.
 
@@ -103,7 +66,7 @@ async def send_charge(
     """
     from paytui.actions import ActionOutcome, ActionRefused
 
-    executor = await executor_for(app)
+    executor = await app.actions.executor()
     if request.charge_type != "pre_authorization":
         return await executor.create_charge(request, confirmation=confirmation)
     decision = executor.check("charge")
@@ -139,7 +102,7 @@ async def send_from_form(
     from paytui.actions import ActionError, ConfirmationRequired
 
     try:
-        outcome = await send_charge(form.app, request, confirmation=confirmation)
+        outcome = await send_charge(paytui_app(form), request, confirmation=confirmation)
     except ConfirmationRequired as exc:
         form._sending = False
         form.query_one("#row-confirm").display = True
@@ -220,7 +183,7 @@ class NewChargeScreen(FormMixin, Screen[None]):
     """The virtual terminal form."""
 
     CSS_PATH: ClassVar = [_FORMS_TCSS, Path(__file__).with_name("new_charge.tcss")]
-    BINDINGS: ClassVar = NEW_CHARGE_BINDINGS
+    BINDINGS: ClassVar[list[BindingType]] = [*NEW_CHARGE_BINDINGS]
     HELP_TITLE = "New charge"
 
     def __init__(self, account_id: str | None = None) -> None:
@@ -357,6 +320,7 @@ class NewChargeScreen(FormMixin, Screen[None]):
             Contact,
             TokenPaymentMethodRequest,
         )
+        from paytui.api.models import charge_type as as_charge_type
 
         self.clear_errors()
         errors: dict[str, str] = {}
@@ -395,7 +359,7 @@ class NewChargeScreen(FormMixin, Screen[None]):
             card = self.query_one("#card", CardInput)
             if message := card.check():
                 errors["card"] = message
-            if message := check_expiration(self.value("expiry"), self.app.now()):  # type: ignore[attr-defined]
+            if message := check_expiration(self.value("expiry"), paytui_app(self).now()):
                 errors["expiry"] = message
             if "card" not in errors and "expiry" not in errors:
                 payment = CardPaymentMethodRequest(
@@ -434,7 +398,7 @@ class NewChargeScreen(FormMixin, Screen[None]):
             account_id=account,
             total_amount=amount,
             payment_method=payment,
-            charge_type=charge_type,  # type: ignore[arg-type]
+            charge_type=as_charge_type(charge_type),
             invoice_number=self.value("invoice") or None,
             po_number=self.value("po") or None,
             convenience_fee=fees["convenience"],

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, ClassVar
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
+from textual.binding import BindingType
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
 
@@ -19,6 +20,7 @@ from paytui.api.queries import RefundQuery
 from paytui.ui import format as fmt
 from paytui.ui import messages
 from paytui.ui.bindings import REFUNDS_BINDINGS
+from paytui.ui.running_app import paytui_app
 from paytui.ui.widgets.header import PaytuiHeader
 from paytui.ui.widgets.list_state import ErrorLine, ListState, showing
 
@@ -42,7 +44,7 @@ class RefundsScreen(Screen[None]):
     """Search refunds, a page at a time."""
 
     CSS_PATH = Path(__file__).with_name("refunds.tcss")
-    BINDINGS: ClassVar = REFUNDS_BINDINGS
+    BINDINGS: ClassVar[list[BindingType]] = [*REFUNDS_BINDINGS]
     HELP_TITLE = "Refunds"
     AUTO_FOCUS = "#refunds-table"
 
@@ -78,20 +80,20 @@ class RefundsScreen(Screen[None]):
     def load(self, offset: int | None = None) -> None:
         """Read the page at `offset` (this page by default); the offset moves once it is read."""
         if self.page is None or not self.page.items:
-            self.query_one(ListState).loading("refunds")
+            self.query_one(ListState).show_loading("refunds")
         self._read(self.page_offset if offset is None else offset)
 
     @work(exclusive=True, group="refunds-load")
     async def _read(self, offset: int) -> None:
         status = self.query_one("#refunds-status", Static)
         try:
-            client = await self.app.get_client()  # type: ignore[attr-defined]
+            client = await paytui_app(self).get_client()
             page = await client.search_refunds_page(
                 self.refund_query, limit=PAGE_SIZE, offset=offset
             )
         except Exception as exc:
             has_rows = self.page is not None and bool(self.page.items)
-            info = self.query_one(ListState).failed(exc, rows_on_screen=has_rows)
+            info = self.query_one(ListState).show_failed(exc, rows_on_screen=has_rows)
             self.app.notify(info.message, title=info.title, severity="error", markup=False)
             return
         self.page = page
@@ -114,9 +116,11 @@ class RefundsScreen(Screen[None]):
             text.append("   p: previous page")
         status.update(text)
         if page.items:
-            self.query_one(ListState).results()
+            self.query_one(ListState).show_results()
         else:
-            self.query_one(ListState).empty("No refunds match.\nChange the search and press Enter.")
+            self.query_one(ListState).show_empty(
+                "No refunds match.\nChange the search and press Enter."
+            )
         self.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:

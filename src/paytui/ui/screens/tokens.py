@@ -17,12 +17,15 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Footer, Static
 
+from paytui.ui import format as fmt
 from paytui.ui import messages
 from paytui.ui.bindings import TOKEN_TABLE_BINDINGS, TOKEN_VIEW_BINDINGS, TOKENS_BINDINGS
+from paytui.ui.running_app import paytui_app
 from paytui.ui.screens.modals.token_form import _FORMS_TCSS, token_summary
 from paytui.ui.widgets.header import PaytuiHeader
 from paytui.ui.widgets.list_state import ErrorLine, ListState, showing
@@ -61,7 +64,7 @@ def token_row(token: Token, now: datetime) -> list[Text]:
         if part
     )
     expiry = token.token_expiration_date
-    expires = Text(expiry.strftime("%Y-%m-%d") if expiry is not None else "—", style=style)
+    expires = Text(fmt.date(expiry), style=style)
     if state:
         expires.append(f" {state}", style="bold italic")
     return [
@@ -76,7 +79,7 @@ def token_row(token: Token, now: datetime) -> list[Text]:
 class TokenTable(DataTable[Text]):
     """The tokens table: a DataTable with vim keys."""
 
-    BINDINGS: ClassVar = TOKEN_TABLE_BINDINGS
+    BINDINGS: ClassVar[list[BindingType]] = [*TOKEN_TABLE_BINDINGS]
     HELP_TITLE = "Tokens table"
 
 
@@ -84,7 +87,7 @@ class TokensScreen(Screen[None]):
     """List, view, create, update and charge stored card tokens."""
 
     CSS_PATH = Path(__file__).with_name("tokens.tcss")
-    BINDINGS: ClassVar = TOKENS_BINDINGS
+    BINDINGS: ClassVar[list[BindingType]] = [*TOKENS_BINDINGS]
     HELP_TITLE = "Tokens"
     title_text = "Tokens"
     AUTO_FOCUS = "#tokens"
@@ -121,13 +124,13 @@ class TokensScreen(Screen[None]):
 
     # --- loading ----------------------------------------------------------------------------
     def reload(self, *, select: str | None = None) -> None:
-        self.query_one(ListState).loading("tokens")
+        self.query_one(ListState).show_loading("tokens")
         self._load_first(select)
 
     @work(exclusive=True, group="tokens")
     async def _load_first(self, select: str | None = None) -> None:
         try:
-            client = await self.app.get_client()  # type: ignore[attr-defined]
+            client = await paytui_app(self).get_client()
             page = await client.list_tokens_page(limit=PAGE_SIZE, offset=0)
         except Exception as exc:
             self._show_error(exc)
@@ -137,11 +140,11 @@ class TokensScreen(Screen[None]):
         self.tokens = []
         self._append(page)
         if not self.tokens:
-            self.query_one(ListState).empty(
+            self.query_one(ListState).show_empty(
                 "No tokens stored yet.\nPress n to store a card as a token."
             )
             return
-        self.query_one(ListState).results()
+        self.query_one(ListState).show_results()
         if select is not None:
             for index, token in enumerate(self.tokens):
                 if token.token_id == select:
@@ -150,7 +153,7 @@ class TokensScreen(Screen[None]):
         table.focus()
 
     def _append(self, page: Any) -> None:
-        now = self.app.now()  # type: ignore[attr-defined]
+        now = paytui_app(self).now()
         table = self.query_one("#tokens", DataTable)
         for token in page.items:
             table.add_row(*token_row(token, now), key=token.token_id)
@@ -168,10 +171,10 @@ class TokensScreen(Screen[None]):
     async def _load_more(self) -> None:
         self._loading_more = True
         try:
-            client = await self.app.get_client()  # type: ignore[attr-defined]
+            client = await paytui_app(self).get_client()
             page = await client.list_tokens_page(limit=PAGE_SIZE, offset=len(self.tokens))
         except Exception as exc:
-            self.query_one(ListState).failed(
+            self.query_one(ListState).show_failed(
                 exc, rows_on_screen=True, note="more tokens did not load"
             )
             return
@@ -181,7 +184,7 @@ class TokensScreen(Screen[None]):
 
     def _show_error(self, exc: BaseException) -> None:
         """A failed (re)load: the last good tokens stay on screen under the error line."""
-        info = self.query_one(ListState).failed(exc, rows_on_screen=bool(self.tokens))
+        info = self.query_one(ListState).show_failed(exc, rows_on_screen=bool(self.tokens))
         self.app.notify(info.message, title=info.title, severity="error", markup=False)
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
@@ -252,7 +255,7 @@ class TokensScreen(Screen[None]):
         token = self._need_token()
         if token is None:
             return
-        if token_state(token, self.app.now()) == "expired":  # type: ignore[attr-defined]
+        if token_state(token, paytui_app(self).now()) == "expired":
             self.app.notify(
                 "This token has expired; update its expiry (u) before charging it.",
                 title="Token expired",
@@ -273,7 +276,7 @@ class TokenViewScreen(ModalScreen[None]):
     """Every field of one token (fraud score, processor messages included)."""
 
     CSS_PATH = _FORMS_TCSS
-    BINDINGS: ClassVar = TOKEN_VIEW_BINDINGS
+    BINDINGS: ClassVar[list[BindingType]] = [*TOKEN_VIEW_BINDINGS]
     HELP_TITLE = "Token"
 
     def __init__(self, token: Token) -> None:

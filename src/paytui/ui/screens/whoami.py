@@ -9,16 +9,18 @@ from __future__ import annotations
 
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from rich.table import Table
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
+from textual.binding import BindingType
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from paytui.ui import format as fmt
 from paytui.ui.bindings import WHOAMI_BINDINGS
 
 _EMBEDDED_FACTS = {
@@ -53,7 +55,7 @@ def _when(value: datetime | None, now: datetime) -> str:
     if value is None:
         return "no expiry given"
     seconds = int((value - now).total_seconds())
-    stamp = value.strftime("%Y-%m-%d %H:%M:%S UTC")
+    stamp = f"{fmt.timestamp(value)} UTC"
     if seconds <= 0:
         return f"{stamp} (expired; renewed on the next request)"
     minutes, secs = divmod(seconds, 60)
@@ -64,7 +66,7 @@ class WhoAmIScreen(ModalScreen[None]):
     """A small panel of safe facts about the connection in use."""
 
     CSS_PATH = Path(__file__).with_name("whoami.tcss")
-    BINDINGS = WHOAMI_BINDINGS
+    BINDINGS: ClassVar[list[BindingType]] = [*WHOAMI_BINDINGS]
     HELP_TITLE = "Who am I"
 
     def __init__(self) -> None:

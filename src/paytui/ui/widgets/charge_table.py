@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from rich.style import Style
 from rich.text import Text
 from textual import events
+from textual.binding import BindingType
 from textual.cache import LRUCache
 from textual.geometry import Size
 from textual.message import Message
@@ -154,7 +155,7 @@ def layout_columns(width: int, columns: Sequence[Column] = COLUMNS) -> list[tupl
 class ChargeTable(ScrollView, can_focus=True):
     """Virtual, lazily paged charge list with a cursor, vim keys and server-side sorting."""
 
-    BINDINGS: ClassVar = TABLE_BINDINGS
+    BINDINGS: ClassVar[list[BindingType]] = [*TABLE_BINDINGS]
     HELP_TITLE = "Results table"
     PAGE_SIZE = 100
     MAX_PAGES = 20
@@ -239,7 +240,7 @@ class ChargeTable(ScrollView, can_focus=True):
     ) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self._loader: PageLoader | None = None
-        self._pages: OrderedDict[int, list[Any]] = OrderedDict()
+        self._pages: OrderedDict[int, list[Charge]] = OrderedDict()
         self._loading: set[int] = set()
         self._failed: set[int] = set()
         self._generation = 0

@@ -67,7 +67,8 @@ def as_datetime(value: object) -> datetime | None:
 
 
 def _amount_text(category: str, amount: object) -> Text:
-    style = "red" if category in OUTGOING_CATEGORIES else ("bold" if category == "net" else "")
+    outgoing = category in OUTGOING_CATEGORIES
+    style = fmt.OUTGOING_STYLE if outgoing else ("bold" if category == "net" else "")
     value = as_decimal(amount)
     return Text(fmt.money(value) if value is not None else fmt.literal(amount).plain, style=style)
 
@@ -125,7 +126,7 @@ class DistributionTree(Tree[dict[str, Any]]):
             ("Distribution ", "bold"),
             fmt.literal(dist.get("distribution_id") or "?"),
             "  ",
-            (status, "green" if status == "paid" else "yellow"),
+            fmt.distribution_status(status),
             "  ",
             fmt.timestamp(as_datetime(dist.get("distribution_timestamp"))),
         )
@@ -160,7 +161,7 @@ class DistributionTree(Tree[dict[str, Any]]):
             category = str(item.get("category") or "?")
             items_node.add_leaf(
                 Text.assemble(
-                    (f"{category:<13}", "red" if category == "chargebacks" else ""),
+                    (f"{category:<13}", fmt.OUTGOING_STYLE if category == "chargebacks" else ""),
                     _amount_text(category, item.get("amount")),
                     "  item ",
                     fmt.literal(item.get("item_id") or "?"),

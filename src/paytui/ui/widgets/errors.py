@@ -1,22 +1,15 @@
 """Turn any exception from a worker into words a support agent can act on.
 
 One place for every screen, so a 403 reads the same on the charge list and the detail. Error text
-from the service passes through `paytui.logs.redact` (when available) before it is shown, and is
+from the service passes through `paytui.logs.redact` before it is shown, and is
 always returned as plain strings for `rich.text.Text`, never as markup.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
-
-def _redactor() -> Callable[[str], str]:
-    try:
-        from paytui.logs import redact
-    except ImportError:  # the logging module lands separately; showing unredacted API text is
-        return lambda text: text  # no worse than before it existed, and the API masks secrets
-    return redact
+from paytui.logs import redact
 
 
 @dataclass(frozen=True)
@@ -30,7 +23,6 @@ class ErrorInfo:
 
 def describe_error(exc: BaseException) -> ErrorInfo:
     """Classify by the `paytui.api.errors` hierarchy (by class name: keeps imports light)."""
-    redact = _redactor()
     names = {cls.__name__ for cls in type(exc).__mro__}
     detail = redact(str(getattr(exc, "message", None) or exc or type(exc).__name__)).rstrip(".")
     status = getattr(exc, "status", None)

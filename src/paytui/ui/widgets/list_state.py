@@ -3,12 +3,12 @@
 Every list screen (charges, refunds, tokens, accounts, an account's charges, distributions and
 their items, History) composes one `ListState` next to its table and one `ErrorLine` above it:
 
-- `ListState.loading(what)`: a spinner and "Loading <what>…", the table hidden;
-- `ListState.empty(text)`: why there is nothing, and what to press to see more;
-- `ListState.failed(exc, rows_on_screen=...)`: with no good rows yet, the panel says what went
+- `ListState.show_loading(what)`: a spinner and "Loading <what>…", the table hidden;
+- `ListState.show_empty(text)`: why there is nothing, and what to press to see more;
+- `ListState.show_failed(exc, rows_on_screen=...)`: with no good rows yet, the panel says what went
   wrong and that ctrl+r retries; when rows are already on screen (a refresh or a later page
   failed) they stay, and the `ErrorLine` above them says what failed instead;
-- `ListState.results()`: the table shows; the error line clears.
+- `ListState.show_results()`: the table shows; the error line clears.
 
 The panel sets the state as a class on its screen (`-loading`, `-results`, `-empty`, `-error`),
 so a screen's stylesheet (and the shared rules in `app.tcss`) hide the table while there is no
@@ -141,20 +141,20 @@ class ListState(Vertical):
             text if isinstance(text, Text) else Text(text)
         )
 
-    def loading(self, what: str) -> None:
+    def show_loading(self, what: str) -> None:
         self.message(Text(f"Loading {what}…"))
         self.state = "loading"
 
-    def empty(self, text: Text | str) -> None:
+    def show_empty(self, text: Text | str) -> None:
         self.message(text)
         self.state = "empty"
         self._clear_line()
 
-    def results(self) -> None:
+    def show_results(self) -> None:
         self.state = "results"
         self._clear_line()
 
-    def failed(
+    def show_failed(
         self,
         exc: BaseException,
         *,

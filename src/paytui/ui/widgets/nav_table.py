@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from textual.binding import BindingType
 from textual.widgets import DataTable
 
 from paytui.ui.bindings import TABLE_BINDINGS
@@ -16,7 +17,7 @@ from paytui.ui.bindings import TABLE_BINDINGS
 class NavTable(DataTable[Any]):
     """A `DataTable` with the app's table keys."""
 
-    BINDINGS: ClassVar = TABLE_BINDINGS
+    BINDINGS: ClassVar[list[BindingType]] = [*TABLE_BINDINGS]
 
     def action_select(self) -> None:
         self.action_select_cursor()

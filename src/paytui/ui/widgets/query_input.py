@@ -11,6 +11,7 @@ from typing import Any, ClassVar
 
 from rich.highlighter import Highlighter
 from rich.text import Text
+from textual.binding import BindingType
 from textual.message import Message
 from textual.suggester import Suggester
 from textual.widgets import Input
@@ -67,7 +68,7 @@ class CompletionSuggester(Suggester):
 class QueryInput(Input):
     """Input for the charge search language."""
 
-    BINDINGS: ClassVar = QUERY_BINDINGS
+    BINDINGS: ClassVar[list[BindingType]] = [*QUERY_BINDINGS]
     HELP_TITLE = "Query line"
     COMPONENT_CLASSES: ClassVar[set[str]] = {"query-input--error"}
     DEFAULT_CSS = """

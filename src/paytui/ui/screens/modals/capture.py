@@ -12,6 +12,7 @@ from textual.widgets import Input, Static
 
 from paytui.actions import AmountError, parse_amount
 from paytui.ui import format as fmt
+from paytui.ui.running_app import paytui_app
 from paytui.ui.screens.modals.confirm import MoneyActionModal
 
 if TYPE_CHECKING:
@@ -55,9 +56,9 @@ class CaptureModal(MoneyActionModal):
     async def prepare(self, executor: ActionExecutor) -> Text:
         # The executor's own check (pre-authorization, sale, already captured, declined):
         # the same rules that will be enforced when sending, asked before the form is shown.
-        charge = await executor._read_authorization(self.charge_id)
+        charge = await executor.read_authorization(self.charge_id)
         self.authorized = charge.total_amount
-        now = self.app.now()  # type: ignore[attr-defined]
+        now = paytui_app(self).now()
         when = charge.charge_timestamp
         rows = [
             ("Authorized", fmt.money(charge.total_amount)),

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
+from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Select, Static
@@ -21,7 +22,10 @@ from paytui.ui.bindings import FORM_BINDINGS
 from paytui.ui.screens.modals.token_form import _FORMS_TCSS, FormMixin, field_row
 
 if TYPE_CHECKING:
-    from paytui.api.models import Token
+    from paytui.api.models import (
+        Charge,  # noqa: F401  (named in the string type argument below)
+        Token,
+    )
 
 CHARGE_TYPES = [("Sale", "sale"), ("Authorization (capture later)", "authorization")]
 
@@ -31,7 +35,7 @@ class ChargeTokenScreen(FormMixin, ModalScreen["Charge | str | None"]):
     None when closed without one."""
 
     CSS_PATH = _FORMS_TCSS
-    BINDINGS: ClassVar = FORM_BINDINGS
+    BINDINGS: ClassVar[list[BindingType]] = [*FORM_BINDINGS]
     HELP_TITLE = "Charge a token"
 
     def __init__(self, token: Token) -> None:
@@ -90,14 +94,13 @@ class ChargeTokenScreen(FormMixin, ModalScreen["Charge | str | None"]):
             self._status(Text("Nothing sent.", style="bold"))
             self.app.bell()
             return
-        from paytui.api.models import ChargeRequest, TokenPaymentMethodRequest
+        from paytui.api.models import ChargeRequest, TokenPaymentMethodRequest, charge_type
 
-        charge_type = self.query_one("#type", Select).value
         request = ChargeRequest(
             account_id=self.token.account_id or "",
             total_amount=amount,
             payment_method=TokenPaymentMethodRequest(token_id=self.token.token_id),
-            charge_type=charge_type,  # type: ignore[arg-type]
+            charge_type=charge_type(self.query_one("#type", Select).value),
         )
         confirm_row = self.query_one("#row-confirm")
         confirmation = self.value("confirm") if confirm_row.display else None

@@ -16,13 +16,15 @@ guards too: `ActionInFlight`).
 
 from __future__ import annotations
 
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
 from textual import events, on, work
 from textual.app import ComposeResult
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.notifications import SeverityLevel
 from textual.reactive import reactive
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
@@ -35,6 +37,7 @@ from paytui.actions import (
 )
 from paytui.ui import messages
 from paytui.ui.bindings import MONEY_MODAL_BINDINGS
+from paytui.ui.running_app import paytui_app
 
 if TYPE_CHECKING:
     from paytui.actions import ActionExecutor
@@ -63,8 +66,8 @@ def outcome_text(outcome: ActionOutcome, noun: str) -> Text:
 class MoneyActionModal(ModalScreen[str | None]):
     """Base of the capture / refund / edit dialogs. Dismisses with the result id (or None)."""
 
-    CSS_PATH = Path(__file__).with_name("confirm.tcss")
-    BINDINGS: ClassVar = MONEY_MODAL_BINDINGS
+    CSS_PATH: ClassVar[list[str | PurePath]] = [Path(__file__).with_name("confirm.tcss")]
+    BINDINGS: ClassVar[list[BindingType]] = [*MONEY_MODAL_BINDINGS]
     HELP_TITLE = "Money action"
 
     #: The executor's operation name, the noun for messages, the dialog title, the send label.
@@ -199,7 +202,7 @@ class MoneyActionModal(ModalScreen[str | None]):
     @work(exclusive=True, group="money-load")
     async def _load(self) -> None:
         try:
-            executor = await self.app.actions.executor()  # type: ignore[attr-defined]
+            executor = await paytui_app(self).actions.executor()
         except Exception as exc:
             self._block(f"Could not connect: {exc}")
             return
@@ -261,7 +264,7 @@ class MoneyActionModal(ModalScreen[str | None]):
     async def _send(self, confirmation: str | None) -> None:
         assert self.params is not None
         try:
-            executor = await self.app.actions.executor()  # type: ignore[attr-defined]
+            executor = await paytui_app(self).actions.executor()
             if self._retry_entry is not None:
                 outcome = await executor.retry(self._retry_entry, confirmation=confirmation)
             else:
@@ -306,7 +309,7 @@ class MoneyActionModal(ModalScreen[str | None]):
 
     def _show_outcome(self, outcome: ActionOutcome) -> None:
         """The answer in the dialog (if still open) and as a notification."""
-        severity = "information" if outcome.succeeded else "warning"
+        severity: SeverityLevel = "information" if outcome.succeeded else "warning"
         if not self.is_attached:
             self.app.screen.refresh_bindings()  # the key greyed out while in flight comes back
             self.app.notify(
@@ -368,7 +371,7 @@ class TypedConfirmModal(ModalScreen[str | None]):
     was typed, or None on escape. The executor checks it; this dialog only collects it."""
 
     CSS_PATH = Path(__file__).with_name("confirm.tcss")
-    BINDINGS: ClassVar = MONEY_MODAL_BINDINGS
+    BINDINGS: ClassVar[list[BindingType]] = [*MONEY_MODAL_BINDINGS]
     HELP_TITLE = "Confirm"
 
     def __init__(self, phrase: str, what: str) -> None:

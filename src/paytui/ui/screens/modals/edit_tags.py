@@ -9,8 +9,9 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.widgets import Input, Static, TextArea
 
+from paytui.ui import format as fmt
 from paytui.ui.screens.modals.confirm import MoneyActionModal
-from paytui.ui.screens.modals.refund import format_attributes, parse_attributes, parse_tags
+from paytui.ui.validation import format_attributes, parse_attributes, parse_tags
 
 if TYPE_CHECKING:
     from paytui.actions import ActionExecutor, ActionOutcome
@@ -26,28 +27,28 @@ def diff_text(
     text = Text()
     lines = 0
 
-    def line(sign: str, style: str, body: str) -> None:
+    def line(sign: str, body: str) -> None:
         nonlocal lines
         if lines:
             text.append("\n")
-        text.append(f"{sign} ", style=style)
+        text.append(f"{sign} ", style=fmt.CHANGE_STYLES[sign])
         text.append(Text(body))
         lines += 1
 
     for tag in new_tags:
         if tag not in old_tags:
-            line("+", "bold green", f"tag {tag}")
+            line("+", f"tag {tag}")
     for tag in old_tags:
         if tag not in new_tags:
-            line("-", "bold red", f"tag {tag}")
+            line("-", f"tag {tag}")
     for key, values in new_attrs.items():
         if key not in old_attrs:
-            line("+", "bold green", f"{key} = {', '.join(values)}")
+            line("+", f"{key} = {', '.join(values)}")
         elif old_attrs[key] != values:
-            line("~", "bold yellow", f"{key}: {', '.join(old_attrs[key])} → {', '.join(values)}")
+            line("~", f"{key}: {', '.join(old_attrs[key])} → {', '.join(values)}")
     for key, values in old_attrs.items():
         if key not in new_attrs:
-            line("-", "bold red", f"{key} = {', '.join(values)}")
+            line("-", f"{key} = {', '.join(values)}")
     if not lines:
         text.append("No changes.", style="dim")
     return text
@@ -93,12 +94,10 @@ class EditTagsModal(MoneyActionModal):
 
     def validate(self) -> dict[str, Any] | None:
         tags = parse_tags(self.query_one("#tags", Input).value)
-        try:
-            attributes = parse_attributes(self.query_one("#attributes", TextArea).text)
-        except ValueError as exc:
-            self.field_error("attributes", str(exc))
+        attributes, message = parse_attributes(self.query_one("#attributes", TextArea).text)
+        self.field_error("attributes", message)
+        if message:
             return None
-        self.field_error("attributes", None)
         params: dict[str, Any] = {}
         if tags != self.old_tags:
             params["tags"] = tags

@@ -9,12 +9,12 @@ profile, and applies it.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import urlsplit
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, OptionList, Static
@@ -40,7 +40,7 @@ class ProfileSwitcher(ModalScreen[str | None]):
     """Pick a profile; dismisses with its name, or None."""
 
     CSS_PATH = CSS_FILE
-    BINDINGS = SWITCHER_BINDINGS
+    BINDINGS: ClassVar[list[BindingType]] = [*SWITCHER_BINDINGS]
     HELP_TITLE = "Profile switcher"
 
     def compose(self) -> ComposeResult:

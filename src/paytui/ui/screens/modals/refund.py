@@ -14,33 +14,10 @@ from paytui.actions import AmountError, format_amount, parse_amount
 from paytui.ui import format as fmt
 from paytui.ui.screens.modals.capture import card_text
 from paytui.ui.screens.modals.confirm import MoneyActionModal
+from paytui.ui.validation import parse_attributes, parse_tags
 
 if TYPE_CHECKING:
     from paytui.actions import ActionExecutor, ActionOutcome
-
-
-def parse_tags(text: str) -> list[str]:
-    """A comma list, blanks dropped, order kept, duplicates once."""
-    return list(dict.fromkeys(t.strip() for t in text.split(",") if t.strip()))
-
-
-def parse_attributes(text: str) -> dict[str, list[str]]:
-    """`key=value` lines (a key may repeat; `key=a,b` gives two values). Raises ValueError."""
-    result: dict[str, list[str]] = {}
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        key, sep, value = line.partition("=")
-        if not sep or not key.strip():
-            raise ValueError(f"Line {number}: write key=value")
-        values = [v.strip() for v in value.split(",") if v.strip()]
-        bucket = result.setdefault(key.strip(), [])
-        bucket.extend(v for v in values if v not in bucket)
-    return result
-
-
-def format_attributes(attributes: dict[str, list[str]]) -> str:
-    return "\n".join(f"{key}={','.join(values)}" for key, values in attributes.items())
 
 
 class RefundModal(MoneyActionModal):
@@ -81,7 +58,7 @@ class RefundModal(MoneyActionModal):
             from paytui.actions import PrecheckFailed
 
             raise PrecheckFailed("Nothing left to refund: this charge is refunded in full")
-        self.query_one("#amount", Input).value = format_amount(self.remaining).replace(",", "")
+        self.query_one("#amount", Input).value = format_amount(self.remaining, grouping=False)
         text = Text()
         text.append("Charged    ", style="bold")
         text.append(fmt.money(charge.total_amount))
@@ -110,15 +87,12 @@ class RefundModal(MoneyActionModal):
         tags = parse_tags(self.query_one("#tags", Input).value)
         if tags:
             params["tags"] = tags
-        try:
-            attributes = parse_attributes(self.query_one("#attributes", TextArea).text)
-            self.field_error("attributes", None)
-        except ValueError as exc:
-            self.field_error("attributes", str(exc))
+        attributes, message = parse_attributes(self.query_one("#attributes", TextArea).text)
+        self.field_error("attributes", message)
+        if message:
             ok = False
-        else:
-            if attributes:
-                params["attributes"] = attributes
+        elif attributes:
+            params["attributes"] = attributes
         return params if ok else None
 
     def review(self, params: dict[str, Any]) -> Text:
@@ -153,4 +127,4 @@ class RefundModal(MoneyActionModal):
         )
 
 
-__all__ = ["RefundModal", "format_attributes", "parse_attributes", "parse_tags"]
+__all__ = ["RefundModal"]

@@ -18,18 +18,22 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Input, Label, Static
 
 from paytui.ui.bindings import FORM_BINDINGS
-from paytui.ui.format import timestamp
+from paytui.ui.format import date, timestamp
+from paytui.ui.running_app import paytui_app
 from paytui.ui.validation import check_country, check_expiration
 from paytui.ui.widgets.card_input import CardInput
 from paytui.ui.widgets.errors import describe_error
 
 if TYPE_CHECKING:
+    from textual.dom import DOMNode
+
     from paytui.api.models import Token
 
 _FORMS_TCSS = Path(__file__).with_name("forms.tcss")
@@ -46,20 +50,26 @@ def field_row(label: str, widget: Widget, name: str) -> Vertical:
     )
 
 
-class FormMixin:
+if TYPE_CHECKING:
+    _FormBase = DOMNode  # the forms mixing this in are screens
+else:
+    _FormBase = object
+
+
+class FormMixin(_FormBase):
     """Per-field error lines: `set_error(name, message)`, `clear_errors()`."""
 
     def set_error(self, name: str, message: str | None) -> None:
-        line = self.query_one(f"#err-{name}", Static)  # type: ignore[attr-defined]
+        line = self.query_one(f"#err-{name}", Static)
         line.update(Text(message or ""))
         line.set_class(bool(message), "-shown")
-        self.query_one(f"#row-{name}").set_class(bool(message), "-invalid")  # type: ignore[attr-defined]
+        self.query_one(f"#row-{name}").set_class(bool(message), "-invalid")
 
     def clear_errors(self) -> None:
-        for line in self.query(".field-error"):  # type: ignore[attr-defined]
+        for line in self.query(".field-error").results(Static):
             line.update(Text(""))
             line.remove_class("-shown")
-        for row in self.query(".field-row"):  # type: ignore[attr-defined]
+        for row in self.query(".field-row"):
             row.remove_class("-invalid")
 
     def show_server_errors(self, exc: BaseException, fields: dict[str, str]) -> bool:
@@ -74,7 +84,7 @@ class FormMixin:
         return placed
 
     def value(self, name: str) -> str:
-        return self.query_one(f"#{name}", Input).value.strip()  # type: ignore[attr-defined]
+        return self.query_one(f"#{name}", Input).value.strip()
 
 
 def token_expiry_instant(text: str) -> tuple[datetime | None, str | None]:
@@ -106,7 +116,7 @@ class TokenFormScreen(FormMixin, ModalScreen["Token | None"]):
     """`TokenFormScreen(account_id=...)` creates; `TokenFormScreen(token=...)` updates."""
 
     CSS_PATH = _FORMS_TCSS
-    BINDINGS: ClassVar = FORM_BINDINGS
+    BINDINGS: ClassVar[list[BindingType]] = [*FORM_BINDINGS]
     HELP_TITLE = "Token form"
 
     def __init__(self, *, account_id: str | None = None, token: Token | None = None) -> None:
@@ -173,7 +183,7 @@ class TokenFormScreen(FormMixin, ModalScreen["Token | None"]):
                 )
                 current = ""
                 if self.token is not None and self.token.token_expiration_date is not None:
-                    current = self.token.token_expiration_date.strftime("%Y-%m-%d")
+                    current = date(self.token.token_expiration_date)
                 yield field_row(
                     "Token expires",
                     Input(
@@ -205,7 +215,7 @@ class TokenFormScreen(FormMixin, ModalScreen["Token | None"]):
     def _check(self) -> dict[str, Any] | None:
         """Check every field; show each error next to its field; None when any is wrong."""
         self.clear_errors()
-        today = self.app.now()  # type: ignore[attr-defined]
+        today = paytui_app(self).now()
         errors: dict[str, str] = {}
         if self.creating:
             if not self.value("account"):
@@ -309,7 +319,7 @@ class TokenFormScreen(FormMixin, ModalScreen["Token | None"]):
     @work(exclusive=True, group="token-form")
     async def _send(self, request: Any) -> None:
         try:
-            client = await self.app.get_client()  # type: ignore[attr-defined]
+            client = await paytui_app(self).get_client()
             if self.creating:
                 token = await client.create_token(request)
             else:
