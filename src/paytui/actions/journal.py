@@ -122,7 +122,7 @@ def _migrate(db: sqlite3.Connection) -> None:
         db.execute("BEGIN IMMEDIATE")
         try:
             db.execute("ALTER TABLE actions RENAME TO actions_v1")
-            db.executescript(_TABLE.replace("CREATE TABLE IF NOT EXISTS", "CREATE TABLE"))
+            db.execute(_TABLE.replace("CREATE TABLE IF NOT EXISTS", "CREATE TABLE"))
             db.execute(f"INSERT INTO actions ({_V1_COLUMNS}) SELECT {_V1_COLUMNS} FROM actions_v1")
             db.execute("DROP TABLE actions_v1")
             db.execute(f"PRAGMA user_version = {_SCHEMA_VERSION}")
