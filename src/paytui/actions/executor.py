@@ -724,7 +724,7 @@ class ActionExecutor:
             "succeeded",
             expected={"sent"},
             result_id=result_id,
-            amount=result.total_amount,
+            amount=None if isinstance(result, Distribution) else result.total_amount,
             charge_id=result.charge_id if plan.operation == "charge" else None,
         )
         return await self._outcome(

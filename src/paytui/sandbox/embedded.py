@@ -43,7 +43,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-
     from paytui.sandbox.faults import Faults
     from paytui.sandbox.transport import InProcessTransport
 
