@@ -253,7 +253,6 @@ async def test_production_retry_from_history_asks_for_the_phrase(
 
     from paytui.api.queries import RefundQuery
     from paytui.ui.screens.modals.confirm import TypedConfirmModal
-
     from tests.actions.support import FakeClock
 
     app = make_app(sandbox_transport, journal_path=journal, environment="production")
