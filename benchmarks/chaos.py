@@ -334,6 +334,7 @@ def _arm(world: KindWorld, fault: str, reads_down: float) -> None:
     faults = world.faults
     faults.reset()
     world.chaos.reads_down_for = reads_down
+    world.chaos.kill_next_send = False
     if fault == "drop_after_commit":
         faults.drop_after_commit = {operation}
     elif fault == "reset_after_commit":
@@ -383,29 +384,43 @@ async def one_run(world: KindWorld, run: int, rng: random.Random) -> dict[str, i
     session = await Session.open(world.chaos, path, settings, settings.timeout)
     told = False
     _arm(world, fault, reads_down)
-    try:
+
+    async def restart() -> Session:
+        await session.close()
+        return await Session.open(world.chaos, path, settings, settings.timeout)
+
+    async def act(step: Callable[[Session], Awaitable[bool]]) -> bool:
+        """One user step; if the process dies in it, a new one starts on the same journal."""
+        nonlocal session
         try:
-            told = await _press(session, target)
+            return await step(session)
         except Killed:
-            # The process died mid-request; a new one starts on the same journal.
-            await session.close()
-            session = await Session.open(world.chaos, path, settings, settings.timeout)
+            session = await restart()
+            return False
+
+    async def retry_all(current: Session) -> bool:
+        done = False
+        for entry in current.executor.history():
+            if entry.retryable:
+                with contextlib.suppress(ActionError):  # refused: nothing was sent
+                    done = (await current.executor.retry(entry.id)).succeeded or done
+        return done
+
+    try:
+        told = await act(lambda current: _press(current, target))
         for follow_up in follow_ups:
             if follow_up == "again_now" and not told:
-                told = await _press(session, target)
+                told = await act(lambda current: _press(current, target))
             elif follow_up == "again_later" and not told:
                 await asyncio.sleep(settings.settle)
-                told = await _press(session, target)
+                told = await act(lambda current: _press(current, target))
             elif follow_up == "retry":
-                for entry in session.executor.history():
-                    if entry.retryable:
-                        with contextlib.suppress(ActionError):  # refused: nothing was sent
-                            told = (await session.executor.retry(entry.id)).succeeded or told
+                told = await act(retry_all) or told
             elif follow_up == "restart":
-                await session.close()
-                session = await Session.open(world.chaos, path, settings, settings.timeout)
+                session = await restart()
                 await session.executor.reconcile_all(wait=True)
     finally:
+        world.chaos.kill_next_send = False
         await session.close()
     # The end of every run: the network is back, whatever was in flight has landed, and a
     # restarted paytui (a patient client) reconciles what it does not know.

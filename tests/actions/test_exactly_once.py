@@ -314,3 +314,34 @@ async def test_the_deadline_is_the_clients_timeout(client: PaymentClient, journa
     assert runner.settle_seconds == 5.5
     client.timeout = 10.0
     assert runner.settle_seconds == 11.5
+
+
+async def test_the_wait_for_the_deadline_is_visible_while_it_runs(
+    executor: ActionExecutor, clock: FakeClock, sale: Charge, sandbox_faults: Faults
+) -> None:
+    """`settling()` names the entry being waited on and when its read-back proves the outcome
+    (the dialog's countdown), and only while the wait lasts."""
+    import asyncio
+
+    waiting, release = asyncio.Event(), asyncio.Event()
+
+    async def held_sleep(seconds: float) -> None:
+        waiting.set()
+        await release.wait()
+        await clock.sleep(seconds)
+
+    executor.sleep = held_sleep
+    sandbox_faults.fail_status = 503
+    sandbox_faults.fail_path_prefix = "/v2/refunds"
+    sandbox_faults.fail_count = 1
+    running = asyncio.ensure_future(executor.refund(sale.charge_id, Decimal("1.00")))
+    await waiting.wait()
+    settling = executor.settling("refund", sale.charge_id)
+    assert settling is not None
+    entry, ready = settling
+    assert entry.sent_at is not None
+    assert ready == entry.sent_at + timedelta(seconds=executor.settle_seconds)
+    release.set()
+    outcome = await running
+    assert outcome.state == "not_applied"
+    assert executor.settling("refund", sale.charge_id) is None

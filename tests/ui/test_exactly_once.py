@@ -223,3 +223,17 @@ async def test_retry_after_a_late_commit_finds_it_and_sends_nothing(
         rows = await history(app, pilot)
         assert [(row[4], row[5]) for row in rows] == [("succeeded", refund.refund_id)]
         assert "Corrected" in rows[0][6]
+
+
+def test_countdown_words() -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from paytui.ui.screens.modals.confirm import settling_text
+
+    sent = datetime(2026, 11, 23, 14, 2, 11, tzinfo=UTC)
+    ready = sent + timedelta(seconds=12)
+    text = settling_text("refund", 7, sent, ready, sent + timedelta(seconds=3)).plain
+    assert text == (
+        "Checking the refund #7 sent at 14:02:11 UTC: an answer still in flight would show"
+        " by 14:02:23 — 9 s"
+    )
