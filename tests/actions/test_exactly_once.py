@@ -345,3 +345,19 @@ async def test_the_wait_for_the_deadline_is_visible_while_it_runs(
     outcome = await running
     assert outcome.state == "not_applied"
     assert executor.settling("refund", sale.charge_id) is None
+
+
+async def test_an_early_verdict_that_cannot_be_checked_again_blocks_repeat_and_retry(
+    executor: ActionExecutor, journal: Journal, sale: Charge, wire: WireTransport
+) -> None:
+    """An unproven "not_applied" whose re-check fails proves nothing: neither a repeat of the
+    refund nor a retry is sent."""
+    from paytui.actions.errors import UnresolvedAction
+
+    entry_id = _too_early_not_applied(journal, sale.charge_id, "2.00")
+    wire.fail_gets = True
+    with pytest.raises(UnresolvedAction):
+        await executor.refund(sale.charge_id, Decimal("2.00"))
+    with pytest.raises(NotRetryable, match="Could not check again"):
+        await executor.retry(entry_id)
+    assert wire.posts("/refunds") == []

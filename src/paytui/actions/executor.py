@@ -547,6 +547,11 @@ class ActionExecutor:
             rechecked = await self._reconcile(entry)
             if rechecked.entry.state != "not_applied":
                 raise NotRetryable(_not_retryable_reason(rechecked.entry, late=True))
+            if not rechecked.entry.proven(self.settle_seconds):  # the read-back failed
+                raise NotRetryable(
+                    f"Could not check again whether it happened ({rechecked.error});"
+                    " nothing was sent — try again when the service answers"
+                )
         operation = entry.operation
         if operation == "capture":
             return await self.capture(
@@ -825,7 +830,8 @@ class ActionExecutor:
         )
         for entry in entries:
             settled = await self._prove(entry, slot, background=True)
-            if settled.entry.unresolved:
+            # Still not proven (a failed read-back leaves "unknown", or an early "not_applied").
+            if not settled.entry.proven(self.settle_seconds):
                 noun = _NOUNS[operation]
                 raise UnresolvedAction(
                     f"An earlier {noun} (#{entry.id}) has an unknown outcome; check it on the"
