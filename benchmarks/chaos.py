@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from pydantic import SecretStr
 
 from paytui.actions import (
     ActionError,
@@ -276,7 +277,7 @@ class Target:
 
 async def _target(world: KindWorld, run: int) -> Target:
     setup, kind = world.setup, world.kind
-    card = CardPaymentMethodRequest(card_number=CARD, expiration_date=EXPIRY)
+    card = CardPaymentMethodRequest(card_number=SecretStr(CARD), expiration_date=EXPIRY)
 
     async def new_charge(charge_type: str = "sale") -> str:
         charge = await setup.create_charge(
@@ -309,7 +310,7 @@ async def _target(world: KindWorld, run: int) -> Target:
             TokenRequest(
                 account_id=world.account_id,
                 payment_method=TokenCreatePaymentMethodRequest(
-                    card_number=CARD, expiration_date=EXPIRY
+                    card_number=SecretStr(CARD), expiration_date=EXPIRY
                 ),
             )
         )

@@ -730,7 +730,9 @@ class ActionExecutor:
             expected={"sent"},
             result_id=result_id,
             amount=None if isinstance(result, Distribution) else result.total_amount,
-            charge_id=result.charge_id if plan.operation == "charge" else None,
+            charge_id=result.charge_id
+            if isinstance(result, Charge) and plan.operation == "charge"
+            else None,
         )
         return await self._outcome(
             entry.id,

@@ -34,6 +34,7 @@ refused until the user confirms they know about it. Journals of schema 1 are mig
 
 from __future__ import annotations
 
+import builtins
 import json
 import os
 import sqlite3
@@ -421,7 +422,7 @@ class Journal:
         base_url: str | None = None,
         operation: str | None = None,
         charge_id: str | None = None,
-    ) -> list[JournalEntry]:
+    ) -> builtins.list[JournalEntry]:
         """Entries still pending / sent / unknown, oldest first (the order they happened in)."""
         where, params = self._scope(profile, base_url)
         clauses = [where.removeprefix("WHERE ")] if where else []
@@ -448,7 +449,7 @@ class Journal:
         base_url: str | None = None,
         operation: str | None = None,
         charge_id: str | None = None,
-    ) -> list[JournalEntry]:
+    ) -> builtins.list[JournalEntry]:
         """Entries whose outcome is not proven, oldest first: pending / sent / unknown, and
         "not_applied" verdicts whose read-back was made too early (see `JournalEntry.proven`)."""
         where, params = self._scope(profile, base_url)
@@ -469,13 +470,13 @@ class Journal:
 
     def unacknowledged_successes(
         self, *, profile: str, base_url: str, operation: str, charge_id: str | None
-    ) -> list[JournalEntry]:
+    ) -> builtins.list[JournalEntry]:
         """Successes found by a read-back that the user was not shown yet, oldest first."""
         sql = (
             "SELECT * FROM actions WHERE profile = ? AND base_url = ? AND operation = ?"
             " AND state = 'succeeded' AND unacknowledged = 1"
         )
-        params: list[Any] = [profile, base_url, operation]
+        params: builtins.list[Any] = [profile, base_url, operation]
         if charge_id is not None:  # None: any target (a new charge is matched by account)
             sql += " AND charge_id = ?"
             params.append(charge_id)
@@ -488,7 +489,7 @@ class Journal:
         with self._lock:
             self._db.execute("UPDATE actions SET unacknowledged = 0 WHERE id = ?", (entry_id,))
 
-    def retries_of(self, entry_id: int) -> list[JournalEntry]:
+    def retries_of(self, entry_id: int) -> builtins.list[JournalEntry]:
         with self._lock:
             rows = self._db.execute(
                 "SELECT * FROM actions WHERE retry_of = ? ORDER BY id", (entry_id,)
@@ -496,9 +497,9 @@ class Journal:
         return [JournalEntry._from_row(row) for row in rows]
 
     @staticmethod
-    def _scope(profile: str | None, base_url: str | None) -> tuple[str, list[Any]]:
-        clauses: list[str] = []
-        params: list[Any] = []
+    def _scope(profile: str | None, base_url: str | None) -> tuple[str, builtins.list[Any]]:
+        clauses: builtins.list[str] = []
+        params: builtins.list[Any] = []
         if profile is not None:
             clauses.append("profile = ?")
             params.append(profile)

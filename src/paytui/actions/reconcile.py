@@ -112,8 +112,8 @@ async def read_back(
             return ReadBack("succeeded", auth.captured_charge_id)
         return ReadBack("not_applied")
     if operation == "refund":
-        query = RefundQuery(charge_id=entry.charge_id, attributes=((REF_ATTRIBUTE, ref),))
-        async for refund in _scan(client.search_refunds(query, page_size=50)):
+        refund_query = RefundQuery(charge_id=entry.charge_id, attributes=((REF_ATTRIBUTE, ref),))
+        async for refund in _scan(client.search_refunds(refund_query, page_size=50)):
             if refund.charge_id == entry.charge_id and _has_ref(refund.attributes, ref):
                 return ReadBack("succeeded", refund.refund_id, refund.total_amount, refund=refund)
         return ReadBack("not_applied")

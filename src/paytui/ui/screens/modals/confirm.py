@@ -146,7 +146,9 @@ class MoneyActionModal(ModalScreen[str | None]):
             return
         actions = getattr(self.app, "actions", None)
         executor = actions.ready if actions is not None else None
-        settling = executor.settling(self.OPERATION, self.charge_id) if executor else None
+        if executor is None:
+            return
+        settling = executor.settling(self.OPERATION, self.charge_id)
         if settling is None:
             return
         entry, ready = settling
