@@ -19,8 +19,8 @@ reconcile. Every run ends with a restart and reconciliation, and then compares:
 
 It prints one JSON line per kind. Timeouts are short (the client's 0.25 s, a 1 s margin; a late
 commit lands 0.35 s after the request arrived), so real waiting stays small; the kinds run
-concurrently, each on its own sandbox app (own fault switches) over one database, each run on its
-own journal file. `tests/actions/test_chaos.py` runs a small fixed-seed sample in CI.
+concurrently, each on its own sandbox app (own fault switches) over its own copy of the database,
+each run on its own journal file. `tests/actions/test_chaos.py` runs a small fixed-seed sample.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ import asyncio
 import contextlib
 import json
 import random
+import shutil
 import sys
 import tempfile
 import time
@@ -508,8 +509,12 @@ async def run_chaos(
         await asyncio.to_thread(build_database, db, charges=200, seed=seed)
         worlds = []
         for kind in kinds:
+            # Its own copy: the kinds' writes must not wait on each other's SQLite lock (that
+            # jitter would slow commits past the margin and test the machine, not paytui).
+            own = root / f"sandbox-{kind}.sqlite3"
+            shutil.copyfile(db, own)
             faults = Faults()
-            counter = EffectCounter(create_app(db, faults=faults), faults)
+            counter = EffectCounter(create_app(own, faults=faults), faults)
             transport = InProcessTransport(counter)
             setup = PaymentClient(
                 BASE_URL,

@@ -361,3 +361,20 @@ async def test_an_early_verdict_that_cannot_be_checked_again_blocks_repeat_and_r
     with pytest.raises(NotRetryable, match="Could not check again"):
         await executor.retry(entry_id)
     assert wire.posts("/refunds") == []
+
+
+async def test_retry_of_an_entry_done_again_since_is_refused(
+    executor: ActionExecutor, sale: Charge, sandbox_faults: Faults, wire: WireTransport
+) -> None:
+    """#1 proven not applied; the user refunds again (#2, done). Retrying #1 from History
+    would refund twice: refused, nothing sent."""
+    sandbox_faults.fail_status = 503
+    sandbox_faults.fail_path_prefix = "/v2/refunds"
+    sandbox_faults.fail_count = 1
+    first = await executor.refund(sale.charge_id, Decimal("1.00"))
+    assert first.state == "not_applied"
+    again = await executor.refund(sale.charge_id, Decimal("1.00"))
+    assert again.succeeded
+    with pytest.raises(NotRetryable, match=f"later refund \\(#{again.entry_id}\\)"):
+        await executor.retry(first.entry_id)
+    assert len(wire.posts("/refunds")) == 2

@@ -537,6 +537,18 @@ class ActionExecutor:
         retries = await asyncio.to_thread(self.journal.retries_of, entry_id)
         if retries:
             raise NotRetryable(f"Already retried as #{retries[-1].id}")
+        # Done again since (a repeat, another retry) — or possibly: retrying this one too could
+        # do it twice. (And for an edit, a later identical one would make its read-back lie.)
+        for later in await asyncio.to_thread(self.journal.later_of, entry):
+            if _same_target(later, entry) and (
+                later.state == "succeeded" or not later.proven(self.settle_seconds)
+            ):
+                noun = _NOUNS.get(entry.operation, entry.operation)
+                what = "went through" if later.state == "succeeded" else "may have happened"
+                raise NotRetryable(
+                    f"A later {noun} (#{later.id}) of the same charge {what}; retrying #{entry.id}"
+                    " could do it twice — start a new one if you mean another"
+                )
         summary = entry.request_summary
         original = self._originals.get(entry_id)
         if summary.get("redacted") and original is None:
@@ -884,6 +896,15 @@ class ActionExecutor:
             client_reference=entry.client_reference,
             never_sent=entry.never_sent,
         )
+
+
+def _same_target(one: JournalEntry, other: JournalEntry) -> bool:
+    """Same operation on the same charge (a new charge: on the same account)."""
+    if one.operation != other.operation:
+        return False
+    if one.operation == "charge":
+        return one.request_summary.get("account_id") == other.request_summary.get("account_id")
+    return one.charge_id == other.charge_id
 
 
 def _result_id(result: Charge | Refund | Distribution) -> str:

@@ -484,6 +484,17 @@ class Journal:
             rows = self._db.execute(sql + " ORDER BY id", params).fetchall()
         return [JournalEntry._from_row(row) for row in rows]
 
+    def later_of(self, entry: JournalEntry) -> builtins.list[JournalEntry]:
+        """Entries of the same profile, service and operation made after `entry`, oldest first
+        (the caller narrows them to the same target)."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT * FROM actions WHERE profile = ? AND base_url = ? AND operation = ?"
+                " AND id > ? ORDER BY id",
+                (entry.profile, entry.base_url, entry.operation, entry.id),
+            ).fetchall()
+        return [JournalEntry._from_row(row) for row in rows]
+
     def acknowledge(self, entry_id: int) -> None:
         """The user was told about this entry's outcome."""
         with self._lock:
