@@ -15,7 +15,14 @@ from paytui.api.client import PaymentClient
 from paytui.api.models import Charge
 from paytui.api.queries import ChargeQuery
 from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
-from tests.actions.support import BASE_URL, PROFILE, WireTransport, first_open, refunds_of
+from tests.actions.support import (
+    BASE_URL,
+    PROFILE,
+    FakeClock,
+    WireTransport,
+    first_open,
+    refunds_of,
+)
 
 
 @pytest.fixture
@@ -55,11 +62,22 @@ def policy() -> ActionPolicy:
 
 
 @pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
 async def executor(
-    client: PaymentClient, journal: Journal, policy: ActionPolicy
+    client: PaymentClient, journal: Journal, policy: ActionPolicy, clock: FakeClock
 ) -> AsyncIterator[ActionExecutor]:
     runner = ActionExecutor(
-        client, journal, policy, profile=PROFILE, base_url=BASE_URL, retry_settle_seconds=0
+        client,
+        journal,
+        policy,
+        profile=PROFILE,
+        base_url=BASE_URL,
+        clock=clock,
+        sleep=clock.sleep,
     )
     yield runner
     await runner.aclose()

@@ -104,3 +104,24 @@ async def refunds_of(client: PaymentClient, charge_id: str) -> list[Any]:
 
 async def refunded_total(client: PaymentClient, charge_id: str) -> Decimal:
     return sum((r.total_amount for r in await refunds_of(client, charge_id)), Decimal(0))
+
+
+class FakeClock:
+    """The executor's clock and sleep for tests: `sleep` advances the clock at once, so waiting
+    out a request deadline costs nothing where nothing real is late."""
+
+    def __init__(self) -> None:
+        from datetime import UTC, datetime
+
+        self.now = datetime.now(UTC)
+        self.slept: list[float] = []
+
+    def __call__(self) -> Any:
+        return self.now
+
+    async def sleep(self, seconds: float) -> None:
+        from datetime import timedelta
+
+        self.slept.append(seconds)
+        self.now += timedelta(seconds=seconds)
+        await asyncio.sleep(0)

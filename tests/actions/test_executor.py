@@ -94,12 +94,17 @@ async def test_refund_partial_carries_its_reference(
 async def test_refund_above_what_is_left_fails_definitely(
     executor: ActionExecutor, sale: Charge, wire: WireTransport
 ) -> None:
+    """A refusal (4xx) is final: the service's reason, and no retry."""
     outcome = await executor.refund(sale.charge_id, sale.total_amount + Decimal("0.01"))
-    assert outcome.state == "failed" and outcome.retryable
+    assert outcome.state == "failed" and not outcome.retryable
     assert "Invalid request" in (outcome.message or "")
     assert len(wire.posts("/refunds")) == 1
     entry = executor.journal.get(outcome.entry_id)
     assert entry is not None and entry.state == "failed" and entry.error
+    assert not entry.retryable
+    with pytest.raises(NotRetryable, match="refusal is final"):
+        await executor.retry(outcome.entry_id)
+    assert len(wire.posts("/refunds")) == 1
 
 
 async def test_amounts_are_checked_before_anything_is_written(
@@ -232,7 +237,9 @@ async def test_create_charge_never_stores_the_card_number(
     fresh = ActionExecutor(
         client, executor.journal, ActionPolicy(), profile=PROFILE, base_url=BASE_URL
     )
-    executor.journal.transition(entry.id, "failed", expected={"succeeded"}, error="test")
+    executor.journal.transition(
+        entry.id, "failed", expected={"succeeded"}, error="test", never_sent=True
+    )
     with pytest.raises(NotRetryable, match="masked"):
         await fresh.retry(entry.id)
 

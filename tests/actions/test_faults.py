@@ -15,6 +15,7 @@ import pytest
 
 from paytui.actions.errors import (
     ActionInFlight,
+    EarlierAttemptApplied,
     NotRetryable,
     PrecheckFailed,
     UnresolvedAction,
@@ -29,6 +30,7 @@ from paytui.sandbox.faults import Faults
 from tests.actions.support import (
     BASE_URL,
     PROFILE,
+    FakeClock,
     WireTransport,
     captures_of,
     refunded_total,
@@ -227,6 +229,7 @@ async def test_forced_5xx_is_unknown_then_proven_not_applied(
 
 async def test_restart_reconciles_unresolved_entries(
     executor: ActionExecutor,
+    clock: FakeClock,
     journal_path,
     client: PaymentClient,
     authorization: Charge,
@@ -279,7 +282,8 @@ async def test_restart_reconciles_unresolved_entries(
                 ActionPolicy(),
                 profile=PROFILE,
                 base_url=BASE_URL,
-                retry_settle_seconds=0,
+                clock=clock,
+                sleep=clock.sleep,
             )
             settled = await runner.reconcile_all()
             states = {e.id: (e.state, e.result_id) for e in settled}
@@ -291,9 +295,13 @@ async def test_restart_reconciles_unresolved_entries(
             }
             untouched = journal.get(other.id)
             assert untouched is not None and untouched.state == "pending"
-            # Pressing capture after the restart still captures nothing more.
-            with pytest.raises(PrecheckFailed, match="Already captured"):
+            # Pressing capture after the restart sends nothing: first the user is told that the
+            # earlier capture did go through, and even when they acknowledge it, it is captured.
+            with pytest.raises(EarlierAttemptApplied, match="did go through") as told:
                 await runner.capture(authorization.charge_id)
+            assert told.value.entry.id == first.entry_id
+            with pytest.raises(PrecheckFailed, match="Already captured"):
+                await runner.capture(authorization.charge_id, acknowledge_earlier=first.entry_id)
             # The proven-not-applied refund is sent only when asked, once.
             assert await refunds_of(restarted, sale.charge_id) == []
             retried = await runner.retry(pending.id)

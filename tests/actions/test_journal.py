@@ -99,7 +99,10 @@ def test_list_unresolved_and_lookups(tmp_path: Path) -> None:
         assert journal.get(9999) is None
         retry = _intent(journal, retry_of=third.id)
         assert [e.id for e in journal.retries_of(third.id)] == [retry.id]
-        assert journal.get(third.id).retryable  # type: ignore[union-attr]
+        assert not journal.get(third.id).retryable  # type: ignore[union-attr]  # a refusal
+        fourth = _intent(journal)
+        journal.transition(fourth.id, "failed", expected={"pending"}, never_sent=True)
+        assert journal.get(fourth.id).retryable  # type: ignore[union-attr]  # never left
         assert journal.get(first.id).unresolved  # type: ignore[union-attr]
 
 

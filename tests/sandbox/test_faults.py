@@ -84,3 +84,56 @@ async def test_faults_over_http(api: httpx.AsyncClient, sandbox_faults: Faults) 
     cleared = await api.put("/sandbox/faults", json={"delay_seconds": 0, "drop_after_commit": []})
     assert (await api.get("/sandbox/faults")).json() == cleared.json()
     assert cleared.json()["drop_after_commit"] == [] and cleared.json()["delay_seconds"] == 0
+
+
+async def test_reset_after_commit_commits_then_cuts_the_connection(
+    api: httpx.AsyncClient, account_id: str, sandbox_faults: Faults
+) -> None:
+    sale = (await charge(api, account_id, 20)).json()
+    sandbox_faults.reset_after_commit = {"refund", "update", "distribute"}
+    with pytest.raises(httpx.ReadError):
+        await api.post("/v2/refunds", json={"charge_id": sale["charge_id"], "total_amount": 1})
+    with pytest.raises(httpx.ReadError):
+        await api.patch(f"/v2/charges/{sale['charge_id']}", json={"tags": ["reset"]})
+    sandbox_faults.reset_after_commit = set()
+    refunds = (await api.get("/v2/refunds", params={"charge_id": sale["charge_id"]})).json()
+    assert refunds["total"] == 1
+    assert (await api.get(f"/v2/charges/{sale['charge_id']}")).json()["tags"] == ["reset"]
+
+
+async def test_late_commit_lands_after_the_client_gave_up(
+    api: httpx.AsyncClient,
+    account_id: str,
+    sandbox_faults: Faults,
+    sandbox_transport: httpx.AsyncBaseTransport,
+) -> None:
+    """The request is read, held past the client's timeout, then committed: the client sees a
+    timeout, the server holds the refund afterwards (the in-process transport detaches it)."""
+    sale = (await charge(api, account_id, 20)).json()
+    sandbox_faults.late_commit = {"refund"}
+    sandbox_faults.late_commit_seconds = 0.3
+    with pytest.raises(httpx.ReadTimeout):
+        await api.post(
+            "/v2/refunds", json={"charge_id": sale["charge_id"], "total_amount": 2}, timeout=0.05
+        )
+    await sandbox_transport.drain()  # type: ignore[attr-defined]
+    sandbox_faults.late_commit = set()
+    refunds = (await api.get("/v2/refunds", params={"charge_id": sale["charge_id"]})).json()
+    assert [r["total_amount"] for r in refunds["data"]] == [2]
+
+
+async def test_commit_fault_switches_over_http(api: httpx.AsyncClient) -> None:
+    changed = await api.put(
+        "/sandbox/faults",
+        json={
+            "late_commit": ["capture"],
+            "late_commit_seconds": 3,
+            "reset_after_commit": ["charge"],
+        },
+    )
+    assert changed.status_code == 200
+    assert changed.json()["late_commit"] == ["capture"]
+    assert changed.json()["late_commit_seconds"] == 3
+    assert changed.json()["reset_after_commit"] == ["charge"]
+    bad = await api.put("/sandbox/faults", json={"late_commit": ["nap"]})
+    assert bad.status_code == 422

@@ -153,28 +153,42 @@ async def test_history_lists_newest_first_and_opens_the_charge(
 async def test_history_retries_only_what_did_not_happen(
     sandbox_transport: httpx.AsyncBaseTransport, sandbox_faults: Faults, journal: Path
 ) -> None:
+    """A refusal (409) is final: no R. A 5xx before the commit, proven not applied after the
+    deadline (a fake executor clock: nothing real is late), is retried on R, once."""
+    from decimal import Decimal
+
+    from tests.actions.support import FakeClock
+
     app = make_app(sandbox_transport, journal_path=journal)
+    clock = FakeClock()
+    app.actions.executor_options = {"clock": clock, "sleep": clock.sleep}
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         sale = await find(app, ChargeQuery(charge_type="sale", status="success"))
         executor = await app.actions.executor()
-        executor.retry_settle_seconds = 0
-        sandbox_faults.fail_status = 422
+        sandbox_faults.fail_status = 409
         sandbox_faults.fail_path_prefix = "/v2/refunds"
         sandbox_faults.fail_count = 1
-        from decimal import Decimal
-
-        failed = await executor.refund(sale.charge_id, Decimal("1.00"))
-        assert failed.state == "failed"
+        refused = await executor.refund(sale.charge_id, Decimal("1.00"))
+        assert refused.state == "failed"
+        sandbox_faults.fail_status = 503
+        sandbox_faults.fail_count = 1
+        failed = await executor.refund(sale.charge_id, Decimal("2.00"))
+        assert failed.state == "not_applied"
         await pilot.press("5")
         await settle(app, pilot)
         history = app.screen
         assert isinstance(history, HistoryScreen)
-        assert history.check_action("retry", ()) is True
+        assert history.check_action("retry", ()) is True  # the not-applied one, on top
+        await pilot.press("down")
+        assert history.check_action("retry", ()) is None  # the refusal
         await pilot.press("R")
         await settle(app, pilot)
+        assert len(history_rows(history)) == 2  # nothing was sent
+        await pilot.press("up", "R")
+        await settle(app, pilot)
         rows = history_rows(history)
-        assert rows[0][4] == "succeeded" and rows[1][4] == "failed"
+        assert [row[4] for row in rows] == ["succeeded", "not applied", "failed"]
         assert "retry of" in rows[0][6]
 
 
@@ -239,17 +253,20 @@ async def test_production_retry_from_history_asks_for_the_phrase(
 
     from paytui.api.queries import RefundQuery
     from paytui.ui.screens.modals.confirm import TypedConfirmModal
+    from tests.actions.support import FakeClock
 
     app = make_app(sandbox_transport, journal_path=journal, environment="production")
+    clock = FakeClock()
+    app.actions.executor_options = {"clock": clock, "sleep": clock.sleep}
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         sale = await find(app, ChargeQuery(charge_type="sale", status="success"))
         executor = await app.actions.executor()
-        sandbox_faults.fail_status = 422
+        sandbox_faults.fail_status = 503
         sandbox_faults.fail_path_prefix = "/v2/refunds"
         sandbox_faults.fail_count = 1
         failed = await executor.refund(sale.charge_id, Decimal("1.00"), confirmation="1.00")
-        assert failed.state == "failed"
+        assert failed.state == "not_applied"
         await pilot.press("5")
         await settle(app, pilot)
         await pilot.press("R")
@@ -262,4 +279,4 @@ async def test_production_retry_from_history_asks_for_the_phrase(
         client = await app.get_client()
         page = await client.search_refunds_page(RefundQuery(charge_id=sale.charge_id))
         assert sum(1 for r in page.items if r.total_amount == Decimal("1.00")) >= 1
-        assert [e.state for e in executor.history()] == ["succeeded", "failed"]
+        assert [e.state for e in executor.history()] == ["succeeded", "not_applied"]

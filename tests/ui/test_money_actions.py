@@ -418,9 +418,10 @@ async def test_closing_the_dialog_while_sending_still_reports_the_answer(
         assert any(f"went through: {captures[0].charge_id}" in n for n in notes(app))
 
 
-async def test_a_refused_refund_is_retried_from_the_dialog_only_on_request(
+async def test_a_refused_refund_offers_no_retry(
     money_app: AppFactory, sandbox_faults: Faults
 ) -> None:
+    """A refusal (4xx) is final: the service's reason, and no Retry."""
     app = money_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
@@ -432,13 +433,46 @@ async def test_a_refused_refund_is_retried_from_the_dialog_only_on_request(
         dialog.query_one("#amount", Input).value = "1.00"
         await pilot.press("enter")
         await pilot.pause()
-        sandbox_faults.fail_status = 422
+        sandbox_faults.fail_status = 409
         sandbox_faults.fail_path_prefix = "/v2/refunds"
         sandbox_faults.fail_count = 1
         await pilot.press("enter")
         await settle(app, pilot)
         assert dialog.step == "result" and dialog.outcome is not None
-        assert dialog.outcome.state == "failed"
+        assert dialog.outcome.state == "failed" and not dialog.outcome.retryable
+        assert "The service refused it" in message(dialog)
+        assert "forced status 409" in message(dialog)
+        assert not dialog.query_one("#retry").display
+        assert len(await refunds_of(app, sale.charge_id)) == len(before)
+
+
+async def test_a_proven_not_applied_refund_is_retried_from_the_dialog_only_on_request(
+    money_app: AppFactory, sandbox_faults: Faults
+) -> None:
+    """A 5xx before the commit: read back after the deadline (the executor's clock is a fake
+    one here: nothing real is late), proven not applied, and Retry sends it once."""
+    from tests.actions.support import FakeClock
+
+    app = money_app()
+    clock = FakeClock()
+    app.actions.executor_options = {"clock": clock, "sleep": clock.sleep}
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        sale = await find(app, ChargeQuery(charge_type="sale", status="success"))
+        before = await refunds_of(app, sale.charge_id)
+        await open_detail(app, pilot, sale.charge_id)
+        await pilot.press("r")
+        dialog = await modal(app, pilot)
+        dialog.query_one("#amount", Input).value = "1.00"
+        await pilot.press("enter")
+        await pilot.pause()
+        sandbox_faults.fail_status = 503
+        sandbox_faults.fail_path_prefix = "/v2/refunds"
+        sandbox_faults.fail_count = 1
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert dialog.step == "result" and dialog.outcome is not None
+        assert dialog.outcome.state == "not_applied"
         assert "It did not happen" in message(dialog)
         assert len(await refunds_of(app, sale.charge_id)) == len(before)  # nothing resent
         await pilot.click("#retry")
@@ -446,5 +480,5 @@ async def test_a_refused_refund_is_retried_from_the_dialog_only_on_request(
         assert dialog.outcome.state == "succeeded", message(dialog)
         assert len(await refunds_of(app, sale.charge_id)) == len(before) + 1
         entries = app.actions.ready.history()
-        assert [e.state for e in entries] == ["succeeded", "failed"]
+        assert [e.state for e in entries] == ["succeeded", "not_applied"]
         assert entries[0].retry_of == entries[1].id

@@ -194,6 +194,14 @@ async def test_pre_authorization_forces_zero_and_card(
         await send(app, pilot)
         assert isinstance(app.screen, ChargeDetailScreen)
         charge_id = app.screen.charge_id
+        # Journaled like every charge, through the app's one executor, at amount 0.
+        newest = app.actions.ready.history()[0]
+        assert (newest.operation, newest.amount, newest.state) == (
+            "charge",
+            Decimal("0.00"),
+            "succeeded",
+        )
+        assert newest.result_id == charge_id
     async with api(sandbox_transport) as client:
         charge = await client.get_charge(charge_id)
     assert charge.charge_type == "pre_authorization"

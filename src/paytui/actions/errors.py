@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from paytui.actions.executor import ActionOutcome
+    from paytui.actions.journal import JournalEntry
     from paytui.actions.policy import Decision
 
 
@@ -78,6 +79,16 @@ class UnresolvedAction(ActionError):
         self.entry_id = entry_id
 
 
+class EarlierAttemptApplied(ActionError):
+    """An earlier attempt of the same action on the same charge, whose outcome was not known,
+    turned out to have happened: nothing new was sent. `entry` is that journal entry; sending
+    another needs the user's explicit go-ahead (``acknowledge_earlier=entry.id``)."""
+
+    def __init__(self, message: str, entry: JournalEntry) -> None:
+        super().__init__(message)
+        self.entry = entry
+
+
 class NotRetryable(ActionError):
     """`retry` refused: the entry is not proven "did not happen", or was already retried."""
 
@@ -87,6 +98,7 @@ __all__ = [
     "ActionInFlight",
     "ActionRefused",
     "ConfirmationRequired",
+    "EarlierAttemptApplied",
     "NotRetryable",
     "PrecheckFailed",
     "UnresolvedAction",

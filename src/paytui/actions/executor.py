@@ -6,9 +6,12 @@ The sequence for every action (docs/money-safety.md has the user's view of it):
 2. **In-flight guard**: a second call for the same (operation, target) while the first runs
    raises `ActionInFlight` and sends nothing. The guard is taken before the first ``await``, so
    even ``asyncio.gather(capture(x), capture(x))`` sends one request.
-3. **Earlier unknowns**: an unresolved journal entry for the same target (a crash, a timeout
-   whose read-back failed) is reconciled first; if it stays unknown the action is refused
-   (`UnresolvedAction`) rather than risk doing it twice.
+3. **Settle the past**: every earlier journal entry of the same action and target whose outcome
+   is not proven (pending / sent / unknown, and a "not_applied" read back too early) is read
+   back first, waiting until a commit still in flight would be visible (`sent_at` + the client's
+   timeout + `settle_margin`; `settling()` gives the UI the countdown). If one happened, nothing
+   is sent (`EarlierAttemptApplied`, naming it) until the user confirms with
+   ``acknowledge_earlier=<its id>``; if one stays unknown, `UnresolvedAction`.
 4. **Checks**: amounts (`check_amount`), the capture's authorization (read first: a
    pre-authorization or an already captured one is explained, not sent), and the production
    typed confirmation (`ConfirmationRequired`).
@@ -16,12 +19,14 @@ The sequence for every action (docs/money-safety.md has the user's view of it):
 6. **Send once**. The client never retries a POST; neither do we.
 7. **Outcome**: success → "succeeded" with the result id; a definite refusal (4xx, or a
    connection that never sent the request) → "failed"; anything else (timeout, dropped
-   connection after sending, 5xx, an unreadable answer) → "unknown", then an immediate read-back
-   (`paytui.actions.reconcile`) that turns it into "succeeded" or "not_applied", or leaves it
-   "unknown" when the read-back fails too. Never a resend.
+   connection after sending, 5xx, an unreadable answer) → "unknown", then a read-back
+   (`paytui.actions.reconcile`): found → "succeeded" at once; not found → read again once the
+   request deadline plus the margin has passed since sending, and only that proves
+   "not_applied". A failed read-back leaves it "unknown". Never a resend.
 
-Only the user resends: `retry(entry_id)` on a "failed" or "not_applied" entry, once, after
-re-verifying that a "not_applied" still did not happen.
+Only the user resends: `retry(entry_id)` on a proven "not_applied" (or a request that never
+left), once, after re-verifying past the deadline that it still did not happen. A refusal (4xx)
+is final.
 
 The action runs in its own task, shielded from the caller: cancelling the UI worker that awaited
 it (Textual cancels exclusive workers) does not abandon a request half way; the journal still
@@ -31,10 +36,10 @@ gets its outcome. Journal writes run in a thread so an fsync never blocks the ev
 from __future__ import annotations
 
 import asyncio
-import time
 import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
@@ -44,13 +49,20 @@ from paytui.actions.errors import (
     ActionInFlight,
     ActionRefused,
     ConfirmationRequired,
+    EarlierAttemptApplied,
     NotRetryable,
     PrecheckFailed,
     UnresolvedAction,
 )
 from paytui.actions.journal import Journal, JournalEntry
 from paytui.actions.policy import ActionPolicy, Decision
-from paytui.actions.reconcile import REF_ATTRIBUTE, Reconciled, reconcile_all, reconcile_detail
+from paytui.actions.reconcile import (
+    REF_ATTRIBUTE,
+    Reconciled,
+    distribution_items,
+    reconcile_all,
+    reconcile_detail,
+)
 from paytui.api.errors import (
     ApiError,
     MalformedResponseError,
@@ -63,6 +75,7 @@ from paytui.api.models import (
     CardPaymentMethodRequest,
     Charge,
     ChargeRequest,
+    Distribution,
     Refund,
     RefundRequest,
 )
@@ -79,7 +92,14 @@ _NOUNS = {
     "refund": "refund",
     "charge": "charge",
     "update_charge": "change of tags and attributes",
+    "distribute": "distribution",
 }
+#: Seconds added to the client's request deadline before "not found" proves "not applied".
+DEFAULT_SETTLE_MARGIN = 2.0
+
+
+def _utcnow() -> datetime:
+    return datetime.now(UTC)
 
 
 @dataclass(frozen=True)
@@ -100,6 +120,8 @@ class ActionOutcome:
     refund: Refund | None = None
     client_reference: str = ""
     reconciled: bool = False
+    #: "failed" because the request never left (a connection that could not be made).
+    never_sent: bool = False
 
     @property
     def succeeded(self) -> bool:
@@ -107,8 +129,9 @@ class ActionOutcome:
 
     @property
     def retryable(self) -> bool:
-        """Only proven "did not happen" (or a definite refusal) may be retried, by the user."""
-        return self.state in {"failed", "not_applied"}
+        """Only proven "did not happen" may be retried, by the user: "not_applied", or a
+        failure where the request never left. A refusal (4xx) is final."""
+        return self.state == "not_applied" or (self.state == "failed" and self.never_sent)
 
 
 def is_definite_failure(error: BaseException) -> bool:
@@ -194,6 +217,8 @@ class _InFlight:
     entry_id: int | None = None
     #: Set right after the slot is made (the task needs the slot to record its entry id).
     task: asyncio.Task[ActionOutcome] = field(init=False)
+    #: While an earlier attempt is being settled: that entry and when its read-back is proof.
+    settling: tuple[JournalEntry, datetime] | None = None
 
 
 @dataclass
@@ -205,7 +230,7 @@ class _Plan:
     charge_id: str | None
     amount: Decimal | None
     summary: dict[str, Any]
-    send: Callable[[str], Awaitable[Charge | Refund]]
+    send: Callable[[str], Awaitable[Charge | Refund | Distribution]]
     retry_of: int | None = None
     desired: dict[str, Any] | None = None
     original: Any = None
@@ -217,8 +242,9 @@ class ActionExecutor:
 
     `policy` may be replaced at any time (the token's scopes become known after the first
     authentication): ``executor.policy = dataclasses.replace(executor.policy, granted_scopes=...)``.
-    `retry_settle_seconds`: a "not applied" verdict is re-checked before a retry no sooner than
-    this long after the original request, so a slow service's late commit can show up first.
+    The request deadline is the client's `timeout`; "not found" proves "not applied" only from
+    `settle_margin` seconds after it (since sending). `clock` / `sleep` are injectable so tests
+    and the chaos harness need not wait in real time where nothing real is late.
     """
 
     def __init__(
@@ -229,14 +255,18 @@ class ActionExecutor:
         *,
         profile: str,
         base_url: str,
-        retry_settle_seconds: float = 5.0,
+        settle_margin: float = DEFAULT_SETTLE_MARGIN,
+        clock: Callable[[], datetime] = _utcnow,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
         self.client = client
         self.journal = journal
         self.policy = policy
         self.profile = profile
         self.base_url = base_url
-        self.retry_settle_seconds = retry_settle_seconds
+        self.settle_margin = settle_margin
+        self.clock = clock
+        self.sleep = sleep
         self._in_flight: dict[tuple[str, str], _InFlight] = {}
         #: Requests of this session by entry id, for retrying what the journal keeps only masked
         #: (a new charge's card number is never written down).
@@ -248,14 +278,28 @@ class ActionExecutor:
         """The policy's answer (for disabling a key and naming the missing scope)."""
         return self.policy.check(operation)
 
+    @property
+    def settle_seconds(self) -> float:
+        """Seconds after sending until a commit still in flight would be visible: the client's
+        request deadline (its timeout) plus `settle_margin`."""
+        return float(getattr(self.client, "timeout", 10.0)) + self.settle_margin
+
     def in_flight(self, operation: str, target: str) -> bool:
         """True while `operation` on `target` (a charge id; the account for new charges) runs."""
         slot = self._in_flight.get((operation, target))
         return slot is not None and not slot.task.done()
 
     def any_in_flight(self) -> bool:
-        """True while any action is being sent (its client must not be closed meanwhile)."""
-        return any(not slot.task.done() for slot in self._in_flight.values())
+        """True while any action runs (a profile switch must wait)."""
+        return any(not slot.task.done() for slot in list(self._in_flight.values()))
+
+    def settling(self, operation: str, target: str) -> tuple[JournalEntry, datetime] | None:
+        """While `operation` on `target` waits to read back an earlier (or its own) attempt:
+        that entry and when the read-back proves the outcome (for the dialog's countdown)."""
+        slot = self._in_flight.get((operation, target))
+        if slot is None or slot.task.done():
+            return None
+        return slot.settling
 
     def history(self, *, limit: int = 200, offset: int = 0) -> list[JournalEntry]:
         """Every action of this profile and service, newest first (the History screen)."""
@@ -284,6 +328,7 @@ class ActionExecutor:
         convenience_fee: Decimal | None = None,
         supplemental_fee: Decimal | None = None,
         confirmation: str | None = None,
+        acknowledge_earlier: int | None = None,
         _retry_of: int | None = None,
     ) -> ActionOutcome:
         """Capture an authorization (the full authorized amount plus the fees given)."""
@@ -320,7 +365,7 @@ class ActionExecutor:
                 retry_of=_retry_of,
             )
 
-        return await self._start("capture", charge_id, prepare)
+        return await self._start("capture", charge_id, prepare, acknowledge_earlier)
 
     async def refund(
         self,
@@ -331,6 +376,7 @@ class ActionExecutor:
         tags: Sequence[str] | None = None,
         attributes: Mapping[str, Sequence[str]] | None = None,
         confirmation: str | None = None,
+        acknowledge_earlier: int | None = None,
         _retry_of: int | None = None,
     ) -> ActionOutcome:
         """Refund `amount` of a charge (None: whatever is left). The refund carries the
@@ -362,20 +408,23 @@ class ActionExecutor:
             )
             return _Plan("refund", charge_id, charge_id, checked, summary, send, _retry_of)
 
-        return await self._start("refund", charge_id, prepare)
+        return await self._start("refund", charge_id, prepare, acknowledge_earlier)
 
     async def create_charge(
         self,
         request: ChargeRequest,
         *,
         confirmation: str | None = None,
+        acknowledge_earlier: int | None = None,
         _retry_of: int | None = None,
     ) -> ActionOutcome:
-        """Create a charge. It carries ``paytui_ref`` (merged into its attributes); the journal
-        keeps the method and last four only, never the number or token."""
+        """Create a charge (sale, authorization, pre-authorization). It carries ``paytui_ref``
+        (merged into its attributes); the journal keeps the method and last four only, never the
+        number or token. A pre-authorization (a card check for 0) is journaled like the rest."""
 
         async def prepare() -> _Plan:
-            amount = check_amount(request.total_amount)
+            pre_auth = request.charge_type == "pre_authorization"
+            amount = check_amount(request.total_amount, allow_zero=pre_auth)
             self._confirm("charge", amount, None, confirmation)
 
             async def send(ref: str) -> Charge:
@@ -395,7 +444,7 @@ class ActionExecutor:
                 original=request,
             )
 
-        return await self._start("charge", request.account_id, prepare)
+        return await self._start("charge", request.account_id, prepare, acknowledge_earlier)
 
     async def update_charge(
         self,
@@ -403,6 +452,7 @@ class ActionExecutor:
         *,
         tags: Sequence[str] | None = None,
         attributes: Mapping[str, Sequence[str]] | None = None,
+        acknowledge_earlier: int | None = None,
         _retry_of: int | None = None,
     ) -> ActionOutcome:
         """Replace the tags and/or attributes of a charge (PATCH; those not given are kept)."""
@@ -438,7 +488,39 @@ class ActionExecutor:
                 desired=desired,
             )
 
-        return await self._start("update_charge", charge_id, prepare)
+        return await self._start("update_charge", charge_id, prepare, acknowledge_earlier)
+
+    async def distribute(
+        self,
+        charge_id: str,
+        *,
+        acknowledge_earlier: int | None = None,
+        _retry_of: int | None = None,
+    ) -> ActionOutcome:
+        """Add a settled charge to its account's open distribution. The journal keeps how many
+        distribution items named the charge before, so a read-back can tell whether it did."""
+
+        async def prepare() -> _Plan:
+            try:
+                charge = await self.client.get_charge(charge_id, expand="distributions")
+            except ApiError as err:
+                raise PrecheckFailed(f"Could not read the charge: {err}") from err
+            before = distribution_items(charge)
+
+            async def send(_ref: str) -> Distribution:
+                return await self.client.distribute_charge(charge_id)
+
+            return _Plan(
+                "distribute",
+                charge_id,
+                charge_id,
+                None,
+                _summary(items_before=before),
+                send,
+                _retry_of,
+            )
+
+        return await self._start("distribute", charge_id, prepare, acknowledge_earlier)
 
     async def retry(self, entry_id: int, *, confirmation: str | None = None) -> ActionOutcome:
         """Send again, as a NEW journal entry, an action proven not to have happened.
@@ -454,15 +536,33 @@ class ActionExecutor:
         retries = await asyncio.to_thread(self.journal.retries_of, entry_id)
         if retries:
             raise NotRetryable(f"Already retried as #{retries[-1].id}")
+        # Done again since (a repeat, another retry) — or possibly: retrying this one too could
+        # do it twice. (And for an edit, a later identical one would make its read-back lie.)
+        for later in await asyncio.to_thread(self.journal.later_of, entry):
+            if _same_target(later, entry) and (
+                later.state == "succeeded" or not later.proven(self.settle_seconds)
+            ):
+                noun = _NOUNS.get(entry.operation, entry.operation)
+                what = "went through" if later.state == "succeeded" else "may have happened"
+                raise NotRetryable(
+                    f"A later {noun} (#{later.id}) of the same charge {what}; retrying #{entry.id}"
+                    " could do it twice — start a new one if you mean another"
+                )
         summary = entry.request_summary
         original = self._originals.get(entry_id)
         if summary.get("redacted") and original is None:
             raise NotRetryable("Its details are kept masked in the journal; start it again")
         if entry.state == "not_applied":
-            await self._settle(entry)
-            rechecked = await reconcile_detail(self.client, self.journal, entry)
+            # A slow service may have applied it late: look again once that would show.
+            await self._sleep_until(entry.settle_at(self.settle_seconds))
+            rechecked = await self._reconcile(entry)
             if rechecked.entry.state != "not_applied":
                 raise NotRetryable(_not_retryable_reason(rechecked.entry, late=True))
+            if not rechecked.entry.proven(self.settle_seconds):  # the read-back failed
+                raise NotRetryable(
+                    f"Could not check again whether it happened ({rechecked.error});"
+                    " nothing was sent — try again when the service answers"
+                )
         operation = entry.operation
         if operation == "capture":
             return await self.capture(
@@ -495,6 +595,8 @@ class ActionExecutor:
                 attributes=summary.get("attributes"),
                 _retry_of=entry_id,
             )
+        if operation == "distribute":
+            return await self.distribute(entry.charge_id or "", _retry_of=entry_id)
         raise NotRetryable(f"Cannot retry a {operation}")  # pragma: no cover
 
     async def reconcile_entry(self, entry_id: int) -> ActionOutcome:
@@ -504,16 +606,35 @@ class ActionExecutor:
             raise ActionError(f"No action #{entry_id}")
         if any(slot.entry_id == entry_id for slot in self._in_flight.values()):
             raise ActionError(f"Action #{entry_id} is still in progress")
-        return _outcome_of(await reconcile_detail(self.client, self.journal, entry))
+        if entry.state not in {"pending", "sent", "unknown", "not_applied"}:
+            return _outcome_of(Reconciled(entry, None, None))
+        return _outcome_of(await self._reconcile(entry))
 
-    async def reconcile_all(self) -> list[JournalEntry]:
-        """Start-up: settle every unresolved entry of this profile and service."""
+    async def reconcile_all(self, *, wait: bool = False) -> list[JournalEntry]:
+        """Start-up: settle every entry of this profile and service whose outcome is not proven
+        (unresolved ones and "not_applied" verdicts read back too early). `wait`: for entries
+        sent so recently that a commit may still be in flight, wait until it would show."""
         busy = frozenset(
             slot.entry_id for slot in self._in_flight.values() if slot.entry_id is not None
         )
-        return await reconcile_all(
-            self.client, self.journal, profile=self.profile, base_url=self.base_url, skip=busy
+        settled = await reconcile_all(
+            self.client,
+            self.journal,
+            profile=self.profile,
+            base_url=self.base_url,
+            skip=busy,
+            clock=self.clock,
+            default_settle=self.settle_seconds,
         )
+        if not wait:
+            return settled
+        results = []
+        for entry in settled:
+            if entry.state == "unknown" and entry.checked_at is not None:
+                await self._sleep_until(entry.settle_at(self.settle_seconds))
+                entry = (await self._reconcile(entry, background=True)).entry
+            results.append(entry)
+        return results
 
     async def aclose(self, timeout: float = 30.0) -> None:
         """Wait (up to `timeout`) for actions still running, so their outcomes are journaled."""
@@ -524,7 +645,11 @@ class ActionExecutor:
     # --------------------------------------------------------------------------- internals
 
     async def _start(
-        self, operation: str, target: str, prepare: Callable[[], Awaitable[_Plan]]
+        self,
+        operation: str,
+        target: str,
+        prepare: Callable[[], Awaitable[_Plan]],
+        acknowledge_earlier: int | None = None,
     ) -> ActionOutcome:
         """Policy and in-flight guard (synchronously, before any await), then run the action
         in its own task and wait for it shielded from our caller's cancellation."""
@@ -537,7 +662,7 @@ class ActionExecutor:
             raise ActionInFlight(operation, target, current.entry_id, current.task)
         slot = _InFlight()
         slot.task = asyncio.get_running_loop().create_task(
-            self._execute(operation, target, prepare, slot)
+            self._execute(operation, target, prepare, slot, acknowledge_earlier)
         )
         self._in_flight[key] = slot
 
@@ -556,9 +681,10 @@ class ActionExecutor:
         target: str,
         prepare: Callable[[], Awaitable[_Plan]],
         slot: _InFlight,
+        acknowledge_earlier: int | None,
     ) -> ActionOutcome:
-        # Earlier unknowns first: their verdict may change what the checks below say.
-        await self._settle_earlier(operation, target)
+        # The past first: an earlier attempt's verdict may change what the checks below say.
+        await self._settle_earlier(operation, target, slot, acknowledge_earlier)
         plan = await prepare()
         ref = uuid.uuid4().hex
         entry = await asyncio.to_thread(
@@ -571,11 +697,14 @@ class ActionExecutor:
             request_summary=plan.summary,
             retry_of=plan.retry_of,
             client_reference=ref,
+            settle_seconds=self.settle_seconds,
         )
         slot.entry_id = entry.id
         if plan.original is not None:
             self._originals[entry.id] = plan.original
-        await asyncio.to_thread(self.journal.transition, entry.id, "sent", expected={"pending"})
+        await asyncio.to_thread(
+            self.journal.transition, entry.id, "sent", expected={"pending"}, at=self.clock()
+        )
         try:
             result = await plan.send(ref)
         except asyncio.CancelledError:
@@ -588,33 +717,79 @@ class ActionExecutor:
         except Exception as err:  # ApiError, or a bug after the request left: never resend
             message = str(err) if isinstance(err, ApiError) else f"{type(err).__name__}: {err}"
             if is_definite_failure(err):
+                never_sent = isinstance(err, TransportError) and not err.request_sent
                 await asyncio.to_thread(
-                    self.journal.transition, entry.id, "failed", expected={"sent"}, error=message
+                    self.journal.transition,
+                    entry.id,
+                    "failed",
+                    expected={"sent"},
+                    error=message,
+                    never_sent=never_sent,
                 )
                 return await self._outcome(entry.id, message=message)
             await asyncio.to_thread(
                 self.journal.transition, entry.id, "unknown", expected={"sent"}, error=message
             )
             current = await asyncio.to_thread(self.journal.get, entry.id)
-            settled = await reconcile_detail(
-                self.client, self.journal, current or entry, desired=plan.desired
-            )
+            settled = await self._prove(current or entry, slot, desired=plan.desired)
             return _outcome_of(settled, cause=message)
-        result_id = result.refund_id if isinstance(result, Refund) else result.charge_id
+        result_id = _result_id(result)
         await asyncio.to_thread(
             self.journal.transition,
             entry.id,
             "succeeded",
             expected={"sent"},
             result_id=result_id,
-            amount=result.total_amount,
-            charge_id=result.charge_id if plan.operation == "charge" else None,
+            amount=None if isinstance(result, Distribution) else result.total_amount,
+            charge_id=result.charge_id
+            if isinstance(result, Charge) and plan.operation == "charge"
+            else None,
         )
         return await self._outcome(
             entry.id,
             charge=result if isinstance(result, Charge) else None,
             refund=result if isinstance(result, Refund) else None,
         )
+
+    async def _reconcile(
+        self,
+        entry: JournalEntry,
+        *,
+        desired: dict[str, Any] | None = None,
+        background: bool = False,
+    ) -> Reconciled:
+        return await reconcile_detail(
+            self.client,
+            self.journal,
+            entry,
+            desired=desired,
+            clock=self.clock,
+            default_settle=self.settle_seconds,
+            background=background,
+        )
+
+    async def _prove(
+        self,
+        entry: JournalEntry,
+        slot: _InFlight,
+        *,
+        desired: dict[str, Any] | None = None,
+        background: bool = False,
+    ) -> Reconciled:
+        """Read `entry` back: a trace found proves "succeeded" at once; nothing found is read
+        again once a commit still in flight would show (`settle_at`), which proves "not_applied".
+        A failed read-back is not waited on: the entry stays "unknown"."""
+        settled = await self._reconcile(entry, desired=desired, background=background)
+        current = settled.entry
+        if current.state == "unknown" and settled.error is None:
+            when = current.settle_at(self.settle_seconds)
+            slot.settling = (current, when) if when is not None else None
+            try:
+                await self._sleep_until(when)
+            finally:
+                slot.settling = None
+            settled = await self._reconcile(current, desired=desired, background=background)
+        return settled
 
     async def read_authorization(self, charge_id: str) -> Charge:
         """Read the charge to capture and explain why it cannot be, before sending anything.
@@ -644,34 +819,62 @@ class ActionExecutor:
         if not self.policy.confirmation_ok(operation, amount, charge_id, typed):
             raise ConfirmationRequired(self.policy.confirmation_phrase(amount, charge_id))
 
-    async def _settle_earlier(self, operation: str, target: str) -> None:
-        """Reconcile earlier unresolved entries of the same action and target; refuse while one
-        stays unknown (doing it again could do it twice)."""
-        entries = await asyncio.to_thread(
-            self.journal.unresolved,
-            profile=self.profile,
-            base_url=self.base_url,
-            operation=operation,
-            charge_id=None if operation == "charge" else target,
+    async def _settle_earlier(
+        self, operation: str, target: str, slot: _InFlight, acknowledge: int | None
+    ) -> None:
+        """Settle the past before sending: read back every earlier entry of the same action and
+        target whose outcome is not proven (waiting until a commit in flight would show). If one
+        did happen — now, or found earlier by a look the user was not shown — nothing is sent
+        (`EarlierAttemptApplied`) unless the user acknowledged exactly that entry. One that
+        stays unknown refuses the action (`UnresolvedAction`): doing it again could do it twice."""
+        charge_id = None if operation == "charge" else target
+
+        def same_target(entries: list[JournalEntry]) -> list[JournalEntry]:
+            if operation != "charge":
+                return entries
+            return [e for e in entries if e.request_summary.get("account_id") == target]
+
+        entries = same_target(
+            await asyncio.to_thread(
+                self.journal.to_check,
+                self.settle_seconds,
+                profile=self.profile,
+                base_url=self.base_url,
+                operation=operation,
+                charge_id=charge_id,
+            )
         )
-        if operation == "charge":
-            entries = [e for e in entries if e.request_summary.get("account_id") == target]
         for entry in entries:
-            settled = await reconcile_detail(self.client, self.journal, entry)
-            if settled.entry.unresolved:
+            settled = await self._prove(entry, slot, background=True)
+            # Still not proven (a failed read-back leaves "unknown", or an early "not_applied").
+            if not settled.entry.proven(self.settle_seconds):
                 noun = _NOUNS[operation]
                 raise UnresolvedAction(
                     f"An earlier {noun} (#{entry.id}) has an unknown outcome; check it on the"
                     " History screen before doing it again",
                     entry.id,
                 )
+        applied = same_target(
+            await asyncio.to_thread(
+                self.journal.unacknowledged_successes,
+                profile=self.profile,
+                base_url=self.base_url,
+                operation=operation,
+                charge_id=charge_id,
+            )
+        )
+        for entry in applied:
+            if entry.id != acknowledge:
+                raise EarlierAttemptApplied(_earlier_message(entry), entry)
+            await asyncio.to_thread(self.journal.acknowledge, entry.id)
 
-    async def _settle(self, entry: JournalEntry) -> None:
-        """Wait until `retry_settle_seconds` have passed since the entry's request was sent."""
-        sent = entry.sent_at or entry.created_at
-        waited = time.time() - sent.timestamp()
-        if waited < self.retry_settle_seconds:
-            await asyncio.sleep(self.retry_settle_seconds - waited)
+    async def _sleep_until(self, when: datetime | None) -> None:
+        """Wait (with the injectable `sleep`) until `when` by the executor's clock."""
+        if when is None:
+            return
+        remaining = (when - self.clock()).total_seconds()
+        if remaining > 0:
+            await self.sleep(remaining)
 
     async def _outcome(
         self,
@@ -693,7 +896,43 @@ class ActionExecutor:
             charge=charge,
             refund=refund,
             client_reference=entry.client_reference,
+            never_sent=entry.never_sent,
         )
+
+
+def _same_target(one: JournalEntry, other: JournalEntry) -> bool:
+    """Same operation on the same charge (a new charge: on the same account)."""
+    if one.operation != other.operation:
+        return False
+    if one.operation == "charge":
+        return one.request_summary.get("account_id") == other.request_summary.get("account_id")
+    return one.charge_id == other.charge_id
+
+
+def _result_id(result: Charge | Refund | Distribution) -> str:
+    if isinstance(result, Refund):
+        return result.refund_id
+    if isinstance(result, Distribution):
+        return result.distribution_id
+    return result.charge_id
+
+
+def _earlier_message(entry: JournalEntry) -> str:
+    """ "The refund of 5.00 sent at 14:02 UTC did go through: refund 3f2a…" (what happened)."""
+    noun = _NOUNS.get(entry.operation, entry.operation)
+    amount = f" of {format_amount(entry.amount)}" if entry.amount is not None else ""
+    when = entry.sent_at or entry.created_at
+    result = {
+        "capture": "new charge",
+        "refund": "refund",
+        "charge": "charge",
+        "distribute": "distribution",
+    }.get(entry.operation)
+    found = f": {result} {entry.result_id}" if result and entry.result_id else ""
+    return (
+        f"The {noun}{amount} sent at {when:%H:%M} UTC did go through{found}. Nothing new was"
+        " sent; confirm to send another."
+    )
 
 
 def _refund_query(charge_id: str) -> RefundQuery:
@@ -714,9 +953,12 @@ def _message(entry: JournalEntry, cause: str | None = None) -> str:
             "refund": f"Refunded{amount}: refund {entry.result_id}",
             "charge": f"Charge {entry.result_id} created",
             "update_charge": "Tags and attributes saved",
+            "distribute": f"Added to distribution {entry.result_id}",
         }[entry.operation]
         if cause:
             return f"{done} (the answer was lost — {cause} — but the service shows it happened)"
+        if entry.error:  # a "not applied" corrected by a later look
+            return f"{done}. {entry.error}"
         return done
     if entry.state == "not_applied":
         lead = f"{cause}. " if cause else ""
@@ -745,6 +987,7 @@ def _outcome_of(settled: Reconciled, cause: str | None = None) -> ActionOutcome:
         refund=found.refund if found else None,
         client_reference=entry.client_reference,
         reconciled=True,
+        never_sent=entry.never_sent,
     )
 
 
@@ -754,4 +997,6 @@ def _not_retryable_reason(entry: JournalEntry, *, late: bool = False) -> str:
         return f"{lead}: {entry.result_id}" if entry.result_id else lead
     if entry.unresolved:
         return "Its outcome is not known yet; check it again first — retrying could do it twice"
+    if entry.state == "failed":
+        return f"The service refused it; a refusal is final ({entry.error or 'no reason given'})"
     return f"A {entry.state} action cannot be retried"

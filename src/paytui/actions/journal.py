@@ -21,6 +21,15 @@ States::
 
 Every change is a compare-and-set (``UPDATE ... WHERE state IN (...)``), so two writers (a
 late-arriving answer and a start-up reconciliation) cannot overwrite each other's verdict.
+
+Proof columns (schema 2): `settle_seconds` is how long after `sent_at` a commit still in flight
+could show up (the client's request deadline plus a margin); `checked_at` is when the read-back
+behind the verdict was made. A "not_applied" is *proven* only when `checked_at` is at or after
+`sent_at + settle_seconds`; otherwise it is re-checked (start-up, History, before a repeat).
+`never_sent` marks a failure where the request never left (the only "failed" that may be retried:
+a refusal is final). `unacknowledged` marks a success found by a read-back the user has not been
+shown yet (start-up reconciliation, the check before a repeat): a repeat of the action is then
+refused until the user confirms they know about it. Journals of schema 1 are migrated in place.
 """
 
 from __future__ import annotations
@@ -33,7 +42,7 @@ import threading
 import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
 from typing import Any, Literal
@@ -48,17 +57,17 @@ __all__ = [
     "default_journal_path",
 ]
 
-Operation = Literal["capture", "refund", "charge", "update_charge"]
+Operation = Literal["capture", "refund", "charge", "update_charge", "distribute"]
 State = Literal["pending", "sent", "succeeded", "failed", "unknown", "not_applied"]
 
-OPERATIONS: tuple[str, ...] = ("capture", "refund", "charge", "update_charge")
+OPERATIONS: tuple[str, ...] = ("capture", "refund", "charge", "update_charge", "distribute")
 STATES: tuple[str, ...] = ("pending", "sent", "succeeded", "failed", "unknown", "not_applied")
 #: Entries whose outcome is not proven: reconciled on start and before a repeat of the action.
 UNRESOLVED_STATES = frozenset({"pending", "sent", "unknown"})
 FINAL_STATES = frozenset({"succeeded", "failed", "not_applied"})
 
-_SCHEMA_VERSION = 1
-_SCHEMA = f"""
+_SCHEMA_VERSION = 2
+_TABLE = f"""
 CREATE TABLE IF NOT EXISTS actions (
     id               INTEGER PRIMARY KEY AUTOINCREMENT,
     client_reference TEXT NOT NULL UNIQUE,
@@ -75,13 +84,56 @@ CREATE TABLE IF NOT EXISTS actions (
     created_at       TEXT NOT NULL,
     sent_at          TEXT,
     updated_at       TEXT NOT NULL,
-    resolved_at      TEXT
+    resolved_at      TEXT,
+    settle_seconds   REAL,
+    checked_at       TEXT,
+    never_sent       INTEGER NOT NULL DEFAULT 0,
+    unacknowledged   INTEGER NOT NULL DEFAULT 0
 );
+"""
+_INDEXES = """
 CREATE INDEX IF NOT EXISTS actions_state ON actions (state);
 CREATE INDEX IF NOT EXISTS actions_target ON actions (profile, base_url, operation, charge_id);
 CREATE INDEX IF NOT EXISTS actions_retry_of ON actions (retry_of);
-PRAGMA user_version = {_SCHEMA_VERSION};
 """
+#: Columns of schema 1, copied as they are by the migration to schema 2.
+_V1_COLUMNS = (
+    "id, client_reference, profile, base_url, operation, charge_id, amount, request_summary,"
+    " state, result_id, error, retry_of, created_at, sent_at, updated_at, resolved_at"
+)
+
+
+def _migrate(db: sqlite3.Connection) -> None:
+    """Bring the file to schema 2 in one transaction (a crash leaves schema 1 intact).
+
+    Schema 1 lacks the proof columns and its CHECK does not admit "distribute", which SQLite
+    cannot alter: the table is rebuilt and the rows copied. A schema-1 "not_applied" has no
+    `checked_at`, so it counts as unproven and is read back again — the point of the change.
+    """
+    version = db.execute("PRAGMA user_version").fetchone()[0]
+    exists = db.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'actions'"
+    ).fetchone()
+    if version > _SCHEMA_VERSION:
+        raise RuntimeError(
+            f"the action journal is of a newer paytui (schema {version}); update paytui"
+        )
+    if exists and version < 2:
+        db.execute("PRAGMA foreign_keys = OFF")
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            db.execute("ALTER TABLE actions RENAME TO actions_v1")
+            db.execute(_TABLE.replace("CREATE TABLE IF NOT EXISTS", "CREATE TABLE"))
+            db.execute(f"INSERT INTO actions ({_V1_COLUMNS}) SELECT {_V1_COLUMNS} FROM actions_v1")
+            db.execute("DROP TABLE actions_v1")
+            db.execute(f"PRAGMA user_version = {_SCHEMA_VERSION}")
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        finally:
+            db.execute("PRAGMA foreign_keys = ON")
+    db.executescript(_TABLE + _INDEXES + f"PRAGMA user_version = {_SCHEMA_VERSION};")
 
 
 def default_journal_path() -> Path:
@@ -100,10 +152,8 @@ def _iso(value: datetime) -> str:
 
 
 def _parse_time(value: str | None) -> datetime | None:
-    return None if value is None else _time(value)
-
-
-def _time(value: str) -> datetime:
+    if value is None:
+        return None
     return datetime.fromisoformat(value.replace("Z", "+00:00"))
 
 
@@ -128,6 +178,10 @@ class JournalEntry:
     sent_at: datetime | None
     updated_at: datetime
     resolved_at: datetime | None
+    settle_seconds: float | None = None
+    checked_at: datetime | None = None
+    never_sent: bool = False
+    unacknowledged: bool = False
 
     @property
     def unresolved(self) -> bool:
@@ -135,8 +189,29 @@ class JournalEntry:
 
     @property
     def retryable(self) -> bool:
-        """Only a proven "did not happen" (or a definite refusal) may be tried again."""
-        return self.state in {"failed", "not_applied"}
+        """Only "did not happen" may be tried again: a "not_applied" (re-proven before the
+        retry) or a failure where the request never left. A refusal (4xx) is final."""
+        return self.state == "not_applied" or (self.state == "failed" and self.never_sent)
+
+    def settle_at(self, default_seconds: float) -> datetime | None:
+        """When a commit still in flight would be visible: `sent_at` + the settle time (this
+        entry's, else `default_seconds`). None when the request never left (nothing to wait)."""
+        if self.sent_at is None:
+            return None
+        seconds = self.settle_seconds if self.settle_seconds is not None else default_seconds
+        return self.sent_at + timedelta(seconds=seconds)
+
+    def proven(self, default_seconds: float) -> bool:
+        """Is the verdict proven? succeeded / failed are answers; "not_applied" only when its
+        read-back was made after `settle_at` (or the request never left)."""
+        if self.state in {"succeeded", "failed"}:
+            return True
+        if self.state != "not_applied":
+            return False
+        settle = self.settle_at(default_seconds)
+        if settle is None:
+            return True
+        return self.checked_at is not None and self.checked_at >= settle
 
     @classmethod
     def _from_row(cls, row: sqlite3.Row) -> JournalEntry:
@@ -153,10 +228,14 @@ class JournalEntry:
             result_id=row["result_id"],
             error=row["error"],
             retry_of=row["retry_of"],
-            created_at=_time(row["created_at"]),
+            created_at=_parse_time(row["created_at"]),  # type: ignore[arg-type]
             sent_at=_parse_time(row["sent_at"]),
-            updated_at=_time(row["updated_at"]),
+            updated_at=_parse_time(row["updated_at"]),  # type: ignore[arg-type]
             resolved_at=_parse_time(row["resolved_at"]),
+            settle_seconds=row["settle_seconds"],
+            checked_at=_parse_time(row["checked_at"]),
+            never_sent=bool(row["never_sent"]),
+            unacknowledged=bool(row["unacknowledged"]),
         )
 
 
@@ -191,7 +270,7 @@ class Journal:
         # FULL: the WAL is fsynced at every commit, so "intent written" means "on disk".
         self._db.execute("PRAGMA synchronous = FULL")
         self._db.execute("PRAGMA foreign_keys = ON")
-        self._db.executescript(_SCHEMA)
+        _migrate(self._db)
 
     def close(self) -> None:
         with self._lock:
@@ -216,8 +295,11 @@ class Journal:
         request_summary: dict[str, Any],
         retry_of: int | None = None,
         client_reference: str | None = None,
+        settle_seconds: float | None = None,
     ) -> JournalEntry:
-        """Write (and commit, durably) the intent of an action; returns the "pending" entry."""
+        """Write (and commit, durably) the intent of an action; returns the "pending" entry.
+
+        `settle_seconds`: how long after sending a commit still in flight could show up."""
         if operation not in OPERATIONS:
             raise ValueError(f"unknown operation {operation!r}")
         reference = client_reference or uuid.uuid4().hex
@@ -225,8 +307,8 @@ class Journal:
         with self._lock:
             cursor = self._db.execute(
                 "INSERT INTO actions (client_reference, profile, base_url, operation, charge_id,"
-                " amount, request_summary, state, retry_of, created_at, updated_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?)",
+                " amount, request_summary, state, retry_of, created_at, updated_at,"
+                " settle_seconds) VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?)",
                 (
                     reference,
                     profile,
@@ -238,11 +320,11 @@ class Journal:
                     retry_of,
                     now,
                     now,
+                    settle_seconds,
                 ),
             )
             entry_id = cursor.lastrowid
-        assert entry_id is not None  # an INSERT always sets it
-        entry = self.get(entry_id)
+        entry = self.get(entry_id)  # type: ignore[arg-type]
         assert entry is not None
         return entry
 
@@ -256,11 +338,17 @@ class Journal:
         error: str | None = None,
         amount: Decimal | None = None,
         charge_id: str | None = None,
+        at: datetime | None = None,
+        checked_at: datetime | None = None,
+        never_sent: bool | None = None,
+        unacknowledged: bool | None = None,
     ) -> bool:
         """Move an entry to `new_state` if it is in one of `expected`; False when it was not.
 
         `result_id`, `amount`, `charge_id` are only written when given (an outcome never erases
-        what an earlier step learnt); `error` is written as given (None clears it).
+        what an earlier step learnt); `error` is written as given (None clears it). `at` is the
+        sending time recorded with "sent" (the executor's clock, which proofs are measured by);
+        `checked_at` when the read-back behind this verdict was made.
         """
         if new_state not in STATES:
             raise ValueError(f"unknown state {new_state!r}")
@@ -270,7 +358,14 @@ class Journal:
         values: list[Any] = [new_state, now, error]
         if new_state == "sent":
             sets.append("sent_at = ?")
-            values.append(now)
+            values.append(_iso(at) if at is not None else now)
+        if checked_at is not None:
+            sets.append("checked_at = ?")
+            values.append(_iso(checked_at))
+        for column, flag in (("never_sent", never_sent), ("unacknowledged", unacknowledged)):
+            if flag is not None:
+                sets.append(f"{column} = ?")
+                values.append(int(flag))
         if new_state in FINAL_STATES:
             sets.append("resolved_at = ?")
             values.append(now)
@@ -310,7 +405,7 @@ class Journal:
         offset: int = 0,
         profile: str | None = None,
         base_url: str | None = None,
-    ) -> builtins.list[JournalEntry]:
+    ) -> list[JournalEntry]:
         """Entries newest first (the History screen), optionally of one profile / service."""
         where, params = self._scope(profile, base_url)
         with self._lock:
@@ -346,6 +441,65 @@ class Journal:
             ).fetchall()
         return [JournalEntry._from_row(row) for row in rows]
 
+    def to_check(
+        self,
+        default_seconds: float,
+        *,
+        profile: str | None = None,
+        base_url: str | None = None,
+        operation: str | None = None,
+        charge_id: str | None = None,
+    ) -> builtins.list[JournalEntry]:
+        """Entries whose outcome is not proven, oldest first: pending / sent / unknown, and
+        "not_applied" verdicts whose read-back was made too early (see `JournalEntry.proven`)."""
+        where, params = self._scope(profile, base_url)
+        clauses = [where.removeprefix("WHERE ")] if where else []
+        clauses.append("state IN ('pending', 'sent', 'unknown', 'not_applied')")
+        if operation is not None:
+            clauses.append("operation = ?")
+            params.append(operation)
+        if charge_id is not None:
+            clauses.append("charge_id = ?")
+            params.append(charge_id)
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT * FROM actions WHERE {' AND '.join(clauses)} ORDER BY id", params
+            ).fetchall()
+        entries = (JournalEntry._from_row(row) for row in rows)
+        return [e for e in entries if not e.proven(default_seconds)]
+
+    def unacknowledged_successes(
+        self, *, profile: str, base_url: str, operation: str, charge_id: str | None
+    ) -> builtins.list[JournalEntry]:
+        """Successes found by a read-back that the user was not shown yet, oldest first."""
+        sql = (
+            "SELECT * FROM actions WHERE profile = ? AND base_url = ? AND operation = ?"
+            " AND state = 'succeeded' AND unacknowledged = 1"
+        )
+        params: builtins.list[Any] = [profile, base_url, operation]
+        if charge_id is not None:  # None: any target (a new charge is matched by account)
+            sql += " AND charge_id = ?"
+            params.append(charge_id)
+        with self._lock:
+            rows = self._db.execute(sql + " ORDER BY id", params).fetchall()
+        return [JournalEntry._from_row(row) for row in rows]
+
+    def later_of(self, entry: JournalEntry) -> builtins.list[JournalEntry]:
+        """Entries of the same profile, service and operation made after `entry`, oldest first
+        (the caller narrows them to the same target)."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT * FROM actions WHERE profile = ? AND base_url = ? AND operation = ?"
+                " AND id > ? ORDER BY id",
+                (entry.profile, entry.base_url, entry.operation, entry.id),
+            ).fetchall()
+        return [JournalEntry._from_row(row) for row in rows]
+
+    def acknowledge(self, entry_id: int) -> None:
+        """The user was told about this entry's outcome."""
+        with self._lock:
+            self._db.execute("UPDATE actions SET unacknowledged = 0 WHERE id = ?", (entry_id,))
+
     def retries_of(self, entry_id: int) -> builtins.list[JournalEntry]:
         with self._lock:
             rows = self._db.execute(
@@ -355,8 +509,8 @@ class Journal:
 
     @staticmethod
     def _scope(profile: str | None, base_url: str | None) -> tuple[str, builtins.list[Any]]:
-        clauses: list[str] = []
-        params: list[Any] = []
+        clauses: builtins.list[str] = []
+        params: builtins.list[Any] = []
         if profile is not None:
             clauses.append("profile = ?")
             params.append(profile)

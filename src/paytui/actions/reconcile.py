@@ -10,6 +10,13 @@ so instead we *look*: each operation leaves a trace we can find without ambiguit
   ``GET /v2/refunds?charge_id=<id>&attribute=paytui_ref=<ref>`` finds exactly it.
 - charge: likewise ``GET /v2/charges?attribute=paytui_ref=<ref>``.
 - update_charge (PATCH, idempotent): the charge's tags/attributes equal what we sent.
+- distribute: the charge appears in more distribution items than before the request
+  (``GET /v2/charges/<id>?expand=distributions``; the count before is in the journal).
+
+"Not found" proves "not applied" only when the read-back started after the request deadline
+(plus a margin) since the request was sent: before that a commit may still be in flight, and the
+verdict stays "unknown" (with `checked_at`, so the next look knows). A found trace proves
+"succeeded" at any time.
 
 A "not applied" verdict is only given after a *complete* search: if the service ignored a filter
 and the search would have to scan more than a few pages, the verdict stays "unknown". Matches are
@@ -20,8 +27,9 @@ also checked client-side, so a service that ignores an unknown filter cannot pro
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -36,6 +44,7 @@ if TYPE_CHECKING:
 __all__ = [
     "REF_ATTRIBUTE",
     "ReadBack",
+    "distribution_items",
     "read_back",
     "reconcile",
     "reconcile_all",
@@ -103,8 +112,8 @@ async def read_back(
             return ReadBack("succeeded", auth.captured_charge_id)
         return ReadBack("not_applied")
     if operation == "refund":
-        refunds = RefundQuery(charge_id=entry.charge_id, attributes=((REF_ATTRIBUTE, ref),))
-        async for refund in _scan(client.search_refunds(refunds, page_size=50)):
+        refund_query = RefundQuery(charge_id=entry.charge_id, attributes=((REF_ATTRIBUTE, ref),))
+        async for refund in _scan(client.search_refunds(refund_query, page_size=50)):
             if refund.charge_id == entry.charge_id and _has_ref(refund.attributes, ref):
                 return ReadBack("succeeded", refund.refund_id, refund.total_amount, refund=refund)
         return ReadBack("not_applied")
@@ -128,7 +137,29 @@ async def read_back(
         if same_tags and same_attrs:
             return ReadBack("succeeded", charge.charge_id, charge=charge)
         return ReadBack("not_applied")
+    if operation == "distribute":
+        charge_id = entry.charge_id or ""
+        before = int(entry.request_summary.get("items_before", 0))
+        charge = await client.get_charge(charge_id, expand="distributions")
+        if distribution_items(charge) > before:
+            holding = [
+                dist.distribution_id
+                for dist in charge.distributions or []
+                if any(item.charge_id == charge_id for item in dist.items or [])
+            ]
+            return ReadBack("succeeded", holding[-1], charge=charge)
+        return ReadBack("not_applied")
     raise Unprovable(f"cannot read back a {operation!r}")
+
+
+def distribution_items(charge: Charge) -> int:
+    """How many distribution items name this charge (a distribute adds one)."""
+    return sum(
+        1
+        for dist in charge.distributions or []
+        for item in dist.items or []
+        if item.charge_id == charge.charge_id
+    )
 
 
 @dataclass(frozen=True)
@@ -140,17 +171,35 @@ class Reconciled:
     error: str | None
 
 
+def _utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+#: Settle time assumed for an entry that did not record its own (a schema-1 journal).
+DEFAULT_SETTLE_SECONDS = 12.0
+
+
 async def reconcile_detail(
     client: PaymentClient,
     journal: Journal,
     entry: JournalEntry,
     *,
     desired: dict[str, Any] | None = None,
+    clock: Callable[[], datetime] = _utcnow,
+    default_settle: float = DEFAULT_SETTLE_SECONDS,
+    background: bool = False,
 ) -> Reconciled:
     """Settle one entry and record the verdict (compare-and-set: a verdict recorded meanwhile by
-    someone else wins). Entries already succeeded or failed are returned unchanged."""
+    someone else wins). Entries already succeeded or failed are returned unchanged.
+
+    Nothing found proves "not_applied" only when the read-back started at or after the entry's
+    `settle_at` (`clock` is the executor's); earlier it leaves the entry "unknown". A not-applied
+    verdict turned into "succeeded" says so in its message. `background`: nobody is shown this
+    verdict now (start-up, the check before a repeat), so a success is marked unacknowledged.
+    """
     if entry.state not in RECONCILABLE:
         return Reconciled(entry, None, None)
+    started = clock()
     try:
         found = await read_back(client, entry, desired=desired)
     except (ApiError, Unprovable) as err:
@@ -164,18 +213,33 @@ async def reconcile_detail(
         )
         current = await asyncio.to_thread(journal.get, entry.id)
         return Reconciled(current or entry, None, message)
-    note = None if found.state == "succeeded" else "Checked with the service: it did not happen"
+    state = found.state
+    settle = entry.settle_at(default_settle)
+    if state == "succeeded":
+        note = None
+        if entry.state == "not_applied":
+            note = "Corrected: an earlier check found nothing, but the service did apply it"
+    elif settle is None or started >= settle:
+        note = "Checked with the service: it did not happen"
+    else:
+        state = "unknown"
+        note = (
+            f"Not found yet at {started:%H:%M:%S}; a commit still in flight could show until"
+            f" {settle:%H:%M:%S} UTC — checking again then proves it"
+        )
     await asyncio.to_thread(
         journal.transition,
         entry.id,
-        found.state,
+        state,
         expected=RECONCILABLE,
         result_id=found.result_id,
         amount=found.amount,
         error=note,
+        checked_at=started,
+        unacknowledged=background if state == "succeeded" else None,
     )
     current = await asyncio.to_thread(journal.get, entry.id)
-    return Reconciled(current or entry, found, None)
+    return Reconciled(current or entry, found if state != "unknown" else None, None)
 
 
 async def reconcile(client: PaymentClient, journal: Journal, entry: JournalEntry) -> str:
@@ -191,14 +255,22 @@ async def reconcile_all(
     profile: str,
     base_url: str,
     skip: frozenset[int] = frozenset(),
+    clock: Callable[[], datetime] = _utcnow,
+    default_settle: float = DEFAULT_SETTLE_SECONDS,
 ) -> list[JournalEntry]:
-    """Start-up: settle every unresolved entry of this profile and service (others are left for
-    when that profile is used: their service is not the one `client` talks to). `skip`: ids of
+    """Start-up: settle every entry of this profile and service whose outcome is not proven —
+    unresolved ones and "not_applied" verdicts read back too early (others are left for when
+    that profile is used: their service is not the one `client` talks to). `skip`: ids of
     entries still in flight in this process. Returns the entries after reconciliation."""
-    pending = await asyncio.to_thread(journal.unresolved, profile=profile, base_url=base_url)
+    pending = await asyncio.to_thread(
+        journal.to_check, default_settle, profile=profile, base_url=base_url
+    )
     results: list[JournalEntry] = []
     for entry in pending:
         if entry.id in skip:
             continue
-        results.append((await reconcile_detail(client, journal, entry)).entry)
+        settled = await reconcile_detail(
+            client, journal, entry, clock=clock, default_settle=default_settle, background=True
+        )
+        results.append(settled.entry)
     return results

@@ -20,16 +20,16 @@ from paytui.sandbox import (
     LIMITED_CLIENT_ID,
     LIMITED_CLIENT_SECRET,
 )
-from paytui.sandbox.faults import DROPPABLE_OPERATIONS, Faults
+from paytui.sandbox.faults import COMMIT_OPERATIONS, Faults
 
 
 def _operations(value: str) -> set[str]:
     names = {part.strip() for part in value.split(",") if part.strip()}
-    unknown = names - DROPPABLE_OPERATIONS
+    unknown = names - COMMIT_OPERATIONS
     if unknown:
         raise argparse.ArgumentTypeError(
             f"unknown operation(s) {', '.join(sorted(unknown))};"
-            f" choose from {', '.join(sorted(DROPPABLE_OPERATIONS))}"
+            f" choose from {', '.join(sorted(COMMIT_OPERATIONS))}"
         )
     return names
 
@@ -49,7 +49,30 @@ def _parser() -> argparse.ArgumentParser:
         type=_operations,
         default=set(),
         metavar="OPS",
-        help="drop the answer after committing these operations (capture,refund,charge)",
+        help="drop the answer after committing these operations"
+        " (capture,refund,charge,update,distribute)",
+    )
+    parser.add_argument(
+        "--reset-after-commit",
+        type=_operations,
+        default=set(),
+        metavar="OPS",
+        help="reset the connection right after committing these operations",
+    )
+    parser.add_argument(
+        "--late-commit",
+        type=_operations,
+        default=set(),
+        metavar="OPS",
+        help="read these operations, hold them --late-commit-seconds, then commit"
+        " (after the client gave up)",
+    )
+    parser.add_argument(
+        "--late-commit-seconds",
+        type=float,
+        default=12.0,
+        metavar="S",
+        help="how long --late-commit holds a request (default 12, past the client's 10 s)",
     )
     parser.add_argument(
         "--delay", type=float, default=0.0, metavar="SECONDS", help="delay every answer"
@@ -115,7 +138,13 @@ def main(argv: list[str]) -> int:
 
     from paytui.sandbox.app import create_app
 
-    faults = Faults(drop_after_commit=args.drop_after_commit, delay_seconds=args.delay)
+    faults = Faults(
+        drop_after_commit=args.drop_after_commit,
+        reset_after_commit=args.reset_after_commit,
+        late_commit=args.late_commit,
+        late_commit_seconds=args.late_commit_seconds,
+        delay_seconds=args.delay,
+    )
     app = create_app(
         db_path, faults=faults, token_ttl=args.token_ttl, boarding_interval=args.boarding_interval
     )

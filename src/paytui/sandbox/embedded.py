@@ -43,9 +43,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    import httpx
-
     from paytui.sandbox.faults import Faults
+    from paytui.sandbox.transport import InProcessTransport
 
 BASE_URL = "http://sandbox"
 READY = "READY"
@@ -129,27 +128,14 @@ def _same_path(a: Path, b: Path) -> bool:
         return False
 
 
-def asgi_transport(db_path: Path | str, *, faults: Faults | None = None) -> httpx.ASGITransport:
+def asgi_transport(db_path: Path | str, *, faults: Faults | None = None) -> InProcessTransport:
     """An in-process transport over `create_app(db_path)`; use with base URL `http://sandbox`.
 
-    A dropped answer (fault `drop_after_commit`) surfaces as `httpx.RemoteProtocolError`, what the
-    same fault produces over a real socket, instead of the app's internal exception.
-    """
-    import httpx
-
+    It enforces the client's timeout and fails like a network (see `InProcessTransport`)."""
     from paytui.sandbox.app import create_app
-    from paytui.sandbox.faults import DropResponse
+    from paytui.sandbox.transport import InProcessTransport
 
-    class _Transport(httpx.ASGITransport):
-        async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-            try:
-                return await super().handle_async_request(request)
-            except DropResponse as exc:
-                raise httpx.RemoteProtocolError(
-                    f"sandbox dropped the answer after committing the {exc}", request=request
-                ) from exc
-
-    return _Transport(app=create_app(db_path, faults=faults))
+    return InProcessTransport(create_app(db_path, faults=faults))
 
 
 # -- keep-warm: where the shared server lives, and how to ask it ------------------------------

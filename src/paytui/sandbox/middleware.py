@@ -1,9 +1,13 @@
 """The sandbox's ASGI middleware: fault injection, bearer-token authentication, scope checks,
-and dropping answers after commit.
+dropping answers after commit, and holding a request before a late commit.
 
 It is plain ASGI (not BaseHTTPMiddleware) so it can cut a connection: to drop an answer it starts
 the response and then raises, which makes uvicorn close the socket without a complete answer, and
 makes httpx's ASGITransport raise, the same "did it happen?" situation a real network produces.
+
+A late commit (`Faults.late_commit`) reads the whole request first, holds it, then runs the
+endpoint: a client that gave up meanwhile does not stop it (uvicorn does not cancel an app whose
+client left; the in-process transport detaches it), so the commit lands after the timeout.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ import anyio
 import anyio.to_thread
 from fastapi import Response
 
-from paytui.sandbox.faults import DropResponse, Faults
+from paytui.sandbox.faults import DropResponse, Faults, operation_of
 from paytui.sandbox.http import error_response
 from paytui.sandbox.scopes import allowed, needs_token, required_scopes
 from paytui.sandbox.store import Store
@@ -36,6 +40,25 @@ def _bearer(scope: Scope) -> str | None:
     return None
 
 
+async def _read_then_hold(receive: Receive, seconds: float) -> Receive:
+    """Read the whole request body, wait `seconds`, and return a `receive` that replays it."""
+    messages: list[Message] = []
+    while True:
+        message = await receive()
+        messages.append(message)
+        if message["type"] != "http.request" or not message.get("more_body"):
+            break
+    await anyio.sleep(seconds)
+    queued = iter(messages)
+
+    async def replay() -> Message:
+        for message in queued:
+            return message
+        return await receive()
+
+    return replay
+
+
 class SandboxMiddleware:
     """Applies faults and auth to `/v2` requests; everything else passes straight through."""
 
@@ -52,6 +75,9 @@ class SandboxMiddleware:
         if refusal is not None:
             await refusal(scope, receive, send)
             return
+        hold = self.faults.late_commit_hold(operation_of(scope["method"], scope["path"]))
+        if hold is not None:
+            receive = await _read_then_hold(receive, hold)
         try:
             await self.app(scope, receive, send)
         except DropResponse:

@@ -174,9 +174,15 @@ class EnrollmentSessionCreate(BaseModel):
     data: dict[str, Any] | None = None
 
 
+CommitOperation = Literal["capture", "refund", "charge", "update", "distribute"]
+
+
 class FaultsUpdate(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    drop_after_commit: list[Literal["capture", "refund", "charge"]] | None = None
+    drop_after_commit: list[CommitOperation] | None = None
+    reset_after_commit: list[CommitOperation] | None = None
+    late_commit: list[CommitOperation] | None = None
+    late_commit_seconds: float | None = Field(default=None, ge=0, le=120)
     delay_seconds: float | None = Field(default=None, ge=0, le=60)
     fail_status: int | None = Field(default=None, ge=400, le=599)
     fail_path_prefix: str | None = None

@@ -10,7 +10,7 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Query, Request, Response
 
 from paytui.sandbox import ledger, search
-from paytui.sandbox.faults import DropResponse
+from paytui.sandbox.faults import DropResponse, ResetConnection
 from paytui.sandbox.http import faults_of, json_response, store_of
 from paytui.sandbox.models import CaptureIn, ChargeCreate, ChargePatch, DistributeIn, RefundCreate
 
@@ -20,8 +20,12 @@ Repeated = Annotated[list[str] | None, Query()]
 
 
 def _drop_if(request: Request, operation: str) -> None:
-    """After the commit: drop the answer when the fault switch for `operation` is on."""
-    if faults_of(request).should_drop(operation):
+    """After the commit: reset the connection, or drop the answer, when that fault switch for
+    `operation` is on."""
+    faults = faults_of(request)
+    if faults.should_reset(operation):
+        raise ResetConnection(operation)
+    if faults.should_drop(operation):
         raise DropResponse(operation)
 
 
@@ -86,7 +90,9 @@ def get_charge(
 
 @router.patch("/charges/{charge_id}", summary="Replace tags and/or attributes of a charge")
 def update_charge(request: Request, charge_id: str, body: ChargePatch) -> Response:
-    return json_response(ledger.update_charge(store_of(request), charge_id, body))
+    doc = ledger.update_charge(store_of(request), charge_id, body)
+    _drop_if(request, "update")
+    return json_response(doc)
 
 
 @router.post("/charges/{charge_id}/capture", status_code=201, summary="Capture an authorization")
@@ -99,7 +105,9 @@ def capture(request: Request, charge_id: str, body: CaptureIn | None = None) -> 
 @router.post("/charges/{charge_id}/distribute", summary="Add a charge to a distribution")
 def distribute(request: Request, charge_id: str, body: DistributeIn | None = None) -> Response:
     target = body.distribution_id if body else None
-    return json_response(ledger.distribute(store_of(request), charge_id, target))
+    doc = ledger.distribute(store_of(request), charge_id, target)
+    _drop_if(request, "distribute")
+    return json_response(doc)
 
 
 @router.post("/refunds", status_code=201, summary="Refund a charge in full or in part")

@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 from decimal import Decimal
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from paytui.actions import ActionExecutor, ActionPolicy, Decision, Journal
 
@@ -40,6 +40,9 @@ class ActionsService:
         self._journal: Journal | None = None
         self._executor: ActionExecutor | None = None
         self._lock: asyncio.Lock | None = None
+        #: Extra `ActionExecutor` options (`settle_margin`, `clock`, `sleep`), set before the
+        #: executor is built: tests and the chaos harness, where nothing real is late.
+        self.executor_options: dict[str, Any] = {}
 
     # --- policy -----------------------------------------------------------------------------
     def policy(self) -> ActionPolicy:
@@ -97,18 +100,22 @@ class ActionsService:
                     self.policy(),
                     profile=self.app.profile_name,
                     base_url=str(getattr(client, "base_url", "")),
+                    **self.executor_options,
                 )
         self._executor.policy = self.policy()
         return self._executor
 
     async def reconcile_on_start(self) -> int:
-        """Read back every unresolved entry; returns how many were resolved."""
+        """Read back every entry whose outcome is not proven (unresolved ones, and "not
+        applied" verdicts read back too early), waiting for ones sent so recently that a commit
+        may still be in flight; returns how many got a proven verdict."""
         executor = await self.executor()
-        before = [e for e in executor.history(limit=1000) if e.unresolved]
+        settle = executor.settle_seconds
+        before = [e for e in executor.history(limit=1000) if not e.proven(settle)]
         if not before:
             return 0
-        await executor.reconcile_all()
-        after = {e.id for e in executor.history(limit=1000) if e.unresolved}
+        await executor.reconcile_all(wait=True)
+        after = {e.id for e in executor.history(limit=1000) if not e.proven(settle)}
         return sum(1 for e in before if e.id not in after)
 
     async def aclose(self) -> None:

@@ -766,24 +766,34 @@ class ChargeDetailScreen(Screen[None]):
 
     @work(exclusive=True, group="charge-detail-distribute")
     async def _distribute(self) -> None:
-        """POST .../distribute once; the key stays disabled until the answer is in. Adding a
-        charge to a distribution twice is refused by the service (409), so an unknown outcome
-        is safe to find out by reading the charge again, which this does either way."""
+        """Distribute through the app's one executor and journal (intent first, one send, a
+        read-back of the charge's distribution items when the answer is lost); the key stays
+        disabled until the answer is in. The tree is read again either way."""
+        from paytui.actions import ActionError
+
         self._distributing = True
         self.refresh_bindings()
         try:
-            client = await self._host.get_client()
-            distribution = await client.distribute_charge(self.charge_id)
+            executor = await self.app.actions.executor()  # type: ignore[attr-defined]
+            outcome = await executor.distribute(self.charge_id)
+        except ActionError as exc:
+            self.notify(exc.message, title="Distribute", severity="warning", markup=False)
         except ApiError as exc:
             self.notify(
                 f"Could not distribute: {exc}", title="Distribute", severity="error", markup=False
             )
         else:
-            self.notify(
-                f"Added to distribution {distribution.distribution_id}",
-                title="Distribute",
-                markup=False,
-            )
+            if outcome.succeeded:
+                self.notify(
+                    f"Added to distribution {outcome.result_id}", title="Distribute", markup=False
+                )
+            else:
+                self.notify(
+                    f"Could not distribute: {outcome.message or outcome.state}",
+                    title="Distribute",
+                    severity="error" if outcome.state == "failed" else "warning",
+                    markup=False,
+                )
         finally:
             self._distributing = False
             self.refresh_bindings()

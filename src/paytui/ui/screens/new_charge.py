@@ -7,10 +7,14 @@ whose routing number is checked; or a token id), optional invoice and PO numbers
 supplemental fees, tags (comma list) and attributes (``key=value`` lines).
 
 Everything is checked before sending, each message next to its field, nothing typed is lost on a
-refusal. Money moves, so the charge goes through the exactly-once executor
-(`ActionExecutor.create_charge`): the journal records the intent (method and last four only, never
-the number) before the one request. A declined card is a result, shown as declined, not an error.
-The new charge opens in its detail screen; escape comes back to this form and its result.
+refusal. Money moves, so every charge — a pre-authorization for 0 included — goes through the
+app's one exactly-once executor (`app.actions`, `ActionExecutor.create_charge`): the journal
+records the intent (method and last four only, never the number) before the one request. A
+declined card is a result, shown as declined, not an error. The new charge opens in its detail
+screen; escape comes back to this form and its result.
+
+`ChargeFormSender` is the send of both charge forms (this one and charge-a-token): each form
+sends its own request and keeps its own state.
 """
 
 from __future__ import annotations
@@ -56,70 +60,73 @@ METHODS = [("Card", "card"), ("Bank account (checking)", "bank_account"), ("Toke
 
 
 async def send_charge(
-    app: PaytuiApp, request: ChargeRequest, *, confirmation: str | None = None
+    app: PaytuiApp,
+    request: ChargeRequest,
+    *,
+    confirmation: str | None = None,
+    acknowledge_earlier: int | None = None,
 ) -> ActionOutcome:
-    """Create the charge exactly once through the executor.
-
-    A pre-authorization (amount 0: a card check that moves no money) is refused by the
-    executor's amount check, so it is sent here directly after the same policy check; it is not
-    journaled. Raises `ActionError` when nothing was sent.
-    """
-    from paytui.actions import ActionOutcome, ActionRefused
-
+    """Create the charge exactly once through the app's executor (every type, a
+    pre-authorization for 0 included, is journaled). Raises `ActionError` when nothing was sent."""
     executor = await app.actions.executor()
-    if request.charge_type != "pre_authorization":
-        return await executor.create_charge(request, confirmation=confirmation)
-    decision = executor.check("charge")
-    if not decision.allowed:
-        raise ActionRefused(decision)
-    from paytui.actions.executor import is_definite_failure
-    from paytui.ui.widgets.errors import describe_error
-
-    try:
-        charge = await executor.client.create_charge(request)
-    except Exception as exc:
-        info = describe_error(exc)
-        state = "failed" if is_definite_failure(exc) else "unknown"
-        return ActionOutcome(0, "charge", None, state, message=f"{info.title}: {info.message}")
-    return ActionOutcome(
-        0,
-        "charge",
-        charge.charge_id,
-        "succeeded",
-        result_id=charge.charge_id,
-        message=f"Charge {charge.charge_id} created",
-        charge=charge,
+    return await executor.create_charge(
+        request, confirmation=confirmation, acknowledge_earlier=acknowledge_earlier
     )
 
 
-async def send_from_form(
-    form: Any, request: ChargeRequest, confirmation: str | None, *, title: str
-) -> ActionOutcome | None:
+class ChargeFormSender:
     """The send of both charge forms (new charge, charge a token): one place that turns the
     executor's refusals into the form's status line, its confirm field and a notification.
 
-    Returns the outcome, or None when nothing was sent (the form already says why)."""
-    from paytui.actions import ActionError, ConfirmationRequired
+    The form provides `_status(text)`, `set_error`, `query_one` and `app`; the state written
+    here (`_sending`, `_acknowledge`) is the form's own."""
 
-    try:
-        outcome = await send_charge(paytui_app(form), request, confirmation=confirmation)
-    except ConfirmationRequired as exc:
-        form._sending = False
-        form.query_one("#row-confirm").display = True
-        form.set_error("confirm", exc.message)
-        form.query_one("#confirm", Input).focus()
-        form._status(Text("Nothing sent: production needs a typed confirmation."))
-        return None
-    except ActionError as exc:
-        form._sending = False
-        form._status(Text(f"Nothing sent: {exc.message}", style="bold"))
-        form.app.notify(exc.message, title=title, severity="error", markup=False)
-        return None
-    form._sending = False
-    line, severity = describe_outcome(outcome)
-    form._status(line)
-    form.app.notify(line.plain, title=title, severity=severity, markup=False)
-    return outcome
+    _sending: bool
+    _acknowledge: int | None = None
+    app: Any
+
+    async def send_charge_request(
+        self, request: ChargeRequest, confirmation: str | None, *, title: str
+    ) -> ActionOutcome | None:
+        """Returns the outcome, or None when nothing was sent (the form already says why)."""
+        from paytui.actions import ActionError, ConfirmationRequired, EarlierAttemptApplied
+
+        form: Any = self
+        acknowledge, self._acknowledge = self._acknowledge, None
+        try:
+            outcome = await send_charge(
+                paytui_app(form),
+                request,
+                confirmation=confirmation,
+                acknowledge_earlier=acknowledge,
+            )
+        except ConfirmationRequired as exc:
+            self._sending = False
+            form.query_one("#row-confirm").display = True
+            form.set_error("confirm", exc.message)
+            form.query_one("#confirm", Input).focus()
+            form._status(Text("Nothing sent: production needs a typed confirmation."))
+            return None
+        except EarlierAttemptApplied as exc:
+            # An earlier charge on this account whose outcome was unknown did go through: the
+            # next ctrl+s (and only that) sends another, naming the one the user was told of.
+            self._sending = False
+            self._acknowledge = exc.entry.id
+            line = Text(exc.message, style="bold")
+            line.append(" Press ctrl+s again to send another charge anyway.")
+            form._status(line)
+            self.app.notify(exc.message, title=title, severity="warning", markup=False)
+            return None
+        except ActionError as exc:
+            self._sending = False
+            form._status(Text(f"Nothing sent: {exc.message}", style="bold"))
+            self.app.notify(exc.message, title=title, severity="error", markup=False)
+            return None
+        self._sending = False
+        line, severity = describe_outcome(outcome)
+        form._status(line)
+        self.app.notify(line.plain, title=title, severity=severity, markup=False)
+        return outcome
 
 
 def describe_outcome(outcome: ActionOutcome) -> tuple[Text, str]:
@@ -179,7 +186,7 @@ _CHARGE_FIELDS = {
 }
 
 
-class NewChargeScreen(FormMixin, Screen[None]):
+class NewChargeScreen(ChargeFormSender, FormMixin, Screen[None]):
     """The virtual terminal form."""
 
     CSS_PATH: ClassVar = [_FORMS_TCSS, Path(__file__).with_name("new_charge.tcss")]
@@ -421,7 +428,7 @@ class NewChargeScreen(FormMixin, Screen[None]):
 
     @work(exclusive=True, group="new-charge")
     async def _send(self, request: ChargeRequest, confirmation: str | None) -> None:
-        outcome = await send_from_form(self, request, confirmation, title="New charge")
+        outcome = await self.send_charge_request(request, confirmation, title="New charge")
         if outcome is None:
             return
         if outcome.state == "failed":

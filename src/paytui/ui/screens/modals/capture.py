@@ -108,7 +108,12 @@ class CaptureModal(MoneyActionModal):
     async def send(
         self, executor: ActionExecutor, params: dict[str, Any], confirmation: str | None
     ) -> ActionOutcome:
-        return await executor.capture(self.charge_id, confirmation=confirmation, **params)
+        return await executor.capture(
+            self.charge_id,
+            confirmation=confirmation,
+            acknowledge_earlier=self.acknowledge_earlier,
+            **params,
+        )
 
 
 __all__ = ["CaptureModal", "card_text"]

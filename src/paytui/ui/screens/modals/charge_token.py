@@ -20,6 +20,7 @@ from textual.widgets import Input, Select, Static
 
 from paytui.ui.bindings import FORM_BINDINGS
 from paytui.ui.screens.modals.token_form import _FORMS_TCSS, FormMixin, field_row
+from paytui.ui.screens.new_charge import ChargeFormSender
 
 if TYPE_CHECKING:
     from paytui.api.models import (
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
 CHARGE_TYPES = [("Sale", "sale"), ("Authorization (capture later)", "authorization")]
 
 
-class ChargeTokenScreen(FormMixin, ModalScreen["Charge | str | None"]):
+class ChargeTokenScreen(ChargeFormSender, FormMixin, ModalScreen["Charge | str | None"]):
     """Answers the created charge (approved or declined; its id when only the id is known), or
     None when closed without one."""
 
@@ -110,9 +111,7 @@ class ChargeTokenScreen(FormMixin, ModalScreen["Charge | str | None"]):
 
     @work(exclusive=True, group="charge-token")
     async def _send(self, request: Any, confirmation: str | None) -> None:
-        from paytui.ui.screens.new_charge import send_from_form
-
-        outcome = await send_from_form(self, request, confirmation, title="Charge")
+        outcome = await self.send_charge_request(request, confirmation, title="Charge")
         if outcome is None:
             return
         if outcome.charge is not None or outcome.result_id:

@@ -6,9 +6,16 @@ and calls the executor. Everything the rules decide comes from the executor and 
 
 - refused by the policy (read-only, missing scope) → the dialog says why, no form;
 - `ConfirmationRequired(phrase)` → a field asks for the phrase, the action is resent with it;
+- `EarlierAttemptApplied` → an earlier attempt whose outcome was unknown did go through: the
+  dialog says so (what, when, its id), nothing was sent, and only pressing enter on "Send another"
+  sends a new one (``acknowledge_earlier=<that entry>``);
 - `PrecheckFailed` and other `ActionError`s → one line, nothing was sent;
-- an outcome → "went through" / "did not happen — retry?" (retry only by the user) /
+- an outcome → "went through" / "did not happen — retry?" (only a proven not-applied, or a request
+  that never left; retry only by the user) / "the service refused it" (final: no Retry) /
   "still unknown — check again in History".
+
+While the executor waits for an earlier (or its own) attempt to settle — until a commit still in
+flight would be visible — the dialog counts down (`executor.settling`).
 
 While the action runs the send button is disabled, and a second press does nothing (the executor
 guards too: `ActionInFlight`).
@@ -34,6 +41,7 @@ from paytui.actions import (
     ActionInFlight,
     ActionOutcome,
     ConfirmationRequired,
+    EarlierAttemptApplied,
 )
 from paytui.ui import messages
 from paytui.ui.bindings import MONEY_MODAL_BINDINGS
@@ -52,14 +60,25 @@ def outcome_text(outcome: ActionOutcome, noun: str) -> Text:
         lead = f"The {noun} went through"
         text.append(f"{lead}: ", style="bold")
         text.append(outcome.result_id or "")
-    elif outcome.state in {"failed", "not_applied"}:
+    elif outcome.retryable:
         text.append(f"It did not happen — the {noun} was not made.", style="bold")
         text.append(" Press Retry to send it again.")
+    elif outcome.state == "failed":
+        text.append(f"The service refused it — the {noun} was not made.", style="bold")
+        text.append(" A refusal is final: change what it objects to and start again.")
     else:
         text.append("Still unknown — check again in History (5).", style="bold")
     if outcome.message and (not outcome.succeeded or outcome.reconciled):
         text.append("\n")
         text.append(outcome.message)
+    return text
+
+
+def settling_text(noun: str, entry_id: int, sent: Any, ready: Any, now: Any) -> Text:
+    """The countdown while a read-back waits for a commit that may still be in flight."""
+    left = max(0, int((ready - now).total_seconds() + 0.999))
+    text = Text(f"Checking the {noun} #{entry_id} sent at {sent:%H:%M:%S} UTC: ")
+    text.append(f"an answer still in flight would show by {ready:%H:%M:%S} — {left} s", "bold")
     return text
 
 
@@ -89,6 +108,9 @@ class MoneyActionModal(ModalScreen[str | None]):
         self._sending = False
         #: Set when the user pressed Retry: the next send is `executor.retry(entry)`.
         self._retry_entry: int | None = None
+        #: The earlier attempt the user was told did go through, and chose to send another of.
+        self.acknowledge_earlier: int | None = None
+        self._earlier: EarlierAttemptApplied | None = None
 
     # --- layout ------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -119,12 +141,30 @@ class MoneyActionModal(ModalScreen[str | None]):
     def on_mount(self) -> None:
         self.watch_step(self.step)
         self._load()
+        self.set_interval(0.5, self._show_settling)
+
+    def _show_settling(self) -> None:
+        """While sending: the countdown of a read-back waiting for the deadline, if any."""
+        if self.step != "sending":
+            return
+        actions = getattr(self.app, "actions", None)
+        executor = actions.ready if actions is not None else None
+        if executor is None:
+            return
+        settling = executor.settling(self.OPERATION, self.charge_id)
+        if settling is None:
+            return
+        entry, ready = settling
+        sent = entry.sent_at or entry.created_at
+        self._message(settling_text(self.NOUN, entry.id, sent, ready, executor.clock()))
 
     def watch_step(self, step: str) -> None:
         for name in STEPS:
             self.set_class(step == name, f"-{name}")
         go = self.query_one("#go", Button)
         go.label = "Review" if step == "form" else self.SEND_LABEL
+        if step == "review" and self.acknowledge_earlier is not None:
+            go.label = "Send another"
         go.disabled = step in {"sending", "loading"}
         go.display = step in {"form", "review", "sending"}
         # While sending, no button can be pressed by a repeated enter (Close included: a
@@ -222,6 +262,21 @@ class MoneyActionModal(ModalScreen[str | None]):
         self.query_one("#dialog-info", Static).update(info)
         self.step = "form"
 
+    @work(exclusive=True, group="money-load")
+    async def _refresh_info(self, told: str) -> None:
+        """After an earlier attempt turned out applied: show the charge as it is now (what was
+        already refunded, what is left) — or why nothing more can be done at all."""
+        try:
+            executor = await self.app.actions.executor()  # type: ignore[attr-defined]
+            info = await self.prepare(executor)
+        except ActionError as exc:
+            self.acknowledge_earlier = None
+            self._block(f"{told}\n{exc.message}")
+            return
+        except Exception:
+            return  # the dialog still says what happened; the send stays a choice
+        self.query_one("#dialog-info", Static).update(info)
+
     def action_close(self) -> None:
         # Closing never cancels a running action: the executor finishes it and journals it.
         self.dismiss(self.outcome.result_id if self.outcome and self.outcome.succeeded else None)
@@ -303,6 +358,20 @@ class MoneyActionModal(ModalScreen[str | None]):
         elif isinstance(exc, ActionInFlight):
             self._message(exc.message)
             self._sending = False
+        elif isinstance(exc, EarlierAttemptApplied):
+            # Nothing was sent. Another one only on an explicit second enter, which names the
+            # earlier entry so the executor knows the user was told.
+            self._earlier = exc
+            self.acknowledge_earlier = exc.entry.id
+            self._sending = False
+            text = Text(exc.message, style="bold")
+            text.append(
+                f"\nPress enter on “Send another” to send a new {self.NOUN} anyway,"
+                " or escape to close (nothing more is sent)."
+            )
+            self._message(text, error=True)
+            self.step = "review"
+            self._refresh_info(exc.message)
         else:
             self._sending = False
             self._block(exc.message)
@@ -321,6 +390,7 @@ class MoneyActionModal(ModalScreen[str | None]):
             return
         self.outcome = outcome
         self._retry_entry = None
+        self.acknowledge_earlier = None
         self._message(outcome_text(outcome, self.NOUN), error=not outcome.succeeded)
         self.step = "result"
         self.app.notify(

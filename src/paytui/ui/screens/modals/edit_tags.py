@@ -126,7 +126,10 @@ class EditTagsModal(MoneyActionModal):
         self, executor: ActionExecutor, params: dict[str, Any], confirmation: str | None
     ) -> ActionOutcome:
         return await executor.update_charge(
-            self.charge_id, tags=params.get("tags"), attributes=params.get("attributes")
+            self.charge_id,
+            tags=params.get("tags"),
+            attributes=params.get("attributes"),
+            acknowledge_earlier=self.acknowledge_earlier,
         )
 
 

@@ -124,6 +124,7 @@ class RefundModal(MoneyActionModal):
             tags=params.get("tags"),
             attributes=params.get("attributes"),
             confirmation=confirmation,
+            acknowledge_earlier=self.acknowledge_earlier,
         )
 
 

@@ -1,0 +1,576 @@
+"""Chaos harness: is every money action applied at most once, and does the journal tell the truth?
+
+    python -m benchmarks.chaos [--runs N] [--seed S] [--kinds capture,refund,...]
+
+For each action kind (capture, refund, new charge, token charge, distribute, tag edit) it runs N
+seeded random fault schedules against the in-process sandbox. A schedule is one fault on the
+first send — none, drop after commit, late commit, reset after commit, 5xx before commit, or the
+process "killed" between send and answer (the request goes on, the executor dies with the journal
+saying "sent") — optionally with reads down for a while after the send; then one or two follow-ups
+a user might do: press again at once, press again later, Retry from History, restart and
+reconcile. Every run ends with a restart and reconciliation, and then compares:
+
+- effects: what the *server* committed for the run (counted at the sandbox's door, with the
+  client reference of refunds and charges);
+- duplicates: effects beyond one (the user meant one action);
+- contradictions: journal verdicts that disagree with the server (a "succeeded" whose trace was
+  never committed, a "not_applied"/"failed" that was);
+- unresolved: entries whose outcome is still not proven after the final reconciliation.
+
+It prints one JSON line per kind. The client's timeout is short (0.25 s; the margin is the
+app's 2 s; a late commit lands 0.35 s after the request arrived), so real waiting stays small;
+the kinds run concurrently, each on its own sandbox app (own fault switches) over its own copy
+of the database, each run on its own journal file. `tests/actions/test_chaos.py` runs a small
+fixed-seed sample.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import random
+import shutil
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Awaitable, Callable, MutableMapping
+from dataclasses import dataclass, field
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import httpx
+from pydantic import SecretStr
+
+from paytui.actions import (
+    ActionError,
+    ActionExecutor,
+    ActionOutcome,
+    ActionPolicy,
+    EarlierAttemptApplied,
+    Journal,
+)
+from paytui.actions.executor import DEFAULT_SETTLE_MARGIN
+from paytui.actions.reconcile import REF_ATTRIBUTE
+from paytui.api.client import PaymentClient
+from paytui.api.models import (
+    CardPaymentMethodRequest,
+    ChargeRequest,
+    TokenCreatePaymentMethodRequest,
+    TokenPaymentMethodRequest,
+    TokenRequest,
+)
+from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
+from paytui.sandbox.faults import DropResponse, Faults, operation_of
+from paytui.sandbox.transport import InProcessTransport
+
+KINDS = ("capture", "refund", "charge", "token_charge", "distribute", "tag_edit")
+FAULTS = (
+    "none",
+    "drop_after_commit",
+    "late_commit",
+    "reset_after_commit",
+    "error_5xx",
+    "killed",
+)
+FOLLOW_UPS = ("again_now", "again_later", "retry", "restart")
+#: The sandbox's name of each kind's commit operation.
+SANDBOX_OPERATION = {
+    "capture": "capture",
+    "refund": "refund",
+    "charge": "charge",
+    "token_charge": "charge",
+    "distribute": "distribute",
+    "tag_edit": "update",
+}
+BASE_URL = "http://sandbox"
+PROFILE = "chaos"
+CARD = "4111111111111111"
+EXPIRY = "2030-12"
+ASGIApp = Callable[[Any, Any, Any], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Short on purpose: the client's timeout is the request deadline the proofs wait out."""
+
+    timeout: float = 0.25
+    #: The app's own margin (`DEFAULT_SETTLE_MARGIN`): on a loaded machine the sandbox's thread
+    #: pool adds jitter, and a commit slower than timeout + margin breaks the assumption the
+    #: proof rests on (with 1 s, a machine at load 6 on 2 cores did that in ~3 of 1,200 runs).
+    margin: float = DEFAULT_SETTLE_MARGIN
+    late_commit: float = 0.35
+
+    @property
+    def settle(self) -> float:
+        return self.timeout + self.margin
+
+
+class Killed(BaseException):
+    """The process died between send and answer: not an `Exception`, so nothing in the executor
+    catches it and the journal keeps saying "sent"."""
+
+
+class EffectCounter:
+    """ASGI wrapper in front of the sandbox: counts commits (2xx answers, and answers dropped or
+    reset after the commit) and remembers the client references they carried. After the first
+    commit request of an armed run finishes on the server, the fault switches are cleared: each
+    fault hits the first send only."""
+
+    def __init__(self, app: ASGIApp, faults: Faults) -> None:
+        self.app = app
+        self.faults = faults
+        self.effects = 0
+        self.refs: set[str] = set()
+        self.armed = False
+
+    def reset(self) -> None:
+        self.effects = 0
+        self.refs = set()
+
+    async def __call__(self, scope: MutableMapping[str, Any], receive: Any, send: Any) -> None:
+        operation = None
+        if scope["type"] == "http":
+            operation = operation_of(scope["method"], scope["path"])
+        if operation is None:
+            await self.app(scope, receive, send)
+            return
+        body = bytearray()
+        status: int | None = None
+
+        async def reading() -> Any:
+            message = await receive()
+            if message["type"] == "http.request":
+                body.extend(message.get("body", b""))
+            return message
+
+        async def watching(message: MutableMapping[str, Any]) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start" and status is None:
+                status = message["status"]
+            await send(message)
+
+        committed = False
+        try:
+            await self.app(scope, reading, watching)
+            committed = status is not None and status < 300
+        except DropResponse:
+            committed = True
+            raise
+        finally:
+            if committed:
+                self.effects += 1
+                self.refs.update(_refs(bytes(body)))
+            if self.armed:
+                self.armed = False
+                self.faults.reset()
+
+
+def _refs(body: bytes) -> list[str]:
+    try:
+        payload = json.loads(body or b"{}")
+    except ValueError:
+        return []
+    attributes = payload.get("attributes") or {} if isinstance(payload, dict) else {}
+    return [str(ref) for ref in attributes.get(REF_ATTRIBUTE, [])]
+
+
+class ChaosTransport(httpx.AsyncBaseTransport):
+    """The client's side of the chaos: reads down for a while after the first send, and the
+    process killed at the first send (the request still reaches the server)."""
+
+    def __init__(self, inner: InProcessTransport) -> None:
+        self.inner = inner
+        self.kill_next_send = False
+        self.reads_down_for = 0.0
+        self.reads_down_until = 0.0
+        self.background: set[asyncio.Task[Any]] = set()
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        path = request.url.path
+        if request.method == "GET" and time.monotonic() < self.reads_down_until:
+            raise httpx.ConnectError("chaos: reads are down", request=request)
+        if operation_of(request.method, path) is not None:
+            if self.reads_down_for:
+                self.reads_down_until = time.monotonic() + self.reads_down_for
+                self.reads_down_for = 0.0
+            if self.kill_next_send:
+                self.kill_next_send = False
+                task = asyncio.ensure_future(self.inner.handle_async_request(request))
+                self.background.add(task)
+                task.add_done_callback(self._forget)
+                await asyncio.sleep(0)  # the request leaves before the process dies
+                raise Killed
+        return await self.inner.handle_async_request(request)
+
+    def _forget(self, task: asyncio.Task[Any]) -> None:
+        self.background.discard(task)
+        if not task.cancelled():
+            task.exception()
+
+    async def drain(self) -> None:
+        while self.background:
+            await asyncio.gather(*list(self.background), return_exceptions=True)
+        await self.inner.drain()
+
+
+@dataclass
+class Session:
+    """One paytui process: a client, the journal file opened, an executor."""
+
+    client: PaymentClient
+    journal: Journal
+    executor: ActionExecutor
+
+    @classmethod
+    async def open(
+        cls, transport: httpx.AsyncBaseTransport, path: Path, settings: Settings, timeout: float
+    ) -> Session:
+        client = PaymentClient(
+            BASE_URL,
+            client_id=DEMO_CLIENT_ID,
+            client_secret=DEMO_CLIENT_SECRET,
+            transport=transport,
+            timeout=timeout,
+        )
+        client.sleep = _no_sleep
+        journal = Journal(path)
+        executor = ActionExecutor(
+            client,
+            journal,
+            ActionPolicy(),
+            profile=PROFILE,
+            base_url=BASE_URL,
+            settle_margin=settings.margin,
+        )
+        return cls(client, journal, executor)
+
+    async def close(self) -> None:
+        await self.executor.aclose(timeout=5)
+        self.journal.close()
+        await self.client.aclose()
+
+
+async def _no_sleep(_seconds: float) -> None:
+    return None
+
+
+@dataclass
+class KindWorld:
+    """One kind's sandbox app (own fault switches and counter) over the shared database."""
+
+    kind: str
+    faults: Faults
+    counter: EffectCounter
+    transport: InProcessTransport
+    chaos: ChaosTransport
+    setup: PaymentClient
+    account_id: str
+    settings: Settings
+    tmp: Path
+    totals: Counter[str] = field(default_factory=Counter)
+    failures: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class Target:
+    """What a run acts on, and the one action the user means."""
+
+    act: Callable[[ActionExecutor], Awaitable[ActionOutcome]]
+
+
+async def _target(world: KindWorld, run: int) -> Target:
+    setup, kind = world.setup, world.kind
+    card = CardPaymentMethodRequest(card_number=SecretStr(CARD), expiration_date=EXPIRY)
+
+    async def new_charge(charge_type: str = "sale") -> str:
+        charge = await setup.create_charge(
+            ChargeRequest(
+                account_id=world.account_id,
+                total_amount=Decimal("20.00"),
+                payment_method=card,
+                charge_type=charge_type,  # type: ignore[arg-type]
+            )
+        )
+        return charge.charge_id
+
+    tag = f"chaos-{kind}-{run}"
+    if kind == "capture":
+        auth = await new_charge("authorization")
+        return Target(lambda ex: ex.capture(auth))
+    if kind == "refund":
+        sale = await new_charge()
+        return Target(lambda ex: ex.refund(sale, Decimal("5.00")))
+    if kind == "charge":
+        request = ChargeRequest(
+            account_id=world.account_id,
+            total_amount=Decimal("12.50"),
+            payment_method=card,
+            tags=[tag],
+        )
+        return Target(lambda ex: ex.create_charge(request))
+    if kind == "token_charge":
+        token = await setup.create_token(
+            TokenRequest(
+                account_id=world.account_id,
+                payment_method=TokenCreatePaymentMethodRequest(
+                    card_number=SecretStr(CARD), expiration_date=EXPIRY
+                ),
+            )
+        )
+        request = ChargeRequest(
+            account_id=world.account_id,
+            total_amount=Decimal("7.25"),
+            payment_method=TokenPaymentMethodRequest(token_id=token.token_id),
+            tags=[tag],
+        )
+        return Target(lambda ex: ex.create_charge(request))
+    if kind == "distribute":
+        sale = await new_charge()
+        return Target(lambda ex: ex.distribute(sale))
+    if kind == "tag_edit":
+        sale = await new_charge()
+        return Target(lambda ex: ex.update_charge(sale, tags=[tag]))
+    raise ValueError(f"unknown kind {kind!r}")
+
+
+def _arm(world: KindWorld, fault: str, reads_down: float) -> None:
+    operation = SANDBOX_OPERATION[world.kind]
+    faults = world.faults
+    faults.reset()
+    world.chaos.reads_down_for = reads_down
+    world.chaos.kill_next_send = False
+    if fault == "drop_after_commit":
+        faults.drop_after_commit = {operation}
+    elif fault == "reset_after_commit":
+        faults.reset_after_commit = {operation}
+    elif fault == "late_commit":
+        faults.late_commit = {operation}
+        faults.late_commit_seconds = world.settings.late_commit
+    elif fault == "error_5xx":
+        faults.fail_status = 503
+        faults.fail_path_prefix = _fault_prefix(world.kind)
+        faults.fail_count = 1
+    elif fault == "killed":
+        world.chaos.kill_next_send = True
+    world.counter.armed = fault not in {"none", "killed"}
+
+
+def _fault_prefix(kind: str) -> str:
+    return {
+        "capture": "/v2/charges/",
+        "refund": "/v2/refunds",
+        "charge": "/v2/charges",
+        "token_charge": "/v2/charges",
+        "distribute": "/v2/charges/",
+        "tag_edit": "/v2/charges/",
+    }[kind]
+
+
+async def _press(session: Session, target: Target) -> bool:
+    """The user presses the action; True when they were told it happened."""
+    try:
+        outcome = await target.act(session.executor)
+    except EarlierAttemptApplied:
+        return True  # told that the earlier one did go through; never acknowledged here
+    except ActionError as err:
+        return "Already captured" in err.message
+    return outcome.succeeded
+
+
+async def one_run(world: KindWorld, run: int, rng: random.Random) -> dict[str, int]:
+    settings = world.settings
+    target = await _target(world, run)
+    world.counter.reset()
+    fault = rng.choice(FAULTS)
+    reads_down = rng.uniform(0.1, 2 * settings.settle) if rng.random() < 0.4 else 0.0
+    follow_ups = rng.sample(FOLLOW_UPS, rng.choice((1, 2)))
+    path = world.tmp / f"{world.kind}-{run}.sqlite3"
+    session = await Session.open(world.chaos, path, settings, settings.timeout)
+    told = False
+    _arm(world, fault, reads_down)
+
+    async def restart() -> Session:
+        await session.close()
+        return await Session.open(world.chaos, path, settings, settings.timeout)
+
+    async def act(step: Callable[[Session], Awaitable[bool]]) -> bool:
+        """One user step; if the process dies in it, a new one starts on the same journal."""
+        nonlocal session
+        try:
+            return await step(session)
+        except Killed:
+            session = await restart()
+            return False
+
+    async def retry_all(current: Session) -> bool:
+        done = False
+        for entry in current.executor.history():
+            if entry.retryable:
+                with contextlib.suppress(ActionError):  # refused: nothing was sent
+                    done = (await current.executor.retry(entry.id)).succeeded or done
+        return done
+
+    try:
+        told = await act(lambda current: _press(current, target))
+        for follow_up in follow_ups:
+            if follow_up == "again_now" and not told:
+                told = await act(lambda current: _press(current, target))
+            elif follow_up == "again_later" and not told:
+                await asyncio.sleep(settings.settle)
+                told = await act(lambda current: _press(current, target))
+            elif follow_up == "retry":
+                told = await act(retry_all) or told
+            elif follow_up == "restart":
+                session = await restart()
+                await session.executor.reconcile_all(wait=True)
+    finally:
+        world.chaos.kill_next_send = False
+        await session.close()
+    # The end of every run: the network is back, whatever was in flight has landed, and a
+    # restarted paytui (a patient client) reconciles what it does not know.
+    world.chaos.reads_down_until = 0.0
+    await world.chaos.drain()
+    world.faults.reset()
+    world.counter.armed = False
+    final = await Session.open(world.chaos, path, settings, 5.0)
+    try:
+        await final.executor.reconcile_all(wait=True)
+        entries = final.journal.list()
+    finally:
+        await final.close()
+    verdict = _verdict(world, entries, fault)
+    if any(verdict.values()):
+        world.failures.append(
+            {
+                "run": run,
+                "fault": fault,
+                "reads_down": round(reads_down, 2),
+                "follow_ups": follow_ups,
+                "effects": world.counter.effects,
+                "journal": [
+                    (e.id, e.state, e.retry_of, e.client_reference in world.counter.refs, e.error)
+                    for e in entries
+                ],
+                **verdict,
+            }
+        )
+    return verdict
+
+
+def _verdict(world: KindWorld, entries: list[Any], fault: str) -> dict[str, int]:
+    effects = world.counter.effects
+    succeeded = [e for e in entries if e.state == "succeeded"]
+    if world.kind in {"refund", "charge", "token_charge"}:
+        committed = world.counter.refs
+        contradictions = sum(
+            1 for e in entries if (e.client_reference in committed) != (e.state == "succeeded")
+        )
+    else:
+        contradictions = abs(len(succeeded) - effects)
+    unresolved = sum(1 for e in entries if not e.proven(world.settings.settle))
+    world.totals[fault] += 1
+    return {
+        "duplicates": max(0, effects - 1),
+        "contradictions": contradictions,
+        "unresolved": unresolved,
+    }
+
+
+async def run_kind(world: KindWorld, runs: int, seed: int) -> dict[str, Any]:
+    started = time.perf_counter()
+    totals = Counter(duplicates=0, contradictions=0, unresolved=0)
+    for run in range(runs):
+        rng = random.Random(f"{seed}:{world.kind}:{run}")
+        totals.update(await one_run(world, run, rng))
+    return {
+        "kind": world.kind,
+        "runs": runs,
+        "duplicates": totals["duplicates"],
+        "contradictions": totals["contradictions"],
+        "unresolved": totals["unresolved"],
+        "faults": dict(sorted(world.totals.items())),
+        "seconds": round(time.perf_counter() - started, 1),
+        "failed_runs": world.failures,
+    }
+
+
+async def run_chaos(
+    runs: int, seed: int, kinds: tuple[str, ...] = KINDS, settings: Settings | None = None
+) -> list[dict[str, Any]]:
+    """Run the harness; one result per kind (see the module docstring)."""
+    from paytui.sandbox.app import create_app
+    from paytui.sandbox.seed import build_database
+
+    settings = settings or Settings()
+    with tempfile.TemporaryDirectory(prefix="paytui-chaos-") as tmp:
+        root = Path(tmp)
+        db = root / "sandbox.sqlite3"
+        await asyncio.to_thread(build_database, db, charges=200, seed=seed)
+        worlds = []
+        for kind in kinds:
+            # Its own copy: the kinds' writes must not wait on each other's SQLite lock (that
+            # jitter would slow commits past the margin and test the machine, not paytui).
+            own = root / f"sandbox-{kind}.sqlite3"
+            shutil.copyfile(db, own)
+            faults = Faults()
+            counter = EffectCounter(create_app(own, faults=faults), faults)
+            transport = InProcessTransport(counter)
+            setup = PaymentClient(
+                BASE_URL,
+                client_id=DEMO_CLIENT_ID,
+                client_secret=DEMO_CLIENT_SECRET,
+                transport=transport,
+            )
+            page = await setup.list_accounts_page(status="approved", limit=1)
+            worlds.append(
+                KindWorld(
+                    kind,
+                    faults,
+                    counter,
+                    transport,
+                    ChaosTransport(transport),
+                    setup,
+                    page.items[0].account_id,
+                    settings,
+                    root,
+                )
+            )
+        try:
+            return list(await asyncio.gather(*(run_kind(w, runs, seed) for w in worlds)))
+        finally:
+            for world in worlds:
+                await world.setup.aclose()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.chaos", description=__doc__)
+    parser.add_argument("--runs", type=int, default=10, help="runs per kind (default 10)")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the schedules (default 1)")
+    parser.add_argument(
+        "--kinds",
+        default=",".join(KINDS),
+        help=f"comma list of kinds (default: all: {','.join(KINDS)})",
+    )
+    parser.add_argument("--verbose", action="store_true", help="describe each failed run on stderr")
+    args = parser.parse_args(argv)
+    kinds = tuple(k.strip() for k in args.kinds.split(",") if k.strip())
+    unknown = set(kinds) - set(KINDS)
+    if unknown:
+        parser.error(f"unknown kinds: {', '.join(sorted(unknown))}")
+    results = asyncio.run(run_chaos(args.runs, args.seed, kinds))
+    bad = False
+    for result in results:
+        failed = result.pop("failed_runs")
+        print(json.dumps(result), flush=True)
+        for detail in failed if args.verbose else ():
+            print("  " + json.dumps(detail, default=str), file=sys.stderr)
+        bad = bad or bool(result["duplicates"] or result["contradictions"])
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

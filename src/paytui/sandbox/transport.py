@@ -1,0 +1,69 @@
+"""The in-process transport of the sandbox (tests, benchmarks, the chaos harness).
+
+Kept apart from `embedded` so that module stays importable without httpx.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import httpx
+
+from paytui.sandbox.faults import DropResponse, ResetConnection
+
+__all__ = ["InProcessTransport"]
+
+
+class InProcessTransport(httpx.ASGITransport):
+    """httpx's ASGI transport, made to fail the way a network does.
+
+    - The request's read timeout (the client's `timeout`) is enforced: httpx's ASGITransport
+      ignores timeouts. The app runs in a detached task, so when the client gives up the server
+      side carries on — and a late commit (`Faults.late_commit`) lands after the timeout, as it
+      would on a real server. `drain()` waits for such requests to finish. (A *cancelled*
+      caller still cancels the app, as httpx's transport does.)
+    - A dropped answer (`drop_after_commit`) surfaces as `httpx.RemoteProtocolError` and a reset
+      (`reset_after_commit`) as `httpx.ReadError`, what the same faults produce over a socket.
+    """
+
+    def __init__(self, app: Any) -> None:
+        super().__init__(app=app)
+        self.detached: set[asyncio.Task[httpx.Response]] = set()
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        timeout = (request.extensions.get("timeout") or {}).get("read")
+        task = asyncio.ensure_future(super().handle_async_request(request))
+        self.detached.add(task)
+        task.add_done_callback(_forget(self.detached))
+        try:
+            done, _ = await asyncio.wait({task}, timeout=timeout)
+        except asyncio.CancelledError:
+            task.cancel()  # the caller was cancelled: the request dies with it, as in httpx
+            raise
+        if not done:
+            raise httpx.ReadTimeout("sandbox: no answer in time", request=request)
+        try:
+            return task.result()
+        except ResetConnection as exc:
+            raise httpx.ReadError(
+                f"sandbox reset the connection after committing the {exc}", request=request
+            ) from exc
+        except DropResponse as exc:
+            raise httpx.RemoteProtocolError(
+                f"sandbox dropped the answer after committing the {exc}", request=request
+            ) from exc
+
+    async def drain(self) -> None:
+        """Wait for requests the client gave up on (a late commit) to finish on the server."""
+        while self.detached:
+            await asyncio.gather(*list(self.detached), return_exceptions=True)
+
+
+def _forget(tasks: set[asyncio.Task[httpx.Response]]) -> Any:
+    def done(task: asyncio.Task[httpx.Response]) -> None:
+        tasks.discard(task)
+        if not task.cancelled():
+            task.exception()  # retrieved: nobody may be waiting for an abandoned request
+
+    return done

@@ -1,0 +1,380 @@
+"""Issue 10: exactly once, proven. Settle the past before sending; "not applied" only when a
+read-back made after the request deadline (plus the margin) finds nothing; refusals are final;
+pre-authorizations and distributions are journaled like every other action.
+
+Where nothing real is late the executor runs on the fake clock (`FakeClock`: waiting out the
+deadline costs nothing); where the late commit itself is the subject, the client's timeout is
+short and the clock real.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import timedelta
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from paytui.actions.errors import EarlierAttemptApplied, NotRetryable
+from paytui.actions.executor import ActionExecutor
+from paytui.actions.journal import Journal
+from paytui.actions.policy import ActionPolicy
+from paytui.actions.reconcile import REF_ATTRIBUTE
+from paytui.api.client import PaymentClient
+from paytui.api.models import CardPaymentMethodRequest, Charge, ChargeRequest, RefundRequest
+from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
+from paytui.sandbox.faults import Faults
+from tests.actions.support import (
+    BASE_URL,
+    PROFILE,
+    FakeClock,
+    WireTransport,
+    refunded_total,
+    refunds_of,
+)
+
+
+async def test_refund_pressed_again_after_an_unknown_outcome_sends_nothing_and_says_so(
+    executor: ActionExecutor,
+    client: PaymentClient,
+    sale: Charge,
+    sandbox_faults: Faults,
+    wire: WireTransport,
+) -> None:
+    """The refund commits, its answer is lost and the reads are down: unknown. With the network
+    back, the same refund pressed again reads the first one back, finds it, and sends nothing;
+    only an explicit acknowledgement of that entry sends a second one."""
+    sandbox_faults.drop_after_commit = {"refund"}
+    wire.fail_gets = True
+    first = await executor.refund(sale.charge_id, Decimal("5.00"))
+    assert first.state == "unknown"
+    sandbox_faults.drop_after_commit = set()
+    wire.fail_gets = False
+
+    with pytest.raises(EarlierAttemptApplied) as told:
+        await executor.refund(sale.charge_id, Decimal("5.00"))
+    (refund,) = await refunds_of(client, sale.charge_id)
+    assert told.value.entry.id == first.entry_id
+    assert "refund of 5.00 sent at" in told.value.message
+    assert f"did go through: refund {refund.refund_id}" in told.value.message
+    assert len(wire.posts("/refunds")) == 1
+    # Pressing again without acknowledging still sends nothing.
+    with pytest.raises(EarlierAttemptApplied):
+        await executor.refund(sale.charge_id, Decimal("5.00"))
+    assert len(wire.posts("/refunds")) == 1
+    entry = executor.journal.get(first.entry_id)
+    assert entry is not None and (entry.state, entry.result_id) == ("succeeded", refund.refund_id)
+
+    second = await executor.refund(
+        sale.charge_id, Decimal("5.00"), acknowledge_earlier=first.entry_id
+    )
+    assert second.state == "succeeded"
+    assert await refunded_total(client, sale.charge_id) == Decimal("10.00")
+    assert len(wire.posts("/refunds")) == 2
+
+
+async def test_not_found_before_the_deadline_is_unknown_then_proven(
+    executor: ActionExecutor, clock: FakeClock, sale: Charge, sandbox_faults: Faults
+) -> None:
+    """A 5xx before the commit: the read-back at once finds nothing, which proves nothing yet;
+    the executor waits out the client's deadline plus the margin and reads again."""
+    sandbox_faults.fail_status = 503
+    sandbox_faults.fail_path_prefix = "/v2/refunds"
+    sandbox_faults.fail_count = 1
+    outcome = await executor.refund(sale.charge_id, Decimal("1.00"))
+    assert outcome.state == "not_applied" and outcome.retryable
+    entry = executor.journal.get(outcome.entry_id)
+    assert entry is not None and entry.sent_at is not None and entry.checked_at is not None
+    assert entry.settle_seconds == executor.client.timeout + executor.settle_margin
+    assert entry.checked_at >= entry.sent_at + timedelta(seconds=entry.settle_seconds)
+    assert entry.proven(executor.settle_seconds)
+    assert sum(clock.slept) >= executor.settle_seconds - 0.01
+
+
+async def test_late_commit_after_the_timeout_is_found_not_called_not_applied(
+    wire: WireTransport,
+    journal: Journal,
+    sale: Charge,
+    sandbox_faults: Faults,
+) -> None:
+    """The service holds the refund past the client's timeout and then commits. The read-back
+    waits until that commit would show, so the verdict is "succeeded", and the server holds
+    exactly one refund. (A short client timeout: the timeout is the subject.)"""
+    client = PaymentClient(
+        BASE_URL,
+        client_id=DEMO_CLIENT_ID,
+        client_secret=DEMO_CLIENT_SECRET,
+        transport=wire,
+        timeout=0.3,
+    )
+    await client.authenticate()
+    executor = ActionExecutor(
+        client, journal, ActionPolicy(), profile=PROFILE, base_url=BASE_URL, settle_margin=0.4
+    )
+    sandbox_faults.late_commit = {"refund"}
+    sandbox_faults.late_commit_seconds = 0.45
+    try:
+        outcome = await executor.refund(sale.charge_id, Decimal("2.00"))
+        sandbox_faults.late_commit = set()
+        assert outcome.state == "succeeded" and outcome.reconciled
+        (refund,) = await refunds_of(client, sale.charge_id)
+        assert outcome.result_id == refund.refund_id
+        assert len(wire.posts("/refunds")) == 1
+    finally:
+        await executor.aclose()
+        await client.aclose()
+
+
+def _too_early_not_applied(journal: Journal, charge_id: str, amount: str) -> int:
+    """A refund journaled the old way: "not_applied" from a read-back made at once."""
+    entry = journal.record_intent(
+        profile=PROFILE,
+        base_url=BASE_URL,
+        operation="refund",
+        charge_id=charge_id,
+        amount=Decimal(amount),
+        request_summary={"total_amount": amount},
+        settle_seconds=12.0,
+    )
+    journal.transition(entry.id, "sent", expected={"pending"})
+    sent = journal.get(entry.id)
+    assert sent is not None and sent.sent_at is not None
+    journal.transition(entry.id, "not_applied", expected={"sent"}, checked_at=sent.sent_at)
+    return entry.id
+
+
+async def _commit_late(client: PaymentClient, journal: Journal, entry_id: int) -> str:
+    """What the service did after that early look: it committed the refund after all."""
+    entry = journal.get(entry_id)
+    assert entry is not None and entry.amount is not None
+    refund = await client.create_refund(
+        RefundRequest(
+            charge_id=entry.charge_id or "",
+            total_amount=entry.amount,
+            attributes={REF_ATTRIBUTE: [entry.client_reference]},
+        )
+    )
+    return refund.refund_id
+
+
+async def test_start_up_rechecks_a_not_applied_read_back_too_early(
+    executor: ActionExecutor, client: PaymentClient, journal: Journal, sale: Charge
+) -> None:
+    entry_id = _too_early_not_applied(journal, sale.charge_id, "3.00")
+    refund_id = await _commit_late(client, journal, entry_id)
+    assert [e.id for e in journal.to_check(executor.settle_seconds)] == [entry_id]
+    (settled,) = await executor.reconcile_all()
+    assert (settled.state, settled.result_id) == ("succeeded", refund_id)
+    assert "Corrected" in (settled.error or "")
+    assert journal.to_check(executor.settle_seconds) == []
+    # A proven verdict is not read again at the next start.
+    assert await executor.reconcile_all() == []
+
+
+async def test_retry_after_a_late_commit_sends_nothing(
+    executor: ActionExecutor,
+    client: PaymentClient,
+    journal: Journal,
+    sale: Charge,
+    wire: WireTransport,
+) -> None:
+    entry_id = _too_early_not_applied(journal, sale.charge_id, "4.00")
+    refund_id = await _commit_late(client, journal, entry_id)
+    with pytest.raises(NotRetryable, match=f"did happen after all: {refund_id}"):
+        await executor.retry(entry_id)
+    assert len(await refunds_of(client, sale.charge_id)) == 1
+    assert len(wire.posts("/refunds")) == 1  # the late commit itself, nothing more
+
+
+async def test_history_check_corrects_a_too_early_verdict(
+    executor: ActionExecutor, client: PaymentClient, journal: Journal, sale: Charge
+) -> None:
+    entry_id = _too_early_not_applied(journal, sale.charge_id, "1.50")
+    refund_id = await _commit_late(client, journal, entry_id)
+    outcome = await executor.reconcile_entry(entry_id)
+    assert (outcome.state, outcome.result_id) == ("succeeded", refund_id)
+    assert "Corrected" in (outcome.message or "")
+
+
+async def test_a_refusal_is_final(
+    executor: ActionExecutor, sale: Charge, sandbox_faults: Faults, wire: WireTransport
+) -> None:
+    sandbox_faults.fail_status = 409
+    sandbox_faults.fail_path_prefix = "/v2/refunds"
+    sandbox_faults.fail_count = 1
+    outcome = await executor.refund(sale.charge_id, Decimal("1.00"))
+    assert outcome.state == "failed" and not outcome.retryable
+    assert "409" in (outcome.message or "")
+    with pytest.raises(NotRetryable, match="refusal is final"):
+        await executor.retry(outcome.entry_id)
+    assert len(wire.posts("/refunds")) == 1
+
+
+async def test_pre_authorization_is_journaled_at_zero(
+    executor: ActionExecutor, sale: Charge
+) -> None:
+    request = ChargeRequest(
+        account_id=sale.account_id or "",
+        total_amount=Decimal("0"),
+        charge_type="pre_authorization",
+        payment_method=CardPaymentMethodRequest(
+            card_number="4111111111111111", expiration_date="2030-12"
+        ),
+    )
+    outcome = await executor.create_charge(request)
+    assert outcome.succeeded and outcome.charge is not None
+    assert outcome.charge.charge_type == "pre_authorization"
+    (entry,) = executor.journal.list()
+    assert (entry.operation, entry.amount, entry.state) == ("charge", Decimal("0.00"), "succeeded")
+
+
+async def test_distribute_with_a_reset_connection_is_read_back(
+    executor: ActionExecutor,
+    client: PaymentClient,
+    sale: Charge,
+    sandbox_faults: Faults,
+    wire: WireTransport,
+) -> None:
+    fresh = await client.create_charge(
+        ChargeRequest(
+            account_id=sale.account_id or "",
+            total_amount=Decimal("42.10"),
+            payment_method=CardPaymentMethodRequest(
+                card_number="4111111111111111", expiration_date="2030-12"
+            ),
+        )
+    )
+    sandbox_faults.reset_after_commit = {"distribute"}
+    outcome = await executor.distribute(fresh.charge_id)
+    sandbox_faults.reset_after_commit = set()
+    assert outcome.state == "succeeded" and outcome.reconciled, outcome.message
+    after = await client.get_charge(fresh.charge_id, expand="distributions")
+    holding = [
+        d.distribution_id
+        for d in after.distributions or []
+        for i in d.items or []
+        if i.charge_id == fresh.charge_id
+    ]
+    assert holding == [outcome.result_id]
+    again = await executor.distribute(fresh.charge_id)  # already in it: the service says no
+    assert again.state == "failed" and not again.retryable
+    assert len(wire.posts("/distribute")) == 2
+
+
+def test_a_schema_1_journal_opens_and_its_verdicts_are_rechecked(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite3"
+    db = sqlite3.connect(path)
+    db.executescript(
+        """
+        CREATE TABLE actions (
+            id INTEGER PRIMARY KEY AUTOINCREMENT, client_reference TEXT NOT NULL UNIQUE,
+            profile TEXT NOT NULL, base_url TEXT NOT NULL,
+            operation TEXT NOT NULL CHECK (operation IN ('capture', 'refund', 'charge',
+                'update_charge')),
+            charge_id TEXT, amount TEXT, request_summary TEXT NOT NULL,
+            state TEXT NOT NULL, result_id TEXT, error TEXT,
+            retry_of INTEGER REFERENCES actions(id), created_at TEXT NOT NULL, sent_at TEXT,
+            updated_at TEXT NOT NULL, resolved_at TEXT
+        );
+        INSERT INTO actions VALUES (1, 'ref1', 'sandbox', 'http://sandbox', 'refund', 'c1',
+            '5.00', '{}', 'not_applied', NULL, NULL, NULL, '2026-11-20T10:00:00.000Z',
+            '2026-11-20T10:00:00.000Z', '2026-11-20T10:00:01.000Z', '2026-11-20T10:00:01.000Z');
+        INSERT INTO actions VALUES (2, 'ref2', 'sandbox', 'http://sandbox', 'refund', 'c1',
+            '5.00', '{}', 'failed', NULL, '409', NULL, '2026-11-20T10:00:00.000Z',
+            '2026-11-20T10:00:00.000Z', '2026-11-20T10:00:01.000Z', '2026-11-20T10:00:01.000Z');
+        PRAGMA user_version = 1;
+        """
+    )
+    db.close()
+    with Journal(path) as journal:
+        assert journal._db.execute("PRAGMA user_version").fetchone()[0] == 2
+        old = journal.get(1)
+        assert old is not None and old.state == "not_applied" and old.checked_at is None
+        assert [e.id for e in journal.to_check(12.0)] == [1]  # never proven: read it again
+        refused = journal.get(2)
+        assert refused is not None and not refused.retryable  # a refusal stays final
+        journal.record_intent(
+            profile="sandbox",
+            base_url="http://sandbox",
+            operation="distribute",
+            charge_id="c1",
+            amount=None,
+            request_summary={},
+        )
+    with Journal(path) as again:  # opening a schema-2 file changes nothing
+        assert len(again.list()) == 3
+
+
+async def test_the_deadline_is_the_clients_timeout(client: PaymentClient, journal: Journal) -> None:
+    runner = ActionExecutor(
+        client, journal, ActionPolicy(), profile=PROFILE, base_url=BASE_URL, settle_margin=1.5
+    )
+    client.timeout = 4.0
+    assert runner.settle_seconds == 5.5
+    client.timeout = 10.0
+    assert runner.settle_seconds == 11.5
+
+
+async def test_the_wait_for_the_deadline_is_visible_while_it_runs(
+    executor: ActionExecutor, clock: FakeClock, sale: Charge, sandbox_faults: Faults
+) -> None:
+    """`settling()` names the entry being waited on and when its read-back proves the outcome
+    (the dialog's countdown), and only while the wait lasts."""
+    import asyncio
+
+    waiting, release = asyncio.Event(), asyncio.Event()
+
+    async def held_sleep(seconds: float) -> None:
+        waiting.set()
+        await release.wait()
+        await clock.sleep(seconds)
+
+    executor.sleep = held_sleep
+    sandbox_faults.fail_status = 503
+    sandbox_faults.fail_path_prefix = "/v2/refunds"
+    sandbox_faults.fail_count = 1
+    running = asyncio.ensure_future(executor.refund(sale.charge_id, Decimal("1.00")))
+    await waiting.wait()
+    settling = executor.settling("refund", sale.charge_id)
+    assert settling is not None
+    entry, ready = settling
+    assert entry.sent_at is not None
+    assert ready == entry.sent_at + timedelta(seconds=executor.settle_seconds)
+    release.set()
+    outcome = await running
+    assert outcome.state == "not_applied"
+    assert executor.settling("refund", sale.charge_id) is None
+
+
+async def test_an_early_verdict_that_cannot_be_checked_again_blocks_repeat_and_retry(
+    executor: ActionExecutor, journal: Journal, sale: Charge, wire: WireTransport
+) -> None:
+    """An unproven "not_applied" whose re-check fails proves nothing: neither a repeat of the
+    refund nor a retry is sent."""
+    from paytui.actions.errors import UnresolvedAction
+
+    entry_id = _too_early_not_applied(journal, sale.charge_id, "2.00")
+    wire.fail_gets = True
+    with pytest.raises(UnresolvedAction):
+        await executor.refund(sale.charge_id, Decimal("2.00"))
+    with pytest.raises(NotRetryable, match="Could not check again"):
+        await executor.retry(entry_id)
+    assert wire.posts("/refunds") == []
+
+
+async def test_retry_of_an_entry_done_again_since_is_refused(
+    executor: ActionExecutor, sale: Charge, sandbox_faults: Faults, wire: WireTransport
+) -> None:
+    """#1 proven not applied; the user refunds again (#2, done). Retrying #1 from History
+    would refund twice: refused, nothing sent."""
+    sandbox_faults.fail_status = 503
+    sandbox_faults.fail_path_prefix = "/v2/refunds"
+    sandbox_faults.fail_count = 1
+    first = await executor.refund(sale.charge_id, Decimal("1.00"))
+    assert first.state == "not_applied"
+    again = await executor.refund(sale.charge_id, Decimal("1.00"))
+    assert again.succeeded
+    with pytest.raises(NotRetryable, match=f"later refund \\(#{again.entry_id}\\)"):
+        await executor.retry(first.entry_id)
+    assert len(wire.posts("/refunds")) == 2

@@ -1,0 +1,239 @@
+"""Issue 10 from the keyboard: a money action is applied once, and History tells the truth.
+
+Each test counts what the SERVER holds afterwards and reads History. A short client timeout is
+used only where the timeout is the subject (the late commits); workers are awaited, and the late
+commit is waited for with the transport's `drain()`, never a sleep.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from textual.widgets import Button, Input
+
+from paytui.actions import ActionExecutor, ActionPolicy, Journal
+from paytui.api.client import PaymentClient
+from paytui.api.models import Charge
+from paytui.api.queries import ChargeQuery
+from paytui.sandbox.faults import Faults
+from paytui.ui.app import PaytuiApp
+from paytui.ui.screens.history import HistoryScreen
+from paytui.ui.screens.modals.confirm import MoneyActionModal
+from tests.actions.support import WireTransport
+from tests.ui.conftest import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET, make_app, settle
+from tests.ui.test_history import history_rows
+from tests.ui.test_money_actions import message, modal, open_detail, refunds_of
+
+PROFILE = "sandbox (embedded)"
+SALES = ChargeQuery(charge_type="sale", status="success", method="card")
+
+
+@pytest.fixture
+def journal(tmp_path: Path) -> Path:
+    return tmp_path / "journal.sqlite3"
+
+
+async def unrefunded_sale(app: PaytuiApp) -> Charge:
+    client = await app.get_client()
+    page = await client.search_charges_page(SALES, limit=50)
+    for charge in page.items:
+        if charge.reversal_flag or charge.chargebacks:
+            continue
+        if not await refunds_of(app, charge.charge_id):
+            return charge
+    raise AssertionError("no unrefunded sale in the demo data")
+
+
+async def refund_from_detail(app: PaytuiApp, pilot: Any, charge_id: str, amount: str) -> Any:
+    """Open the charge, press r, type the amount, review (enter) and send (enter)."""
+    await open_detail(app, pilot, charge_id)
+    await pilot.press("r")
+    dialog = await modal(app, pilot)
+    dialog.query_one("#amount", Input).value = amount
+    await pilot.press("enter")
+    await pilot.pause()
+    await pilot.press("enter")
+    await settle(app, pilot)
+    return dialog
+
+
+async def history(app: PaytuiApp, pilot: Any) -> list[list[str]]:
+    while isinstance(app.screen, MoneyActionModal):
+        await pilot.press("escape")
+        await settle(app, pilot)
+    await pilot.press("5")
+    await settle(app, pilot)
+    screen = app.screen
+    assert isinstance(screen, HistoryScreen)
+    return history_rows(screen)
+
+
+async def test_refund_pressed_again_after_an_unknown_outcome_refunds_once_and_says_so(
+    sandbox_transport: httpx.AsyncBaseTransport, sandbox_faults: Faults, journal: Path
+) -> None:
+    """The refund commits, its answer is lost and the network goes down: "still unknown". With
+    the network back, `r` again with the same amount: the earlier refund is found, the user is
+    told, and nothing new is sent."""
+    wire = WireTransport(sandbox_transport)
+
+    def network_goes_down(request: httpx.Request) -> None:
+        if request.method == "POST" and request.url.path == "/v2/refunds":
+            wire.fail_gets = True
+
+    app = make_app(wire, journal_path=journal)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        sale = await unrefunded_sale(app)
+        sandbox_faults.drop_after_commit = {"refund"}
+        wire.on_send = network_goes_down
+        dialog = await refund_from_detail(app, pilot, sale.charge_id, "5.00")
+        assert dialog.outcome is not None and dialog.outcome.state == "unknown"
+        assert "Still unknown" in message(dialog)
+        assert not dialog.query_one("#retry").display
+
+        sandbox_faults.drop_after_commit = set()
+        wire.on_send = None
+        wire.fail_gets = False  # the network is back
+        await pilot.press("escape")
+        await settle(app, pilot)
+        again = await refund_from_detail(app, pilot, sale.charge_id, "5.00")
+        (refund,) = await refunds_of(app, sale.charge_id)
+        told = message(again)
+        assert "The refund of 5.00 sent at" in told
+        assert f"did go through: refund {refund.refund_id}" in told
+        assert "Nothing new was sent" in told
+        assert again.step == "review"
+        assert str(again.query_one("#go", Button).label) == "Send another"
+        assert len(wire.posts("/v2/refunds")) == 1
+
+        rows = await history(app, pilot)
+        assert len(await refunds_of(app, sale.charge_id)) == 1
+        assert [(row[1], row[4], row[5]) for row in rows] == [
+            ("refund", "succeeded", refund.refund_id)
+        ]
+
+
+async def test_a_late_commit_is_waited_for_and_found(
+    sandbox_transport: httpx.AsyncBaseTransport, sandbox_faults: Faults, journal: Path
+) -> None:
+    """The service holds the refund past the client's timeout, then commits. The dialog waits
+    until that commit would show (the deadline plus the margin) and reports it as done."""
+    app = make_app(sandbox_transport, journal_path=journal, timeout=1.0)
+    app.actions.executor_options = {"settle_margin": 0.8}
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        sale = await unrefunded_sale(app)
+        sandbox_faults.late_commit = {"refund"}
+        sandbox_faults.late_commit_seconds = 1.3
+        dialog = await refund_from_detail(app, pilot, sale.charge_id, "3.00")
+        sandbox_faults.late_commit = set()
+        assert dialog.outcome is not None and dialog.outcome.state == "succeeded"
+        assert "went through" in message(dialog) and "answer was lost" in message(dialog)
+        (refund,) = await refunds_of(app, sale.charge_id)
+        assert dialog.outcome.result_id == refund.refund_id
+        rows = await history(app, pilot)
+        assert [(row[4], row[5]) for row in rows] == [("succeeded", refund.refund_id)]
+
+
+class _Dies(BaseException):
+    """The process dies: nothing in paytui catches it."""
+
+
+class _DiesAfterSending(httpx.AsyncBaseTransport):
+    """The refund reaches the service and is committed; the process dies before the answer."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
+        self.inner = inner
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        response = await self.inner.handle_async_request(request)
+        if request.method == "POST" and request.url.path == "/v2/refunds":
+            raise _Dies
+        return response
+
+
+async def test_a_crash_between_send_and_answer_is_settled_at_start_and_not_repeated(
+    sandbox_transport: httpx.AsyncBaseTransport, journal: Path
+) -> None:
+    probe = make_app(sandbox_transport, journal_path=journal)
+    async with probe.run_test(size=(120, 40)) as pilot:
+        await settle(probe, pilot)
+        sale = await unrefunded_sale(probe)
+    # The first paytui: intent journaled, refund sent and committed, then the process died.
+    client = PaymentClient(
+        "http://sandbox",
+        client_id=DEMO_CLIENT_ID,
+        client_secret=DEMO_CLIENT_SECRET,
+        transport=_DiesAfterSending(sandbox_transport),
+    )
+    with Journal(journal) as book:
+        executor = ActionExecutor(
+            client, book, ActionPolicy(), profile=PROFILE, base_url="http://sandbox"
+        )
+        with pytest.raises(_Dies):
+            await executor.refund(sale.charge_id, Decimal("4.00"))
+        (entry,) = book.list()
+        assert entry.state == "sent"
+    await client.aclose()
+
+    app = make_app(sandbox_transport, journal_path=journal)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await settle(app, pilot)
+        (refund,) = await refunds_of(app, sale.charge_id)
+        assert any("resolved" in n.message for n in app._notifications)
+        rows = await history(app, pilot)
+        assert [(row[4], row[5]) for row in rows] == [("succeeded", refund.refund_id)]
+        # The user was not shown that verdict yet: `r` again tells them, and sends nothing.
+        await pilot.press("escape")
+        await settle(app, pilot)
+        again = await refund_from_detail(app, pilot, sale.charge_id, "4.00")
+        assert f"did go through: refund {refund.refund_id}" in message(again)
+        assert len(await refunds_of(app, sale.charge_id)) == 1
+
+
+async def test_retry_after_a_late_commit_finds_it_and_sends_nothing(
+    sandbox_transport: httpx.AsyncBaseTransport, sandbox_faults: Faults, journal: Path
+) -> None:
+    """A commit later than the deadline plus the margin: the dialog (rightly, by its rules)
+    says it did not happen and offers Retry. By the time the user presses it the commit has
+    landed: Retry reads back first, finds it, says so and sends nothing; History is corrected."""
+    app = make_app(sandbox_transport, journal_path=journal, timeout=1.0)
+    app.actions.executor_options = {"settle_margin": 0.2}
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        sale = await unrefunded_sale(app)
+        sandbox_faults.late_commit = {"refund"}
+        sandbox_faults.late_commit_seconds = 2.0
+        dialog = await refund_from_detail(app, pilot, sale.charge_id, "2.50")
+        sandbox_faults.late_commit = set()
+        assert dialog.outcome is not None and dialog.outcome.state == "not_applied"
+        assert "Press Retry" in message(dialog)
+        await sandbox_transport.drain()  # type: ignore[attr-defined]  # the late commit lands
+        (refund,) = await refunds_of(app, sale.charge_id)
+
+        await pilot.click("#retry")
+        await settle(app, pilot)
+        assert f"It did happen after all: {refund.refund_id}" in message(dialog)
+        assert len(await refunds_of(app, sale.charge_id)) == 1
+        rows = await history(app, pilot)
+        assert [(row[4], row[5]) for row in rows] == [("succeeded", refund.refund_id)]
+        assert "Corrected" in rows[0][6]
+
+
+def test_countdown_words() -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from paytui.ui.screens.modals.confirm import settling_text
+
+    sent = datetime(2026, 11, 23, 14, 2, 11, tzinfo=UTC)
+    ready = sent + timedelta(seconds=12)
+    text = settling_text("refund", 7, sent, ready, sent + timedelta(seconds=3)).plain
+    assert text == (
+        "Checking the refund #7 sent at 14:02:11 UTC: an answer still in flight would show"
+        " by 14:02:23 — 9 s"
+    )
