@@ -20,6 +20,7 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.reactive import reactive
 from textual.screen import Screen
 
+from paytui.text import safe, safe_lines
 from paytui.ui import bindings as keys
 from paytui.ui import messages
 from paytui.ui.screens.charges import ChargeSearchScreen
@@ -212,6 +213,37 @@ class PaytuiApp(App[None]):
         if self.keymap_config:
             self.set_keymap(self.keymap_config)
         self._register_secrets(connection)
+
+    # --- text that leaves through the app itself (rule: text is data) ---------------------------
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: Any = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Every notification of every screen ends here: its text passes the one display
+        sanitiser (`paytui.text`), so an error quoting a server cannot act on the terminal."""
+        super().notify(
+            safe_lines(message),
+            title=safe(title),
+            severity=severity,
+            timeout=timeout,
+            markup=markup,
+        )
+
+    def copy_to_clipboard(self, text: str) -> None:
+        """What is copied is what was shown: no control character rides along into a shell."""
+        super().copy_to_clipboard(safe(text))
+
+    def validate_title(self, title: Any) -> str:
+        # The window title and sub-title may carry a profile name from a config file.
+        return safe(super().validate_title(title))
+
+    def validate_sub_title(self, sub_title: Any) -> str:
+        return safe(super().validate_sub_title(sub_title))
 
     # --- connection -------------------------------------------------------------------------------
     def _apply_connection_attributes(self, connection: Connection | None) -> None:

@@ -9,7 +9,10 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from decimal import Decimal
 
+from rich.console import JustifyMethod
 from rich.text import Text
+
+from paytui.text import safe
 
 # Theme variables are resolved by Textual; these are Rich style names that read well on every theme.
 STATUS_STYLES = {
@@ -51,17 +54,18 @@ def age(value: datetime | None, now: datetime) -> str:
     return f"{seconds}s"
 
 
-def literal(value: object) -> Text:
-    """API or user text, shown exactly as it is (markup inside it is data)."""
-    return Text("" if value is None else str(value))
+def literal(value: object, style: str = "", *, justify: JustifyMethod | None = None) -> Text:
+    """API, user, config or error text, shown as it is: markup inside it is data, and control
+    characters show as placeholders (`paytui.text.safe`, the one display sanitiser)."""
+    return Text(safe(value), style=style, justify=justify)
 
 
 def status(value: str | None) -> Text:
-    return Text(value or "—", style=STATUS_STYLES.get(value or "", ""))
+    return Text(safe(value or "—"), style=STATUS_STYLES.get(value or "", ""))
 
 
 def result_code(value: str | None) -> Text:
-    return Text(value or "—", style=RESULT_STYLES.get(value or "", ""))
+    return Text(safe(value or "—"), style=RESULT_STYLES.get(value or "", ""))
 
 
 # --- Boarding status of payment accounts --------------------------------------------------------
@@ -109,4 +113,5 @@ def boarding_status(value: str | None) -> Text:
     """A boarding status in its colour with its meaning: "approved · live"."""
     name = value or "—"
     meaning = boarding_meaning(value)
-    return Text(f"{name} · {meaning}" if meaning else name, style=BOARDING_STYLES.get(name, ""))
+    shown = safe(name)
+    return Text(f"{shown} · {meaning}" if meaning else shown, style=BOARDING_STYLES.get(name, ""))

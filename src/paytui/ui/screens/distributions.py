@@ -74,12 +74,12 @@ def total_of(distribution: Any, category: str) -> Any:
 
 
 def status_text(value: str | None) -> Text:
-    return Text(value or "—", style="green" if value == "paid" else "yellow")
+    return fmt.literal(value or "—", style="green" if value == "paid" else "yellow")
 
 
 def short(value: str | None, keep: int) -> Text:
     text = value or "—"
-    return Text(text[:keep] + "…" if len(text) > keep + 1 else text)
+    return fmt.literal(text[:keep] + "…" if len(text) > keep + 1 else text)
 
 
 class DistributionsScreen(Screen[None]):

@@ -45,7 +45,7 @@ COLUMNS = ("Time (UTC)", "Operation", "Charge", "Amount", "State", "Result", "Me
 
 
 def state_text(state: str) -> Text:
-    return Text(state.replace("_", " "), style=STATE_STYLES.get(state, ""))
+    return fmt.literal(state.replace("_", " "), style=STATE_STYLES.get(state, ""))
 
 
 class HistoryScreen(Screen[None]):
@@ -91,7 +91,7 @@ class HistoryScreen(Screen[None]):
             executor = await self.app.actions.executor()  # type: ignore[attr-defined]
             entries = executor.history()
         except Exception as exc:
-            status.update(Text(f"Could not read the journal: {exc}. ctrl+r retries."))
+            status.update(fmt.literal(f"Could not read the journal: {exc}. ctrl+r retries."))
             return
         self._show(entries)
 
@@ -106,15 +106,15 @@ class HistoryScreen(Screen[None]):
                 message = f"retry of #{entry.retry_of}" + (f"; {message}" if message else "")
             table.add_row(
                 Text(fmt.timestamp(entry.created_at)),
-                Text(OPERATIONS.get(entry.operation, entry.operation)),
-                Text(entry.charge_id or "—"),
+                fmt.literal(OPERATIONS.get(entry.operation, entry.operation)),
+                fmt.literal(entry.charge_id or "—"),
                 Text(
                     fmt.money(entry.amount) if entry.operation in MONEY else "",
                     justify="right",
                 ),
                 state_text(entry.state),
-                Text(entry.result_id or "—"),
-                Text(message),
+                fmt.literal(entry.result_id or "—"),
+                fmt.literal(message),
                 key=str(entry.id),
             )
         if entries:

@@ -13,6 +13,7 @@ from textual.containers import Center, Middle
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from paytui.text import safe
 from paytui.ui.widgets.header import PaytuiHeader
 
 
@@ -30,7 +31,7 @@ class PlaceholderScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield PaytuiHeader()
         with Middle(), Center():
-            yield Static(Text(self.title_text), id="placeholder-title")
-            yield Static(Text(f"{self.blurb} — coming soon."), id="placeholder-blurb")
+            yield Static(Text(safe(self.title_text)), id="placeholder-title")
+            yield Static(Text(safe(f"{self.blurb} — coming soon.")), id="placeholder-blurb")
             yield Static(Text("Press 1 for Charges, ? for help."), id="placeholder-hint")
         yield Footer()

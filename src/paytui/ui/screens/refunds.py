@@ -21,6 +21,7 @@ from paytui.ui import messages
 from paytui.ui.bindings import REFUNDS_BINDINGS
 from paytui.ui.widgets.errors import describe_error
 from paytui.ui.widgets.header import PaytuiHeader
+from paytui.ui.widgets.safe_input import SafeInput
 
 if TYPE_CHECKING:
     from paytui.api.models import Page, Refund
@@ -54,7 +55,7 @@ class RefundsScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield PaytuiHeader()
-        yield Input(
+        yield SafeInput(
             placeholder="/ charge id, or acct:<account id>; enter searches", id="refunds-query"
         )
         yield Static(Text("Loading refunds…"), id="refunds-status")
@@ -77,19 +78,19 @@ class RefundsScreen(Screen[None]):
             )
         except Exception as exc:
             info = describe_error(exc)
-            status.update(Text(f"{info.title}: {info.message} ctrl+r retries."))
+            status.update(fmt.literal(f"{info.title}: {info.message} ctrl+r retries."))
             return
         self.page = page
         table = self.query_one(DataTable)
         table.clear()
         for refund in page.items:
             table.add_row(
-                Text(refund.refund_id),
-                Text(refund.charge_id or "—"),
+                fmt.literal(refund.refund_id),
+                fmt.literal(refund.charge_id or "—"),
                 Text(fmt.money(refund.total_amount), justify="right"),
                 fmt.status(refund.status),
                 Text(fmt.timestamp(refund.refund_timestamp)),
-                Text(refund.reason or ""),
+                fmt.literal(refund.reason or ""),
             )
         shown = len(page.items)
         total = page.total if page.total is not None else self.page_offset + shown

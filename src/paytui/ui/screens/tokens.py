@@ -22,6 +22,7 @@ from textual.reactive import reactive
 from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Footer, LoadingIndicator, Static
 
+from paytui.ui import format as fmt
 from paytui.ui import messages
 from paytui.ui.bindings import TOKEN_TABLE_BINDINGS, TOKEN_VIEW_BINDINGS, TOKENS_BINDINGS
 from paytui.ui.screens.modals.token_form import _FORMS_TCSS, token_summary
@@ -66,11 +67,11 @@ def token_row(token: Token, now: datetime) -> list[Text]:
     if state:
         expires.append(f" {state}", style="bold italic")
     return [
-        Text(token.token_id, style=style),
-        Text(card or "—", style=style),
-        Text(getattr(pm, "expiration_date", None) or "—", style=style),
+        fmt.literal(token.token_id, style=style),
+        fmt.literal(card or "—", style=style),
+        fmt.literal(getattr(pm, "expiration_date", None) or "—", style=style),
         expires,
-        Text(contact.name if contact is not None and contact.name else "—", style=style),
+        fmt.literal(contact.name if contact is not None and contact.name else "—", style=style),
     ]
 
 

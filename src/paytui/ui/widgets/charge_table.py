@@ -26,6 +26,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from paytui.text import safe
 from paytui.ui import format as fmt
 from paytui.ui.bindings import TABLE_BINDINGS
 
@@ -46,15 +47,15 @@ def _method(charge: Any) -> Text:
     brand = getattr(payment_method, "type", None) if method == "card" else None
     label = brand or ("bank" if method == "bank_account" else method)
     last4 = getattr(charge, "last4", None) or ""
-    return Text(f"{label} {last4}".strip())
+    return Text(safe(f"{label} {last4}".strip()))
 
 
 def _tags(charge: Any) -> Text:
-    return Text(", ".join(str(tag) for tag in (getattr(charge, "tags", None) or [])))
+    return Text(safe(", ".join(str(tag) for tag in (getattr(charge, "tags", None) or []))))
 
 
 def _short_id(charge: Any) -> Text:
-    charge_id = str(getattr(charge, "charge_id", "") or "")
+    charge_id = safe(getattr(charge, "charge_id", "") or "")
     return Text(charge_id[:10] + "…" if len(charge_id) > 10 else charge_id)
 
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from paytui.text import safe
+
 
 def _redactor() -> Callable[[str], str]:
     try:
@@ -32,7 +34,9 @@ def describe_error(exc: BaseException) -> ErrorInfo:
     """Classify by the `paytui.api.errors` hierarchy (by class name: keeps imports light)."""
     redact = _redactor()
     names = {cls.__name__ for cls in type(exc).__mro__}
-    detail = redact(str(getattr(exc, "message", None) or exc or type(exc).__name__)).rstrip(".")
+    # Error text may quote a server or a file: shown, never obeyed (`paytui.text.safe`).
+    detail = safe(redact(str(getattr(exc, "message", None) or exc or type(exc).__name__)))
+    detail = detail.rstrip(".")
     status = getattr(exc, "status", None)
     if "AuthenticationError" in names or status == 401:
         return ErrorInfo(

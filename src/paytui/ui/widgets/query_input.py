@@ -13,9 +13,9 @@ from rich.highlighter import Highlighter
 from rich.text import Text
 from textual.message import Message
 from textual.suggester import Suggester
-from textual.widgets import Input
 
 from paytui.ui.bindings import QUERY_BINDINGS
+from paytui.ui.widgets.safe_input import SafeInput
 
 
 class _ErrorSpans(Highlighter):
@@ -64,7 +64,7 @@ class CompletionSuggester(Suggester):
         return None
 
 
-class QueryInput(Input):
+class QueryInput(SafeInput):
     """Input for the charge search language."""
 
     BINDINGS: ClassVar = QUERY_BINDINGS

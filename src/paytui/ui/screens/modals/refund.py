@@ -11,9 +11,11 @@ from textual.app import ComposeResult
 from textual.widgets import Input, Static, TextArea
 
 from paytui.actions import AmountError, format_amount, parse_amount
+from paytui.text import safe
 from paytui.ui import format as fmt
 from paytui.ui.screens.modals.capture import card_text
 from paytui.ui.screens.modals.confirm import MoneyActionModal
+from paytui.ui.widgets.safe_input import SafeInput, SafeTextArea
 
 if TYPE_CHECKING:
     from paytui.actions import ActionExecutor, ActionOutcome
@@ -62,16 +64,16 @@ class RefundModal(MoneyActionModal):
 
     def compose_form(self) -> ComposeResult:
         yield Static(Text("Amount"), classes="field-label")
-        yield Input(id="amount")
+        yield SafeInput(id="amount")
         yield Static(Text(""), id="amount-error", classes="field-error")
         yield Static(Text("Reason (optional)"), classes="field-label")
-        yield Input(id="reason", placeholder="e.g. customer request")
+        yield SafeInput(id="reason", placeholder="e.g. customer request")
         yield Static(Text(""), id="reason-error", classes="field-error")
         yield Static(Text("Tags (optional, comma separated)"), classes="field-label")
-        yield Input(id="tags", placeholder="vip, goodwill")
+        yield SafeInput(id="tags", placeholder="vip, goodwill")
         yield Static(Text(""), id="tags-error", classes="field-error")
         yield Static(Text("Attributes (optional, one key=value a line)"), classes="field-label")
-        yield TextArea(id="attributes", soft_wrap=False)
+        yield SafeTextArea(id="attributes", soft_wrap=False)
         yield Static(Text(""), id="attributes-error", classes="field-error")
 
     async def prepare(self, executor: ActionExecutor) -> Text:
@@ -88,7 +90,7 @@ class RefundModal(MoneyActionModal):
         text.append("\nLeft       ", style="bold")
         text.append(fmt.money(self.remaining))
         text.append("\nMethod     ", style="bold")
-        text.append(Text(card_text(charge)))
+        text.append(Text(safe(card_text(charge))))
         text.append("\nStatus     ", style="bold")
         text.append_text(fmt.status(charge.status))
         return text
@@ -127,16 +129,16 @@ class RefundModal(MoneyActionModal):
         text.append(fmt.money(amount), style="bold")
         whole = self.remaining is not None and amount == self.remaining
         text.append(" (all that is left)" if whole else f" of the {fmt.money(self.remaining)} left")
-        text.append(f" of charge {self.charge_id}")
+        text.append(safe(f" of charge {self.charge_id}"))
         if "reason" in params:
             text.append("\n  Reason: ")
-            text.append(Text(params["reason"]))
+            text.append(Text(safe(params["reason"])))
         if "tags" in params:
             text.append("\n  Tags: ")
-            text.append(Text(", ".join(params["tags"])))
+            text.append(Text(safe(", ".join(params["tags"]))))
         for key, values in params.get("attributes", {}).items():
             text.append("\n  ")
-            text.append(Text(f"{key} = {', '.join(values)}"))
+            text.append(Text(safe(f"{key} = {', '.join(values)}")))
         text.append("\nPress enter to refund, escape to cancel. This cannot be undone.")
         return text
 
