@@ -432,18 +432,39 @@ class PluginSession(ResponseModel):
 T = TypeVar("T")
 
 
+class UnreadableItem(BaseModel):
+    """One item of a list page that could not be read (a field of an impossible shape): the rest
+    of the page still shows, and this one shows as an "unreadable row" with its id."""
+
+    #: Where it stood in the page as sent (0-based), so rows keep their places.
+    position: int
+    id: str | None = None
+    reason: str = ""
+
+
 class Page(BaseModel, Generic[T]):
-    """One page of a list. `total` is None when the service did not say how many match."""
+    """One page of a list. `total` is None when the service did not say how many match.
+
+    `items` holds the items that could be read; `unreadable` the others, by position.
+    """
 
     items: list[T]
     total: int | None = None
     limit: int
     offset: int = 0
     has_more: bool = False
+    unreadable: list[UnreadableItem] = Field(default_factory=list)
 
     @property
     def next_offset(self) -> int:
-        return self.offset + len(self.items)
+        return self.offset + len(self.items) + len(self.unreadable)
+
+    def rows(self) -> list[T | UnreadableItem]:
+        """Every item in the order sent, unreadable ones in their places."""
+        rows: list[T | UnreadableItem] = list(self.items)
+        for item in sorted(self.unreadable, key=lambda u: u.position):
+            rows.insert(min(item.position, len(rows)), item)
+        return rows
 
 
 class TokenInfo(BaseModel):
@@ -642,5 +663,6 @@ __all__ = [
     "TokenUpdatePaymentMethod",
     "TotalAmounts",
     "UnknownPaymentMethod",
+    "UnreadableItem",
     "format_timestamp",
 ]

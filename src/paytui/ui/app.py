@@ -15,6 +15,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from textual import events
 from textual.app import App
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.reactive import reactive
@@ -206,6 +207,7 @@ class PaytuiApp(App[None]):
         self._connect_started = False
         self._first_paint_done = False
         self._sandbox: Any = None
+        self._switching_modes = False
         self.keymap_config: dict[str, str] = {
             **(dict(connection.keymap) if connection is not None else {}),
             **dict(keymap or {}),
@@ -244,6 +246,15 @@ class PaytuiApp(App[None]):
 
     def validate_sub_title(self, sub_title: Any) -> str:
         return safe(super().validate_sub_title(sub_title))
+
+    def action_command_palette(self) -> None:
+        """Textual's palette, with the guard against its PageDown crash (`widgets.palette`)."""
+        from textual.command import CommandPalette
+
+        from paytui.ui.widgets.palette import GuardedCommandPalette
+
+        if self.use_command_palette and not CommandPalette.is_open(self):
+            self.push_screen(GuardedCommandPalette(id="--command-palette"))
 
     # --- connection -------------------------------------------------------------------------------
     def _apply_connection_attributes(self, connection: Connection | None) -> None:
@@ -607,14 +618,30 @@ class PaytuiApp(App[None]):
     async def _reset_modes(self) -> None:
         current = self.current_mode
         holding = "_switching_profile"
-        self.add_mode(holding, Screen)
-        await self.switch_mode(holding)
-        for mode in [m for m in self._modes if m != holding]:
-            base = self._modes[mode]
-            await self.remove_mode(mode)
-            self.add_mode(mode, base)
-        await self.switch_mode(current)
-        await self.remove_mode(holding)
+        self._switching_modes = True
+        try:
+            self.add_mode(holding, Screen)
+            await self.switch_mode(holding)
+            for mode in [m for m in self._modes if m != holding]:
+                base = self._modes[mode]
+                await self.remove_mode(mode)
+                self.add_mode(mode, base)
+            await self.switch_mode(current)
+            await self.remove_mode(holding)
+        finally:
+            self._switching_modes = False
+
+    async def on_event(self, event: events.Event) -> None:
+        # Upstream bug (Textual 8.2.8): `App.on_event` forwards every key and click to
+        # `self.screen`, which raises `ScreenStackError: No screens on stack` while
+        # `switch_mode` is between two stacks (the new mode's screen not pushed yet). Keys typed
+        # right after a profile switch hit that window and ended the app. Input that arrives
+        # while the modes are being rebuilt, or with no screen to take it, is dropped instead.
+        if isinstance(event, events.InputEvent) and not event.is_forwarded:
+            stack = self._screen_stacks.get(self._current_mode)
+            if self._switching_modes or not stack:
+                return
+        await super().on_event(event)
 
     def _after_first_paint(self) -> None:
         self._first_paint_done = True
