@@ -110,3 +110,22 @@ async def test_one_unreadable_charge_shows_as_a_row_and_the_rest_of_the_page_sho
         assert sum(1 for line in lines if "success" in line or "declined" in line) > 10
         await pilot.press("enter")  # nothing to open on an unreadable row; no crash
         await settle(app, pilot)
+
+
+async def test_a_journal_that_cannot_be_opened_turns_money_actions_off_in_one_line(
+    sandbox_transport: httpx.AsyncBaseTransport, tmp_path: Path
+) -> None:
+    blocker = tmp_path / "data"
+    blocker.write_text("a file where the data directory should be")
+    journal = blocker / "journal.sqlite3"
+    app = make_app(sandbox_transport, journal_path=journal)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await settle(app, pilot)
+        notes = [n.message for n in app._notifications if str(journal) in n.message]
+        assert len(notes) == 1 and "\n" not in notes[0] and "Traceback" not in notes[0]
+        assert "cannot be opened" in notes[0] and "No action without a journal" in notes[0]
+        decision = app.actions.check("capture")
+        assert not decision.allowed and str(journal) in (decision.reason or "")
+        table = app.screen.query_one(ChargeTable)
+        assert table.charge_at(0) is not None  # reading still works

@@ -349,12 +349,15 @@ class PaytuiApp(App[None]):
         try:
             resolved = await self.actions.reconcile_on_start()
         except Exception as exc:
+            journal_error = getattr(self.actions, "journal_error", None)
             self.notify(
-                f"Could not check earlier actions: {exc}",
-                title="History",
+                journal_error or f"Could not check earlier actions: {exc}",
+                title="Money actions off" if journal_error else "History",
                 severity="warning",
                 markup=False,
             )
+            with contextlib.suppress(Exception):
+                self.screen.refresh_bindings()
             return
         # The token's scopes are known now: grey out what it cannot do on the current screen.
         with contextlib.suppress(Exception):
