@@ -335,3 +335,14 @@ def test_insecure_secrets_file_is_reported_not_used(
     _assert_one_line_error(code, out, err, "readable or writable by other users (mode 0644)")
     out = _run(capsys, "show", "p")[1]
     assert "unreadable:" in out and SECRET not in out
+
+
+def test_the_sandbox_name_is_reserved_for_profile_add(
+    capsys: pytest.CaptureFixture[str], tty_prompt: list[str]
+) -> None:
+    code, out, err = _run(
+        capsys, "add", "sandbox", "--base-url", "https://api.example.com", "--client-id", "acme"
+    )
+    _assert_one_line_error(code, out, err, "reserved for the embedded sandbox")
+    assert load_config().config.profiles == {}
+    assert tty_prompt == []  # refused before asking for a secret
