@@ -31,6 +31,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Select, Static, TextArea
 
+from paytui.limits import check_attributes, check_tags, check_text
 from paytui.text import safe
 from paytui.ui import messages
 from paytui.ui.bindings import NEW_CHARGE_BINDINGS
@@ -393,7 +394,11 @@ class NewChargeScreen(FormMixin, Screen[None]):
                 "last_name": self.value("last") or None,
                 "country": self.value("country").upper() or None,
             }
-            contact = Contact(**values) if any(values.values()) else None
+            for field, name in (("first", "first_name"), ("last", "last_name")):
+                if message := check_text(name, values[name]):
+                    errors[field] = message
+            fits = "first" not in errors and "last" not in errors
+            contact = Contact(**values) if fits and any(values.values()) else None
         payment: Any = None
         if method == "card":
             card = self.query_one("#card", CardInput)
@@ -426,8 +431,13 @@ class NewChargeScreen(FormMixin, Screen[None]):
             else:
                 payment = TokenPaymentMethodRequest(token_id=token_id)
         attributes, message = parse_attributes(self.query_one("#attributes", TextArea).text)
-        if message:
+        if message := message or check_attributes(attributes):
             errors["attributes"] = message
+        for field, name in (("invoice", "invoice_number"), ("po", "po_number")):
+            if message := check_text(name, self.value(field) or None):
+                errors[field] = message
+        if message := check_tags(parse_tags(self.value("tags"))):
+            errors["tags"] = message
         for name, text in errors.items():
             self.set_error(name, text)
         if errors or payment is None:

@@ -9,6 +9,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.widgets import Input, Static, TextArea
 
+from paytui.limits import check_attributes, check_tags
 from paytui.text import safe, safe_lines
 from paytui.ui.screens.modals.confirm import MoneyActionModal
 from paytui.ui.screens.modals.refund import format_attributes, parse_attributes, parse_tags
@@ -102,7 +103,13 @@ class EditTagsModal(MoneyActionModal):
         except ValueError as exc:
             self.field_error("attributes", str(exc))
             return None
+        if message := check_attributes(attributes):
+            self.field_error("attributes", message)
+            return None
         self.field_error("attributes", None)
+        if message := check_tags(tags):
+            self.field_error("tags", message)
+            return None
         params: dict[str, Any] = {}
         if tags != self.old_tags:
             params["tags"] = tags

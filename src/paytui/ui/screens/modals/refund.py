@@ -11,6 +11,7 @@ from textual.app import ComposeResult
 from textual.widgets import Input, Static, TextArea
 
 from paytui.actions import AmountError, format_amount, parse_amount
+from paytui.limits import check_attributes, check_tags, check_text
 from paytui.text import safe
 from paytui.ui import format as fmt
 from paytui.ui.screens.modals.capture import card_text
@@ -112,6 +113,10 @@ class RefundModal(MoneyActionModal):
         tags = parse_tags(self.query_one("#tags", Input).value)
         if tags:
             params["tags"] = tags
+        too_long = {"reason": check_text("reason", reason), "tags": check_tags(tags)}
+        for field, problem in too_long.items():
+            self.field_error(field, problem)
+            ok = ok and problem is None
         try:
             attributes = parse_attributes(self.query_one("#attributes", TextArea).text)
             self.field_error("attributes", None)
@@ -119,7 +124,10 @@ class RefundModal(MoneyActionModal):
             self.field_error("attributes", str(exc))
             ok = False
         else:
-            if attributes:
+            if message := check_attributes(attributes):
+                self.field_error("attributes", message)
+                ok = False
+            elif attributes:
                 params["attributes"] = attributes
         return params if ok else None
 
