@@ -58,3 +58,9 @@ def test_a_config_that_is_not_utf8_is_refused(config_file: Path) -> None:
     config_file.write_bytes(b"default_profile = '\xff'\n")
     result = load_config(config_file)
     assert "not UTF-8" in one_line_naming(result.problems, config_file)
+
+
+def test_a_config_that_is_a_directory_is_refused(config_file: Path) -> None:
+    config_file.mkdir(parents=True)
+    result = load_config(config_file)
+    assert "not a regular file" in one_line_naming(result.problems, config_file)

@@ -50,10 +50,10 @@ def read_small_text(path: Path) -> str:
         raise
     except OSError as exc:
         raise UnreadableFileError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):  # a directory, /dev/zero, a FIFO...
+        os.close(fd)
+        raise UnreadableFileError(f"{path}: not a regular file; paytui will not read it")
     with os.fdopen(fd, "rb") as handle:
-        info = os.fstat(handle.fileno())
-        if not stat.S_ISREG(info.st_mode):
-            raise UnreadableFileError(f"{path}: not a regular file; paytui will not read it")
         data = handle.read(MAX_FILE_BYTES + 1)
     if len(data) > MAX_FILE_BYTES:
         raise UnreadableFileError(f"{path}: larger than {MAX_FILE_BYTES // 1024} KiB; refused")
