@@ -380,3 +380,14 @@ def test_add_to_a_new_config_writes_its_header(
     text = files.config_path().read_text(encoding="utf-8")
     assert text.startswith("# paytui configuration. Secrets never go here")
     assert load_config().config.profiles["prod"].client_id == "acme"
+
+
+def test_the_sandbox_name_is_reserved_for_profile_add(
+    capsys: pytest.CaptureFixture[str], tty_prompt: list[str]
+) -> None:
+    code, out, err = _run(
+        capsys, "add", "sandbox", "--base-url", "https://api.example.com", "--client-id", "acme"
+    )
+    _assert_one_line_error(code, out, err, "reserved for the embedded sandbox")
+    assert load_config().config.profiles == {}
+    assert tty_prompt == []  # refused before asking for a secret

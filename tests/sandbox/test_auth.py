@@ -115,8 +115,16 @@ async def test_distribute_needs_its_own_scope(anon: httpx.AsyncClient) -> None:
     assert response.json()["required_scopes"] == ["urn:v2:charges:distribute:create"]
 
 
-async def test_openapi_and_sandbox_endpoints_need_no_token(anon: httpx.AsyncClient) -> None:
+async def test_openapi_and_health_need_no_token_but_control_endpoints_do(
+    anon: httpx.AsyncClient, limited: httpx.AsyncClient
+) -> None:
     spec = await anon.get("/openapi.json")
     assert spec.status_code == 200
     assert "/v2/charges" in spec.json()["paths"]
-    assert (await anon.get("/sandbox/faults")).status_code == 200
+    assert (await anon.get("/sandbox/faults")).status_code == 401
+    assert (await anon.put("/sandbox/faults", json={"delay_seconds": 1})).status_code == 401
+    assert (await anon.post("/sandbox/accounts/pa_x/advance")).status_code == 401
+    assert (await limited.get("/sandbox/faults")).status_code == 401  # not the demo client
+    token = await get_token(anon, DEMO_CLIENT_ID, DEMO_CLIENT_SECRET)
+    demo = {"Authorization": f"Bearer {token}"}
+    assert (await anon.get("/sandbox/faults", headers=demo)).status_code == 200

@@ -23,7 +23,10 @@ from paytui.ui.screens.charges import ChargeSearchScreen
 from paytui.ui.widgets.charge_table import ChargeTable
 from paytui.ui.widgets.nav_table import NavTable
 from paytui.ui.widgets.query_input import QueryInput
+from tests.sandbox.helpers import get_token
 from tests.ui.conftest import (
+    DEMO_CLIENT_ID,
+    DEMO_CLIENT_SECRET,
     LIMITED_CLIENT_ID,
     LIMITED_CLIENT_SECRET,
     make_app,
@@ -184,7 +187,11 @@ async def test_watch_mode_highlights_and_announces_a_change(
         assert "watching · every 0.1s · last read 18:30:00" in screen_text(app)
 
         async with httpx.AsyncClient(transport=still_transport, base_url="http://sandbox") as raw:
-            answer = await raw.post(f"/sandbox/accounts/{storefront.account_id}/advance")
+            token = await get_token(raw, DEMO_CLIENT_ID, DEMO_CLIENT_SECRET)
+            answer = await raw.post(
+                f"/sandbox/accounts/{storefront.account_id}/advance",
+                headers={"Authorization": f"Bearer {token}"},
+            )
             assert answer.status_code == 200, answer.text
         for _ in range(50):
             await pilot.pause(0.05)

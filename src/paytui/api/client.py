@@ -5,15 +5,24 @@ One `httpx.AsyncClient` per `PaymentClient` (connection pooling); a timeout on e
 Failure rules, because this client moves money:
 
 - Only GET is retried (429, 502, 503, 504, connection failures), with exponential backoff and
-  jitter, honouring ``Retry-After``.
+  jitter, honouring ``Retry-After``; all the waits of one call together stay under `max_wait`
+  (30 s): a longer ``Retry-After`` ends the call at once with `RateLimitedError`/`ServerError`
+  saying when to come back. The waits are `asyncio` sleeps, so cancelling the worker stops them.
+- Every attempt has an overall deadline (`deadline`, default the timeout): connecting, sending and
+  reading the *whole* body must fit in it, so a server trickling a byte every few seconds (which
+  never trips httpx's per-read timeout) ends as `RequestTimeoutError`. For a POST that is
+  "outcome unknown" (``request_sent=True``), which the executor settles by reading back.
+- A redirect (3xx) is not followed; it is a `RedirectError` naming where it pointed.
 - A POST/PATCH/PUT is never retried once it may have reached the server. A failure to connect is
   reported with ``request_sent=False`` (nothing happened, safe to repeat); a read timeout, a
   dropped connection or a 5xx after sending means "outcome unknown" (``request_sent=True`` /
   ``outcome_unknown``), and the user has to look before charging again.
 - A 401 fetches a new token once and replays the request (safe even for POST: a 401 means the
   server did not act).
-- Every httpx exception, non-2xx answer, non-JSON body and unexpected shape becomes an
-  `paytui.api.errors.ApiError`; nothing else leaves this module.
+- Every httpx exception, non-2xx answer, non-JSON body, too-deeply nested body (`RecursionError`)
+  and unexpected shape becomes an `paytui.api.errors.ApiError`; nothing else leaves this module.
+  In a list, one unreadable item does not sink the page: it is reported in `Page.unreadable`
+  (position, id, why) and the other items are read.
 
 The ``paytui.api`` logger gets method, path, status and duration at DEBUG; never headers, bodies,
 query strings, tokens or card numbers.
@@ -31,7 +40,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequenc
 from datetime import UTC, datetime
 from decimal import Decimal
 from types import TracebackType
-from typing import Any, Literal, Self, TypeVar
+from typing import Any, Literal, Self, TypeVar, cast
 from urllib.parse import quote as url_quote
 
 import httpx
@@ -49,6 +58,7 @@ from paytui.api.errors import (
     MalformedResponseError,
     NotFoundError,
     RateLimitedError,
+    RedirectError,
     RequestTimeoutError,
     ServerError,
     TransportError,
@@ -73,6 +83,7 @@ from paytui.api.models import (
     TokenInfo,
     TokenRequest,
     TokenUpdate,
+    UnreadableItem,
 )
 from paytui.api.money import loads_json, to_wire
 from paytui.api.queries import ChargeQuery, RefundQuery
@@ -105,14 +116,20 @@ class PaymentClient:
         timeout: float = 10.0,
         max_retries: int = 3,
         verify: bool | str = True,
+        deadline: float | None = None,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.timeout = timeout
+        #: Overall limit of one attempt: connect + send + the whole body (httpx's `timeout` is
+        #: per read, so a trickling server would never trip it).
+        self.deadline = deadline if deadline is not None else timeout
         self.max_retries = max(0, max_retries)
         #: Backoff before retry n (0-based) is about `backoff_base * 2**n` seconds, jittered.
         self.backoff_base = 0.5
         #: No single wait is longer than this, whatever Retry-After says: the UI stays responsive.
         self.max_delay = 30.0
+        #: All waits (backoff and Retry-After) of one call together stay under this.
+        self.max_wait = 30.0
         #: Replaceable in tests so retries do not really sleep.
         self.sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
         self._http = httpx.AsyncClient(
@@ -372,8 +389,9 @@ class PaymentClient:
         retryable = method in RETRY_METHODS
         attempt = 0
         refreshed = False
+        waited = 0.0
         while True:
-            token = await self._auth.token() if self._auth is not None else None
+            token = await self._token(method, path)
             headers = (
                 {"Authorization": f"Bearer {token.access_token.get_secret_value()}"}
                 if (token is not None)
@@ -381,21 +399,24 @@ class PaymentClient:
             )
             started = time.perf_counter()
             try:
-                response = await self._http.request(
-                    method,
-                    path,
-                    params=list(params) if params else None,
-                    json=json,
-                    headers=headers,
-                    timeout=self.timeout,
-                )
+                async with asyncio.timeout(self.deadline):
+                    response = await self._http.request(
+                        method,
+                        path,
+                        params=list(params) if params else None,
+                        json=json,
+                        headers=headers,
+                        timeout=self.timeout,
+                    )
             except Exception as exc:  # every transport failure, mapped below
-                error = _transport_error(exc, method, path)
+                error = _transport_error(exc, method, path, self.deadline)
                 logger.debug(
                     "%s %s -> %s (%.1f ms)", method, path, type(exc).__name__, _ms(started)
                 )
-                if retryable and attempt < self.max_retries:
-                    await self.sleep(self._backoff(attempt))
+                delay = self._backoff(attempt)
+                if retryable and attempt < self.max_retries and waited + delay <= self.max_wait:
+                    await self.sleep(delay)
+                    waited += delay
                     attempt += 1
                     continue
                 raise error from exc
@@ -406,15 +427,31 @@ class PaymentClient:
                 if await self._auth.invalidate(token):
                     continue
             if retryable and response.status_code in RETRY_STATUSES and attempt < self.max_retries:
-                delay = _retry_after(response)
-                await self.sleep(
-                    min(delay, self.max_delay) if delay is not None else self._backoff(attempt)
-                )
-                attempt += 1
-                continue
+                asked = _retry_after(response)
+                delay = min(asked, self.max_delay) if asked is not None else self._backoff(attempt)
+                # A wait past the call's budget is not worth it: say when to come back instead.
+                if waited + delay <= self.max_wait:
+                    await self.sleep(delay)
+                    waited += delay
+                    attempt += 1
+                    continue
+            if 300 <= response.status_code < 400:
+                raise _redirect_error(response, method, path)
             if response.status_code >= 400:
                 raise _http_error(response, method)
             return _json_body(response)
+
+    async def _token(self, method: str, path: str) -> Any:
+        """The bearer token for the next attempt, fetched under the same overall deadline."""
+        if self._auth is None:
+            return None
+        try:
+            async with asyncio.timeout(self.deadline):
+                return await self._auth.token()
+        except TimeoutError:
+            raise RequestTimeoutError(
+                f"{method} {path}: no token within {self.deadline:g} s", request_sent=False
+            ) from None
 
     def _backoff(self, attempt: int) -> float:
         """Exponential backoff with jitter (half fixed, half random) so clients do not stampede."""
@@ -469,7 +506,9 @@ def _body(request: RequestModel) -> dict[str, Any]:
         ) from None
 
 
-def _transport_error(exc: Exception, method: str, path: str) -> TransportError:
+def _transport_error(
+    exc: Exception, method: str, path: str, deadline: float | None = None
+) -> TransportError:
     """Map an exception raised while sending to the hierarchy, deciding if it reached the server.
 
     Connect failures and pool timeouts happen before a byte is sent. Everything else (read and
@@ -477,6 +516,9 @@ def _transport_error(exc: Exception, method: str, path: str) -> TransportError:
     while or after the request is sent, so for a POST its outcome is unknown.
     """
     where = f"{method} {path}"
+    if isinstance(exc, TimeoutError):  # the overall deadline (asyncio.timeout)
+        limit = f" within {deadline:g} s" if deadline is not None else ""
+        return RequestTimeoutError(f"{where}: no complete answer{limit}", request_sent=True)
     if isinstance(exc, httpx.ConnectTimeout | httpx.PoolTimeout):
         return RequestTimeoutError(f"{where}: could not connect in time", request_sent=False)
     if isinstance(exc, httpx.TimeoutException):
@@ -519,10 +561,28 @@ def _json_body(response: httpx.Response) -> Any:
         return None
     try:
         return loads_json(response.content)
-    except ValueError:
+    except RecursionError:
         raise MalformedResponseError(
-            f"expected JSON, got: {quote(response.text)}", response.status_code
+            "the answer is nested too deeply to read", response.status_code
         ) from None
+    except ValueError:  # not JSON, not UTF-8, an integer of thousands of digits...
+        raise MalformedResponseError(
+            f"expected JSON, got: {quote(_text_of(response))}", response.status_code
+        ) from None
+
+
+def _text_of(response: httpx.Response) -> str:
+    """The body as text for a message, whatever its bytes."""
+    return response.content[:2000].decode("utf-8", errors="replace")
+
+
+def _redirect_error(response: httpx.Response, method: str, path: str) -> RedirectError:
+    """A 3xx: paytui does not follow redirects (a token must not be sent to another host)."""
+    location = quote(response.headers.get("Location", ""), 120) or "nowhere"
+    return RedirectError(
+        f"{method} {path} was redirected to {location}; check the profile's base URL",
+        response.status_code,
+    )
 
 
 def _parse(model: type[M], body: Any) -> M:
@@ -535,6 +595,10 @@ def _parse(model: type[M], body: Any) -> M:
         return model.model_validate(body)
     except pydantic.ValidationError as exc:
         raise MalformedResponseError(_shape_message(model.__name__, exc), body=None) from None
+    except (RecursionError, ValueError, TypeError, ArithmeticError) as exc:
+        raise MalformedResponseError(
+            f"unexpected {model.__name__} shape ({type(exc).__name__})", body=None
+        ) from None
 
 
 def _shape_message(name: str, exc: pydantic.ValidationError) -> str:
@@ -564,18 +628,50 @@ def _parse_page(body: Any, model: type[M], plural: str, limit: int, offset: int)
             raise MalformedResponseError(f"expected a list of {plural}, got an object")
     else:
         raise MalformedResponseError(f"expected a list of {plural}, got {type(body).__name__}")
-    items = [_parse(model, item) for item in raw_items]
+    items: list[M] = []
+    unreadable: list[UnreadableItem] = []
+    for position, raw in enumerate(raw_items):
+        try:
+            items.append(_parse(model, raw))
+        except MalformedResponseError as exc:
+            unreadable.append(
+                UnreadableItem(
+                    position=position,
+                    id=_item_id(raw, plural),
+                    reason=exc.message.removeprefix(f"unexpected {model.__name__} shape: "),
+                )
+            )
     page_limit = _int(meta.get("limit"), limit)
     page_offset = _int(meta.get("offset"), offset)
     total = _int(meta.get("total"), None)
     has_more = meta.get("has_more")
     if not isinstance(has_more, bool):
         if total is not None:
-            has_more = page_offset + len(items) < total
+            has_more = page_offset + len(raw_items) < total
         else:
-            has_more = bool(items) and len(items) >= page_limit
+            has_more = bool(raw_items) and len(raw_items) >= page_limit
     # Items are parsed already: the page only carries them (the static type says what they are).
-    return Page(items=items, total=total, limit=page_limit, offset=page_offset, has_more=has_more)
+    page_type: Any = Page
+    return cast(
+        "Page[M]",
+        page_type.model_construct(
+            items=items,
+            total=total,
+            limit=page_limit,
+            offset=page_offset,
+            has_more=has_more,
+            unreadable=unreadable,
+        ),
+    )
+
+
+def _item_id(raw: Any, plural: str) -> str | None:
+    """The id of an unreadable list item (``charge_id`` for charges...), when it has one."""
+    if not isinstance(raw, Mapping):
+        return None
+    key = f"{plural.removesuffix('s')}_id"
+    value = raw.get(key, raw.get("id"))
+    return quote(str(value), 60) if isinstance(value, str | int) else None
 
 
 def _int(value: Any, default: int | None) -> Any:
@@ -589,20 +685,29 @@ def _int(value: Any, default: int | None) -> Any:
 
 def _http_error(response: httpx.Response, method: str) -> ApiError:
     """A non-2xx answer as the matching exception, reading the error body tolerantly."""
+    try:
+        return _http_error_of(response, method)
+    except RecursionError:  # an error body nested too deeply to read: the status still says
+        return _http_error_of(
+            httpx.Response(response.status_code, headers=response.headers), method
+        )
+
+
+def _http_error_of(response: httpx.Response, method: str) -> ApiError:
     status = response.status_code
     try:
         body: Any = loads_json(response.content) if response.content else None
-    except ValueError:
+    except (ValueError, RecursionError):
         body = None
     message, code = _message_and_code(body)
     if message is None:
         message = (
-            f"non-JSON answer: {quote(response.text)}"
+            f"non-JSON answer: {quote(_text_of(response))}"
             if response.content and body is None
             else response.reason_phrase or f"HTTP {status}"
         )
     message = quote(message)
-    kept = redact_data(body) if body is not None else quote(response.text)
+    kept = redact_data(body) if body is not None else quote(_text_of(response))
     if status == 401:
         return AuthenticationError(message, status, code, kept)
     if status == 403:

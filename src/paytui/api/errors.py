@@ -227,6 +227,13 @@ class RequestTimeoutError(TransportError):
     title = "Timed out"
 
 
+class RedirectError(ApiError):
+    """3xx: the service pointed elsewhere. Not followed: a bearer token must not travel to a host
+    nobody configured, and a redirect usually means a wrong base URL (http vs https, a proxy)."""
+
+    title = "Redirected"
+
+
 class MalformedResponseError(ApiError):
     """The server answered, but not with JSON of the expected shape (proxy page, new format...)."""
 
@@ -242,6 +249,7 @@ __all__ = [
     "MalformedResponseError",
     "NotFoundError",
     "RateLimitedError",
+    "RedirectError",
     "RequestTimeoutError",
     "ServerError",
     "TransportError",

@@ -30,9 +30,11 @@ from pydantic import (
     SecretStr,
     SerializationInfo,
     Tag,
+    model_validator,
 )
 
 from paytui.api.money import Money, to_decimal
+from paytui.limits import check_attributes, check_tags, check_text
 from paytui.tags import parse_tags
 
 # --------------------------------------------------------------------------------------------
@@ -115,13 +117,41 @@ class ResponseModel(BaseModel):
     model_config = ConfigDict(extra="allow", validate_by_name=True, serialize_by_alias=True)
 
 
+def check_request_lengths(model: BaseModel) -> None:
+    """The length limits of `paytui.limits` on a request's free-text fields (ValueError)."""
+    for field in ("reason", "invoice_number", "po_number"):
+        message = check_text(field, getattr(model, field, None))
+        if message:
+            raise ValueError(message)
+    message = check_tags(getattr(model, "tags", None)) or check_attributes(
+        getattr(model, "attributes", None)
+    )
+    contact = getattr(model, "contact", None)
+    if not message and contact is not None:
+        message = check_text("first_name", contact.first_name) or check_text(
+            "last_name", contact.last_name
+        )
+    if message:
+        raise ValueError(message)
+
+
 class RequestModel(BaseModel):
-    """Base of everything sent to the service."""
+    """Base of everything sent to the service. Free-text fields are held to `paytui.limits`."""
 
     # Built on first use: no request model is needed to paint the first page (start-up budget).
+    # hide_input_in_errors: a refused request must not quote its card number in the message.
     model_config = ConfigDict(
-        extra="forbid", validate_by_name=True, serialize_by_alias=True, defer_build=True
+        extra="forbid",
+        validate_by_name=True,
+        serialize_by_alias=True,
+        defer_build=True,
+        hide_input_in_errors=True,
     )
+
+    @model_validator(mode="after")
+    def _lengths(self) -> RequestModel:
+        check_request_lengths(self)
+        return self
 
     def to_body(self) -> dict[str, Any]:
         """The JSON body for the wire: real secret values, aliases, None fields left out."""
@@ -433,18 +463,39 @@ class PluginSession(ResponseModel):
 T = TypeVar("T")
 
 
+class UnreadableItem(BaseModel):
+    """One item of a list page that could not be read (a field of an impossible shape): the rest
+    of the page still shows, and this one shows as an "unreadable row" with its id."""
+
+    #: Where it stood in the page as sent (0-based), so rows keep their places.
+    position: int
+    id: str | None = None
+    reason: str = ""
+
+
 class Page(BaseModel, Generic[T]):
-    """One page of a list. `total` is None when the service did not say how many match."""
+    """One page of a list. `total` is None when the service did not say how many match.
+
+    `items` holds the items that could be read; `unreadable` the others, by position.
+    """
 
     items: list[T]
     total: int | None = None
     limit: int
     offset: int = 0
     has_more: bool = False
+    unreadable: list[UnreadableItem] = Field(default_factory=list)
 
     @property
     def next_offset(self) -> int:
-        return self.offset + len(self.items)
+        return self.offset + len(self.items) + len(self.unreadable)
+
+    def rows(self) -> list[T | UnreadableItem]:
+        """Every item in the order sent, unreadable ones in their places."""
+        rows: list[T | UnreadableItem] = list(self.items)
+        for item in sorted(self.unreadable, key=lambda u: u.position):
+            rows.insert(min(item.position, len(rows)), item)
+        return rows
 
 
 class TokenInfo(BaseModel):
@@ -660,6 +711,7 @@ __all__ = [
     "TokenUpdatePaymentMethod",
     "TotalAmounts",
     "UnknownPaymentMethod",
+    "UnreadableItem",
     "charge_type",
     "format_timestamp",
 ]

@@ -214,6 +214,10 @@ def _warn_problems(result: LoadResult, stream: TextIO | None = None) -> None:
 
 def _add(args: argparse.Namespace) -> int:
     name = _profile_name(args.name)
+    if name == IMPLICIT_PROFILE:
+        raise CliError(
+            f"{name!r} is reserved for the embedded sandbox; pick another name for this profile"
+        )
     raw_profiles = read_raw().get("profiles", {})
     if isinstance(raw_profiles, dict) and name in raw_profiles and not args.replace:
         raise CliError(f"profile {name!r} exists; add --replace to overwrite it")

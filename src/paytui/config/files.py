@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import tempfile
+import tomllib
 from pathlib import Path
+from typing import Any
 
 import platformdirs
 
@@ -23,6 +26,50 @@ SECRETS_FILENAME = "secrets.toml"
 PRIVATE_FILE_MODE = 0o600
 #: Permission bits for directories paytui creates.
 PRIVATE_DIR_MODE = 0o700
+
+
+#: No config or secrets file is larger than this; a bigger one is refused, not read.
+MAX_FILE_BYTES = 1 << 20
+
+
+class UnreadableFileError(Exception):
+    """A config or secrets file paytui will not read; `str()` is one line naming the file."""
+
+
+def read_small_text(path: Path) -> str:
+    """The text of a small regular file, read safely whatever sits at `path`.
+
+    Refused with `UnreadableFileError` (one line, the file named): anything that is not a regular
+    file (a symlink to /dev/zero or a FIFO would be read until memory runs out or forever), a file
+    above `MAX_FILE_BYTES`, bytes that are not UTF-8. `FileNotFoundError` passes through.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        raise UnreadableFileError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):  # a directory, /dev/zero, a FIFO...
+        os.close(fd)
+        raise UnreadableFileError(f"{path}: not a regular file; paytui will not read it")
+    with os.fdopen(fd, "rb") as handle:
+        data = handle.read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:
+        raise UnreadableFileError(f"{path}: larger than {MAX_FILE_BYTES // 1024} KiB; refused")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise UnreadableFileError(f"{path}: not UTF-8 text") from None
+
+
+def loads_toml(text: str, path: Path) -> dict[str, Any]:
+    """`tomllib.loads`, with nesting too deep to read (a `RecursionError`) refused in one line
+    naming the file; `tomllib.TOMLDecodeError` passes through for the caller to locate."""
+    try:
+        return tomllib.loads(text)
+    except RecursionError:
+        raise UnreadableFileError(f"{path}: nested too deeply; refused") from None
 
 
 def config_dir() -> Path:

@@ -18,8 +18,13 @@ Environment = Literal["sandbox", "production"]
 AuthKind = Literal["embedded", "client_credentials", "token"]
 SecretStoreName = Literal["keyring", "file"]
 
-#: The profile that exists even when the file defines none: the embedded sandbox.
+#: The profile that exists even when the file defines none: the embedded sandbox. Reserved:
+#: `paytui profile add sandbox --base-url …` would silently point a bare `paytui` elsewhere.
 IMPLICIT_PROFILE = "sandbox"
+#: `pa_` plus letters and digits (the service's ids are 20-odd of them).
+ACCOUNT_ID_RE = re.compile(r"pa_[A-Za-z0-9]{1,64}")
+#: Printable ASCII without spaces: a client id travels in an HTTP Basic header.
+CLIENT_ID_RE = re.compile(r"[\x21-\x7e]{1,200}")
 
 PROFILE_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 ENV_VAR_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -130,8 +135,18 @@ class Profile(BaseModel):
     @field_validator("account_id")
     @classmethod
     def _check_account(cls, value: str | None) -> str | None:
-        if value is not None and not value.startswith("pa_"):
-            raise ValueError("an account id starts with pa_")
+        if value is not None and not ACCOUNT_ID_RE.fullmatch(value):
+            raise ValueError("an account id is pa_ followed by letters and digits (pa_0123abc)")
+        return value
+
+    @field_validator("client_id")
+    @classmethod
+    def _check_client_id(cls, value: str | None) -> str | None:
+        if value is not None and not CLIENT_ID_RE.fullmatch(value):
+            raise ValueError(
+                "a client id is 1 to 200 visible characters: no spaces, newlines or control "
+                "characters"
+            )
         return value
 
     @field_validator("scopes")

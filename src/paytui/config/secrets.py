@@ -26,7 +26,13 @@ from typing import TYPE_CHECKING, Literal, TypeVar, cast
 import tomlkit
 from pydantic import SecretStr
 
-from paytui.config.files import atomic_write_text, secrets_path
+from paytui.config.files import (
+    UnreadableFileError,
+    atomic_write_text,
+    loads_toml,
+    read_small_text,
+    secrets_path,
+)
 
 if TYPE_CHECKING:
     from keyring.backend import KeyringBackend
@@ -165,13 +171,13 @@ def check_secrets_file(path: Path) -> None:
 def _read_file(path: Path) -> dict[str, dict[str, str]]:
     try:
         check_secrets_file(path)
-        text = path.read_text(encoding="utf-8")
+        data = loads_toml(read_small_text(path), path)
     except FileNotFoundError:
         return {}
-    except (OSError, UnicodeDecodeError) as exc:
+    except UnreadableFileError as exc:
+        raise SecretStoreError(str(exc)) from None
+    except OSError as exc:
         raise SecretStoreError(f"{path} cannot be read ({exc.__class__.__name__})") from None
-    try:
-        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError:
         # The decode error can quote the offending text: a secret. Say only where.
         raise SecretStoreError(f"{path} is not valid TOML; fix or remove it") from None

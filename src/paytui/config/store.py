@@ -22,7 +22,13 @@ import tomlkit
 from pydantic import BaseModel, ValidationError
 from tomlkit import TOMLDocument
 
-from paytui.config.files import atomic_write_text, config_path
+from paytui.config.files import (
+    UnreadableFileError,
+    atomic_write_text,
+    config_path,
+    loads_toml,
+    read_small_text,
+)
 from paytui.config.model import (
     IMPLICIT_PROFILE,
     PROFILE_NAME_RE,
@@ -83,20 +89,20 @@ def load_config(path: Path | str | None = None) -> LoadResult:
     """
     file = Path(path) if path is not None else config_path()
     try:
-        text = file.read_text(encoding="utf-8")
+        text = read_small_text(file)
+        raw = loads_toml(text, file)
     except FileNotFoundError:
         return LoadResult(Config(), path=file, exists=False)
-    except UnicodeDecodeError:
-        return _unusable(file, None, "is not UTF-8 text; starting on the embedded sandbox")
-    except OSError as exc:
-        reason = exc.strerror or exc.__class__.__name__
-        return _unusable(file, None, f"cannot be read ({reason}); starting on the embedded sandbox")
-    try:
-        raw = tomllib.loads(text)
+    except UnreadableFileError as exc:
+        reason = str(exc).removeprefix(f"{file}: ")
+        return _unusable(file, None, f"{reason}; starting on the embedded sandbox")
     except tomllib.TOMLDecodeError as exc:
         line, message = _toml_error_position(exc)
         return _unusable(file, line, f"{message}; starting on the embedded sandbox")
-    return _validate_raw(raw, text, file)
+    try:
+        return _validate_raw(raw, text, file)
+    except RecursionError:
+        return _unusable(file, None, "nested too deeply; starting on the embedded sandbox")
 
 
 def _unusable(file: Path, line: int | None, message: str) -> LoadResult:
@@ -333,16 +339,18 @@ def read_raw(path: Path | str | None = None) -> TOMLDocument:
     """
     file = Path(path) if path is not None else config_path()
     try:
-        text = file.read_text(encoding="utf-8")
+        text = read_small_text(file)
     except FileNotFoundError:
         document = tomlkit.document()
         document.add(tomlkit.comment(_HEADER))
         document.add(tomlkit.nl())
         return document
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{file}: cannot be read ({exc})") from None
+    except UnreadableFileError as exc:
+        raise ConfigError(str(exc)) from None
     try:
-        tomllib.loads(text)  # the reader the app uses decides, and its errors say where
+        loads_toml(text, file)  # the reader the app uses decides, and its errors say where
+    except UnreadableFileError as exc:
+        raise ConfigError(str(exc)) from None
     except tomllib.TOMLDecodeError as exc:
         line, message = _toml_error_position(exc)
         where = f"{file}:{line}" if line else str(file)

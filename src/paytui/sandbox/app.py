@@ -17,6 +17,7 @@ from paytui.sandbox.errors import ApiError
 from paytui.sandbox.faults import Faults, quiet_dropped_answers
 from paytui.sandbox.http import error_response, json_response
 from paytui.sandbox.middleware import SandboxMiddleware
+from paytui.sandbox.openapi import install as install_openapi
 from paytui.sandbox.routes_auth import router as auth_router
 from paytui.sandbox.routes_charges import router as charges_router
 from paytui.sandbox.routes_resources import router as resources_router
@@ -104,5 +105,6 @@ def create_app(
     app.add_exception_handler(StarletteHTTPException, _http_error)
     app.add_exception_handler(Exception, _server_error)
     app.add_middleware(SandboxMiddleware, faults=faults, store=store)
+    install_openapi(app)
     quiet_dropped_answers()
     return app

@@ -31,6 +31,14 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
+#: The client whose token opens the `/sandbox/*` control endpoints (not `/sandbox/health`).
+CONTROL_CLIENT_ID = "paytui-demo"
+
+
+def _is_control(path: str) -> bool:
+    return path.startswith("/sandbox/") and path != "/sandbox/health"
+
+
 def _bearer(scope: Scope) -> str | None:
     for name, value in scope.get("headers", []):
         if name == b"authorization":
@@ -68,6 +76,11 @@ class SandboxMiddleware:
         self.store = store
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and _is_control(scope["path"]):
+            refusal = await self._control_refusal(scope)
+            if refusal is not None:
+                await refusal(scope, receive, send)
+                return
         if scope["type"] != "http" or not scope["path"].startswith("/v2/"):
             await self.app(scope, receive, send)
             return
@@ -89,6 +102,21 @@ class SandboxMiddleware:
                 }
             )
             raise
+
+    async def _control_refusal(self, scope: Scope) -> Any:
+        """The `/sandbox/*` control endpoints (faults, boarding) take the demo client's token:
+        whoever can reach the socket must still not flip faults or approve accounts unasked."""
+        token = _bearer(scope)
+        client = None
+        if token is not None:
+            client = await anyio.to_thread.run_sync(self.store.token_client, token)
+        if client != CONTROL_CLIENT_ID:
+            return error_response(
+                401,
+                f"the /sandbox control endpoints need a token of the {CONTROL_CLIENT_ID} client",
+                {"WWW-Authenticate": "Bearer"},
+            )
+        return None
 
     async def _refusal(self, scope: Scope) -> Any:
         """A response to send instead of running the endpoint, or None to go ahead."""

@@ -11,8 +11,16 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    model_validator,
+)
 
+from paytui.limits import check_attributes, check_tags, check_text
 from paytui.sandbox.wire import AmountError, cents_from_decimal
 
 
@@ -65,7 +73,29 @@ Attributes = Annotated[dict[str, list[str]], BeforeValidator(_attributes)]
 Money = Annotated[Decimal, AfterValidator(_two_decimals)]
 
 
-class _Lenient(BaseModel):
+def _check_lengths(model: BaseModel) -> None:
+    """The documented text limits (paytui.limits): a 422 naming the field, never a stored MB."""
+    for field in ("reason", "invoice_number", "po_number", "first_name", "last_name"):
+        message = check_text(field, getattr(model, field, None))
+        if message:
+            raise ValueError(message)
+    message = check_tags(getattr(model, "tags", None)) or check_attributes(
+        getattr(model, "attributes", None)
+    )
+    if message:
+        raise ValueError(message)
+
+
+class _Checked(BaseModel):
+    """Free-text fields are held to the documented limits (`paytui.limits`)."""
+
+    @model_validator(mode="after")
+    def _lengths(self) -> _Checked:
+        _check_lengths(self)
+        return self
+
+
+class _Lenient(_Checked):
     """Unknown fields are ignored, as the real service is expected to do."""
 
     model_config = ConfigDict(extra="ignore")
@@ -153,7 +183,7 @@ class AccountCreate(_Lenient):
     tags: Tags = Field(default_factory=list)
 
 
-class PaymentSessionCreate(BaseModel):
+class PaymentSessionCreate(_Checked):
     """Payment plugin session; properties not modelled here are kept and echoed as given."""
 
     model_config = ConfigDict(extra="allow")
@@ -165,7 +195,7 @@ class PaymentSessionCreate(BaseModel):
     tags: Tags = Field(default_factory=list)
 
 
-class EnrollmentSessionCreate(BaseModel):
+class EnrollmentSessionCreate(_Checked):
     model_config = ConfigDict(extra="allow")
     merchant_id: str | None = None
     attributes: Attributes = Field(default_factory=dict)

@@ -90,10 +90,10 @@ def get_faults(request: Request) -> Response:
 
 @router.put("/sandbox/faults", summary="Set fault switches; keys left out stay as they are")
 def put_faults(request: Request, body: FaultsUpdate) -> Response:
-    changes: dict[str, Any] = {k: getattr(body, k) for k in body.model_fields_set}
-    for name in ("drop_after_commit", "reset_after_commit", "late_commit", "late_commit_seconds"):
-        if name in changes and changes[name] is None:
-            changes.pop(name)
+    # null means "leave as it is", like a key left out (it was stored, and broke every answer).
+    changes: dict[str, Any] = {
+        k: getattr(body, k) for k in body.model_fields_set if getattr(body, k) is not None
+    }
     faults_of(request).update(changes)
     return json_response(faults_of(request).to_json())
 

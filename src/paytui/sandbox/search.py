@@ -89,6 +89,10 @@ class Where:
         return " WHERE " + " AND ".join(rendered)
 
 
+#: The largest offset a list accepts (far beyond any real result; keeps SQLite's integer safe).
+MAX_OFFSET = 2**31 - 1
+
+
 def paging(limit: int | None, offset: int | None) -> tuple[int, int]:
     """limit defaults to 50 and is clamped to 500; both must be sensible (422 otherwise)."""
     limit = DEFAULT_LIMIT if limit is None else limit
@@ -97,6 +101,8 @@ def paging(limit: int | None, offset: int | None) -> tuple[int, int]:
         raise FieldInvalid("limit", "must be at least 1")
     if offset < 0:
         raise FieldInvalid("offset", "must not be negative")
+    if offset > MAX_OFFSET:  # SQLite's OFFSET is a 64-bit integer: 2**63 would be a 500
+        raise FieldInvalid("offset", f"must be at most {MAX_OFFSET}")
     return min(limit, MAX_LIMIT), offset
 
 

@@ -686,9 +686,14 @@ def build_database(
 ) -> None:
     """(Re)build the demo database at `path`; built beside it and renamed, so never half-built."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    # The database holds the full card numbers typed into the sandbox: a private directory (when
+    # paytui makes it) and a private file, created 0600 before SQLite opens it (its -wal and
+    # -shm files take the database file's mode).
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     building = path.with_name(path.name + f".building-{os.getpid()}")
     _remove(building)
+    os.close(os.open(building, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600))
+    os.chmod(building, 0o600)
     conn = sqlite3.connect(building, isolation_level=None)
     try:
         conn.execute("PRAGMA journal_mode=OFF")

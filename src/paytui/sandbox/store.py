@@ -160,6 +160,17 @@ class Store:
             return None
         return frozenset(row[0].split())
 
+    def token_client(self, token: str) -> str | None:
+        """The client a live token was issued to; None when unknown or expired."""
+        with self.read() as conn:
+            row = conn.execute(
+                "SELECT client_id, expires_at FROM access_tokens WHERE token_hash = ?",
+                (self._hash(token),),
+            ).fetchone()
+        if row is None or row[1] <= self.clock().timestamp():
+            return None
+        return str(row[0])
+
     # -- merchants and accounts ----------------------------------------------------------------
 
     def get_merchant(self, merchant_id: str) -> dict[str, Any]:

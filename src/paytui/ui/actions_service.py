@@ -11,11 +11,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import sqlite3
 from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from paytui.actions import ActionExecutor, ActionPolicy, Decision, Journal
+from paytui.actions.errors import ActionRefused
+from paytui.actions.journal import default_journal_path
+from paytui.text import safe
 
 if TYPE_CHECKING:
     from paytui.api.client import PaymentClient
@@ -43,6 +47,9 @@ class ActionsService:
         #: Extra `ActionExecutor` options (`settle_margin`, `clock`, `sleep`), set before the
         #: executor is built: tests and the chaos harness, where nothing real is late.
         self.executor_options: dict[str, Any] = {}
+        #: Set when the journal cannot be opened: one line naming the path and the cause. Every
+        #: money action is then refused (no action without a journal); reading still works.
+        self.journal_error: str | None = None
 
     # --- policy -----------------------------------------------------------------------------
     def policy(self) -> ActionPolicy:
@@ -59,6 +66,8 @@ class ActionsService:
 
     def check(self, operation: str) -> Decision:
         """May `operation` run? (For disabling a key and naming the missing scope.)"""
+        if self.journal_error is not None:
+            return Decision(False, self.journal_error)
         return self.policy().check(operation)
 
     def in_flight(self, operation: str, target: str) -> bool:
@@ -89,10 +98,7 @@ class ActionsService:
                     with contextlib.suppress(Exception):
                         await client.authenticate()
                 if self._journal is None:
-                    # The app's clock (frozen in snapshot tests; the wall clock otherwise).
-                    self._journal = await asyncio.to_thread(
-                        Journal, self.journal_path, clock=self.app.now
-                    )
+                    self._journal = await self._open_journal()
                 journal = self._journal
                 self._executor = ActionExecutor(
                     client,
@@ -104,6 +110,24 @@ class ActionsService:
                 )
         self._executor.policy = self.policy()
         return self._executor
+
+    async def _open_journal(self) -> Journal:
+        """The journal, or `ActionRefused` with one line naming the path and the cause."""
+        if self.journal_error is not None:
+            raise ActionRefused(Decision(False, self.journal_error))
+        # The app's clock (frozen in snapshot tests; the wall clock otherwise).
+        clock = getattr(self.app, "now", None)
+        kwargs = {"clock": clock} if callable(clock) else {}
+        try:
+            return await asyncio.to_thread(Journal, self.journal_path, **kwargs)
+        except (OSError, sqlite3.Error) as exc:
+            path = self.journal_path or default_journal_path()
+            cause = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+            self.journal_error = safe(
+                f"Money actions are off: the journal {path} cannot be opened ({cause}). "
+                "No action without a journal."
+            )
+            raise ActionRefused(Decision(False, self.journal_error)) from None
 
     async def reconcile_on_start(self) -> int:
         """Read back every entry whose outcome is not proven (unresolved ones, and "not

@@ -13,14 +13,16 @@ from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
+from textual import events
 from textual.app import App
 from textual.binding import BindingType
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.reactive import reactive
 from textual.screen import Screen
 
+from paytui.text import safe, safe_lines
 from paytui.ui import bindings as keys
 from paytui.ui import messages
 from paytui.ui.screens.charges import ChargeSearchScreen
@@ -190,6 +192,7 @@ class PaytuiApp(App[None]):
         self._connect_started = False
         self._first_paint_done = False
         self._sandbox: EmbeddedSandbox | None = None
+        self._switching_modes = False
         self.keymap_config: dict[str, str] = {
             **(dict(connection.keymap) if connection is not None else {}),
             **dict(keymap or {}),
@@ -197,6 +200,46 @@ class PaytuiApp(App[None]):
         if self.keymap_config:
             self.set_keymap(self.keymap_config)
         self._register_secrets(connection)
+
+    # --- text that leaves through the app itself (rule: text is data) ---------------------------
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: Any = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Every notification of every screen ends here: its text passes the one display
+        sanitiser (`paytui.text`), so an error quoting a server cannot act on the terminal."""
+        super().notify(
+            safe_lines(message),
+            title=safe(title),
+            severity=severity,
+            timeout=timeout,
+            markup=markup,
+        )
+
+    def copy_to_clipboard(self, text: str) -> None:
+        """What is copied is what was shown: no control character rides along into a shell."""
+        super().copy_to_clipboard(safe(text))
+
+    def validate_title(self, title: Any) -> str:
+        # The window title and sub-title may carry a profile name from a config file.
+        return safe(super().validate_title(title))
+
+    def validate_sub_title(self, sub_title: Any) -> str:
+        return safe(super().validate_sub_title(sub_title))
+
+    def action_command_palette(self) -> None:
+        """Textual's palette, with the guard against its PageDown crash (`widgets.palette`)."""
+        from textual.command import CommandPalette
+
+        from paytui.ui.widgets.palette import GuardedCommandPalette
+
+        if self.use_command_palette and not CommandPalette.is_open(cast(App[object], self)):
+            self.push_screen(GuardedCommandPalette(id="--command-palette"))
 
     # --- connection -------------------------------------------------------------------------------
     def _apply_connection_attributes(self, connection: Connection | None) -> None:
@@ -291,12 +334,15 @@ class PaytuiApp(App[None]):
         try:
             resolved = await self.actions.reconcile_on_start()
         except Exception as exc:
+            journal_error = getattr(self.actions, "journal_error", None)
             self.notify(
-                f"Could not check earlier actions: {exc}",
-                title="History",
+                journal_error or f"Could not check earlier actions: {exc}",
+                title="Money actions off" if journal_error else "History",
                 severity="warning",
                 markup=False,
             )
+            with contextlib.suppress(Exception):
+                self.screen.refresh_bindings()
             return
         # The token's scopes are known now: grey out what it cannot do on the current screen.
         with contextlib.suppress(Exception):
@@ -552,14 +598,30 @@ class PaytuiApp(App[None]):
     async def _reset_modes(self) -> None:
         current = self.current_mode
         holding = "_switching_profile"
-        self.add_mode(holding, Screen)
-        await self.switch_mode(holding)
-        for mode in [m for m in self._modes if m != holding]:
-            base = self._modes[mode]
-            await self.remove_mode(mode)
-            self.add_mode(mode, base)
-        await self.switch_mode(current)
-        await self.remove_mode(holding)
+        self._switching_modes = True
+        try:
+            self.add_mode(holding, Screen)
+            await self.switch_mode(holding)
+            for mode in [m for m in self._modes if m != holding]:
+                base = self._modes[mode]
+                await self.remove_mode(mode)
+                self.add_mode(mode, base)
+            await self.switch_mode(current)
+            await self.remove_mode(holding)
+        finally:
+            self._switching_modes = False
+
+    async def on_event(self, event: events.Event) -> None:
+        # Upstream bug (Textual 8.2.8): `App.on_event` forwards every key and click to
+        # `self.screen`, which raises `ScreenStackError: No screens on stack` while
+        # `switch_mode` is between two stacks (the new mode's screen not pushed yet). Keys typed
+        # right after a profile switch hit that window and ended the app. Input that arrives
+        # while the modes are being rebuilt, or with no screen to take it, is dropped instead.
+        if isinstance(event, events.InputEvent) and not event.is_forwarded:
+            stack = self._screen_stacks.get(self._current_mode)
+            if self._switching_modes or not stack:
+                return
+        await super().on_event(event)
 
     def _after_first_paint(self) -> None:
         self._first_paint_done = True

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from rich.console import JustifyMethod
 from rich.text import Text
 
 from paytui.api.money import format_amount
+from paytui.text import safe
 
 # --- Colours --------------------------------------------------------------------------------------
 # Every colour paytui paints text with is named in this section, by what it means, and always on
@@ -78,27 +80,28 @@ def age(value: datetime | None, now: datetime) -> str:
     return f"{seconds}s"
 
 
-def literal(value: object) -> Text:
-    """API or user text, shown exactly as it is (markup inside it is data)."""
-    return Text("" if value is None else str(value))
+def literal(value: object, style: str = "", *, justify: JustifyMethod | None = None) -> Text:
+    """API, user, config or error text, shown as it is: markup inside it is data, and control
+    characters show as placeholders (`paytui.text.safe`, the one display sanitiser)."""
+    return Text(safe(value), style=style, justify=justify)
 
 
 def status(value: str | None) -> Text:
-    return Text(value or "—", style=STATUS_STYLES.get(value or "", ""))
+    return Text(safe(value or "—"), style=STATUS_STYLES.get(value or "", ""))
 
 
 def result_code(value: str | None) -> Text:
-    return Text(value or "—", style=RESULT_STYLES.get(value or "", ""))
+    return Text(safe(value or "—"), style=RESULT_STYLES.get(value or "", ""))
 
 
 def action_state(state: str) -> Text:
     """A money action's journal state in words and colour ("not applied" in yellow)."""
-    return Text(state.replace("_", " "), style=ACTION_STATE_STYLES.get(state, ""))
+    return literal(state.replace("_", " "), style=ACTION_STATE_STYLES.get(state, ""))
 
 
 def distribution_status(value: str | None) -> Text:
     """A distribution's status: paid in green, anything else (pending, ...) in yellow."""
-    return Text(value or "—", style="green" if value == "paid" else "yellow")
+    return literal(value or "—", style="green" if value == "paid" else "yellow")
 
 
 # --- Boarding status of payment accounts --------------------------------------------------------
@@ -146,4 +149,5 @@ def boarding_status(value: str | None) -> Text:
     """A boarding status in its colour with its meaning: "approved · live"."""
     name = value or "—"
     meaning = boarding_meaning(value)
-    return Text(f"{name} · {meaning}" if meaning else name, style=BOARDING_STYLES.get(name, ""))
+    shown = safe(name)
+    return Text(f"{shown} · {meaning}" if meaning else shown, style=BOARDING_STYLES.get(name, ""))

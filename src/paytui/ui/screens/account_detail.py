@@ -77,7 +77,7 @@ class AccountDetailScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield PaytuiHeader()
-        yield Static(Text(f"Account {self.account_id}"), id="title")
+        yield Static(fmt.literal(f"Account {self.account_id}"), id="title")
         with Vertical(id="fields-box"):
             yield Static(Text("Loading account…"), id="fields")
         yield Static(Text("Recent charges"), id="recent-title")
@@ -124,12 +124,12 @@ class AccountDetailScreen(Screen[None]):
         grid = Table.grid(padding=(0, 2))
         grid.add_column(style="bold", no_wrap=True)
         grid.add_column()
-        merchant = Text(account.merchant_id or "—")
+        merchant = fmt.literal(account.merchant_id or "—")
         if self.merchant is not None and self.merchant.name:
             merchant = Text.assemble(fmt.literal(self.merchant.name), "  ", (merchant.plain, "dim"))
         tax = [p for p in (account.tax_authority, account.tax_authority_state) if p]
         rows: list[tuple[str, Text]] = [
-            ("Account id", Text(account.account_id)),
+            ("Account id", fmt.literal(account.account_id)),
             ("Name", _value(account.name)),
             ("Merchant", merchant),
             ("Boarding status", fmt.boarding_status(account.status)),
@@ -201,7 +201,7 @@ class AccountDetailScreen(Screen[None]):
             when = Text(fmt.timestamp(charge.charge_timestamp))
             when.append(f" ({fmt.age(charge.charge_timestamp, now)})", style="dim")
             table.add_row(
-                Text(charge.charge_id),
+                fmt.literal(charge.charge_id),
                 when,
                 Text(fmt.money(charge.total_amount), justify="right"),
                 fmt.status(charge.status),

@@ -264,9 +264,9 @@ class AccountsScreen(Screen[None]):
             if merchant is not None and merchant.status:
                 count += f" · merchant {merchant.status}"
             table.add_row(
-                Text(merchant_name(merchant_id), style="bold"),
-                Text(merchant_id, style="dim"),
-                Text(count, style="dim"),
+                fmt.literal(merchant_name(merchant_id), style="bold"),
+                fmt.literal(merchant_id, style="dim"),
+                fmt.literal(count, style="dim"),
                 Text(""),
                 Text(""),
                 key=MERCHANT_ROW + merchant_id,
@@ -295,7 +295,7 @@ class AccountsScreen(Screen[None]):
 
     def _cells(self, account: Account) -> list[Text]:
         changed = account.account_id in self.changed_ids
-        account_id = Text(("◆ " if changed else "  ") + account.account_id)
+        account_id = fmt.literal(("◆ " if changed else "  ") + account.account_id)
         status = fmt.boarding_status(account.status)
         tax_parts = [p for p in (account.tax_authority, account.tax_authority_state) if p]
         tax = Text(", ".join(tax_parts)) if tax_parts else Text("—", style="dim")

@@ -26,6 +26,7 @@ from textual.widgets import Footer, Static
 from paytui.api.errors import ApiError, NotFoundError
 from paytui.api.queries import ChargeQuery
 from paytui.tags import parse_tags
+from paytui.text import safe
 from paytui.ui import format as fmt
 from paytui.ui import messages
 from paytui.ui.running_app import paytui_app
@@ -131,13 +132,11 @@ def _text(value: object) -> Text:
     """A value as literal text; `—` when absent so an empty field is visibly empty."""
     if value is None or value == "":
         return Text(_MISSING, style="dim")
-    if isinstance(value, str):
-        return Text(value)
     if isinstance(value, bool):
         return Text("yes" if value else "no")
     if isinstance(value, Mapping | list | tuple):
-        return Text(to_json_text(value, indent=None))
-    return Text(str(value))
+        return Text(safe(to_json_text(value, indent=None)))
+    return Text(safe(value))
 
 
 def _money(value: object) -> Text:
@@ -159,7 +158,7 @@ def _rows_table(rows: Iterable[tuple[str, RenderableType]]) -> Table:
     table.add_column(style="bold", no_wrap=True)
     table.add_column(overflow="fold")
     for key, value in rows:
-        table.add_row(Text(key), value)
+        table.add_row(Text(safe(key)), value)
     return table
 
 
@@ -172,7 +171,7 @@ def _columns_table(records: list[dict[str, Any]], columns: list[tuple[str, str]]
     for key, title in all_columns:
         # Only free text wraps; ids, amounts, codes and dates are read (and copied) whole.
         free_text = key in FREE_TEXT_COLUMNS
-        table.add_column(Text(title), overflow="fold", no_wrap=not free_text)
+        table.add_column(Text(safe(title)), overflow="fold", no_wrap=not free_text)
     for record in records:
         cells: list[RenderableType] = []
         for key, _ in all_columns:
@@ -340,7 +339,7 @@ class ChargeDetailScreen(Screen[None]):
             client = await self._host.get_client()
             page = await client.search_refunds_page(RefundQuery(charge_id=self.charge_id), limit=50)
         except ApiError as exc:
-            self._panel("refunds", Text(f"Could not load the refunds: {exc}", style="bold"))
+            self._panel("refunds", Text(safe(f"Could not load the refunds: {exc}"), style="bold"))
             return
         if not page.items:
             self._panel("refunds", None)
@@ -356,8 +355,8 @@ class ChargeDetailScreen(Screen[None]):
             )
             if refund.reason:
                 line.append("  ")
-                line.append(Text(refund.reason, style="dim"))
-            rows.append((refund.refund_id, line))
+                line.append(Text(safe(refund.reason), style="dim"))
+            rows.append((safe(refund.refund_id), line))
         if page.total is not None and page.total > len(page.items):
             rows.append(("", Text(f"… {page.total - len(page.items)} more (palette: Refunds)")))
         self._panel("refunds", _rows_table(rows))
@@ -420,7 +419,7 @@ class ChargeDetailScreen(Screen[None]):
             error.display = False
             return
         hint = "" if not_found else "  Press ctrl+r to retry."
-        error.update(Text.assemble((message, "bold"), hint))
+        error.update(Text.assemble((safe(message), "bold"), hint))
         error.display = True
         self.notify(message, title="Charge", severity="error", markup=False)
 
@@ -462,7 +461,7 @@ class ChargeDetailScreen(Screen[None]):
 
     def _heading(self) -> Text:
         wire = self._wire
-        heading = Text.assemble(("Charge ", "bold"), Text(self.charge_id))
+        heading = Text.assemble(("Charge ", "bold"), Text(safe(self.charge_id)))
         if wire:
             heading.append("  ")
             heading.append_text(_text(wire.get("charge_type")))
@@ -497,11 +496,14 @@ class ChargeDetailScreen(Screen[None]):
         original = wire.get("original_charge_id")
         if original:
             rows.append(
-                ("Captured authorization", Text.assemble(Text(str(original)), ("  o opens", "dim")))
+                (
+                    "Captured authorization",
+                    Text.assemble(Text(safe(original)), ("  o opens", "dim")),
+                )
             )
         if self._is_authorization() or self._capture_id:
             if self._capture_id:
-                capture: Text = Text.assemble(Text(self._capture_id), ("  o opens", "dim"))
+                capture: Text = Text.assemble(Text(safe(self._capture_id)), ("  o opens", "dim"))
             else:
                 capture = Text(self._capture_lookup or "not captured yet", style="dim")
             rows.append(("Capture", capture))
@@ -606,7 +608,7 @@ class ChargeDetailScreen(Screen[None]):
         if not tags:
             self._panel("tags", Text("none", style="dim"))
             return
-        self._panel("tags", Text("  ").join(Text(str(tag), style="reverse") for tag in tags))
+        self._panel("tags", Text("  ").join(Text(safe(tag), style="reverse") for tag in tags))
 
     def _render_chargebacks(self) -> None:
         chargebacks = self._wire.get("chargebacks")

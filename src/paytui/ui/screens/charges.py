@@ -21,6 +21,7 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Input, Static
 
+from paytui.ui import format as fmt
 from paytui.ui import messages
 from paytui.ui.bindings import CHARGES_BINDINGS
 from paytui.ui.running_app import paytui_app
@@ -199,10 +200,10 @@ class ChargeSearchScreen(Screen[None]):
         explanation = self.query_one("#query-error", Static)
         if errors:
             first = errors[0]
-            line = Text(f"{first.message}", style="")
+            line = fmt.literal(first.message)
             snippet = text[first.start : first.end]
             if snippet:
-                line = Text.assemble(Text(snippet, style="bold"), ": ", line)
+                line = Text.assemble(fmt.literal(snippet, style="bold"), ": ", line)
             if len(errors) > 1:
                 line.append(f"  (+{len(errors) - 1} more)")
             explanation.update(line)

@@ -56,7 +56,7 @@ class DistributionDetailScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield PaytuiHeader()
-        yield Static(Text(f"Distribution {self.distribution_id}"), id="title")
+        yield Static(fmt.literal(f"Distribution {self.distribution_id}"), id="title")
         with Horizontal(id="top"):
             yield Static(Text(""), id="facts")
             yield Static(Text(""), id="totals")
@@ -81,7 +81,7 @@ class DistributionDetailScreen(Screen[None]):
         facts.add_column()
         count = dist.item_count if dist.item_count is not None else dist.items and len(dist.items)
         rows = [
-            ("Distribution", Text(dist.distribution_id)),
+            ("Distribution", fmt.literal(dist.distribution_id)),
             ("Account", fmt.literal(dist.account_id or "—")),
             ("Merchant", fmt.literal(dist.merchant_id or "—")),
             ("Status", status_text(dist.status)),
@@ -121,10 +121,10 @@ class DistributionDetailScreen(Screen[None]):
             category = item.category or "?"
             style = fmt.OUTGOING_STYLE if category in ("chargebacks", "returns") else ""
             table.add_row(
-                Text(category, style=style),
+                fmt.literal(category, style=style),
                 total_text(category, item.amount),
                 fmt.literal(item.charge_id or "—"),
-                Text(item.item_id or "—", style="dim"),
+                fmt.literal(item.item_id or "—", style="dim"),
                 key=str(index),
             )
         message = Text(f"{len(self.items):,} items. ")

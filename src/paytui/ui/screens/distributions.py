@@ -78,7 +78,7 @@ status_text = fmt.distribution_status
 
 def short(value: str | None, keep: int) -> Text:
     text = value or "—"
-    return Text(text[:keep] + "…" if len(text) > keep + 1 else text)
+    return fmt.literal(text[:keep] + "…" if len(text) > keep + 1 else text)
 
 
 class DistributionsScreen(Screen[None]):

@@ -106,15 +106,15 @@ class HistoryScreen(Screen[None]):
                 message = f"retry of #{entry.retry_of}" + (f"; {message}" if message else "")
             table.add_row(
                 Text(fmt.timestamp(entry.created_at)),
-                Text(OPERATIONS.get(entry.operation, entry.operation)),
-                Text(entry.charge_id or "—"),
+                fmt.literal(OPERATIONS.get(entry.operation, entry.operation)),
+                fmt.literal(entry.charge_id or "—"),
                 Text(
                     fmt.money(entry.amount) if entry.operation in MONEY else "",
                     justify="right",
                 ),
                 state_text(entry.state),
-                Text(entry.result_id or "—"),
-                Text(message),
+                fmt.literal(entry.result_id or "—"),
+                fmt.literal(message),
                 key=str(entry.id),
             )
         if entries:

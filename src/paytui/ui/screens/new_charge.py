@@ -31,6 +31,8 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Select, Static, TextArea
 
+from paytui.limits import check_attributes, check_tags, check_text
+from paytui.text import safe
 from paytui.ui import messages
 from paytui.ui.bindings import NEW_CHARGE_BINDINGS
 from paytui.ui.format import money
@@ -45,6 +47,7 @@ from paytui.ui.validation import (
 )
 from paytui.ui.widgets.card_input import CardInput
 from paytui.ui.widgets.header import PaytuiHeader
+from paytui.ui.widgets.safe_input import SafeInput, SafeTextArea
 
 if TYPE_CHECKING:
     from paytui.actions import ActionOutcome
@@ -112,14 +115,14 @@ class ChargeFormSender:
             # next ctrl+s (and only that) sends another, naming the one the user was told of.
             self._sending = False
             self._acknowledge = exc.entry.id
-            line = Text(exc.message, style="bold")
+            line = Text(safe(exc.message), style="bold")
             line.append(" Press ctrl+s again to send another charge anyway.")
             form._status(line)
             self.app.notify(exc.message, title=title, severity="warning", markup=False)
             return None
         except ActionError as exc:
             self._sending = False
-            form._status(Text(f"Nothing sent: {exc.message}", style="bold"))
+            form._status(Text(safe(f"Nothing sent: {exc.message}"), style="bold"))
             self.app.notify(exc.message, title=title, severity="error", markup=False)
             return None
         self._sending = False
@@ -136,17 +139,17 @@ def describe_outcome(outcome: ActionOutcome) -> tuple[Text, str]:
     if outcome.succeeded and charge is not None:
         if charge.status == "declined":
             line = Text("Declined", style="bold")
-            line.append(f": {charge.result_text or charge.result_code or 'declined'}")
-            line.append(f" (charge {charge.charge_id})")
+            line.append(safe(f": {charge.result_text or charge.result_code or 'declined'}"))
+            line.append(safe(f" (charge {charge.charge_id})"))
             return line, "warning"
-        line = Text(charge.result_code or "Done", style="bold")
-        line.append(f": {money(charge.total_amount)} {charge.charge_type or 'sale'}")
-        line.append(f", charge {charge.charge_id}")
+        line = Text(safe(charge.result_code or "Done"), style="bold")
+        line.append(safe(f": {money(charge.total_amount)} {charge.charge_type or 'sale'}"))
+        line.append(safe(f", charge {charge.charge_id}"))
         return line, "information"
     if outcome.succeeded:
-        return Text(outcome.message or f"Charge {outcome.result_id} created"), "information"
+        return Text(safe(outcome.message or f"Charge {outcome.result_id} created")), "information"
     severity = "warning" if outcome.state == "unknown" else "error"
-    return Text(outcome.message or f"The charge {outcome.state}"), severity
+    return Text(safe(outcome.message or f"The charge {outcome.state}")), severity
 
 
 def charge_result(charge: Charge) -> Text:
@@ -155,7 +158,7 @@ def charge_result(charge: Charge) -> Text:
 
     def line(label: str, value: object, style: str = "") -> None:
         text.append(f"{label:<16}", style="bold")
-        text.append("—" if value in (None, "") else str(value), style=style)
+        text.append("—" if value in (None, "") else safe(value), style=style)
         text.append("\n")
 
     line("Charge id", charge.charge_id)
@@ -210,11 +213,11 @@ class NewChargeScreen(ChargeFormSender, FormMixin, Screen[None]):
             with Vertical(id="fields", classes="form-fields"):
                 yield field_row(
                     "Account",
-                    Input(self.account_id, placeholder="pa_…", id="account", compact=True),
+                    SafeInput(self.account_id, placeholder="pa_…", id="account", compact=True),
                     "account",
                 )
                 yield field_row(
-                    "Amount", Input(placeholder="12.50", id="amount", compact=True), "amount"
+                    "Amount", SafeInput(placeholder="12.50", id="amount", compact=True), "amount"
                 )
                 yield field_row(
                     "Type",
@@ -229,12 +232,12 @@ class NewChargeScreen(ChargeFormSender, FormMixin, Screen[None]):
                 yield field_row("Card number", CardInput(id="card"), "card")
                 yield field_row(
                     "Card expiry",
-                    Input(placeholder="YYYY-MM", id="expiry", compact=True),
+                    SafeInput(placeholder="YYYY-MM", id="expiry", compact=True),
                     "expiry",
                 )
                 yield field_row(
                     "Routing number",
-                    Input(placeholder="9 digits", id="routing", compact=True, max_length=9),
+                    SafeInput(placeholder="9 digits", id="routing", compact=True, max_length=9),
                     "routing",
                 )
                 yield field_row(
@@ -243,36 +246,38 @@ class NewChargeScreen(ChargeFormSender, FormMixin, Screen[None]):
                     "bank-number",
                 )
                 yield field_row(
-                    "Token id", Input(placeholder="ct_…", id="token", compact=True), "token"
+                    "Token id", SafeInput(placeholder="ct_…", id="token", compact=True), "token"
                 )
-                yield field_row("First name", Input(id="first", compact=True), "first")
-                yield field_row("Last name", Input(id="last", compact=True), "last")
+                yield field_row("First name", SafeInput(id="first", compact=True), "first")
+                yield field_row("Last name", SafeInput(id="last", compact=True), "last")
                 yield field_row(
-                    "Country", Input("US", placeholder="US", id="country", compact=True), "country"
+                    "Country",
+                    SafeInput("US", placeholder="US", id="country", compact=True),
+                    "country",
                 )
-                yield field_row("Invoice no.", Input(id="invoice", compact=True), "invoice")
-                yield field_row("PO number", Input(id="po", compact=True), "po")
+                yield field_row("Invoice no.", SafeInput(id="invoice", compact=True), "invoice")
+                yield field_row("PO number", SafeInput(id="po", compact=True), "po")
                 yield field_row(
                     "Convenience fee",
-                    Input(placeholder="optional", id="convenience", compact=True),
+                    SafeInput(placeholder="optional", id="convenience", compact=True),
                     "convenience",
                 )
                 yield field_row(
                     "Supplement. fee",
-                    Input(placeholder="optional", id="supplemental", compact=True),
+                    SafeInput(placeholder="optional", id="supplemental", compact=True),
                     "supplemental",
                 )
                 yield field_row(
                     "Tags",
-                    Input(placeholder="comma,separated", id="tags", compact=True),
+                    SafeInput(placeholder="comma,separated", id="tags", compact=True),
                     "tags",
                 )
                 yield field_row(
                     "Attributes",
-                    TextArea(id="attributes", compact=True, placeholder="key=value per line"),
+                    SafeTextArea(id="attributes", compact=True, placeholder="key=value per line"),
                     "attributes",
                 )
-                yield field_row("Confirm", Input(id="confirm", compact=True), "confirm")
+                yield field_row("Confirm", SafeInput(id="confirm", compact=True), "confirm")
             yield Static(Text(""), id="form-status", classes="form-status")
             yield Static(Text(""), id="result", classes="form-result")
         yield Footer()
@@ -360,7 +365,11 @@ class NewChargeScreen(ChargeFormSender, FormMixin, Screen[None]):
                 "last_name": self.value("last") or None,
                 "country": self.value("country").upper() or None,
             }
-            contact = Contact(**values) if any(values.values()) else None
+            for field, name in (("first", "first_name"), ("last", "last_name")):
+                if message := check_text(name, values[name]):
+                    errors[field] = message
+            fits = "first" not in errors and "last" not in errors
+            contact = Contact(**values) if fits and any(values.values()) else None
         payment: Any = None
         if method == "card":
             card = self.query_one("#card", CardInput)
@@ -393,8 +402,13 @@ class NewChargeScreen(ChargeFormSender, FormMixin, Screen[None]):
             else:
                 payment = TokenPaymentMethodRequest(token_id=token_id)
         attributes, message = parse_attributes(self.query_one("#attributes", TextArea).text)
-        if message:
+        if message := message or check_attributes(attributes):
             errors["attributes"] = message
+        for field, name in (("invoice", "invoice_number"), ("po", "po_number")):
+            if message := check_text(name, self.value(field) or None):
+                errors[field] = message
+        if message := check_tags(parse_tags(self.value("tags"))):
+            errors["tags"] = message
         for name, text in errors.items():
             self.set_error(name, text)
         if errors or payment is None:

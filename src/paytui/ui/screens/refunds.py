@@ -23,6 +23,7 @@ from paytui.ui.bindings import REFUNDS_BINDINGS
 from paytui.ui.running_app import paytui_app
 from paytui.ui.widgets.header import PaytuiHeader
 from paytui.ui.widgets.list_state import ErrorLine, ListState, showing
+from paytui.ui.widgets.safe_input import SafeInput
 
 if TYPE_CHECKING:
     from paytui.api.models import Page, Refund
@@ -56,7 +57,7 @@ class RefundsScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield PaytuiHeader()
-        yield Input(
+        yield SafeInput(
             placeholder="/ charge id, or acct:<account id>; enter searches", id="refunds-query"
         )
         yield Static(Text(""), id="refunds-status")
@@ -102,12 +103,12 @@ class RefundsScreen(Screen[None]):
         table.clear()
         for refund in page.items:
             table.add_row(
-                Text(refund.refund_id),
-                Text(refund.charge_id or "—"),
+                fmt.literal(refund.refund_id),
+                fmt.literal(refund.charge_id or "—"),
                 Text(fmt.money(refund.total_amount), justify="right"),
                 fmt.status(refund.status),
                 Text(fmt.timestamp(refund.refund_timestamp)),
-                Text(refund.reason or ""),
+                fmt.literal(refund.reason or ""),
             )
         text = showing(len(page.items), page.total, first=self.page_offset)
         if page.has_more:

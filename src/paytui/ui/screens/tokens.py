@@ -68,11 +68,11 @@ def token_row(token: Token, now: datetime) -> list[Text]:
     if state:
         expires.append(f" {state}", style="bold italic")
     return [
-        Text(token.token_id, style=style),
-        Text(card or "—", style=style),
-        Text(getattr(pm, "expiration_date", None) or "—", style=style),
+        fmt.literal(token.token_id, style=style),
+        fmt.literal(card or "—", style=style),
+        fmt.literal(getattr(pm, "expiration_date", None) or "—", style=style),
         expires,
-        Text(contact.name if contact is not None and contact.name else "—", style=style),
+        fmt.literal(contact.name if contact is not None and contact.name else "—", style=style),
     ]
 
 

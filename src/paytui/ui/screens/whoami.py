@@ -20,6 +20,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from paytui.text import safe
 from paytui.ui import format as fmt
 from paytui.ui.bindings import WHOAMI_BINDINGS
 
@@ -110,7 +111,7 @@ class WhoAmIScreen(ModalScreen[None]):
         table.add_column("Value", ratio=1, overflow="fold")
         for key, label in _LABELS:
             if key in self.facts:
-                table.add_row(Text(label), Text(self.facts[key]))
+                table.add_row(Text(label), Text(safe(self.facts[key])))
         return table
 
     def _problems_text(self) -> Text:
@@ -120,7 +121,7 @@ class WhoAmIScreen(ModalScreen[None]):
             return Text("Config problems: none")
         text = Text("Config problems:\n")
         for problem in self.problems:
-            text.append(f"• {redact(problem)}\n")
+            text.append(f"• {safe(redact(problem))}\n")
         return text
 
     @work(exclusive=True, group="whoami", exit_on_error=False)

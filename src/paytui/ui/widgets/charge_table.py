@@ -27,13 +27,39 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from paytui.text import safe
 from paytui.ui import format as fmt
 from paytui.ui.bindings import TABLE_BINDINGS
 
 if TYPE_CHECKING:
-    from paytui.api.models import Charge, Page
+    from paytui.api.models import Charge, Page, UnreadableItem
 
 PageLoader = Callable[[int, int], Awaitable["Page[Any]"]]
+
+
+def _rows(page: Page[Any]) -> list[Any]:
+    """A page's rows in the order sent; items that could not be read keep their places."""
+    rows = getattr(page, "rows", None)
+    return rows() if callable(rows) else list(page.items)
+
+
+def _is_unreadable(item: object) -> bool:
+    """By class name, like `widgets.errors`: importing the models (pydantic) here would cost the
+    first paint."""
+    return type(item).__name__ == "UnreadableItem"
+
+
+def _unreadable_cells(item: UnreadableItem, widths: list[tuple[Column, int]]) -> list[Text]:
+    """An "unreadable row": its id where the id goes, why in the widest column."""
+    cells = [Text("") for _ in widths]
+    keys = [column.key for column, _ in widths]
+    cells[0] = Text("unreadable row", style="bold red")
+    if "id" in keys:
+        cells[keys.index("id")] = fmt.literal(item.id or "?")
+    widest = max(range(len(widths)), key=lambda i: widths[i][1] if i else -1)
+    if widest:
+        cells[widest] = fmt.literal(item.reason, style="dim")
+    return cells
 
 
 def _text(value: object) -> Text:
@@ -47,15 +73,15 @@ def _method(charge: Any) -> Text:
     brand = getattr(payment_method, "type", None) if method == "card" else None
     label = brand or ("bank" if method == "bank_account" else method)
     last4 = getattr(charge, "last4", None) or ""
-    return Text(f"{label} {last4}".strip())
+    return Text(safe(f"{label} {last4}".strip()))
 
 
 def _tags(charge: Any) -> Text:
-    return Text(", ".join(str(tag) for tag in (getattr(charge, "tags", None) or [])))
+    return Text(safe(", ".join(str(tag) for tag in (getattr(charge, "tags", None) or []))))
 
 
 def _short_id(charge: Any) -> Text:
-    charge_id = str(getattr(charge, "charge_id", "") or "")
+    charge_id = safe(getattr(charge, "charge_id", "") or "")
     return Text(charge_id[:10] + "…" if len(charge_id) > 10 else charge_id)
 
 
@@ -264,7 +290,7 @@ class ChargeTable(ScrollView, can_focus=True):
         self._strip_cache.clear()
         self.pages_fetched = 1
         self.sort = sort
-        items = list(first_page.items)
+        items = _rows(first_page)
         self._pages[0] = items
         total = first_page.total
         self.total = total if total is not None else len(items) + (1 if first_page.has_more else 0)
@@ -298,7 +324,12 @@ class ChargeTable(ScrollView, can_focus=True):
         return frozenset(self._failed)
 
     def charge_at(self, row: int) -> Charge | None:
-        """The charge on `row`, or None when its page is not loaded (never fetches)."""
+        """The charge on `row`, or None when its page is not loaded or the row is unreadable."""
+        item = self.row_at(row)
+        return None if _is_unreadable(item) else item
+
+    def row_at(self, row: int) -> Any:
+        """What row `row` holds: a charge, an `UnreadableItem`, or None when not loaded."""
         if not 0 <= row < self.total:
             return None
         page_index, index = divmod(row, self.PAGE_SIZE)
@@ -364,7 +395,7 @@ class ChargeTable(ScrollView, can_focus=True):
         if generation != self._generation:
             return
         self._loading.discard(page_index)
-        self._pages[page_index] = list(page.items)
+        self._pages[page_index] = _rows(page)
         self.pages_fetched += 1
         self._evict()
         if page.total is not None and page.total != self.total:
@@ -549,7 +580,10 @@ class ChargeTable(ScrollView, can_focus=True):
         if is_cursor:
             base = base + self.get_component_rich_style("charge-table--cursor")
         widths = layout_columns(max(1, width - 1))
-        charge = self.charge_at(row)
+        item = self.row_at(row)
+        if _is_unreadable(item):
+            return self._cells_to_strip(_unreadable_cells(item, widths), widths, base, width)
+        charge = item
         if charge is None:
             placeholder = base + self.get_component_rich_style(
                 "charge-table--placeholder", partial=True

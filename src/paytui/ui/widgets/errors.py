@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from paytui.logs import redact
+from paytui.text import safe
 
 
 @dataclass(frozen=True)
@@ -24,7 +25,9 @@ class ErrorInfo:
 def describe_error(exc: BaseException) -> ErrorInfo:
     """Classify by the `paytui.api.errors` hierarchy (by class name: keeps imports light)."""
     names = {cls.__name__ for cls in type(exc).__mro__}
-    detail = redact(str(getattr(exc, "message", None) or exc or type(exc).__name__)).rstrip(".")
+    # Error text may quote a server or a file: shown, never obeyed (`paytui.text.safe`).
+    detail = safe(redact(str(getattr(exc, "message", None) or exc or type(exc).__name__)))
+    detail = detail.rstrip(".")
     status = getattr(exc, "status", None)
     if "AuthenticationError" in names or status == 401:
         return ErrorInfo(

@@ -15,6 +15,8 @@ from textual.app import ComposeResult
 from textual.widget import Widget
 from textual.widgets import Static
 
+from paytui.text import safe
+
 
 def environment_class(environment: str) -> str:
     """The CSS class for an environment name (sandbox / production / anything else)."""
@@ -125,14 +127,14 @@ class PaytuiHeader(Widget):
         self.set_class(tls is not None, "-tls")
         if env_class == "-production":
             # The context banner: "PRODUCTION · <profile> · <host>", the bar red end to end.
-            label = Text(" · ".join(["PRODUCTION", profile, base_host(app)]))
+            label = Text(safe(" · ".join(["PRODUCTION", profile, base_host(app)])))
         else:
-            label = Text(environment.upper())
+            label = Text(safe(environment.upper()))
         yield Static(Text("paytui"), classes="header--product")
         yield Static(label, classes="header--env", id="header-env")
-        yield Static(Text(profile), classes="header--profile", id="header-profile")
+        yield Static(Text(safe(profile)), classes="header--profile", id="header-profile")
         yield Static(Text("READ-ONLY"), classes="header--badge header--readonly", id="header-ro")
-        yield Static(Text(tls or ""), classes="header--badge header--tls", id="header-tls")
+        yield Static(Text(safe(tls or "")), classes="header--badge header--tls", id="header-tls")
         yield Static(Text(""), classes="header--account", id="header-account")
 
     def on_mount(self) -> None:
@@ -141,6 +143,6 @@ class PaytuiHeader(Widget):
 
     def _show_account(self, account_id: str | None) -> None:
         label = self.query_one("#header-account", Static)
-        text = Text(f"account {account_id}" if account_id else "", no_wrap=True)
+        text = Text(safe(f"account {account_id}" if account_id else ""), no_wrap=True)
         text.overflow = "ellipsis"
         label.update(text)

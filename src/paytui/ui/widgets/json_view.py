@@ -3,7 +3,8 @@
 Support staff paste raw API objects into tickets and compare them with what the service's own
 logs show, so the detail screens offer the wire form next to the friendly panels. The document
 is rendered through Rich's `Syntax`, which treats the text as data: a customer name containing
-markup shows literally. Secrets cannot appear because the API already masks them.
+markup shows literally, and control characters show as ``\u001b`` escapes. Secrets cannot
+appear because the API already masks them.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from rich.syntax import Syntax
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
+
+from paytui.text import escaped
 
 
 def _default(value: object) -> object:
@@ -33,9 +36,12 @@ def _default(value: object) -> object:
 def to_json_text(data: object, *, indent: int | None = 2) -> str:
     """JSON text, keys in the order the API sent them so it reads like the wire body.
 
-    `indent=None` gives the compact one-line form used to show unknown values inline.
+    `indent=None` gives the compact one-line form used to show unknown values inline. Control,
+    bidi and surrogate characters are written as ``\\u`` escapes (`paytui.text.escaped`): still
+    the same JSON, but nothing in it can act on the terminal.
     """
-    return json.dumps(data, indent=indent, ensure_ascii=False, default=_default)
+    text = json.dumps(data, indent=indent, ensure_ascii=False, default=_default)
+    return escaped(text, keep_lines=True)
 
 
 class JsonView(VerticalScroll, can_focus=True):

@@ -14,9 +14,9 @@ from rich.text import Text
 from textual.binding import BindingType
 from textual.message import Message
 from textual.suggester import Suggester
-from textual.widgets import Input
 
 from paytui.ui.bindings import QUERY_BINDINGS
+from paytui.ui.widgets.safe_input import SafeInput
 
 
 class _ErrorSpans(Highlighter):
@@ -65,7 +65,7 @@ class CompletionSuggester(Suggester):
         return None
 
 
-class QueryInput(Input):
+class QueryInput(SafeInput):
     """Input for the charge search language."""
 
     BINDINGS: ClassVar[list[BindingType]] = [*QUERY_BINDINGS]

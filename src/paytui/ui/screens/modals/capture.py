@@ -11,9 +11,11 @@ from textual.app import ComposeResult
 from textual.widgets import Input, Static
 
 from paytui.actions import AmountError, parse_amount
+from paytui.text import safe
 from paytui.ui import format as fmt
 from paytui.ui.running_app import paytui_app
 from paytui.ui.screens.modals.confirm import MoneyActionModal
+from paytui.ui.widgets.safe_input import SafeInput
 
 if TYPE_CHECKING:
     from paytui.actions import ActionExecutor, ActionOutcome
@@ -50,7 +52,7 @@ class CaptureModal(MoneyActionModal):
     def compose_form(self) -> ComposeResult:
         for field, label in FEES:
             yield Static(Text(f"{label} (optional)"), classes="field-label")
-            yield Input(id=field, placeholder="0.00")
+            yield SafeInput(id=field, placeholder="0.00")
             yield Static(Text(""), id=f"{field}-error", classes="field-error")
 
     async def prepare(self, executor: ActionExecutor) -> Text:
@@ -74,7 +76,7 @@ class CaptureModal(MoneyActionModal):
             if index:
                 text.append("\n")
             text.append(f"{label:<11}", style="bold")
-            text.append(Text(value))
+            text.append(Text(safe(value)))
         return text
 
     def validate(self) -> dict[str, Any] | None:

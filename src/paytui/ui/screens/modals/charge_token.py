@@ -21,6 +21,7 @@ from textual.widgets import Input, Select, Static
 from paytui.ui.bindings import FORM_BINDINGS
 from paytui.ui.screens.modals.token_form import _FORMS_TCSS, FormMixin, field_row
 from paytui.ui.screens.new_charge import ChargeFormSender
+from paytui.ui.widgets.safe_input import SafeInput
 
 if TYPE_CHECKING:
     from paytui.api.models import (
@@ -60,14 +61,14 @@ class ChargeTokenScreen(ChargeFormSender, FormMixin, ModalScreen["Charge | str |
             yield Static(detail, id="token-line")
             with Vertical(id="fields", classes="form-fields"):
                 yield field_row(
-                    "Amount", Input(placeholder="12.50", id="amount", compact=True), "amount"
+                    "Amount", SafeInput(placeholder="12.50", id="amount", compact=True), "amount"
                 )
                 yield field_row(
                     "Type",
                     Select(CHARGE_TYPES, value="sale", allow_blank=False, id="type", compact=True),
                     "type",
                 )
-                yield field_row("Confirm", Input(id="confirm", compact=True), "confirm")
+                yield field_row("Confirm", SafeInput(id="confirm", compact=True), "confirm")
             yield Static(Text(""), id="form-status", classes="form-status")
             yield Static(
                 Text("ctrl+s charge · tab next field · esc close", style="dim"),

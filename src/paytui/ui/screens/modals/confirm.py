@@ -43,9 +43,11 @@ from paytui.actions import (
     ConfirmationRequired,
     EarlierAttemptApplied,
 )
+from paytui.text import safe, safe_lines
 from paytui.ui import messages
 from paytui.ui.bindings import MONEY_MODAL_BINDINGS
 from paytui.ui.running_app import paytui_app
+from paytui.ui.widgets.safe_input import SafeInput
 
 if TYPE_CHECKING:
     from paytui.actions import ActionExecutor
@@ -59,7 +61,7 @@ def outcome_text(outcome: ActionOutcome, noun: str) -> Text:
     if outcome.state == "succeeded":
         lead = f"The {noun} went through"
         text.append(f"{lead}: ", style="bold")
-        text.append(outcome.result_id or "")
+        text.append(safe(outcome.result_id or ""))
     elif outcome.retryable:
         text.append(f"It did not happen — the {noun} was not made.", style="bold")
         text.append(" Press Retry to send it again.")
@@ -70,7 +72,7 @@ def outcome_text(outcome: ActionOutcome, noun: str) -> Text:
         text.append("Still unknown — check again in History (5).", style="bold")
     if outcome.message and (not outcome.succeeded or outcome.reconciled):
         text.append("\n")
-        text.append(outcome.message)
+        text.append(safe_lines(outcome.message))
     return text
 
 
@@ -122,7 +124,7 @@ class MoneyActionModal(ModalScreen[str | None]):
             yield Static(Text(""), id="dialog-review")
             with Vertical(id="dialog-confirm"):
                 yield Static(Text(""), id="confirm-label")
-                yield Input(id="confirm-phrase", placeholder="type it here")
+                yield SafeInput(id="confirm-phrase", placeholder="type it here")
                 yield Static(Text(""), id="confirm-phrase-error", classes="field-error")
             yield Static(Text(""), id="dialog-message")
             with Horizontal(id="dialog-buttons"):
@@ -218,16 +220,16 @@ class MoneyActionModal(ModalScreen[str | None]):
     def field_error(self, field: str, message: str | None) -> None:
         """Show (or clear) the error line under a field."""
         error = self.query_one(f"#{field}-error", Static)
-        error.update(Text(message or ""))
+        error.update(Text(safe(message or "")))
         error.display = bool(message)
 
     def _message(self, text: Text | str, *, error: bool = False) -> None:
         widget = self.query_one("#dialog-message", Static)
-        widget.update(text if isinstance(text, Text) else Text(text))
+        widget.update(text if isinstance(text, Text) else Text(safe_lines(text)))
         widget.set_class(error, "-error")
 
     def _block(self, message: str) -> None:
-        self._message(Text(message, style="bold"), error=True)
+        self._message(Text(safe_lines(message), style="bold"), error=True)
         self.step = "blocked"
 
     def _result_charge(self) -> str | None:
@@ -454,14 +456,14 @@ class TypedConfirmModal(ModalScreen[str | None]):
             dialog.border_title = "Confirm"
             yield Static(
                 Text.assemble(
-                    Text(self.what),
+                    Text(safe_lines(self.what)),
                     ("\nProduction: type ", "bold"),
                     (self.phrase, "bold reverse"),
                     (" to confirm, then press enter.", "bold"),
                 ),
                 id="dialog-info",
             )
-            yield Input(id="confirm-phrase", placeholder="type it here")
+            yield SafeInput(id="confirm-phrase", placeholder="type it here")
 
     def on_mount(self) -> None:
         self.query_one(Input).focus()

@@ -9,9 +9,12 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.widgets import Input, Static, TextArea
 
+from paytui.limits import check_attributes, check_tags
+from paytui.text import safe, safe_lines
 from paytui.ui import format as fmt
 from paytui.ui.screens.modals.confirm import MoneyActionModal
 from paytui.ui.validation import format_attributes, parse_attributes, parse_tags
+from paytui.ui.widgets.safe_input import SafeInput, SafeTextArea
 
 if TYPE_CHECKING:
     from paytui.actions import ActionExecutor, ActionOutcome
@@ -32,7 +35,7 @@ def diff_text(
         if lines:
             text.append("\n")
         text.append(f"{sign} ", style=fmt.CHANGE_STYLES[sign])
-        text.append(Text(body))
+        text.append(Text(safe(body)))
         lines += 1
 
     for tag in new_tags:
@@ -74,10 +77,10 @@ class EditTagsModal(MoneyActionModal):
 
     def compose_form(self) -> ComposeResult:
         yield Static(Text("Tags (comma separated)"), classes="field-label")
-        yield Input(id="tags")
+        yield SafeInput(id="tags")
         yield Static(Text(""), id="tags-error", classes="field-error")
         yield Static(Text("Attributes (one key=value,value a line)"), classes="field-label")
-        yield TextArea(id="attributes", soft_wrap=False)
+        yield SafeTextArea(id="attributes", soft_wrap=False)
         yield Static(Text(""), id="attributes-error", classes="field-error")
 
     async def prepare(self, executor: ActionExecutor) -> Text:
@@ -87,7 +90,9 @@ class EditTagsModal(MoneyActionModal):
             str(k): [str(v) for v in vs] for k, vs in (charge.attributes or {}).items()
         }
         self.query_one("#tags", Input).value = ", ".join(self.old_tags)
-        self.query_one("#attributes", TextArea).text = format_attributes(self.old_attrs)
+        # Shown through the sanitiser: an old value holding a control character shows (and, if kept,
+        # is sent back) with its placeholder, which the review step lists as a change.
+        self.query_one("#attributes", TextArea).text = safe_lines(format_attributes(self.old_attrs))
         return Text(
             "Change the lists below; the next step shows exactly what will change.", style="dim"
         )
@@ -97,6 +102,13 @@ class EditTagsModal(MoneyActionModal):
         attributes, message = parse_attributes(self.query_one("#attributes", TextArea).text)
         self.field_error("attributes", message)
         if message:
+            return None
+        if message := check_attributes(attributes):
+            self.field_error("attributes", message)
+            return None
+        self.field_error("attributes", None)
+        if message := check_tags(tags):
+            self.field_error("tags", message)
             return None
         params: dict[str, Any] = {}
         if tags != self.old_tags:

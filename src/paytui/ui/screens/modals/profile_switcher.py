@@ -20,6 +20,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, OptionList, Static
 from textual.widgets.option_list import Option
 
+from paytui.text import safe, safe_lines
 from paytui.ui.bindings import SWITCHER_BINDINGS
 
 if TYPE_CHECKING:
@@ -52,7 +53,7 @@ class ProfileSwitcher(ModalScreen[str | None]):
         for name in names:
             label = Text()
             label.append("● " if name == current else "  ", style="bold")
-            label.append(name, style="bold" if name == current else "")
+            label.append(safe(name), style="bold" if name == current else "")
             if name == current:
                 label.append("  (current)", style="dim")
             options.append(Option(label, id=name))
@@ -64,7 +65,7 @@ class ProfileSwitcher(ModalScreen[str | None]):
                 from paytui.logs import redact
 
                 hint += "\nConfig problems: " + "; ".join(redact(p) for p in problems)
-            yield Static(Text(hint), id="profiles-hint")
+            yield Static(Text(safe_lines(hint)), id="profiles-hint")
 
     def on_mount(self) -> None:
         option_list = self.query_one(OptionList)
@@ -103,9 +104,9 @@ class ConfirmProductionScreen(ModalScreen[bool]):
         host = urlsplit(self.connection.base_url or "").netloc or "embedded"
         body = Text()
         body.append("Profile ")
-        body.append(self.connection.profile_name, style="bold")
+        body.append(safe(self.connection.profile_name), style="bold")
         body.append(" talks to the real service at ")
-        body.append(host, style="bold")
+        body.append(safe(host), style="bold")
         body.append(".\nMoney actions there move real money.")
         if self.connection.read_only:
             body.append("\nThis profile is read-only.")

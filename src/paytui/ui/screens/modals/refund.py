@@ -11,10 +11,13 @@ from textual.app import ComposeResult
 from textual.widgets import Input, Static, TextArea
 
 from paytui.actions import AmountError, format_amount, parse_amount
+from paytui.limits import check_attributes, check_tags, check_text
+from paytui.text import safe
 from paytui.ui import format as fmt
 from paytui.ui.screens.modals.capture import card_text
 from paytui.ui.screens.modals.confirm import MoneyActionModal
 from paytui.ui.validation import parse_attributes, parse_tags
+from paytui.ui.widgets.safe_input import SafeInput, SafeTextArea
 
 if TYPE_CHECKING:
     from paytui.actions import ActionExecutor, ActionOutcome
@@ -39,16 +42,16 @@ class RefundModal(MoneyActionModal):
 
     def compose_form(self) -> ComposeResult:
         yield Static(Text("Amount"), classes="field-label")
-        yield Input(id="amount")
+        yield SafeInput(id="amount")
         yield Static(Text(""), id="amount-error", classes="field-error")
         yield Static(Text("Reason (optional)"), classes="field-label")
-        yield Input(id="reason", placeholder="e.g. customer request")
+        yield SafeInput(id="reason", placeholder="e.g. customer request")
         yield Static(Text(""), id="reason-error", classes="field-error")
         yield Static(Text("Tags (optional, comma separated)"), classes="field-label")
-        yield Input(id="tags", placeholder="vip, goodwill")
+        yield SafeInput(id="tags", placeholder="vip, goodwill")
         yield Static(Text(""), id="tags-error", classes="field-error")
         yield Static(Text("Attributes (optional, one key=value a line)"), classes="field-label")
-        yield TextArea(id="attributes", soft_wrap=False)
+        yield SafeTextArea(id="attributes", soft_wrap=False)
         yield Static(Text(""), id="attributes-error", classes="field-error")
 
     async def prepare(self, executor: ActionExecutor) -> Text:
@@ -65,7 +68,7 @@ class RefundModal(MoneyActionModal):
         text.append("\nLeft       ", style="bold")
         text.append(fmt.money(self.remaining))
         text.append("\nMethod     ", style="bold")
-        text.append(Text(card_text(charge)))
+        text.append(Text(safe(card_text(charge))))
         text.append("\nStatus     ", style="bold")
         text.append_text(fmt.status(charge.status))
         return text
@@ -87,7 +90,12 @@ class RefundModal(MoneyActionModal):
         tags = parse_tags(self.query_one("#tags", Input).value)
         if tags:
             params["tags"] = tags
+        too_long = {"reason": check_text("reason", reason), "tags": check_tags(tags)}
+        for field, problem in too_long.items():
+            self.field_error(field, problem)
+            ok = ok and problem is None
         attributes, message = parse_attributes(self.query_one("#attributes", TextArea).text)
+        message = message or check_attributes(attributes or {})
         self.field_error("attributes", message)
         if message:
             ok = False
@@ -101,16 +109,16 @@ class RefundModal(MoneyActionModal):
         text.append(fmt.money(amount), style="bold")
         whole = self.remaining is not None and amount == self.remaining
         text.append(" (all that is left)" if whole else f" of the {fmt.money(self.remaining)} left")
-        text.append(f" of charge {self.charge_id}")
+        text.append(safe(f" of charge {self.charge_id}"))
         if "reason" in params:
             text.append("\n  Reason: ")
-            text.append(Text(params["reason"]))
+            text.append(Text(safe(params["reason"])))
         if "tags" in params:
             text.append("\n  Tags: ")
-            text.append(Text(", ".join(params["tags"])))
+            text.append(Text(safe(", ".join(params["tags"]))))
         for key, values in params.get("attributes", {}).items():
             text.append("\n  ")
-            text.append(Text(f"{key} = {', '.join(values)}"))
+            text.append(Text(safe(f"{key} = {', '.join(values)}")))
         text.append("\nPress enter to refund, escape to cancel. This cannot be undone.")
         return text
 

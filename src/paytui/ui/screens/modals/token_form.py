@@ -24,12 +24,14 @@ from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Input, Label, Static
 
+from paytui.text import safe
 from paytui.ui.bindings import FORM_BINDINGS
 from paytui.ui.format import date, timestamp
 from paytui.ui.running_app import paytui_app
 from paytui.ui.validation import check_country, check_expiration
 from paytui.ui.widgets.card_input import CardInput
 from paytui.ui.widgets.errors import describe_error
+from paytui.ui.widgets.safe_input import SafeInput
 
 if TYPE_CHECKING:
     from textual.dom import DOMNode
@@ -61,7 +63,7 @@ class FormMixin(_FormBase):
 
     def set_error(self, name: str, message: str | None) -> None:
         line = self.query_one(f"#err-{name}", Static)
-        line.update(Text(message or ""))
+        line.update(Text(safe(message or "")))
         line.set_class(bool(message), "-shown")
         self.query_one(f"#row-{name}").set_class(bool(message), "-invalid")
 
@@ -151,29 +153,29 @@ class TokenFormScreen(FormMixin, ModalScreen["Token | None"]):
                 if self.creating:
                     yield field_row(
                         "Account",
-                        Input(self.account_id, placeholder="pa_…", id="account", compact=True),
+                        SafeInput(self.account_id, placeholder="pa_…", id="account", compact=True),
                         "account",
                     )
                     yield field_row("Card number", CardInput(id="card"), "card")
                 expiry = getattr(card, "expiration_date", None) or ""
                 yield field_row(
                     "Card expiry",
-                    Input(expiry, placeholder="YYYY-MM", id="expiry", compact=True),
+                    SafeInput(expiry, placeholder="YYYY-MM", id="expiry", compact=True),
                     "expiry",
                 )
                 yield field_row(
                     "First name",
-                    Input(getattr(contact, "first_name", None) or "", id="first", compact=True),
+                    SafeInput(getattr(contact, "first_name", None) or "", id="first", compact=True),
                     "first",
                 )
                 yield field_row(
                     "Last name",
-                    Input(getattr(contact, "last_name", None) or "", id="last", compact=True),
+                    SafeInput(getattr(contact, "last_name", None) or "", id="last", compact=True),
                     "last",
                 )
                 yield field_row(
                     "Country",
-                    Input(
+                    SafeInput(
                         getattr(contact, "country", None) or ("US" if self.creating else ""),
                         placeholder="US",
                         id="country",
@@ -186,7 +188,7 @@ class TokenFormScreen(FormMixin, ModalScreen["Token | None"]):
                     current = date(self.token.token_expiration_date)
                 yield field_row(
                     "Token expires",
-                    Input(
+                    SafeInput(
                         current,
                         placeholder="YYYY-MM-DD (empty: 3 years)",
                         id="token-expiry",
@@ -337,7 +339,7 @@ class TokenFormScreen(FormMixin, ModalScreen["Token | None"]):
         self._sending = False
         self.result = token
         verb = "Created" if self.creating else "Updated"
-        self._status(Text(f"{verb} token {token.token_id}.", style="bold"))
+        self._status(Text(safe(f"{verb} token {token.token_id}."), style="bold"))
         self.query_one("#result", Static).update(token_summary(token))
         self.query_one("#fields").display = False
         self.query_one("#form-hint", Static).update(Text("esc / ctrl+s close", style="dim"))
@@ -353,7 +355,7 @@ def token_summary(token: Token) -> Text:
 
     def line(label: str, value: object) -> None:
         text.append(f"{label:<16}", style="bold")
-        text.append("—" if value in (None, "") else str(value))
+        text.append("—" if value in (None, "") else safe(value))
         text.append("\n")
 
     pm = token.payment_method

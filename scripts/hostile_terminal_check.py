@@ -1,0 +1,120 @@
+"""In a real terminal (tmux): a charge carrying OSC 2 / OSC 52 / CSI 2J / BEL / NUL / U+202E is
+shown by paytui (list, detail, JSON view) and the terminal's title does not change.
+
+    python scripts/hostile_terminal_check.py          # prints one line per check, exit 0 = held
+
+Needs `tmux` on PATH. First a control run proves that this tmux honours OSC 2 (a raw `printf`
+does rename the pane), so a pass means paytui neutralised the text, not that tmux ignored it.
+The result is recorded in docs/reliability.md ("Hostile data and broken servers").
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+SESSION = "paytui-hostile-check"
+TITLE = "title-before"
+
+
+def tmux(*args: str) -> str:
+    result = subprocess.run(["tmux", *args], capture_output=True, text=True, check=False)
+    return result.stdout.strip()
+
+
+def pane_title() -> str:
+    return tmux("display-message", "-p", "-t", SESSION, "#{pane_title}")
+
+
+def wait_for(predicate: object, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if predicate():  # type: ignore[operator]
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def start(command: str) -> None:
+    tmux("kill-session", "-t", SESSION)
+    tmux("new-session", "-d", "-s", SESSION, "-x", "200", "-y", "40", command)
+    tmux("select-pane", "-t", SESSION, "-T", TITLE)
+
+
+def outer() -> int:
+    if shutil.which("tmux") is None:
+        print("tmux not found: install it (apt-get install -y tmux) to run this check")
+        return 2
+    from paytui.sandbox.hostile import make_hostile_charge
+    from paytui.sandbox.seed import build_database
+
+    work = Path(tempfile.mkdtemp(prefix="paytui-hostile-"))
+    db = work / "sandbox.sqlite3"
+    build_database(db, charges=200, seed=7)
+    make_hostile_charge(db)
+    results: list[tuple[str, bool]] = []
+
+    # Control: a raw OSC 2 does rename the pane in this tmux.
+    start("sleep 1; printf '\\033]2;pwned\\007'; sleep 30")
+    renamed = wait_for(lambda: pane_title() == "pwned", 10)
+    results.append(("control: raw OSC 2 renames the tmux pane", renamed))
+
+    start(f"sleep 1; {sys.executable} {Path(__file__).resolve()} --inner {db}; sleep 30")
+    shown = wait_for(lambda: "Eve␛]2;pwned␇Mal" in tmux("capture-pane", "-p", "-t", SESSION), 60)
+    results.append(("paytui shows the hostile name with placeholders", shown))
+    detail = wait_for(lambda: "\\u001b]2;pwned" in tmux("capture-pane", "-p", "-t", SESSION), 60)
+    results.append(("the detail's JSON view shows it as escapes", detail))
+    done = wait_for(lambda: "HOSTILE-CHECK-DONE" in tmux("capture-pane", "-p", "-t", SESSION), 60)
+    results.append(("paytui ran to the end without a crash", done))
+    title = pane_title()
+    results.append((f"terminal title unchanged ({title!r})", title == TITLE))
+    tmux("kill-session", "-t", SESSION)
+    shutil.rmtree(work, ignore_errors=True)
+    for name, held in results:
+        print(f"{'held' if held else 'FAILED'}: {name}")
+    return 0 if all(held for _, held in results) else 1
+
+
+def inner(db: Path) -> None:
+    """Run paytui on `db`: the list, then the hostile charge's detail and its JSON view."""
+    from paytui.api.client import PaymentClient
+    from paytui.sandbox.embedded import asgi_transport
+    from paytui.ui.app import PaytuiApp
+    from paytui.ui.screens.charge_detail import ChargeDetailScreen
+
+    async def factory() -> PaymentClient:
+        return PaymentClient(
+            "http://sandbox",
+            client_id="paytui-demo",
+            client_secret="paytui-demo-secret",
+            transport=asgi_transport(db),
+        )
+
+    async def script(app: PaytuiApp) -> None:
+        client = await app.get_client()
+        page = await client.search_charges_page(limit=1)
+        await app.push_screen(ChargeDetailScreen(page.items[0].charge_id))
+        app.set_timer(3, lambda: app.screen.run_action("toggle_json"))
+        app.set_timer(8, app.exit)
+
+    class CheckedApp(PaytuiApp):
+        def on_mount(self) -> None:  # Textual also runs PaytuiApp.on_mount
+            self.set_timer(4, lambda: self.run_worker(script(self)))
+
+    CheckedApp(factory, journal_path=db.parent / "journal.sqlite3").run()
+    print("HOSTILE-CHECK-DONE")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--inner", type=Path, help=argparse.SUPPRESS)
+    options = parser.parse_args()
+    if options.inner is not None:
+        inner(options.inner)
+    else:
+        raise SystemExit(outer())

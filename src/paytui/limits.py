@@ -1,0 +1,72 @@
+"""How long each free-text field may be: one table, used by the forms, the request models and the
+sandbox, and documented in docs/api-assumptions.md ("Text lengths").
+
+The service's own limits are not published; these are generous for people and small enough that
+a pasted log file or a megabyte of JSON is refused with a clear message instead of being sent,
+stored and shown in every list.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+__all__ = ["LIMITS", "check_attributes", "check_tags", "check_text", "too_long"]
+
+#: Field -> most characters allowed.
+LIMITS: dict[str, int] = {
+    "first_name": 100,
+    "last_name": 100,
+    "tag": 64,
+    "tags": 50,  # how many tags a charge or refund may carry
+    "attribute_key": 64,
+    "attribute_value": 255,
+    "attributes": 50,  # how many keys
+    "reason": 255,
+    "invoice_number": 64,
+    "po_number": 64,
+}
+
+LABELS = {
+    "first_name": "First name",
+    "last_name": "Last name",
+    "tag": "A tag",
+    "attribute_key": "An attribute key",
+    "attribute_value": "An attribute value",
+    "reason": "The reason",
+    "invoice_number": "The invoice number",
+    "po_number": "The PO number",
+}
+
+
+def too_long(field: str, length: int) -> str:
+    """The one message for a text over its limit."""
+    return f"{LABELS.get(field, field)} is {length} characters long; at most {LIMITS[field]}"
+
+
+def check_text(field: str, value: str | None) -> str | None:
+    """None when `value` fits `field`'s limit, else the message."""
+    if value is not None and len(value) > LIMITS[field]:
+        return too_long(field, len(value))
+    return None
+
+
+def check_tags(tags: Sequence[str] | None) -> str | None:
+    if not tags:
+        return None
+    if len(tags) > LIMITS["tags"]:
+        return f"{len(tags)} tags; at most {LIMITS['tags']}"
+    return next((m for tag in tags if (m := check_text("tag", tag))), None)
+
+
+def check_attributes(attributes: Mapping[str, Sequence[str]] | None) -> str | None:
+    if not attributes:
+        return None
+    if len(attributes) > LIMITS["attributes"]:
+        return f"{len(attributes)} attribute keys; at most {LIMITS['attributes']}"
+    for key, values in attributes.items():
+        message = check_text("attribute_key", key) or next(
+            (m for value in values if (m := check_text("attribute_value", value))), None
+        )
+        if message:
+            return message
+    return None

@@ -1,0 +1,69 @@
+"""Text fields that refuse control characters: every form of the app uses these.
+
+A control character typed or pasted into a form would be echoed raw to the terminal and sent to
+the service (and from there to every other screen that shows it). So a field refuses text
+holding a C0/C1 control, ESC, DEL, a bidi control or a lone surrogate (the set `paytui.text`
+neutralises for display) with one clear line, and keeps what was typed before. A value the app
+puts into a field itself (an existing tag being edited) is *shown* through the one display
+sanitiser, so even old hostile data cannot act on the terminal from inside a field.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import events
+from textual.widgets import Input, TextArea
+
+from paytui.text import first_unsafe, safe
+
+__all__ = ["SafeInput", "SafeTextArea", "refusal"]
+
+
+def refusal(char: str) -> str:
+    """The one line shown when a field refuses text (`char` as ``U+001B``)."""
+    return f"Not inserted: the text holds a control character ({char}); type it without one."
+
+
+class SafeInput(Input):
+    """An `Input` that refuses control characters (typed, pasted or inserted) with a message."""
+
+    refused: str | None = None
+    """The last refusal message (for tests and for forms that show it inline)."""
+
+    def replace(self, text: str, start: int, end: int) -> None:
+        # Typing, pasting and `insert_text_at_cursor` all come through here.
+        char = first_unsafe(text)
+        if char is not None:
+            self.refused = refusal(char)
+            self.app.notify(self.refused, title="Text field", severity="warning", markup=False)
+            self.app.bell()
+            return
+        super().replace(text, start, end)
+
+    @property
+    def _value(self) -> Text:
+        # Textual renders `self.value` as it is; show it through the sanitiser instead. `safe`
+        # keeps the length (one placeholder per character), so cursor positions stay right.
+        if self.password or not first_unsafe(self.value):
+            return super()._value
+        text = Text(safe(self.value), no_wrap=True, overflow="ignore", end="")
+        if self.highlighter is not None:
+            text = self.highlighter(text)
+        return text
+
+
+class SafeTextArea(TextArea):
+    """A `TextArea` whose paste refuses control characters (newlines and tabs are fine)."""
+
+    refused: str | None = None
+
+    async def _on_paste(self, event: events.Paste) -> None:
+        # Textual calls the base class's `_on_paste` after this one unless the default is
+        # prevented, so this only vetoes; it never inserts itself.
+        char = first_unsafe(event.text.replace("\r\n", "").replace("\n", "").replace("\t", ""))
+        if char is not None:
+            event.prevent_default()
+            event.stop()
+            self.refused = refusal(char)
+            self.app.notify(self.refused, title="Text field", severity="warning", markup=False)
+            self.app.bell()
