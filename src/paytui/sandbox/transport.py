@@ -21,8 +21,8 @@ class InProcessTransport(httpx.ASGITransport):
     - The request's read timeout (the client's `timeout`) is enforced: httpx's ASGITransport
       ignores timeouts. The app runs in a detached task, so when the client gives up the server
       side carries on — and a late commit (`Faults.late_commit`) lands after the timeout, as it
-      would on a real server. `drain()` waits for such requests to finish. (A *cancelled*
-      caller still cancels the app, as httpx's transport does.)
+      would on a real server. `drain()` waits for such requests to finish. A cancelled caller
+      (the client's overall deadline) leaves it running too: a server does not notice.
     - A dropped answer (`drop_after_commit`) surfaces as `httpx.RemoteProtocolError` and a reset
       (`reset_after_commit`) as `httpx.ReadError`, what the same faults produce over a socket.
     """
@@ -39,7 +39,8 @@ class InProcessTransport(httpx.ASGITransport):
         try:
             done, _ = await asyncio.wait({task}, timeout=timeout)
         except asyncio.CancelledError:
-            task.cancel()  # the caller was cancelled: the request dies with it, as in httpx
+            # The caller gave up (its overall deadline, or it was cancelled): as on a real
+            # server, the request already sent carries on and may still commit.
             raise
         if not done:
             raise httpx.ReadTimeout("sandbox: no answer in time", request=request)
