@@ -374,18 +374,23 @@ async def test_failed_reload_keeps_the_charge_on_screen(
 
 
 async def test_money_actions_follow_the_policy(app_factory: AppFactory) -> None:
-    """c / r / e are enabled with every scope, greyed out when the policy refuses them."""
+    """c / r / e are enabled where they apply, greyed out (with the reason) where not or when the
+    policy refuses them."""
     app = app_factory()
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         auth = await find(app, ChargeQuery(charge_type="authorization", captured=False))
         screen = await open_detail(app, pilot, auth.charge_id)
-        for action in ("capture", "refund", "edit"):
+        for action in ("capture", "edit"):
             assert screen.check_action(action, ()) is True
+        # An open authorization moved no money: refund is disabled and says why.
+        assert screen.check_action("refund", ()) is None
+        assert "open authorization" in (screen.disabled_reason("refund") or "")
         footer_keys = {b.binding.key: b for b in app.active_bindings.values()}
-        for key in ("c", "r", "e"):
+        for key in ("c", "e"):
             assert key in footer_keys and footer_keys[key].enabled
             assert "needs urn:v2:" in footer_keys[key].tooltip
+        assert not footer_keys["r"].enabled
         app.read_only = True  # type: ignore[attr-defined]
         for action in ("capture", "refund", "edit"):
             assert screen.check_action(action, ()) is None

@@ -254,6 +254,10 @@ class ActionExecutor:
         slot = self._in_flight.get((operation, target))
         return slot is not None and not slot.task.done()
 
+    def any_in_flight(self) -> bool:
+        """True while any action is being sent (a profile switch must not close the client)."""
+        return any(not slot.task.done() for slot in list(self._in_flight.values()))
+
     def history(self, *, limit: int = 200, offset: int = 0) -> list[JournalEntry]:
         """Every action of this profile and service, newest first (the History screen)."""
         return self.journal.list(

@@ -61,10 +61,7 @@ class ActionsService:
 
     def any_in_flight(self) -> bool:
         """True while any action is being sent (e.g. a profile switch must wait)."""
-        executor = self._executor
-        return executor is not None and any(
-            executor.in_flight(operation, target) for operation, target in list(executor._in_flight)
-        )
+        return self._executor is not None and self._executor.any_in_flight()
 
     @property
     def ready(self) -> ActionExecutor | None:

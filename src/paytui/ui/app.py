@@ -15,18 +15,26 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from textual.actions import ActionParseResult
+from textual.actions import parse as parse_action
 from textual.app import App
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.reactive import reactive
 from textual.screen import Screen
 
+from paytui.actions.registry import spec_for
 from paytui.ui import bindings as keys
 from paytui.ui import messages
 from paytui.ui.screens.charges import ChargeSearchScreen
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from textual.dom import DOMNode
+
     from paytui.api.client import PaymentClient
     from paytui.config.connection import Connection
+    from paytui.ui.actions_service import ActionsService
 
 ClientFactory = Callable[[], Awaitable["PaymentClient"]]
 #: Builds the client factory for a connection chosen in the profile switcher (None: the app's
@@ -191,7 +199,7 @@ class PaytuiApp(App[None]):
         values (tests use `environment=`, `profile_name=`, `keymap=` on their own)."""
         super().__init__()
         self._journal_path = journal_path
-        self._actions: Any = None
+        self._actions: ActionsService | None = None
         self._factory_builder = factory_builder
         self._apply_connection_attributes(connection)
         if environment is not None:
@@ -254,46 +262,68 @@ class PaytuiApp(App[None]):
         for secret in connection.secret_values():
             register_secret(secret)
 
-    def allows(self, action: str) -> bool:
-        """May `action` run (and show) now? The ONE read-only gate of the UI.
+    def why_disabled(
+        self, action: str, subject: object | None = None, *, target: str | None = None
+    ) -> str | None:
+        """Why a registered action cannot run now (None: it can). The ONE gate of the UI.
 
-        Every key, footer entry, palette command and help line goes through here (via
-        `check_action`, `_check_action_state` and `run_action` below), whatever screen, modal or
-        widget owns the binding, so a screen added later cannot leak a money key on a read-only
-        profile. The executor's `ActionPolicy` still refuses the operation itself.
+        Asked by every screen's `check_action` (`PaytuiScreenMixin`), the app's own, the help
+        screen and the palette, for bindings of every screen, modal and widget alike, so a screen
+        added later cannot leak a write key on a read-only profile. In the order a user can
+        act on: read-only profile, the token's scopes, already being sent, then whether the
+        action applies to `subject` (the registry's rule, which the executor enforces too).
         """
-        name = action.split("(", 1)[0].rsplit(".", 1)[-1].strip()
-        return not (self.read_only and name in keys.MONEY_OR_WRITE_ACTIONS)
+        spec = spec_for(action)
+        if spec is None:
+            return None
+        if spec.writes:
+            if self.read_only:
+                return f"{spec.label} is off: this profile is read-only"
+            operation = spec.operation_for(subject)
+            # Before the client connects the scopes are unknown and the policy could only say
+            # yes, so the executor stack is not imported for the footer of the first paint.
+            if operation is not None and self._client is not None:
+                decision = self.actions.check(operation)
+                if not decision.allowed:
+                    return decision.reason or f"{spec.label} is not allowed"
+                if target is not None and self.actions.in_flight(operation, target):
+                    return f"{spec.label} is being sent"
+        return spec.why_not(subject)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if not self.allows(action):
-            return False
+        if spec_for(action) is not None:
+            return None if self.why_disabled(action) else True
         return super().check_action(action, parameters)
 
-    def _check_action_state(self, action: str, default_namespace: Any) -> bool | None:
-        # Footer, help and palette ask here for bindings of every node (screens included).
-        if not self.allows(action):
-            return False
-        return super()._check_action_state(action, default_namespace)
-
     async def run_action(
-        self, action: Any, default_namespace: Any = None, namespaces: Any = None
+        self,
+        action: str | ActionParseResult,
+        default_namespace: DOMNode | None = None,
+        namespaces: Mapping[str, DOMNode] | None = None,
     ) -> bool:
-        # Keys, clicks and palette commands of every node end up here.
-        name = action if isinstance(action, str) else str(action[1])
-        if not self.allows(name):
-            self.notify(
-                "Not available: this profile is read-only.",
-                title="Read-only",
-                severity="warning",
-                markup=False,
-            )
-            return False
-        return await super().run_action(action, default_namespace, namespaces)
+        """Run `action`; a registered action that is disabled says why in one line."""
+        handled = await super().run_action(action, default_namespace, namespaces)
+        if not handled and isinstance(action, str) and spec_for(action) is not None:
+            reason = self.disabled_reason_of(action, default_namespace)
+            if reason:
+                self.notify(reason, title="Not available", severity="warning", markup=False)
+        return handled
+
+    def disabled_reason_of(self, action: str, namespace: DOMNode | None = None) -> str | None:
+        """`why_disabled` of `action` as bound on `namespace` (a screen asks about its row)."""
+        from paytui.ui.screens.base import PaytuiScreenMixin
+
+        prefix, name, _params = parse_action(action)
+        node: DOMNode | None = {"app": self, "screen": self.screen}.get(prefix, namespace)
+        if isinstance(node, PaytuiScreenMixin):
+            return node.disabled_reason(name)
+        if node is None or node is self:
+            return self.why_disabled(name)
+        return None
 
     # --- money actions (issue 4) -----------------------------------------------------------------
     @property
-    def actions(self) -> Any:
+    def actions(self) -> ActionsService:
         """The `ActionsService` (executor, journal, policy); built on first use (lazy import)."""
         if self._actions is None:
             from paytui.ui.actions_service import ActionsService
@@ -324,12 +354,15 @@ class PaytuiApp(App[None]):
                 markup=False,
             )
 
-    def action_new_charge(self) -> None:
-        """Open the virtual terminal for the account in focus (once: not over itself)."""
+    async def action_new_charge(self) -> None:
+        """Open the virtual terminal for the account in focus (once: not over itself).
+
+        Awaited: the form is mounted and its first field focused before the next key is taken.
+        """
         from paytui.ui.screens.new_charge import NewChargeScreen
 
         if not isinstance(self.screen, NewChargeScreen):
-            self.push_screen(NewChargeScreen(account_id=self.account_in_focus))
+            await self.push_screen(NewChargeScreen(account_id=self.account_in_focus))
 
     def action_refunds(self) -> None:
         from paytui.ui.screens.refunds import RefundsScreen
@@ -537,9 +570,7 @@ class PaytuiApp(App[None]):
 
     def _money_action_in_flight(self) -> bool:
         """True while the executor is sending something: its client must not be closed now."""
-        executor = getattr(getattr(self, "_actions", None), "_executor", None)
-        slots = getattr(executor, "_in_flight", None) or {}
-        return any(not slot.task.done() for slot in slots.values())
+        return self._actions is not None and self._actions.any_in_flight()
 
     async def apply_connection(self, connection: Connection) -> None:
         """Make `connection` the app's: attributes, secrets, client, and fresh screens.

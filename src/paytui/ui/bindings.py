@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from textual.binding import Binding
 
 if TYPE_CHECKING:
+    from textual.app import App
     from textual.dom import DOMNode
     from textual.screen import Screen
 
@@ -61,6 +62,19 @@ GLOBAL_BINDINGS: list[Binding] = [
     ),
     Binding("escape", "app.back", "Back", id="app.back", show=False),
     Binding("q", "app.quit", "Quit", id="app.quit"),
+    # Priority: focus moves when the App takes the key from the terminal, before the next key is
+    # handed to the focused field. As an ordinary (screen) binding, tab is first queued at the
+    # focused field and only moves focus once it has bubbled back up, by which time the keys
+    # typed after it were already queued at the old field (`19.99⇥⇥⇥4111…` all in Amount).
+    Binding("tab", "app.focus_next", "Next field", id="app.focus_next", show=False, priority=True),
+    Binding(
+        "shift+tab",
+        "app.focus_previous",
+        "Previous field",
+        id="app.focus_previous",
+        show=False,
+        priority=True,
+    ),
 ]
 
 # --- Charge search screen ---------------------------------------------------------------------
@@ -217,24 +231,6 @@ NEW_CHARGE_BINDINGS: list[Binding] = [
     Binding("escape", "app.back", "Back", id="new_charge.back", show=False),
 ]
 
-#: Action method names (without `action_`) that move money or change data. On a read-only
-#: profile `PaytuiApp` hides and refuses them on every screen, modal and widget (one place:
-#: `PaytuiApp.allows`, see docs/architecture.md); the executor's `ActionPolicy` refuses the
-#: operations themselves. Name a new money/write action here when you add it.
-MONEY_OR_WRITE_ACTIONS: frozenset[str] = frozenset(
-    {
-        "capture",
-        "refund",
-        "edit_tags",
-        "edit",  # the charge detail's `e` (edit tags and attributes)
-        "new_charge",
-        "create_token",
-        "update_token",
-        "charge_token",
-        "distribute",
-    }
-)
-
 # --- Who am I and profile switcher ----------------------------------------------------------
 WHOAMI_BINDINGS: list[Binding] = [
     Binding("escape,i,q", "close", "Close", id="whoami.close"),
@@ -387,6 +383,8 @@ class LiveBinding:
     binding: Binding
     keys: tuple[str, ...]
     enabled: bool
+    #: Why it is disabled (the action registry's words), when it is.
+    reason: str | None = None
 
     @property
     def key_display(self) -> str:
@@ -433,9 +431,24 @@ def live_bindings(screen: Screen[object]) -> list[LiveBinding]:
             if key not in slot[1]:
                 slot[1].append(key)
         for binding, keys in grouped.values():
-            state = app._check_action_state(binding.action, node)
+            state, reason = action_state(app, binding.action, node)
             if state is False:
                 continue
             keys.sort(key=lambda k: len(k) > 1)  # letters first: "j / ↓", "G / End"
-            found.append(LiveBinding(node, binding, tuple(keys), bool(state)))
+            found.append(LiveBinding(node, binding, tuple(keys), bool(state), reason))
     return found
+
+
+def action_state(app: App[object], action: str, node: DOMNode) -> tuple[bool | None, str | None]:
+    """`check_action` of the node `action` runs on (as Textual asks it), and the registry's
+    reason when the action is disabled; public API only (`textual.actions.parse`)."""
+    from textual.actions import parse
+
+    prefix, name, parameters = parse(action)
+    target: DOMNode = {"app": app, "screen": app.screen}.get(prefix, node)
+    state = target.check_action(name, parameters)
+    reason = None
+    if not state:
+        explain = getattr(app, "disabled_reason_of", None)
+        reason = explain(action, node) if callable(explain) else None
+    return state, reason

@@ -20,13 +20,13 @@ from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Grid, Vertical, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from paytui.api.errors import ApiError, NotFoundError
 from paytui.api.queries import ChargeQuery
 from paytui.ui import format as fmt
 from paytui.ui import messages
+from paytui.ui.screens.base import PaytuiScreen
 from paytui.ui.widgets.distribution_tree import (
     DistributionTree,
     as_datetime,
@@ -83,14 +83,6 @@ KNOWN_FIELDS = frozenset(
         "return",
     }
 )
-
-#: Money actions (issue 4): key action -> executor operation. The policy (via `app.actions`)
-#: decides whether each is enabled; the dialogs and the executor do the rest.
-MONEY_ACTIONS: dict[str, str] = {
-    "capture": "capture",
-    "refund": "refund",
-    "edit": "update_charge",
-}
 
 #: (container id, [(panel id, title)]), top to bottom; "-wide" containers hold one column.
 PANEL_LAYOUT: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
@@ -185,7 +177,7 @@ def _columns_table(records: list[dict[str, Any]], columns: list[tuple[str, str]]
     return table
 
 
-class ChargeDetailScreen(Screen[None]):
+class ChargeDetailScreen(PaytuiScreen[None]):
     """One charge, loaded with its distributions; pushed by the search screen on enter."""
 
     CSS_PATH = "charge_detail.tcss"
@@ -683,23 +675,20 @@ class ChargeDetailScreen(Screen[None]):
 
     # ------------------------------------------------------------------ actions
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Links only show when they lead somewhere; money actions are greyed out when the
-        policy refuses them (read-only profile, missing scope: the tooltip names the scope)."""
-        if action in MONEY_ACTIONS:
-            if self.charge is None:
-                return None
-            actions = getattr(self.app, "actions", None)
-            if actions is not None and not actions.check(MONEY_ACTIONS[action]).allowed:
-                return None
-            if actions is not None and actions.in_flight(MONEY_ACTIONS[action], self.charge_id):
-                return None
-            return True
-        if action == "distribute":
-            if self.charge is None or self._distributing:
-                return None
-            actions = getattr(self.app, "actions", None)
-            return None if actions is not None and not actions.check("distribute").allowed else True
+    def action_subject(self, action: str) -> object | None:
+        """Every registered action here acts on the open charge (None until it is read)."""
+        return self.charge
+
+    def action_target(self, action: str) -> str | None:
+        return self.charge_id
+
+    def disabled_reason(self, action: str) -> str | None:
+        if action == "distribute" and self._distributing:
+            return "Distributing: waiting for the answer"
+        return super().disabled_reason(action)
+
+    def check_own_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Links only show when they lead somewhere (the registry decides the rest)."""
         if action == "open_authorization":
             return bool(self._wire.get("original_charge_id"))
         if action == "open_capture":
@@ -740,13 +729,8 @@ class ChargeDetailScreen(Screen[None]):
         if self._capture_id:
             self.post_message(messages.OpenCharge(self._capture_id))
 
-    def _money_action(self, action: str) -> None:
-        """Open the dialog of a money action (the policy is asked again: a palette command
-        may run while the key is greyed out, and then says why)."""
-        decision = self.app.actions.check(MONEY_ACTIONS[action])  # type: ignore[attr-defined]
-        if not decision.allowed:
-            self.notify(decision.reason or "Not allowed", severity="warning", markup=False)
-            return
+    async def _money_action(self, action: str) -> None:
+        """Open the dialog of a money action (`check_action` already asked the registry)."""
         from paytui.ui.screens.modals.capture import CaptureModal
         from paytui.ui.screens.modals.edit_tags import EditTagsModal
         from paytui.ui.screens.modals.refund import RefundModal
@@ -757,11 +741,10 @@ class ChargeDetailScreen(Screen[None]):
             if result is not None and self.is_attached:
                 self._load(self._expand)  # show the capture link / refunds / new tags
 
-        self.app.push_screen(modal(self.charge_id), callback=done)
+        await self.app.push_screen(modal(self.charge_id), callback=done)
 
     def action_distribute(self) -> None:
-        if self.check_action("distribute", ()) is True:
-            self._distribute()
+        self._distribute()
 
     @work(exclusive=True, group="charge-detail-distribute")
     async def _distribute(self) -> None:
@@ -789,14 +772,14 @@ class ChargeDetailScreen(Screen[None]):
         if self.is_attached:
             self._load("distributions")
 
-    def action_capture(self) -> None:
-        self._money_action("capture")
+    async def action_capture(self) -> None:
+        await self._money_action("capture")
 
-    def action_refund(self) -> None:
-        self._money_action("refund")
+    async def action_refund(self) -> None:
+        await self._money_action("refund")
 
-    def action_edit(self) -> None:
-        self._money_action("edit")
+    async def action_edit(self) -> None:
+        await self._money_action("edit")
 
 
-__all__ = ["KNOWN_FIELDS", "MONEY_ACTIONS", "ChargeDetailScreen"]
+__all__ = ["KNOWN_FIELDS", "ChargeDetailScreen"]

@@ -55,7 +55,8 @@ class HelpScreen(ModalScreen[None]):
             if live.binding.tooltip:
                 description = f"{description}: {live.binding.tooltip}"
             style = "" if live.enabled else "dim"
-            action = Text(description + ("" if live.enabled else " (not available)"), style=style)
+            why = "" if live.enabled else f" (not available: {live.reason or 'not here'})"
+            action = Text(description + why, style=style)
             table.add_row(Text(live.key_display, style="bold"), action, Text(live.binding.id or ""))
         return table
 

@@ -13,13 +13,13 @@ from typing import TYPE_CHECKING, ClassVar
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
 from paytui.actions import ActionError, ConfirmationRequired
 from paytui.ui import format as fmt
 from paytui.ui import messages
 from paytui.ui.bindings import HISTORY_BINDINGS
+from paytui.ui.screens.base import PaytuiScreen
 from paytui.ui.widgets.header import PaytuiHeader
 
 if TYPE_CHECKING:
@@ -48,7 +48,7 @@ def state_text(state: str) -> Text:
     return Text(state.replace("_", " "), style=STATE_STYLES.get(state, ""))
 
 
-class HistoryScreen(Screen[None]):
+class HistoryScreen(PaytuiScreen[None]):
     """The action journal of this profile."""
 
     CSS_PATH = Path(__file__).with_name("history.tcss")
@@ -129,7 +129,11 @@ class HistoryScreen(Screen[None]):
         self.refresh_bindings()
 
     # --- actions ------------------------------------------------------------------------------
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+    def action_subject(self, action: str) -> object | None:
+        """Retry acts on the highlighted journal entry."""
+        return self.current if self.is_mounted else None
+
+    def check_own_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         entry = self.current if self.is_mounted else None
         if action == "check_again":
             return (
@@ -137,8 +141,6 @@ class HistoryScreen(Screen[None]):
                 if entry is None or not (entry.unresolved or entry.state == "not_applied")
                 else True
             )
-        if action == "retry":
-            return None if entry is None or not entry.retryable else True
         if action == "open_charge":
             return None if entry is None or not entry.charge_id else True
         return True

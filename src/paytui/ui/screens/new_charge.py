@@ -28,12 +28,12 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Footer, Input, Select, Static, TextArea
 
 from paytui.ui import messages
 from paytui.ui.bindings import NEW_CHARGE_BINDINGS
 from paytui.ui.format import money
+from paytui.ui.screens.base import PaytuiScreen
 from paytui.ui.screens.modals.token_form import _FORMS_TCSS, FormMixin, field_row
 from paytui.ui.validation import (
     check_country,
@@ -216,8 +216,10 @@ _CHARGE_FIELDS = {
 }
 
 
-class NewChargeScreen(FormMixin, Screen[None]):
+class NewChargeScreen(FormMixin, PaytuiScreen[None]):
     """The virtual terminal form."""
+
+    TEXT_ENTRY = True
 
     CSS_PATH: ClassVar = [_FORMS_TCSS, Path(__file__).with_name("new_charge.tcss")]
     BINDINGS: ClassVar = NEW_CHARGE_BINDINGS
@@ -310,7 +312,8 @@ class NewChargeScreen(FormMixin, Screen[None]):
     def on_mount(self) -> None:
         self.query_one("#row-confirm").display = False
         self._apply_method()
-        self.query_one("#amount" if self.account_id else "#account").focus()
+        # Now, not on the next refresh: keys typed right after `n` land in this field.
+        self.set_focus(self.query_one("#amount" if self.account_id else "#account"))
 
     # --- field visibility -------------------------------------------------------------------
     def _method(self) -> str:

@@ -14,10 +14,10 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Input, Select, Static
 
 from paytui.ui.bindings import FORM_BINDINGS
+from paytui.ui.screens.base import PaytuiModal
 from paytui.ui.screens.modals.token_form import _FORMS_TCSS, FormMixin, field_row
 
 if TYPE_CHECKING:
@@ -26,9 +26,11 @@ if TYPE_CHECKING:
 CHARGE_TYPES = [("Sale", "sale"), ("Authorization (capture later)", "authorization")]
 
 
-class ChargeTokenScreen(FormMixin, ModalScreen["Charge | str | None"]):
+class ChargeTokenScreen(FormMixin, PaytuiModal["Charge | str | None"]):
     """Answers the created charge (approved or declined; its id when only the id is known), or
     None when closed without one."""
+
+    TEXT_ENTRY = True
 
     CSS_PATH = _FORMS_TCSS
     BINDINGS: ClassVar = FORM_BINDINGS
@@ -72,7 +74,7 @@ class ChargeTokenScreen(FormMixin, ModalScreen["Charge | str | None"]):
 
     def on_mount(self) -> None:
         self.query_one("#row-confirm").display = False
-        self.query_one("#amount", Input).focus()
+        self.set_focus(self.query_one("#amount", Input))  # now: keys typed at once land here
 
     def _status(self, text: Text) -> None:
         self.query_one("#form-status", Static).update(text)

@@ -24,7 +24,6 @@ from textual import events, on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.reactive import reactive
-from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
 from paytui.actions import (
@@ -35,6 +34,7 @@ from paytui.actions import (
 )
 from paytui.ui import messages
 from paytui.ui.bindings import MONEY_MODAL_BINDINGS
+from paytui.ui.screens.base import PaytuiModal
 
 if TYPE_CHECKING:
     from paytui.actions import ActionExecutor
@@ -60,8 +60,10 @@ def outcome_text(outcome: ActionOutcome, noun: str) -> Text:
     return text
 
 
-class MoneyActionModal(ModalScreen[str | None]):
+class MoneyActionModal(PaytuiModal[str | None]):
     """Base of the capture / refund / edit dialogs. Dismisses with the result id (or None)."""
+
+    TEXT_ENTRY = True
 
     CSS_PATH = Path(__file__).with_name("confirm.tcss")
     BINDINGS: ClassVar = MONEY_MODAL_BINDINGS
@@ -139,7 +141,7 @@ class MoneyActionModal(ModalScreen[str | None]):
             step in {"review", "sending"} and self.phrase is not None
         )
         if step == "form":
-            self.call_after_refresh(self.focus_first)
+            self.focus_first()
         elif step == "review":
             target = "#confirm-phrase" if self.phrase is not None else "#go"
             self.call_after_refresh(lambda: self.query_one(target).focus())
@@ -149,9 +151,10 @@ class MoneyActionModal(ModalScreen[str | None]):
         self.refresh_bindings()
 
     def focus_first(self) -> None:
+        """Focus the first field now (not on the next refresh), so the next key lands in it."""
         inputs = list(self.query("#dialog-form Input, #dialog-form TextArea").results())
         if inputs:
-            inputs[0].focus()
+            self.set_focus(inputs[0])
 
     # --- the subclass's part ---------------------------------------------------------------------
     async def prepare(self, executor: ActionExecutor) -> Text:
@@ -363,9 +366,11 @@ class MoneyActionModal(ModalScreen[str | None]):
         self.go()
 
 
-class TypedConfirmModal(ModalScreen[str | None]):
+class TypedConfirmModal(PaytuiModal[str | None]):
     """Ask for the production confirmation phrase alone (History's retry): dismisses with what
     was typed, or None on escape. The executor checks it; this dialog only collects it."""
+
+    TEXT_ENTRY = True
 
     CSS_PATH = Path(__file__).with_name("confirm.tcss")
     BINDINGS: ClassVar = MONEY_MODAL_BINDINGS
@@ -391,7 +396,7 @@ class TypedConfirmModal(ModalScreen[str | None]):
             yield Input(id="confirm-phrase", placeholder="type it here")
 
     def on_mount(self) -> None:
-        self.query_one(Input).focus()
+        self.set_focus(self.query_one(Input))
 
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:
