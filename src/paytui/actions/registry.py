@@ -37,8 +37,6 @@ def _capture(charge: Any) -> str | None:
     status = getattr(charge, "status", None)
     if status is not None and status != "success":
         return f"A {status} authorization cannot be captured"
-    if kind is None and getattr(charge, "result_code", None) != "Authorized":
-        return "Only an authorization can be captured"
     return None
 
 

@@ -55,9 +55,9 @@ class CaptureModal(MoneyActionModal):
     async def prepare(self, executor: ActionExecutor) -> Text:
         # The executor's own check (pre-authorization, sale, already captured, declined):
         # the same rules that will be enforced when sending, asked before the form is shown.
-        charge = await executor._read_authorization(self.charge_id)
+        charge = await executor.read_authorization(self.charge_id)
         self.authorized = charge.total_amount
-        now = self.app.now()  # type: ignore[attr-defined]
+        now = self.app.now()
         when = charge.charge_timestamp
         rows = [
             ("Authorized", fmt.money(charge.total_amount)),
