@@ -9,6 +9,7 @@ Why a base: three things every screen must do the same way, decided once.
   act on (`action_subject`). Footer, `?` help, the palette and the key itself all go through it,
   so an action that cannot apply is shown disabled with its reason (`disabled_reason`), never
   opened only to say no. Screens decide their own actions in `check_own_action`.
+- Modals show the environment bar themselves (production is never out of sight).
 - Forms (`TEXT_ENTRY = True`) swallow every printable key that no field took: a key typed while
   focus is on a select, a button, or not yet on the first field (keys typed right after the key
   that opened the form) is dropped, never handed to the app's single-letter keys beneath.
@@ -22,6 +23,7 @@ from textual import events, getters
 from textual.screen import ModalScreen, Screen
 
 from paytui.actions.registry import spec_for
+from paytui.ui.widgets.header import PaytuiHeader
 
 if TYPE_CHECKING:
     from textual.binding import ActiveBinding
@@ -106,10 +108,16 @@ class PaytuiScreen(PaytuiScreenMixin, Screen[ResultT]):
 
 
 class PaytuiModal(PaytuiScreenMixin, ModalScreen[ResultT]):
-    """A modal of paytui."""
+    """A modal of paytui. It carries its own environment bar (docked on its top line), so the
+    red PRODUCTION bar is never covered or dimmed by a dialog, full-screen ones included."""
 
     if TYPE_CHECKING:
         app = getters.app(PaytuiApp)
+
+    def on_mount(self) -> None:
+        # Textual calls this besides a subclass's own `on_mount` (handlers run along the MRO).
+        if not self.query(PaytuiHeader):
+            self.mount(PaytuiHeader(), before=0 if self.children else None)
 
 
 __all__ = ["PaytuiModal", "PaytuiScreen", "PaytuiScreenMixin"]

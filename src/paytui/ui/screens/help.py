@@ -12,13 +12,13 @@ from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from paytui.ui.bindings import HELP_BINDINGS, LiveBinding
+from paytui.ui.screens.base import PaytuiModal
 
 
-class HelpScreen(ModalScreen[None]):
+class HelpScreen(PaytuiModal[None]):
     """A modal listing key, action and binding id, grouped by where the binding acts."""
 
     CSS_PATH = Path(__file__).with_name("help.tcss")  # absolute: subclasses elsewhere work

@@ -16,10 +16,10 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from paytui.ui.bindings import WHOAMI_BINDINGS
+from paytui.ui.screens.base import PaytuiModal
 
 _EMBEDDED_FACTS = {
     "profile": "sandbox (embedded)",
@@ -60,7 +60,7 @@ def _when(value: datetime | None, now: datetime) -> str:
     return f"{stamp} (in {minutes} min {secs:02d} s)"
 
 
-class WhoAmIScreen(ModalScreen[None]):
+class WhoAmIScreen(PaytuiModal[None]):
     """A small panel of safe facts about the connection in use."""
 
     CSS_PATH = Path(__file__).with_name("whoami.tcss")

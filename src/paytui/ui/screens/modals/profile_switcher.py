@@ -16,11 +16,11 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, OptionList, Static
 from textual.widgets.option_list import Option
 
 from paytui.ui.bindings import SWITCHER_BINDINGS
+from paytui.ui.screens.base import PaytuiModal
 
 if TYPE_CHECKING:
     from paytui.config.connection import Connection
@@ -36,7 +36,7 @@ def _profile_names() -> tuple[list[str], list[str]]:
     return loaded.config.profile_names(), [str(problem) for problem in loaded.problems]
 
 
-class ProfileSwitcher(ModalScreen[str | None]):
+class ProfileSwitcher(PaytuiModal[str | None]):
     """Pick a profile; dismisses with its name, or None."""
 
     CSS_PATH = CSS_FILE
@@ -85,7 +85,7 @@ class ProfileSwitcher(ModalScreen[str | None]):
         self.dismiss(None)
 
 
-class ConfirmProductionScreen(ModalScreen[bool]):
+class ConfirmProductionScreen(PaytuiModal[bool]):
     """ "Connect to PRODUCTION?" with the profile and host; No is the default button."""
 
     CSS_PATH = CSS_FILE
