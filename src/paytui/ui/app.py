@@ -21,6 +21,7 @@ from textual.app import App
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.reactive import reactive
 from textual.screen import Screen
+from textual.signal import Signal
 
 from paytui.actions.registry import spec_for
 from paytui.ui import bindings as keys
@@ -213,6 +214,9 @@ class PaytuiApp(App[None]):
         self._connect_started = False
         self._first_paint_done = False
         self._sandbox: Any = None
+        #: Published after an action changed charges (their ids): every list and detail on any
+        #: screen stack that shows one of them reads it again, without ctrl+r.
+        self.charges_changed: Signal[tuple[str, ...]] = Signal(self, "charges_changed")
         self.keymap_config: dict[str, str] = {
             **(dict(connection.keymap) if connection is not None else {}),
             **dict(keymap or {}),
@@ -353,6 +357,12 @@ class PaytuiApp(App[None]):
                 title="History",
                 markup=False,
             )
+
+    def charges_changed_by(self, *charge_ids: str | None) -> None:
+        """Tell every screen that these charges changed (a capture, refund, edit, new charge…)."""
+        ids = tuple(dict.fromkeys(i for i in charge_ids if i))
+        if ids:
+            self.charges_changed.publish(ids)
 
     async def action_new_charge(self) -> None:
         """Open the virtual terminal for the account in focus (once: not over itself).

@@ -284,6 +284,13 @@ class ChargeDetailScreen(PaytuiScreen[None]):
 
     def on_mount(self) -> None:
         self._load(self._expand)
+        self.app.charges_changed.subscribe(self, self._charges_changed)
+
+    def _charges_changed(self, charge_ids: tuple[str, ...]) -> None:
+        """This charge, its capture or its authorization changed: read it again."""
+        related = {self.charge_id, self._capture_id, self._wire.get("original_charge_id")}
+        if related & set(charge_ids):
+            self._load(self._expand)
 
     def on_resize(self, event: events.Resize) -> None:
         """Two panel columns when there is room, one on narrow terminals (no media queries)."""
@@ -737,11 +744,8 @@ class ChargeDetailScreen(PaytuiScreen[None]):
 
         modal = {"capture": CaptureModal, "refund": RefundModal, "edit": EditTagsModal}[action]
 
-        def done(result: str | None) -> None:
-            if result is not None and self.is_attached:
-                self._load(self._expand)  # show the capture link / refunds / new tags
-
-        await self.app.push_screen(modal(self.charge_id), callback=done)
+        # Fresh afterwards without a callback: the dialog publishes `app.charges_changed`.
+        await self.app.push_screen(modal(self.charge_id))
 
     def action_distribute(self) -> None:
         self._distribute()
@@ -761,6 +765,7 @@ class ChargeDetailScreen(PaytuiScreen[None]):
                 f"Could not distribute: {exc}", title="Distribute", severity="error", markup=False
             )
         else:
+            self.app.charges_changed_by(self.charge_id)
             self.notify(
                 f"Added to distribution {distribution.distribution_id}",
                 title="Distribute",

@@ -128,6 +128,13 @@ class ChargeSearchScreen(PaytuiScreen[None]):
     def on_mount(self) -> None:
         self.watch_state(self.state)
         self._search(None)
+        self.app.charges_changed.subscribe(self, self._charges_changed)
+
+    def _charges_changed(self, charge_ids: tuple[str, ...]) -> None:
+        """An action changed charges: read the page again where the cursor is (a captured
+        authorization leaves the open-authorizations view and the count drops)."""
+        if self.state in {"results", "empty"}:
+            self._search(self._query, cursor=self.query_one(ChargeTable).cursor_row)
 
     # --- state ----------------------------------------------------------------------------------
     def watch_state(self, state: str) -> None:

@@ -210,6 +210,9 @@ class HistoryScreen(PaytuiScreen[None]):
             self.reload()
             return
         severity = "information" if outcome.succeeded else "warning"
+        if outcome.succeeded:
+            entry = next((e for e in self.entries if e.id == entry_id), None)
+            self.app.charges_changed_by(entry.charge_id if entry else None, outcome.result_id)
         self.notify(
             outcome.message or outcome.state, title="Retry", severity=severity, markup=False
         )

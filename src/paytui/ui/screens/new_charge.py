@@ -153,6 +153,8 @@ async def send_from_form(
         form.app.notify(exc.message, title=title, severity="error", markup=False)
         return None
     form._sending = False
+    if outcome.succeeded:
+        form.app.charges_changed_by(outcome.result_id)
     line, severity = describe_outcome(outcome)
     form._status(line)
     form.app.notify(line.plain, title=title, severity=severity, markup=False)

@@ -310,6 +310,10 @@ class MoneyActionModal(PaytuiModal[str | None]):
     def _show_outcome(self, outcome: ActionOutcome) -> None:
         """The answer in the dialog (if still open) and as a notification."""
         severity = "information" if outcome.succeeded else "warning"
+        if outcome.succeeded:  # every list and detail showing these charges reads them again
+            self.app.charges_changed_by(
+                self.charge_id, outcome.result_id if self.RESULT_IS_CHARGE else None
+            )
         if not self.is_attached:
             self.app.screen.refresh_bindings()  # the key greyed out while in flight comes back
             self.app.notify(
