@@ -229,13 +229,13 @@ async def test_j_toggles_raw_json(app_factory: AppFactory) -> None:
         screen = await open_detail(app, pilot, charge.charge_id)
         view = screen.query_one(JsonView)
         assert not view.display
-        await pilot.press("j")
+        await pilot.press("J")
         await pilot.pause()
         assert view.display and not screen.query_one("#detail-panels").display
         assert f'"charge_id": "{charge.charge_id}"' in view.text
         assert '"return": {' in view.text and '"return_code"' in view.text
         assert app.focused is view
-        await pilot.press("j")
+        await pilot.press("J")
         await pilot.pause()
         assert not view.display and screen.query_one("#detail-panels").display
         # The ACH return also has its own panel.
@@ -273,7 +273,7 @@ async def test_markup_in_customer_data_is_literal(app_factory: AppFactory) -> No
         charge = await find(app, ChargeQuery(status="chargeback"), lambda c: "[" in c.contact_name)
         screen = await open_detail(app, pilot, charge.charge_id)
         assert "[bold red]Mallory[/]" in panel_text(screen, "payment")
-        await pilot.press("j")
+        await pilot.press("J")
         await pilot.pause()
         assert "[bold red]Mallory[/]" in screen.query_one(JsonView).text
 
@@ -299,7 +299,7 @@ async def test_unknown_fields_show_under_other(app_factory: AppFactory) -> None:
         assert "risk_flags" in other and "[blink]high[/]" in other
         line_items = panel_text(screen, "line-items")
         assert "Widget" in line_items and "4.50" in line_items
-        await pilot.press("j")
+        await pilot.press("J")
         await pilot.pause()
         assert '"risk_flags"' in screen.query_one(JsonView).text
 

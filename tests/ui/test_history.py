@@ -171,7 +171,7 @@ async def test_history_retries_only_what_did_not_happen(
         history = app.screen
         assert isinstance(history, HistoryScreen)
         assert history.check_action("retry", ()) is True
-        await pilot.press("R")
+        await pilot.press("t")
         await settle(app, pilot)
         rows = history_rows(history)
         assert rows[0][4] == "succeeded" and rows[1][4] == "failed"
@@ -211,7 +211,7 @@ async def test_unknown_that_did_not_happen_is_retried_only_by_the_user(
         assert isinstance(history, HistoryScreen)
         assert history_rows(history)[0][4] == "not applied"
         assert history.check_action("retry", ()) is True
-        await pilot.press("R")
+        await pilot.press("t")
         await settle(app, pilot)
         assert len(await captures_of(app, auth.charge_id)) == 1
         rows = history_rows(history)
@@ -252,7 +252,7 @@ async def test_production_retry_from_history_asks_for_the_phrase(
         assert failed.state == "failed"
         await pilot.press("5")
         await settle(app, pilot)
-        await pilot.press("R")
+        await pilot.press("t")
         await settle(app, pilot)
         prompt = app.screen
         assert isinstance(prompt, TypedConfirmModal) and prompt.phrase == "1.00"

@@ -209,7 +209,7 @@ async def test_token_create(app_factory: AppFactory, mode: str) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         await open_tokens(app, pilot)
         app.account_in_focus = ACCOUNT
-        await pilot.press("n")
+        await pilot.press("N")
         await settle(app, pilot)
         form = app.screen
         assert value(form, "account") == ACCOUNT and form.focused is form.query_one("#card")
@@ -244,7 +244,7 @@ async def test_token_update_and_charge(app_factory: AppFactory, mode: str) -> No
         await settle(app, pilot)
         if tokens.check_action("charge_token", ()) is not True:
             return  # an expired first token: charging it is disabled (tested in test_tokens)
-        await pilot.press("c")
+        await pilot.press("n")
         await settle(app, pilot)
         charge = app.screen
         before = stack(app)

@@ -630,10 +630,21 @@ class PaytuiApp(App[None]):
         self._start_connect()
 
     # --- routing --------------------------------------------------------------------------------
-    def action_goto(self, mode: str) -> None:
-        """Jump to a top-level screen; each keeps its own stack, so coming back restores it."""
-        if mode in self._modes and mode != self.current_mode:
-            self.switch_mode(mode)
+    async def action_goto(self, mode: str) -> None:
+        """`1`-`5`: always that top-level screen itself, whatever was pushed over it."""
+        if mode not in self._modes:
+            return
+        if mode != self.current_mode:
+            await self.switch_mode(mode)
+        while len(self.screen_stack) > 1:
+            await self.pop_screen()
+
+    async def action_back_or_quit(self) -> None:
+        """`q`: back on a pushed screen, quit only from a top-level screen."""
+        if len(self.screen_stack) > 1:
+            self.pop_screen()
+        else:
+            self.exit()
 
     def action_back(self) -> None:
         """Close the screen on top; from a top-level screen other than charges, go to charges."""

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
 ACCOUNT_DETAIL_BINDINGS: list[Binding] = [
     Binding(
-        "s",
+        "slash",
         "search_charges",
         "Search charges",
         id="account.search_charges",

@@ -208,9 +208,9 @@ class ChargeDetailScreen(PaytuiScreen[None]):
                 "distributions",
                 "Load the distributions this charge appeared in",
             ),
-            ("j", "toggle_json", "JSON", "json", "Show or hide the raw JSON of the charge"),
+            ("J", "toggle_json", "JSON", "json", "Show or hide the raw JSON of the charge"),
             ("y", "copy_id", "Copy id", "copy_id", "Copy the charge id to the clipboard"),
-            ("ctrl+r", "reload", "Reload", "reload", "Read the charge again (retries an error)"),
+            ("ctrl+r", "refresh", "Reload", "reload", "Read the charge again (retries an error)"),
             (
                 "c",
                 "capture",
@@ -707,7 +707,7 @@ class ChargeDetailScreen(PaytuiScreen[None]):
     def action_back(self) -> None:
         self.dismiss()
 
-    def action_reload(self) -> None:
+    def action_refresh(self) -> None:
         self._load(self._expand)
 
     def action_load_distributions(self) -> None:
