@@ -135,6 +135,8 @@ async def test_sale_shows_every_group(app_factory: AppFactory) -> None:
         await pilot.press("escape")
         await settle(app, pilot)
         assert not isinstance(app.screen, ChargeDetailScreen)
+        # Back on the list: the profile's account, not the row under the cursor.
+        assert app.account_in_focus == app.default_account_id
 
 
 async def test_chargeback_shows_chargebacks_and_distribution_tree(app_factory: AppFactory) -> None:
@@ -412,7 +414,7 @@ def test_bindings_have_ids_and_descriptions() -> None:
     from textual.binding import Binding
 
     bindings = [b for b in ChargeDetailScreen.BINDINGS if isinstance(b, Binding)]
-    assert {b.key for b in bindings} >= {"escape", "o", "d", "j", "y", "ctrl+r", "c", "r", "e"}
+    assert {b.key for b in bindings} >= {"escape", "o", "d", "J", "y", "ctrl+r", "c", "r", "e"}
     for binding in bindings:
         assert binding.id and binding.id.startswith("detail.")
         assert binding.description and binding.tooltip

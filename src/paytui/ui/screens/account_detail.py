@@ -17,12 +17,12 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
 from paytui.ui import format as fmt
 from paytui.ui import messages
 from paytui.ui.screens.accounts import NavTable
+from paytui.ui.screens.base import PaytuiScreen
 from paytui.ui.widgets.errors import describe_error
 from paytui.ui.widgets.header import PaytuiHeader
 
@@ -51,7 +51,7 @@ def _value(value: object) -> Text:
     return fmt.literal(value)
 
 
-class AccountDetailScreen(Screen[None]):
+class AccountDetailScreen(PaytuiScreen[None]):
     """All fields of one account plus its recent charges."""
 
     CSS_PATH = Path(__file__).with_name("account_detail.tcss")
@@ -72,6 +72,9 @@ class AccountDetailScreen(Screen[None]):
         self.merchant = merchant
         self.charges: list[Charge] = []
         self.charges_state = "loading"
+
+    def header_account(self) -> str | None:
+        return self.account_id
 
     def compose(self) -> ComposeResult:
         yield PaytuiHeader()

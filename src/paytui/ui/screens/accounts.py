@@ -24,13 +24,12 @@ from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
-from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import DataTable, Footer, LoadingIndicator, Static
 
 from paytui.ui import format as fmt
-from paytui.ui import messages
 from paytui.ui.bindings import TABLE_BINDINGS
+from paytui.ui.screens.base import PaytuiScreen
 from paytui.ui.widgets.errors import describe_error
 from paytui.ui.widgets.header import PaytuiHeader
 
@@ -132,7 +131,7 @@ class StatusFilterCommands(Provider):
                 )
 
 
-class AccountsScreen(Screen[None]):
+class AccountsScreen(PaytuiScreen[None]):
     """Accounts grouped by merchant, with a status filter and watch mode."""
 
     CSS_PATH = Path(__file__).with_name("accounts.tcss")
@@ -425,8 +424,3 @@ class AccountsScreen(Screen[None]):
         self.app.push_screen(
             AccountDetailScreen(account.account_id, account=account, merchant=merchant)
         )
-
-    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        account = self._account(event.row_key.value if event.row_key else None)
-        if account is not None:
-            self.post_message(messages.AccountInFocus(account.account_id))

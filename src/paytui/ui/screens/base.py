@@ -23,10 +23,12 @@ from textual import events, getters
 from textual.screen import ModalScreen, Screen
 
 from paytui.actions.registry import spec_for
+from paytui.ui import messages
 from paytui.ui.widgets.header import PaytuiHeader
 
 if TYPE_CHECKING:
     from textual.binding import ActiveBinding
+    from textual.message import Message
 
     from paytui.ui.app import PaytuiApp
 
@@ -48,6 +50,10 @@ class _Host(Protocol):
     def check_own_action(self, action: str, parameters: tuple[object, ...]) -> bool | None: ...
 
     TEXT_ENTRY: ClassVar[bool]
+
+    def header_account(self) -> str | None: ...
+
+    def post_message(self, message: Message) -> bool: ...
 
     @property
     def active_bindings(self) -> dict[str, ActiveBinding]: ...
@@ -85,6 +91,17 @@ class PaytuiScreenMixin:
         if spec_for(action) is not None:
             return None if self.disabled_reason(action) else True
         return self.check_own_action(action, parameters)
+
+    # --- the header's account ---------------------------------------------------------------------
+    def header_account(self) -> str | None:
+        """The account of what this screen has open (a charge's, an account's); None on a list,
+        where the header shows the profile's default account, never the row under the cursor."""
+        return None
+
+    def on_screen_resume(self: _Host) -> None:
+        self.post_message(
+            messages.AccountInFocus(self.header_account() or self.app.default_account_id)
+        )
 
     # --- forms ---------------------------------------------------------------------------------
     def on_key(self: _Host, event: events.Key) -> None:

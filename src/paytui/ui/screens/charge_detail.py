@@ -682,6 +682,10 @@ class ChargeDetailScreen(PaytuiScreen[None]):
 
     # ------------------------------------------------------------------ actions
 
+    def header_account(self) -> str | None:
+        account = self._wire.get("account_id")
+        return str(account) if account else None
+
     def action_subject(self, action: str) -> object | None:
         """Every registered action here acts on the open charge (None until it is read)."""
         return self.charge

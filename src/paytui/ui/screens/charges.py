@@ -168,7 +168,6 @@ class ChargeSearchScreen(PaytuiScreen[None]):
         message.append(".\nPress / to change the query, or a for all charges.")
         self._set_message(message)
         self.state = "empty"
-        self.post_message(messages.AccountInFocus(None))
 
     # --- searching ------------------------------------------------------------------------------
     def _effective(self, query: ChargeQuery) -> ChargeQuery:
@@ -402,8 +401,6 @@ class ChargeSearchScreen(PaytuiScreen[None]):
 
     def on_charge_table_highlighted(self, event: ChargeTable.Highlighted) -> None:
         self.refresh_bindings()  # capture / refund follow the highlighted charge's state
-        if event.charge is not None:
-            self.post_message(messages.AccountInFocus(getattr(event.charge, "account_id", None)))
 
     def on_charge_table_window_changed(self, event: ChargeTable.WindowChanged) -> None:
         shown = max(0, event.last - event.first)

@@ -16,12 +16,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.reactive import reactive
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, LoadingIndicator, Static
 
 from paytui.ui import format as fmt
-from paytui.ui import messages
 from paytui.ui.screens.accounts import NavTable
+from paytui.ui.screens.base import PaytuiScreen
 from paytui.ui.widgets.distribution_tree import OUTGOING_CATEGORIES, TOTAL_CATEGORIES, as_decimal
 from paytui.ui.widgets.errors import describe_error
 from paytui.ui.widgets.header import PaytuiHeader
@@ -82,7 +81,7 @@ def short(value: str | None, keep: int) -> Text:
     return Text(text[:keep] + "…" if len(text) > keep + 1 else text)
 
 
-class DistributionsScreen(Screen[None]):
+class DistributionsScreen(PaytuiScreen[None]):
     """A paged list of distributions with their totals."""
 
     CSS_PATH = Path(__file__).with_name("distributions.tcss")
@@ -225,10 +224,3 @@ class DistributionsScreen(Screen[None]):
         from paytui.ui.screens.distribution_detail import DistributionDetailScreen
 
         self.app.push_screen(DistributionDetailScreen(dist.distribution_id, summary=dist))
-
-    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        dist = next(
-            (d for d in self.distributions if d.distribution_id == event.row_key.value), None
-        )
-        if dist is not None and dist.account_id:
-            self.post_message(messages.AccountInFocus(dist.account_id))

@@ -469,17 +469,45 @@ class NewChargeScreen(FormMixin, PaytuiScreen[None]):
             self._place_field_errors(outcome.message or "")
         charge = outcome.charge
         if outcome.succeeded:
-            # Done: the numbers leave memory, and a second ctrl+s cannot charge twice by accident.
-            self.query_one("#card", CardInput).clear()
-            self.query_one("#bank-number", CardInput).clear()
-            self.query_one("#row-confirm").display = False
-            self.query_one("#confirm", Input).value = ""
+            # Done: the numbers leave memory, a second ctrl+s cannot charge twice by accident,
+            # and the next customer starts from an empty form (the account stays).
+            self.clear_customer()
             self.result = charge
             if charge is not None:
                 self.query_one("#result", Static).update(charge_result(charge))
             charge_id = charge.charge_id if charge is not None else outcome.result_id
             if charge_id:
                 self.post_message(messages.OpenCharge(charge_id))
+
+    #: Fields that belong to one customer's payment: cleared after a charge is sent.
+    CUSTOMER_FIELDS = (
+        "amount",
+        "expiry",
+        "routing",
+        "token",
+        "first",
+        "last",
+        "invoice",
+        "po",
+        "convenience",
+        "supplemental",
+        "tags",
+        "confirm",
+    )
+
+    def clear_customer(self) -> None:
+        """Empty every field of the last customer (card and bank numbers included); the account
+        and the country stay, and the amount field takes focus for the next one."""
+        for name in ("card", "bank-number"):
+            self.query_one(f"#{name}", CardInput).clear()
+        for name in self.CUSTOMER_FIELDS:
+            self.query_one(f"#{name}", Input).value = ""
+        self.query_one("#attributes", TextArea).text = ""
+        self.query_one("#row-confirm").display = False
+        amount = self.query_one("#amount", Input)
+        if self._type() == "pre_authorization":
+            amount.value = "0.00"
+        self.set_focus(amount if not amount.disabled else self.query_one("#account"))
 
     def _place_field_errors(self, message: str) -> None:
         """A refusal that names a field of ours (``payment_method.token_id: ...``) is also

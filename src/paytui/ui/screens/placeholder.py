@@ -10,13 +10,13 @@ from pathlib import Path
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Center, Middle
-from textual.screen import Screen
 from textual.widgets import Footer, Static
 
+from paytui.ui.screens.base import PaytuiScreen
 from paytui.ui.widgets.header import PaytuiHeader
 
 
-class PlaceholderScreen(Screen[None]):
+class PlaceholderScreen(PaytuiScreen[None]):
     """A titled empty screen saying the view is not built yet."""
 
     CSS_PATH = Path(__file__).with_name("placeholder.tcss")  # absolute: subclasses elsewhere work

@@ -12,13 +12,13 @@ from typing import TYPE_CHECKING, ClassVar
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
 
 from paytui.api.queries import RefundQuery
 from paytui.ui import format as fmt
 from paytui.ui import messages
 from paytui.ui.bindings import REFUNDS_BINDINGS
+from paytui.ui.screens.base import PaytuiScreen
 from paytui.ui.widgets.errors import describe_error
 from paytui.ui.widgets.header import PaytuiHeader
 
@@ -38,7 +38,7 @@ def parse_refund_search(text: str) -> RefundQuery:
     return RefundQuery(charge_id=text or None)
 
 
-class RefundsScreen(Screen[None]):
+class RefundsScreen(PaytuiScreen[None]):
     """Search refunds, a page at a time."""
 
     CSS_PATH = Path(__file__).with_name("refunds.tcss")

@@ -200,9 +200,6 @@ class TokensScreen(PaytuiScreen[None]):
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         self.refresh_bindings()  # update / charge follow the highlighted token
-        token = self.current
-        if token is not None:
-            self.post_message(messages.AccountInFocus(token.account_id))
         if self.has_more and not self._loading_more and event.cursor_row >= len(self.tokens) - 5:
             self._load_more()
 

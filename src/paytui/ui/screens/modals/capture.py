@@ -93,6 +93,9 @@ class CaptureModal(MoneyActionModal):
                 self.field_error(field, None)
         return params if ok else None
 
+    def confirmation_amount(self, params: dict[str, Any]) -> Any:
+        return (self.authorized or Decimal(0)) + sum(params.values(), Decimal(0))
+
     def review(self, params: dict[str, Any]) -> Text:
         total = (self.authorized or Decimal(0)) + sum(params.values(), Decimal(0))
         text = Text("Capture ", style="bold")

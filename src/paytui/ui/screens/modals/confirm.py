@@ -150,6 +150,30 @@ class MoneyActionModal(PaytuiModal[str | None]):
             self.call_after_refresh(lambda: self.query_one(button).focus())
         self.refresh_bindings()
 
+    def confirmation_amount(self, params: dict[str, Any]) -> Any:
+        """The amount the production confirmation is about (None: the charge id's last four)."""
+        return params.get("amount")
+
+    def _ask_phrase_up_front(self, params: dict[str, Any], review: Text) -> None:
+        """On production, say in the review what the next key does: type the phrase, then enter
+        (not "press enter" and then a surprise field). The executor still checks the phrase."""
+        policy = self.app.actions.policy()
+        amount = self.confirmation_amount(params)
+        if not policy.needs_typed_confirmation(self.OPERATION, amount):
+            return
+        self.phrase = policy.confirmation_phrase(amount, self.charge_id)
+        self.query_one("#confirm-label", Static).update(
+            Text.assemble(
+                ("Production: type ", "bold"),
+                (self.phrase, "bold reverse"),
+                (" to confirm, then press enter.", "bold"),
+            )
+        )
+        review.append(
+            f"\nProduction: next, type {self.phrase} in the field below; enter then sends.",
+            style="bold",
+        )
+
     def focus_first(self) -> None:
         """Focus the first field now (not on the next refresh), so the next key lands in it."""
         inputs = list(self.query("#dialog-form Input, #dialog-form TextArea").results())
@@ -245,7 +269,9 @@ class MoneyActionModal(PaytuiModal[str | None]):
                 self.app.bell()
                 return
             self.params = params
-            self.query_one("#dialog-review", Static).update(self.review(params))
+            review = self.review(params)
+            self._ask_phrase_up_front(params, review)
+            self.query_one("#dialog-review", Static).update(review)
             self._message("")
             self.step = "review"
         elif self.step == "review" and not self._sending:

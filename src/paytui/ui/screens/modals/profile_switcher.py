@@ -21,6 +21,7 @@ from textual.widgets.option_list import Option
 
 from paytui.ui.bindings import SWITCHER_BINDINGS
 from paytui.ui.screens.base import PaytuiModal
+from paytui.ui.widgets.header import environment_class
 
 if TYPE_CHECKING:
     from paytui.config.connection import Connection
@@ -28,12 +29,18 @@ if TYPE_CHECKING:
 CSS_FILE = Path(__file__).with_name("profile_switcher.tcss")
 
 
-def _profile_names() -> tuple[list[str], list[str]]:
-    """(names, problems) from the config file; a broken file still offers the sandbox."""
+def _profile_names() -> tuple[list[tuple[str, str]], list[str]]:
+    """([(name, environment)], problems) from the config file; a broken file still offers the
+    sandbox."""
     from paytui.config.store import load_config
 
     loaded = load_config()
-    return loaded.config.profile_names(), [str(problem) for problem in loaded.problems]
+    profiles = loaded.config.profiles
+    names = [
+        (name, profiles[name].effective_environment if name in profiles else "sandbox")
+        for name in loaded.config.profile_names()
+    ]
+    return names, [str(problem) for problem in loaded.problems]
 
 
 class ProfileSwitcher(PaytuiModal[str | None]):
@@ -49,10 +56,12 @@ class ProfileSwitcher(PaytuiModal[str | None]):
         current = connection.profile_name if connection is not None else "sandbox"
         names, problems = _profile_names()
         options = []
-        for name in names:
+        for name, environment in names:
             label = Text()
             label.append("● " if name == current else "  ", style="bold")
             label.append(name, style="bold" if name == current else "")
+            if environment_class(environment) == "-production":
+                label.append("  PRODUCTION", style="bold reverse")
             if name == current:
                 label.append("  (current)", style="dim")
             options.append(Option(label, id=name))
