@@ -186,6 +186,30 @@ class ChargeDetailScreen(PaytuiScreen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(key, action, description, id=f"detail.{binding_id}", tooltip=tooltip)
         for key, action, description, binding_id, tooltip in (
+            # The screen's own money actions first: the footer shows them first (80 columns).
+            (
+                "c",
+                "capture",
+                "Capture",
+                "capture",
+                "Capture this authorization (needs urn:v2:charges:all)",
+            ),
+            ("r", "refund", "Refund", "refund", "Refund this charge (needs urn:v2:refunds:all)"),
+            (
+                "e",
+                "edit",
+                "Edit tags",
+                "edit",
+                "Edit tags and attributes (needs urn:v2:charges:all)",
+            ),
+            (
+                "D",
+                "distribute",
+                "Distribute",
+                "distribute",
+                "Add this charge to its account's open distribution "
+                "(needs urn:v2:charges:distribute:create)",
+            ),
             ("escape", "back", "Back", "back", "Back to the previous screen"),
             (
                 "o",
@@ -211,29 +235,6 @@ class ChargeDetailScreen(PaytuiScreen[None]):
             ("J", "toggle_json", "JSON", "json", "Show or hide the raw JSON of the charge"),
             ("y", "copy_id", "Copy id", "copy_id", "Copy the charge id to the clipboard"),
             ("ctrl+r", "refresh", "Reload", "reload", "Read the charge again (retries an error)"),
-            (
-                "c",
-                "capture",
-                "Capture",
-                "capture",
-                "Capture this authorization (needs urn:v2:charges:all)",
-            ),
-            ("r", "refund", "Refund", "refund", "Refund this charge (needs urn:v2:refunds:all)"),
-            (
-                "e",
-                "edit",
-                "Edit tags",
-                "edit",
-                "Edit tags and attributes (needs urn:v2:charges:all)",
-            ),
-            (
-                "D",
-                "distribute",
-                "Distribute",
-                "distribute",
-                "Add this charge to its account's open distribution "
-                "(needs urn:v2:charges:distribute:create)",
-            ),
         )
     ]
 
