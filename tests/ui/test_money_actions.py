@@ -379,10 +379,10 @@ async def test_refunds_screen_searches_by_charge_and_pages(money_app: AppFactory
         assert isinstance(screen, RefundsScreen)
         assert screen.page is not None and screen.page.items
         if screen.page.has_more:
-            await pilot.press("n")
+            await pilot.press("right_square_bracket")
             await settle(app, pilot)
             assert screen.page_offset == 50
-            await pilot.press("p")
+            await pilot.press("left_square_bracket")
             await settle(app, pilot)
             assert screen.page_offset == 0
         refund = screen.page.items[0]

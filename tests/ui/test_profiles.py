@@ -208,11 +208,10 @@ async def test_no_switch_while_a_money_action_is_in_flight(
     app = make_app(sandbox_transport)
     async with app.run_test(size=(120, 30)) as pilot:
         await settle(app, pilot)
+        # An executor with a refund being sent (asked through its public `any_in_flight`).
+        executor = await app.actions.executor()
         pending = asyncio.get_running_loop().create_future()
-        slot = SimpleNamespace(task=pending)
-        app._actions = SimpleNamespace(  # type: ignore[attr-defined]
-            _executor=SimpleNamespace(_in_flight={("refund", "ch_1"): slot}), aclose=_noop
-        )
+        executor._in_flight[("refund", "ch_1")] = SimpleNamespace(task=pending, entry_id=None)  # type: ignore[assignment]
         app.switch_profile("sandbox")
         await pilot.pause()
         assert any("still being sent" in n.message for n in app._notifications)

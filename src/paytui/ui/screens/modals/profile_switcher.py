@@ -60,10 +60,10 @@ class ProfileSwitcher(PaytuiModal[str | None]):
             label = Text()
             label.append("● " if name == current else "  ", style="bold")
             label.append(name, style="bold" if name == current else "")
-            if environment_class(environment) == "-production":
-                label.append("  PRODUCTION", style="bold reverse")
             if name == current:
                 label.append("  (current)", style="dim")
+            if environment_class(environment) == "-production":
+                label.append("  PRODUCTION", style="bold reverse")
             options.append(Option(label, id=name))
         with Vertical(id="profiles-dialog"):
             yield Static(Text("Switch profile"), id="profiles-title")
