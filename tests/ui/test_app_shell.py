@@ -23,7 +23,8 @@ async def test_header_marks_sandbox_and_production() -> None:
         header = app.screen.query_one("PaytuiHeader")
         assert header.has_class("-sandbox")
         assert "SANDBOX" in str(app.screen.query_one("#header-env").render())
-        assert "pa_" in str(app.screen.query_one("#header-account").render())
+        # A list shows the profile's account, never the row under the cursor.
+        assert "pa_" not in str(app.screen.query_one("#header-account").render())
     app = fake_app(environment="production", profile_name="live-eu")
     async with app.run_test(size=(120, 30)) as pilot:
         await settle(app, pilot)

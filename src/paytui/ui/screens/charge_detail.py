@@ -291,6 +291,14 @@ class ChargeDetailScreen(PaytuiScreen[None]):
         """This charge, its capture or its authorization changed: read it again."""
         related = {self.charge_id, self._capture_id, self._wire.get("original_charge_id")}
         if related & set(charge_ids):
+            self._stale = True
+            if self.is_current:
+                self.on_screen_resume()
+
+    def on_screen_resume(self) -> None:
+        """Read again what changed while a dialog was over this screen (runs besides the base's)."""
+        if getattr(self, "_stale", False):
+            self._stale = False
             self._load(self._expand)
 
     def on_resize(self, event: events.Resize) -> None:
@@ -303,7 +311,8 @@ class ChargeDetailScreen(PaytuiScreen[None]):
 
     # ------------------------------------------------------------------ loading
 
-    @work(exclusive=True, group="charge-detail-load")
+    # exit_on_error off: a read ending after its screen closed (app shutting down) is no crash.
+    @work(exclusive=True, group="charge-detail-load", exit_on_error=False)
     async def _load(self, expand: Expand) -> None:
         """Read the charge; on error keep whatever is shown and say how to retry."""
         self._expand = expand

@@ -133,7 +133,14 @@ class ChargeSearchScreen(PaytuiScreen[None]):
     def _charges_changed(self, charge_ids: tuple[str, ...]) -> None:
         """An action changed charges: read the page again where the cursor is (a captured
         authorization leaves the open-authorizations view and the count drops)."""
-        if self.state in {"results", "empty"}:
+        self._stale = True
+        if self.is_current:
+            self.on_screen_resume()
+
+    def on_screen_resume(self) -> None:
+        """Read again what changed while another screen was on top (runs besides the base's)."""
+        if getattr(self, "_stale", False) and self.state in {"results", "empty"}:
+            self._stale = False
             self._search(self._query, cursor=self.query_one(ChargeTable).cursor_row)
 
     # --- state ----------------------------------------------------------------------------------
