@@ -139,7 +139,7 @@ async def test_open_account_and_jump_to_its_charges(
         text = screen_text(app)
         assert "approved · live" in text and "Blue Fern Coffee Roasters" in text
 
-        await pilot.press("s")
+        await pilot.press("slash")
         await settle(app, pilot)
         await settle(app, pilot)
         search = app.screen

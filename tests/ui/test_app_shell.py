@@ -24,7 +24,8 @@ async def test_header_marks_sandbox_and_production() -> None:
         header = app.screen.query_one("PaytuiHeader")
         assert header.has_class("-sandbox")
         assert "SANDBOX" in str(app.screen.query_one("#header-env").render())
-        assert "pa_" in str(app.screen.query_one("#header-account").render())
+        # A list shows the profile's account, never the row under the cursor.
+        assert "pa_" not in str(app.screen.query_one("#header-account").render())
     app = fake_app(environment="production", profile_name="live-eu")
     async with app.run_test(size=(120, 30)) as pilot:
         await settle(app, pilot)
@@ -176,9 +177,13 @@ def test_binding_ids_are_unique_and_present() -> None:
 def test_narrow_layout_drops_low_priority_columns() -> None:
     wide = [column.key for column, _ in layout_columns(117)]
     narrow = [column.key for column, _ in layout_columns(77)]
-    assert wide == ["time", "id", "status", "result", "amount", "method", "name", "account", "tags"]
-    assert narrow == ["time", "id", "status", "amount", "name"]  # who called beats the card
+    assert wide == ["time", "id", "status", "type", "result", "amount", "method", "name", "account"]
+    # At 80 columns: time, amount, status, type and name stay (who called beats the card).
+    assert narrow == ["time", "id", "status", "type", "amount", "name"]
     assert sum(width for _, width in layout_columns(77)) + len(narrow) - 1 <= 77
+    # Wider: whole ids and result codes before the free text grows.
+    huge = dict((column.key, width) for column, width in layout_columns(197))
+    assert huge["id"] == 24 and huge["result"] == 22 and huge["account"] == 23
 
 
 def test_importing_the_app_stays_light() -> None:

@@ -135,6 +135,8 @@ async def test_sale_shows_every_group(app_factory: AppFactory) -> None:
         await pilot.press("escape")
         await settle(app, pilot)
         assert not isinstance(app.screen, ChargeDetailScreen)
+        # Back on the list: the profile's account, not the row under the cursor.
+        assert app.account_in_focus == app.default_account_id
 
 
 async def test_chargeback_shows_chargebacks_and_distribution_tree(app_factory: AppFactory) -> None:
@@ -229,13 +231,13 @@ async def test_j_toggles_raw_json(app_factory: AppFactory) -> None:
         screen = await open_detail(app, pilot, charge.charge_id)
         view = screen.query_one(JsonView)
         assert not view.display
-        await pilot.press("j")
+        await pilot.press("J")
         await pilot.pause()
         assert view.display and not screen.query_one("#detail-panels").display
         assert f'"charge_id": "{charge.charge_id}"' in view.text
         assert '"return": {' in view.text and '"return_code"' in view.text
         assert app.focused is view
-        await pilot.press("j")
+        await pilot.press("J")
         await pilot.pause()
         assert not view.display and screen.query_one("#detail-panels").display
         # The ACH return also has its own panel.
@@ -273,7 +275,7 @@ async def test_markup_in_customer_data_is_literal(app_factory: AppFactory) -> No
         charge = await find(app, ChargeQuery(status="chargeback"), lambda c: "[" in c.contact_name)
         screen = await open_detail(app, pilot, charge.charge_id)
         assert "[bold red]Mallory[/]" in panel_text(screen, "payment")
-        await pilot.press("j")
+        await pilot.press("J")
         await pilot.pause()
         assert "[bold red]Mallory[/]" in screen.query_one(JsonView).text
 
@@ -299,7 +301,7 @@ async def test_unknown_fields_show_under_other(app_factory: AppFactory) -> None:
         assert "risk_flags" in other and "[blink]high[/]" in other
         line_items = panel_text(screen, "line-items")
         assert "Widget" in line_items and "4.50" in line_items
-        await pilot.press("j")
+        await pilot.press("J")
         await pilot.pause()
         assert '"risk_flags"' in screen.query_one(JsonView).text
 
@@ -374,18 +376,23 @@ async def test_failed_reload_keeps_the_charge_on_screen(
 
 
 async def test_money_actions_follow_the_policy(app_factory: AppFactory) -> None:
-    """c / r / e are enabled with every scope, greyed out when the policy refuses them."""
+    """c / r / e are enabled where they apply, greyed out (with the reason) where not or when the
+    policy refuses them."""
     app = app_factory()
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         auth = await find(app, ChargeQuery(charge_type="authorization", captured=False))
         screen = await open_detail(app, pilot, auth.charge_id)
-        for action in ("capture", "refund", "edit"):
+        for action in ("capture", "edit"):
             assert screen.check_action(action, ()) is True
+        # An open authorization moved no money: refund is disabled and says why.
+        assert screen.check_action("refund", ()) is None
+        assert "open authorization" in (screen.disabled_reason("refund") or "")
         footer_keys = {b.binding.key: b for b in app.active_bindings.values()}
-        for key in ("c", "r", "e"):
+        for key in ("c", "e"):
             assert key in footer_keys and footer_keys[key].enabled
             assert "needs urn:v2:" in footer_keys[key].tooltip
+        assert not footer_keys["r"].enabled
         app.read_only = True  # type: ignore[attr-defined]
         for action in ("capture", "refund", "edit"):
             assert screen.check_action(action, ()) is None
@@ -407,7 +414,7 @@ def test_bindings_have_ids_and_descriptions() -> None:
     from textual.binding import Binding
 
     bindings = [b for b in ChargeDetailScreen.BINDINGS if isinstance(b, Binding)]
-    assert {b.key for b in bindings} >= {"escape", "o", "d", "j", "y", "ctrl+r", "c", "r", "e"}
+    assert {b.key for b in bindings} >= {"escape", "o", "d", "J", "y", "ctrl+r", "c", "r", "e"}
     for binding in bindings:
         assert binding.id and binding.id.startswith("detail.")
         assert binding.description and binding.tooltip

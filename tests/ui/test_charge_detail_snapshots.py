@@ -81,7 +81,7 @@ def test_json_view(
 ) -> None:
     async def run_before(pilot: Any) -> None:
         await CHARGEBACK(pilot)
-        await pilot.press("j")
+        await pilot.press("J")
         await pilot.pause()
 
     assert snap_compare(make_app(sandbox_transport), terminal_size=size, run_before=run_before)

@@ -230,7 +230,7 @@ async def test_markup_in_a_name_is_shown_literally(app_factory: Any) -> None:
         await pilot.press("enter")
         await settle(app, pilot)
         assert table.charge_at(0).contact_name.startswith("[bold red]Mallory[/]")
-        assert "[bold red]Mallory[/]" in screen_text(app)
+        assert "[bold red]M" in screen_text(app)  # literal, even when the column cuts it
 
 
 async def test_enter_opens_detail_and_escape_restores_the_row(app_factory: Any) -> None:

@@ -176,11 +176,14 @@ async def test_capture_refusals_explain(
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         charge = await find(app, query)
-        await open_detail(app, pilot, charge.charge_id)
+        detail = await open_detail(app, pilot, charge.charge_id)
+        # Disabled with its reason (help and the key's notice), never opened only to say no.
+        assert detail.check_action("capture", ()) is None
+        assert words in (detail.disabled_reason("capture") or "")
         await pilot.press("c")
-        dialog = await modal(app, pilot)
-        assert dialog.step == "blocked"
-        assert words in message(dialog)
+        await settle(app, pilot)
+        assert app.screen is detail
+        assert any(words in n.message for n in app._notifications)
         assert len(await captures_of(app, charge.charge_id)) == (1 if "Already" in words else 0)
 
 
@@ -275,7 +278,8 @@ async def test_refund_refused_without_the_scope(
         assert screen.check_action("capture", ()) is None
         decision = app.actions.check("refund")
         assert "urn:v2:refunds:all" in (decision.reason or "")
-        screen.action_refund()  # run anyway (a stale palette entry): says why, opens nothing
+        # Run anyway (a stale palette entry): refused by check_action, says why, opens nothing.
+        assert await app.run_action("refund", screen) is False
         await pilot.pause()
         assert any("urn:v2:refunds:all" in n for n in notes(app))
         assert not isinstance(app.screen, MoneyActionModal)
@@ -376,10 +380,10 @@ async def test_refunds_screen_searches_by_charge_and_pages(money_app: AppFactory
         assert isinstance(screen, RefundsScreen)
         assert screen.page is not None and screen.page.items
         assert screen.page.has_more  # the demo data has 196 refunds: more than one page
-        await pilot.press("n")
+        await pilot.press("right_square_bracket")
         await settle(app, pilot)
         assert screen.page_offset == 50
-        await pilot.press("p")
+        await pilot.press("left_square_bracket")
         await settle(app, pilot)
         assert screen.page_offset == 0
         refund = screen.page.items[0]

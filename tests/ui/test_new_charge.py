@@ -115,6 +115,12 @@ async def test_card_sale_opens_the_new_charge_and_journal_keeps_no_number(
         assert charge_id in text and "Approved" in text
         assert VISA not in text
         assert screen.query_one("#card", CardInput).length == 0  # the number left memory
+        # The next customer starts from an empty form; the account stays.
+        for name in ("amount", "expiry", "first", "last", "invoice", "tags", "convenience"):
+            assert screen.query_one(f"#{name}", Input).value == "", name
+        assert screen.query_one("#attributes").text == ""  # type: ignore[attr-defined]
+        assert screen.query_one("#account", Input).value == ACCOUNT
+        assert screen.focused is screen.query_one("#amount")
     async with api(sandbox_transport) as client:
         charge = await client.get_charge(charge_id)
     assert charge.total_amount == Decimal("25.50")

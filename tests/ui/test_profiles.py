@@ -146,6 +146,7 @@ async def test_switch_between_two_profiles(two_profiles: str) -> None:
         assert isinstance(app.screen, ProfileSwitcher)
         text = screen_text(app)
         assert "● alpha  (current)" in text and "prod" in text and "sandbox" in text
+        assert "prod  PRODUCTION" in text and "alpha  PRODUCTION" not in text  # marked
         await pilot.press("down", "enter")  # alpha -> prod
         await pilot.pause()
         assert isinstance(app.screen, ConfirmProductionScreen)

@@ -62,7 +62,7 @@ async def fill(app: PaytuiApp, pilot: Any, field: str, value: str) -> None:
 
 
 async def open_form(app: PaytuiApp, pilot: Any) -> TokenFormScreen:
-    await pilot.press("n")
+    await pilot.press("N")
     await settle(app, pilot)
     form = app.screen
     assert isinstance(form, TokenFormScreen)
@@ -223,7 +223,7 @@ async def test_charge_token_as_authorization_opens_detail(
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await open_tokens(app, pilot)
         token = screen.tokens[0]
-        await pilot.press("c")
+        await pilot.press("n")
         await settle(app, pilot)
         modal = app.screen
         assert isinstance(modal, ChargeTokenScreen)
@@ -325,7 +325,7 @@ async def test_new_user_journey_token_authorize_capture(
         assert form.result is not None
         await pilot.press("escape")
         await settle(app, pilot)
-        await pilot.press("c")
+        await pilot.press("n")
         await settle(app, pilot)
         charge_form = app.screen
         assert isinstance(charge_form, ChargeTokenScreen)

@@ -43,7 +43,7 @@ def test_token_form_with_errors(
         await wait_for_workers(pilot)
         await pilot.press("2")
         await wait_for_workers(pilot)
-        await pilot.press("n")
+        await pilot.press("N")
         await wait_for_workers(pilot)
         form = pilot.app.screen
         form.query_one("#card", CardInput).type_digits(BAD_NUMBER)

@@ -6,21 +6,61 @@ action once and settles unknown outcomes (`executor`) by reading the service bac
 See docs/money-safety.md. Never imports Textual.
 """
 
-from paytui.actions.amounts import AmountError, check_amount, format_amount, parse_amount
-from paytui.actions.errors import (
-    ActionError,
-    ActionInFlight,
-    ActionRefused,
-    ConfirmationRequired,
-    EarlierAttemptApplied,
-    NotRetryable,
-    PrecheckFailed,
-    UnresolvedAction,
-)
-from paytui.actions.executor import ActionExecutor, ActionOutcome
-from paytui.actions.journal import Journal, JournalEntry, default_journal_path
-from paytui.actions.policy import ActionPolicy, Decision
-from paytui.actions.reconcile import reconcile, reconcile_all
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from paytui.actions.amounts import AmountError, check_amount, format_amount, parse_amount
+    from paytui.actions.errors import (
+        ActionError,
+        ActionInFlight,
+        ActionRefused,
+        ConfirmationRequired,
+        EarlierAttemptApplied,
+        NotRetryable,
+        PrecheckFailed,
+        UnresolvedAction,
+    )
+    from paytui.actions.executor import ActionExecutor, ActionOutcome
+    from paytui.actions.journal import Journal, JournalEntry, default_journal_path
+    from paytui.actions.policy import ActionPolicy, Decision
+    from paytui.actions.reconcile import reconcile_all
+
+#: Where each name lives. Imported on first use (PEP 562), so `paytui.actions.registry` can be
+#: read at start-up (the footer's first paint) without importing the executor and the client.
+_HOMES = {
+    **dict.fromkeys(("AmountError", "check_amount", "format_amount", "parse_amount"), "amounts"),
+    **dict.fromkeys(
+        (
+            "ActionError",
+            "ActionInFlight",
+            "ActionRefused",
+            "ConfirmationRequired",
+            "EarlierAttemptApplied",
+            "NotRetryable",
+            "PrecheckFailed",
+            "UnresolvedAction",
+        ),
+        "errors",
+    ),
+    **dict.fromkeys(("ActionExecutor", "ActionOutcome"), "executor"),
+    **dict.fromkeys(("Journal", "JournalEntry", "default_journal_path"), "journal"),
+    **dict.fromkeys(("ActionPolicy", "Decision"), "policy"),
+    # (`reconcile` the function is not re-exported: the submodule of that name shadows it.)
+    "reconcile_all": "reconcile",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "ActionError",
@@ -42,6 +82,5 @@ __all__ = [
     "default_journal_path",
     "format_amount",
     "parse_amount",
-    "reconcile",
     "reconcile_all",
 ]

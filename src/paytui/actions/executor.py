@@ -792,25 +792,23 @@ class ActionExecutor:
         return settled
 
     async def read_authorization(self, charge_id: str) -> Charge:
+        """Read the charge to capture; `PrecheckFailed` says why it cannot be (nothing is sent)."""
+        return await self._read_authorization(charge_id)
+
+    async def _read_authorization(self, charge_id: str) -> Charge:
         """Read the charge to capture and explain why it cannot be, before sending anything.
 
-        Public: the capture dialog shows the same answer before the user confirms.
-        """
+        The rule is the action registry's (`paytui.actions.registry`), the same one that greys
+        out the capture key, so the key and the refusal never disagree."""
+        from paytui.actions.registry import why_not
+
         try:
             auth = await self.client.get_charge(charge_id)
         except ApiError as err:
             raise PrecheckFailed(f"Could not read the authorization: {err}") from err
-        kind = auth.charge_type
-        if kind == "pre_authorization":
-            raise PrecheckFailed("A pre-authorization only checks the card; it cannot be captured")
-        if kind is not None and kind != "authorization":
-            raise PrecheckFailed(f"Only an authorization can be captured; this is a {kind}")
-        if auth.captured_charge_id:
-            raise PrecheckFailed(
-                f"Already captured as {auth.captured_charge_id}", auth.captured_charge_id
-            )
-        if auth.status is not None and auth.status != "success":
-            raise PrecheckFailed(f"A {auth.status} authorization cannot be captured")
+        reason = why_not("capture", auth)
+        if reason is not None:
+            raise PrecheckFailed(reason, auth.captured_charge_id)
         return auth
 
     def _confirm(

@@ -154,6 +154,11 @@ def _iso(value: datetime) -> str:
 def _parse_time(value: str | None) -> datetime | None:
     if value is None:
         return None
+    return _time(value)
+
+
+def _time(value: str) -> datetime:
+    """A timestamp column that is never NULL (created_at, updated_at)."""
     return datetime.fromisoformat(value.replace("Z", "+00:00"))
 
 
@@ -228,9 +233,9 @@ class JournalEntry:
             result_id=row["result_id"],
             error=row["error"],
             retry_of=row["retry_of"],
-            created_at=_parse_time(row["created_at"]),  # type: ignore[arg-type]
+            created_at=_time(row["created_at"]),
             sent_at=_parse_time(row["sent_at"]),
-            updated_at=_parse_time(row["updated_at"]),  # type: ignore[arg-type]
+            updated_at=_time(row["updated_at"]),
             resolved_at=_parse_time(row["resolved_at"]),
             settle_seconds=row["settle_seconds"],
             checked_at=_parse_time(row["checked_at"]),
@@ -324,7 +329,8 @@ class Journal:
                 ),
             )
             entry_id = cursor.lastrowid
-        entry = self.get(entry_id)  # type: ignore[arg-type]
+        assert entry_id is not None  # an INSERT always has one
+        entry = self.get(entry_id)
         assert entry is not None
         return entry
 

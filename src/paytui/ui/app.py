@@ -16,18 +16,26 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from textual import events
+from textual.actions import ActionParseResult
+from textual.actions import parse as parse_action
 from textual.app import App
 from textual.binding import BindingType
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.reactive import reactive
 from textual.screen import Screen
+from textual.signal import Signal
 
+from paytui.actions.registry import spec_for
 from paytui.text import safe, safe_lines
 from paytui.ui import bindings as keys
 from paytui.ui import messages
 from paytui.ui.screens.charges import ChargeSearchScreen
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from textual.dom import DOMNode
+
     from paytui.api.client import PaymentClient
     from paytui.config.connection import Connection
     from paytui.sandbox.embedded import EmbeddedSandbox
@@ -193,6 +201,9 @@ class PaytuiApp(App[None]):
         self._first_paint_done = False
         self._sandbox: EmbeddedSandbox | None = None
         self._switching_modes = False
+        #: Published after an action changed charges (their ids): every list and detail on any
+        #: screen stack that shows one of them reads it again, without ctrl+r.
+        self.charges_changed: Signal[tuple[str, ...]] = Signal(self, "charges_changed")
         self.keymap_config: dict[str, str] = {
             **(dict(connection.keymap) if connection is not None else {}),
             **dict(keymap or {}),
@@ -282,42 +293,66 @@ class PaytuiApp(App[None]):
         for secret in connection.secret_values():
             register_secret(secret)
 
-    def allows(self, action: str) -> bool:
-        """May `action` run (and show) now? The ONE read-only gate of the UI.
+    def why_disabled(
+        self, action: str, subject: object | None = None, *, target: str | None = None
+    ) -> str | None:
+        """Why a registered action cannot run now (None: it can). The ONE gate of the UI.
 
-        Every key, footer entry, palette command and help line goes through here (via
-        `check_action`, `_check_action_state` and `run_action` below), whatever screen, modal or
-        widget owns the binding, so a screen added later cannot leak a money key on a read-only
-        profile. The executor's `ActionPolicy` still refuses the operation itself.
+        Asked by every screen's `check_action` (`PaytuiScreenMixin`), the app's own, the help
+        screen and the palette, for bindings of every screen, modal and widget alike, so a screen
+        added later cannot leak a write key on a read-only profile. In the order a user can
+        act on: read-only profile, the token's scopes, already being sent, then whether the
+        action applies to `subject` (the registry's rule, which the executor enforces too).
         """
-        name = action.split("(", 1)[0].rsplit(".", 1)[-1].strip()
-        return not (self.read_only and name in keys.MONEY_OR_WRITE_ACTIONS)
+        spec = spec_for(action)
+        if spec is None:
+            return None
+        if spec.writes:
+            if self.read_only:
+                return f"{spec.label} is off: this profile is read-only"
+            operation = spec.operation_for(subject)
+            # Before the client connects the scopes are unknown and the policy could only say
+            # yes, so the executor stack is not imported for the footer of the first paint.
+            if operation is not None and self._client is not None:
+                decision = self.actions.check(operation)
+                if not decision.allowed:
+                    return decision.reason or f"{spec.label} is not allowed"
+                if target is not None and self.actions.in_flight(operation, target):
+                    return f"{spec.label} is being sent"
+        return spec.why_not(subject)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if not self.allows(action):
-            return False
+        if spec_for(action) is not None:
+            return None if self.why_disabled(action) else True
         return super().check_action(action, parameters)
 
-    def _check_action_state(self, action: str, default_namespace: Any) -> bool | None:
-        # Footer, help and palette ask here for bindings of every node (screens included).
-        if not self.allows(action):
-            return False
-        return super()._check_action_state(action, default_namespace)
-
     async def run_action(
-        self, action: Any, default_namespace: Any = None, namespaces: Any = None
+        self,
+        action: str | ActionParseResult,
+        default_namespace: DOMNode | None = None,
+        namespaces: Mapping[str, DOMNode] | None = None,
     ) -> bool:
-        # Keys, clicks and palette commands of every node end up here.
-        name = action if isinstance(action, str) else str(action[1])
-        if not self.allows(name):
-            self.notify(
-                "Not available: this profile is read-only.",
-                title="Read-only",
-                severity="warning",
-                markup=False,
-            )
-            return False
-        return await super().run_action(action, default_namespace, namespaces)
+        """Run `action`; a registered action that is disabled says why in one line."""
+        handled = await super().run_action(action, default_namespace, namespaces)
+        if not handled and isinstance(action, str) and spec_for(action) is not None:
+            reason = self.disabled_reason_of(action, default_namespace)
+            if reason:
+                self.notify(reason, title="Not available", severity="warning", markup=False)
+        return handled
+
+    def disabled_reason_of(self, action: str, namespace: DOMNode | None = None) -> str | None:
+        """`why_disabled` of `action` as bound on `namespace` (a screen asks about its row)."""
+        from paytui.ui.screens.base import PaytuiScreenMixin
+
+        prefix, name, _params = parse_action(action)
+        node: DOMNode | None = {"app": self, "screen": self.screen}.get(prefix, namespace)
+        screen: Any = node  # a Screen mixed with the base (the mixin itself is not a DOMNode)
+        if isinstance(screen, PaytuiScreenMixin):
+            reason: str | None = cast(Any, screen).disabled_reason(name)
+            return reason
+        if node is None or node is self:
+            return self.why_disabled(name)
+        return None
 
     # --- money actions (issue 4) -----------------------------------------------------------------
     @property
@@ -355,12 +390,21 @@ class PaytuiApp(App[None]):
                 markup=False,
             )
 
-    def action_new_charge(self) -> None:
-        """Open the virtual terminal for the account in focus (once: not over itself)."""
+    def charges_changed_by(self, *charge_ids: str | None) -> None:
+        """Tell every screen that these charges changed (a capture, refund, edit, new charge…)."""
+        ids = tuple(dict.fromkeys(i for i in charge_ids if i))
+        if ids:
+            self.charges_changed.publish(ids)
+
+    async def action_new_charge(self) -> None:
+        """Open the virtual terminal for the account in focus (once: not over itself).
+
+        Awaited: the form is mounted and its first field focused before the next key is taken.
+        """
         from paytui.ui.screens.new_charge import NewChargeScreen
 
         if not isinstance(self.screen, NewChargeScreen):
-            self.push_screen(NewChargeScreen(account_id=self.account_in_focus))
+            await self.push_screen(NewChargeScreen(account_id=self.account_in_focus))
 
     def action_refunds(self) -> None:
         from paytui.ui.screens.refunds import RefundsScreen
@@ -628,10 +672,21 @@ class PaytuiApp(App[None]):
         self._start_connect()
 
     # --- routing --------------------------------------------------------------------------------
-    def action_goto(self, mode: str) -> None:
-        """Jump to a top-level screen; each keeps its own stack, so coming back restores it."""
-        if mode in self._modes and mode != self.current_mode:
-            self.switch_mode(mode)
+    async def action_goto(self, mode: str) -> None:
+        """`1`-`5`: always that top-level screen itself, whatever was pushed over it."""
+        if mode not in self._modes:
+            return
+        if mode != self.current_mode:
+            await self.switch_mode(mode)
+        while len(self.screen_stack) > 1:
+            await self.pop_screen()
+
+    async def action_back_or_quit(self) -> None:
+        """`q`: back on a pushed screen, quit only from a top-level screen."""
+        if len(self.screen_stack) > 1:
+            self.pop_screen()
+        else:
+            self.exit()
 
     async def action_back(self) -> None:
         """Close the screen on top; from a top-level screen other than charges, go to charges."""

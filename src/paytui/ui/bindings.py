@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from textual.binding import Binding
 
 if TYPE_CHECKING:
+    from textual.app import App
     from textual.dom import DOMNode
     from textual.screen import Screen
 
@@ -60,11 +61,45 @@ GLOBAL_BINDINGS: list[Binding] = [
         show=False,
     ),
     Binding("escape", "app.back", "Back", id="app.back", show=False),
-    Binding("q", "app.quit", "Quit", id="app.quit"),
+    Binding(
+        "q",
+        "app.back_or_quit",
+        "Back / quit",
+        id="app.quit",
+        tooltip="Close the screen on top; quits only from a top-level screen (1-5)",
+    ),
+    # Priority: focus moves when the App takes the key from the terminal, before the next key is
+    # handed to the focused field. As an ordinary (screen) binding, tab is first queued at the
+    # focused field and only moves focus once it has bubbled back up, by which time the keys
+    # typed after it were already queued at the old field (`19.99⇥⇥⇥4111…` all in Amount).
+    Binding("tab", "app.focus_next", "Next field", id="app.focus_next", show=False, priority=True),
+    Binding(
+        "shift+tab",
+        "app.focus_previous",
+        "Previous field",
+        id="app.focus_previous",
+        show=False,
+        priority=True,
+    ),
 ]
 
 # --- Charge search screen ---------------------------------------------------------------------
 CHARGES_BINDINGS: list[Binding] = [
+    # Capture and refund first: the footer shows a screen's own actions in this order.
+    Binding(
+        "c",
+        "capture",
+        "Capture",
+        id="charges.capture",
+        tooltip="Capture the highlighted authorization (needs urn:v2:charges:all)",
+    ),
+    Binding(
+        "r",
+        "refund",
+        "Refund",
+        id="charges.refund",
+        tooltip="Refund the highlighted charge (needs urn:v2:refunds:all)",
+    ),
     Binding("slash", "focus_query", "Search", id="charges.search", tooltip="Type a query"),
     Binding("a", "quick_view('all')", "All", id="charges.view_all", tooltip="All charges"),
     Binding(
@@ -92,20 +127,6 @@ CHARGES_BINDINGS: list[Binding] = [
     Binding("S", "reverse_sort", "Reverse", id="charges.sort_reverse", show=False),
     Binding("y", "copy_id", "Copy id", id="charges.copy_id", tooltip="Copy the charge id"),
     Binding("ctrl+r", "refresh", "Refresh", id="charges.refresh", tooltip="Reload / retry"),
-    Binding(
-        "c",
-        "capture",
-        "Capture",
-        id="charges.capture",
-        tooltip="Capture the highlighted authorization (needs urn:v2:charges:all)",
-    ),
-    Binding(
-        "r",
-        "refund",
-        "Refund",
-        id="charges.refund",
-        tooltip="Refund the highlighted charge (needs urn:v2:refunds:all)",
-    ),
 ]
 
 # --- Money action dialogs (capture, refund, edit tags) ----------------------------------------
@@ -130,14 +151,14 @@ HISTORY_BINDINGS: list[Binding] = [
         tooltip="Open the charge of the highlighted action",
     ),
     Binding(
-        "c",
+        "v",
         "check_again",
         "Check again",
         id="history.check",
         tooltip="Ask the service again whether an unknown action happened",
     ),
     Binding(
-        "R",
+        "t",
         "retry",
         "Retry",
         id="history.retry",
@@ -155,8 +176,8 @@ REFUNDS_BINDINGS: list[Binding] = [
         id="refunds.search",
         tooltip="Search by charge id or account (acct:pa_...)",
     ),
-    Binding("n", "next_page", "Next page", id="refunds.next"),
-    Binding("p", "previous_page", "Previous page", id="refunds.previous"),
+    Binding("right_square_bracket", "next_page", "Next page", id="refunds.next"),
+    Binding("left_square_bracket", "previous_page", "Previous page", id="refunds.previous"),
     Binding(
         "enter", "open_charge", "Open charge", id="refunds.open", tooltip="Open the refunded charge"
     ),
@@ -182,10 +203,16 @@ TABLE_BINDINGS: list[Binding] = [
 
 # --- Tokens screen (`2`) and its forms -----------------------------------------------------------
 TOKENS_BINDINGS: list[Binding] = [
-    Binding("n", "create_token", "New token", id="tokens.create", tooltip="Store a card"),
+    Binding("N", "create_token", "New token", id="tokens.create", tooltip="Store a card"),
     Binding("enter", "view", "View", id="tokens.view", tooltip="Every field of the token"),
     Binding("u", "update_token", "Update", id="tokens.update", tooltip="Card expiry, holder"),
-    Binding("c", "charge_token", "Charge", id="tokens.charge", tooltip="Sale or authorization"),
+    Binding(
+        "n",
+        "charge_token",
+        "New charge",
+        id="tokens.charge",
+        tooltip="A new charge of the highlighted token: sale or authorization",
+    ),
     Binding("y", "copy_id", "Copy id", id="tokens.copy_id", tooltip="Copy the token id"),
     Binding("ctrl+r", "refresh", "Refresh", id="tokens.refresh", tooltip="Reload / retry"),
 ]
@@ -216,24 +243,6 @@ NEW_CHARGE_BINDINGS: list[Binding] = [
     ),
     Binding("escape", "app.back", "Back", id="new_charge.back", show=False),
 ]
-
-#: Action method names (without `action_`) that move money or change data. On a read-only
-#: profile `PaytuiApp` hides and refuses them on every screen, modal and widget (one place:
-#: `PaytuiApp.allows`, see docs/architecture.md); the executor's `ActionPolicy` refuses the
-#: operations themselves. Name a new money/write action here when you add it.
-MONEY_OR_WRITE_ACTIONS: frozenset[str] = frozenset(
-    {
-        "capture",
-        "refund",
-        "edit_tags",
-        "edit",  # the charge detail's `e` (edit tags and attributes)
-        "new_charge",
-        "create_token",
-        "update_token",
-        "charge_token",
-        "distribute",
-    }
-)
 
 # --- Who am I and profile switcher ----------------------------------------------------------
 WHOAMI_BINDINGS: list[Binding] = [
@@ -349,6 +358,55 @@ def display_key(key: str) -> str:
     return " / ".join(_KEY_NAMES.get(part.strip(), part.strip()) for part in key.split(","))
 
 
+#: Actions that mean "back" (close the dialog / screen on top); one meaning for the key map.
+BACK_ACTIONS = frozenset(
+    {"back", "close", "cancel", "leave", "back_or_quit", "dismiss", "answer(False)"}
+)
+
+#: Keys bound to more than one meaning on purpose, and why (`tests/ui/test_keys.py` reads it).
+KEY_ALLOW_LIST: dict[str, str] = {
+    "enter": "opens the highlighted row or sends the focused form (what enter does in any UI)",
+    "o": "charge detail: opens the linked charge (its capture or its authorization; one shows)",
+    "down": "the query line hands focus to the results, which then move down",
+    "i": "the key that opened Who am I closes it",
+    "question_mark": "the key that opened Help closes it",
+}
+
+
+def meaning(binding: Binding) -> str:
+    """What a binding does, for the one-meaning-per-key check: its action without namespace,
+    with every kind of "back" as one meaning and a token's charge as a new charge."""
+    action = (
+        binding.action.split(".", 1)[-1] if binding.action.startswith("app.") else binding.action
+    )
+    if action in BACK_ACTIONS:
+        return "back"
+    return _SYNONYMS.get(action, action)
+
+
+_SYNONYMS = {
+    "charge_token": "new_charge",
+    "reload": "refresh",
+    "scroll_top": "cursor_top",
+    "scroll_bottom": "cursor_bottom",
+    "focus_query": "search",
+    "focus_search": "search",
+    "search_charges": "search",
+}
+
+
+def key_map() -> dict[str, dict[str, list[str]]]:
+    """Every key: meaning -> the groups (screens) that bind it, from all groups."""
+    found: dict[str, dict[str, list[str]]] = {}
+    for group in all_groups():
+        for binding in group.bindings:
+            for key in binding.key.split(","):
+                where = found.setdefault(key.strip(), {}).setdefault(meaning(binding), [])
+                if group.title not in where:
+                    where.append(group.title)
+    return found
+
+
 def keys_markdown() -> str:
     """The text of docs/keys.md, generated from the registry (a test checks the file is current)."""
     lines = [
@@ -365,7 +423,18 @@ def keys_markdown() -> str:
         "",
         "Press `?` in the app for the keys of the screen you are on (with your remaps applied),",
         "and `ctrl+p` for the command palette.",
+        "",
+        "## One meaning per key",
+        "",
+        "`escape` goes back everywhere; `q` goes back on a pushed screen and quits only from a",
+        "top-level screen; `1`-`5` always show that screen itself; `]` / `[` page; `enter` opens.",
+        "",
+        "| Key | Meaning | Where |",
+        "|---|---|---|",
     ]
+    for key, meanings in sorted(key_map().items(), key=lambda item: (len(item[0]) > 1, item[0])):
+        for what, groups in meanings.items():
+            lines.append(f"| `{display_key(key)}` | {what} | {', '.join(groups)} |")
     for group in all_groups():
         lines += ["", f"## {group.title}", "", "| Key | Action | Id |", "|---|---|---|"]
         for binding in group.bindings:
@@ -384,6 +453,8 @@ class LiveBinding:
     binding: Binding
     keys: tuple[str, ...]
     enabled: bool
+    #: Why it is disabled (the action registry's words), when it is.
+    reason: str | None = None
 
     @property
     def key_display(self) -> str:
@@ -430,9 +501,24 @@ def live_bindings(screen: Screen[object]) -> list[LiveBinding]:
             if key not in slot[1]:
                 slot[1].append(key)
         for binding, keys in grouped.values():
-            state = app._check_action_state(binding.action, node)
+            state, reason = action_state(app, binding.action, node)
             if state is False:
                 continue
             keys.sort(key=lambda k: len(k) > 1)  # letters first: "j / ↓", "G / End"
-            found.append(LiveBinding(node, binding, tuple(keys), bool(state)))
+            found.append(LiveBinding(node, binding, tuple(keys), bool(state), reason))
     return found
+
+
+def action_state(app: App[object], action: str, node: DOMNode) -> tuple[bool | None, str | None]:
+    """`check_action` of the node `action` runs on (as Textual asks it), and the registry's
+    reason when the action is disabled; public API only (`textual.actions.parse`)."""
+    from textual.actions import parse
+
+    prefix, name, parameters = parse(action)
+    target: DOMNode = {"app": app, "screen": app.screen}.get(prefix, node)
+    state = target.check_action(name, parameters)
+    reason = None
+    if not state:
+        explain = getattr(app, "disabled_reason_of", None)
+        reason = explain(action, node) if callable(explain) else None
+    return state, reason

@@ -17,12 +17,12 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
 from paytui.ui import format as fmt
 from paytui.ui import messages
 from paytui.ui.running_app import paytui_app
+from paytui.ui.screens.base import PaytuiScreen
 from paytui.ui.widgets.errors import describe_error
 from paytui.ui.widgets.header import PaytuiHeader
 from paytui.ui.widgets.list_state import error_text
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 ACCOUNT_DETAIL_BINDINGS: list[Binding] = [
     Binding(
-        "s",
+        "slash",
         "search_charges",
         "Search charges",
         id="account.search_charges",
@@ -53,7 +53,7 @@ def _value(value: object) -> Text:
     return fmt.literal(value)
 
 
-class AccountDetailScreen(Screen[None]):
+class AccountDetailScreen(PaytuiScreen[None]):
     """All fields of one account plus its recent charges."""
 
     CSS_PATH = Path(__file__).with_name("account_detail.tcss")
@@ -74,6 +74,9 @@ class AccountDetailScreen(Screen[None]):
         self.merchant = merchant
         self.charges: list[Charge] = []
         self.charges_state = "loading"
+
+    def header_account(self) -> str | None:
+        return self.account_id
 
     def compose(self) -> ComposeResult:
         yield PaytuiHeader()

@@ -23,13 +23,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.containers import Horizontal
-from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import DataTable, Footer, Static
 
 from paytui.ui import format as fmt
-from paytui.ui import messages
 from paytui.ui.running_app import paytui_app
+from paytui.ui.screens.base import PaytuiScreen
 from paytui.ui.widgets.header import PaytuiHeader
 from paytui.ui.widgets.list_state import ErrorLine, ListState, showing
 from paytui.ui.widgets.nav_table import NavTable
@@ -117,7 +116,7 @@ class StatusFilterCommands(Provider):
                 )
 
 
-class AccountsScreen(Screen[None]):
+class AccountsScreen(PaytuiScreen[None]):
     """Accounts grouped by merchant, with a status filter and watch mode."""
 
     CSS_PATH = Path(__file__).with_name("accounts.tcss")
@@ -396,8 +395,3 @@ class AccountsScreen(Screen[None]):
         self.app.push_screen(
             AccountDetailScreen(account.account_id, account=account, merchant=merchant)
         )
-
-    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        account = self._account(event.row_key.value if event.row_key else None)
-        if account is not None:
-            self.post_message(messages.AccountInFocus(account.account_id))

@@ -20,7 +20,6 @@ from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Grid, Vertical, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Footer, Static
 
 from paytui.api.errors import ApiError, NotFoundError
@@ -29,7 +28,7 @@ from paytui.tags import parse_tags
 from paytui.text import safe
 from paytui.ui import format as fmt
 from paytui.ui import messages
-from paytui.ui.running_app import paytui_app
+from paytui.ui.screens.base import PaytuiScreen
 from paytui.ui.widgets.distribution_tree import (
     DistributionTree,
     as_datetime,
@@ -86,14 +85,6 @@ KNOWN_FIELDS = frozenset(
         "return",
     }
 )
-
-#: Money actions (issue 4): key action -> executor operation. The policy (via `app.actions`)
-#: decides whether each is enabled; the dialogs and the executor do the rest.
-MONEY_ACTIONS: dict[str, str] = {
-    "capture": "capture",
-    "refund": "refund",
-    "edit": "update_charge",
-}
 
 #: (container id, [(panel id, title)]), top to bottom; "-wide" containers hold one column.
 PANEL_LAYOUT: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
@@ -186,7 +177,7 @@ def _columns_table(records: list[dict[str, Any]], columns: list[tuple[str, str]]
     return table
 
 
-class ChargeDetailScreen(Screen[None]):
+class ChargeDetailScreen(PaytuiScreen[None]):
     """One charge, loaded with its distributions; pushed by the search screen on enter."""
 
     CSS_PATH = "charge_detail.tcss"
@@ -195,31 +186,7 @@ class ChargeDetailScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(key, action, description, id=f"detail.{binding_id}", tooltip=tooltip)
         for key, action, description, binding_id, tooltip in (
-            ("escape", "back", "Back", "back", "Back to the previous screen"),
-            (
-                "o",
-                "open_authorization",
-                "Open authorization",
-                "open_authorization",
-                "Open the authorization this capture captured",
-            ),
-            (
-                "o",
-                "open_capture",
-                "Open capture",
-                "open_capture",
-                "Open the capture of this authorization",
-            ),
-            (
-                "d",
-                "load_distributions",
-                "Distributions",
-                "distributions",
-                "Load the distributions this charge appeared in",
-            ),
-            ("j", "toggle_json", "JSON", "json", "Show or hide the raw JSON of the charge"),
-            ("y", "copy_id", "Copy id", "copy_id", "Copy the charge id to the clipboard"),
-            ("ctrl+r", "reload", "Reload", "reload", "Read the charge again (retries an error)"),
+            # The screen's own money actions first: the footer shows them first (80 columns).
             (
                 "c",
                 "capture",
@@ -243,6 +210,31 @@ class ChargeDetailScreen(Screen[None]):
                 "Add this charge to its account's open distribution "
                 "(needs urn:v2:charges:distribute:create)",
             ),
+            ("escape", "back", "Back", "back", "Back to the previous screen"),
+            (
+                "o",
+                "open_authorization",
+                "Open authorization",
+                "open_authorization",
+                "Open the authorization this capture captured",
+            ),
+            (
+                "o",
+                "open_capture",
+                "Open capture",
+                "open_capture",
+                "Open the capture of this authorization",
+            ),
+            (
+                "d",
+                "load_distributions",
+                "Distributions",
+                "distributions",
+                "Load the distributions this charge appeared in",
+            ),
+            ("J", "toggle_json", "JSON", "json", "Show or hide the raw JSON of the charge"),
+            ("y", "copy_id", "Copy id", "copy_id", "Copy the charge id to the clipboard"),
+            ("ctrl+r", "refresh", "Reload", "reload", "Read the charge again (retries an error)"),
         )
     ]
 
@@ -293,6 +285,21 @@ class ChargeDetailScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self._load(self._expand)
+        self.app.charges_changed.subscribe(self, self._charges_changed)
+
+    def _charges_changed(self, charge_ids: tuple[str, ...]) -> None:
+        """This charge, its capture or its authorization changed: read it again."""
+        related = {self.charge_id, self._capture_id, self._wire.get("original_charge_id")}
+        if related & set(charge_ids):
+            self._stale = True
+            if self.is_current:
+                self.on_screen_resume()
+
+    def on_screen_resume(self) -> None:
+        """Read again what changed while a dialog was over this screen (runs besides the base's)."""
+        if getattr(self, "_stale", False):
+            self._stale = False
+            self._load(self._expand)
 
     def on_resize(self, event: events.Resize) -> None:
         """Two panel columns when there is room, one on narrow terminals (no media queries)."""
@@ -304,7 +311,8 @@ class ChargeDetailScreen(Screen[None]):
 
     # ------------------------------------------------------------------ loading
 
-    @work(exclusive=True, group="charge-detail-load")
+    # exit_on_error off: a read ending after its screen closed (app shutting down) is no crash.
+    @work(exclusive=True, group="charge-detail-load", exit_on_error=False)
     async def _load(self, expand: Expand) -> None:
         """Read the charge; on error keep whatever is shown and say how to retry."""
         self._expand = expand
@@ -686,23 +694,24 @@ class ChargeDetailScreen(Screen[None]):
 
     # ------------------------------------------------------------------ actions
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Links only show when they lead somewhere; money actions are greyed out when the
-        policy refuses them (read-only profile, missing scope: the tooltip names the scope)."""
-        if action in MONEY_ACTIONS:
-            if self.charge is None:
-                return None
-            actions = getattr(self.app, "actions", None)
-            if actions is not None and not actions.check(MONEY_ACTIONS[action]).allowed:
-                return None
-            if actions is not None and actions.in_flight(MONEY_ACTIONS[action], self.charge_id):
-                return None
-            return True
-        if action == "distribute":
-            if self.charge is None or self._distributing:
-                return None
-            actions = getattr(self.app, "actions", None)
-            return None if actions is not None and not actions.check("distribute").allowed else True
+    def header_account(self) -> str | None:
+        account = self._wire.get("account_id")
+        return str(account) if account else None
+
+    def action_subject(self, action: str) -> object | None:
+        """Every registered action here acts on the open charge (None until it is read)."""
+        return self.charge
+
+    def action_target(self, action: str) -> str | None:
+        return self.charge_id
+
+    def disabled_reason(self, action: str) -> str | None:
+        if action == "distribute" and self._distributing:
+            return "Distributing: waiting for the answer"
+        return super().disabled_reason(action)
+
+    def check_own_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Links only show when they lead somewhere (the registry decides the rest)."""
         if action == "open_authorization":
             return bool(self._wire.get("original_charge_id"))
         if action == "open_capture":
@@ -714,7 +723,7 @@ class ChargeDetailScreen(Screen[None]):
     def action_back(self) -> None:
         self.dismiss()
 
-    def action_reload(self) -> None:
+    def action_refresh(self) -> None:
         self._load(self._expand)
 
     def action_load_distributions(self) -> None:
@@ -743,28 +752,19 @@ class ChargeDetailScreen(Screen[None]):
         if self._capture_id:
             self.post_message(messages.OpenCharge(self._capture_id))
 
-    def _money_action(self, action: str) -> None:
-        """Open the dialog of a money action (the policy is asked again: a palette command
-        may run while the key is greyed out, and then says why)."""
-        decision = paytui_app(self).actions.check(MONEY_ACTIONS[action])
-        if not decision.allowed:
-            self.notify(decision.reason or "Not allowed", severity="warning", markup=False)
-            return
+    async def _money_action(self, action: str) -> None:
+        """Open the dialog of a money action (`check_action` already asked the registry)."""
         from paytui.ui.screens.modals.capture import CaptureModal
         from paytui.ui.screens.modals.edit_tags import EditTagsModal
         from paytui.ui.screens.modals.refund import RefundModal
 
         modal = {"capture": CaptureModal, "refund": RefundModal, "edit": EditTagsModal}[action]
 
-        def done(result: str | None) -> None:
-            if result is not None and self.is_attached:
-                self._load(self._expand)  # show the capture link / refunds / new tags
-
-        self.app.push_screen(modal(self.charge_id), callback=done)
+        # Fresh afterwards without a callback: the dialog publishes `app.charges_changed`.
+        await self.app.push_screen(modal(self.charge_id))
 
     def action_distribute(self) -> None:
-        if self.check_action("distribute", ()) is True:
-            self._distribute()
+        self._distribute()
 
     @work(exclusive=True, group="charge-detail-distribute")
     async def _distribute(self) -> None:
@@ -776,7 +776,7 @@ class ChargeDetailScreen(Screen[None]):
         self._distributing = True
         self.refresh_bindings()
         try:
-            executor = await self.app.actions.executor()  # type: ignore[attr-defined]
+            executor = await self.app.actions.executor()
             outcome = await executor.distribute(self.charge_id)
         except ActionError as exc:
             self.notify(exc.message, title="Distribute", severity="warning", markup=False)
@@ -786,6 +786,7 @@ class ChargeDetailScreen(Screen[None]):
             )
         else:
             if outcome.succeeded:
+                self.app.charges_changed_by(self.charge_id)
                 self.notify(
                     f"Added to distribution {outcome.result_id}", title="Distribute", markup=False
                 )
@@ -802,14 +803,14 @@ class ChargeDetailScreen(Screen[None]):
         if self.is_attached:
             self._load("distributions")
 
-    def action_capture(self) -> None:
-        self._money_action("capture")
+    async def action_capture(self) -> None:
+        await self._money_action("capture")
 
-    def action_refund(self) -> None:
-        self._money_action("refund")
+    async def action_refund(self) -> None:
+        await self._money_action("refund")
 
-    def action_edit(self) -> None:
-        self._money_action("edit")
+    async def action_edit(self) -> None:
+        await self._money_action("edit")
 
 
-__all__ = ["KNOWN_FIELDS", "MONEY_ACTIONS", "ChargeDetailScreen"]
+__all__ = ["KNOWN_FIELDS", "ChargeDetailScreen"]

@@ -25,6 +25,7 @@ from paytui.ui import format as fmt
 from paytui.ui import messages
 from paytui.ui.bindings import CHARGES_BINDINGS
 from paytui.ui.running_app import paytui_app
+from paytui.ui.screens.base import PaytuiScreen
 from paytui.ui.widgets.charge_table import COLUMNS, SORT_FIELDS, ChargeTable
 from paytui.ui.widgets.header import PaytuiHeader
 from paytui.ui.widgets.list_state import ErrorLine, ListState, showing
@@ -63,7 +64,7 @@ def format_query(query: ChargeQuery) -> str:
     return fmt(query)
 
 
-class ChargeSearchScreen(Screen[None]):
+class ChargeSearchScreen(PaytuiScreen[None]):
     """Search, browse and open charges."""
 
     class Prefill(Message):
@@ -118,6 +119,20 @@ class ChargeSearchScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self._search(None)
+        self.app.charges_changed.subscribe(self, self._charges_changed)
+
+    def _charges_changed(self, charge_ids: tuple[str, ...]) -> None:
+        """An action changed charges: read the page again where the cursor is (a captured
+        authorization leaves the open-authorizations view and the count drops)."""
+        self._stale = True
+        if self.is_current:
+            self.on_screen_resume()
+
+    def on_screen_resume(self) -> None:
+        """Read again what changed while another screen was on top (runs besides the base's)."""
+        if getattr(self, "_stale", False) and self.state in {"results", "empty"}:
+            self._stale = False
+            self._search(self._query, cursor=self.query_one(ChargeTable).cursor_row)
 
     # --- state ----------------------------------------------------------------------------------
     @property
@@ -141,7 +156,6 @@ class ChargeSearchScreen(Screen[None]):
         message.append(text or "this view", style="bold")
         message.append(".\nPress / to change the query, or a for all charges.")
         self.query_one(ListState).show_empty(message)
-        self.post_message(messages.AccountInFocus(None))
 
     # --- searching ------------------------------------------------------------------------------
     def _effective(self, query: ChargeQuery) -> ChargeQuery:
@@ -328,50 +342,44 @@ class ChargeSearchScreen(Screen[None]):
         self.app.copy_to_clipboard(charge.charge_id)
         self.app.notify(f"Copied charge id {charge.charge_id}", title="Clipboard", markup=False)
 
-    # --- money actions (issue 4): the policy decides, the dialogs and the executor act ----------
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Capture / refund are greyed out when the policy refuses them (read-only, scope)."""
-        operation = {"capture": "capture", "refund": "refund"}.get(action)
-        # Before the client connects the scopes are unknown and the policy can only say yes
-        # (read-only is the app's own check), so the executor stack is not imported for the
-        # footer of the first paint.
-        if operation is not None and getattr(self.app, "connected_client", None) is not None:
-            actions = getattr(self.app, "actions", None)
-            if actions is not None and not actions.check(operation).allowed:
-                return None
-        return True
+    # --- money actions: the registry decides, the dialogs and the executor act ----------------
+    def action_subject(self, action: str) -> object | None:
+        """Capture and refund act on the highlighted charge, in the state the list shows."""
+        if not self.is_mounted:
+            return None
+        return self.query_one(ChargeTable).cursor_charge
 
-    def _money_action(self, operation: str) -> None:
-        decision = paytui_app(self).actions.check(operation)
-        if not decision.allowed:
-            self.app.notify(decision.reason or "Not allowed", severity="warning", markup=False)
-            return
+    def action_target(self, action: str) -> str | None:
+        charge = self.action_subject(action)
+        return getattr(charge, "charge_id", None)
+
+    async def _money_action(self, operation: str) -> None:
         charge = self.query_one(ChargeTable).cursor_charge
         if charge is None:
-            self.app.notify("No charge under the cursor.", severity="warning", markup=False)
             return
         if operation == "capture":
             from paytui.ui.screens.modals.capture import CaptureModal
 
-            self.app.push_screen(CaptureModal(charge.charge_id))
+            modal: Screen[str | None] = CaptureModal(charge.charge_id)
         else:
             from paytui.ui.screens.modals.refund import RefundModal
 
-            self.app.push_screen(RefundModal(charge.charge_id))
+            modal = RefundModal(charge.charge_id)
+        # Awaited: the dialog is mounted (its first field focused) before the next key is taken.
+        await self.app.push_screen(modal)
 
-    def action_capture(self) -> None:
-        self._money_action("capture")
+    async def action_capture(self) -> None:
+        await self._money_action("capture")
 
-    def action_refund(self) -> None:
-        self._money_action("refund")
+    async def action_refund(self) -> None:
+        await self._money_action("refund")
 
     # --- table events ---------------------------------------------------------------------------
     def on_charge_table_selected(self, event: ChargeTable.Selected) -> None:
         self.post_message(messages.OpenCharge(event.charge.charge_id))
 
     def on_charge_table_highlighted(self, event: ChargeTable.Highlighted) -> None:
-        if event.charge is not None:
-            self.post_message(messages.AccountInFocus(getattr(event.charge, "account_id", None)))
+        self.refresh_bindings()  # capture / refund follow the highlighted charge's state
 
     def on_charge_table_window_changed(self, event: ChargeTable.WindowChanged) -> None:
         shown = max(0, event.last - event.first)

@@ -11,12 +11,12 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
 from paytui.ui import format as fmt
 from paytui.ui import messages
 from paytui.ui.running_app import paytui_app
+from paytui.ui.screens.base import PaytuiScreen
 from paytui.ui.screens.distributions import status_text, total_of, total_text
 from paytui.ui.widgets.distribution_tree import TOTAL_CATEGORIES
 from paytui.ui.widgets.errors import describe_error
@@ -39,7 +39,7 @@ DISTRIBUTION_DETAIL_BINDINGS: list[Binding] = [
 ]
 
 
-class DistributionDetailScreen(Screen[None]):
+class DistributionDetailScreen(PaytuiScreen[None]):
     """Totals and items of one distribution."""
 
     CSS_PATH = Path(__file__).with_name("distribution_detail.tcss")

@@ -15,12 +15,11 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
 from paytui.ui import format as fmt
-from paytui.ui import messages
 from paytui.ui.running_app import paytui_app
+from paytui.ui.screens.base import PaytuiScreen
 from paytui.ui.widgets.distribution_tree import OUTGOING_CATEGORIES, TOTAL_CATEGORIES, as_decimal
 from paytui.ui.widgets.header import PaytuiHeader
 from paytui.ui.widgets.list_state import ErrorLine, ListState, showing
@@ -81,7 +80,7 @@ def short(value: str | None, keep: int) -> Text:
     return fmt.literal(text[:keep] + "…" if len(text) > keep + 1 else text)
 
 
-class DistributionsScreen(Screen[None]):
+class DistributionsScreen(PaytuiScreen[None]):
     """A paged list of distributions with their totals."""
 
     CSS_PATH = Path(__file__).with_name("distributions.tcss")
@@ -210,10 +209,3 @@ class DistributionsScreen(Screen[None]):
         from paytui.ui.screens.distribution_detail import DistributionDetailScreen
 
         self.app.push_screen(DistributionDetailScreen(dist.distribution_id, summary=dist))
-
-    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        dist = next(
-            (d for d in self.distributions if d.distribution_id == event.row_key.value), None
-        )
-        if dist is not None and dist.account_id:
-            self.post_message(messages.AccountInFocus(dist.account_id))

@@ -14,13 +14,13 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from paytui.ui.bindings import HELP_BINDINGS, LiveBinding
+from paytui.ui.screens.base import PaytuiModal
 
 
-class HelpScreen(ModalScreen[None]):
+class HelpScreen(PaytuiModal[None]):
     """A modal listing key, action and binding id, grouped by where the binding acts."""
 
     CSS_PATH = Path(__file__).with_name("help.tcss")  # absolute: subclasses elsewhere work
@@ -57,7 +57,8 @@ class HelpScreen(ModalScreen[None]):
             if live.binding.tooltip:
                 description = f"{description}: {live.binding.tooltip}"
             style = "" if live.enabled else "dim"
-            action = Text(description + ("" if live.enabled else " (not available)"), style=style)
+            why = "" if live.enabled else f" (not available: {live.reason or 'not here'})"
+            action = Text(description + why, style=style)
             table.add_row(Text(live.key_display, style="bold"), action, Text(live.binding.id or ""))
         return table
 

@@ -15,7 +15,6 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.notifications import SeverityLevel
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
 from paytui.actions import ActionError, ConfirmationRequired
@@ -23,6 +22,7 @@ from paytui.ui import format as fmt
 from paytui.ui import messages
 from paytui.ui.bindings import HISTORY_BINDINGS
 from paytui.ui.running_app import paytui_app
+from paytui.ui.screens.base import PaytuiScreen
 from paytui.ui.widgets.header import PaytuiHeader
 from paytui.ui.widgets.list_state import ErrorLine, ListState
 
@@ -43,7 +43,7 @@ COLUMNS = ("Time (UTC)", "Operation", "Charge", "Amount", "State", "Result", "Me
 state_text = fmt.action_state
 
 
-class HistoryScreen(Screen[None]):
+class HistoryScreen(PaytuiScreen[None]):
     """The action journal of this profile."""
 
     CSS_PATH = Path(__file__).with_name("history.tcss")
@@ -133,7 +133,11 @@ class HistoryScreen(Screen[None]):
         self.refresh_bindings()
 
     # --- actions ------------------------------------------------------------------------------
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+    def action_subject(self, action: str) -> object | None:
+        """Retry acts on the highlighted journal entry."""
+        return self.current if self.is_mounted else None
+
+    def check_own_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         entry = self.current if self.is_mounted else None
         if action == "check_again":
             return (
@@ -141,8 +145,6 @@ class HistoryScreen(Screen[None]):
                 if entry is None or not (entry.unresolved or entry.state == "not_applied")
                 else True
             )
-        if action == "retry":
-            return None if entry is None or not entry.retryable else True
         if action == "open_charge":
             return None if entry is None or not entry.charge_id else True
         return True
@@ -212,6 +214,9 @@ class HistoryScreen(Screen[None]):
             self.reload()
             return
         severity: SeverityLevel = "information" if outcome.succeeded else "warning"
+        if outcome.succeeded:
+            entry = next((e for e in self.entries if e.id == entry_id), None)
+            self.app.charges_changed_by(entry.charge_id if entry else None, outcome.result_id)
         self.notify(
             outcome.message or outcome.state, title="Retry", severity=severity, markup=False
         )

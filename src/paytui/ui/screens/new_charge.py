@@ -28,7 +28,6 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Vertical, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Footer, Input, Select, Static, TextArea
 
 from paytui.limits import check_attributes, check_tags, check_text
@@ -37,6 +36,7 @@ from paytui.ui import messages
 from paytui.ui.bindings import NEW_CHARGE_BINDINGS
 from paytui.ui.format import money
 from paytui.ui.running_app import paytui_app
+from paytui.ui.screens.base import PaytuiScreen
 from paytui.ui.screens.modals.token_form import _FORMS_TCSS, FormMixin, field_row
 from paytui.ui.validation import (
     check_country,
@@ -126,6 +126,8 @@ class ChargeFormSender:
             self.app.notify(exc.message, title=title, severity="error", markup=False)
             return None
         self._sending = False
+        if outcome.succeeded:  # every list and detail showing charges reads them again
+            paytui_app(form).charges_changed_by(outcome.result_id)
         line, severity = describe_outcome(outcome)
         form._status(line)
         self.app.notify(line.plain, title=title, severity=severity, markup=False)
@@ -189,8 +191,10 @@ _CHARGE_FIELDS = {
 }
 
 
-class NewChargeScreen(ChargeFormSender, FormMixin, Screen[None]):
+class NewChargeScreen(ChargeFormSender, FormMixin, PaytuiScreen[None]):
     """The virtual terminal form."""
+
+    TEXT_ENTRY = True
 
     CSS_PATH: ClassVar = [_FORMS_TCSS, Path(__file__).with_name("new_charge.tcss")]
     BINDINGS: ClassVar[list[BindingType]] = [*NEW_CHARGE_BINDINGS]
@@ -285,7 +289,8 @@ class NewChargeScreen(ChargeFormSender, FormMixin, Screen[None]):
     def on_mount(self) -> None:
         self.query_one("#row-confirm").display = False
         self._apply_method()
-        self.query_one("#amount" if self.account_id else "#account").focus()
+        # Now, not on the next refresh: keys typed right after `n` land in this field.
+        self.set_focus(self.query_one("#amount" if self.account_id else "#account"))
 
     # --- field visibility -------------------------------------------------------------------
     def _method(self) -> str:
@@ -449,17 +454,45 @@ class NewChargeScreen(ChargeFormSender, FormMixin, Screen[None]):
             self._place_field_errors(outcome.message or "")
         charge = outcome.charge
         if outcome.succeeded:
-            # Done: the numbers leave memory, and a second ctrl+s cannot charge twice by accident.
-            self.query_one("#card", CardInput).clear()
-            self.query_one("#bank-number", CardInput).clear()
-            self.query_one("#row-confirm").display = False
-            self.query_one("#confirm", Input).value = ""
+            # Done: the numbers leave memory, a second ctrl+s cannot charge twice by accident,
+            # and the next customer starts from an empty form (the account stays).
+            self.clear_customer()
             self.result = charge
             if charge is not None:
                 self.query_one("#result", Static).update(charge_result(charge))
             charge_id = charge.charge_id if charge is not None else outcome.result_id
             if charge_id:
                 self.post_message(messages.OpenCharge(charge_id))
+
+    #: Fields that belong to one customer's payment: cleared after a charge is sent.
+    CUSTOMER_FIELDS = (
+        "amount",
+        "expiry",
+        "routing",
+        "token",
+        "first",
+        "last",
+        "invoice",
+        "po",
+        "convenience",
+        "supplemental",
+        "tags",
+        "confirm",
+    )
+
+    def clear_customer(self) -> None:
+        """Empty every field of the last customer (card and bank numbers included); the account
+        and the country stay, and the amount field takes focus for the next one."""
+        for name in ("card", "bank-number"):
+            self.query_one(f"#{name}", CardInput).clear()
+        for name in self.CUSTOMER_FIELDS:
+            self.query_one(f"#{name}", Input).value = ""
+        self.query_one("#attributes", TextArea).text = ""
+        self.query_one("#row-confirm").display = False
+        amount = self.query_one("#amount", Input)
+        if self._type() == "pre_authorization":
+            amount.value = "0.00"
+        self.set_focus(amount if not amount.disabled else self.query_one("#account"))
 
     def _place_field_errors(self, message: str) -> None:
         """A refusal that names a field of ours (``payment_method.token_id: ...``) is also

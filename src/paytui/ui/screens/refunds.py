@@ -13,7 +13,6 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import BindingType
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
 
 from paytui.api.queries import RefundQuery
@@ -21,6 +20,7 @@ from paytui.ui import format as fmt
 from paytui.ui import messages
 from paytui.ui.bindings import REFUNDS_BINDINGS
 from paytui.ui.running_app import paytui_app
+from paytui.ui.screens.base import PaytuiScreen
 from paytui.ui.widgets.header import PaytuiHeader
 from paytui.ui.widgets.list_state import ErrorLine, ListState, showing
 from paytui.ui.widgets.safe_input import SafeInput
@@ -41,7 +41,7 @@ def parse_refund_search(text: str) -> RefundQuery:
     return RefundQuery(charge_id=text or None)
 
 
-class RefundsScreen(Screen[None]):
+class RefundsScreen(PaytuiScreen[None]):
     """Search refunds, a page at a time."""
 
     CSS_PATH = Path(__file__).with_name("refunds.tcss")

@@ -19,13 +19,12 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Footer, Static
 
 from paytui.ui import format as fmt
 from paytui.ui import messages
 from paytui.ui.bindings import TOKEN_TABLE_BINDINGS, TOKEN_VIEW_BINDINGS, TOKENS_BINDINGS
-from paytui.ui.running_app import paytui_app
+from paytui.ui.screens.base import PaytuiModal, PaytuiScreen
 from paytui.ui.screens.modals.token_form import _FORMS_TCSS, token_summary
 from paytui.ui.widgets.header import PaytuiHeader
 from paytui.ui.widgets.list_state import ErrorLine, ListState, showing
@@ -83,7 +82,7 @@ class TokenTable(DataTable[Text]):
     HELP_TITLE = "Tokens table"
 
 
-class TokensScreen(Screen[None]):
+class TokensScreen(PaytuiScreen[None]):
     """List, view, create, update and charge stored card tokens."""
 
     CSS_PATH = Path(__file__).with_name("tokens.tcss")
@@ -130,7 +129,7 @@ class TokensScreen(Screen[None]):
     @work(exclusive=True, group="tokens")
     async def _load_first(self, select: str | None = None) -> None:
         try:
-            client = await paytui_app(self).get_client()
+            client = await self.app.get_client()
             page = await client.list_tokens_page(limit=PAGE_SIZE, offset=0)
         except Exception as exc:
             self._show_error(exc)
@@ -153,7 +152,7 @@ class TokensScreen(Screen[None]):
         table.focus()
 
     def _append(self, page: Any) -> None:
-        now = paytui_app(self).now()
+        now = self.app.now()
         table = self.query_one("#tokens", DataTable)
         for token in page.items:
             table.add_row(*token_row(token, now), key=token.token_id)
@@ -171,7 +170,7 @@ class TokensScreen(Screen[None]):
     async def _load_more(self) -> None:
         self._loading_more = True
         try:
-            client = await paytui_app(self).get_client()
+            client = await self.app.get_client()
             page = await client.list_tokens_page(limit=PAGE_SIZE, offset=len(self.tokens))
         except Exception as exc:
             self.query_one(ListState).show_failed(
@@ -188,9 +187,7 @@ class TokensScreen(Screen[None]):
         self.app.notify(info.message, title=info.title, severity="error", markup=False)
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        token = self.current
-        if token is not None:
-            self.post_message(messages.AccountInFocus(token.account_id))
+        self.refresh_bindings()  # update / charge follow the highlighted token
         if self.has_more and not self._loading_more and event.cursor_row >= len(self.tokens) - 5:
             self._load_more()
 
@@ -205,6 +202,18 @@ class TokensScreen(Screen[None]):
             return None
         row = self.query_one("#tokens", DataTable).cursor_row
         return self.tokens[row] if 0 <= row < len(self.tokens) else None
+
+    def action_subject(self, action: str) -> object | None:
+        """Update and charge act on the highlighted token."""
+        return self.current if self.is_mounted else None
+
+    def disabled_reason(self, action: str) -> str | None:
+        reason = super().disabled_reason(action)
+        token = self.current if self.is_mounted else None
+        expired = token is not None and token_state(token, self.app.now()) == "expired"
+        if reason is None and action == "charge_token" and expired:
+            return "This token has expired; update its expiry (u) before charging it"
+        return reason
 
     def _need_token(self) -> Token | None:
         token = self.current
@@ -229,33 +238,31 @@ class TokensScreen(Screen[None]):
         if token is not None:
             self.app.push_screen(TokenViewScreen(token))
 
-    def action_create_token(self) -> None:
+    async def action_create_token(self) -> None:
         from paytui.ui.screens.modals.token_form import TokenFormScreen
 
         token = self.current
-        account = getattr(self.app, "account_in_focus", None) or (
-            token.account_id if token is not None else None
-        )
-        self.app.push_screen(TokenFormScreen(account_id=account), self._after_form)
+        account = self.app.account_in_focus or (token.account_id if token is not None else None)
+        await self.app.push_screen(TokenFormScreen(account_id=account), self._after_form)
 
-    def action_update_token(self) -> None:
+    async def action_update_token(self) -> None:
         from paytui.ui.screens.modals.token_form import TokenFormScreen
 
         token = self._need_token()
         if token is not None:
-            self.app.push_screen(TokenFormScreen(token=token), self._after_form)
+            await self.app.push_screen(TokenFormScreen(token=token), self._after_form)
 
     def _after_form(self, token: Token | None) -> None:
         if token is not None:
             self.reload(select=token.token_id)
 
-    def action_charge_token(self) -> None:
+    async def action_charge_token(self) -> None:
         from paytui.ui.screens.modals.charge_token import ChargeTokenScreen
 
         token = self._need_token()
         if token is None:
             return
-        if token_state(token, paytui_app(self).now()) == "expired":
+        if token_state(token, self.app.now()) == "expired":
             self.app.notify(
                 "This token has expired; update its expiry (u) before charging it.",
                 title="Token expired",
@@ -263,7 +270,7 @@ class TokensScreen(Screen[None]):
                 markup=False,
             )
             return
-        self.app.push_screen(ChargeTokenScreen(token), self._after_charge)
+        await self.app.push_screen(ChargeTokenScreen(token), self._after_charge)
 
     def _after_charge(self, result: Charge | str | None) -> None:
         if result is None:
@@ -272,7 +279,7 @@ class TokensScreen(Screen[None]):
         self.post_message(messages.OpenCharge(charge_id))
 
 
-class TokenViewScreen(ModalScreen[None]):
+class TokenViewScreen(PaytuiModal[None]):
     """Every field of one token (fraud score, processor messages included)."""
 
     CSS_PATH = _FORMS_TCSS

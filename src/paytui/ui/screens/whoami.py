@@ -17,12 +17,12 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import VerticalScroll
-from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from paytui.text import safe
 from paytui.ui import format as fmt
 from paytui.ui.bindings import WHOAMI_BINDINGS
+from paytui.ui.screens.base import PaytuiModal
 
 _EMBEDDED_FACTS = {
     "profile": "sandbox (embedded)",
@@ -63,7 +63,7 @@ def _when(value: datetime | None, now: datetime) -> str:
     return f"{stamp} (in {minutes} min {secs:02d} s)"
 
 
-class WhoAmIScreen(ModalScreen[None]):
+class WhoAmIScreen(PaytuiModal[None]):
     """A small panel of safe facts about the connection in use."""
 
     CSS_PATH = Path(__file__).with_name("whoami.tcss")

@@ -127,18 +127,23 @@ class CardInput(Widget, can_focus=True):
         """Append the digits of `text` (what a paste or a test types)."""
         self._set(self.__digits + "".join(ch for ch in text if "0" <= ch <= "9"))
 
+    def check_consume_key(self, key: str, character: str | None = None) -> bool:
+        """Every printable key belongs to this field (like an Input): no single-letter binding
+        of the screen or the app fires while it has focus."""
+        return character is not None and character.isprintable()
+
     def on_key(self, event: events.Key) -> None:
         if event.character is not None and "0" <= event.character <= "9" and len(event.key) == 1:
             event.stop()
             event.prevent_default()
             self._set(self.__digits + event.character)
+        elif event.is_printable:
+            event.stop()  # a letter in a number field: dropped here, never a key of the screen
+            event.prevent_default()
         elif event.key == "backspace":
             event.stop()
             event.prevent_default()
             self._set(self.__digits[:-1])
-        elif event.character in (" ", "-"):
-            event.stop()  # group separators people type: ignored
-            event.prevent_default()
 
     def on_paste(self, event: events.Paste) -> None:
         event.stop()

@@ -80,9 +80,18 @@ def _tags(charge: Any) -> Text:
     return Text(safe(", ".join(str(tag) for tag in (getattr(charge, "tags", None) or []))))
 
 
-def _short_id(charge: Any) -> Text:
-    charge_id = safe(getattr(charge, "charge_id", "") or "")
-    return Text(charge_id[:10] + "…" if len(charge_id) > 10 else charge_id)
+def _charge_id(charge: Any) -> Text:
+    """The whole id: a narrow column cuts it with an ellipsis, a wide one shows all of it."""
+    return Text(safe(str(getattr(charge, "charge_id", "") or "")))
+
+
+_TYPE_NAMES = {"authorization": "auth", "pre_authorization": "pre-auth"}
+
+
+def _charge_type(charge: Any) -> Text:
+    """Sale, auth, pre-auth or capture: an authorization must not look like a sale."""
+    kind = getattr(charge, "charge_type", None)
+    return Text(_TYPE_NAMES.get(kind, kind) if kind else "—")
 
 
 @dataclass(frozen=True)
@@ -101,6 +110,9 @@ class Column:
     right: bool = False
     min_width: int = 6
     descending_first: bool = False
+    #: A fixed column whose values can be longer (ids, result codes): spare width widens it up
+    #: to this, in `priority` order, before any flexible (free text) column gets wider.
+    max_width: int | None = None
 
 
 COLUMNS: tuple[Column, ...] = (
@@ -112,8 +124,9 @@ COLUMNS: tuple[Column, ...] = (
         lambda c: Text(fmt.timestamp(getattr(c, "charge_timestamp", None))),
         descending_first=True,
     ),
-    Column("id", "Charge", 11, "charge_id", _short_id),
+    Column("id", "Charge", 11, "charge_id", _charge_id, max_width=24),
     Column("status", "Status", 10, "status", lambda c: fmt.status(getattr(c, "status", None))),
+    Column("type", "Type", 8, None, _charge_type),
     Column(
         "result",
         "Result",
@@ -121,6 +134,7 @@ COLUMNS: tuple[Column, ...] = (
         "result_code",
         lambda c: fmt.result_code(getattr(c, "result_code", None)),
         priority=2,
+        max_width=22,
     ),
     Column(
         "amount",
@@ -131,7 +145,7 @@ COLUMNS: tuple[Column, ...] = (
         right=True,
         descending_first=True,
     ),
-    Column("method", "Method", 13, "method", _method, priority=2),
+    Column("method", "Method", 13, "method", _method, priority=2, max_width=18),
     Column(
         "name",
         "Contact",
@@ -148,6 +162,7 @@ COLUMNS: tuple[Column, ...] = (
         "account_id",
         lambda c: _text(getattr(c, "account_id", None)),
         priority=3,
+        max_width=23,
     ),
     Column("tags", "Tags", None, None, _tags, priority=3, min_width=6),
 )
@@ -165,11 +180,18 @@ def layout_columns(width: int, columns: Sequence[Column] = COLUMNS) -> list[tupl
         worst = max(range(len(chosen)), key=lambda i: (chosen[i].priority, i))
         chosen.pop(worst)
     spare = max(0, width - needed(chosen))
+    # Whole ids and result codes before wider free text: fixed columns grow first, by priority.
+    grown: dict[str, int] = {}
+    for column in sorted(chosen, key=lambda c: c.priority):
+        if column.width is not None and column.max_width and spare:
+            extra = min(spare, column.max_width - column.width)
+            grown[column.key] = column.width + extra
+            spare -= extra
     flexible = [c for c in chosen if c.width is None]
     widths: list[tuple[Column, int]] = []
     for column in chosen:
         if column.width is not None:
-            widths.append((column, column.width))
+            widths.append((column, grown.get(column.key, column.width)))
             continue
         share = spare // len(flexible) if flexible else 0
         if column is flexible[0]:

@@ -13,7 +13,6 @@ from textual.widgets import Input, Static
 from paytui.actions import AmountError, parse_amount
 from paytui.text import safe
 from paytui.ui import format as fmt
-from paytui.ui.running_app import paytui_app
 from paytui.ui.screens.modals.confirm import MoneyActionModal
 from paytui.ui.widgets.safe_input import SafeInput
 
@@ -60,7 +59,7 @@ class CaptureModal(MoneyActionModal):
         # the same rules that will be enforced when sending, asked before the form is shown.
         charge = await executor.read_authorization(self.charge_id)
         self.authorized = charge.total_amount
-        now = paytui_app(self).now()
+        now = self.app.now()
         when = charge.charge_timestamp
         rows = [
             ("Authorized", fmt.money(charge.total_amount)),
@@ -95,6 +94,9 @@ class CaptureModal(MoneyActionModal):
             else:
                 self.field_error(field, None)
         return params if ok else None
+
+    def confirmation_amount(self, params: dict[str, Any]) -> Any:
+        return (self.authorized or Decimal(0)) + sum(params.values(), Decimal(0))
 
     def review(self, params: dict[str, Any]) -> Text:
         total = (self.authorized or Decimal(0)) + sum(params.values(), Decimal(0))

@@ -15,10 +15,10 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Input, Select, Static
 
 from paytui.ui.bindings import FORM_BINDINGS
+from paytui.ui.screens.base import PaytuiModal
 from paytui.ui.screens.modals.token_form import _FORMS_TCSS, FormMixin, field_row
 from paytui.ui.screens.new_charge import ChargeFormSender
 from paytui.ui.widgets.safe_input import SafeInput
@@ -32,9 +32,11 @@ if TYPE_CHECKING:
 CHARGE_TYPES = [("Sale", "sale"), ("Authorization (capture later)", "authorization")]
 
 
-class ChargeTokenScreen(ChargeFormSender, FormMixin, ModalScreen["Charge | str | None"]):
+class ChargeTokenScreen(ChargeFormSender, FormMixin, PaytuiModal["Charge | str | None"]):
     """Answers the created charge (approved or declined; its id when only the id is known), or
     None when closed without one."""
+
+    TEXT_ENTRY = True
 
     CSS_PATH = _FORMS_TCSS
     BINDINGS: ClassVar[list[BindingType]] = [*FORM_BINDINGS]
@@ -78,7 +80,7 @@ class ChargeTokenScreen(ChargeFormSender, FormMixin, ModalScreen["Charge | str |
 
     def on_mount(self) -> None:
         self.query_one("#row-confirm").display = False
-        self.query_one("#amount", Input).focus()
+        self.set_focus(self.query_one("#amount", Input))  # now: keys typed at once land here
 
     def _status(self, text: Text) -> None:
         self.query_one("#form-status", Static).update(text)

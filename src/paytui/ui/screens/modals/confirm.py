@@ -33,7 +33,6 @@ from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.notifications import SeverityLevel
 from textual.reactive import reactive
-from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
 from paytui.actions import (
@@ -47,6 +46,7 @@ from paytui.text import safe, safe_lines
 from paytui.ui import messages
 from paytui.ui.bindings import MONEY_MODAL_BINDINGS
 from paytui.ui.running_app import paytui_app
+from paytui.ui.screens.base import PaytuiModal
 from paytui.ui.widgets.safe_input import SafeInput
 
 if TYPE_CHECKING:
@@ -84,8 +84,10 @@ def settling_text(noun: str, entry_id: int, sent: Any, ready: Any, now: Any) -> 
     return text
 
 
-class MoneyActionModal(ModalScreen[str | None]):
+class MoneyActionModal(PaytuiModal[str | None]):
     """Base of the capture / refund / edit dialogs. Dismisses with the result id (or None)."""
+
+    TEXT_ENTRY = True
 
     CSS_PATH: ClassVar[list[str | PurePath]] = [Path(__file__).with_name("confirm.tcss")]
     BINDINGS: ClassVar[list[BindingType]] = [*MONEY_MODAL_BINDINGS]
@@ -193,7 +195,32 @@ class MoneyActionModal(ModalScreen[str | None]):
             self.set_focus(self.query_one("#open" if opener.display else "#close"))
         self.refresh_bindings()
 
+    def confirmation_amount(self, params: dict[str, Any]) -> Any:
+        """The amount the production confirmation is about (None: the charge id's last four)."""
+        return params.get("amount")
+
+    def _ask_phrase_up_front(self, params: dict[str, Any], review: Text) -> None:
+        """On production, say in the review what the next key does: type the phrase, then enter
+        (not "press enter" and then a surprise field). The executor still checks the phrase."""
+        policy = self.app.actions.policy()
+        amount = self.confirmation_amount(params)
+        if not policy.needs_typed_confirmation(self.OPERATION, amount):
+            return
+        self.phrase = policy.confirmation_phrase(amount, self.charge_id)
+        self.query_one("#confirm-label", Static).update(
+            Text.assemble(
+                ("Production: type ", "bold"),
+                (self.phrase, "bold reverse"),
+                (" to confirm, then press enter.", "bold"),
+            )
+        )
+        review.append(
+            f"\nProduction: next, type {self.phrase} in the field below; enter then sends.",
+            style="bold",
+        )
+
     def focus_first(self) -> None:
+        """Focus the first field now (not on the next refresh), so the next key lands in it."""
         inputs = list(self.query("#dialog-form Input, #dialog-form TextArea").results())
         if inputs:
             self.set_focus(inputs[0])
@@ -269,7 +296,7 @@ class MoneyActionModal(ModalScreen[str | None]):
         """After an earlier attempt turned out applied: show the charge as it is now (what was
         already refunded, what is left) — or why nothing more can be done at all."""
         try:
-            executor = await self.app.actions.executor()  # type: ignore[attr-defined]
+            executor = await self.app.actions.executor()
             info = await self.prepare(executor)
         except ActionError as exc:
             self.acknowledge_earlier = None
@@ -302,7 +329,9 @@ class MoneyActionModal(ModalScreen[str | None]):
                 self.app.bell()
                 return
             self.params = params
-            self.query_one("#dialog-review", Static).update(self.review(params))
+            review = self.review(params)
+            self._ask_phrase_up_front(params, review)
+            self.query_one("#dialog-review", Static).update(review)
             self._message("")
             self.step = "review"
         elif self.step == "review" and not self._sending:
@@ -381,6 +410,10 @@ class MoneyActionModal(ModalScreen[str | None]):
     def _show_outcome(self, outcome: ActionOutcome) -> None:
         """The answer in the dialog (if still open) and as a notification."""
         severity: SeverityLevel = "information" if outcome.succeeded else "warning"
+        if outcome.succeeded:  # every list and detail showing these charges reads them again
+            self.app.charges_changed_by(
+                self.charge_id, outcome.result_id if self.RESULT_IS_CHARGE else None
+            )
         if not self.is_attached:
             self.app.screen.refresh_bindings()  # the key greyed out while in flight comes back
             self.app.notify(
@@ -438,9 +471,11 @@ class MoneyActionModal(ModalScreen[str | None]):
         self.go()
 
 
-class TypedConfirmModal(ModalScreen[str | None]):
+class TypedConfirmModal(PaytuiModal[str | None]):
     """Ask for the production confirmation phrase alone (History's retry): dismisses with what
     was typed, or None on escape. The executor checks it; this dialog only collects it."""
+
+    TEXT_ENTRY = True
 
     CSS_PATH = Path(__file__).with_name("confirm.tcss")
     BINDINGS: ClassVar[list[BindingType]] = [*MONEY_MODAL_BINDINGS]
@@ -466,7 +501,7 @@ class TypedConfirmModal(ModalScreen[str | None]):
             yield SafeInput(id="confirm-phrase", placeholder="type it here")
 
     def on_mount(self) -> None:
-        self.query_one(Input).focus()
+        self.set_focus(self.query_one(Input))
 
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:

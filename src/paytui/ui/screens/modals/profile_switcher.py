@@ -16,12 +16,13 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, OptionList, Static
 from textual.widgets.option_list import Option
 
 from paytui.text import safe, safe_lines
 from paytui.ui.bindings import SWITCHER_BINDINGS
+from paytui.ui.screens.base import PaytuiModal
+from paytui.ui.widgets.header import environment_class
 
 if TYPE_CHECKING:
     from paytui.config.connection import Connection
@@ -29,15 +30,21 @@ if TYPE_CHECKING:
 CSS_FILE = Path(__file__).with_name("profile_switcher.tcss")
 
 
-def _profile_names() -> tuple[list[str], list[str]]:
-    """(names, problems) from the config file; a broken file still offers the sandbox."""
+def _profile_names() -> tuple[list[tuple[str, str]], list[str]]:
+    """([(name, environment)], problems) from the config file; a broken file still offers the
+    sandbox."""
     from paytui.config.store import load_config
 
     loaded = load_config()
-    return loaded.config.profile_names(), [str(problem) for problem in loaded.problems]
+    profiles = loaded.config.profiles
+    names: list[tuple[str, str]] = [
+        (name, profiles[name].effective_environment if name in profiles else "sandbox")
+        for name in loaded.config.profile_names()
+    ]
+    return names, [str(problem) for problem in loaded.problems]
 
 
-class ProfileSwitcher(ModalScreen[str | None]):
+class ProfileSwitcher(PaytuiModal[str | None]):
     """Pick a profile; dismisses with its name, or None."""
 
     CSS_PATH = CSS_FILE
@@ -50,12 +57,14 @@ class ProfileSwitcher(ModalScreen[str | None]):
         current = connection.profile_name if connection is not None else "sandbox"
         names, problems = _profile_names()
         options = []
-        for name in names:
+        for name, environment in names:
             label = Text()
             label.append("● " if name == current else "  ", style="bold")
             label.append(safe(name), style="bold" if name == current else "")
             if name == current:
                 label.append("  (current)", style="dim")
+            if environment_class(environment) == "-production":
+                label.append("  PRODUCTION", style="bold reverse")
             options.append(Option(label, id=name))
         with Vertical(id="profiles-dialog"):
             yield Static(Text("Switch profile"), id="profiles-title")
@@ -86,7 +95,7 @@ class ProfileSwitcher(ModalScreen[str | None]):
         self.dismiss(None)
 
 
-class ConfirmProductionScreen(ModalScreen[bool]):
+class ConfirmProductionScreen(PaytuiModal[bool]):
     """ "Connect to PRODUCTION?" with the profile and host; No is the default button."""
 
     CSS_PATH = CSS_FILE

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.widgets import Input, Static, TextArea
 
@@ -62,6 +63,9 @@ class RefundModal(MoneyActionModal):
 
             raise PrecheckFailed("Nothing left to refund: this charge is refunded in full")
         self.query_one("#amount", Input).value = format_amount(self.remaining, grouping=False)
+        return self._info(charge)
+
+    def _info(self, charge: Any) -> Text:
         text = Text()
         text.append("Charged    ", style="bold")
         text.append(fmt.money(charge.total_amount))
@@ -72,6 +76,25 @@ class RefundModal(MoneyActionModal):
         text.append("\nStatus     ", style="bold")
         text.append_text(fmt.status(charge.status))
         return text
+
+    def on_mount(self) -> None:
+        # Runs besides the base's `on_mount` (Textual dispatches along the MRO).
+        self.app.charges_changed.subscribe(self, self._charges_changed)
+
+    def _charges_changed(self, charge_ids: tuple[str, ...]) -> None:
+        """After this refund (or another on the same charge), "Left" is what is left now."""
+        if self.charge_id in charge_ids and self.step == "result":
+            self._refresh_left()
+
+    @work(exclusive=True, group="refund-left")
+    async def _refresh_left(self) -> None:
+        try:
+            executor = await self.app.actions.executor()
+            charge = await executor.client.get_charge(self.charge_id)
+            self.remaining = await executor.remaining_refundable(self.charge_id)
+        except Exception:  # the result stays on screen; the detail beneath shows the truth
+            return
+        self.query_one("#dialog-info", Static).update(self._info(charge))
 
     def validate(self) -> dict[str, Any] | None:
         params: dict[str, Any] = {}

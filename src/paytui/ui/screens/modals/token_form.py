@@ -20,7 +20,6 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Input, Label, Static
 
@@ -28,6 +27,7 @@ from paytui.text import safe
 from paytui.ui.bindings import FORM_BINDINGS
 from paytui.ui.format import date, timestamp
 from paytui.ui.running_app import paytui_app
+from paytui.ui.screens.base import PaytuiModal
 from paytui.ui.validation import check_country, check_expiration
 from paytui.ui.widgets.card_input import CardInput
 from paytui.ui.widgets.errors import describe_error
@@ -114,8 +114,10 @@ _TOKEN_FIELDS = {
 }
 
 
-class TokenFormScreen(FormMixin, ModalScreen["Token | None"]):
+class TokenFormScreen(FormMixin, PaytuiModal["Token | None"]):
     """`TokenFormScreen(account_id=...)` creates; `TokenFormScreen(token=...)` updates."""
+
+    TEXT_ENTRY = True
 
     CSS_PATH = _FORMS_TCSS
     BINDINGS: ClassVar[list[BindingType]] = [*FORM_BINDINGS]
@@ -208,7 +210,7 @@ class TokenFormScreen(FormMixin, ModalScreen["Token | None"]):
         first = "#account" if self.creating and not self.account_id else None
         if self.creating and self.account_id:
             first = "#card"
-        self.query_one(first or "#expiry").focus()
+        self.set_focus(self.query_one(first or "#expiry"))  # now: keys typed at once land here
 
     def _status(self, text: Text) -> None:
         self.query_one("#form-status", Static).update(text)

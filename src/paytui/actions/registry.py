@@ -1,0 +1,152 @@
+"""Every user action of paytui in one table: what it is called, what it needs, when it applies.
+
+One place decides (house rule 2). For each action the table says its label, the policy operation
+it performs (`None` for actions that only read), and whether it applies to the object it would act
+on, in that object's current state, with the reason when it does not. The UI reads it for the
+footer, `?` help, the command palette and every screen's `check_action`; the executor reads the same
+rules before it sends (`why_not`), so a rule changed here changes the key, the help line and the
+refusal together. Keys are not here: they are the UI's business (`paytui.ui.bindings`), which
+binds each key to one of these ids.
+
+No Textual and no I/O; the objects are duck-typed (`Charge`, `Token`, `JournalEntry`) so importing
+this module costs nothing at start-up.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["ACTIONS", "ActionSpec", "spec_for", "why_not", "writing_actions"]
+
+#: Charge types the service refunds and distributes (a settled sale or a capture).
+SETTLED_TYPES = frozenset({"sale", "capture"})
+
+
+def _capture(charge: Any) -> str | None:
+    """An authorization that succeeded and was not captured yet (the executor's precheck)."""
+    kind = getattr(charge, "charge_type", None)
+    if kind == "pre_authorization":
+        return "A pre-authorization only checks the card; it cannot be captured"
+    if kind is not None and kind != "authorization":
+        return f"Only an authorization can be captured; this is a {kind}"
+    captured = getattr(charge, "captured_charge_id", None)
+    if captured:
+        return f"Already captured as {captured}"
+    status = getattr(charge, "status", None)
+    if status is not None and status != "success":
+        return f"A {status} authorization cannot be captured"
+    return None
+
+
+def _refund(charge: Any) -> str | None:
+    """A settled sale or capture; never a chargeback, an ACH return, a decline or an open
+    authorization. Whether anything is left is read when the dialog opens (it needs the refunds)."""
+    status = getattr(charge, "status", None)
+    if status == "chargeback":
+        return "A charged-back charge cannot be refunded: the money already went back"
+    if status == "return":
+        return "A returned bank payment cannot be refunded: the money already went back"
+    if status == "declined":
+        return "A declined charge moved no money; there is nothing to refund"
+    if status is not None and status != "success":
+        return f"A {status} charge cannot be refunded"
+    kind = getattr(charge, "charge_type", None)
+    if kind == "authorization":
+        if getattr(charge, "captured_charge_id", None):
+            return "Refund the capture, not the authorization"
+        return "An open authorization moved no money: capture it, or let it expire"
+    if kind == "pre_authorization":
+        return "A pre-authorization moved no money; there is nothing to refund"
+    if kind is not None and kind not in SETTLED_TYPES:
+        return f"A {kind} cannot be refunded"
+    left = getattr(charge, "left_to_refund", None)
+    if left is not None and left <= 0:
+        return "Nothing left to refund: this charge is refunded in full"
+    return None
+
+
+def _distribute(charge: Any) -> str | None:
+    """The service distributes settled sales and captures, chargebacks and ACH returns, once."""
+    status = getattr(charge, "status", None)
+    if status not in {"chargeback", "return"}:
+        if status is not None and status != "success":
+            return f"A {status} charge cannot be distributed"
+        kind = getattr(charge, "charge_type", None)
+        if kind is not None and kind not in SETTLED_TYPES:
+            return "Only settled sales and captures can be distributed"
+    if getattr(charge, "distributions", None):
+        return "Already in a distribution"
+    return None
+
+
+def _retry(entry: Any) -> str | None:
+    if not getattr(entry, "retryable", False):
+        return "Only an action proven not to have happened can be sent again"
+    return None
+
+
+@dataclass(frozen=True)
+class ActionSpec:
+    """One action: `id` is the UI's action name (the `action_<id>` method a key runs)."""
+
+    id: str
+    label: str
+    #: The `ActionPolicy` operation (scope, read-only, production confirmation), None: reads only.
+    operation: str | None = None
+    #: The reason it cannot act on this object, or None when it can.
+    rule: Callable[[Any], str | None] | None = None
+    #: What it acts on ("charge", "token", "entry"), for help and for tests.
+    subject: str | None = None
+
+    @property
+    def writes(self) -> bool:
+        return self.operation is not None
+
+    def operation_for(self, subject: Any) -> str | None:
+        """The policy operation for `subject`: a retry performs the operation of its entry."""
+        if self.id == "retry":
+            return getattr(subject, "operation", None) if subject is not None else None
+        return self.operation
+
+    def why_not(self, subject: Any) -> str | None:
+        """Why it cannot act on `subject` (None: it can). No subject: it has nothing to act on."""
+        if self.subject is not None and subject is None:
+            return f"No {self.subject} selected"
+        if self.rule is None or subject is None:
+            return None
+        return self.rule(subject)
+
+
+ACTIONS: dict[str, ActionSpec] = {
+    spec.id: spec
+    for spec in (
+        ActionSpec("capture", "Capture", "capture", _capture, "charge"),
+        ActionSpec("refund", "Refund", "refund", _refund, "charge"),
+        ActionSpec("edit", "Edit tags", "update_charge", None, "charge"),
+        ActionSpec("distribute", "Distribute", "distribute", _distribute, "charge"),
+        ActionSpec("new_charge", "New charge", "charge"),
+        ActionSpec("create_token", "New token", "token_create"),
+        ActionSpec("update_token", "Update token", "token_update", None, "token"),
+        # Whether the token has expired depends on the app's clock: the Tokens screen adds it.
+        ActionSpec("charge_token", "Charge token", "charge", None, "token"),
+        ActionSpec("retry", "Retry", "retry", _retry, "entry"),
+    )
+}
+
+
+def spec_for(action: str) -> ActionSpec | None:
+    """The spec of an action name as Textual gives it (``app.new_charge``, ``refund``)."""
+    return ACTIONS.get(action.split("(", 1)[0].rsplit(".", 1)[-1].strip())
+
+
+def why_not(action: str, subject: Any) -> str | None:
+    """The one rule of `action` for `subject` (executor and UI alike); None when it applies."""
+    spec = spec_for(action)
+    return None if spec is None else spec.why_not(subject)
+
+
+def writing_actions() -> list[ActionSpec]:
+    """Every action that changes data (what a read-only profile or a missing scope disables)."""
+    return [spec for spec in ACTIONS.values() if spec.writes]

@@ -1,0 +1,118 @@
+"""Rules that hold on every screen and modal, generated from the screens and the action registry.
+
+`every_screen()` walks `paytui.ui.screens`, so a screen added later is covered without editing
+these tests; `writing_actions()` is the registry's list, so is an action added later.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from paytui.actions.registry import spec_for, writing_actions
+from paytui.ui import bindings as keys
+from paytui.ui.app import PaytuiApp
+from tests.ui.conftest import LIMITED_CLIENT_ID, LIMITED_CLIENT_SECRET, settle
+from tests.ui.every_screen import every_screen
+
+pytestmark = pytest.mark.asyncio
+
+AppFactory = Callable[..., PaytuiApp]
+
+
+def _app(app_factory: AppFactory, profile: str) -> PaytuiApp:
+    if profile == "read-only":
+        app = app_factory()
+        app.read_only = True
+        return app
+    return app_factory(client_id=LIMITED_CLIENT_ID, client_secret=LIMITED_CLIENT_SECRET)
+
+
+@pytest.mark.parametrize("profile", ["read-only", "limited-scopes"])
+async def test_every_write_action_is_disabled_on_every_screen(
+    app_factory: AppFactory, profile: str
+) -> None:
+    app = _app(app_factory, profile)
+    writes = {spec.id for spec in writing_actions()}
+    seen: set[str] = set()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await app.actions.executor()  # the token's scopes are known from here on
+        for name, build in every_screen():
+            screen = build()
+            await app.push_screen(screen)
+            await settle(app, pilot)
+            assert app.screen is screen, name
+            for live in keys.live_bindings(screen):
+                spec = spec_for(live.binding.action)
+                if spec is None or spec.id not in writes:
+                    continue
+                seen.add(spec.id)
+                where = f"{name}: {live.binding.action}"
+                assert not live.enabled, where
+                assert live.reason, where  # help says why
+                depth = len(app.screen_stack)
+                assert await app.run_action(live.binding.action, live.namespace) is False, where
+                await pilot.pause()
+                assert len(app.screen_stack) == depth and app.screen is screen, where
+            await app.pop_screen()
+            await settle(app, pilot)
+    # Not vacuous: every writing action of the registry is bound on some screen.
+    assert seen == writes, writes - seen
+
+
+async def test_write_actions_are_enabled_with_every_scope(app_factory: AppFactory) -> None:
+    """The other side: with every scope and not read-only, the policy allows each of them."""
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await app.actions.executor()
+        for spec in writing_actions():
+            reason = app.why_disabled(spec.id, _subject_for(spec.id, spec.subject))
+            assert reason is None, (spec.id, reason)
+
+
+class _Retryable:
+    retryable = True
+    operation = "refund"
+
+
+def _subject_for(action: str, kind: str | None) -> Any:
+    from paytui.api.models import Charge
+    from tests.ui.every_screen import TOKEN
+
+    if kind == "entry":
+        return _Retryable()
+    if kind == "token":
+        return TOKEN
+    if kind == "charge":
+        charge_type = "authorization" if action == "capture" else "sale"
+        return Charge(charge_id="c1", status="success", charge_type=charge_type)
+    return None
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)], ids=["120x40", "80x24"])
+async def test_production_bar_shows_on_every_screen_and_modal(
+    sandbox_transport: Any, size: tuple[int, int]
+) -> None:
+    """Under a production profile the red PRODUCTION bar is on the top line of every screen and
+    every modal, full-screen dialogs included."""
+    from tests.ui.conftest import make_app, screen_text
+    from tests.ui.every_screen import _connection
+
+    app = make_app(sandbox_transport, connection=_connection())
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        hidden = []
+        for name, build in every_screen():
+            screen = build()
+            await app.push_screen(screen)
+            await settle(app, pilot)
+            top = screen_text(app).splitlines()[0]
+            if "PRODUCTION" not in top or "prod" not in top:
+                hidden.append((name, top))
+            await app.pop_screen()
+            await settle(app, pilot)
+        assert not hidden

@@ -1,0 +1,72 @@
+"""One key language (issue 15, part 6): one meaning per key, docs/keys.md generated from it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from paytui.ui.bindings import KEY_ALLOW_LIST, all_groups, key_map, meaning
+
+
+def test_one_meaning_per_key() -> None:
+    """A key bound to two different actions anywhere in the app fails, unless it is in the short
+    documented allow-list (`KEY_ALLOW_LIST`, shown in docs/keys.md)."""
+    clashes = {
+        key: meanings
+        for key, meanings in key_map().items()
+        if len(meanings) > 1 and key not in KEY_ALLOW_LIST
+    }
+    assert not clashes
+
+
+def test_the_allow_list_is_short_and_used() -> None:
+    used = {key for key, meanings in key_map().items() if len(meanings) > 1}
+    assert set(KEY_ALLOW_LIST) <= used  # no stale excuses
+    assert len(KEY_ALLOW_LIST) <= 6
+
+
+def test_the_listed_clashes_are_gone() -> None:
+    """c, n, R, s, j, paging and q each mean one thing now."""
+    found = key_map()
+    assert set(found["c"]) == {"capture"}
+    assert set(found["n"]) == {"new_charge"}
+    assert set(found["R"]) == {"quick_view('ach_returns')"}
+    assert set(found["s"]) == {"cycle_sort"}
+    assert set(found["j"]) == {"cursor_down"}
+    assert "p" not in found
+    assert set(found["right_square_bracket"]) == {"next_page"}
+    assert set(found["q"]) == {"back"}
+
+
+def test_every_binding_has_an_id() -> None:
+    for group in all_groups():
+        for binding in group.bindings:
+            assert binding.id, (group.title, binding.key, meaning(binding))
+
+
+@pytest.mark.asyncio
+async def test_q_goes_back_on_pushed_screens_and_1_shows_the_top(app_factory: Any) -> None:
+    from paytui.ui.screens.charges import ChargeSearchScreen
+    from paytui.ui.screens.refunds import RefundsScreen
+    from tests.ui.conftest import settle
+
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        top = app.screen
+        assert isinstance(top, ChargeSearchScreen)
+        await app.run_action("refunds")
+        await settle(app, pilot)
+        assert isinstance(app.screen, RefundsScreen)
+        await pilot.press("1")  # always the charge search itself
+        await settle(app, pilot)
+        assert app.screen is top
+        await app.run_action("refunds")
+        await settle(app, pilot)
+        await pilot.press("q")  # back, not quit
+        await settle(app, pilot)
+        assert app.screen is top and app.is_running
+        await pilot.press("q")  # from a top-level screen: quits
+        await pilot.pause()
+        assert app.return_code == 0 or not app.is_running

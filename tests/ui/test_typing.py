@@ -1,0 +1,357 @@
+"""Keys typed with no pause land field by field, in every form (issue 15, part 1).
+
+Each form is typed three ways: `pilot.press` (one key after the other), a burst (every key event
+posted into the app's queue at once, as a fast typist on a busy machine delivers them), and the
+burst again while a worker keeps the event loop busy. Then each field's exact value is checked, and
+that no other screen or dialog opened (digits and letters are global keys beneath the forms).
+
+Why a burst failed before: a `tab` was queued at the focused field like any key and moved focus
+only after bubbling up to the screen's binding, by which time the keys typed after it were already
+queued at the same field (`19.99⇥⇥⇥4111…` all in Amount). `tab` / `shift+tab` are now priority
+bindings of the app, run when the app takes the key, before the next key is handed out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual import events
+from textual.widgets import Input, Select, TextArea
+
+from paytui.api.queries import ChargeQuery
+from paytui.ui.app import PaytuiApp
+from paytui.ui.screens.charge_detail import ChargeDetailScreen
+from paytui.ui.screens.charges import ChargeSearchScreen
+from paytui.ui.screens.modals.confirm import MoneyActionModal
+from paytui.ui.screens.new_charge import NewChargeScreen
+from paytui.ui.widgets.card_input import CardInput
+from paytui.ui.widgets.query_input import QueryInput
+from tests.ui.conftest import settle
+
+pytestmark = pytest.mark.asyncio
+
+AppFactory = Callable[..., PaytuiApp]
+
+
+@pytest.fixture
+def journal(tmp_path: Path) -> Path:
+    return tmp_path / "journal.sqlite3"
+
+
+ACCOUNT = "pa_b4kfel3guxntcchyplvq"
+MODES = ["press", "burst", "busy"]
+_NAMES = {
+    "\t": "tab",
+    ".": "full_stop",
+    "-": "minus",
+    " ": "space",
+    ",": "comma",
+    "=": "equals_sign",
+    "_": "underscore",
+    ":": "colon",
+    "\n": "enter",
+}
+
+
+def key_events(text: str) -> list[events.Key]:
+    """The key events a terminal sends for `text` (`\\t` is tab, `\\n` enter)."""
+    return [
+        events.Key(_NAMES.get(ch, ch), None if ch == "\t" else ("\r" if ch == "\n" else ch))
+        for ch in text
+    ]
+
+
+async def busy_worker(rounds: int = 400) -> None:
+    """Keeps the loop busy: CPU work in small slices between the key events."""
+    for _ in range(rounds):
+        sum(range(5_000))
+        await asyncio.sleep(0)
+
+
+async def type_text(app: PaytuiApp, pilot: Any, text: str, mode: str) -> None:
+    keys = key_events(text)
+    if mode == "press":
+        await pilot.press(*(key.key for key in keys))
+    else:
+        if mode == "busy":
+            app.run_worker(busy_worker(), group="busy")
+        for key in keys:
+            app.post_message(key)
+    await settle(app, pilot)
+    await settle(app, pilot)
+
+
+def stack(app: PaytuiApp) -> tuple[str, list[type]]:
+    return app.current_mode, [type(screen) for screen in app.screen_stack]
+
+
+def value(screen: Any, name: str) -> str:
+    widget = screen.query_one(f"#{name}")
+    if isinstance(widget, TextArea):
+        return widget.text
+    assert isinstance(widget, Input)
+    return widget.value
+
+
+async def open_new_charge(app: PaytuiApp, pilot: Any, method: str = "card") -> NewChargeScreen:
+    await settle(app, pilot)
+    app.account_in_focus = ACCOUNT
+    await pilot.press("n")
+    await settle(app, pilot)
+    screen = app.screen
+    assert isinstance(screen, NewChargeScreen)
+    assert value(screen, "account") == ACCOUNT and screen.focused is screen.query_one("#amount")
+    if method != "card":
+        screen.query_one("#method", Select).value = method
+        await pilot.pause()
+    return screen
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_new_charge_by_card(app_factory: AppFactory, mode: str) -> None:
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_new_charge(app, pilot)
+        before = stack(app)
+        await type_text(app, pilot, "19.99\t\t\t4111111111111111\t2028-12\tGrace\tHopper", mode)
+        assert stack(app) == before
+        card = screen.query_one("#card", CardInput)
+        assert (card.length, card.last4) == (16, "1111")
+        assert [value(screen, n) for n in ("amount", "expiry", "first", "last")] == [
+            "19.99",
+            "2028-12",
+            "Grace",
+            "Hopper",
+        ]
+        assert screen.query_one("#type", Select).value == "sale"
+        assert screen.query_one("#method", Select).value == "card"
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_new_charge_by_bank_account(app_factory: AppFactory, mode: str) -> None:
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_new_charge(app, pilot, "bank_account")
+        before = stack(app)
+        await type_text(app, pilot, "12.34\t\t\t021000021\t123456789\tAda\tLovelace", mode)
+        assert stack(app) == before
+        number = screen.query_one("#bank-number", CardInput)
+        assert (number.length, number.last4) == (9, "6789")
+        assert [value(screen, n) for n in ("amount", "routing", "first", "last")] == [
+            "12.34",
+            "021000021",
+            "Ada",
+            "Lovelace",
+        ]
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_new_charge_by_token(app_factory: AppFactory, mode: str) -> None:
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_new_charge(app, pilot, "token")
+        before = stack(app)
+        await type_text(app, pilot, "5.00\t\t\tct_abc123\tINV-1\tPO-2\t1.25\t0.50\tvip,rush", mode)
+        assert stack(app) == before
+        names = ("amount", "token", "invoice", "po", "convenience", "supplemental", "tags")
+        assert [value(screen, n) for n in names] == [
+            "5.00",
+            "ct_abc123",
+            "INV-1",
+            "PO-2",
+            "1.25",
+            "0.50",
+            "vip,rush",
+        ]
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_letters_in_the_card_field_go_nowhere(app_factory: AppFactory, mode: str) -> None:
+    """A letter in a number field is dropped there: `r`, `c`, `1`…`5` never reach a key beneath."""
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_new_charge(app, pilot)
+        screen.set_focus(screen.query_one("#card"))
+        before = stack(app)
+        await type_text(app, pilot, "4111rcnq?x111111111111", mode)
+        assert stack(app) == before
+        card = screen.query_one("#card", CardInput)
+        assert (card.length, card.last4) == (16, "1111")
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_keys_on_a_select_stay_in_the_form(app_factory: AppFactory, mode: str) -> None:
+    """Focus on the Type select: digits and letters are dropped, never global keys."""
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_new_charge(app, pilot)
+        screen.set_focus(screen.query_one("#type"))
+        before = stack(app)
+        await type_text(app, pilot, "41rcq", mode)
+        assert stack(app) == before
+        assert app.screen is screen
+
+
+async def open_tokens(app: PaytuiApp, pilot: Any) -> Any:
+    await settle(app, pilot)
+    await pilot.press("2")
+    await settle(app, pilot)
+    return app.screen
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_token_create(app_factory: AppFactory, mode: str) -> None:
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_tokens(app, pilot)
+        app.account_in_focus = ACCOUNT
+        await pilot.press("N")
+        await settle(app, pilot)
+        form = app.screen
+        assert value(form, "account") == ACCOUNT and form.focused is form.query_one("#card")
+        before = stack(app)
+        await type_text(app, pilot, "4111111111111111\t2029-01\tLin\tYu\t\t2030-01-31", mode)
+        assert stack(app) == before
+        card = form.query_one("#card", CardInput)
+        assert (card.length, card.last4) == (16, "1111")
+        names = ("expiry", "first", "last", "country", "token-expiry")
+        assert [value(form, n) for n in names] == ["2029-01", "Lin", "Yu", "US", "2030-01-31"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_token_update_and_charge(app_factory: AppFactory, mode: str) -> None:
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        tokens = await open_tokens(app, pilot)
+        token = tokens.current
+        assert token is not None
+        await pilot.press("u")
+        await settle(app, pilot)
+        form = app.screen
+        for name in ("expiry", "first", "last", "country", "token-expiry"):
+            form.query_one(f"#{name}", Input).value = ""
+        form.set_focus(form.query_one("#expiry"))
+        before = stack(app)
+        await type_text(app, pilot, "2031-05\tMae\tJemison\tCA\t2032-02-29", mode)
+        assert stack(app) == before
+        names = ("expiry", "first", "last", "country", "token-expiry")
+        assert [value(form, n) for n in names] == ["2031-05", "Mae", "Jemison", "CA", "2032-02-29"]
+        await pilot.press("escape")
+        await settle(app, pilot)
+        if tokens.check_action("charge_token", ()) is not True:
+            return  # an expired first token: charging it is disabled (tested in test_tokens)
+        await pilot.press("n")
+        await settle(app, pilot)
+        charge = app.screen
+        before = stack(app)
+        await type_text(app, pilot, "7.25", mode)
+        assert stack(app) == before
+        assert value(charge, "amount") == "7.25"
+
+
+async def open_money_dialog(app: PaytuiApp, pilot: Any, query: ChargeQuery, key: str) -> Any:
+    await settle(app, pilot)
+    client = await app.get_client()
+    page = await client.search_charges_page(query, limit=1)
+    detail = ChargeDetailScreen(page.items[0].charge_id)
+    await app.push_screen(detail)
+    await settle(app, pilot)
+    await pilot.press(key)
+    await settle(app, pilot)
+    dialog = app.screen
+    assert isinstance(dialog, MoneyActionModal) and dialog.step == "form"
+    return dialog
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_capture_fees(app_factory: AppFactory, mode: str, journal: Path) -> None:
+    app = app_factory(journal_path=journal)
+    async with app.run_test(size=(120, 40)) as pilot:
+        query = ChargeQuery(charge_type="authorization", captured=False)
+        dialog = await open_money_dialog(app, pilot, query, "c")
+        before = stack(app)
+        await type_text(app, pilot, "1.50\t0.25", mode)
+        assert stack(app) == before
+        assert [value(dialog, "convenience_fee"), value(dialog, "supplemental_fee")] == [
+            "1.50",
+            "0.25",
+        ]
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_refund(app_factory: AppFactory, mode: str, journal: Path) -> None:
+    app = app_factory(journal_path=journal)
+    async with app.run_test(size=(120, 40)) as pilot:
+        dialog = await open_money_dialog(
+            app, pilot, ChargeQuery(charge_type="sale", status="success"), "r"
+        )
+        dialog.query_one("#amount", Input).value = ""
+        before = stack(app)
+        await type_text(app, pilot, "5.00\tcustomer asked\tvip, goodwill\torder=A-1", mode)
+        assert stack(app) == before
+        assert [value(dialog, n) for n in ("amount", "reason", "tags", "attributes")] == [
+            "5.00",
+            "customer asked",
+            "vip, goodwill",
+            "order=A-1",
+        ]
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_tags_editor(app_factory: AppFactory, mode: str, journal: Path) -> None:
+    app = app_factory(journal_path=journal)
+    async with app.run_test(size=(120, 40)) as pilot:
+        dialog = await open_money_dialog(app, pilot, ChargeQuery(charge_type="sale"), "e")
+        dialog.query_one("#tags", Input).value = ""
+        dialog.query_one("#attributes", TextArea).text = ""
+        before = stack(app)
+        await type_text(app, pilot, "vip, r2\tteam=blue\nshift=night", mode)
+        assert stack(app) == before
+        assert value(dialog, "tags") == "vip, r2"
+        assert value(dialog, "attributes") == "team=blue\nshift=night"
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_search_line(app_factory: AppFactory, mode: str) -> None:
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        assert isinstance(app.screen, ChargeSearchScreen)
+        await pilot.press("slash")
+        await pilot.pause()
+        before = stack(app)
+        await type_text(app, pilot, "status:chargeback 1234 rcn", mode)
+        assert stack(app) == before
+        assert app.screen.query_one(QueryInput).value == "status:chargeback 1234 rcn"
+
+
+async def test_keys_typed_at_once_after_r_never_reach_the_screen_beneath(
+    app_factory: AppFactory, journal: Path
+) -> None:
+    """`r` then `5.00` at once: the refund dialog opens; the digits go to its first field or are
+    dropped, never to the list beneath, where `5` is History."""
+    app = app_factory(journal_path=journal)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, ChargeSearchScreen)
+        for key in key_events("r5.00"):
+            app.post_message(key)
+        await settle(app, pilot)
+        await settle(app, pilot)
+        assert app.current_mode == "charges"
+        dialog = app.screen
+        if screen.check_action("refund", ()) is True:
+            assert isinstance(dialog, MoneyActionModal)
+            assert value(dialog, "amount").replace("5.00", "") in {"", *_prefills(dialog)}
+        else:
+            assert dialog is screen
+
+
+def _prefills(dialog: Any) -> set[str]:
+    remaining = getattr(dialog, "remaining", None)
+    return {f"{remaining:.2f}"} if remaining is not None else set()
