@@ -67,6 +67,10 @@ class WireTransport(httpx.AsyncBaseTransport):
             if not done:
                 if not self.abandon:
                     task.cancel()
+                    # The in-process sandbox keeps a request running when its caller goes (as
+                    # a server does): here the request dies with the client, so stop it too.
+                    for running in list(getattr(self.inner, "detached", ())):
+                        running.cancel()
                 raise httpx.ReadTimeout("test: no answer in time", request=request)
             return task.result()
         return await self.inner.handle_async_request(request)

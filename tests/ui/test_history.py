@@ -153,8 +153,8 @@ async def test_history_lists_newest_first_and_opens_the_charge(
 async def test_history_retries_only_what_did_not_happen(
     sandbox_transport: httpx.AsyncBaseTransport, sandbox_faults: Faults, journal: Path
 ) -> None:
-    """A refusal (409) is final: no R. A 5xx before the commit, proven not applied after the
-    deadline (a fake executor clock: nothing real is late), is retried on R, once."""
+    """A refusal (409) is final: no retry. A 5xx before the commit, proven not applied after the
+    deadline (a fake executor clock: nothing real is late), is retried on t, once."""
     from decimal import Decimal
 
     from tests.actions.support import FakeClock
@@ -185,7 +185,7 @@ async def test_history_retries_only_what_did_not_happen(
         await pilot.press("t")
         await settle(app, pilot)
         assert len(history_rows(history)) == 2  # nothing was sent
-        await pilot.press("up", "R")
+        await pilot.press("up", "t")
         await settle(app, pilot)
         rows = history_rows(history)
         assert [row[4] for row in rows] == ["succeeded", "not applied", "failed"]

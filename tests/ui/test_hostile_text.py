@@ -71,7 +71,7 @@ async def test_list_detail_json_history_and_notifications_show_placeholders(
 ) -> None:
     app = make_app(sandbox_transport, journal_path=journal)
     title_before = app.title
-    async with app.run_test(size=(200, 40)) as pilot:
+    async with app.run_test(size=(260, 40)) as pilot:  # wide: the list shows the tags too
         await settle(app, pilot)
         shown = assert_neutralised(app)
         assert "Eve␛]2;pwned␇Mal" in shown  # the list: the name, placeholders visible
@@ -83,7 +83,7 @@ async def test_list_detail_json_history_and_notifications_show_placeholders(
         assert "Eve␛]2;pwned␇Mal�exe.jpg" in shown
         assert "bell␇nul␀end" in shown
 
-        await pilot.press("j")  # the JSON view: the same characters as JSON escapes
+        await pilot.press("J")  # the JSON view: the same characters as JSON escapes
         await settle(app, pilot)
         shown = assert_neutralised(app)
         assert "\\u001b]2;pwned\\u0007" in shown

@@ -32,6 +32,10 @@ SALES = ChargeQuery(charge_type="sale", status="success")
 def stable_ids(monkeypatch: pytest.MonkeyPatch) -> None:
     counter = itertools.count(1)
     monkeypatch.setattr("paytui.sandbox.ledger.hex_id", lambda: f"{next(counter):024x}")
+    # What the sandbox writes (a new capture's time) is frozen too: the list shows it on top.
+    monkeypatch.setattr(
+        "paytui.sandbox.store.Store.now_iso", lambda self: "2026-11-20T18:30:00.000Z"
+    )
 
 
 @pytest.fixture

@@ -56,7 +56,8 @@ def _unreadable_cells(item: UnreadableItem, widths: list[tuple[Column, int]]) ->
     cells[0] = Text("unreadable row", style="bold red")
     if "id" in keys:
         cells[keys.index("id")] = fmt.literal(item.id or "?")
-    widest = max(range(len(widths)), key=lambda i: widths[i][1] if i else -1)
+    free = [i for i in range(1, len(widths)) if keys[i] != "id"]  # never over the id
+    widest = max(free, key=lambda i: widths[i][1], default=0)
     if widest:
         cells[widest] = fmt.literal(item.reason, style="dim")
     return cells
