@@ -430,22 +430,7 @@ class Journal:
         charge_id: str | None = None,
     ) -> builtins.list[JournalEntry]:
         """Entries still pending / sent / unknown, oldest first (the order they happened in)."""
-        where, params = self._scope(profile, base_url)
-        clauses = [where.removeprefix("WHERE ")] if where else []
-        clauses.append(f"state IN ({', '.join('?' for _ in UNRESOLVED_STATES)})")
-        params += sorted(UNRESOLVED_STATES)
-        if operation is not None:
-            clauses.append("operation = ?")
-            params.append(operation)
-        if charge_id is not None:
-            clauses.append("charge_id = ?")
-            params.append(charge_id)
-        with self._lock:
-            rows = self._db.execute(
-                f"SELECT * FROM actions WHERE {' AND '.join(clauses)} ORDER BY id",
-                params,
-            ).fetchall()
-        return [JournalEntry._from_row(row) for row in rows]
+        return self._in_states(UNRESOLVED_STATES, profile, base_url, operation, charge_id)
 
     def to_check(
         self,
@@ -458,21 +443,33 @@ class Journal:
     ) -> builtins.list[JournalEntry]:
         """Entries whose outcome is not proven, oldest first: pending / sent / unknown, and
         "not_applied" verdicts whose read-back was made too early (see `JournalEntry.proven`)."""
+        states = {*UNRESOLVED_STATES, "not_applied"}
+        entries = self._in_states(states, profile, base_url, operation, charge_id)
+        return [e for e in entries if not e.proven(default_seconds)]
+
+    def _in_states(
+        self,
+        states: Iterable[str],
+        profile: str | None,
+        base_url: str | None,
+        operation: str | None,
+        charge_id: str | None,
+    ) -> builtins.list[JournalEntry]:
+        """Entries in `states` (of one profile, service, operation, charge if given), by id."""
+        wanted = sorted(states)
         where, params = self._scope(profile, base_url)
         clauses = [where.removeprefix("WHERE ")] if where else []
-        clauses.append("state IN ('pending', 'sent', 'unknown', 'not_applied')")
-        if operation is not None:
-            clauses.append("operation = ?")
-            params.append(operation)
-        if charge_id is not None:
-            clauses.append("charge_id = ?")
-            params.append(charge_id)
+        clauses.append(f"state IN ({', '.join('?' for _ in wanted)})")
+        params += wanted
+        for column, value in (("operation", operation), ("charge_id", charge_id)):
+            if value is not None:
+                clauses.append(f"{column} = ?")
+                params.append(value)
         with self._lock:
             rows = self._db.execute(
                 f"SELECT * FROM actions WHERE {' AND '.join(clauses)} ORDER BY id", params
             ).fetchall()
-        entries = (JournalEntry._from_row(row) for row in rows)
-        return [e for e in entries if not e.proven(default_seconds)]
+        return [JournalEntry._from_row(row) for row in rows]
 
     def unacknowledged_successes(
         self, *, profile: str, base_url: str, operation: str, charge_id: str | None
