@@ -8,9 +8,9 @@ from pathlib import Path
 
 import httpx
 
+from paytui.boarding import BOARDING_STATUSES
 from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
 from paytui.sandbox.app import create_app
-from paytui.sandbox.store import BOARDING_STATUSES
 from tests.sandbox.helpers import BASE, card, get_token
 
 

@@ -6,6 +6,7 @@ from typing import Any
 
 from fastapi import APIRouter, Request, Response
 
+from paytui.boarding import BOARDING_STATUSES
 from paytui.sandbox import ledger, search
 from paytui.sandbox.errors import FieldInvalid, Forbidden, NotFound
 from paytui.sandbox.http import json_response, store_of, token_scopes
@@ -17,7 +18,7 @@ from paytui.sandbox.models import (
     TokenUpdate,
 )
 from paytui.sandbox.scopes import PREPOPULATE_SCOPE
-from paytui.sandbox.store import BOARDING_STATUSES, STATUS_MESSAGES
+from paytui.sandbox.store import STATUS_MESSAGES
 from paytui.sandbox.wire import cents_from_decimal, hex_id, money_out, prefixed_id
 
 router = APIRouter(prefix="/v2")

@@ -25,16 +25,6 @@ from paytui.sandbox import schema
 from paytui.sandbox.errors import Conflict, NotFound
 from paytui.sandbox.wire import iso_ms, now_utc
 
-BOARDING_STATUSES = (
-    "draft",
-    "submitted",
-    "in_review",
-    "info_required",
-    "approved",
-    "declined",
-    "suspended",
-    "closed",
-)
 BOARDING_NEXT = {
     "draft": "submitted",
     "submitted": "in_review",

@@ -28,6 +28,7 @@ from textual.signal import Signal
 from paytui.actions.registry import spec_for
 from paytui.text import safe, safe_lines
 from paytui.ui import bindings as keys
+from paytui.ui import format as fmt
 from paytui.ui import messages
 from paytui.ui.screens.charges import ChargeSearchScreen
 
@@ -530,6 +531,13 @@ class PaytuiApp(App[None]):
                 markup=False,
             )
         self.call_after_refresh(self._after_first_paint)
+
+    def get_css_variables(self) -> dict[str, str]:
+        """Textual's theme variables, also handed to the formatter: its status colours are roles
+        that take the running theme's colours (`paytui.ui.format.tone`)."""
+        variables = super().get_css_variables()
+        fmt.use_theme(variables)
+        return variables
 
     def _apply_theme(self) -> None:
         theme = self.connection.ui.theme if self.connection is not None else None

@@ -7,42 +7,91 @@ the user is data, never markup.
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from functools import lru_cache
 
 from rich.console import JustifyMethod
+from rich.style import Style
 from rich.text import Text
+from textual.color import Color
 
 from paytui.api.money import format_amount
+from paytui.boarding import BOARDING_STATUSES as BOARDING_STATUSES
 from paytui.text import safe
 
 # --- Colours --------------------------------------------------------------------------------------
-# Every colour paytui paints text with is named in this section, by what it means, and always on
-# text that says the same in words (a status, a sign, a category): colour is never the only cue.
-# Rich style names that read well on every theme.
+# paytui paints text with the theme's own colours, never a literal colour: every style below is a
+# *role* ("success", "bold error") that `tone` turns into the running theme's `$text-<role>`
+# variable, so a status reads well on every theme and changes with it. Colour is never the only
+# cue: it is always on text that says the same in words (a status, a sign, a category).
+
+#: Roles and the Textual theme variable each one takes its colour from.
+ROLE_VARIABLES = {
+    "success": "text-success",
+    "error": "text-error",
+    "warning": "text-warning",
+    "info": "text-primary",
+    "secondary": "text-secondary",
+    "accent": "text-accent",
+}
+_theme_variables: dict[str, str] | None = None
+
+
+def use_theme(variables: dict[str, str]) -> None:
+    """Called by the App whenever its CSS variables are (re)built, i.e. when the theme changes."""
+    global _theme_variables
+    _theme_variables = dict(variables)
+    tone.cache_clear()
+
+
+def _variables() -> dict[str, str]:
+    if _theme_variables is None:
+        # Outside a running App (unit tests, exports): the default theme's colours.
+        from textual.theme import BUILTIN_THEMES
+
+        use_theme(BUILTIN_THEMES["textual-dark"].to_color_system().generate())
+    assert _theme_variables is not None
+    return _theme_variables
+
+
+@lru_cache(maxsize=64)
+def tone(spec: str) -> Style:
+    """A style from a role spec: "bold error" is bold in the theme's `$text-error` colour.
+
+    Words that are not roles are Rich attributes ("bold", "dim", "italic")."""
+    words = spec.split()
+    attributes = " ".join(word for word in words if word not in ROLE_VARIABLES)
+    style = Style.parse(attributes) if attributes else Style()
+    for word in words:
+        if word in ROLE_VARIABLES:
+            colour = Color.parse(_variables()[ROLE_VARIABLES[word]])
+            style += Style(color=colour.rich_color)
+    return style
+
 
 #: Money leaving a merchant's balance (chargebacks, returns, fees), in distribution totals.
-OUTGOING_STYLE = "red"
+OUTGOING_STYLE = "error"
 #: The signs of a change list (edit tags review): added, removed, changed.
-CHANGE_STYLES = {"+": "bold green", "-": "bold red", "~": "bold yellow"}
+CHANGE_STYLES = {"+": "bold success", "-": "bold error", "~": "bold warning"}
 #: Journal states of a money action (History).
 ACTION_STATE_STYLES = {
-    "succeeded": "bold green",
-    "failed": "bold red",
-    "not_applied": "yellow",
-    "unknown": "bold magenta",
-    "pending": "bold magenta",
-    "sent": "bold magenta",
+    "succeeded": "bold success",
+    "failed": "bold error",
+    "not_applied": "warning",
+    "unknown": "bold accent",
+    "pending": "bold accent",
+    "sent": "bold accent",
 }
 STATUS_STYLES = {
-    "success": "green",
-    "declined": "red",
-    "chargeback": "bold red",
-    "return": "bold yellow",
+    "success": "success",
+    "declined": "error",
+    "chargeback": "bold error",
+    "return": "bold warning",
 }
 RESULT_STYLES = {
-    "Approved": "green",
-    "Authorized": "cyan",
-    "ProcessorPendingACHSale": "yellow",
-    "Declined": "red",
+    "Approved": "success",
+    "Authorized": "info",
+    "ProcessorPendingACHSale": "warning",
+    "Declined": "error",
 }
 
 
@@ -82,16 +131,17 @@ def age(value: datetime | None, now: datetime) -> str:
 
 def literal(value: object, style: str = "", *, justify: JustifyMethod | None = None) -> Text:
     """API, user, config or error text, shown as it is: markup inside it is data, and control
-    characters show as placeholders (`paytui.text.safe`, the one display sanitiser)."""
-    return Text(safe(value), style=style, justify=justify)
+    characters show as placeholders (`paytui.text.safe`, the one display sanitiser). `style` is a
+    role spec (see `tone`)."""
+    return Text(safe(value), style=tone(style), justify=justify)
 
 
 def status(value: str | None) -> Text:
-    return Text(safe(value or "—"), style=STATUS_STYLES.get(value or "", ""))
+    return Text(safe(value or "—"), style=tone(STATUS_STYLES.get(value or "", "")))
 
 
 def result_code(value: str | None) -> Text:
-    return Text(safe(value or "—"), style=RESULT_STYLES.get(value or "", ""))
+    return Text(safe(value or "—"), style=tone(RESULT_STYLES.get(value or "", "")))
 
 
 def action_state(state: str) -> Text:
@@ -101,31 +151,20 @@ def action_state(state: str) -> Text:
 
 def distribution_status(value: str | None) -> Text:
     """A distribution's status: paid in green, anything else (pending, ...) in yellow."""
-    return literal(value or "—", style="green" if value == "paid" else "yellow")
+    return literal(value or "—", style="success" if value == "paid" else "warning")
 
 
 # --- Boarding status of payment accounts --------------------------------------------------------
-#: Boarding statuses in the order an account moves through them.
-BOARDING_STATUSES: tuple[str, ...] = (
-    "draft",
-    "submitted",
-    "in_review",
-    "info_required",
-    "approved",
-    "declined",
-    "suspended",
-    "closed",
-)
-#: One colour per boarding status (Rich style names that read well on every theme).
+#: One look per boarding status (role specs, see `tone`).
 BOARDING_STYLES = {
     "draft": "dim",
-    "submitted": "cyan",
-    "in_review": "blue",
-    "info_required": "bold yellow",
-    "approved": "green",
-    "declined": "red",
-    "suspended": "magenta",
-    "closed": "dim red",
+    "submitted": "info",
+    "in_review": "secondary",
+    "info_required": "bold warning",
+    "approved": "success",
+    "declined": "error",
+    "suspended": "accent",
+    "closed": "dim error",
 }
 #: A one-word meaning of each boarding status, for people who do not know the service's terms.
 BOARDING_MEANINGS = {
@@ -150,4 +189,6 @@ def boarding_status(value: str | None) -> Text:
     name = value or "—"
     meaning = boarding_meaning(value)
     shown = safe(name)
-    return Text(f"{shown} · {meaning}" if meaning else shown, style=BOARDING_STYLES.get(name, ""))
+    return Text(
+        f"{shown} · {meaning}" if meaning else shown, style=tone(BOARDING_STYLES.get(name, ""))
+    )

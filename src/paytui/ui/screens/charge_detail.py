@@ -9,12 +9,11 @@ of being dropped. Every value from the API is shown as `rich.text.Text`, never p
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Iterable, Mapping
+from collections.abc import Awaitable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, cast
 
 from rich.console import RenderableType
-from rich.table import Table
 from rich.text import Text
 from textual import events, work
 from textual.app import ComposeResult
@@ -24,19 +23,14 @@ from textual.widgets import Footer, Static
 
 from paytui.api.errors import ApiError, NotFoundError
 from paytui.api.queries import ChargeQuery
-from paytui.tags import parse_tags
 from paytui.text import safe
 from paytui.ui import format as fmt
 from paytui.ui import messages
 from paytui.ui.screens.base import PaytuiScreen
-from paytui.ui.widgets.distribution_tree import (
-    DistributionTree,
-    as_datetime,
-    as_decimal,
-    as_mapping,
-)
+from paytui.ui.widgets import charge_panels as panels
+from paytui.ui.widgets.distribution_tree import DistributionTree, as_decimal, as_mapping
 from paytui.ui.widgets.header import PaytuiHeader
-from paytui.ui.widgets.json_view import JsonView, to_json_text
+from paytui.ui.widgets.json_view import JsonView
 
 if TYPE_CHECKING:
     from paytui.api.client import PaymentClient
@@ -52,39 +46,6 @@ class DetailHost(Protocol):
 
     def now(self) -> datetime: ...
 
-
-#: Wire fields that have a home in one of the panels; everything else goes to "Other".
-KNOWN_FIELDS = frozenset(
-    {
-        "charge_id",
-        "charge_timestamp",
-        "authorization_code",
-        "original_charge_id",
-        "captured_charge_id",
-        "total_amount",
-        "reversal_flag",
-        "payment_method",
-        "processor_messages",
-        "account_id",
-        "merchant_id",
-        "status",
-        "result_code",
-        "result_text",
-        "charge_type",
-        "last_updated_timestamp",
-        "chargebacks",
-        "distributions",
-        "attributes",
-        "tags",
-        "invoice_number",
-        "po_number",
-        "line_items",
-        "convenience_fee",
-        "supplemental_fee",
-        "tokenize",
-        "return",
-    }
-)
 
 #: (container id, [(panel id, title)]), top to bottom; "-wide" containers hold one column.
 PANEL_LAYOUT: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
@@ -112,69 +73,8 @@ PANEL_LAYOUT: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
 #: question people open a chargeback to answer.
 DISTRIBUTIONS_AFTER = "grid-disputes"
 
-#: Record columns that hold prose and may wrap on narrow terminals.
-FREE_TEXT_COLUMNS = frozenset({"reason", "description", "name", "message"})
-
+#: Below this width the panel grids hold one column.
 _WIDTH_NARROW = 100
-_MISSING = "—"
-
-
-def _text(value: object) -> Text:
-    """A value as literal text; `—` when absent so an empty field is visibly empty."""
-    if value is None or value == "":
-        return Text(_MISSING, style="dim")
-    if isinstance(value, bool):
-        return Text("yes" if value else "no")
-    if isinstance(value, Mapping | list | tuple):
-        return Text(safe(to_json_text(value, indent=None)))
-    return Text(safe(value))
-
-
-def _money(value: object) -> Text:
-    amount = as_decimal(value)
-    if amount is None:
-        return _text(value)
-    return Text(fmt.money(amount))
-
-
-def _when(value: object) -> Text:
-    """A timestamp (model datetime or ISO text from an extra field) in the one UTC format."""
-    moment = as_datetime(value)
-    return Text(fmt.timestamp(moment)) if moment is not None else _text(value)
-
-
-def _rows_table(rows: Iterable[tuple[str, RenderableType]]) -> Table:
-    """A two-column key/value grid: the layout of every field panel."""
-    table = Table.grid(padding=(0, 2))
-    table.add_column(style="bold", no_wrap=True)
-    table.add_column(overflow="fold")
-    for key, value in rows:
-        table.add_row(Text(safe(key)), value)
-    return table
-
-
-def _columns_table(records: list[dict[str, Any]], columns: list[tuple[str, str]]) -> Table:
-    """A table of records (chargebacks, line items), with any unknown keys as extra columns."""
-    known = {key for key, _ in columns}
-    extra = [key for record in records for key in record if key not in known]
-    all_columns = columns + [(key, key) for key in dict.fromkeys(extra)]
-    table = Table(box=None, padding=(0, 1), show_edge=False, header_style="bold")
-    for key, title in all_columns:
-        # Only free text wraps; ids, amounts, codes and dates are read (and copied) whole.
-        free_text = key in FREE_TEXT_COLUMNS
-        table.add_column(Text(safe(title)), overflow="fold", no_wrap=not free_text)
-    for record in records:
-        cells: list[RenderableType] = []
-        for key, _ in all_columns:
-            value = record.get(key)
-            if key.endswith("amount") or key in {"amount", "unit_price", "price"}:
-                cells.append(_money(value))
-            elif key.endswith("timestamp"):
-                cells.append(_when(value))
-            else:
-                cells.append(_text(value))
-        table.add_row(*cells)
-    return table
 
 
 class ChargeDetailScreen(PaytuiScreen[None]):
@@ -367,7 +267,7 @@ class ChargeDetailScreen(PaytuiScreen[None]):
             rows.append((safe(refund.refund_id), line))
         if page.total is not None and page.total > len(page.items):
             rows.append(("", Text(f"… {page.total - len(page.items)} more (palette: Refunds)")))
-        self._panel("refunds", _rows_table(rows))
+        self._panel("refunds", panels.rows_table(rows))
 
     async def _connect(self) -> PaymentClient | None:
         """The app's client; a failed connection (any error: the embedded sandbox may not have
@@ -439,17 +339,7 @@ class ChargeDetailScreen(PaytuiScreen[None]):
         self._capture_id = self._wire.get("captured_charge_id") or None
         self._capture_lookup = None
         self.query_one("#detail-heading", Static).update(self._heading())
-        self._render_summary()
-        self._render_payment()
-        self._render_chargebacks()
-        self._render_return()
-        self._render_processor()
-        self._render_fees()
-        self._render_timestamps()
-        self._render_attributes()
-        self._render_tags()
-        self._render_line_items()
-        self._render_other()
+        self._render_panels()
         self._render_distributions()
         # Only what the API sent (unset model defaults would read as nulls the service never said);
         # extra fields are "set", so they show.
@@ -472,216 +362,41 @@ class ChargeDetailScreen(PaytuiScreen[None]):
         heading = Text.assemble(("Charge ", "bold"), Text(safe(self.charge_id)))
         if wire:
             heading.append("  ")
-            heading.append_text(_text(wire.get("charge_type")))
+            heading.append_text(panels.value_text(wire.get("charge_type")))
             heading.append("  ")
             heading.append_text(fmt.status(wire.get("status")))
             heading.append("  ")
-            heading.append_text(_money(wire.get("total_amount")))
+            heading.append_text(panels.money_text(wire.get("total_amount")))
         return heading
 
     def _render_summary(self) -> None:
-        wire = self._wire
-        if not wire:
-            return
-        reversal = wire.get("reversal_flag")
-        rows: list[tuple[str, RenderableType]] = [
-            ("Charge id", _text(wire.get("charge_id"))),
-            ("Status", fmt.status(wire.get("status"))),
-            ("Result code", fmt.result_code(wire.get("result_code"))),
-            ("Result text", _text(wire.get("result_text"))),
-            ("Type", _text(wire.get("charge_type"))),
-            ("Amount", _money(wire.get("total_amount"))),
-            (
-                "Reversal",
-                _text(None)
-                if reversal is None
-                else Text("yes (refunded in full)" if reversal else "no"),
-            ),
-            ("Account", _text(wire.get("account_id"))),
-            ("Merchant", _text(wire.get("merchant_id"))),
-            ("Authorization code", _text(wire.get("authorization_code"))),
-        ]
-        original = wire.get("original_charge_id")
-        if original:
-            rows.append(
-                (
-                    "Captured authorization",
-                    Text.assemble(Text(safe(original)), ("  o opens", "dim")),
-                )
-            )
-        if self._is_authorization() or self._capture_id:
-            if self._capture_id:
-                capture: Text = Text.assemble(Text(safe(self._capture_id)), ("  o opens", "dim"))
-            else:
-                capture = Text(self._capture_lookup or "not captured yet", style="dim")
-            rows.append(("Capture", capture))
-        self._panel("summary", _rows_table(rows))
-
-    def _render_payment(self) -> None:
-        method = as_mapping(self._wire.get("payment_method"))
-        if not method:
-            self._panel("payment", _rows_table([("Method", _text(None))]))
-            return
-        is_card = method.get("method") == "card" or "card_number" in method
-        contact = as_mapping(method.get("contact"))
-        name = " ".join(str(contact[k]) for k in ("first_name", "last_name") if contact.get(k))
-        rows: list[tuple[str, RenderableType]] = [
-            ("Method", _text(method.get("method"))),
-            ("Brand" if is_card else "Account type", _text(method.get("type"))),
-            ("Number", _text(method.get("card_number") or method.get("account_number"))),
-        ]
-        if "expiration_date" in method:
-            rows.append(("Expires", _text(method.get("expiration_date"))))
-        rows.append(("Contact", _text(name or None)))
-        for key, value in contact.items():
-            if key not in {"first_name", "last_name"} and value is not None:
-                rows.append((f"Contact {key}", _text(value)))
-        if method.get("token_id"):
-            rows.append(("Token", _text(method.get("token_id"))))
-        shown = {
-            "method",
-            "type",
-            "card_number",
-            "account_number",
-            "expiration_date",
-            "contact",
-            "token_id",
-        }
-        for key, value in method.items():
-            if key not in shown and value is not None:
-                rows.append((key, _text(value)))
-        if self._wire.get("tokenize") is not None:
-            rows.append(("Tokenize", _text(self._wire.get("tokenize"))))
-        self._panel("payment", _rows_table(rows))
-
-    def _render_processor(self) -> None:
-        messages = as_mapping(self._wire.get("processor_messages"))
-        labels = {"avs_response": "AVS", "cv_response": "CV", "message": "Message"}
-        rows: list[tuple[str, RenderableType]] = [
-            (label, _text(messages.get(key))) for key, label in labels.items()
-        ]
-        rows += [(k, _text(v)) for k, v in messages.items() if k not in labels and v is not None]
-        self._panel("processor", _rows_table(rows))
-
-    def _render_fees(self) -> None:
-        wire = self._wire
         self._panel(
-            "fees",
-            _rows_table(
-                [
-                    ("Convenience fee", _money(wire.get("convenience_fee"))),
-                    ("Supplemental fee", _money(wire.get("supplemental_fee"))),
-                    ("Invoice number", _text(wire.get("invoice_number"))),
-                    ("PO number", _text(wire.get("po_number"))),
-                ]
+            "summary",
+            panels.summary_panel(
+                self._wire,
+                is_authorization=self._is_authorization(),
+                capture_id=self._capture_id,
+                capture_lookup=self._capture_lookup,
             ),
         )
 
-    def _render_timestamps(self) -> None:
-        now = self._host.now()
-
-        def when(key: str) -> Text:
-            value = as_datetime(self._wire.get(key))
-            if value is None:
-                return _text(self._wire.get(key))
-            return Text.assemble(
-                fmt.timestamp(value), " UTC", (f"  {fmt.age(value, now)} ago", "dim")
-            )
-
-        self._panel(
-            "timestamps",
-            _rows_table(
-                [
-                    ("Charged", when("charge_timestamp")),
-                    ("Last updated", when("last_updated_timestamp")),
-                ]
-            ),
-        )
-
-    def _render_attributes(self) -> None:
-        attributes = as_mapping(self._wire.get("attributes"))
-        if not attributes:
-            self._panel("attributes", Text("none", style="dim"))
-            return
-        rows: list[tuple[str, RenderableType]] = []
-        for key, values in attributes.items():
-            items = values if isinstance(values, list | tuple) else [values]
-            rows.append((key, Text(", ").join(_text(v) for v in items)))
-        self._panel("attributes", _rows_table(rows))
-
-    def _render_tags(self) -> None:
-        tags = self._wire.get("tags") or []
-        if isinstance(tags, str):
-            tags = parse_tags(tags)  # the older comma-string form
-        if not tags:
-            self._panel("tags", Text("none", style="dim"))
-            return
-        self._panel("tags", Text("  ").join(Text(safe(tag), style="reverse") for tag in tags))
-
-    def _render_chargebacks(self) -> None:
-        chargebacks = self._wire.get("chargebacks")
-        if not chargebacks:
-            self._panel("chargebacks", None)
-            return
-        data = as_mapping(chargebacks)
-        items = [as_mapping(i) for i in data.get("items") or ()]
-        rest = {k: v for k, v in data.items() if k not in {"total_amount", "items"}}
-        rows: list[tuple[str, RenderableType]] = [
-            ("Total charged back", _money(data.get("total_amount"))),
-            ("Chargebacks", Text(str(len(items)))),
-        ]
-        rows += [(k, _text(v)) for k, v in rest.items()]
-        # Each chargeback as its own block of rows rather than a table: a chargeback id, a
-        # reason sentence and a date do not fit side by side in 80 columns.
-        known = {"chargeback_id", "amount", "reason_code", "reason", "status"}
-        for item in items:
-            rows.append(("", Text("")))
-            reason = Text(" ").join(
-                t for t in (_text(item.get("reason_code")), _text(item.get("reason"))) if t.plain
-            )
-            rows += [
-                ("Chargeback id", _text(item.get("chargeback_id"))),
-                ("Amount", _money(item.get("amount"))),
-                ("Reason", reason),
-                ("Status", _text(item.get("status"))),
-                ("Date", _when(item.get("chargeback_timestamp"))),
-            ]
-            rows += [
-                (k, _when(v) if k.endswith("timestamp") else _text(v))
-                for k, v in item.items()
-                if k not in known and k != "chargeback_timestamp" and v is not None
-            ]
-        self._panel("chargebacks", _rows_table(rows))
-
-    def _render_return(self) -> None:
-        data = as_mapping(self._wire.get("return"))
-        if not data:
-            self._panel("return", None)
-            return
-        rows: list[tuple[str, RenderableType]] = [
-            ("Return code", _text(data.get("return_code"))),
-            ("Reason", _text(data.get("reason"))),
-            ("Returned", _when(data.get("return_timestamp"))),
-        ]
-        known = {"return_code", "reason", "return_timestamp"}
-        rows += [(k, _text(v)) for k, v in data.items() if k not in known]
-        self._panel("return", _rows_table(rows))
-
-    def _render_line_items(self) -> None:
-        items = [as_mapping(i) for i in self._wire.get("line_items") or ()]
-        if not items:
-            self._panel("line-items", None)
-            return
-        self._panel("line-items", _columns_table(items, []))
-
-    def _render_other(self) -> None:
-        """Fields this screen does not know, shown literally so nothing the API says is hidden."""
-        rows = [
-            (key, _text(value))
-            for key, value in self._wire.items()
-            if key not in KNOWN_FIELDS and value is not None
-        ]
-        self._panel("other", _rows_table(rows) if rows else None)
+    def _render_panels(self) -> None:
+        """Every field panel from the wire dump (`paytui.ui.widgets.charge_panels`)."""
+        self._render_summary()
+        wire = self._wire
+        for panel_id, content in (
+            ("payment", panels.payment_panel(wire)),
+            ("chargebacks", panels.chargebacks_panel(wire)),
+            ("return", panels.return_panel(wire)),
+            ("processor", panels.processor_panel(wire)),
+            ("fees", panels.fees_panel(wire)),
+            ("timestamps", panels.timestamps_panel(wire, self._host.now())),
+            ("attributes", panels.attributes_panel(wire)),
+            ("tags", panels.tags_panel(wire)),
+            ("line-items", panels.line_items_panel(wire)),
+            ("other", panels.other_panel(wire)),
+        ):
+            self._panel(panel_id, content)
 
     def _render_distributions(self) -> None:
         tree = self.query_one(DistributionTree)
@@ -813,4 +528,4 @@ class ChargeDetailScreen(PaytuiScreen[None]):
         await self._money_action("edit")
 
 
-__all__ = ["KNOWN_FIELDS", "ChargeDetailScreen"]
+__all__ = ["ChargeDetailScreen"]

@@ -53,7 +53,7 @@ PAGE_SIZE = 50
 
 
 def total_text(category: str, amount: object) -> Text:
-    """A total in the table: outgoing categories in red when not zero, net in bold."""
+    """A total in the table: outgoing categories in the error colour when not zero, net in bold."""
     value = as_decimal(amount)
     if value is None and category == "chargebacks":
         value = as_decimal(0)
@@ -64,7 +64,7 @@ def total_text(category: str, amount: object) -> Text:
         style = fmt.OUTGOING_STYLE
     elif category == "net":
         style = "bold"
-    return Text(fmt.money(value), style=style, justify="right")
+    return Text(fmt.money(value), style=fmt.tone(style), justify="right")
 
 
 def total_of(distribution: Any, category: str) -> Any:

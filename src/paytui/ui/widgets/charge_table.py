@@ -53,7 +53,7 @@ def _unreadable_cells(item: UnreadableItem, widths: list[tuple[Column, int]]) ->
     """An "unreadable row": its id where the id goes, why in the widest column."""
     cells = [Text("") for _ in widths]
     keys = [column.key for column, _ in widths]
-    cells[0] = Text("unreadable row", style="bold red")
+    cells[0] = Text("unreadable row", style=fmt.tone("bold error"))
     if "id" in keys:
         cells[keys.index("id")] = fmt.literal(item.id or "?")
     free = [i for i in range(1, len(widths)) if keys[i] != "id"]  # never over the id

@@ -70,7 +70,9 @@ def _amount_text(category: str, amount: object) -> Text:
     outgoing = category in OUTGOING_CATEGORIES
     style = fmt.OUTGOING_STYLE if outgoing else ("bold" if category == "net" else "")
     value = as_decimal(amount)
-    return Text(fmt.money(value) if value is not None else fmt.literal(amount).plain, style=style)
+    return Text(
+        fmt.money(value) if value is not None else fmt.literal(amount).plain, style=fmt.tone(style)
+    )
 
 
 class DistributionTree(Tree[dict[str, Any]]):
@@ -161,7 +163,10 @@ class DistributionTree(Tree[dict[str, Any]]):
             category = str(item.get("category") or "?")
             items_node.add_leaf(
                 Text.assemble(
-                    (f"{category:<13}", fmt.OUTGOING_STYLE if category == "chargebacks" else ""),
+                    (
+                        f"{category:<13}",
+                        fmt.tone(fmt.OUTGOING_STYLE if category == "chargebacks" else ""),
+                    ),
                     _amount_text(category, item.get("amount")),
                     "  item ",
                     fmt.literal(item.get("item_id") or "?"),

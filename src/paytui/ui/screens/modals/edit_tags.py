@@ -34,7 +34,7 @@ def diff_text(
         nonlocal lines
         if lines:
             text.append("\n")
-        text.append(f"{sign} ", style=fmt.CHANGE_STYLES[sign])
+        text.append(f"{sign} ", style=fmt.tone(fmt.CHANGE_STYLES[sign]))
         text.append(Text(safe(body)))
         lines += 1
 
