@@ -265,6 +265,11 @@ class PaytuiFooter(Widget, can_focus=False):
             self.tooltip = tooltip
 
     @property
+    def shown_items(self) -> list[FooterItem]:
+        """The keys shown now (the palette's aside), most important first."""
+        return list(self._shown)
+
+    @property
     def shown_labels(self) -> list[str]:
         """What the footer shows now, `key label` each (tests and the help screen read it)."""
         labels = [f"{item.key_display} {item.label}" for item in self._shown]
