@@ -177,13 +177,15 @@ def test_binding_ids_are_unique_and_present() -> None:
 def test_narrow_layout_drops_low_priority_columns() -> None:
     wide = [column.key for column, _ in layout_columns(117)]
     narrow = [column.key for column, _ in layout_columns(77)]
-    assert wide == ["time", "id", "status", "type", "result", "amount", "method", "name", "account"]
-    # At 80 columns: time, amount, status, type and name stay (who called beats the card).
-    assert narrow == ["time", "id", "status", "type", "amount", "name"]
+    assert wide == ["time", "id", "status", "type", "result", "amount", "method", "name"]
+    # At 80 columns: time, amount, status, type and the whole name stay (the id goes first).
+    assert narrow == ["time", "status", "type", "amount", "name"]
     assert sum(width for _, width in layout_columns(77)) + len(narrow) - 1 <= 77
+    assert dict((c.key, w) for c, w in layout_columns(77))["name"] >= len("Karen Spärck Jones")
     # Wider: whole ids and result codes before the free text grows.
     huge = dict((column.key, width) for column, width in layout_columns(197))
-    assert huge["id"] == 24 and huge["result"] == 22 and huge["account"] == 23
+    assert huge["id"] == 24 and huge["result"] == len("ProcessorPendingACHSale")
+    assert huge["account"] == 23
 
 
 def test_importing_the_app_stays_light() -> None:

@@ -249,6 +249,10 @@ async def test_production_refund_above_threshold_asks_for_the_typed_amount(
         await pilot.press("enter", "enter")
         await settle(app, pilot)
         assert dialog.phrase == "10.00"  # typed confirmation asked; nothing sent yet
+        # The review says what the next key does: type the amount first, never "press enter".
+        review = str(dialog.query_one("#dialog-review").render())
+        assert "type 10.00 in the field below, then press enter to refund" in review
+        assert "Press enter to refund" not in review
         refunds = await client.search_refunds_page(RefundQuery(charge_id=sale.charge_id))
         assert not [r for r in refunds.items if r.total_amount == Decimal("10.00")]
         phrase = dialog.query_one("#confirm-phrase", Input)

@@ -17,13 +17,15 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from paytui.ui import format as fmt
 from paytui.ui import messages
 from paytui.ui.running_app import paytui_app
 from paytui.ui.screens.base import PaytuiScreen
 from paytui.ui.widgets.errors import describe_error
+from paytui.ui.widgets.fit_table import FitColumn, FitNavTable
+from paytui.ui.widgets.footer import PaytuiFooter
 from paytui.ui.widgets.header import PaytuiHeader
 from paytui.ui.widgets.list_state import error_text
 from paytui.ui.widgets.nav_table import NavTable
@@ -45,6 +47,15 @@ ACCOUNT_DETAIL_BINDINGS: list[Binding] = [
 
 CHARGES_SCOPE = "urn:v2:charges:all"
 RECENT_CHARGES = 10
+#: Recent charges: time, amount, status, type and the customer's whole name before the id.
+RECENT_COLUMNS = (
+    FitColumn("charge", "Charge", priority=1, min_width=12),
+    FitColumn("when", "When (UTC)"),
+    FitColumn("amount", "Amount"),
+    FitColumn("status", "Status"),
+    FitColumn("type", "Type"),
+    FitColumn("customer", "Customer", min_width=18, free_text=True),
+)
 
 
 def _value(value: object) -> Text:
@@ -85,15 +96,8 @@ class AccountDetailScreen(PaytuiScreen[None]):
             yield Static(Text("Loading account…"), id="fields")
         yield Static(Text("Recent charges"), id="recent-title")
         yield Static(Text("Loading charges…"), id="recent-message")
-        table = NavTable(id="recent", cursor_type="row")
-        table.add_column("Charge", key="charge")
-        table.add_column("When (UTC)", key="when")
-        table.add_column("Amount", key="amount")
-        table.add_column("Status", key="status")
-        table.add_column("Type", key="type")
-        table.add_column("Customer", key="customer")
-        yield table
-        yield Footer()
+        yield FitNavTable(RECENT_COLUMNS, id="recent", cursor_type="row")
+        yield PaytuiFooter()
 
     def on_mount(self) -> None:
         if self.account is not None:

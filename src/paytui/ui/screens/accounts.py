@@ -24,11 +24,13 @@ from textual.binding import Binding, BindingType
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.containers import Horizontal
 from textual.timer import Timer
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from paytui.ui import format as fmt
 from paytui.ui.running_app import paytui_app
 from paytui.ui.screens.base import PaytuiScreen
+from paytui.ui.widgets.fit_table import FitColumn, FitNavTable
+from paytui.ui.widgets.footer import PaytuiFooter
 from paytui.ui.widgets.header import PaytuiHeader
 from paytui.ui.widgets.list_state import ErrorLine, ListState, showing
 from paytui.ui.widgets.nav_table import NavTable
@@ -64,6 +66,14 @@ ACCOUNTS_BINDINGS: list[Binding] = [
 
 #: Rows that group accounts under their merchant have keys with this prefix.
 MERCHANT_ROW = "merchant:"
+#: At 80 columns: the account id whole, its name and status; tax and message come back wider.
+ACCOUNT_COLUMNS = (
+    FitColumn("account", "Account", min_width=25),  # "  pa_" + a whole id
+    FitColumn("name", "Name", min_width=14),
+    FitColumn("status", "Status", min_width=15),
+    FitColumn("tax", "Tax authority", priority=3, min_width=13),
+    FitColumn("message", "Status message", priority=2, min_width=20, free_text=True),
+)
 #: How a status change since the last read looks (on top of the status colour).
 CHANGED_STYLE = Style(bold=True, reverse=True)
 #: The most accounts read (at 500 a page); a credential seeing more is not what this screen is for.
@@ -148,14 +158,8 @@ class AccountsScreen(PaytuiScreen[None]):
         line = ErrorLine(id="inline-error")
         yield line
         yield ListState(error_line=line)
-        table = NavTable(id="accounts", cursor_type="row", zebra_stripes=False)
-        table.add_column("Account", key="account")
-        table.add_column("Name", key="name")
-        table.add_column("Status", key="status")
-        table.add_column("Tax authority", key="tax")
-        table.add_column("Status message", key="message")
-        yield table
-        yield Footer()
+        yield FitNavTable(ACCOUNT_COLUMNS, id="accounts", cursor_type="row", zebra_stripes=False)
+        yield PaytuiFooter()
 
     def on_mount(self) -> None:
         self.query_one(ListState).show_loading("accounts")

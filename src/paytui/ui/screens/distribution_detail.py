@@ -11,7 +11,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from paytui.ui import format as fmt
 from paytui.ui import messages
@@ -20,6 +20,8 @@ from paytui.ui.screens.base import PaytuiScreen
 from paytui.ui.screens.distributions import status_text, total_of, total_text
 from paytui.ui.widgets.distribution_tree import TOTAL_CATEGORIES
 from paytui.ui.widgets.errors import describe_error
+from paytui.ui.widgets.fit_table import FitColumn, FitNavTable
+from paytui.ui.widgets.footer import PaytuiFooter
 from paytui.ui.widgets.header import PaytuiHeader
 from paytui.ui.widgets.list_state import error_text
 from paytui.ui.widgets.nav_table import NavTable
@@ -37,6 +39,15 @@ DISTRIBUTION_DETAIL_BINDINGS: list[Binding] = [
     ),
     Binding("ctrl+r", "refresh", "Refresh", id="distribution.refresh", tooltip="Reload / retry"),
 ]
+
+
+#: Category and amount whole; the charge id before the item id.
+ITEM_COLUMNS = (
+    FitColumn("category", "Category"),
+    FitColumn("amount", Text("Amount", justify="right")),
+    FitColumn("charge", "Charge", priority=1, min_width=12),
+    FitColumn("item", "Item", priority=2, min_width=10, free_text=True),
+)
 
 
 class DistributionDetailScreen(PaytuiScreen[None]):
@@ -61,13 +72,8 @@ class DistributionDetailScreen(PaytuiScreen[None]):
             yield Static(Text(""), id="facts")
             yield Static(Text(""), id="totals")
         yield Static(Text("Loading items…"), id="items-message")
-        table = NavTable(id="items", cursor_type="row")
-        table.add_column("Category", key="category")
-        table.add_column(Text("Amount", justify="right"), key="amount")
-        table.add_column("Charge", key="charge")
-        table.add_column("Item", key="item")
-        yield table
-        yield Footer()
+        yield FitNavTable(ITEM_COLUMNS, id="items", cursor_type="row")
+        yield PaytuiFooter()
 
     def on_mount(self) -> None:
         if self.summary is not None:

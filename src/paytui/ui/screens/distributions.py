@@ -15,12 +15,14 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from paytui.ui import format as fmt
 from paytui.ui.running_app import paytui_app
 from paytui.ui.screens.base import PaytuiScreen
 from paytui.ui.widgets.distribution_tree import OUTGOING_CATEGORIES, TOTAL_CATEGORIES, as_decimal
+from paytui.ui.widgets.fit_table import FitColumn, FitNavTable
+from paytui.ui.widgets.footer import PaytuiFooter
 from paytui.ui.widgets.header import PaytuiHeader
 from paytui.ui.widgets.list_state import ErrorLine, ListState, showing
 from paytui.ui.widgets.nav_table import NavTable
@@ -75,9 +77,22 @@ def total_of(distribution: Any, category: str) -> Any:
 status_text = fmt.distribution_status
 
 
-def short(value: str | None, keep: int) -> Text:
-    text = value or "—"
-    return fmt.literal(text[:keep] + "…" if len(text) > keep + 1 else text)
+#: Totals before the account, and at 80 columns the id, chargebacks and Net still on screen:
+#: fees and returns go first, then the account (whole amounts are never cut).
+DISTRIBUTION_COLUMNS = (
+    FitColumn("id", "Distribution", priority=1, min_width=11),
+    FitColumn("date", "Date"),
+    FitColumn("status", "Status"),
+    *(
+        FitColumn(
+            category,
+            Text(category.capitalize(), justify="right"),
+            priority=2 if category in ("fees", "returns") else 0,
+        )
+        for category in TOTAL_CATEGORIES
+    ),
+    FitColumn("account", "Account", priority=3, min_width=12),
+)
 
 
 class DistributionsScreen(PaytuiScreen[None]):
@@ -104,16 +119,8 @@ class DistributionsScreen(PaytuiScreen[None]):
         line = ErrorLine(id="inline-error")
         yield line
         yield ListState(error_line=line)
-        table = NavTable(id="distributions", cursor_type="row")
-        # Totals before the account: at 80 columns, chargebacks must still be on screen.
-        table.add_column("Distribution", key="id")
-        table.add_column("Date", key="date")
-        table.add_column("Status", key="status")
-        for category in TOTAL_CATEGORIES:
-            table.add_column(Text(category.capitalize(), justify="right"), key=category)
-        table.add_column("Account", key="account")
-        yield table
-        yield Footer()
+        yield FitNavTable(DISTRIBUTION_COLUMNS, id="distributions", cursor_type="row")
+        yield PaytuiFooter()
 
     def on_mount(self) -> None:
         self._load()
@@ -150,7 +157,7 @@ class DistributionsScreen(PaytuiScreen[None]):
         table.clear()
         for dist in self.distributions:
             table.add_row(
-                short(dist.distribution_id, 10),
+                fmt.literal(dist.distribution_id or "—"),
                 Text(fmt.date(dist.distribution_timestamp)),
                 status_text(dist.status),
                 *(total_text(c, total_of(dist, c)) for c in TOTAL_CATEGORIES),

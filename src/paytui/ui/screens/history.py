@@ -15,7 +15,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.notifications import SeverityLevel
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from paytui.actions import ActionError, ConfirmationRequired
 from paytui.ui import format as fmt
@@ -23,6 +23,8 @@ from paytui.ui import messages
 from paytui.ui.bindings import HISTORY_BINDINGS
 from paytui.ui.running_app import paytui_app
 from paytui.ui.screens.base import PaytuiScreen
+from paytui.ui.widgets.fit_table import FitColumn, FitTable
+from paytui.ui.widgets.footer import PaytuiFooter
 from paytui.ui.widgets.header import PaytuiHeader
 from paytui.ui.widgets.list_state import ErrorLine, ListState
 
@@ -37,7 +39,16 @@ OPERATIONS = {
 }
 #: Operations whose amount means money moved (an edit's journal amount is the charge's total).
 MONEY = frozenset({"capture", "refund", "charge"})
-COLUMNS = ("Time (UTC)", "Operation", "Charge", "Amount", "State", "Result", "Message")
+#: The message is free text (it gets what is left); ids are cut with `…` before it is dropped.
+COLUMNS = (
+    FitColumn("Time (UTC)", "Time (UTC)"),
+    FitColumn("Operation", "Operation"),
+    FitColumn("Charge", "Charge", priority=1, min_width=12),
+    FitColumn("Amount", Text("Amount", justify="right")),
+    FitColumn("State", "State"),
+    FitColumn("Result", "Result", priority=2, min_width=10),
+    FitColumn("Message", "Message", priority=3, min_width=12, free_text=True),
+)
 
 
 state_text = fmt.action_state
@@ -62,13 +73,10 @@ class HistoryScreen(PaytuiScreen[None]):
         line = ErrorLine(id="inline-error")
         yield line
         yield ListState(error_line=line)
-        yield DataTable(id="history-table", cursor_type="row", zebra_stripes=True)
-        yield Footer()
+        yield FitTable(COLUMNS, id="history-table", cursor_type="row", zebra_stripes=True)
+        yield PaytuiFooter()
 
     def on_mount(self) -> None:
-        table = self.query_one(DataTable)
-        for column in COLUMNS:
-            table.add_column(column, key=column)
         self.query_one(ListState).show_loading("the journal")
         self.reload()
 

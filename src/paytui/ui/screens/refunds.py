@@ -13,7 +13,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import BindingType
-from textual.widgets import DataTable, Footer, Input, Static
+from textual.widgets import DataTable, Input, Static
 
 from paytui.api.queries import RefundQuery
 from paytui.ui import format as fmt
@@ -21,6 +21,8 @@ from paytui.ui import messages
 from paytui.ui.bindings import REFUNDS_BINDINGS
 from paytui.ui.running_app import paytui_app
 from paytui.ui.screens.base import PaytuiScreen
+from paytui.ui.widgets.fit_table import FitColumn, FitTable
+from paytui.ui.widgets.footer import PaytuiFooter
 from paytui.ui.widgets.header import PaytuiHeader
 from paytui.ui.widgets.list_state import ErrorLine, ListState, showing
 from paytui.ui.widgets.safe_input import SafeInput
@@ -29,7 +31,15 @@ if TYPE_CHECKING:
     from paytui.api.models import Page, Refund
 
 PAGE_SIZE = 50
-COLUMNS = ("Refund", "Charge", "Amount", "Status", "Refunded (UTC)", "Reason")
+#: Amounts, statuses and times whole; ids cut with `…` before the reason (free text) goes.
+COLUMNS = (
+    FitColumn("Refund", "Refund", priority=1, min_width=12),
+    FitColumn("Charge", "Charge", priority=1, min_width=12),
+    FitColumn("Amount", Text("Amount", justify="right")),
+    FitColumn("Status", "Status"),
+    FitColumn("Refunded (UTC)", "Refunded (UTC)"),
+    FitColumn("Reason", "Reason", priority=2, min_width=10, free_text=True),
+)
 
 
 def parse_refund_search(text: str) -> RefundQuery:
@@ -64,13 +74,10 @@ class RefundsScreen(PaytuiScreen[None]):
         line = ErrorLine(id="inline-error")
         yield line
         yield ListState(error_line=line)
-        yield DataTable(id="refunds-table", cursor_type="row", zebra_stripes=True)
-        yield Footer()
+        yield FitTable(COLUMNS, id="refunds-table", cursor_type="row", zebra_stripes=True)
+        yield PaytuiFooter()
 
     def on_mount(self) -> None:
-        table = self.query_one(DataTable)
-        for column in COLUMNS:
-            table.add_column(column, key=column)
         self.load()
 
     @property

@@ -19,13 +19,15 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from paytui.ui import format as fmt
 from paytui.ui import messages
 from paytui.ui.bindings import TOKEN_TABLE_BINDINGS, TOKEN_VIEW_BINDINGS, TOKENS_BINDINGS
 from paytui.ui.screens.base import PaytuiModal, PaytuiScreen
 from paytui.ui.screens.modals.token_form import _FORMS_TCSS, token_summary
+from paytui.ui.widgets.fit_table import FitColumn, FitTable
+from paytui.ui.widgets.footer import PaytuiFooter
 from paytui.ui.widgets.header import PaytuiHeader
 from paytui.ui.widgets.list_state import ErrorLine, ListState, showing
 
@@ -34,7 +36,14 @@ if TYPE_CHECKING:
 
 PAGE_SIZE = 50
 #: Narrow enough for 80 columns; the holder comes last and is the one that gets cut.
-COLUMNS = ("Token id", "Card", "Card exp.", "Token expires", "Holder")
+#: At 80 columns the holder's name stays whole and the card's own expiry goes first.
+COLUMNS = (
+    FitColumn("Token id", "Token id", priority=1, min_width=10),
+    FitColumn("Card", "Card"),
+    FitColumn("Card exp.", "Card exp.", priority=2),
+    FitColumn("Token expires", "Token expires"),
+    FitColumn("Holder", "Holder", min_width=18, free_text=True),
+)
 
 
 def token_state(token: Token, now: datetime) -> str:
@@ -75,8 +84,8 @@ def token_row(token: Token, now: datetime) -> list[Text]:
     ]
 
 
-class TokenTable(DataTable[Text]):
-    """The tokens table: a DataTable with vim keys."""
+class TokenTable(FitTable):
+    """The tokens table: a table fitted to its width, with vim keys."""
 
     BINDINGS: ClassVar[list[BindingType]] = [*TOKEN_TABLE_BINDINGS]
     HELP_TITLE = "Tokens table"
@@ -107,13 +116,10 @@ class TokensScreen(PaytuiScreen[None]):
         line = ErrorLine(id="inline-error")
         yield line
         yield ListState(error_line=line)
-        yield TokenTable(id="tokens", cursor_type="row", zebra_stripes=True)
-        yield Footer()
+        yield TokenTable(COLUMNS, id="tokens", cursor_type="row", zebra_stripes=True)
+        yield PaytuiFooter()
 
     def on_mount(self) -> None:
-        table = self.query_one("#tokens", DataTable)
-        for label in COLUMNS:
-            table.add_column(label, key=label)
         self.reload()
 
     @property

@@ -30,6 +30,7 @@ from textual.strip import Strip
 from paytui.text import safe
 from paytui.ui import format as fmt
 from paytui.ui.bindings import TABLE_BINDINGS
+from paytui.ui.widgets.columns import layout_columns as fit_columns
 
 if TYPE_CHECKING:
     from paytui.api.models import Charge, Page, UnreadableItem
@@ -125,7 +126,8 @@ COLUMNS: tuple[Column, ...] = (
         lambda c: Text(fmt.timestamp(getattr(c, "charge_timestamp", None))),
         descending_first=True,
     ),
-    Column("id", "Charge", 11, "charge_id", _charge_id, max_width=24),
+    # At 80 columns the id goes before the contact's name is cut (`y` copies it, enter shows it).
+    Column("id", "Charge", 11, "charge_id", _charge_id, priority=2, max_width=24),
     Column("status", "Status", 10, "status", lambda c: fmt.status(getattr(c, "status", None))),
     Column("type", "Type", 8, None, _charge_type),
     Column(
@@ -135,7 +137,7 @@ COLUMNS: tuple[Column, ...] = (
         "result_code",
         lambda c: fmt.result_code(getattr(c, "result_code", None)),
         priority=2,
-        max_width=22,
+        max_width=23,
     ),
     Column(
         "amount",
@@ -154,7 +156,7 @@ COLUMNS: tuple[Column, ...] = (
         "contact_name",
         lambda c: _text(getattr(c, "contact_name", None)),
         priority=1,
-        min_width=12,
+        min_width=18,  # a whole name ("Karen Spärck Jones") at 80 columns
     ),
     Column(
         "account",
@@ -171,34 +173,8 @@ SORT_FIELDS: tuple[str, ...] = tuple(c.sort for c in COLUMNS if c.sort)
 
 
 def layout_columns(width: int, columns: Sequence[Column] = COLUMNS) -> list[tuple[Column, int]]:
-    """Fit columns into `width` cells: drop low-priority ones, share the rest among flexible."""
-    chosen = list(columns)
-
-    def needed(cols: list[Column]) -> int:
-        return sum(c.width or c.min_width for c in cols) + max(0, len(cols) - 1)
-
-    while len(chosen) > 1 and needed(chosen) > width:
-        worst = max(range(len(chosen)), key=lambda i: (chosen[i].priority, i))
-        chosen.pop(worst)
-    spare = max(0, width - needed(chosen))
-    # Whole ids and result codes before wider free text: fixed columns grow first, by priority.
-    grown: dict[str, int] = {}
-    for column in sorted(chosen, key=lambda c: c.priority):
-        if column.width is not None and column.max_width and spare:
-            extra = min(spare, column.max_width - column.width)
-            grown[column.key] = column.width + extra
-            spare -= extra
-    flexible = [c for c in chosen if c.width is None]
-    widths: list[tuple[Column, int]] = []
-    for column in chosen:
-        if column.width is not None:
-            widths.append((column, grown.get(column.key, column.width)))
-            continue
-        share = spare // len(flexible) if flexible else 0
-        if column is flexible[0]:
-            share += spare - share * len(flexible)
-        widths.append((column, column.min_width + share))
-    return widths
+    """The charge list's columns in `width` cells (the app's one rule: `widgets.columns`)."""
+    return fit_columns(width, columns)
 
 
 class ChargeTable(ScrollView, can_focus=True):

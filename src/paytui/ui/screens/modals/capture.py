@@ -106,7 +106,7 @@ class CaptureModal(MoneyActionModal):
         for field, label in FEES:
             if field in params:
                 text.append(f"\n  {label}: {fmt.money(params[field])}")
-        text.append("\nPress enter to capture, escape to cancel. This cannot be undone.")
+        text.append_text(self.next_key_line("capture"))
         return text
 
     async def send(

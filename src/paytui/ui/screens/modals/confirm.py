@@ -199,9 +199,9 @@ class MoneyActionModal(PaytuiModal[str | None]):
         """The amount the production confirmation is about (None: the charge id's last four)."""
         return params.get("amount")
 
-    def _ask_phrase_up_front(self, params: dict[str, Any], review: Text) -> None:
-        """On production, say in the review what the next key does: type the phrase, then enter
-        (not "press enter" and then a surprise field). The executor still checks the phrase."""
+    def _ask_phrase_up_front(self, params: dict[str, Any]) -> None:
+        """On production, ask for the phrase with the review (not "press enter" and then a
+        surprise field); `next_key_line` says so. The executor still checks the phrase."""
         policy = self.app.actions.policy()
         amount = self.confirmation_amount(params)
         if not policy.needs_typed_confirmation(self.OPERATION, amount):
@@ -214,10 +214,18 @@ class MoneyActionModal(PaytuiModal[str | None]):
                 (" to confirm, then press enter.", "bold"),
             )
         )
-        review.append(
-            f"\nProduction: next, type {self.phrase} in the field below; enter then sends.",
-            style="bold",
-        )
+
+    def next_key_line(self, verb: str, *, undoable: bool = False) -> Text:
+        """The review's last line: what the next key does. On production the phrase field comes
+        first, so the line says to type it, then press enter (never "press enter" alone)."""
+        tail = "" if undoable else " This cannot be undone."
+        if self.phrase is not None:
+            return Text(
+                f"\nProduction: type {self.phrase} in the field below, then press enter to "
+                f"{verb}; escape cancels.{tail}",
+                style="bold",
+            )
+        return Text(f"\nPress enter to {verb}, escape to cancel.{tail}")
 
     def focus_first(self) -> None:
         """Focus the first field now (not on the next refresh), so the next key lands in it."""
@@ -329,8 +337,8 @@ class MoneyActionModal(PaytuiModal[str | None]):
                 self.app.bell()
                 return
             self.params = params
+            self._ask_phrase_up_front(params)
             review = self.review(params)
-            self._ask_phrase_up_front(params, review)
             self.query_one("#dialog-review", Static).update(review)
             self._message("")
             self.step = "review"

@@ -131,7 +131,7 @@ class EditTagsModal(MoneyActionModal):
                 params.get("attributes", self.old_attrs),
             )
         )
-        text.append("\nPress enter to save, escape to cancel.")
+        text.append_text(self.next_key_line("save", undoable=True))
         return text
 
     async def send(

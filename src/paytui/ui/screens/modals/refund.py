@@ -142,7 +142,7 @@ class RefundModal(MoneyActionModal):
         for key, values in params.get("attributes", {}).items():
             text.append("\n  ")
             text.append(Text(safe(f"{key} = {', '.join(values)}")))
-        text.append("\nPress enter to refund, escape to cancel. This cannot be undone.")
+        text.append_text(self.next_key_line("refund"))
         return text
 
     async def send(

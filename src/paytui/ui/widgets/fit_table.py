@@ -1,0 +1,177 @@
+"""`FitTable`: the list kit's table for lists read whole, laid out to the width it gets.
+
+Why: a plain `DataTable` sizes every column to its content and lets the table run past the right
+edge, where the terminal cuts headers and values with no mark (`Accoun`, `Underw`) and the last
+columns (Distributions' Net) are simply not on screen at 80 columns. A `FitTable` knows, for each
+column, how important it is and how far it may shrink (`FitColumn`), and lays the columns out with
+the app's one rule (`widgets.columns.layout_columns`): the least important are dropped whole, the
+rest widen up to their content, ids before free text, and a value cut to its column ends in `…`.
+
+`FitNavTable` adds the app's table keys (`NavTable`). Screens give the columns when they build
+the table and add rows as usual (`add_row`, one cell per column); the table keeps every cell, so
+when the width changes the columns dropped come back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+from textual.widgets import DataTable
+
+from paytui.ui.widgets.columns import layout_columns
+from paytui.ui.widgets.nav_table import NavTable
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from textual.widgets.data_table import RowKey
+
+
+@dataclass(frozen=True)
+class FitColumn:
+    """One column of a `FitTable`.
+
+    `priority`: higher numbers are dropped first when the width is short. `min_width`: how far a
+    value may be cut (with `…`); None means never cut (amounts, dates, statuses). `free_text`: a
+    column that takes what width is left once every other column shows its values whole.
+    """
+
+    key: str
+    label: str | Text
+    priority: int = 0
+    min_width: int | None = None
+    free_text: bool = False
+
+
+@dataclass(frozen=True)
+class _Shape:
+    """A `FitColumn` measured against the rows: what `layout_columns` reads."""
+
+    key: str
+    width: int | None
+    min_width: int
+    max_width: int | None
+    priority: int
+
+
+def _cell(value: object) -> Text:
+    """A cell as text that ends in `…` when its column is narrower (a str is data, no markup)."""
+    text = value.copy() if isinstance(value, Text) else Text(str(value))
+    text.no_wrap = True
+    text.overflow = "ellipsis"
+    return text
+
+
+class FitTable(DataTable[Any]):
+    """A `DataTable` whose columns fit its width (see the module docstring)."""
+
+    def __init__(self, columns: Sequence[FitColumn], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._fit_columns = tuple(columns)
+        self._rows: list[tuple[str | None, list[Text]]] = []
+        self._natural = [_cell(c.label).cell_len for c in self._fit_columns]
+        self._layout: tuple[tuple[int, int], ...] = ()
+        self._fit_pending = False
+
+    # --- rows ------------------------------------------------------------------------------------
+    def add_row(
+        self,
+        *cells: Any,
+        height: int | None = 1,
+        key: str | None = None,
+        label: Any = None,
+    ) -> RowKey:
+        texts = [_cell(value) for value in cells]
+        self._rows.append((key, texts))
+        for index, text in enumerate(texts[: len(self._natural)]):
+            self._natural[index] = max(self._natural[index], text.cell_len)
+        self._schedule_fit()
+        return super().add_row(*self._shown(texts), height=height, key=key, label=label)
+
+    def _shown(self, texts: list[Text]) -> list[Text]:
+        return [texts[index] if index < len(texts) else Text("") for index, _w in self._layout]
+
+    def clear(self, columns: bool = False) -> FitTable:
+        if not columns:
+            self._rows.clear()
+            self._natural = [_cell(c.label).cell_len for c in self._fit_columns]
+        super().clear(columns=columns)
+        return self
+
+    @property
+    def shown_columns(self) -> list[str]:
+        """The keys of the columns on screen now, in order."""
+        return [self._fit_columns[index].key for index, _width in self._layout]
+
+    # --- layout ----------------------------------------------------------------------------------
+    def on_mount(self) -> None:
+        self._refit()
+
+    def on_resize(self) -> None:
+        self._refit()
+
+    def _schedule_fit(self) -> None:
+        if not self._fit_pending:
+            self._fit_pending = True
+            self.call_after_refresh(self._refit)
+
+    def _available(self) -> int:
+        """Columns' room: the width less the vertical scrollbar, always reserved so that rows
+        arriving (a scrollbar appearing) do not shift the layout."""
+        return max(1, self.size.width - self.styles.scrollbar_size_vertical)
+
+    def _shapes(self) -> list[_Shape]:
+        shapes = []
+        for column, natural in zip(self._fit_columns, self._natural, strict=True):
+            least = natural if column.min_width is None else min(natural, column.min_width)
+            shapes.append(
+                _Shape(
+                    column.key,
+                    None if column.free_text else least,
+                    least,
+                    natural,
+                    column.priority,
+                )
+            )
+        return shapes
+
+    def compute_layout(self, width: int) -> tuple[tuple[int, int], ...]:
+        """(column index, width) of the columns shown in `width` cells."""
+        padding = 2 * self.cell_padding
+        index_of = {column.key: index for index, column in enumerate(self._fit_columns)}
+        fitted = layout_columns(width - padding, self._shapes(), gap=padding)
+        return tuple((index_of[shape.key], cells) for shape, cells in fitted)
+
+    def _refit(self) -> None:
+        self._fit_pending = False
+        if not self.is_attached or self.size.width <= 0:
+            return
+        layout = self.compute_layout(self._available())
+        if layout != self._layout:
+            self._layout = layout
+            self._rebuild()
+
+    def _rebuild(self) -> None:
+        """Columns again at their new widths, every row again from the cells kept."""
+        row, scroll_y = self.cursor_row, self.scroll_y
+        rows = list(self._rows)
+        super().clear(columns=True)
+        for index, width in self._layout:
+            column = self._fit_columns[index]
+            label = _cell(column.label)
+            self.add_column(label, width=width, key=column.key)
+        for key, texts in rows:
+            super().add_row(*self._shown(texts), key=key)
+        if rows:
+            self.move_cursor(row=min(row, len(rows) - 1), animate=False, scroll=False)
+            self.scroll_to(y=scroll_y, animate=False, immediate=True)
+
+
+class FitNavTable(NavTable, FitTable):
+    """A `FitTable` with the app's table keys (`NavTable`): the lists read whole. `NavTable`
+    first: Textual's CSS type names follow first bases, so `query_one(NavTable)` finds it."""
+
+
+__all__ = ["FitColumn", "FitNavTable", "FitTable"]
