@@ -14,6 +14,7 @@ from typing import Any
 
 import httpx
 import pytest
+import textual.screen
 from rich.console import Console
 from textual.widgets import Input, TextArea
 from textual.worker import WorkerState
@@ -183,6 +184,17 @@ def frozen_cursor(monkeypatch: pytest.MonkeyPatch) -> None:
     # on a busy machine more than Textual's 5 s can pass between a notification and the check.
     monkeypatch.setattr(PaytuiApp, "NOTIFICATION_TIMEOUT", 3600.0)
     monkeypatch.setattr(TextArea, "_toggle_cursor_blink_visible", lambda self: None)
+
+
+@pytest.fixture(autouse=True)
+def fewer_frames(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Screens repaint at most 5 times a second in tests instead of 60.
+
+    Nothing a test checks depends on frames in between: `pilot.pause()` (and so `settle`)
+    refreshes the screen itself, and `screen_text` and the snapshots render the screen afresh.
+    The frames a test never looks at were a fifth of the suite's CPU time on this 2-core machine.
+    """
+    monkeypatch.setattr(textual.screen, "UPDATE_PERIOD", 0.2)
 
 
 #: The two fixed terminal sizes every screen is snapshotted at.
