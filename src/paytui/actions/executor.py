@@ -9,7 +9,8 @@ The sequence for every action (docs/money-safety.md has the user's view of it):
 3. **Settle the past**: every earlier journal entry of the same action and target whose outcome
    is not proven (pending / sent / unknown, and a "not_applied" read back too early) is read
    back first, waiting until a commit still in flight would be visible (`sent_at` + the client's
-   timeout + `settle_margin`; `settling()` gives the UI the countdown). If one happened, nothing
+   timeout + `settle_margin`, or `settle_margin` after the client actually gave up when that is
+   later; `settling()` gives the UI the countdown). If one happened, nothing
    is sent (`EarlierAttemptApplied`, naming it) until the user confirms with
    ``acknowledge_earlier=<its id>``; if one stays unknown, `UnresolvedAction`.
 4. **Checks**: amounts (`check_amount`), the capture's authorization (read first: a
@@ -21,7 +22,8 @@ The sequence for every action (docs/money-safety.md has the user's view of it):
    connection that never sent the request) → "failed"; anything else (timeout, dropped
    connection after sending, 5xx, an unreadable answer) → "unknown", then a read-back
    (`paytui.actions.reconcile`): found → "succeeded" at once; not found → read again once the
-   request deadline plus the margin has passed since sending, and only that proves
+   request deadline plus the margin has passed — counted from when the client gave up, which a
+   slow journal write or token fetch can put well after `sent_at` — and only that proves
    "not_applied". A failed read-back leaves it "unknown". Never a resend.
 
 Only the user resends: `retry(entry_id)` on a proven "not_applied" (or a request that never
