@@ -24,9 +24,10 @@ late-arriving answer and a start-up reconciliation) cannot overwrite each other'
 
 Proof columns (schema 2): `settle_seconds` is how long after `sent_at` a commit still in flight
 could show up (the client's request deadline plus a margin; lengthened when the client is known
-to have given up later than that, or the entry was left "sent" by a process that died); `checked_at` is when the read-back
-behind the verdict was made. A "not_applied" is *proven* only when `checked_at` is at or after
-`sent_at + settle_seconds`; otherwise it is re-checked (start-up, History, before a repeat).
+to have given up later than that, or the entry was left "sent" by a process that died);
+`checked_at` is when the read-back behind the verdict was made. A "not_applied" is *proven* only
+when `checked_at` is at or after `sent_at + settle_seconds`; otherwise it is re-checked (start-up,
+History, before a repeat).
 `never_sent` marks a failure where the request never left (the only "failed" that may be retried:
 a refusal is final). `unacknowledged` marks a success found by a read-back the user has not been
 shown yet (start-up reconciliation, the check before a repeat): a repeat of the action is then
