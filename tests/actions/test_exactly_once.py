@@ -134,17 +134,22 @@ async def test_late_commit_after_the_timeout_is_found_not_called_not_applied(
         await client.aclose()
 
 
-def _too_early_not_applied(journal: Journal, charge_id: str, amount: str) -> int:
-    """A refund journaled the old way: "not_applied" from a read-back made at once."""
-    entry = journal.record_intent(
+def _refund_intent(journal: Journal, charge_id: str, amount: str, settle: float = 12.0) -> Any:
+    """A refund's intent as the executor writes it ("pending")."""
+    return journal.record_intent(
         profile=PROFILE,
         base_url=BASE_URL,
         operation="refund",
         charge_id=charge_id,
         amount=Decimal(amount),
         request_summary={"total_amount": amount},
-        settle_seconds=12.0,
+        settle_seconds=settle,
     )
+
+
+def _too_early_not_applied(journal: Journal, charge_id: str, amount: str) -> int:
+    """A refund journaled the old way: "not_applied" from a read-back made at once."""
+    entry = _refund_intent(journal, charge_id, amount)
     journal.transition(entry.id, "sent", expected={"pending"})
     sent = journal.get(entry.id)
     assert sent is not None and sent.sent_at is not None
@@ -472,3 +477,19 @@ async def test_an_orphaned_sent_entry_waits_from_the_restart_not_from_its_stamp(
     (settled,) = await restarted.reconcile_all(wait=True)
     assert settled.state == "succeeded", settled.error
     assert len(slow_service.committed) == 1
+
+
+async def test_a_not_applied_verdict_is_proven_by_what_the_journal_stores(
+    executor: ActionExecutor, clock: FakeClock, journal: Journal, sale: Charge
+) -> None:
+    """The journal keeps times to the millisecond; a window of 12.0004 s ends between two. A
+    read-back 0.3 ms after it must not write a "not applied" whose stored `checked_at` (cut to
+    the millisecond) is before the window's end: the verdict and its proof must agree."""
+    entry = _refund_intent(journal, sale.charge_id, "1.00", settle=12.0004)
+    clock.now = clock.now.replace(microsecond=0)
+    journal.transition(entry.id, "sent", expected={"pending"}, at=clock.now)
+    journal.transition(entry.id, "unknown", expected={"sent"}, error="Timed out")
+    clock.now += timedelta(seconds=12.0007)
+    (settled,) = await executor.reconcile_all()
+    assert settled.state in {"not_applied", "unknown"}
+    assert (settled.state == "not_applied") == settled.proven(executor.settle_seconds)

@@ -206,7 +206,10 @@ async def reconcile_detail(
     window = _orphan_window(entry, orphaned_before, default_settle)
     if window is not None:
         entry = replace(entry, settle_seconds=window)
+    # To the millisecond, as the journal stores it: the verdict is judged on the `checked_at`
+    # that is written, so a later `proven()` of the same entry can never disagree with it.
     started = clock()
+    started = started.replace(microsecond=started.microsecond // 1000 * 1000)
     try:
         found = await read_back(client, entry, desired=desired)
     except (ApiError, Unprovable) as err:
