@@ -56,7 +56,7 @@ async def refund_from_detail(app: PaytuiApp, pilot: Any, charge_id: str, amount:
     await pilot.press("r")
     dialog = await modal(app, pilot)
     await pilot.press("ctrl+a", "ctrl+k", *amount)
-    assert dialog.query_one("#amount", Input).value == amount
+    assert dialog.query_one("#amount", Input).value == amount, (dialog.step, message(dialog))
     await pilot.press("enter")
     await pilot.pause()
     await pilot.press("enter")
