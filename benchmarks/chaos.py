@@ -1,6 +1,6 @@
 """Chaos harness: is every money action applied at most once, and does the journal tell the truth?
 
-    python -m benchmarks.chaos [--runs N] [--seed S] [--kinds capture,refund,...]
+    python -m benchmarks.chaos [--runs N] [--seed S] [--kinds capture,refund,...] [--run N]
 
 For each action kind (capture, refund, new charge, token charge, distribute, tag edit) it runs N
 seeded random fault schedules against the in-process sandbox. A schedule is one fault on the
@@ -38,6 +38,7 @@ import time
 from collections import Counter
 from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -125,11 +126,14 @@ class EffectCounter:
         self.faults = faults
         self.effects = 0
         self.refs: set[str] = set()
+        #: (arrived, answered) wall-clock times of each commit request, for --verbose.
+        self.commits: list[tuple[datetime, datetime]] = []
         self.armed = False
 
     def reset(self) -> None:
         self.effects = 0
         self.refs = set()
+        self.commits = []
 
     async def __call__(self, scope: MutableMapping[str, Any], receive: Any, send: Any) -> None:
         operation = None
@@ -154,6 +158,7 @@ class EffectCounter:
             await send(message)
 
         committed = False
+        arrived = datetime.now(UTC)
         try:
             await self.app(scope, reading, watching)
             committed = status is not None and status < 300
@@ -164,6 +169,7 @@ class EffectCounter:
             if committed:
                 self.effects += 1
                 self.refs.update(_refs(bytes(body)))
+                self.commits.append((arrived, datetime.now(UTC)))
             if self.armed:
                 self.armed = False
                 self.faults.reset()
@@ -272,7 +278,10 @@ class KindWorld:
     settings: Settings
     tmp: Path
     totals: Counter[str] = field(default_factory=Counter)
-    failures: list[dict[str, Any]] = field(default_factory=list)
+    #: The slowest send and commit seen (`_note_lags`).
+    lags: dict[str, float] = field(default_factory=dict)
+    #: Failed runs (and every run of a rerun with --run), for --verbose.
+    described: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass
@@ -381,7 +390,10 @@ async def _press(session: Session, target: Target) -> bool:
     return outcome.succeeded
 
 
-async def one_run(world: KindWorld, run: int, rng: random.Random) -> dict[str, int]:
+async def one_run(
+    world: KindWorld, run: int, rng: random.Random, describe: bool = False
+) -> dict[str, int]:
+    """One schedule; `describe`: record its details even when it held (a rerun of one run)."""
     settings = world.settings
     target = await _target(world, run)
     world.counter.reset()
@@ -443,8 +455,9 @@ async def one_run(world: KindWorld, run: int, rng: random.Random) -> dict[str, i
     finally:
         await final.close()
     verdict = _verdict(world, entries, fault)
-    if any(verdict.values()):
-        world.failures.append(
+    _note_lags(world, entries)
+    if describe or any(verdict.values()):
+        world.described.append(
             {
                 "run": run,
                 "fault": fault,
@@ -455,10 +468,53 @@ async def one_run(world: KindWorld, run: int, rng: random.Random) -> dict[str, i
                     (e.id, e.state, e.retry_of, e.client_reference in world.counter.refs, e.error)
                     for e in entries
                 ],
+                "timeline": _timeline(world, entries),
                 **verdict,
             }
         )
     return verdict
+
+
+def _timeline(world: KindWorld, entries: list[Any]) -> dict[str, Any]:
+    """Seconds since the first entry's `sent_at`: each entry's sending, read-back and settle
+    time, and when each commit request reached the service and was answered (or cut)."""
+    stamps = [e.sent_at for e in entries if e.sent_at is not None]
+    if not stamps:
+        return {}
+    zero = min(stamps)
+
+    def at(moment: datetime | None) -> float | None:
+        return None if moment is None else round((moment - zero).total_seconds(), 3)
+
+    return {
+        "entries": [
+            {
+                "id": e.id,
+                "sent": at(e.sent_at),
+                "checked": at(e.checked_at),
+                "settle_at": at(e.settle_at(world.settings.settle)),
+            }
+            for e in sorted(entries, key=lambda e: e.id)
+        ],
+        "commits": [(at(arrived), at(answered)) for arrived, answered in world.counter.commits],
+    }
+
+
+def _note_lags(world: KindWorld, entries: list[Any]) -> None:
+    """The slowest seen so far: from an entry's `sent_at` until its request reached the service
+    (`send_lag`), and until the service had committed it (`commit_after_sent`; what the settle
+    time must cover). Each commit is paired with the latest entry sent before it arrived."""
+    sent = sorted(e.sent_at for e in entries if e.sent_at is not None)
+    for arrived, answered in world.counter.commits:
+        before = [moment for moment in sent if moment <= arrived]
+        if not before:
+            continue
+        lag = (arrived - before[-1]).total_seconds()
+        late = (answered - before[-1]).total_seconds()
+        world.lags["send_lag"] = max(world.lags.get("send_lag", 0.0), round(lag, 3))
+        world.lags["commit_after_sent"] = max(
+            world.lags.get("commit_after_sent", 0.0), round(late, 3)
+        )
 
 
 def _verdict(world: KindWorld, entries: list[Any], fault: str) -> dict[str, int]:
@@ -480,28 +536,37 @@ def _verdict(world: KindWorld, entries: list[Any], fault: str) -> dict[str, int]
     }
 
 
-async def run_kind(world: KindWorld, runs: int, seed: int) -> dict[str, Any]:
+async def run_kind(
+    world: KindWorld, runs: int, seed: int, only: tuple[int, ...] = ()
+) -> dict[str, Any]:
     started = time.perf_counter()
     totals = Counter(duplicates=0, contradictions=0, unresolved=0)
-    for run in range(runs):
+    chosen = only or tuple(range(runs))
+    for run in chosen:
         rng = random.Random(f"{seed}:{world.kind}:{run}")
-        totals.update(await one_run(world, run, rng))
+        totals.update(await one_run(world, run, rng, describe=bool(only)))
     return {
         "kind": world.kind,
-        "runs": runs,
+        "runs": len(chosen),
         "duplicates": totals["duplicates"],
         "contradictions": totals["contradictions"],
         "unresolved": totals["unresolved"],
         "faults": dict(sorted(world.totals.items())),
+        **{f"max_{name}": value for name, value in sorted(world.lags.items())},
         "seconds": round(time.perf_counter() - started, 1),
-        "failed_runs": world.failures,
+        "described_runs": world.described,
     }
 
 
 async def run_chaos(
-    runs: int, seed: int, kinds: tuple[str, ...] = KINDS, settings: Settings | None = None
+    runs: int,
+    seed: int,
+    kinds: tuple[str, ...] = KINDS,
+    settings: Settings | None = None,
+    only: tuple[int, ...] = (),
 ) -> list[dict[str, Any]]:
-    """Run the harness; one result per kind (see the module docstring)."""
+    """Run the harness; one result per kind (see the module docstring). `only`: just these run
+    numbers (a run's schedule depends on the seed, the kind and its number alone)."""
     from paytui.sandbox.app import create_app
     from paytui.sandbox.seed import build_database
 
@@ -540,7 +605,7 @@ async def run_chaos(
                 )
             )
         try:
-            return list(await asyncio.gather(*(run_kind(w, runs, seed) for w in worlds)))
+            return list(await asyncio.gather(*(run_kind(w, runs, seed, only) for w in worlds)))
         finally:
             for world in worlds:
                 await world.setup.aclose()
@@ -555,16 +620,24 @@ def main(argv: list[str] | None = None) -> int:
         default=",".join(KINDS),
         help=f"comma list of kinds (default: all: {','.join(KINDS)})",
     )
+    parser.add_argument(
+        "--run",
+        type=int,
+        action="append",
+        default=[],
+        metavar="N",
+        help="rerun only run N of each kind (repeatable): the schedule a failed run reported",
+    )
     parser.add_argument("--verbose", action="store_true", help="describe each failed run on stderr")
     args = parser.parse_args(argv)
     kinds = tuple(k.strip() for k in args.kinds.split(",") if k.strip())
     unknown = set(kinds) - set(KINDS)
     if unknown:
         parser.error(f"unknown kinds: {', '.join(sorted(unknown))}")
-    results = asyncio.run(run_chaos(args.runs, args.seed, kinds))
+    results = asyncio.run(run_chaos(args.runs, args.seed, kinds, only=tuple(args.run)))
     bad = False
     for result in results:
-        failed = result.pop("failed_runs")
+        failed = result.pop("described_runs")
         print(json.dumps(result), flush=True)
         for detail in failed if args.verbose else ():
             print("  " + json.dumps(detail, default=str), file=sys.stderr)

@@ -86,6 +86,67 @@ class WireTransport(httpx.AsyncBaseTransport):
             await asyncio.gather(*self.background, return_exceptions=True)
 
 
+class ClockedService(httpx.AsyncBaseTransport):
+    """The service on the fake clock's time, for the proofs' arithmetic without real waiting.
+
+    A request that commits something (`operation_of`) is held: the client waits
+    `gives_up_after` seconds of the clock (its timeout) and gets a `ReadTimeout`; the service
+    commits it `commit_after` seconds after it arrived. Every later request first lets the held
+    ones that are due commit, so a read-back sees exactly what the service holds at that time.
+    """
+
+    def __init__(
+        self,
+        inner: httpx.AsyncBaseTransport,
+        clock: FakeClock,
+        *,
+        commit_after: float,
+        gives_up_after: float,
+    ) -> None:
+        self.inner = inner
+        self.clock = clock
+        self.commit_after = commit_after
+        self.gives_up_after = gives_up_after
+        self.held: list[tuple[Any, httpx.Request]] = []
+        self.committed: list[Any] = []
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        from datetime import timedelta
+
+        from paytui.sandbox.faults import operation_of
+
+        await self._commit_due()
+        if operation_of(request.method, request.url.path) is None:
+            return await self.inner.handle_async_request(request)
+        self.held.append((self.clock.now + timedelta(seconds=self.commit_after), request))
+        self.clock.now += timedelta(seconds=self.gives_up_after)
+        raise httpx.ReadTimeout("test: no answer in time", request=request)
+
+    async def _commit_due(self) -> None:
+        due = [request for at, request in self.held if at <= self.clock.now]
+        self.held = [(at, request) for at, request in self.held if at > self.clock.now]
+        for request in due:
+            response = await self.inner.handle_async_request(request)
+            await response.aread()
+            self.committed.append(self.clock.now)
+
+
+def clocked_executor(client: PaymentClient, journal: Any, clock: FakeClock) -> Any:
+    """An executor on the fake clock (a new process: its start is the clock's now)."""
+    from paytui.actions.executor import ActionExecutor
+    from paytui.actions.policy import ActionPolicy
+
+    return ActionExecutor(
+        client,
+        journal,
+        ActionPolicy(),
+        profile=PROFILE,
+        base_url=BASE_URL,
+        clock=clock,
+        sleep=clock.sleep,
+    )
+
+
 # ------------------------------------------------------------------ finding things to act on
 
 

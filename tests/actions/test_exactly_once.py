@@ -10,10 +10,13 @@ short and the clock real.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import AsyncIterator
 from datetime import timedelta
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
+import httpx
 import pytest
 
 from paytui.actions.errors import EarlierAttemptApplied, NotRetryable
@@ -22,14 +25,19 @@ from paytui.actions.journal import Journal
 from paytui.actions.policy import ActionPolicy
 from paytui.actions.reconcile import REF_ATTRIBUTE
 from paytui.api.client import PaymentClient
+from paytui.api.errors import TransportError
 from paytui.api.models import CardPaymentMethodRequest, Charge, ChargeRequest, RefundRequest
+from paytui.api.queries import ChargeQuery
 from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
 from paytui.sandbox.faults import Faults
 from tests.actions.support import (
     BASE_URL,
     PROFILE,
+    ClockedService,
     FakeClock,
     WireTransport,
+    clocked_executor,
+    first_open,
     refunded_total,
     refunds_of,
 )
@@ -126,17 +134,22 @@ async def test_late_commit_after_the_timeout_is_found_not_called_not_applied(
         await client.aclose()
 
 
-def _too_early_not_applied(journal: Journal, charge_id: str, amount: str) -> int:
-    """A refund journaled the old way: "not_applied" from a read-back made at once."""
-    entry = journal.record_intent(
+def _refund_intent(journal: Journal, charge_id: str, amount: str, settle: float = 12.0) -> Any:
+    """A refund's intent as the executor writes it ("pending")."""
+    return journal.record_intent(
         profile=PROFILE,
         base_url=BASE_URL,
         operation="refund",
         charge_id=charge_id,
         amount=Decimal(amount),
         request_summary={"total_amount": amount},
-        settle_seconds=12.0,
+        settle_seconds=settle,
     )
+
+
+def _too_early_not_applied(journal: Journal, charge_id: str, amount: str) -> int:
+    """A refund journaled the old way: "not_applied" from a read-back made at once."""
+    entry = _refund_intent(journal, charge_id, amount)
     journal.transition(entry.id, "sent", expected={"pending"})
     sent = journal.get(entry.id)
     assert sent is not None and sent.sent_at is not None
@@ -378,3 +391,105 @@ async def test_retry_of_an_entry_done_again_since_is_refused(
     with pytest.raises(NotRetryable, match=f"later refund \\(#{again.entry_id}\\)"):
         await executor.retry(first.entry_id)
     assert len(wire.posts("/refunds")) == 2
+
+
+# ------------------------------------------------- the window starts when the request left
+
+
+@pytest.fixture
+def slow_service(sandbox_transport: httpx.AsyncBaseTransport, clock: FakeClock) -> ClockedService:
+    """A service that commits 1 s after the client's 10 s deadline: within the 2 s margin."""
+    return ClockedService(sandbox_transport, clock, commit_after=11.0, gives_up_after=10.0)
+
+
+@pytest.fixture
+async def slow_client(slow_service: ClockedService) -> AsyncIterator[PaymentClient]:
+    api = PaymentClient(
+        BASE_URL,
+        client_id=DEMO_CLIENT_ID,
+        client_secret=DEMO_CLIENT_SECRET,
+        transport=slow_service,
+        timeout=10.0,
+    )
+    yield api
+    await api.aclose()
+
+
+class SlowDisk(Journal):
+    """A journal whose durable "sent" write takes `seconds` of the clock (a loaded disk)."""
+
+    def __init__(self, path: Path, clock: FakeClock, seconds: float) -> None:
+        super().__init__(path)
+        self.fake_clock, self.seconds = clock, seconds
+
+    def transition(self, entry_id: int, new_state: str, **changes: Any) -> bool:
+        if new_state == "sent":
+            self.fake_clock.now += timedelta(seconds=self.seconds)
+        return super().transition(entry_id, new_state, **changes)
+
+
+async def test_a_slow_sent_write_does_not_shorten_the_wait_for_a_late_commit(
+    slow_client: PaymentClient, slow_service: ClockedService, clock: FakeClock, tmp_path: Path
+) -> None:
+    """The chaos harness's tag edit under load: `sent_at` is stamped before the durable "sent"
+    write; that write takes 3 s, so the PATCH leaves 3 s later and the client gives up at
+    stamp + 13 s — past stamp + deadline + margin (12 s). The service commits 1 s after the
+    client gave up. A read-back at once must not prove "not applied": the wait runs from when
+    the client gave up, and the edit is found."""
+    sale = await first_open(slow_client, ChargeQuery(charge_type="sale", status="success"))
+    with SlowDisk(tmp_path / "journal.sqlite3", clock, seconds=3.0) as journal:
+        executor = clocked_executor(slow_client, journal, clock)
+        outcome = await executor.update_charge(sale.charge_id, tags=["slow-disk"])
+        assert outcome.state == "succeeded", outcome.message
+        entry = journal.get(outcome.entry_id)
+        assert entry is not None and entry.sent_at is not None
+        assert entry.settle_seconds == 10.0 + 3.0 + executor.settle_margin
+        assert len(slow_service.committed) == 1 and slow_service.held == []
+        assert (await slow_client.get_charge(sale.charge_id)).tags == ["slow-disk"]
+        # Pressed again: nothing new is sent (the first one is known to have happened).
+        again = await executor.update_charge(sale.charge_id, tags=["slow-disk"])
+        assert again.succeeded and len(slow_service.committed) == 1
+
+
+async def test_an_orphaned_sent_entry_waits_from_the_restart_not_from_its_stamp(
+    slow_client: PaymentClient, slow_service: ClockedService, clock: FakeClock, journal: Journal
+) -> None:
+    """A process stamps a tag edit "sent", its disk stalls 10.5 s, the request leaves, and the
+    process dies. The service commits 11 s after the request arrived (1 s past its deadline).
+    The next process starts at once: the request left at some moment before that start, so
+    "not found" proves nothing until the start + deadline + margin — not stamp + 12 s."""
+    sale = await first_open(slow_client, ChargeQuery(charge_type="sale", status="success"))
+    entry = journal.record_intent(
+        profile=PROFILE,
+        base_url=BASE_URL,
+        operation="update_charge",
+        charge_id=sale.charge_id,
+        amount=None,
+        request_summary={"tags": ["orphan"]},
+        settle_seconds=12.0,
+    )
+    journal.transition(entry.id, "sent", expected={"pending"}, at=clock.now)
+    clock.now += timedelta(seconds=10.5)
+    slow_service.gives_up_after = 0.0  # it died at once
+    with pytest.raises(TransportError):
+        await slow_client.update_charge(sale.charge_id, tags=["orphan"])
+    restarted = clocked_executor(slow_client, journal, clock)
+    (settled,) = await restarted.reconcile_all(wait=True)
+    assert settled.state == "succeeded", settled.error
+    assert len(slow_service.committed) == 1
+
+
+async def test_a_not_applied_verdict_is_proven_by_what_the_journal_stores(
+    executor: ActionExecutor, clock: FakeClock, journal: Journal, sale: Charge
+) -> None:
+    """The journal keeps times to the millisecond; a window of 12.0004 s ends between two. A
+    read-back 0.3 ms after it must not write a "not applied" whose stored `checked_at` (cut to
+    the millisecond) is before the window's end: the verdict and its proof must agree."""
+    entry = _refund_intent(journal, sale.charge_id, "1.00", settle=12.0004)
+    clock.now = clock.now.replace(microsecond=0)
+    journal.transition(entry.id, "sent", expected={"pending"}, at=clock.now)
+    journal.transition(entry.id, "unknown", expected={"sent"}, error="Timed out")
+    clock.now += timedelta(seconds=12.0007)
+    (settled,) = await executor.reconcile_all()
+    assert settled.state in {"not_applied", "unknown"}
+    assert (settled.state == "not_applied") == settled.proven(executor.settle_seconds)

@@ -22,7 +22,6 @@ from paytui.actions.errors import (
 )
 from paytui.actions.executor import ActionExecutor
 from paytui.actions.journal import Journal
-from paytui.actions.policy import ActionPolicy
 from paytui.api.client import PaymentClient
 from paytui.api.models import Charge
 from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
@@ -33,6 +32,7 @@ from tests.actions.support import (
     FakeClock,
     WireTransport,
     captures_of,
+    clocked_executor,
     refunded_total,
     refunds_of,
 )
@@ -276,15 +276,7 @@ async def test_restart_reconciles_unresolved_entries(
     )
     try:
         with Journal(journal_path) as journal:
-            runner = ActionExecutor(
-                restarted,
-                journal,
-                ActionPolicy(),
-                profile=PROFILE,
-                base_url=BASE_URL,
-                clock=clock,
-                sleep=clock.sleep,
-            )
+            runner = clocked_executor(restarted, journal, clock)
             settled = await runner.reconcile_all()
             states = {e.id: (e.state, e.result_id) for e in settled}
             captures = await captures_of(restarted, authorization.charge_id)

@@ -16,8 +16,9 @@ import pytest
 from textual.widgets import Button, Input
 
 from paytui.actions import ActionExecutor, ActionPolicy, Journal
+from paytui.actions.reconcile import REF_ATTRIBUTE
 from paytui.api.client import PaymentClient
-from paytui.api.models import Charge
+from paytui.api.models import Charge, RefundRequest
 from paytui.api.queries import ChargeQuery
 from paytui.sandbox.faults import Faults
 from paytui.ui.app import PaytuiApp
@@ -49,11 +50,13 @@ async def unrefunded_sale(app: PaytuiApp) -> Charge:
 
 
 async def refund_from_detail(app: PaytuiApp, pilot: Any, charge_id: str, amount: str) -> Any:
-    """Open the charge, press r, type the amount, review (enter) and send (enter)."""
+    """Open the charge, press r, type the amount over the default (ctrl+a, ctrl+k: to the start,
+    delete the rest), review (enter) and send (enter)."""
     await open_detail(app, pilot, charge_id)
     await pilot.press("r")
     dialog = await modal(app, pilot)
-    dialog.query_one("#amount", Input).value = amount
+    await pilot.press("ctrl+a", "ctrl+k", *amount)
+    assert dialog.query_one("#amount", Input).value == amount, (dialog.step, message(dialog))
     await pilot.press("enter")
     await pilot.pause()
     await pilot.press("enter")
@@ -237,3 +240,42 @@ def test_countdown_words() -> None:
         "Checking the refund #7 sent at 14:02:11 UTC: an answer still in flight would show"
         " by 14:02:23 — 9 s"
     )
+
+
+async def test_history_rechecks_a_not_applied_read_back_too_early(
+    sandbox_transport: httpx.AsyncBaseTransport, journal: Path
+) -> None:
+    """A "not applied" from a read-back made before a commit in flight could show is no
+    verdict: opening History reads it back again, and a commit found since corrects it."""
+    app = make_app(sandbox_transport, journal_path=journal)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        sale = await unrefunded_sale(app)
+        with Journal(journal) as book:  # what an early look wrote after start-up
+            entry = book.record_intent(
+                profile=PROFILE,
+                base_url="http://sandbox",
+                operation="refund",
+                charge_id=sale.charge_id,
+                amount=Decimal("3.00"),
+                request_summary={"total_amount": "3.00"},
+                settle_seconds=12.0,
+            )
+            book.transition(entry.id, "sent", expected={"pending"})
+            sent = book.get(entry.id)
+            assert sent is not None
+            book.transition(entry.id, "not_applied", expected={"sent"}, checked_at=sent.sent_at)
+        client = await app.get_client()
+        refund = await client.create_refund(  # ...and the service committed it after all
+            RefundRequest(
+                charge_id=sale.charge_id,
+                total_amount=Decimal("3.00"),
+                attributes={REF_ATTRIBUTE: [entry.client_reference]},
+            )
+        )
+        await history(app, pilot)
+        await settle(app, pilot)  # the re-check runs in History's loader
+        rows = history_rows(app.screen)  # type: ignore[arg-type]
+        assert [(row[4], row[5]) for row in rows] == [("succeeded", refund.refund_id)]
+        assert "Corrected" in rows[0][6]
+        assert len(await refunds_of(app, sale.charge_id)) == 1

@@ -9,7 +9,8 @@ The sequence for every action (docs/money-safety.md has the user's view of it):
 3. **Settle the past**: every earlier journal entry of the same action and target whose outcome
    is not proven (pending / sent / unknown, and a "not_applied" read back too early) is read
    back first, waiting until a commit still in flight would be visible (`sent_at` + the client's
-   timeout + `settle_margin`; `settling()` gives the UI the countdown). If one happened, nothing
+   timeout + `settle_margin`, or `settle_margin` after the client actually gave up when that is
+   later; `settling()` gives the UI the countdown). If one happened, nothing
    is sent (`EarlierAttemptApplied`, naming it) until the user confirms with
    ``acknowledge_earlier=<its id>``; if one stays unknown, `UnresolvedAction`.
 4. **Checks**: amounts (`check_amount`), the capture's authorization (read first: a
@@ -21,7 +22,8 @@ The sequence for every action (docs/money-safety.md has the user's view of it):
    connection that never sent the request) → "failed"; anything else (timeout, dropped
    connection after sending, 5xx, an unreadable answer) → "unknown", then a read-back
    (`paytui.actions.reconcile`): found → "succeeded" at once; not found → read again once the
-   request deadline plus the margin has passed since sending, and only that proves
+   request deadline plus the margin has passed — counted from when the client gave up, which a
+   slow journal write or token fetch can put well after `sent_at` — and only that proves
    "not_applied". A failed read-back leaves it "unknown". Never a resend.
 
 Only the user resends: `retry(entry_id)` on a proven "not_applied" (or a request that never
@@ -267,6 +269,9 @@ class ActionExecutor:
         self.settle_margin = settle_margin
         self.clock = clock
         self.sleep = sleep
+        #: An entry still "sent" that this executor did not send was left by a process that
+        #: died mid-request — before this one started: its request left before this moment.
+        self.started = clock()
         self._in_flight: dict[tuple[str, str], _InFlight] = {}
         #: Requests of this session by entry id, for retrying what the journal keeps only masked
         #: (a new charge's card number is never written down).
@@ -625,6 +630,7 @@ class ActionExecutor:
             skip=busy,
             clock=self.clock,
             default_settle=self.settle_seconds,
+            orphaned_before=self.started,
         )
         if not wait:
             return settled
@@ -702,8 +708,9 @@ class ActionExecutor:
         slot.entry_id = entry.id
         if plan.original is not None:
             self._originals[entry.id] = plan.original
+        stamped = self.clock()
         await asyncio.to_thread(
-            self.journal.transition, entry.id, "sent", expected={"pending"}, at=self.clock()
+            self.journal.transition, entry.id, "sent", expected={"pending"}, at=stamped
         )
         try:
             result = await plan.send(ref)
@@ -711,7 +718,11 @@ class ActionExecutor:
             # Shutting down mid-request: we cannot know what the service did. Written without
             # awaiting (we are being cancelled); start-up reconciliation settles it.
             self.journal.transition(
-                entry.id, "unknown", expected={"sent"}, error="Interrupted while sending"
+                entry.id,
+                "unknown",
+                expected={"sent"},
+                error="Interrupted while sending",
+                settle_seconds=self._settle_since(stamped),
             )
             raise
         except Exception as err:  # ApiError, or a bug after the request left: never resend
@@ -728,7 +739,12 @@ class ActionExecutor:
                 )
                 return await self._outcome(entry.id, message=message)
             await asyncio.to_thread(
-                self.journal.transition, entry.id, "unknown", expected={"sent"}, error=message
+                self.journal.transition,
+                entry.id,
+                "unknown",
+                expected={"sent"},
+                error=message,
+                settle_seconds=self._settle_since(stamped),
             )
             current = await asyncio.to_thread(self.journal.get, entry.id)
             settled = await self._prove(current or entry, slot, desired=plan.desired)
@@ -751,6 +767,18 @@ class ActionExecutor:
             refund=result if isinstance(result, Refund) else None,
         )
 
+    def _settle_since(self, stamped: datetime) -> float:
+        """The settle time of a request stamped "sent" at `stamped` whose client gave up just
+        now: the usual window, and at least `settle_margin` past this moment.
+
+        `sent_at` is stamped before the durable "sent" write and before the client fetches a
+        token, so on a slow disk or a busy machine the request may leave — and its deadline
+        start — well after it. A commit in flight shows within the margin of the moment the
+        client gave up (the assumption, measured from the request's real deadline), so that
+        moment, not the stamp, is what the proof must wait out."""
+        waited = (self.clock() - stamped).total_seconds()
+        return max(self.settle_seconds, waited + self.settle_margin)
+
     async def _reconcile(
         self,
         entry: JournalEntry,
@@ -766,6 +794,7 @@ class ActionExecutor:
             clock=self.clock,
             default_settle=self.settle_seconds,
             background=background,
+            orphaned_before=self.started,
         )
 
     async def _prove(

@@ -23,9 +23,11 @@ Every change is a compare-and-set (``UPDATE ... WHERE state IN (...)``), so two 
 late-arriving answer and a start-up reconciliation) cannot overwrite each other's verdict.
 
 Proof columns (schema 2): `settle_seconds` is how long after `sent_at` a commit still in flight
-could show up (the client's request deadline plus a margin); `checked_at` is when the read-back
-behind the verdict was made. A "not_applied" is *proven* only when `checked_at` is at or after
-`sent_at + settle_seconds`; otherwise it is re-checked (start-up, History, before a repeat).
+could show up (the client's request deadline plus a margin; lengthened when the client is known
+to have given up later than that, or the entry was left "sent" by a process that died);
+`checked_at` is when the read-back behind the verdict was made. A "not_applied" is *proven* only
+when `checked_at` is at or after `sent_at + settle_seconds`; otherwise it is re-checked (start-up,
+History, before a repeat).
 `never_sent` marks a failure where the request never left (the only "failed" that may be retried:
 a refusal is final). `unacknowledged` marks a success found by a read-back the user has not been
 shown yet (start-up reconciliation, the check before a repeat): a repeat of the action is then
@@ -348,13 +350,16 @@ class Journal:
         checked_at: datetime | None = None,
         never_sent: bool | None = None,
         unacknowledged: bool | None = None,
+        settle_seconds: float | None = None,
     ) -> bool:
         """Move an entry to `new_state` if it is in one of `expected`; False when it was not.
 
         `result_id`, `amount`, `charge_id` are only written when given (an outcome never erases
         what an earlier step learnt); `error` is written as given (None clears it). `at` is the
         sending time recorded with "sent" (the executor's clock, which proofs are measured by);
-        `checked_at` when the read-back behind this verdict was made.
+        `checked_at` when the read-back behind this verdict was made. `settle_seconds` may only
+        lengthen the entry's window (learnt later: the request left, or was given up, later than
+        `sent_at` says); a shorter one is ignored.
         """
         if new_state not in STATES:
             raise ValueError(f"unknown state {new_state!r}")
@@ -368,6 +373,9 @@ class Journal:
         if checked_at is not None:
             sets.append("checked_at = ?")
             values.append(_iso(checked_at))
+        if settle_seconds is not None:
+            sets.append("settle_seconds = MAX(COALESCE(settle_seconds, 0), ?)")
+            values.append(settle_seconds)
         for column, flag in (("never_sent", never_sent), ("unacknowledged", unacknowledged)):
             if flag is not None:
                 sets.append(f"{column} = ?")

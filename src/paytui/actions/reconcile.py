@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -188,6 +188,7 @@ async def reconcile_detail(
     clock: Callable[[], datetime] = _utcnow,
     default_settle: float = DEFAULT_SETTLE_SECONDS,
     background: bool = False,
+    orphaned_before: datetime | None = None,
 ) -> Reconciled:
     """Settle one entry and record the verdict (compare-and-set: a verdict recorded meanwhile by
     someone else wins). Entries already succeeded or failed are returned unchanged.
@@ -196,10 +197,19 @@ async def reconcile_detail(
     `settle_at` (`clock` is the executor's); earlier it leaves the entry "unknown". A not-applied
     verdict turned into "succeeded" says so in its message. `background`: nobody is shown this
     verdict now (start-up, the check before a repeat), so a success is marked unacknowledged.
+    `orphaned_before`: when the reading process started. An entry still "sent" was left by a
+    process that died mid-request; its request left at some moment before then, not
+    necessarily at `sent_at`, so its window is measured from then (and kept in the journal).
     """
     if entry.state not in RECONCILABLE:
         return Reconciled(entry, None, None)
+    window = _orphan_window(entry, orphaned_before, default_settle)
+    if window is not None:
+        entry = replace(entry, settle_seconds=window)
+    # To the millisecond, as the journal stores it: the verdict is judged on the `checked_at`
+    # that is written, so a later `proven()` of the same entry can never disagree with it.
     started = clock()
+    started = started.replace(microsecond=started.microsecond // 1000 * 1000)
     try:
         found = await read_back(client, entry, desired=desired)
     except (ApiError, Unprovable) as err:
@@ -210,6 +220,7 @@ async def reconcile_detail(
             "unknown",
             expected=UNRESOLVED_STATES,
             error=message,
+            settle_seconds=window,
         )
         current = await asyncio.to_thread(journal.get, entry.id)
         return Reconciled(current or entry, None, message)
@@ -237,9 +248,22 @@ async def reconcile_detail(
         error=note,
         checked_at=started,
         unacknowledged=background if state == "succeeded" else None,
+        settle_seconds=window,
     )
     current = await asyncio.to_thread(journal.get, entry.id)
     return Reconciled(current or entry, found if state != "unknown" else None, None)
+
+
+def _orphan_window(
+    entry: JournalEntry, orphaned_before: datetime | None, default_settle: float
+) -> float | None:
+    """The settle time of an orphaned "sent" entry measured from `orphaned_before` (when it is
+    longer than the entry's own), else None."""
+    if entry.state != "sent" or entry.sent_at is None or orphaned_before is None:
+        return None
+    own = entry.settle_seconds if entry.settle_seconds is not None else default_settle
+    window = (orphaned_before - entry.sent_at).total_seconds() + own
+    return window if window > own else None
 
 
 async def reconcile(client: PaymentClient, journal: Journal, entry: JournalEntry) -> str:
@@ -257,6 +281,7 @@ async def reconcile_all(
     skip: frozenset[int] = frozenset(),
     clock: Callable[[], datetime] = _utcnow,
     default_settle: float = DEFAULT_SETTLE_SECONDS,
+    orphaned_before: datetime | None = None,
 ) -> list[JournalEntry]:
     """Start-up: settle every entry of this profile and service whose outcome is not proven —
     unresolved ones and "not_applied" verdicts read back too early (others are left for when
@@ -270,7 +295,13 @@ async def reconcile_all(
         if entry.id in skip:
             continue
         settled = await reconcile_detail(
-            client, journal, entry, clock=clock, default_settle=default_settle, background=True
+            client,
+            journal,
+            entry,
+            clock=clock,
+            default_settle=default_settle,
+            background=True,
+            orphaned_before=orphaned_before,
         )
         results.append(settled.entry)
     return results

@@ -7,6 +7,7 @@ have happened, and only when the user asks (`executor.retry`).
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -36,6 +37,7 @@ OPERATIONS = {
     "refund": "refund",
     "charge": "new charge",
     "update_charge": "edit tags",
+    "distribute": "distribute",
 }
 #: Operations whose amount means money moved (an edit's journal amount is the charge's total).
 MONEY = frozenset({"capture", "refund", "charge"})
@@ -102,6 +104,17 @@ class HistoryScreen(PaytuiScreen[None]):
             self.query_one(ListState).show_failed(exc, rows_on_screen=bool(self.entries))
             return
         self._show(entries)
+        # A "not applied" whose read-back may have been too early (before a commit still in
+        # flight could show) is no verdict yet: read it back again now. It becomes "succeeded"
+        # (corrected, and said so), a proven "not applied", or "unknown" until it can be proven.
+        settle = executor.settle_seconds
+        early = [e.id for e in entries if e.state == "not_applied" and not e.proven(settle)]
+        if not early:
+            return
+        for entry_id in early:
+            with contextlib.suppress(ActionError):  # still running: its own outcome will say
+                await executor.reconcile_entry(entry_id)
+        self._show(executor.history())
 
     def _show(self, entries: list[JournalEntry]) -> None:
         self.entries = entries

@@ -93,6 +93,8 @@ class MoneyActionModal(PaytuiModal[str | None]):
     BINDINGS: ClassVar[list[BindingType]] = [*MONEY_MODAL_BINDINGS]
     HELP_TITLE = "Money action"
 
+    #: The entry whose countdown is on screen (so the end of the wait is said, not frozen).
+    _counted_down: int | None = None
     #: The executor's operation name, the noun for messages, the dialog title, the send label.
     OPERATION = "capture"
     NOUN = "capture"
@@ -157,8 +159,14 @@ class MoneyActionModal(PaytuiModal[str | None]):
             return
         settling = executor.settling(self.OPERATION, self.charge_id)
         if settling is None:
+            if self._counted_down is not None:  # the wait is over: the read-back runs now
+                self._message(
+                    Text(f"Reading the {self.NOUN} #{self._counted_down} back from the service…")
+                )
+                self._counted_down = None
             return
         entry, ready = settling
+        self._counted_down = entry.id
         sent = entry.sent_at or entry.created_at
         self._message(settling_text(self.NOUN, entry.id, sent, ready, executor.clock()))
 
