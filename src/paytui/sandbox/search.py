@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from paytui.sandbox.errors import FieldInvalid
+from paytui.sandbox.names import END, name_words
 from paytui.sandbox.store import dumps
 from paytui.sandbox.wire import AmountError, cents_from_decimal, iso_ms, parse_instant
 
@@ -138,9 +139,15 @@ class Label:
     table: str
     column_sql: str
     params: tuple[str, ...]
+    #: One charge can match more than once (two name words with the prefix): count distinct ids.
+    repeats: bool = False
 
     def ids(self) -> str:
         return f"SELECT id FROM {self.table} WHERE {self.column_sql}"
+
+    def count_sql(self) -> str:
+        distinct = "DISTINCT " if self.repeats else ""
+        return f"SELECT COUNT({distinct}id) FROM {self.table} WHERE {self.column_sql}"
 
     def in_term(self) -> str:
         return f"id IN ({self.ids()})"
@@ -163,6 +170,20 @@ def labels(kind: str, tags: list[str], attributes: list[str]) -> list[Label]:
         else:
             result.append(Label(f"{kind}_attrs", "key = ?", (key,)))
     return result
+
+
+def name_labels(value: str | None) -> list[Label]:
+    """`contact_name`: every word typed must begin a word of the contact's first or last name
+    (folded alike: `names.name_words`), so "eds dij" finds Edsger Dijkstra."""
+    if value is None:
+        return []
+    words = name_words(value)
+    if not words:
+        raise FieldInvalid("contact_name", "must hold at least one letter or digit")
+    return [
+        Label("charge_names", "word >= ? AND word < ?", (word, word + END), repeats=True)
+        for word in words
+    ]
 
 
 def charge_where(q: dict[str, Any]) -> Where:
@@ -250,7 +271,7 @@ def plan_charge_search(
         for column, size in per_column.items():
             if column != driver:
                 column_rows *= size / total_rows
-    sizes = [_count(conn, f"SELECT COUNT(*) FROM ({label.ids()})", label.params) for label in found]
+    sizes = [_count(conn, label.count_sql(), label.params) for label in found]
     estimate = column_rows
     for size in sizes:
         estimate *= size / total_rows
@@ -339,6 +360,7 @@ def search_charges(conn: sqlite3.Connection, q: dict[str, Any], limit: int, offs
     """One page of charges (newest first unless `sort`) with the total count."""
     charge_order(q.get("sort"))  # validate before any work
     found = labels("charge", q.get("tag") or [], q.get("attribute") or [])
+    found += name_labels(q.get("contact_name"))
     plan = plan_charge_search(conn, charge_where(q), found, limit + offset)
     order = charge_order(q.get("sort"), force_sort=plan.force_sort)
     docs = [
