@@ -156,8 +156,9 @@ def wire_params(text: str) -> dict[str, Any]:
 
 def sandbox_times(db: Path, texts: dict[str, str], repeat: int) -> Iterator[dict[str, Any]]:
     from paytui.sandbox import search
+    from paytui.sandbox.store import connect
 
-    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    conn = connect(db)  # the sandbox's own connection settings (its page cache among them)
     try:
         for name, text in texts.items():
             q = wire_params(text)

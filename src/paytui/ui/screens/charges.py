@@ -158,7 +158,7 @@ class ChargeSearchScreen(PaytuiScreen[None]):
             exc, otherwise="Change the query and press Enter."
         )
         self.query_one(ChargeTable).clear()
-        self.query_one("#showing", Static).update(showing(0, 0))
+        self._set_text("#showing", showing(0, 0))
         self.app.notify(info.message, title=info.title, severity="error", markup=False)
 
     def _show_empty(self, text: str) -> None:
@@ -225,7 +225,6 @@ class ChargeSearchScreen(PaytuiScreen[None]):
         errors = list(getattr(result, "errors", None) or [])
         query_input = self.query_one(QueryInput)
         query_input.set_error_spans([(e.start, e.end) for e in errors])
-        explanation = self.query_one("#query-error", Static)
         if errors:
             first = errors[0]
             line = fmt.literal(first.message)
@@ -234,9 +233,9 @@ class ChargeSearchScreen(PaytuiScreen[None]):
                 line = Text.assemble(fmt.literal(snippet, style="bold"), ": ", line)
             if len(errors) > 1:
                 line.append(f"  (+{len(errors) - 1} more)")
-            explanation.update(line)
+            self._set_text("#query-error", line)
         else:
-            explanation.update(Text(""))
+            self._set_text("#query-error", Text(""))
         self.set_class(bool(errors), "-query-invalid")
         return not errors
 
@@ -264,7 +263,7 @@ class ChargeSearchScreen(PaytuiScreen[None]):
     def _use_query(self, query: ChargeQuery, text: str) -> None:
         """The line's query becomes the view (its title; a sort typed in it wins over `s`'s)."""
         self._view_title = "Search" if text.strip() else QUICK_VIEWS["all"]
-        self.query_one("#view-name", Static).update(Text(self._view_title))
+        self._set_text("#view-name", Text(self._view_title), layout=True)
         if query.sort:
             self._sort = None
 
@@ -293,7 +292,7 @@ class ChargeSearchScreen(PaytuiScreen[None]):
             query_input.value = text
         self._show_parse_errors(None, text)
         self._view_title = "Search"
-        self.query_one("#view-name", Static).update(Text(self._view_title))
+        self._set_text("#view-name", Text(self._view_title), layout=True)
         self._focus_results_after_search = True
         self._search(message.query)
 
@@ -315,7 +314,7 @@ class ChargeSearchScreen(PaytuiScreen[None]):
             query_input.value = text
         self._show_parse_errors(None, text)
         self._view_title = QUICK_VIEWS[name]
-        self.query_one("#view-name", Static).update(Text(self._view_title))
+        self._set_text("#view-name", Text(self._view_title), layout=True)
         self._search(query)
 
     def _current_sort(self) -> str:
@@ -413,7 +412,7 @@ class ChargeSearchScreen(PaytuiScreen[None]):
 
     def on_charge_table_window_changed(self, event: ChargeTable.WindowChanged) -> None:
         shown = max(0, event.last - event.first)
-        self.query_one("#showing", Static).update(showing(shown, event.total, first=event.first))
+        self._set_text("#showing", showing(shown, event.total, first=event.first))
 
     def on_charge_table_page_failed(self, event: ChargeTable.PageFailed) -> None:
         # The rows already loaded stay; the error line above them says what did not load.
@@ -423,4 +422,15 @@ class ChargeSearchScreen(PaytuiScreen[None]):
         self.app.notify(info.message, title=info.title, severity="error", markup=False)
 
     def _page_status(self, text: Text) -> None:
-        self.query_one("#page-status", Static).update(text)
+        self._set_text("#page-status", text)
+
+    def _set_text(self, selector: str, text: Text, *, layout: bool = False) -> None:
+        """Update a line of the summary or the query's explanation, only when it changes.
+
+        Their sizes are fixed by the stylesheet (`layout` False), so a change repaints the line
+        alone instead of laying out the whole screen: while typing, every key would otherwise
+        cost several layouts of the screen between the key and the painted table.
+        """
+        widget = self.query_one(selector, Static)
+        if widget.content != text:
+            widget.update(text, layout=layout)
