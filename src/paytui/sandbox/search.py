@@ -323,9 +323,10 @@ def plan_charge_search(
     exists_only = combined(drive_label=False)
     label_driven = combined(drive_label=True) if found else exists_only
     best = min(walk, by_label, by_columns)
-    # "" matches no column: every column term is written +column, so the label id list drives
-    # (by_label) or the sort order's index is walked (walk: else SQLite would rather read every
-    # match of the driver's index and sort them, 12,000 rows for amount:100..250).
+    # "" matches no column: every column term is written +column, so the label id list drives.
+    # A walk of the sort order's index writes a range on another column +column too (else SQLite
+    # would rather read every match of that index and sort them: 12,800 for amount:100..250).
+    page_driver: str | None
     if best == by_label:
         page, page_driver = label_driven, ""
     elif best == walk and driver is not None and driver != sort_column and where.ranges(driver):
