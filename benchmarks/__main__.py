@@ -261,7 +261,8 @@ async def in_process(db: Path, texts: dict[str, str], runs: int) -> list[dict[st
             # As the terminal driver hands a key over (`pilot.press` also waits for the process
             # to look idle, up to a second, which would be measured too).
             app._driver.send_message(key)
-            await type(app).painted.wait()
+            # Bounded: a search that fails paints no result (the harness then stops, loudly).
+            await asyncio.wait_for(type(app).painted.wait(), timeout=60)
             return (time.perf_counter() - started) * 1000
 
         for _ in range(runs):
