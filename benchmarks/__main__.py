@@ -35,7 +35,6 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -221,11 +220,36 @@ async def settle(app: Any, pilot: Any) -> None:
     await pilot.pause()
 
 
-@contextmanager
-def timed(samples: list[float]) -> Iterator[None]:
+async def press_until_painted(app: Any, key: str) -> float:
+    """Hand `key` over as the terminal driver does; ms until the screen it leads to has no
+    worker left running and has refreshed (polled every millisecond: `pilot.press` and
+    `pilot.pause` wait for the process to look idle, 20 ms at least, which would be measured)."""
+    from textual import events
+    from textual.worker import WorkerState
+
+    busy = {WorkerState.PENDING, WorkerState.RUNNING}
+    before = app.screen
+    event = events.Key(key, key if len(key) == 1 else None)
+    event.set_sender(app)
     started = time.perf_counter()
-    yield
-    samples.append((time.perf_counter() - started) * 1000)
+    app._driver.send_message(event)
+    deadline = started + 60
+    while app.screen is before or any(w.state in busy for w in app.workers):
+        if time.perf_counter() > deadline:
+            raise TimeoutError(f"{key!r} led to no quiet screen within 60 s")
+        await asyncio.sleep(0.001)
+    painted = asyncio.get_running_loop().create_future()
+    app.screen.call_after_refresh(painted.set_result, None)
+    await painted
+    return (time.perf_counter() - started) * 1000
+
+
+class _Printed(list[dict[str, Any]]):
+    """Figures are printed as they are measured (a long run shows its progress)."""
+
+    def append(self, item: dict[str, Any]) -> None:
+        emit(item)
+        super().append(item)
 
 
 async def in_process(db: Path, texts: dict[str, str], runs: int) -> list[dict[str, Any]]:
@@ -236,7 +260,7 @@ async def in_process(db: Path, texts: dict[str, str], runs: int) -> list[dict[st
     from paytui.ui.widgets.query_input import QueryInput
 
     app = probed_app(db)
-    out: list[dict[str, Any]] = []
+    out: list[dict[str, Any]] = _Printed()
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         screen = app.screen
@@ -286,14 +310,12 @@ async def in_process(db: Path, texts: dict[str, str], runs: int) -> list[dict[st
         for round_ in range(runs + 1):
             for key, name in (("2", "tokens"), ("3", "accounts"), ("4", "distributions")):
                 for target_key, target in ((key, name), ("1", "charges")):
-                    samples: list[float] = []
-                    with timed(samples):
-                        await pilot.press(target_key)
-                        await settle(app, pilot)
+                    elapsed = await press_until_painted(app, target_key)
+                    await settle(app, pilot)
                     if round_ == 0 and target not in first:
-                        first[target] = samples[0]
+                        first[target] = elapsed
                     else:
-                        later.setdefault(target, []).extend(samples)
+                        later.setdefault(target, []).append(elapsed)
         for name, ms in first.items():
             out.append(figure(f"switch_first_ms/{name}", [ms], "ms", 250.0))
         for name, samples in later.items():
@@ -301,9 +323,8 @@ async def in_process(db: Path, texts: dict[str, str], runs: int) -> list[dict[st
 
         opened: list[float] = []
         for _ in range(max(1, runs)):
-            with timed(opened):
-                await pilot.press("enter")
-                await settle(app, pilot)
+            opened.append(await press_until_painted(app, "enter"))
+            await settle(app, pilot)
             await pilot.press("escape")
             await settle(app, pilot)
         out.append(figure("open_detail_ms", opened, "ms", 150.0))
@@ -348,8 +369,7 @@ def main(argv: list[str] | None = None) -> int:
             for item in sandbox_times(db, texts, repeat=max(runs, 5) if not args.quick else 1):
                 emit(item)
         if "typing" in parts:
-            for item in asyncio.run(in_process(db, texts, runs)):
-                emit(item)
+            asyncio.run(in_process(db, texts, runs))
         if "startup" in parts:
             for item in startup(runs):
                 emit(item)
