@@ -236,7 +236,9 @@ class ChargeSearchScreen(PaytuiScreen[None]):
             self._set_text("#query-error", line)
         else:
             self._set_text("#query-error", Text(""))
-        self.set_class(bool(errors), "-query-invalid")
+        # On the line, not the screen: a class on the screen restyles every widget of it, which
+        # was most of the time between the key that fixes a query and its request.
+        query_input.set_class(bool(errors), "-query-invalid")
         return not errors
 
     def on_input_changed(self, event: Input.Changed) -> None:
