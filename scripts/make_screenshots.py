@@ -42,13 +42,11 @@ async def shot_chargebacks(app: Any, pilot: Any) -> None:
 
 
 async def shot_bad_query(app: Any, pilot: Any) -> None:
-    from paytui.ui.screens.charges import ChargeSearchScreen
     from paytui.ui.widgets.query_input import QueryInput
 
     await pilot.press("slash")
     app.screen.query_one(QueryInput).insert_text_at_cursor("status:chargebak amount>=25")
-    await pilot.pause(ChargeSearchScreen.PARSE_DELAY + 0.1)
-    await pilot.pause()
+    await settle(app, pilot)  # the line is parsed as typed, in the search worker
 
 
 async def shot_detail(app: Any, pilot: Any) -> None:

@@ -8,6 +8,8 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.sandbox.helpers import card, charge
+
 Params = list[tuple[str, str]]
 
 
@@ -177,3 +179,39 @@ async def test_malformed_values_are_422_naming_the_parameter(
 
 async def test_unknown_parameters_are_ignored(api: httpx.AsyncClient) -> None:
     assert (await api.get("/v2/charges", params={"colour": "blue"})).status_code == 200
+
+
+def _folded_name(charge: dict[str, Any]) -> list[str]:
+    contact = charge["payment_method"].get("contact", {})
+    return [
+        name.casefold() for name in (contact.get("first_name", ""), contact.get("last_name", ""))
+    ]
+
+
+async def test_contact_name_is_a_folded_word_prefix(api: httpx.AsyncClient) -> None:
+    """`jose nun` finds José Núñez: every word begins a word of the first or last name, accents
+    and case aside; the total counts each charge once."""
+    found = await everything(api, [("contact_name", "jose NUN")])
+    assert found and {tuple(_folded_name(c)) for c in found} == {("josé", "núñez")}
+    every = await everything(api, [])
+    assert len(found) == sum(_folded_name(c) == ["josé", "núñez"] for c in every)
+    # One charge, one count, though "l" begins two words of "Leslie Lamport".
+    lamport = await everything(api, [("contact_name", "l lamp")])
+    assert len(lamport) == sum(_folded_name(c) == ["leslie", "lamport"] for c in every)
+    assert {c["charge_id"] for c in await everything(api, [("contact_name", "obri")])} == {
+        c["charge_id"] for c in every if _folded_name(c) == ["zoë", "o'brien"]
+    }
+    response = await api.get("/v2/charges", params={"contact_name": "--"})
+    assert response.status_code == 422
+    assert response.json()["fields"][0]["field"] == "contact_name"
+
+
+async def test_a_new_charge_is_found_by_name_at_once(
+    api: httpx.AsyncClient, account_id: str
+) -> None:
+    contact = {"first_name": "Ångström", "last_name": "Berners-Lee"}
+    created = await charge(api, account_id, payment_method=card(contact=contact))
+    assert created.status_code == 201, created.text
+    for words in ("angs", "lee", "ANGSTROM bern"):
+        body = (await api.get("/v2/charges", params={"contact_name": words})).json()
+        assert created.json()["charge_id"] in {c["charge_id"] for c in body["data"]}, words

@@ -77,6 +77,7 @@ def reparse(query: ChargeQuery) -> ChargeQuery | None:
         (ChargeQuery(attributes=(("note", "a b"), ("k", ""))), 'attr:"note=a b" attr:k='),
         (ChargeQuery(charge_id="6206bc", sort="-total_amount"), "6206bc sort:-amount"),
         (ChargeQuery(sort="charge_timestamp"), "sort:time"),
+        (ChargeQuery(contact_name="Edsger  O'Brien"), 'name:Edsger name:"O\'Brien"'),
         (ChargeQuery(method="bank_account", last4="1111"), "method:bank_account last4:1111"),
         (ChargeQuery(original_charge_id=CID, merchant_id="mt_x"), f"merchant:mt_x original:{CID}"),
     ],

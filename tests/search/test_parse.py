@@ -384,9 +384,9 @@ def test_unknown_values_suggest() -> None:
 
 def test_bare_words_that_are_not_charge_ids() -> None:
     base = "is not a charge id: a bare word is searched as a charge id prefix"
-    assert only_error("status:cb refund") == (
-        "refund",
-        f"'refund' {base} (4+ hex characters); for a tag write tag:refund",
+    assert only_error("status:cb refund2") == (
+        "refund2",
+        f"'refund2' {base} (4+ hex characters); for a tag write tag:refund2",
     )
     assert only_error("chargeback") == (
         "chargeback",
@@ -398,9 +398,43 @@ def test_bare_words_that_are_not_charge_ids() -> None:
     assert only_error("yesterday")[1].endswith("did you mean on:yesterday?")
     assert only_error("2026-01-31")[1].endswith("did you mean on:2026-01-31?")
     assert only_error("25.00")[1].endswith("did you mean amount:25.00?")
-    assert only_error("abc") == ("abc", "a charge id prefix needs at least 4 hex characters")
+    assert only_error("ab1") == ("ab1", "a charge id prefix needs at least 4 hex characters")
     assert only_error("tag") == ("tag", "'tag' needs a value: tag:…")
     assert only_error('""') == ('""', "empty quotes: remove them or put a value inside")
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("Edsger", "Edsger"),
+        ("eds dij", "eds dij"),
+        ("Ada", "Ada"),  # hex, but too short for an id: a name
+        ("José Núñez", "José Núñez"),
+        ("O.Brien-Smith", "O.Brien-Smith"),
+        ('"Spärck Jones"', "Spärck Jones"),
+        ("name:Abbe", "Abbe"),  # hex and 4 long: only name: makes it a name
+        ("name:chargeback customer:'van der'", "chargeback van der"),
+        ("status:cb refund", "refund"),
+    ],
+)
+def test_names(text: str, name: str) -> None:
+    assert ok(text).contact_name == name
+
+
+def test_name_with_other_terms_and_its_wire_form() -> None:
+    query = ok("Edsger status:success 6206")
+    assert (query.contact_name, query.status, query.charge_id) == ("Edsger", "success", "6206")
+    assert ("contact_name", "Edsger") in query.to_params()
+    assert ok("abbe").contact_name is None and ok("abbe").charge_id == "abbe"
+
+
+def test_name_errors() -> None:
+    assert only_error("name:4242424242424242") == (
+        "4242424242424242",
+        "name: takes letters, as in name:Edsger",
+    )
+    assert only_error("name:") == ("name:", "name: needs a value, as in name:Edsger")
+    assert only_error("chargeback")[1].endswith("did you mean status:chargeback?")
 
 
 def test_charge_id_errors() -> None:
@@ -553,10 +587,10 @@ def test_unclosed_quote() -> None:
 
 
 def test_every_error_is_reported_in_order() -> None:
-    text = "stauts:cb foo amount>=abc 4242424242424242 from:2026-02-30 tag:ok"
+    text = "stauts:cb foo1 amount>=abc 4242424242424242 from:2026-02-30 tag:ok"
     assert [underlined for underlined, _ in errors(text)] == [
         "stauts",
-        "foo",
+        "foo1",
         "abc",
         "4242424242424242",
         "2026-02-30",

@@ -126,11 +126,11 @@ async def test_query_text_survives_an_error_and_retry_runs_it(
         await settle(app, pilot)
         screen = app.screen
         await pilot.press("slash")
-        screen.query_one(QueryInput).insert_text_at_cursor("status:chargeback")
         sandbox_faults.fail_status = 500
         sandbox_faults.fail_path_prefix = "/v2/charges"
         sandbox_faults.fail_count = 1
-        await pilot.press("enter")
+        # The search follows the typing: this one meets the failure.
+        screen.query_one(QueryInput).insert_text_at_cursor("status:chargeback")
         await settle(app, pilot)
         assert screen.state == "error"
         assert screen.query_one(QueryInput).value == "status:chargeback"

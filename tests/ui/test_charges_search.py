@@ -80,12 +80,22 @@ async def test_typed_chargeback_query_shows_only_chargebacks(counting: CountingT
         _screen, table = await open_app(pilot, app)
         await type_query(pilot, "status:chargeback", keys=True)
         await settle(app, pilot)
-        assert len(counting.searches) == 1  # typing sends nothing
-        await pilot.press("enter")
-        await settle(app, pilot)
-        assert counting.searches[-1].params["status"] == "chargeback"
+        # The table follows the typing; only queries that parse were sent: "s".."status" are
+        # names, "status:", "status:c".."status:chargebac" do not parse.
+        sent = counting.searches[1:]
+        assert sent[-1].params["status"] == "chargeback"
+        assert all(
+            url.params.get("status") == "chargeback"
+            or "status".startswith(url.params.get("contact_name", "-"))
+            for url in sent
+        )
         assert 0 < table.total < 3000
         assert {c.status for c in loaded(table)} == {"chargeback"}
+        assert isinstance(app.focused, QueryInput)
+        before = len(counting.searches)
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert len(counting.searches) == before  # already shown: Enter sends nothing again
         assert app.focused is table  # Enter hands the keys to the results
         assert f"of {table.total:,}" in screen_text(app)
 
@@ -95,8 +105,7 @@ async def test_bad_query_is_underlined_explained_and_not_sent(counting: Counting
     async with app.run_test(size=SIZE) as pilot:
         screen, table = await open_app(pilot, app)
         await type_query(pilot, "status:bogus tag:vip")
-        await pilot.pause(ChargeSearchScreen.PARSE_DELAY + 0.1)  # the debounce, then the parse
-        await pilot.pause()
+        await settle(app, pilot)
         query_input = screen.query_one(QueryInput)
         assert query_input.error_spans == [(7, 12)]  # "bogus"
         styled = query_input._value
@@ -108,8 +117,7 @@ async def test_bad_query_is_underlined_explained_and_not_sent(counting: Counting
         assert table.total == 3000 and query_input.value == "status:bogus tag:vip"
         # Fixing it clears the complaint.
         query_input.value = "status:chargeback"
-        await pilot.pause(ChargeSearchScreen.PARSE_DELAY + 0.1)
-        await pilot.pause()
+        await settle(app, pilot)
         assert query_input.error_spans == []
         assert "unknown status" not in screen_text(app)
 
@@ -249,3 +257,22 @@ async def test_enter_opens_detail_and_escape_restores_the_row(app_factory: Any) 
         assert app.screen is screen
         assert table.cursor_row == 5 and table.cursor_charge.charge_id == charge.charge_id
         assert app.focused is table
+
+
+async def test_typing_a_first_name_shows_that_customers_charges(
+    counting: CountingTransport,
+) -> None:
+    """`/` then a first name, no Enter: the table follows; the letters (`s` sorts, `r`
+    reloads, `d`, `g`, `e` are keys too) land in the line and fire nothing."""
+    app = make_app(counting)
+    async with app.run_test(size=SIZE) as pilot:
+        screen, table = await open_app(pilot, app)
+        await type_query(pilot, "Edsger", keys=True)
+        await settle(app, pilot)
+        query_input = screen.query_one(QueryInput)
+        assert query_input.value == "Edsger" and app.focused is query_input
+        assert app.screen is screen and screen._sort is None
+        assert counting.searches[-1].params["contact_name"] == "Edsger"
+        names = {c.contact_name for c in loaded(table)}
+        assert names == {"Edsger Dijkstra"} and 0 < table.total < 3000
+        assert "Edsger Dijk" in screen_text(app)

@@ -163,6 +163,7 @@ class ChargeQuery(_QueryBase):
 
     `created_to` is exclusive and `created_from` inclusive (so consecutive days never overlap);
     `min_amount` / `max_amount` are both inclusive. `charge_id` is a prefix of the charge id.
+    `contact_name` is words, each the beginning of a word of the customer's first or last name.
     `sort` is the wire value (`-total_amount`); `None` leaves the service default (newest first).
     """
 
@@ -181,7 +182,16 @@ class ChargeQuery(_QueryBase):
     captured: bool | None = None
     original_charge_id: str | None = None
     charge_id: str | None = None
+    contact_name: str | None = None
     sort: str | None = None
+
+    @field_validator("contact_name", mode="after")
+    @classmethod
+    def _check_name(cls, value: str | None) -> str | None:
+        """Words of the customer's name, one space apart (blank: no name filter)."""
+        if value is None:
+            return None
+        return " ".join(value.split()) or None
 
     @field_validator("min_amount", "max_amount", mode="after")
     @classmethod
@@ -229,6 +239,7 @@ class ChargeQuery(_QueryBase):
         for name, text in (
             ("original_charge_id", self.original_charge_id),
             ("charge_id", self.charge_id),
+            ("contact_name", self.contact_name),
             ("sort", self.sort),
         ):
             if text:

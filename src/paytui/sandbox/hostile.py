@@ -12,6 +12,8 @@ import json
 import sqlite3
 from pathlib import Path
 
+from paytui.sandbox.names import replace_names
+
 #: OSC 2 (set the window title), OSC 52 (write the clipboard), CSI 2J (clear the screen).
 OSC2 = "\x1b]2;pwned\x07"
 OSC52 = "\x1b]52;c;cm0gLXJmIH4=\x07"
@@ -36,6 +38,7 @@ def make_hostile_charge(db: Path | str) -> str:
         conn.execute(
             "UPDATE charges SET contact_name = ? WHERE id = ?", (f"{HOSTILE_NAME} Doe", rowid)
         )
+        replace_names(conn, rowid, f"{HOSTILE_NAME} Doe")
         conn.execute("DELETE FROM charge_tags WHERE id = ?", (rowid,))
         conn.executemany(
             "INSERT INTO charge_tags VALUES (?, ?)", [(tag, rowid) for tag in HOSTILE_TAGS]

@@ -23,6 +23,7 @@ from paytui.sandbox.models import (
     TokenCreate,
     TokenUpdate,
 )
+from paytui.sandbox.names import replace_names
 from paytui.sandbox.store import Store, dumps, loads_doc
 from paytui.sandbox.wire import (
     add_years,
@@ -162,6 +163,7 @@ def _insert_charge(
     rowid = int(conn.execute(INSERT_CHARGE, row[:-1]).lastrowid or 0)
     conn.execute(INSERT_DOC, (rowid, row[-1]))
     _replace_labels(conn, "charge", rowid, doc["tags"], doc["attributes"])
+    replace_names(conn, rowid, contact)
 
 
 def _save_doc(conn: sqlite3.Connection, rowid: int, doc: dict[str, Any]) -> None:

@@ -47,6 +47,7 @@ def search_charges(
     captured: bool | None = None,
     original_charge_id: str | None = None,
     charge_id: str | None = None,
+    contact_name: str | None = None,
     sort: str | None = None,
     limit: int | None = None,
     offset: int | None = None,
@@ -67,6 +68,7 @@ def search_charges(
         "captured": captured,
         "original_charge_id": original_charge_id,
         "charge_id": charge_id,
+        "contact_name": contact_name,
         "sort": sort,
     }
     size, start = search.paging(limit, offset)

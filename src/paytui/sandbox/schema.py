@@ -2,7 +2,8 @@
 
 Every column a search filters or sorts on is a real column with an index whose trailing columns are
 the default order (`ts`, `charge_id`), so "filter + newest first + LIMIT" is an index walk that
-stops after one page. Tags and attribute values live in their own tables keyed by value first.
+stops after one page. Tags, attribute values and the folded words of the customer's name
+(`names.py`) live in their own tables keyed by value first.
 The full resource is kept as its JSON answer in `doc`, so a page is assembled without re-encoding;
 for charges the docs sit in their own table, which keeps the searched rows small (a scan or a
 probe of `charges` touches a few bytes per charge, not a kilobyte).
@@ -18,7 +19,7 @@ SCHEMA_VERSION = "1"
 #: Stored as `PRAGMA user_version` by `create_indexes` (the last step of building a database).
 #: Bump it whenever TABLES or INDEXES change: the embedded sandbox rebuilds a default database
 #: whose version differs (one left by an older paytui) instead of failing every request on it.
-USER_VERSION = 2
+USER_VERSION = 3
 
 TABLES = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -57,6 +58,9 @@ CREATE TABLE IF NOT EXISTS charge_tags (
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS charge_attrs (
     key TEXT NOT NULL, value TEXT NOT NULL, id INTEGER NOT NULL, PRIMARY KEY (key, value, id)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS charge_names (
+    word TEXT NOT NULL, id INTEGER NOT NULL, PRIMARY KEY (word, id)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS refunds (
     id INTEGER PRIMARY KEY,
@@ -107,6 +111,7 @@ CREATE INDEX IF NOT EXISTS charges_original ON charges (original_charge_id)
     WHERE original_charge_id IS NOT NULL;
 CREATE INDEX IF NOT EXISTS charge_tags_id ON charge_tags (id);
 CREATE INDEX IF NOT EXISTS charge_attrs_id ON charge_attrs (id, key, value);
+CREATE INDEX IF NOT EXISTS charge_names_id ON charge_names (id, word);
 CREATE INDEX IF NOT EXISTS refunds_ts ON refunds (ts, refund_id);
 CREATE INDEX IF NOT EXISTS refunds_charge ON refunds (charge_id, ts);
 CREATE INDEX IF NOT EXISTS refunds_account ON refunds (account_id, ts, refund_id);

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from paytui.sandbox.errors import FieldInvalid
+from paytui.sandbox.names import END, name_words
 from paytui.sandbox.store import dumps
 from paytui.sandbox.wire import AmountError, cents_from_decimal, iso_ms, parse_instant
 
@@ -60,6 +61,11 @@ class Where:
 
     def copy(self) -> Where:
         return Where(list(self.terms), list(self.params), list(self.columns))
+
+    def ranges(self, column: str) -> bool:
+        """Whether a term on `column` is a range (its index is then not in time order)."""
+        pairs = zip(self.terms, self.columns, strict=True)
+        return any("<" in term or ">" in term for term, col in pairs if col == column)
 
     def indexed_columns(self) -> list[str]:
         return list(dict.fromkeys(c for c in self.columns if c is not None))
@@ -138,9 +144,15 @@ class Label:
     table: str
     column_sql: str
     params: tuple[str, ...]
+    #: One charge can match more than once (two name words with the prefix): count distinct ids.
+    repeats: bool = False
 
     def ids(self) -> str:
         return f"SELECT id FROM {self.table} WHERE {self.column_sql}"
+
+    def count_sql(self) -> str:
+        distinct = "DISTINCT " if self.repeats else ""
+        return f"SELECT COUNT({distinct}id) FROM {self.table} WHERE {self.column_sql}"
 
     def in_term(self) -> str:
         return f"id IN ({self.ids()})"
@@ -163,6 +175,41 @@ def labels(kind: str, tags: list[str], attributes: list[str]) -> list[Label]:
         else:
             result.append(Label(f"{kind}_attrs", "key = ?", (key,)))
     return result
+
+
+@dataclass(frozen=True)
+class NameLabel(Label):
+    """`contact_name`: every word typed begins a word of the name. One condition for all the
+    words, so that its id list is an INTERSECT of index ranges (distinct ids, read from the
+    name index alone) rather than one word's list checked row by row against the others."""
+
+    words: int = 1
+
+    def ids(self) -> str:
+        one = f"SELECT id FROM {self.table} WHERE {self.column_sql}"
+        return " INTERSECT ".join([one] * self.words) if self.words > 1 else one
+
+    def count_sql(self) -> str:
+        if self.words > 1:
+            return f"SELECT COUNT(*) FROM ({self.ids()})"
+        return super().count_sql()
+
+    def exists_term(self, outer: str) -> str:
+        return " AND ".join([super().exists_term(outer)] * self.words)
+
+
+def name_labels(value: str | None) -> list[Label]:
+    """`contact_name`: every word typed must begin a word of the contact's first or last name
+    (folded alike: `names.name_words`), so "eds dij" finds Edsger Dijkstra."""
+    if value is None:
+        return []
+    words = name_words(value)
+    if not words:
+        raise FieldInvalid("contact_name", "must hold at least one letter or digit")
+    params = tuple(bound for word in words for bound in (word, word + END))
+    return [
+        NameLabel("charge_names", "word >= ? AND word < ?", params, repeats=True, words=len(words))
+    ]
 
 
 def charge_where(q: dict[str, Any]) -> Where:
@@ -219,7 +266,11 @@ class Plan:
 
 
 def plan_charge_search(
-    conn: sqlite3.Connection, where: Where, found: list[Label], rows_wanted: int
+    conn: sqlite3.Connection,
+    where: Where,
+    found: list[Label],
+    rows_wanted: int,
+    sort_column: str = "ts",
 ) -> Plan:
     """Pick the cheapest way through the indexes, from exact counts instead of SQLite's averages.
 
@@ -250,11 +301,12 @@ def plan_charge_search(
         for column, size in per_column.items():
             if column != driver:
                 column_rows *= size / total_rows
-    sizes = [_count(conn, f"SELECT COUNT(*) FROM ({label.ids()})", label.params) for label in found]
+    sizes = [_count(conn, label.count_sql(), label.params) for label in found]
     estimate = column_rows
     for size in sizes:
         estimate *= size / total_rows
-    walk = min(float(total_rows), rows_wanted * total_rows / max(estimate, 1.0))
+    # Every row walked also probes each tag / attribute / name condition (an index search each).
+    walk = min(float(total_rows), rows_wanted * total_rows / max(estimate, 1.0)) * (1 + len(found))
     rarest = min(range(len(found)), key=sizes.__getitem__) if found else -1
     by_label = 2.0 * sizes[rarest] if found else float("inf")
     by_columns = 2.0 * per_column[driver] if driver is not None else float("inf")
@@ -271,8 +323,17 @@ def plan_charge_search(
     exists_only = combined(drive_label=False)
     label_driven = combined(drive_label=True) if found else exists_only
     best = min(walk, by_label, by_columns)
-    # "" matches no column: every column term is written +column, the label id list drives.
-    page, page_driver = (label_driven, "") if best == by_label else (exists_only, driver)
+    # "" matches no column: every column term is written +column, so the label id list drives.
+    # A walk of the sort order's index writes a range on another column +column too (else SQLite
+    # would rather read every match of that index and sort them: 12,800 for amount:100..250).
+    page_driver: str | None
+    if best == by_label:
+        page, page_driver = label_driven, ""
+    elif best == walk and driver is not None and driver != sort_column and where.ranges(driver):
+        page, page_driver = exists_only, sort_column
+    else:
+        # An equality's index (column, ts, charge_id) is walked in time order as it is.
+        page, page_driver = exists_only, driver
     total: int | None = None
     count: Where | None = exists_only
     count_driver = driver
@@ -335,20 +396,33 @@ def page(
     return envelope(docs, int(total), limit, offset)
 
 
+def _docs(conn: sqlite3.Connection, ids: list[int]) -> list[str]:
+    """The stored docs of `ids`, in that order."""
+    if not ids:
+        return []
+    marks = ",".join("?" * len(ids))
+    found = dict(conn.execute(f"SELECT id, doc FROM charge_docs WHERE id IN ({marks})", ids))
+    return [found[i] for i in ids]
+
+
 def search_charges(conn: sqlite3.Connection, q: dict[str, Any], limit: int, offset: int) -> str:
     """One page of charges (newest first unless `sort`) with the total count."""
     charge_order(q.get("sort"))  # validate before any work
     found = labels("charge", q.get("tag") or [], q.get("attribute") or [])
-    plan = plan_charge_search(conn, charge_where(q), found, limit + offset)
+    found += name_labels(q.get("contact_name"))
+    sort_column = SORT_COLUMNS[(q.get("sort") or "-charge_timestamp").lstrip("-")]
+    plan = plan_charge_search(conn, charge_where(q), found, limit + offset, sort_column)
     order = charge_order(q.get("sort"), force_sort=plan.force_sort)
-    docs = [
+    # The ids first, then their docs: were the doc in the sorted SELECT, SQLite would read the
+    # doc of every matching row into its sorter (thousands of kilobyte docs for a page of 100).
+    ids = [
         row[0]
         for row in conn.execute(
-            "SELECT (SELECT doc FROM charge_docs d WHERE d.id = charges.id) FROM charges"
-            f"{plan.page.sql(plan.page_driver)}{order} LIMIT ? OFFSET ?",
+            f"SELECT id FROM charges{plan.page.sql(plan.page_driver)}{order} LIMIT ? OFFSET ?",
             [*plan.page.params, limit, offset],
         )
     ]
+    docs = _docs(conn, ids)
     total = plan.total
     if total is None:
         assert plan.count is not None

@@ -33,6 +33,7 @@ from paytui.sandbox.ledger import (
     tag_rows,
     totals,
 )
+from paytui.sandbox.names import all_name_rows
 from paytui.sandbox.store import STATUS_MESSAGES, dumps
 from paytui.sandbox.wire import add_years, iso_ms, money_out
 
@@ -709,6 +710,10 @@ def build_database(
         conn.executemany(INSERT_CHARGE, (row[:-1] for row in batch.charges))
         conn.executemany(INSERT_DOC, ((row[0], row[-1]) for row in batch.charges))
         conn.executemany("INSERT INTO charge_tags VALUES (?, ?)", batch.tags)
+        conn.executemany(
+            "INSERT INTO charge_names VALUES (?, ?)",
+            all_name_rows((row[0], row[14]) for row in batch.charges),
+        )
         conn.executemany("INSERT INTO charge_attrs VALUES (?, ?, ?)", batch.attrs)
         conn.executemany("INSERT INTO refunds VALUES (?, ?, ?, ?, ?, ?, ?)", batch.refunds)
         conn.executemany("INSERT INTO refund_tags VALUES (?, ?)", batch.refund_tags)

@@ -3,7 +3,9 @@
     status:chargeback tag:vip attr:order_id=A-1001 amount>=25 from:2026-01-01 last4:4242 6206bcbf
 
 A query is whitespace-separated terms, all ANDed. A term is `key:value` (`=` works as `:`;
-`amount` also takes `> >= < <=`), or a bare word, which is a charge id prefix. Values may be
+`amount` also takes `> >= < <=`), or a bare word: 4+ hex characters are a charge id prefix, a
+word of letters is the start of the customer's first or last name (`Edsger`, `dij`; `name:` says
+so explicitly, for a name that looks like hex such as `name:Abbe`). Values may be
 quoted with `"` or `'` (inside quotes `\\"` and `\\\\` escape). See docs/search.md for the user's
 view.
 
@@ -64,7 +66,8 @@ KEYS: dict[str, str] = {
     "captured": "yes / no (authorizations)",
     "is": "open: authorizations not yet captured",
     "original": "the captures of this authorization (24-character id)",
-    "id": "charge id prefix (4+ hex characters); a bare word means the same",
+    "id": "charge id prefix (4+ hex characters); a bare hex word means the same",
+    "name": "start of the customer's first or last name; a bare word of letters means the same",
     "sort": "time, amount, status, result, type, account, method, last4, name, id; -x descends",
 }
 
@@ -91,6 +94,8 @@ _KEY_ALIASES: dict[str, str] = {
     "original_charge_id": "original",
     "charge_id": "id",
     "charge": "id",
+    "customer": "name",
+    "contact": "name",
     "order": "sort",
 }
 
@@ -369,6 +374,7 @@ class _Parser:
         self.errors: list[QueryError] = []
         self.single: dict[str, _Origin] = {}
         self.tags: list[str] = []
+        self.names: list[str] = []
         self.attributes: list[tuple[str, str]] = []
         # Bounds AND together, so the tightest wins; the term is kept to blame an empty range.
         self.lower: dict[str, _Origin] = {}
@@ -418,6 +424,8 @@ class _Parser:
             return ParseResult(None, self.errors)
         fields = {name: origin.value for name, origin in self.single.items()}
         fields["tags"] = tuple(self.tags)
+        if self.names:
+            fields["contact_name"] = " ".join(self.names)
         fields["attributes"] = tuple(self.attributes)
         for name, origin in self.lower.items():
             fields[name] = origin.value
@@ -473,6 +481,9 @@ class _Parser:
             return
         if _HEX_RE.fullmatch(word) and len(word) >= _MIN_PREFIX:
             self.charge_id(term, word)
+            return
+        if _is_name(word):
+            self.names.append(word)
             return
         self.error(span, _bare_word_message(word))
 
@@ -603,6 +614,13 @@ class _Parser:
 
     def k_id(self, term: _Term) -> None:
         self.charge_id(term, term.value)
+
+    def k_name(self, term: _Term) -> None:
+        if not any(c.isalpha() for c in term.value):
+            # Digits alone are no name (and may be a card number: never echo them).
+            self.error(term.value_span, "name: takes letters, as in name:Edsger")
+            return
+        self.names.append(term.value)
 
     def k_sort(self, term: _Term) -> None:
         typed = term.value.lower()
@@ -839,6 +857,7 @@ _EXAMPLES: dict[str, str] = {
     "is": ": is:open",
     "original": ": the authorization's charge id",
     "id": ": 4 or more hex characters of the charge id",
+    "name": ", as in name:Edsger",
     "sort": ", as in sort:-amount",
 }
 
@@ -859,8 +878,28 @@ _HANDLERS: dict[str, Callable[[_Parser, _Term], None]] = {
     "is": _Parser.k_is,
     "original": _Parser.k_original,
     "id": _Parser.k_id,
+    "name": _Parser.k_name,
     "sort": _Parser.k_sort,
 }
+
+
+#: Bare words that are the language's own vocabulary: a hint, not a name search (`name:` for that).
+_VOCABULARY: frozenset[str] = frozenset(
+    (*_STATUS_VALUES, *_METHOD_VALUES, *_TYPE_VALUES, *_IS_VALUES, *_KEY_ALIASES)
+).union(("today", "yesterday"))
+
+
+_NAME_PUNCTUATION = frozenset(" -'’.")
+
+
+def _is_name(word: str) -> bool:
+    """A bare word searched as a name: letters (and the spaces, hyphens, apostrophes and dots
+    of names), not a keyword of the language."""
+    return (
+        any(c.isalpha() for c in word)
+        and all(c.isalpha() or c in _NAME_PUNCTUATION for c in word)
+        and word.lower() not in _VOCABULARY
+    )
 
 
 def _bare_word_message(word: str) -> str:
@@ -965,6 +1004,8 @@ def format_query(query: ChargeQuery) -> str:
         parts.append(f"original:{_quote(query.original_charge_id)}")
     parts += [f"tag:{_quote(tag)}" for tag in query.tags]
     parts += [f"attr:{_quote(f'{key}={value}')}" for key, value in query.attributes]
+    if query.contact_name:
+        parts += [f"name:{_quote(word)}" for word in query.contact_name.split()]
     if query.charge_id:
         parts.append(_quote(query.charge_id))
     if query.sort:

@@ -1,13 +1,21 @@
 """The charge search screen: a query line, quick views and a lazily paged results table.
 
-The flow a support agent follows: `/`, type `status:chargeback tag:vip`, Enter, `j`/`k` to the
-charge, Enter to open it, `escape` to come back to the same row. Everything that talks to the API
-runs in a worker (`exclusive=True` per purpose, so a new search cancels a stale one); what the user
-typed is never touched by an error.
+The flow a support agent follows: `/`, type `Edsger` or `status:chargeback tag:vip` (the table
+follows the query as it is typed), Enter to hand the keys to the table, `j`/`k` to the charge,
+Enter to open it, `escape` to come back to the same row. Everything that talks to the API runs in
+a worker (`exclusive=True` per purpose, so a new search cancels a stale one); what the user typed
+is never touched by an error.
+
+Search as you type: every change of the line starts the "search" worker again, which cancels the
+one before it (its wait, or its request). A key after a pause is parsed and sent at once; a key
+within `TYPE_DELAY` of the one before waits that long first, so a burst of keys (or a paste)
+sends one request. Only a query that parses is sent; the parser's complaints are underlined.
 """
 
 from __future__ import annotations
 
+import asyncio
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -18,7 +26,6 @@ from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.screen import Screen
-from textual.timer import Timer
 from textual.widgets import Input, Static
 
 from paytui.ui import format as fmt
@@ -79,8 +86,9 @@ class ChargeSearchScreen(PaytuiScreen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [*CHARGES_BINDINGS]
     HELP_TITLE = "Charge search"
     AUTO_FOCUS = "ChargeTable"
-    PARSE_DELAY = 0.15
-    """Seconds of quiet typing before the line is parsed (the parse is cheap; redraws are not)."""
+    TYPE_DELAY = 0.08
+    """A key this soon after the one before waits this long before its query is sent (a burst
+    of keys sends one search); a key after a longer pause is sent at once."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -89,9 +97,11 @@ class ChargeSearchScreen(PaytuiScreen[None]):
         self._sort: str | None = None
         """The user's sort, overriding the query's (None: the query's own, else newest first)."""
         self._view_title = QUICK_VIEWS["all"]
-        self._parse_timer: Timer | None = None
+        self._last_key = 0.0
+        """`time.monotonic()` of the last change of the query line."""
+        self._shown: ChargeQuery | None = None
+        """The query whose results the table shows (None: none yet, or an error)."""
         self._focus_results_after_search = False
-        self._painted_once = False
 
     def compose(self) -> ComposeResult:
         yield PaytuiHeader()
@@ -149,12 +159,12 @@ class ChargeSearchScreen(PaytuiScreen[None]):
             exc, otherwise="Change the query and press Enter."
         )
         self.query_one(ChargeTable).clear()
-        self.query_one("#showing", Static).update(showing(0, 0))
+        self._set_text("#showing", showing(0, 0))
         self.app.notify(info.message, title=info.title, severity="error", markup=False)
 
     def _show_empty(self, text: str) -> None:
         message = Text("No charges match ")
-        message.append(text or "this view", style="bold")
+        message.append_text(fmt.literal(text or "this view", style="bold"))
         message.append(".\nPress / to change the query, or a for all charges.")
         self.query_one(ListState).show_empty(message)
 
@@ -171,7 +181,12 @@ class ChargeSearchScreen(PaytuiScreen[None]):
     @work(exclusive=True, group="search")
     async def run_search(self, query: ChargeQuery | None, cursor: int = 0) -> None:
         """Fetch the first page (for the states and the total); the table fetches the rest."""
+        await self._fetch(query, cursor)
+
+    async def _fetch(self, query: ChargeQuery | None, cursor: int = 0) -> None:
+        """The body of a search worker (`run_search`, `search_as_typed`): one at a time."""
         table = self.query_one(ChargeTable)
+        self._shown = None
         try:
             client = await paytui_app(self).get_client()
             if query is None:
@@ -190,6 +205,7 @@ class ChargeSearchScreen(PaytuiScreen[None]):
             return await api.search_charges_page(effective, limit=limit, offset=offset)
 
         table.show(loader, page, sort=effective.sort or DEFAULT_SORT, cursor=cursor)
+        self._shown = query
         self._page_status(Text(""))
         if page.total == 0 or (page.total is None and not page.items):
             self._show_empty(self.query_one(QueryInput).value.strip())
@@ -198,9 +214,7 @@ class ChargeSearchScreen(PaytuiScreen[None]):
         if self._focus_results_after_search or self.focused is None:
             table.focus()
         self._focus_results_after_search = False
-        if not self._painted_once:
-            self._painted_once = True
-            self.call_after_refresh(self.post_message, messages.ResultsPainted(page.total))
+        self.call_after_refresh(self.post_message, messages.ResultsPainted(page.total))
 
     def _parse(self, text: str) -> Any:
         from paytui.search.query import parse
@@ -212,7 +226,6 @@ class ChargeSearchScreen(PaytuiScreen[None]):
         errors = list(getattr(result, "errors", None) or [])
         query_input = self.query_one(QueryInput)
         query_input.set_error_spans([(e.start, e.end) for e in errors])
-        explanation = self.query_one("#query-error", Static)
         if errors:
             first = errors[0]
             line = fmt.literal(first.message)
@@ -221,38 +234,56 @@ class ChargeSearchScreen(PaytuiScreen[None]):
                 line = Text.assemble(fmt.literal(snippet, style="bold"), ": ", line)
             if len(errors) > 1:
                 line.append(f"  (+{len(errors) - 1} more)")
-            explanation.update(line)
+            self._set_text("#query-error", line)
         else:
-            explanation.update(Text(""))
-        self.set_class(bool(errors), "-query-invalid")
+            self._set_text("#query-error", Text(""))
+        # On the line, not the screen: a class on the screen restyles every widget of it, which
+        # was most of the time between the key that fixes a query and its request.
+        query_input.set_class(bool(errors), "-query-invalid")
         return not errors
 
     def on_input_changed(self, event: Input.Changed) -> None:
         if event.input.id != "query":
             return
-        if self._parse_timer is not None:
-            self._parse_timer.stop()
-        self._parse_timer = self.set_timer(self.PARSE_DELAY, self._parse_now)
+        now = time.monotonic()
+        burst = now - self._last_key < self.TYPE_DELAY
+        self._last_key = now
+        self.search_as_typed(event.value, wait=self.TYPE_DELAY if burst else 0.0)
 
-    def _parse_now(self) -> None:
-        text = self.query_one(QueryInput).value
-        self._show_parse_errors(self._parse(text), text)
+    @work(exclusive=True, group="search")
+    async def search_as_typed(self, text: str, wait: float) -> None:
+        """Follow the query line: parse, underline, and send the query when it parses and
+        differs from what the table shows. The next key cancels this (wait or request)."""
+        if wait:
+            await asyncio.sleep(wait)
+        result = self._parse(text)
+        if not self._show_parse_errors(result, text) or result.query == self._shown:
+            return
+        self._use_query(result.query, text)
+        self._page_status(Text("searching…", style="dim"))
+        await self._fetch(result.query)
+
+    def _use_query(self, query: ChargeQuery, text: str) -> None:
+        """The line's query becomes the view (its title; a sort typed in it wins over `s`'s)."""
+        self._view_title = "Search" if text.strip() else QUICK_VIEWS["all"]
+        self._set_text("#view-name", Text(self._view_title), layout=True)
+        if query.sort:
+            self._sort = None
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         if event.input.id != "query":
             return
         event.stop()
-        if self._parse_timer is not None:
-            self._parse_timer.stop()
         text = event.value
         result = self._parse(text)
         if not self._show_parse_errors(result, text):
             self.app.bell()
             return
-        self._view_title = "Search" if text.strip() else QUICK_VIEWS["all"]
-        self.query_one("#view-name", Static).update(Text(self._view_title))
-        if result.query.sort:
-            self._sort = None  # a sort typed in the query wins over the `s` key's
+        if result.query == self._shown and self.state in {"results", "empty"}:
+            # Typing already shows it: Enter only hands the keys to the results.
+            self.query_one(ChargeTable).focus()
+            return
+        self._use_query(result.query, text)
         self._focus_results_after_search = True
         self._search(result.query)
 
@@ -264,7 +295,7 @@ class ChargeSearchScreen(PaytuiScreen[None]):
             query_input.value = text
         self._show_parse_errors(None, text)
         self._view_title = "Search"
-        self.query_one("#view-name", Static).update(Text(self._view_title))
+        self._set_text("#view-name", Text(self._view_title), layout=True)
         self._focus_results_after_search = True
         self._search(message.query)
 
@@ -286,7 +317,7 @@ class ChargeSearchScreen(PaytuiScreen[None]):
             query_input.value = text
         self._show_parse_errors(None, text)
         self._view_title = QUICK_VIEWS[name]
-        self.query_one("#view-name", Static).update(Text(self._view_title))
+        self._set_text("#view-name", Text(self._view_title), layout=True)
         self._search(query)
 
     def _current_sort(self) -> str:
@@ -384,7 +415,7 @@ class ChargeSearchScreen(PaytuiScreen[None]):
 
     def on_charge_table_window_changed(self, event: ChargeTable.WindowChanged) -> None:
         shown = max(0, event.last - event.first)
-        self.query_one("#showing", Static).update(showing(shown, event.total, first=event.first))
+        self._set_text("#showing", showing(shown, event.total, first=event.first))
 
     def on_charge_table_page_failed(self, event: ChargeTable.PageFailed) -> None:
         # The rows already loaded stay; the error line above them says what did not load.
@@ -394,4 +425,15 @@ class ChargeSearchScreen(PaytuiScreen[None]):
         self.app.notify(info.message, title=info.title, severity="error", markup=False)
 
     def _page_status(self, text: Text) -> None:
-        self.query_one("#page-status", Static).update(text)
+        self._set_text("#page-status", text)
+
+    def _set_text(self, selector: str, text: Text, *, layout: bool = False) -> None:
+        """Update a line of the summary or the query's explanation, only when it changes.
+
+        Their sizes are fixed by the stylesheet (`layout` False), so a change repaints the line
+        alone instead of laying out the whole screen: while typing, every key would otherwise
+        cost several layouts of the screen between the key and the painted table.
+        """
+        widget = self.query_one(selector, Static)
+        if widget.content != text:
+            widget.update(text, layout=layout)

@@ -1,0 +1,380 @@
+"""One harness for the figures of the "instant" issue: `python -m benchmarks [--quick]`.
+
+Prints one JSON object per line and figure: `name`, `value`, `unit`, `target`, `runs`, `min`,
+`median`, `max`, `ok`. Ratios are measured in the same run as what they compare (interleaved).
+`--quick` runs each figure once at a small size (CI prints them so none rots; nothing asserts on
+timings). The other harnesses stay as they are and are reused here: `startup.py` (real pty),
+`sandbox_search.py` (every filter through the ASGI app).
+
+Figures:
+
+- `startup_warm_ratio`, `startup_cold_ratio`: paytui's first painted page over a bare Textual app's
+  50-row DataTable, on a real pty (120x40), warm sandbox / a new sandbox every start.
+- `sandbox_build_s`: building the seeded database.
+- `sandbox_ms/<query>`: the sandbox's own time for one search (`search_charges` on SQLite: the
+  first page of 100 and the total), for the mix of queries below.
+- `type_to_paint_ms/<query>` and `type_to_paint_p50_ms` / `_p99_ms`: in-process (the app over
+  the in-process transport on the same database, headless 120x40), from the key press that
+  completes a query (after a pause: the usual typing) until the table with its results has been
+  painted (`ResultsPainted`, posted after the refresh that drew it).
+- `switch_ms/<screen>` (first visit and later), `open_detail_ms`: key press until the new
+  screen's workers are done and it has refreshed.
+- `paging_rss_ratio`: resident memory after paging through every result, over the memory after
+  the first page.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+
+#: The mix of the issue: name, status, tag, attribute, amount range, date range, no match (and
+#: the combined query the issue found slowest). `{account}` is filled from the database.
+QUERIES: dict[str, str] = {
+    "name": "Edsger",
+    "name_two_words": "jose nun",
+    "status": "status:chargeback",
+    "tag": "tag:vip",
+    "attribute": "attr:channel=web",
+    "amount_range": "amount:100..250",
+    "date_range": "from:2026-09-01 to:2026-09-30",
+    "no_match": "tag:no-such-tag",
+    "combined": "account:{account} status:success amount>=50 tag:retail",
+}
+
+
+def figure(
+    name: str, samples: list[float], unit: str, target: float | None, *, value: float | None = None
+) -> dict[str, Any]:
+    """One line of the report; `value` defaults to the median; ok when value <= target."""
+    median = statistics.median(samples)
+    shown = median if value is None else value
+    return {
+        "name": name,
+        "value": round(shown, 3),
+        "unit": unit,
+        "target": target,
+        "runs": len(samples),
+        "min": round(min(samples), 3),
+        "median": round(median, 3),
+        "max": round(max(samples), 3),
+        "ok": None if target is None else shown <= target,
+    }
+
+
+def percentile(samples: list[float], q: float) -> float:
+    ordered = sorted(samples)
+    index = min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))
+    return ordered[index]
+
+
+def emit(item: dict[str, Any]) -> None:
+    print(json.dumps(item, ensure_ascii=False), flush=True)
+
+
+# --- start-up ------------------------------------------------------------------------------------
+
+
+def startup(runs: int) -> Iterator[dict[str, Any]]:
+    """Warm and cold ratios, each interleaved with the bare app (`startup.py`'s timer)."""
+    sys.path.insert(0, str(HERE))
+    from benchmarks.startup import _time_once
+
+    bare = [sys.executable, str(HERE / "bare_datatable.py")]
+    paytui = [sys.executable, str(HERE / "startup_paytui.py")]
+    for case, extra in (("warm", {}), ("cold", {"PAYTUI_SANDBOX_IDLE": "0"})):
+        env = {**os.environ, **extra}
+        _time_once(paytui, env)  # builds the database if needed, starts the warm sandbox
+        _time_once(bare, env)
+        ratios: list[float] = []
+        bare_s: list[float] = []
+        paytui_s: list[float] = []
+        for _ in range(runs):
+            bare_s.append(_time_once(bare, env))
+            paytui_s.append(_time_once(paytui, env))
+            ratios.append(paytui_s[-1] / bare_s[-1])
+        ratio = statistics.median(paytui_s) / statistics.median(bare_s)
+        target = 1.3 if case == "warm" else 1.6
+        yield figure(f"startup_{case}_ratio", ratios, "x", target, value=ratio)
+        yield figure(f"startup_{case}_paytui_s", paytui_s, "s", None)
+        yield figure(f"startup_{case}_bare_s", bare_s, "s", None)
+
+
+# --- the database and the sandbox's own time -----------------------------------------------------
+
+
+def database(path: Path, charges: int) -> Iterator[dict[str, Any]]:
+    from paytui.sandbox.seed import build_database
+
+    if path.exists():
+        return
+    started = time.perf_counter()
+    build_database(path, charges=charges)
+    yield figure("sandbox_build_s", [time.perf_counter() - started], "s", 20.0)
+
+
+def query_texts(db: Path) -> dict[str, str]:
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        (account,) = conn.execute(
+            "SELECT account_id FROM charges GROUP BY account_id ORDER BY COUNT(*) DESC LIMIT 1"
+        ).fetchone()
+    finally:
+        conn.close()
+    return {name: text.format(account=account) for name, text in QUERIES.items()}
+
+
+def wire_params(text: str) -> dict[str, Any]:
+    """What the sandbox's route hands `search_charges` for the query line `text`."""
+    from datetime import UTC, datetime
+
+    from paytui.search.query import parse
+
+    result = parse(text, now=datetime.now(UTC))
+    assert result.query is not None, (text, result.errors)
+    q: dict[str, Any] = {}
+    for key, value in result.query.to_params():
+        if key in ("tag", "attribute"):
+            q.setdefault(key, []).append(value)
+        else:
+            q[key] = value == "true" if key == "captured" else value
+    return q
+
+
+def sandbox_times(db: Path, texts: dict[str, str], repeat: int) -> Iterator[dict[str, Any]]:
+    from paytui.sandbox import search
+    from paytui.sandbox.store import connect
+
+    conn = connect(db)  # the sandbox's own connection settings (its page cache among them)
+    try:
+        for name, text in texts.items():
+            q = wire_params(text)
+            search.search_charges(conn, q, 100, 0)  # warm the page cache
+            samples = []
+            for _ in range(repeat):
+                started = time.perf_counter()
+                search.search_charges(conn, q, 100, 0)
+                samples.append((time.perf_counter() - started) * 1000)
+            yield figure(f"sandbox_ms/{name}", samples, "ms", 10.0)
+    finally:
+        conn.close()
+
+
+# --- in-process: typing, screens, paging ---------------------------------------------------------
+
+
+def rss_bytes() -> int:
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def probed_app(db: Path) -> Any:
+    """The real app over the in-process sandbox, plus an event per painted result."""
+    from paytui.api.client import PaymentClient
+    from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
+    from paytui.sandbox.embedded import asgi_transport
+    from paytui.ui.app import PaytuiApp
+    from paytui.ui.messages import ResultsPainted
+
+    transport = asgi_transport(db)
+
+    async def factory() -> Any:
+        return PaymentClient(
+            "http://sandbox",
+            client_id=DEMO_CLIENT_ID,
+            client_secret=DEMO_CLIENT_SECRET,
+            transport=transport,
+        )
+
+    class ProbedApp(PaytuiApp):
+        painted = asyncio.Event()
+
+        def on_results_painted(self, message: ResultsPainted) -> None:
+            type(self).painted.set()
+
+    ProbedApp.__name__ = ProbedApp.__qualname__ = "PaytuiApp"  # same CSS type name
+    return ProbedApp(factory)
+
+
+async def settle(app: Any, pilot: Any) -> None:
+    from textual.worker import WorkerState
+
+    busy = {WorkerState.PENDING, WorkerState.RUNNING}
+    for _ in range(50):
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        if not any(worker.state in busy for worker in app.workers):
+            break
+    await pilot.pause()
+
+
+async def press_until_painted(app: Any, key: str) -> float:
+    """Hand `key` over as the terminal driver does; ms until the screen it leads to has no
+    worker left running and has refreshed (polled every millisecond: `pilot.press` and
+    `pilot.pause` wait for the process to look idle, 20 ms at least, which would be measured)."""
+    from textual import events
+    from textual.worker import WorkerState
+
+    busy = {WorkerState.PENDING, WorkerState.RUNNING}
+    before = app.screen
+    event = events.Key(key, key if len(key) == 1 else None)
+    event.set_sender(app)
+    started = time.perf_counter()
+    app._driver.send_message(event)
+    deadline = started + 60
+    while app.screen is before or any(w.state in busy for w in app.workers):
+        if time.perf_counter() > deadline:
+            raise TimeoutError(f"{key!r} led to no quiet screen within 60 s")
+        await asyncio.sleep(0.001)
+    painted = asyncio.get_running_loop().create_future()
+    app.screen.call_after_refresh(painted.set_result, None)
+    await painted
+    return (time.perf_counter() - started) * 1000
+
+
+class _Printed(list[dict[str, Any]]):
+    """Figures are printed as they are measured (a long run shows its progress)."""
+
+    def append(self, item: dict[str, Any]) -> None:
+        emit(item)
+        super().append(item)
+
+
+async def in_process(db: Path, texts: dict[str, str], runs: int) -> list[dict[str, Any]]:
+    from textual import events
+
+    from paytui.ui.screens.charges import ChargeSearchScreen
+    from paytui.ui.widgets.charge_table import ChargeTable
+    from paytui.ui.widgets.query_input import QueryInput
+
+    app = probed_app(db)
+    out: list[dict[str, Any]] = _Printed()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, ChargeSearchScreen)
+        line = screen.query_one(QueryInput)
+        await pilot.press("slash")
+        per_query: dict[str, list[float]] = {name: [] for name in texts}
+        every: list[float] = []
+
+        async def type_last_key(text: str) -> float:
+            """The line holds all but the last key (settled); press it, wait for the paint."""
+            line.value = ""
+            await settle(app, pilot)
+            line.insert_text_at_cursor(text[:-1])
+            await settle(app, pilot)
+            screen._last_key = 0.0  # a pause before the last key, as when a person types
+            type(app).painted.clear()
+            char = text[-1]
+            key = events.Key("space" if char == " " else char, char)
+            key.set_sender(app)
+            started = time.perf_counter()
+            # As the terminal driver hands a key over (`pilot.press` also waits for the process
+            # to look idle, up to a second, which would be measured too).
+            app._driver.send_message(key)
+            # Bounded: a search that fails paints no result (the harness then stops, loudly).
+            await asyncio.wait_for(type(app).painted.wait(), timeout=60)
+            return (time.perf_counter() - started) * 1000
+
+        for _ in range(runs):
+            for name, text in texts.items():
+                elapsed = await type_last_key(text)
+                per_query[name].append(elapsed)
+                every.append(elapsed)
+        for name, samples in per_query.items():
+            out.append(figure(f"type_to_paint_ms/{name}", samples, "ms", 50.0))
+        out.append(figure("type_to_paint_p50_ms", every, "ms", 50.0, value=percentile(every, 0.5)))
+        out.append(
+            figure("type_to_paint_p99_ms", every, "ms", 150.0, value=percentile(every, 0.99))
+        )
+
+        # Screens: 1..5 are the top screens; each visited, then again (the later visits).
+        line.value = ""
+        await pilot.press("escape")
+        await settle(app, pilot)
+        first: dict[str, float] = {}
+        later: dict[str, list[float]] = {}
+        for round_ in range(runs + 1):
+            for key, name in (("2", "tokens"), ("3", "accounts"), ("4", "distributions")):
+                for target_key, target in ((key, name), ("1", "charges")):
+                    elapsed = await press_until_painted(app, target_key)
+                    await settle(app, pilot)
+                    if round_ == 0 and target not in first:
+                        first[target] = elapsed
+                    else:
+                        later.setdefault(target, []).append(elapsed)
+        for name, ms in first.items():
+            out.append(figure(f"switch_first_ms/{name}", [ms], "ms", 250.0))
+        for name, samples in later.items():
+            out.append(figure(f"switch_ms/{name}", samples, "ms", 100.0))
+
+        opened: list[float] = []
+        for _ in range(max(1, runs)):
+            opened.append(await press_until_painted(app, "enter"))
+            await settle(app, pilot)
+            await pilot.press("escape")
+            await settle(app, pilot)
+        out.append(figure("open_detail_ms", opened, "ms", 150.0))
+
+        # Paging: the memory after the first page, then after walking through every result.
+        table = app.screen.query_one(ChargeTable)
+        await settle(app, pilot)
+        before = rss_bytes()
+        for row in range(0, table.total, ChargeTable.PAGE_SIZE):
+            table.cursor_row = row
+            await settle(app, pilot)
+        table.cursor_row = max(0, table.total - 1)
+        await settle(app, pilot)
+        after = rss_bytes()
+        out.append(figure("paging_rss_ratio", [after / before], "x", 1.25))
+        out.append(figure("paging_rss_first_page_mb", [before / 2**20], "MB", None))
+        out.append(figure("paging_rows", [float(table.total)], "rows", None))
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="each figure once, small database")
+    parser.add_argument("--charges", type=int, default=None, help="default 100000 (quick: 3000)")
+    parser.add_argument("--runs", type=int, default=None, help="default 5 (quick: 1)")
+    parser.add_argument("--db", type=Path, default=None, help="reuse (or build) this database")
+    parser.add_argument(
+        "--only",
+        default="startup,sandbox,typing",
+        help="comma-separated parts: startup, sandbox, typing (typing includes screens, paging)",
+    )
+    args = parser.parse_args(argv)
+    charges = args.charges or (3000 if args.quick else 100_000)
+    runs = args.runs or (1 if args.quick else 5)
+    parts = set(args.only.split(","))
+    with tempfile.TemporaryDirectory() as scratch:
+        db = args.db or Path(scratch) / f"bench-{charges}.sqlite3"
+        for item in database(db, charges):
+            emit(item)
+        texts = query_texts(db)
+        if "sandbox" in parts:
+            for item in sandbox_times(db, texts, repeat=max(runs, 5) if not args.quick else 1):
+                emit(item)
+        if "typing" in parts:
+            asyncio.run(in_process(db, texts, runs))
+        if "startup" in parts:
+            for item in startup(runs):
+                emit(item)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
