@@ -125,13 +125,15 @@ async def test_a_late_commit_is_waited_for_and_found(
 ) -> None:
     """The service holds the refund past the client's timeout, then commits. The dialog waits
     until that commit would show (the deadline plus the margin) and reports it as done."""
-    app = make_app(sandbox_transport, journal_path=journal, timeout=1.0)
-    app.actions.executor_options = {"settle_margin": 0.8}
+    # Wide gaps, so that a busy machine cannot change the story: the client gives up after 3 s,
+    # the service commits at 3.5 s, and the verdict waits 3 s past the deadline (slack 2.5 s).
+    app = make_app(sandbox_transport, journal_path=journal, timeout=3.0)
+    app.actions.executor_options = {"settle_margin": 3.0}
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         sale = await unrefunded_sale(app)
         sandbox_faults.late_commit = {"refund"}
-        sandbox_faults.late_commit_seconds = 1.3
+        sandbox_faults.late_commit_seconds = 3.5
         dialog = await refund_from_detail(app, pilot, sale.charge_id, "3.00")
         sandbox_faults.late_commit = set()
         assert dialog.outcome is not None and dialog.outcome.state == "succeeded"
@@ -205,13 +207,15 @@ async def test_retry_after_a_late_commit_finds_it_and_sends_nothing(
     """A commit later than the deadline plus the margin: the dialog (rightly, by its rules)
     says it did not happen and offers Retry. By the time the user presses it the commit has
     landed: Retry reads back first, finds it, says so and sends nothing; History is corrected."""
-    app = make_app(sandbox_transport, journal_path=journal, timeout=1.0)
-    app.actions.executor_options = {"settle_margin": 0.2}
+    # Wide gaps, so that a busy machine cannot change the story: the verdict is read back at
+    # about 3.3 s, the commit lands at 8 s.
+    app = make_app(sandbox_transport, journal_path=journal, timeout=3.0)
+    app.actions.executor_options = {"settle_margin": 0.3}
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         sale = await unrefunded_sale(app)
         sandbox_faults.late_commit = {"refund"}
-        sandbox_faults.late_commit_seconds = 2.0
+        sandbox_faults.late_commit_seconds = 8.0
         dialog = await refund_from_detail(app, pilot, sale.charge_id, "2.50")
         sandbox_faults.late_commit = set()
         assert dialog.outcome is not None and dialog.outcome.state == "not_applied"
