@@ -17,13 +17,14 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from paytui.ui import format as fmt
 from paytui.ui import messages
 from paytui.ui.running_app import paytui_app
 from paytui.ui.screens.base import PaytuiScreen
 from paytui.ui.widgets.errors import describe_error
+from paytui.ui.widgets.footer import PaytuiFooter
 from paytui.ui.widgets.header import PaytuiHeader
 from paytui.ui.widgets.list_state import error_text
 from paytui.ui.widgets.nav_table import NavTable
@@ -93,7 +94,7 @@ class AccountDetailScreen(PaytuiScreen[None]):
         table.add_column("Type", key="type")
         table.add_column("Customer", key="customer")
         yield table
-        yield Footer()
+        yield PaytuiFooter()
 
     def on_mount(self) -> None:
         if self.account is not None:

@@ -24,11 +24,12 @@ from textual.binding import Binding, BindingType
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.containers import Horizontal
 from textual.timer import Timer
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from paytui.ui import format as fmt
 from paytui.ui.running_app import paytui_app
 from paytui.ui.screens.base import PaytuiScreen
+from paytui.ui.widgets.footer import PaytuiFooter
 from paytui.ui.widgets.header import PaytuiHeader
 from paytui.ui.widgets.list_state import ErrorLine, ListState, showing
 from paytui.ui.widgets.nav_table import NavTable
@@ -155,7 +156,7 @@ class AccountsScreen(PaytuiScreen[None]):
         table.add_column("Tax authority", key="tax")
         table.add_column("Status message", key="message")
         yield table
-        yield Footer()
+        yield PaytuiFooter()
 
     def on_mount(self) -> None:
         self.query_one(ListState).show_loading("accounts")

@@ -20,7 +20,7 @@ from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Grid, Vertical, VerticalScroll
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from paytui.api.errors import ApiError, NotFoundError
 from paytui.api.queries import ChargeQuery
@@ -35,6 +35,7 @@ from paytui.ui.widgets.distribution_tree import (
     as_decimal,
     as_mapping,
 )
+from paytui.ui.widgets.footer import PaytuiFooter
 from paytui.ui.widgets.header import PaytuiHeader
 from paytui.ui.widgets.json_view import JsonView, to_json_text
 
@@ -281,7 +282,7 @@ class ChargeDetailScreen(PaytuiScreen[None]):
                         tree.display = False
                         yield tree
             yield JsonView(id="detail-json")
-        yield Footer()
+        yield PaytuiFooter()
 
     def on_mount(self) -> None:
         self._load(self._expand)

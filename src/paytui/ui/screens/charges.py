@@ -19,7 +19,7 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Input, Static
 
 from paytui.ui import format as fmt
 from paytui.ui import messages
@@ -27,6 +27,7 @@ from paytui.ui.bindings import CHARGES_BINDINGS
 from paytui.ui.running_app import paytui_app
 from paytui.ui.screens.base import PaytuiScreen
 from paytui.ui.widgets.charge_table import COLUMNS, SORT_FIELDS, ChargeTable
+from paytui.ui.widgets.footer import PaytuiFooter
 from paytui.ui.widgets.header import PaytuiHeader
 from paytui.ui.widgets.list_state import ErrorLine, ListState, showing
 from paytui.ui.widgets.query_input import CompletionSuggester, QueryInput
@@ -109,7 +110,7 @@ class ChargeSearchScreen(PaytuiScreen[None]):
         yield line
         yield ListState(error_line=line)
         yield ChargeTable(id="results")
-        yield Footer()
+        yield PaytuiFooter()
 
     @staticmethod
     def _suggester() -> CompletionSuggester:

@@ -11,7 +11,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from paytui.ui import format as fmt
 from paytui.ui import messages
@@ -20,6 +20,7 @@ from paytui.ui.screens.base import PaytuiScreen
 from paytui.ui.screens.distributions import status_text, total_of, total_text
 from paytui.ui.widgets.distribution_tree import TOTAL_CATEGORIES
 from paytui.ui.widgets.errors import describe_error
+from paytui.ui.widgets.footer import PaytuiFooter
 from paytui.ui.widgets.header import PaytuiHeader
 from paytui.ui.widgets.list_state import error_text
 from paytui.ui.widgets.nav_table import NavTable
@@ -67,7 +68,7 @@ class DistributionDetailScreen(PaytuiScreen[None]):
         table.add_column("Charge", key="charge")
         table.add_column("Item", key="item")
         yield table
-        yield Footer()
+        yield PaytuiFooter()
 
     def on_mount(self) -> None:
         if self.summary is not None:

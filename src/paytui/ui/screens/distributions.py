@@ -15,12 +15,13 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from paytui.ui import format as fmt
 from paytui.ui.running_app import paytui_app
 from paytui.ui.screens.base import PaytuiScreen
 from paytui.ui.widgets.distribution_tree import OUTGOING_CATEGORIES, TOTAL_CATEGORIES, as_decimal
+from paytui.ui.widgets.footer import PaytuiFooter
 from paytui.ui.widgets.header import PaytuiHeader
 from paytui.ui.widgets.list_state import ErrorLine, ListState, showing
 from paytui.ui.widgets.nav_table import NavTable
@@ -113,7 +114,7 @@ class DistributionsScreen(PaytuiScreen[None]):
             table.add_column(Text(category.capitalize(), justify="right"), key=category)
         table.add_column("Account", key="account")
         yield table
-        yield Footer()
+        yield PaytuiFooter()
 
     def on_mount(self) -> None:
         self._load()

@@ -15,7 +15,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.notifications import SeverityLevel
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from paytui.actions import ActionError, ConfirmationRequired
 from paytui.ui import format as fmt
@@ -23,6 +23,7 @@ from paytui.ui import messages
 from paytui.ui.bindings import HISTORY_BINDINGS
 from paytui.ui.running_app import paytui_app
 from paytui.ui.screens.base import PaytuiScreen
+from paytui.ui.widgets.footer import PaytuiFooter
 from paytui.ui.widgets.header import PaytuiHeader
 from paytui.ui.widgets.list_state import ErrorLine, ListState
 
@@ -63,7 +64,7 @@ class HistoryScreen(PaytuiScreen[None]):
         yield line
         yield ListState(error_line=line)
         yield DataTable(id="history-table", cursor_type="row", zebra_stripes=True)
-        yield Footer()
+        yield PaytuiFooter()
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)

@@ -28,7 +28,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Vertical, VerticalScroll
-from textual.widgets import Footer, Input, Select, Static, TextArea
+from textual.widgets import Input, Select, Static, TextArea
 
 from paytui.limits import check_attributes, check_tags, check_text
 from paytui.text import safe
@@ -46,6 +46,7 @@ from paytui.ui.validation import (
     parse_tags,
 )
 from paytui.ui.widgets.card_input import CardInput
+from paytui.ui.widgets.footer import PaytuiFooter
 from paytui.ui.widgets.header import PaytuiHeader
 from paytui.ui.widgets.safe_input import SafeInput, SafeTextArea
 
@@ -284,7 +285,7 @@ class NewChargeScreen(ChargeFormSender, FormMixin, PaytuiScreen[None]):
                 yield field_row("Confirm", SafeInput(id="confirm", compact=True), "confirm")
             yield Static(Text(""), id="form-status", classes="form-status")
             yield Static(Text(""), id="result", classes="form-result")
-        yield Footer()
+        yield PaytuiFooter()
 
     def on_mount(self) -> None:
         self.query_one("#row-confirm").display = False

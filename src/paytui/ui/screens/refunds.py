@@ -13,7 +13,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import BindingType
-from textual.widgets import DataTable, Footer, Input, Static
+from textual.widgets import DataTable, Input, Static
 
 from paytui.api.queries import RefundQuery
 from paytui.ui import format as fmt
@@ -21,6 +21,7 @@ from paytui.ui import messages
 from paytui.ui.bindings import REFUNDS_BINDINGS
 from paytui.ui.running_app import paytui_app
 from paytui.ui.screens.base import PaytuiScreen
+from paytui.ui.widgets.footer import PaytuiFooter
 from paytui.ui.widgets.header import PaytuiHeader
 from paytui.ui.widgets.list_state import ErrorLine, ListState, showing
 from paytui.ui.widgets.safe_input import SafeInput
@@ -65,7 +66,7 @@ class RefundsScreen(PaytuiScreen[None]):
         yield line
         yield ListState(error_line=line)
         yield DataTable(id="refunds-table", cursor_type="row", zebra_stripes=True)
-        yield Footer()
+        yield PaytuiFooter()
 
     def on_mount(self) -> None:
         table = self.query_one(DataTable)

@@ -19,13 +19,14 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Static
 
 from paytui.ui import format as fmt
 from paytui.ui import messages
 from paytui.ui.bindings import TOKEN_TABLE_BINDINGS, TOKEN_VIEW_BINDINGS, TOKENS_BINDINGS
 from paytui.ui.screens.base import PaytuiModal, PaytuiScreen
 from paytui.ui.screens.modals.token_form import _FORMS_TCSS, token_summary
+from paytui.ui.widgets.footer import PaytuiFooter
 from paytui.ui.widgets.header import PaytuiHeader
 from paytui.ui.widgets.list_state import ErrorLine, ListState, showing
 
@@ -108,7 +109,7 @@ class TokensScreen(PaytuiScreen[None]):
         yield line
         yield ListState(error_line=line)
         yield TokenTable(id="tokens", cursor_type="row", zebra_stripes=True)
-        yield Footer()
+        yield PaytuiFooter()
 
     def on_mount(self) -> None:
         table = self.query_one("#tokens", DataTable)
