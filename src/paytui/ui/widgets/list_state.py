@@ -9,6 +9,11 @@ their items, History) composes one `ListState` next to its table and one `ErrorL
   wrong and that ctrl+r retries; when rows are already on screen (a refresh or a later page
   failed) they stay, and the `ErrorLine` above them says what failed instead;
 - `ListState.show_results()`: the table shows; the error line clears;
+- `add_unreadable_rows(table, page.unreadable)`: an item of a page that could not be read (a
+  field of an impossible shape) is one "unreadable row" with its id and why, and the rest of
+  the page shows. The rows go after the page's readable ones, keyed ``unreadable:<n>``, so a
+  screen's list of items keeps the positions of its table's rows; the charge list, which draws
+  its own rows, keeps them in their places with the same label.
 - `ListState.show_waiting(wait, cancel)`: while loading, the client waits before a retry (a
   ``Retry-After``): a countdown, "Service busy, retrying in 12 s… (escape to cancel)", ticking
   each second; `cancel_wait()` (escape) stops the request and says ctrl+r tries again.
@@ -22,21 +27,23 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.reactive import reactive
-from textual.widgets import LoadingIndicator, Static
+from textual.widgets import DataTable, LoadingIndicator, Static
 
+from paytui.ui import format as fmt
 from paytui.ui.widgets.errors import ErrorInfo, describe_error
 
 if TYPE_CHECKING:
     from textual.timer import Timer
 
     from paytui.api.client import RetryWait
+    from paytui.api.models import UnreadableItem
 
 #: Every state a list can be in (the screen gets `-<state>` as a class).
 LIST_STATES = ("loading", "results", "empty", "error")
@@ -46,6 +53,39 @@ LAST_GOOD = "the rows below are the last good ones"
 RETRY_HINT = "Press ctrl+r to retry."
 #: What a list says once the user stopped a retry wait.
 WAIT_CANCELLED = "Stopped waiting for the service. " + RETRY_HINT
+
+
+#: What an item that could not be read shows as, in every list.
+UNREADABLE_LABEL = "unreadable row"
+#: Row keys of unreadable rows start with this.
+UNREADABLE_KEY = "unreadable:"
+
+
+def unreadable_cells(item: UnreadableItem, columns: int) -> list[Text]:
+    """The cells of an unreadable row: the label, its id, and why in the last column."""
+    cells = [Text("") for _ in range(columns)]
+    texts = [Text(UNREADABLE_LABEL, style="bold red"), fmt.literal(item.id or "?")]
+    for index, text in enumerate(texts[:columns]):
+        cells[index] = text
+    if columns > len(texts):
+        cells[-1] = fmt.literal(item.reason, style="dim")
+    return cells
+
+
+def add_unreadable_rows(table: DataTable[object], unreadable: Iterable[UnreadableItem]) -> int:
+    """Add one unreadable row per item after the table's rows; how many were added."""
+    added = 0
+    for item in sorted(unreadable, key=lambda u: u.position):
+        table.add_row(
+            *unreadable_cells(item, len(table.columns)), key=f"{UNREADABLE_KEY}{table.row_count}"
+        )
+        added += 1
+    return added
+
+
+def is_unreadable_key(key: object) -> bool:
+    """True for the row key of an unreadable row (nothing to open or act on)."""
+    return str(key).startswith(UNREADABLE_KEY)
 
 
 def waiting_text(reason: str, seconds_left: float) -> str:
@@ -268,10 +308,15 @@ def showing(shown: int, total: int | None, *, first: int | None = None) -> Text:
 __all__ = [
     "LIST_STATES",
     "RETRY_HINT",
+    "UNREADABLE_KEY",
+    "UNREADABLE_LABEL",
     "WAIT_CANCELLED",
     "ErrorLine",
     "ListState",
+    "add_unreadable_rows",
     "error_text",
+    "is_unreadable_key",
     "showing",
+    "unreadable_cells",
     "waiting_text",
 ]
