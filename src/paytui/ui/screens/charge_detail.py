@@ -467,11 +467,14 @@ class ChargeDetailScreen(PaytuiScreen[None]):
 
     def _widgets_gone(self) -> bool:
         """True once this screen was closed and its widgets removed (a read may end later)."""
-        return not self.query("#detail-panels")
+        return not self.query("#detail-panels") or not self.query("#panel-refunds")
 
     def _panel(self, panel_id: str, content: RenderableType | None) -> None:
         """Fill a panel, or hide it when the charge has nothing for it."""
-        panel = self.query_one(f"#panel-{panel_id}", Static)
+        found = self.query(f"#panel-{panel_id}")
+        if not found:  # the screen is closing: its widgets are being removed
+            return
+        panel = found.first(Static)
         if content is None:
             panel.display = False
             return
