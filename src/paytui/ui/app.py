@@ -670,6 +670,14 @@ class PaytuiApp(App[None]):
                 return
         await super().on_event(event)
 
+    async def _on_key(self, event: events.Key) -> None:  # awaits nothing: no window opens
+        # The same upstream bug by a second door: after `on_event`, Textual's own `App._on_key`
+        # handler checks the bindings of `self.screen`, and a mode switch may have emptied the
+        # stack in between (keys queued fast behind a profile switch). No screen: the key is
+        # dropped (`prevent_default` skips `App._on_key`, the next handler along the MRO).
+        if not self._screen_stacks.get(self._current_mode):
+            event.prevent_default()
+
     def _after_first_paint(self) -> None:
         self._first_paint_done = True
         self._start_connect()
