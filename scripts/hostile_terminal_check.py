@@ -64,12 +64,13 @@ def outer() -> int:
     renamed = wait_for(lambda: pane_title() == "pwned", 10)
     results.append(("control: raw OSC 2 renames the tmux pane", renamed))
 
-    start(f"sleep 1; {sys.executable} {Path(__file__).resolve()} --inner {db}; sleep 30")
+    root = Path(__file__).resolve().parents[1]
+    start(f"sleep 1; cd {root} && {sys.executable} -m tests.ui.terminal_run {db}; sleep 30")
     shown = wait_for(lambda: "Eve␛]2;pwned␇Mal" in tmux("capture-pane", "-p", "-t", SESSION), 60)
     results.append(("paytui shows the hostile name with placeholders", shown))
     detail = wait_for(lambda: "\\u001b]2;pwned" in tmux("capture-pane", "-p", "-t", SESSION), 60)
     results.append(("the detail's JSON view shows it as escapes", detail))
-    done = wait_for(lambda: "HOSTILE-CHECK-DONE" in tmux("capture-pane", "-p", "-t", SESSION), 60)
+    done = wait_for(lambda: "TERMINAL-RUN-DONE" in tmux("capture-pane", "-p", "-t", SESSION), 60)
     results.append(("paytui ran to the end without a crash", done))
     title = pane_title()
     results.append((f"terminal title unchanged ({title!r})", title == TITLE))
@@ -80,41 +81,7 @@ def outer() -> int:
     return 0 if all(held for _, held in results) else 1
 
 
-def inner(db: Path) -> None:
-    """Run paytui on `db`: the list, then the hostile charge's detail and its JSON view."""
-    from paytui.api.client import PaymentClient
-    from paytui.sandbox.embedded import asgi_transport
-    from paytui.ui.app import PaytuiApp
-    from paytui.ui.screens.charge_detail import ChargeDetailScreen
-
-    async def factory() -> PaymentClient:
-        return PaymentClient(
-            "http://sandbox",
-            client_id="paytui-demo",
-            client_secret="paytui-demo-secret",
-            transport=asgi_transport(db),
-        )
-
-    async def script(app: PaytuiApp) -> None:
-        client = await app.get_client()
-        page = await client.search_charges_page(limit=1)
-        await app.push_screen(ChargeDetailScreen(page.items[0].charge_id))
-        app.set_timer(3, lambda: app.screen.run_action("toggle_json"))
-        app.set_timer(8, app.exit)
-
-    class CheckedApp(PaytuiApp):
-        def on_mount(self) -> None:  # Textual also runs PaytuiApp.on_mount
-            self.set_timer(4, lambda: self.run_worker(script(self)))
-
-    CheckedApp(factory, journal_path=db.parent / "journal.sqlite3").run()
-    print("HOSTILE-CHECK-DONE")
-
-
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--inner", type=Path, help=argparse.SUPPRESS)
-    options = parser.parse_args()
-    if options.inner is not None:
-        inner(options.inner)
-    else:
-        raise SystemExit(outer())
+    parser.parse_args()
+    raise SystemExit(outer())

@@ -8,6 +8,8 @@ Failure rules, because this client moves money:
   jitter, honouring ``Retry-After``; all the waits of one call together stay under `max_wait`
   (30 s): a longer ``Retry-After`` ends the call at once with `RateLimitedError`/`ServerError`
   saying when to come back. The waits are `asyncio` sleeps, so cancelling the worker stops them.
+  Before each wait the client calls `on_wait` (if set) with a `RetryWait`: how long and why, so
+  a screen can show a countdown ("Service busy, retrying in 12 s…") and offer to cancel.
 - Every attempt has an overall deadline (`deadline`, default the timeout): connecting, sending and
   reading the *whole* body must fit in it, so a server trickling a byte every few seconds (which
   never trips httpx's per-read timeout) ends as `RequestTimeoutError`. For a POST that is
@@ -37,6 +39,7 @@ import random
 import ssl
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
 from types import TracebackType
@@ -101,6 +104,24 @@ LIST_KEYS = ("data", "items", "results")
 USER_AGENT = "paytui/0.1"
 
 
+@dataclass(frozen=True)
+class RetryWait:
+    """A wait the client is about to make before retrying a GET (see `PaymentClient.on_wait`)."""
+
+    #: How long, in seconds (Retry-After up to the cap, or the backoff).
+    seconds: float
+    #: Why, in a few words for a person ("Service busy", "No answer from the service").
+    reason: str
+    #: The HTTP status that asked for it (429, 503 ...), None for a transport failure.
+    status: int | None = None
+
+
+def _wait_reason(status: int | None) -> str:
+    if status is None:
+        return "No answer from the service"
+    return "Service busy" if status in (429, 503) else f"Service error ({status})"
+
+
 class PaymentClient:
     """The payment service's API (see docs/architecture.md for the contract of every method)."""
 
@@ -132,6 +153,9 @@ class PaymentClient:
         self.max_wait = 30.0
         #: Replaceable in tests so retries do not really sleep.
         self.sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
+        #: Told of every retry wait before it starts (called in the caller's task, so a UI can
+        #: tell which screen's request is waiting and cancel that one).
+        self.on_wait: Callable[[RetryWait], None] | None = None
         self._http = httpx.AsyncClient(
             base_url=self.base_url,
             transport=transport,
@@ -415,7 +439,7 @@ class PaymentClient:
                 )
                 delay = self._backoff(attempt)
                 if retryable and attempt < self.max_retries and waited + delay <= self.max_wait:
-                    await self.sleep(delay)
+                    await self._wait(delay, None)
                     waited += delay
                     attempt += 1
                     continue
@@ -431,7 +455,7 @@ class PaymentClient:
                 delay = min(asked, self.max_delay) if asked is not None else self._backoff(attempt)
                 # A wait past the call's budget is not worth it: say when to come back instead.
                 if waited + delay <= self.max_wait:
-                    await self.sleep(delay)
+                    await self._wait(delay, response.status_code)
                     waited += delay
                     attempt += 1
                     continue
@@ -452,6 +476,12 @@ class PaymentClient:
             raise RequestTimeoutError(
                 f"{method} {path}: no token within {self.deadline:g} s", request_sent=False
             ) from None
+
+    async def _wait(self, delay: float, status: int | None) -> None:
+        """Say that a retry wait starts (`on_wait`), then wait."""
+        if self.on_wait is not None:
+            self.on_wait(RetryWait(delay, _wait_reason(status), status))
+        await self.sleep(delay)
 
     def _backoff(self, attempt: int) -> float:
         """Exponential backoff with jitter (half fixed, half random) so clients do not stampede."""
@@ -800,4 +830,4 @@ def _str(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-__all__ = ["PaymentClient"]
+__all__ = ["PaymentClient", "RetryWait"]

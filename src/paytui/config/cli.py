@@ -37,6 +37,7 @@ from paytui.config.store import (
     set_default_profile,
 )
 from paytui.config.urls import UrlPolicyError, check_base_url
+from paytui.console import SafeArgumentParser, say
 
 PROG = "paytui profile"
 
@@ -74,7 +75,7 @@ class CliError(Exception):
     """A user mistake: printed as one line, exit code 2."""
 
 
-class _Parser(argparse.ArgumentParser):
+class _Parser(SafeArgumentParser):
     """argparse that reports a usage mistake as one line instead of usage text plus exit."""
 
     def error(self, message: str) -> NoReturn:
@@ -188,7 +189,7 @@ def main(argv: Sequence[str]) -> int:
     except (CliError, ConfigError, SecretStoreError, UrlPolicyError) as exc:
         return _fail(str(exc))
     except KeyboardInterrupt:
-        print(f"{PROG}: cancelled", file=sys.stderr)
+        say(f"{PROG}: cancelled", err=True)
         return 130
     except OSError as exc:
         where = f" {exc.filename}" if exc.filename else ""
@@ -200,13 +201,13 @@ def main(argv: Sequence[str]) -> int:
 
 
 def _fail(message: str) -> int:
-    print(f"{PROG}: error: {message}", file=sys.stderr)
+    say(f"{PROG}: error: {message}", err=True)
     return 2
 
 
 def _warn_problems(result: LoadResult, stream: TextIO | None = None) -> None:
     for problem in result.problems:
-        print(f"{PROG}: warning: {problem}", file=stream or sys.stderr)
+        say(f"{PROG}: warning: {problem}", err=True, file=stream)
 
 
 # --------------------------------------------------------------------------- add
@@ -274,15 +275,15 @@ def _add(args: argparse.Namespace) -> int:
     if args.default:
         set_default_profile(name)
     env = profile.effective_environment
-    print(f"Added profile {name!r} ({env}, {base_url}) to {path}.")
-    print(f"Its {label} is {where}.")
+    say(f"Added profile {name!r} ({env}, {base_url}) to {path}.")
+    say(f"Its {label} is {where}.")
     if args.default:
-        print(f"{name!r} is now the default profile.")
+        say(f"{name!r} is now the default profile.")
     if profile.insecure_skip_verify:
-        print(
+        say(
             f"{PROG}: warning: certificate verification is OFF for {name!r}; anyone on the "
             "network path can read its traffic. Prefer --ca-bundle.",
-            file=sys.stderr,
+            err=True,
         )
     return 0
 
@@ -370,7 +371,7 @@ def _list(args: argparse.Namespace) -> int:
             extras.append("TLS VERIFY OFF")
         tail = f"  ({', '.join(extras)})" if extras else ""
         env = profile.effective_environment
-        print(f"{mark} {name:<{width}}  {env:<10}  {where}{tail}")
+        say(f"{mark} {name:<{width}}  {env:<10}  {where}{tail}")
     return 0
 
 
@@ -412,7 +413,7 @@ def _show(args: argparse.Namespace) -> int:
     rows.append(("confirm_threshold", str(ui.confirm_threshold)))
     width = max(len(key) for key, _ in rows)
     for key, value in rows:
-        print(f"{key + ':':<{width + 1}} {value}")
+        say(f"{key + ':':<{width + 1}} {value}")
     return 0
 
 
@@ -456,16 +457,16 @@ def _remove(args: argparse.Namespace) -> int:
     try:
         removed = delete_secret(name)
     except SecretStoreError as exc:
-        print(f"Removed profile {name!r}.")
-        print(f"{PROG}: warning: its secret could not be deleted: {exc}", file=sys.stderr)
+        say(f"Removed profile {name!r}.")
+        say(f"{PROG}: warning: its secret could not be deleted: {exc}", err=True)
         return 0
     if removed:
         places = " and ".join(
             "the system keyring" if r == "keyring" else "secrets.toml" for r in removed
         )
-        print(f"Removed profile {name!r} and its secret from {places}.")
+        say(f"Removed profile {name!r} and its secret from {places}.")
     else:
-        print(f"Removed profile {name!r}.")
+        say(f"Removed profile {name!r}.")
     return 0
 
 
@@ -475,5 +476,5 @@ def _use(args: argparse.Namespace) -> int:
     if result.config.get_profile(name) is None:
         raise CliError(_missing_message(name, result))
     set_default_profile(name)
-    print(f"{name!r} is now the default profile.")
+    say(f"{name!r} is now the default profile.")
     return 0

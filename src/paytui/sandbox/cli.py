@@ -14,6 +14,7 @@ import sys
 import time
 from pathlib import Path
 
+from paytui.console import SafeArgumentParser, say
 from paytui.sandbox import (
     DEMO_CLIENT_ID,
     DEMO_CLIENT_SECRET,
@@ -35,7 +36,7 @@ def _operations(value: str) -> set[str]:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="paytui sandbox", description=__doc__)
+    parser = SafeArgumentParser(prog="paytui sandbox", description=__doc__)
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8700, help="TCP port (default 8700)")
     parser.add_argument(
@@ -110,13 +111,13 @@ def main(argv: list[str]) -> int:
     if args.stop:
         from paytui.sandbox.embedded import stop_warm
 
-        print("Stopped." if stop_warm(args.db) else "No embedded sandbox was running.")
+        say("Stopped." if stop_warm(args.db) else "No embedded sandbox was running.")
         return 0
     if not is_loopback(args.host) and not args.allow_remote:
-        print(
+        say(
             f"paytui sandbox: refusing to listen on {args.host}: the demo credentials are public."
             " Pass --allow-remote to do it anyway.",
-            file=sys.stderr,
+            err=True,
         )
         return 2
     from paytui.sandbox.embedded import OutdatedDatabaseError, default_db_path, ensure_database
@@ -126,13 +127,13 @@ def main(argv: list[str]) -> int:
     try:
         built = ensure_database(db_path, charges=args.charges, seed=args.seed, fresh=args.fresh)
     except OutdatedDatabaseError as exc:
-        print(f"paytui sandbox: {exc}", file=sys.stderr)
+        say(f"paytui sandbox: {exc}", err=True)
         return 2
     if built:
         took = time.perf_counter() - started
-        print(f"Built {db_path} ({args.charges} charges, seed {args.seed}) in {took:.1f} s")
+        say(f"Built {db_path} ({args.charges} charges, seed {args.seed}) in {took:.1f} s")
     else:
-        print(f"Using {db_path} (--fresh rebuilds it)")
+        say(f"Using {db_path} (--fresh rebuilds it)")
 
     import uvicorn
 
@@ -150,7 +151,7 @@ def main(argv: list[str]) -> int:
     )
     host = f"[{args.host}]" if ":" in args.host else args.host
     base_url = f"http://{host}:{args.port}"
-    print(
+    say(
         f"paytui sandbox listening on {base_url}  (docs at {base_url}/docs)\n"
         f"  client id / secret: {DEMO_CLIENT_ID} / {DEMO_CLIENT_SECRET}   (every scope)\n"
         f"                      {LIMITED_CLIENT_ID} / {LIMITED_CLIENT_SECRET}"

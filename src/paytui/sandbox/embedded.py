@@ -25,7 +25,6 @@ Parts, one module:
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import hashlib
 import json
@@ -41,6 +40,8 @@ import time
 import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from paytui.console import SafeArgumentParser, say
 
 if TYPE_CHECKING:
     from paytui.sandbox.faults import Faults
@@ -111,9 +112,9 @@ def ensure_database(
                 f"{USER_VERSION}: rebuild it with `paytui sandbox --db {db_path} --fresh` "
                 "(its data is replaced by the demo seed)"
             )
-        print(
+        say(
             f"paytui sandbox: rebuilding {db_path} (schema version {version}, need {USER_VERSION})",
-            file=sys.stderr,
+            err=True,
         )
     from paytui.sandbox.seed import build_database
 
@@ -544,7 +545,7 @@ def _become_owner(paths: dict[str, Path], build: str, timeout: float = 30) -> An
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m paytui.sandbox.embedded")
+    parser = SafeArgumentParser(prog="python -m paytui.sandbox.embedded")
     parser.add_argument("--uds", help="Unix socket path to serve on")
     parser.add_argument("--db", type=Path, default=None, help="database (default: user data dir)")
     parser.add_argument(
@@ -555,7 +556,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     db_path = args.db or default_db_path()
     if args.stop:
-        print("stopped" if stop_warm(db_path) else "no warm sandbox was running")
+        say("stopped" if stop_warm(db_path) else "no warm sandbox was running")
         return 0
     if not args.uds:
         parser.error("--uds is required")
@@ -567,14 +568,14 @@ def main(argv: list[str] | None = None) -> int:
         build = build_id()
         owner_lock = _become_owner(paths, build)
         if owner_lock is None:  # another UI started one first: use it
-            print(READY, flush=True)
+            say(READY, flush=True)
             return 0
         with contextlib.suppress(FileNotFoundError):
             Path(args.uds).unlink()  # stale: its owner is gone (we hold the lock)
     try:
         ensure_database(db_path)  # rebuilds only the default database when outdated
     except OutdatedDatabaseError as exc:
-        print(f"paytui sandbox: {exc}", file=sys.stderr)
+        say(f"paytui sandbox: {exc}", err=True)
         return 2
 
     import uvicorn
@@ -592,7 +593,7 @@ def main(argv: list[str] | None = None) -> int:
             if not self.should_exit:
                 with contextlib.suppress(OSError):
                     os.chmod(args.uds, 0o600)
-                print(READY, flush=True)
+                say(READY, flush=True)
                 if args.keep_warm:  # the UI that spawned us may go: never write to its pipe
                     devnull = os.open(os.devnull, os.O_WRONLY)
                     os.dup2(devnull, sys.stdout.fileno())

@@ -24,6 +24,7 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.signal import Signal
+from textual.worker import NoActiveWorker, get_current_worker
 
 from paytui.actions.registry import spec_for
 from paytui.text import safe, safe_lines
@@ -31,13 +32,14 @@ from paytui.ui import bindings as keys
 from paytui.ui import format as fmt
 from paytui.ui import messages
 from paytui.ui.screens.charges import ChargeSearchScreen
+from paytui.ui.widgets.list_state import ListState, waiting_text
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from textual.dom import DOMNode
 
-    from paytui.api.client import PaymentClient
+    from paytui.api.client import PaymentClient, RetryWait
     from paytui.config.connection import Connection
     from paytui.sandbox.embedded import EmbeddedSandbox
     from paytui.ui.actions_service import ActionsService
@@ -464,6 +466,7 @@ class PaytuiApp(App[None]):
                 raise
             return
         self._client = client
+        client.on_wait = self._on_retry_wait
         if not future.done():
             future.set_result(client)
         self.run_worker(self._reconcile_on_start(), group="reconcile", exit_on_error=False)
@@ -675,6 +678,14 @@ class PaytuiApp(App[None]):
                 return
         await super().on_event(event)
 
+    async def _on_key(self, event: events.Key) -> None:  # awaits nothing: no window opens
+        # The same upstream bug by a second door: after `on_event`, Textual's own `App._on_key`
+        # handler checks the bindings of `self.screen`, and a mode switch may have emptied the
+        # stack in between (keys queued fast behind a profile switch). No screen: the key is
+        # dropped (`prevent_default` skips `App._on_key`, the next handler along the MRO).
+        if not self._screen_stacks.get(self._current_mode):
+            event.prevent_default()
+
     def _after_first_paint(self) -> None:
         self._first_paint_done = True
         self._start_connect()
@@ -696,8 +707,40 @@ class PaytuiApp(App[None]):
         else:
             self.exit()
 
+    def _on_retry_wait(self, wait: RetryWait) -> None:
+        """The client waits before retrying a read (Retry-After): the list whose read it is
+        counts down and offers escape to cancel; any other read says so in a notification."""
+        try:
+            worker = get_current_worker()
+        except NoActiveWorker:
+            return
+        screen = getattr(worker.node, "screen", None)
+        found = screen.query(ListState) if screen is not None else None
+        state = found.first() if found else None
+        if state is not None and state.state == "loading":
+            state.show_waiting(wait, worker.cancel)
+        else:
+            self.notify(
+                waiting_text(wait.reason, wait.seconds).replace(" (escape to cancel)", ""),
+                severity="warning",
+                timeout=max(2.0, wait.seconds),
+                markup=False,
+            )
+
+    def _waiting_list(self) -> ListState | None:
+        """The list on screen that is counting down a retry wait, if any."""
+        for state in self.screen.query(ListState):
+            if state.waiting:
+                return state
+        return None
+
     async def action_back(self) -> None:
-        """Close the screen on top; from a top-level screen other than charges, go to charges."""
+        """Escape: stop a list's retry wait if one counts down; else close the screen on top;
+        from a top-level screen other than charges, go to charges."""
+        waiting = self._waiting_list()
+        if waiting is not None:
+            waiting.cancel_wait()
+            return
         if len(self.screen_stack) > 1:
             self.pop_screen()
         elif self.current_mode != "charges":

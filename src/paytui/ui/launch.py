@@ -18,6 +18,8 @@ import sys
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, NoReturn
 
+from paytui.console import SafeArgumentParser, say
+
 if TYPE_CHECKING:
     import types
 
@@ -40,7 +42,7 @@ class _UsageError(Exception):
     pass
 
 
-class _Parser(argparse.ArgumentParser):
+class _Parser(SafeArgumentParser):
     def error(self, message: str) -> NoReturn:
         raise _UsageError(f"{message} (see `paytui --help`)")
 
@@ -77,7 +79,7 @@ def main(argv: Sequence[str]) -> int:
     if args.version:
         from paytui import __version__
 
-        print(f"paytui {__version__}")
+        say(f"paytui {__version__}")
         return 0
 
     from paytui.config import ConfigError, resolve_connection
@@ -94,7 +96,7 @@ def main(argv: Sequence[str]) -> int:
     try:
         setup_logging()
     except OSError as exc:  # an unwritable log dir must not stop the app
-        print(f"paytui: warning: logging disabled: {exc}", file=sys.stderr)
+        say(f"paytui: warning: logging disabled: {exc}", err=True)
     for secret in connection.secret_values():
         register_secret(secret)
     for problem in connection.problems:
@@ -119,7 +121,7 @@ def main(argv: Sequence[str]) -> int:
 
 
 def _fail(message: str, *, code: int = 2) -> int:
-    print(f"paytui: error: {message}", file=sys.stderr)
+    say(f"paytui: error: {message}", err=True)
     return code
 
 

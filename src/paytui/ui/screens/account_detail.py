@@ -27,7 +27,7 @@ from paytui.ui.widgets.errors import describe_error
 from paytui.ui.widgets.fit_table import FitColumn, FitNavTable
 from paytui.ui.widgets.footer import PaytuiFooter
 from paytui.ui.widgets.header import PaytuiHeader
-from paytui.ui.widgets.list_state import error_text
+from paytui.ui.widgets.list_state import add_unreadable_rows, error_text, is_unreadable_key
 from paytui.ui.widgets.nav_table import NavTable
 
 if TYPE_CHECKING:
@@ -216,11 +216,12 @@ class AccountDetailScreen(PaytuiScreen[None]):
                 fmt.literal(name or "—"),
                 key=charge.charge_id,
             )
-        total = page.total if page.total is not None else len(self.charges)
-        if not self.charges:
+        shown = len(self.charges) + add_unreadable_rows(table, page.unreadable)
+        total = page.total if page.total is not None else shown
+        if not shown:
             self._charges_message(Text("No charges on this account yet."), "empty")
             return
-        line = Text(f"The {len(self.charges)} most recent of {total:,}. ")
+        line = Text(f"The {shown} most recent of {total:,}. ")
         line.append("enter", style="bold")
         line.append(" opens one; ")
         line.append("s", style="bold")
@@ -257,5 +258,5 @@ class AccountDetailScreen(PaytuiScreen[None]):
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
-        if event.row_key.value:
+        if event.row_key.value and not is_unreadable_key(event.row_key.value):
             self.post_message(messages.OpenCharge(str(event.row_key.value)))

@@ -32,11 +32,11 @@ from paytui.ui.screens.base import PaytuiScreen
 from paytui.ui.widgets.fit_table import FitColumn, FitNavTable
 from paytui.ui.widgets.footer import PaytuiFooter
 from paytui.ui.widgets.header import PaytuiHeader
-from paytui.ui.widgets.list_state import ErrorLine, ListState, showing
+from paytui.ui.widgets.list_state import ErrorLine, ListState, add_unreadable_rows, showing
 from paytui.ui.widgets.nav_table import NavTable
 
 if TYPE_CHECKING:
-    from paytui.api.models import Account, Merchant, Page
+    from paytui.api.models import Account, Merchant, Page, UnreadableItem
 
 ACCOUNTS_BINDINGS: list[Binding] = [
     Binding(
@@ -80,13 +80,20 @@ CHANGED_STYLE = Style(bold=True, reverse=True)
 MAX_ACCOUNTS = 5000
 
 
-async def read_all(fetch: Callable[..., Awaitable[Page[Any]]], **filters: Any) -> list[Any]:
-    """Every item of a list endpoint, following the pages."""
+async def read_all(
+    fetch: Callable[..., Awaitable[Page[Any]]],
+    unreadable: list[UnreadableItem] | None = None,
+    **filters: Any,
+) -> list[Any]:
+    """Every item of a list endpoint, following the pages; the items that could not be read
+    are added to `unreadable` when given."""
     items: list[Any] = []
     offset = 0
     while len(items) < MAX_ACCOUNTS:
         page = await fetch(limit=500, offset=offset, **filters)
         items.extend(page.items)
+        if unreadable is not None:
+            unreadable.extend(page.unreadable)
         if not page.has_more or not page.items:
             break
         offset = page.next_offset
@@ -138,6 +145,8 @@ class AccountsScreen(PaytuiScreen[None]):
     def __init__(self) -> None:
         super().__init__()
         self.accounts: list[Account] = []
+        #: Accounts the service sent that could not be read: unreadable rows, after the groups.
+        self.unreadable: list[UnreadableItem] = []
         self.merchants: dict[str, Merchant] = {}
         self.status_filter: str | None = None
         self.watching = False
@@ -200,7 +209,8 @@ class AccountsScreen(PaytuiScreen[None]):
         try:
             try:
                 client = await paytui_app(self).get_client()
-                accounts = await read_all(client.list_accounts_page)
+                unreadable: list[UnreadableItem] = []
+                accounts = await read_all(client.list_accounts_page, unreadable)
             except Exception as exc:
                 self._show_error(exc)
                 return
@@ -210,6 +220,7 @@ class AccountsScreen(PaytuiScreen[None]):
                 except Exception:  # names are a nicety: group by merchant id without them
                     merchants = []
                 self.merchants.update({m.merchant_id: m for m in merchants})
+            self.unreadable = unreadable
             self._apply(accounts)
         finally:
             self._reading = False
@@ -276,10 +287,11 @@ class AccountsScreen(PaytuiScreen[None]):
             )
             for account in sorted(members, key=lambda a: (a.name or "", a.account_id)):
                 table.add_row(*self._cells(account), key=account.account_id)
-        total = len(self.accounts)
-        shown = len(visible)
+        unreadable = add_unreadable_rows(table, self.unreadable)
+        total = len(self.accounts) + unreadable
+        shown = len(visible) + unreadable
         self.query_one("#showing", Static).update(showing(shown, total))
-        if not visible:
+        if not shown:
             what = f"with status {self.status_filter}" if self.status_filter else "for this client"
             self.query_one(ListState).show_empty(
                 f"No accounts {what}.\nPress f for the next status, F for all."

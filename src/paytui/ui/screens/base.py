@@ -10,6 +10,8 @@ Why a base: three things every screen must do the same way, decided once.
   so an action that cannot apply is shown disabled with its reason (`disabled_reason`), never
   opened only to say no. Screens decide their own actions in `check_own_action`.
 - Modals show the environment bar themselves (production is never out of sight).
+- A screen is dismissed once (`paytui.ui.dismiss.DismissOnce`): a second closing key queued
+  behind the first never pops the screen beneath.
 - Forms (`TEXT_ENTRY = True`) swallow every printable key that no field took: a key typed while
   focus is on a select, a button, or not yet on the first field (keys typed right after the key
   that opened the form) is dropped, never handed to the app's single-letter keys beneath.
@@ -24,6 +26,7 @@ from textual.screen import ModalScreen, Screen
 
 from paytui.actions.registry import spec_for
 from paytui.ui import messages
+from paytui.ui.dismiss import DismissOnce
 from paytui.ui.widgets.header import PaytuiHeader
 
 if TYPE_CHECKING:
@@ -59,7 +62,7 @@ class _Host(Protocol):
     def active_bindings(self) -> dict[str, ActiveBinding]: ...
 
 
-class PaytuiScreenMixin:
+class PaytuiScreenMixin(DismissOnce):
     """What `PaytuiScreen` and `PaytuiModal` share (see the module docstring)."""
 
     #: A form: printable keys no field consumed are dropped here (never reach app bindings).

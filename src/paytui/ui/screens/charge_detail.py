@@ -248,7 +248,11 @@ class ChargeDetailScreen(PaytuiScreen[None]):
             client = await self._host.get_client()
             page = await client.search_refunds_page(RefundQuery(charge_id=self.charge_id), limit=50)
         except ApiError as exc:
+            if self._widgets_gone():
+                return
             self._panel("refunds", Text(safe(f"Could not load the refunds: {exc}"), style="bold"))
+            return
+        if self._widgets_gone():  # the screen closed while the refunds were read
             return
         if not page.items:
             self._panel("refunds", None)
@@ -301,6 +305,8 @@ class ChargeDetailScreen(PaytuiScreen[None]):
                 self._capture_lookup = None
             else:
                 self._capture_lookup = "not captured yet"
+        if self._widgets_gone():  # the screen closed while the capture was looked up
+            return
         self._render_summary()
         self.refresh_bindings()
 
@@ -349,9 +355,16 @@ class ChargeDetailScreen(PaytuiScreen[None]):
         )
         self.refresh_bindings()
 
+    def _widgets_gone(self) -> bool:
+        """True once this screen was closed and its widgets removed (a read may end later)."""
+        return not self.query("#detail-panels") or not self.query("#panel-refunds")
+
     def _panel(self, panel_id: str, content: RenderableType | None) -> None:
         """Fill a panel, or hide it when the charge has nothing for it."""
-        panel = self.query_one(f"#panel-{panel_id}", Static)
+        found = self.query(f"#panel-{panel_id}")
+        if not found:  # the screen is closing: its widgets are being removed
+            return
+        panel = found.first(Static)
         if content is None:
             panel.display = False
             return

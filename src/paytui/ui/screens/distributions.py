@@ -24,7 +24,7 @@ from paytui.ui.widgets.distribution_tree import OUTGOING_CATEGORIES, TOTAL_CATEG
 from paytui.ui.widgets.fit_table import FitColumn, FitNavTable
 from paytui.ui.widgets.footer import PaytuiFooter
 from paytui.ui.widgets.header import PaytuiHeader
-from paytui.ui.widgets.list_state import ErrorLine, ListState, showing
+from paytui.ui.widgets.list_state import ErrorLine, ListState, add_unreadable_rows, showing
 from paytui.ui.widgets.nav_table import NavTable
 
 if TYPE_CHECKING:
@@ -164,7 +164,7 @@ class DistributionsScreen(PaytuiScreen[None]):
                 fmt.literal(dist.account_id or "—"),
                 key=dist.distribution_id,
             )
-        shown = len(self.distributions)
+        shown = len(self.distributions) + add_unreadable_rows(table, page.unreadable)
         self.query_one("#showing", Static).update(
             showing(shown, self.total, first=self.page_offset)
         )

@@ -24,7 +24,7 @@ from paytui.ui.screens.base import PaytuiScreen
 from paytui.ui.widgets.fit_table import FitColumn, FitTable
 from paytui.ui.widgets.footer import PaytuiFooter
 from paytui.ui.widgets.header import PaytuiHeader
-from paytui.ui.widgets.list_state import ErrorLine, ListState, showing
+from paytui.ui.widgets.list_state import ErrorLine, ListState, add_unreadable_rows, showing
 from paytui.ui.widgets.safe_input import SafeInput
 
 if TYPE_CHECKING:
@@ -117,13 +117,14 @@ class RefundsScreen(PaytuiScreen[None]):
                 Text(fmt.timestamp(refund.refund_timestamp)),
                 fmt.literal(refund.reason or ""),
             )
-        text = showing(len(page.items), page.total, first=self.page_offset)
+        shown = len(page.items) + add_unreadable_rows(table, page.unreadable)
+        text = showing(shown, page.total, first=self.page_offset)
         if page.has_more:
             text.append("   n: next page")
         if self.page_offset:
             text.append("   p: previous page")
         status.update(text)
-        if page.items:
+        if shown:
             self.query_one(ListState).show_results()
         else:
             self.query_one(ListState).show_empty(

@@ -29,7 +29,7 @@ from paytui.ui.screens.modals.token_form import _FORMS_TCSS, token_summary
 from paytui.ui.widgets.fit_table import FitColumn, FitTable
 from paytui.ui.widgets.footer import PaytuiFooter
 from paytui.ui.widgets.header import PaytuiHeader
-from paytui.ui.widgets.list_state import ErrorLine, ListState, showing
+from paytui.ui.widgets.list_state import ErrorLine, ListState, add_unreadable_rows, showing
 
 if TYPE_CHECKING:
     from paytui.api.models import Charge, Token
@@ -103,6 +103,8 @@ class TokensScreen(PaytuiScreen[None]):
     def __init__(self) -> None:
         super().__init__()
         self.tokens: list[Token] = []
+        #: How many rows are unreadable tokens (shown with their ids, after each page's tokens).
+        self.unreadable = 0
         self.total: int | None = None
         self.has_more = False
         self._loading_more = False
@@ -143,18 +145,16 @@ class TokensScreen(PaytuiScreen[None]):
         table = self.query_one("#tokens", DataTable)
         table.clear()
         self.tokens = []
+        self.unreadable = 0
         self._append(page)
-        if not self.tokens:
+        if not self.tokens and not self.unreadable:
             self.query_one(ListState).show_empty(
                 "No tokens stored yet.\nPress n to store a card as a token."
             )
             return
         self.query_one(ListState).show_results()
-        if select is not None:
-            for index, token in enumerate(self.tokens):
-                if token.token_id == select:
-                    table.move_cursor(row=index)
-                    break
+        if select is not None and select in self._by_id:
+            table.move_cursor(row=table.get_row_index(select))
         table.focus()
 
     def _append(self, page: Any) -> None:
@@ -163,11 +163,12 @@ class TokensScreen(PaytuiScreen[None]):
         for token in page.items:
             table.add_row(*token_row(token, now), key=token.token_id)
             self.tokens.append(token)
+        self.unreadable += add_unreadable_rows(table, page.unreadable)
         self.total = page.total
         self.has_more = page.has_more
         total = page.total if page.total is not None else len(self.tokens)
         expired = sum(1 for t in self.tokens if token_state(t, now) == "expired")
-        text = showing(len(self.tokens), total)
+        text = showing(len(self.tokens) + self.unreadable, total)
         if expired:
             text.append(f" · {expired} expired")
         self.query_one("#showing", Static).update(text)
@@ -177,7 +178,9 @@ class TokensScreen(PaytuiScreen[None]):
         self._loading_more = True
         try:
             client = await self.app.get_client()
-            page = await client.list_tokens_page(limit=PAGE_SIZE, offset=len(self.tokens))
+            page = await client.list_tokens_page(
+                limit=PAGE_SIZE, offset=len(self.tokens) + self.unreadable
+            )
         except Exception as exc:
             self.query_one(ListState).show_failed(
                 exc, rows_on_screen=True, note="more tokens did not load"
@@ -203,11 +206,18 @@ class TokensScreen(PaytuiScreen[None]):
 
     # --- the token under the cursor -------------------------------------------------------------
     @property
+    def _by_id(self) -> dict[str, Token]:
+        return {token.token_id: token for token in self.tokens}
+
+    @property
     def current(self) -> Token | None:
         if self.state != "results":
             return None
-        row = self.query_one("#tokens", DataTable).cursor_row
-        return self.tokens[row] if 0 <= row < len(self.tokens) else None
+        table = self.query_one("#tokens", DataTable)
+        if not (0 <= table.cursor_row < table.row_count):
+            return None
+        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        return self._by_id.get(str(key))  # None on an unreadable row
 
     def action_subject(self, action: str) -> object | None:
         """Update and charge act on the highlighted token."""

@@ -31,6 +31,7 @@ from paytui.text import safe
 from paytui.ui import format as fmt
 from paytui.ui.bindings import TABLE_BINDINGS
 from paytui.ui.widgets.columns import layout_columns as fit_columns
+from paytui.ui.widgets.list_state import UNREADABLE_LABEL
 
 if TYPE_CHECKING:
     from paytui.api.models import Charge, Page, UnreadableItem
@@ -54,7 +55,7 @@ def _unreadable_cells(item: UnreadableItem, widths: list[tuple[Column, int]]) ->
     """An "unreadable row": its id where the id goes, why in the widest column."""
     cells = [Text("") for _ in widths]
     keys = [column.key for column, _ in widths]
-    cells[0] = Text("unreadable row", style=fmt.tone("bold error"))
+    cells[0] = Text(UNREADABLE_LABEL, style=fmt.tone("bold error"))
     if "id" in keys:
         cells[keys.index("id")] = fmt.literal(item.id or "?")
     free = [i for i in range(1, len(widths)) if keys[i] != "id"]  # never over the id

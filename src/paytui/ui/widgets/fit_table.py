@@ -101,6 +101,11 @@ class FitTable(DataTable[Any]):
         return self
 
     @property
+    def declared_columns(self) -> int:
+        """How many cells a row takes: every declared column, shown now or not."""
+        return len(self._fit_columns)
+
+    @property
     def shown_columns(self) -> list[str]:
         """The keys of the columns on screen now, in order."""
         return [self._fit_columns[index].key for index, _width in self._layout]

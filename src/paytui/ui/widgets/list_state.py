@@ -8,7 +8,15 @@ their items, History) composes one `ListState` next to its table and one `ErrorL
 - `ListState.show_failed(exc, rows_on_screen=...)`: with no good rows yet, the panel says what went
   wrong and that ctrl+r retries; when rows are already on screen (a refresh or a later page
   failed) they stay, and the `ErrorLine` above them says what failed instead;
-- `ListState.show_results()`: the table shows; the error line clears.
+- `ListState.show_results()`: the table shows; the error line clears;
+- `add_unreadable_rows(table, page.unreadable)`: an item of a page that could not be read (a
+  field of an impossible shape) is one "unreadable row" with its id and why, and the rest of
+  the page shows. The rows go after the page's readable ones, keyed ``unreadable:<n>``, so a
+  screen's list of items keeps the positions of its table's rows; the charge list, which draws
+  its own rows, keeps them in their places with the same label.
+- `ListState.show_waiting(wait, cancel)`: while loading, the client waits before a retry (a
+  ``Retry-After``): a countdown, "Service busy, retrying in 12 s… (escape to cancel)", ticking
+  each second; `cancel_wait()` (escape) stops the request and says ctrl+r tries again.
 
 The panel sets the state as a class on its screen (`-loading`, `-results`, `-empty`, `-error`),
 so a screen's stylesheet (and the shared rules in `app.tcss`) hide the table while there is no
@@ -17,13 +25,26 @@ list to show. The words of an error come from `describe_error`, the one classifi
 
 from __future__ import annotations
 
+import math
+import time
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.reactive import reactive
-from textual.widgets import LoadingIndicator, Static
+from textual.widgets import DataTable, LoadingIndicator, Static
 
+from paytui.ui import format as fmt
 from paytui.ui.widgets.errors import ErrorInfo, describe_error
+from paytui.ui.widgets.fit_table import FitTable
+
+if TYPE_CHECKING:
+    from textual.timer import Timer
+
+    from paytui.api.client import RetryWait
+    from paytui.api.models import UnreadableItem
 
 #: Every state a list can be in (the screen gets `-<state>` as a class).
 LIST_STATES = ("loading", "results", "empty", "error")
@@ -31,6 +52,48 @@ LIST_STATES = ("loading", "results", "empty", "error")
 LAST_GOOD = "the rows below are the last good ones"
 #: The one retry hint.
 RETRY_HINT = "Press ctrl+r to retry."
+#: What a list says once the user stopped a retry wait.
+WAIT_CANCELLED = "Stopped waiting for the service. " + RETRY_HINT
+
+
+#: What an item that could not be read shows as, in every list.
+UNREADABLE_LABEL = "unreadable row"
+#: Row keys of unreadable rows start with this.
+UNREADABLE_KEY = "unreadable:"
+
+
+def unreadable_cells(item: UnreadableItem, columns: int) -> list[Text]:
+    """The cells of an unreadable row: the label, its id, and why in the last column."""
+    cells = [Text("") for _ in range(columns)]
+    texts = [Text(UNREADABLE_LABEL, style=fmt.tone("bold error")), fmt.literal(item.id or "?")]
+    for index, text in enumerate(texts[:columns]):
+        cells[index] = text
+    if columns > len(texts):
+        cells[-1] = fmt.literal(item.reason, style="dim")
+    return cells
+
+
+def add_unreadable_rows(table: DataTable[object], unreadable: Iterable[UnreadableItem]) -> int:
+    """Add one unreadable row per item after the table's rows; how many were added."""
+    added = 0
+    # A fitted table takes a cell for every declared column, whichever are on screen now.
+    columns = table.declared_columns if isinstance(table, FitTable) else len(table.columns)
+    for item in sorted(unreadable, key=lambda u: u.position):
+        table.add_row(*unreadable_cells(item, columns), key=f"{UNREADABLE_KEY}{table.row_count}")
+        added += 1
+    return added
+
+
+def is_unreadable_key(key: object) -> bool:
+    """True for the row key of an unreadable row (nothing to open or act on)."""
+    return str(key).startswith(UNREADABLE_KEY)
+
+
+def waiting_text(reason: str, seconds_left: float) -> str:
+    """The countdown line: "Service busy, retrying in 12 s… (escape to cancel)"."""
+    if seconds_left <= 0:
+        return f"{reason}, retrying now… (escape to cancel)"
+    return f"{reason}, retrying in {max(0, math.ceil(seconds_left))} s… (escape to cancel)"
 
 
 def error_text(info: ErrorInfo, *, otherwise: str | None = None) -> Text:
@@ -117,10 +180,16 @@ class ListState(Vertical):
     """
 
     state: reactive[str] = reactive("loading")
+    #: The countdown's clock (a test replaces it, so nothing really waits).
+    clock = staticmethod(time.monotonic)
 
     def __init__(self, *, error_line: ErrorLine | None = None, id: str = "list-state") -> None:
         super().__init__(id=id)
         self._error_line = error_line
+        self._wait_ends: float | None = None
+        self._wait_reason = ""
+        self._cancel: Callable[[], object] | None = None
+        self._ticker: Timer | None = None
 
     def compose(self) -> ComposeResult:
         yield LoadingIndicator(id="spinner")
@@ -130,10 +199,12 @@ class ListState(Vertical):
         self.watch_state(self.state)
 
     def watch_state(self, state: str) -> None:
-        for name in LIST_STATES:
-            self.set_class(state == name, f"-{name}")
-            if self.is_attached:
-                self.screen.set_class(state == name, f"-{name}")
+        # One restyle per node, not one per class: restyling a whole screen is the dear part.
+        nodes = [self, self.screen] if self.is_attached else [self]
+        for node in nodes:
+            for name in LIST_STATES:
+                node.set_class(state == name, f"-{name}", update=False)
+            node.update_node_styles()
 
     # --- the four states ------------------------------------------------------------------------
     def message(self, text: Text | str) -> None:
@@ -142,17 +213,59 @@ class ListState(Vertical):
         )
 
     def show_loading(self, what: str) -> None:
+        self._stop_waiting()
         self.message(Text(f"Loading {what}…"))
         self.state = "loading"
 
     def show_empty(self, text: Text | str) -> None:
+        self._stop_waiting()
         self.message(text)
         self.state = "empty"
         self._clear_line()
 
     def show_results(self) -> None:
+        self._stop_waiting()
         self.state = "results"
         self._clear_line()
+
+    # --- a retry wait (Retry-After) while loading ------------------------------------------------
+    @property
+    def waiting(self) -> bool:
+        """True while a countdown is shown."""
+        return self._wait_ends is not None
+
+    def show_waiting(self, wait: RetryWait, cancel: Callable[[], object]) -> None:
+        """The client waits `wait.seconds` before retrying: count down; `cancel` stops it."""
+        self._wait_ends = self.clock() + wait.seconds
+        self._wait_reason = wait.reason
+        self._cancel = cancel
+        self.state = "loading"
+        self.tick()
+        if self._ticker is None:
+            self._ticker = self.set_interval(1.0, self.tick)
+
+    def tick(self) -> None:
+        """Show the seconds left (called every second while waiting)."""
+        if self._wait_ends is not None:
+            self.message(Text(waiting_text(self._wait_reason, self._wait_ends - self.clock())))
+
+    def cancel_wait(self) -> bool:
+        """Stop the waiting request (escape); False when nothing was waiting."""
+        cancel = self._cancel
+        if not self.waiting or cancel is None:
+            return False
+        self._stop_waiting()
+        cancel()
+        self.message(Text(WAIT_CANCELLED))
+        self.state = "error"
+        return True
+
+    def _stop_waiting(self) -> None:
+        self._wait_ends = None
+        self._cancel = None
+        if self._ticker is not None:
+            self._ticker.stop()
+            self._ticker = None
 
     def show_failed(
         self,
@@ -164,6 +277,7 @@ class ListState(Vertical):
     ) -> ErrorInfo:
         """Show `exc`: above the rows kept on screen, or in the panel when there are none
         (`otherwise`: what to do when retrying cannot help). Returns the words, to notify."""
+        self._stop_waiting()
         info = describe_error(exc)
         if rows_on_screen and self._error_line is not None:
             if note:
@@ -192,4 +306,18 @@ def showing(shown: int, total: int | None, *, first: int | None = None) -> Text:
     return Text(text)
 
 
-__all__ = ["LIST_STATES", "RETRY_HINT", "ErrorLine", "ListState", "error_text", "showing"]
+__all__ = [
+    "LIST_STATES",
+    "RETRY_HINT",
+    "UNREADABLE_KEY",
+    "UNREADABLE_LABEL",
+    "WAIT_CANCELLED",
+    "ErrorLine",
+    "ListState",
+    "add_unreadable_rows",
+    "error_text",
+    "is_unreadable_key",
+    "showing",
+    "unreadable_cells",
+    "waiting_text",
+]

@@ -6,18 +6,31 @@ size. Right after `ctrl+p` the palette's list can already hold options and a hig
 has not been laid out yet, so PageDown at once raised ``KeyError: 0`` and ended the app. Until
 that is fixed upstream, page moves on a list without a size are ignored (there is nothing on
 screen to page through yet); every other key goes to Textual unchanged.
+
+A second upstream race (same version, `CommandPalette._watch__show_busy`): the search worker
+sets `_show_busy` on its way out, and when the palette was dismissed meanwhile (keys typed fast:
+ctrl+p, a letter, escape) its children are already gone, so the watcher's `query_one` raised
+`NoMatches` and ended the app; the search worker itself, started by a key typed as the palette
+closed, failed the same way on its first `query_one`. A palette without its children has
+nothing to show busy on and nothing to search for.
+And, like every paytui screen, it is dismissed once (`paytui.ui.dismiss.DismissOnce`).
 """
 
 from __future__ import annotations
 
+from textual import work
 from textual.command import CommandList, CommandPalette
+from textual.css.query import NoMatches
+from textual.widgets import LoadingIndicator
+
+from paytui.ui.dismiss import DismissOnce
 
 __all__ = ["GuardedCommandPalette"]
 
 _PAGE_MOVES = frozenset({"page_down", "page_up"})
 
 
-class GuardedCommandPalette(CommandPalette):
+class GuardedCommandPalette(DismissOnce, CommandPalette):
     """`CommandPalette` whose page moves wait until its list has been laid out."""
 
     def _action_command_list(self, action: str) -> None:
@@ -26,3 +39,23 @@ class GuardedCommandPalette(CommandPalette):
             if not commands.scrollable_content_region:
                 return
         super()._action_command_list(action)
+
+    async def _watch__show_busy(self) -> None:
+        try:
+            self.query_one(LoadingIndicator)
+            self.query_one(CommandList)
+        except NoMatches:  # dismissed while its search was ending
+            return
+        await super()._watch__show_busy()
+
+    @work(exclusive=True, group=CommandPalette._GATHER_COMMANDS_GROUP)
+    async def _gather_commands(self, search_value: str) -> None:
+        try:
+            self.query_one(CommandList)
+        except NoMatches:  # dismissed before its search began
+            return
+        gather = CommandPalette._gather_commands.__wrapped__  # type: ignore[attr-defined]
+        try:
+            await gather(self, search_value)
+        except NoMatches:  # dismissed while it searched
+            return

@@ -31,6 +31,7 @@ from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.css.query import NoMatches
 from textual.notifications import SeverityLevel
 from textual.reactive import reactive
 from textual.widgets import Button, Input, Static
@@ -287,6 +288,18 @@ class MoneyActionModal(PaytuiModal[str | None]):
     @work(exclusive=True, group="money-load")
     async def _load(self) -> None:
         try:
+            await self._load_steps()
+        except NoMatches:
+            if not self._widgets_gone():
+                raise
+            # Closed while it read (escape typed at once): nothing left to fill in.
+
+    def _widgets_gone(self) -> bool:
+        """True once the dialog was closed and its widgets removed (a read may end later)."""
+        return not self.query("#dialog-message")
+
+    async def _load_steps(self) -> None:
+        try:
             executor = await paytui_app(self).actions.executor()
         except Exception as exc:
             self._block(f"Could not connect: {exc}")
@@ -309,6 +322,13 @@ class MoneyActionModal(PaytuiModal[str | None]):
 
     @work(exclusive=True, group="money-load")
     async def _refresh_info(self, told: str) -> None:
+        try:
+            await self._refresh_steps(told)
+        except NoMatches:
+            if not self._widgets_gone():
+                raise
+
+    async def _refresh_steps(self, told: str) -> None:
         """After an earlier attempt turned out applied: show the charge as it is now (what was
         already refunded, what is left) — or why nothing more can be done at all."""
         try:

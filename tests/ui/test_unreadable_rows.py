@@ -1,0 +1,91 @@
+"""One unreadable item in any list (refunds, tokens, accounts, distributions, an account's
+charges) is one "unreadable row" with its id, and the rest of the page shows: the list kit's
+`add_unreadable_rows`, one implementation for every table."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx
+from textual.widgets import DataTable
+
+from paytui.ui.screens.account_detail import AccountDetailScreen
+from paytui.ui.widgets.list_state import UNREADABLE_LABEL, is_unreadable_key
+from tests.ui.conftest import make_app, settle
+
+PAGE_HINTS = ("has_more", "total", "limit")
+
+
+class SecondItemUnreadable(httpx.AsyncBaseTransport):
+    """Every list page answered has its second item's timestamps replaced by objects (an
+    impossible shape), as a broken server would send; the ids so spoiled are kept."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
+        self.inner = inner
+        self.spoiled: set[str] = set()
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        response = await self.inner.handle_async_request(request)
+        if request.method != "GET" or not response.headers.get("content-type", "").startswith(
+            "application/json"
+        ):
+            return response
+        body = json.loads(await response.aread())
+        items = _items(body)
+        if items is not None and len(items) > 1 and isinstance(items[1], dict):
+            item: dict[str, Any] = items[1]
+            stamps = [key for key in item if key.endswith("_timestamp")] or ["created_timestamp"]
+            for key in stamps:
+                item[key] = {"hostile": True}
+            self.spoiled.update(str(v) for k, v in item.items() if k.endswith("_id"))
+        return httpx.Response(response.status_code, json=body)
+
+
+def _items(body: Any) -> list[Any] | None:
+    if isinstance(body, list):
+        return body
+    if isinstance(body, dict) and any(hint in body for hint in PAGE_HINTS):
+        return next((v for v in body.values() if isinstance(v, list)), None)
+    return None
+
+
+def unreadable_rows(app: Any) -> list[tuple[str, int]]:
+    """(the id an unreadable row shows, rows in its table) for every unreadable row on screen."""
+    found = []
+    for table in app.screen.query(DataTable):
+        for key in table.rows:
+            if is_unreadable_key(key.value):
+                cells = table.get_row(key)
+                assert cells[0].plain == UNREADABLE_LABEL
+                found.append((cells[1].plain, table.row_count))
+    return found
+
+
+async def test_every_list_shows_an_unreadable_item_as_one_row(
+    sandbox_transport: httpx.AsyncBaseTransport,
+) -> None:
+    transport = SecondItemUnreadable(sandbox_transport)
+    app = make_app(transport)
+    seen: dict[str, list[tuple[str, int]]] = {}
+    async with app.run_test(size=(160, 40)) as pilot:
+        await settle(app, pilot)
+        for mode in ("tokens", "distributions", "accounts"):
+            await app.switch_mode(mode)
+            await settle(app, pilot)
+            seen[mode] = unreadable_rows(app)
+        client = await app.get_client()
+        account_id = (await client.search_charges_page(limit=1)).items[0].account_id
+        assert account_id is not None
+        await app.push_screen(AccountDetailScreen(account_id))
+        await settle(app, pilot)
+        seen["an account's charges"] = unreadable_rows(app)
+        await app.switch_mode("charges")
+        app.action_refunds()
+        await settle(app, pilot)
+        seen["refunds"] = unreadable_rows(app)
+    for where, rows in seen.items():
+        assert len(rows) == 1, (where, rows)
+        shown_id, row_count = rows[0]
+        assert shown_id in transport.spoiled, (where, shown_id)
+        assert row_count > 2, (where, row_count)  # the rest of the page shows
