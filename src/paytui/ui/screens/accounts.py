@@ -33,7 +33,6 @@ from paytui.ui.widgets.fit_table import FitColumn, FitNavTable
 from paytui.ui.widgets.footer import PaytuiFooter
 from paytui.ui.widgets.header import PaytuiHeader
 from paytui.ui.widgets.list_state import ErrorLine, ListState, add_unreadable_rows, showing
-from paytui.ui.widgets.nav_table import NavTable
 
 if TYPE_CHECKING:
     from paytui.api.models import Account, Merchant, Page, UnreadableItem
@@ -254,13 +253,8 @@ class AccountsScreen(PaytuiScreen[None]):
         return [a for a in self.accounts if a.status == self.status_filter]
 
     def _render_table(self) -> None:
-        table = self.query_one(NavTable)
-        keep = None
-        if table.row_count and table.cursor_row >= 0:
-            try:
-                keep = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
-            except Exception:
-                keep = None
+        table = self.query_one(FitNavTable)
+        keep = table.cursor_key()
         table.clear()
         visible = self._visible()
         groups: dict[str, list[Account]] = {}

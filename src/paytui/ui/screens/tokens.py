@@ -213,11 +213,8 @@ class TokensScreen(PaytuiScreen[None]):
     def current(self) -> Token | None:
         if self.state != "results":
             return None
-        table = self.query_one("#tokens", DataTable)
-        if not (0 <= table.cursor_row < table.row_count):
-            return None
-        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
-        return self._by_id.get(str(key))  # None on an unreadable row
+        key = self.query_one("#tokens", FitTable).cursor_key()
+        return self._by_id.get(key) if key is not None else None  # None on an unreadable row
 
     def action_subject(self, action: str) -> object | None:
         """Update and charge act on the highlighted token."""

@@ -100,6 +100,14 @@ class FitTable(DataTable[Any]):
         super().clear(columns=columns)
         return self
 
+    def cursor_key(self) -> str | None:
+        """The key of the row under the cursor, None when there is none. By row, not by cell:
+        while the columns are rebuilt for a new width a row can have no cell to ask."""
+        if not 0 <= self.cursor_row < self.row_count:
+            return None
+        key = self.ordered_rows[self.cursor_row].key.value
+        return None if key is None else str(key)
+
     @property
     def declared_columns(self) -> int:
         """How many cells a row takes: every declared column, shown now or not."""
