@@ -412,7 +412,7 @@ def table() -> str:
         "In CI (bounded in time): `tests/sandbox/test_schemathesis.py` (every operation of the",
         "sandbox's OpenAPI document, 25 examples each: 0 server errors, 0 undeclared statuses,",
         "0 bodies breaking their schema; about 30 s of CPU), `tests/test_properties.py`",
-        "(hypothesis, 100 examples per property), `tests/ui/test_fuzz_keys.py` (3 seeds x 500",
+        "(hypothesis, 100 examples per property), `tests/ui/test_fuzz_keys.py` (3 seeds x 1,500",
         "keys, queued 30 at a time; more with `PAYTUI_FUZZ_SEEDS` / `PAYTUI_FUZZ_KEYS`) and",
         "`tests/ui/test_terminal_bytes.py` (the hostile charge in a pty: no raw OSC, CSI, BEL,",
         "NUL or bidi byte from the data reaches the terminal; in tmux too where installed: the",
