@@ -493,3 +493,21 @@ async def test_a_not_applied_verdict_is_proven_by_what_the_journal_stores(
     (settled,) = await executor.reconcile_all()
     assert settled.state in {"not_applied", "unknown"}
     assert (settled.state == "not_applied") == settled.proven(executor.settle_seconds)
+
+
+async def test_the_wait_before_a_verdict_ends_on_a_whole_millisecond(
+    executor: ActionExecutor, clock: FakeClock, journal: Journal, sale: Charge
+) -> None:
+    """A window of 12.0004 s ends inside a millisecond. The read-back after the wait is judged
+    on its time cut to the millisecond, so the wait must run to the next whole one; otherwise
+    the earlier refund stays "unknown" and the new one is refused (seen in a CI run)."""
+    entry = _refund_intent(journal, sale.charge_id, "1.00", settle=12.0004)
+    clock.now = clock.now.replace(microsecond=0)
+    journal.transition(entry.id, "sent", expected={"pending"}, at=clock.now)
+    journal.transition(entry.id, "unknown", expected={"sent"}, error="Timed out")
+    clock.now += timedelta(seconds=1)
+    outcome = await executor.refund(sale.charge_id, Decimal("1.00"))
+    earlier = journal.get(entry.id)
+    assert earlier is not None and earlier.state == "not_applied"
+    assert earlier.proven(executor.settle_seconds)
+    assert outcome.state == "succeeded"

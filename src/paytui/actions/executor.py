@@ -41,7 +41,7 @@ import asyncio
 import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
@@ -896,11 +896,19 @@ class ActionExecutor:
             await asyncio.to_thread(self.journal.acknowledge, entry.id)
 
     async def _sleep_until(self, when: datetime | None) -> None:
-        """Wait (with the injectable `sleep`) until `when` by the executor's clock."""
+        """Wait (with the injectable `sleep`) until `when` by the executor's clock.
+
+        A read-back's time is kept to the millisecond, cut down (as the journal stores it), so
+        the wait runs to the first whole millisecond at or after `when`: a read-back made in the
+        same millisecond as `when` would be judged too early and prove nothing. The clock is
+        asked again after waking (a sleep may end a hair early by the wall clock)."""
         if when is None:
             return
-        remaining = (when - self.clock()).total_seconds()
-        if remaining > 0:
+        target = when + timedelta(microseconds=-when.microsecond % 1000)
+        for _ in range(3):
+            remaining = (target - self.clock()).total_seconds()
+            if remaining <= 0:
+                return
             await self.sleep(remaining)
 
     async def _outcome(
