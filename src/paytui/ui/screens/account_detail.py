@@ -28,7 +28,6 @@ from paytui.ui.widgets.fit_table import FitColumn, FitNavTable
 from paytui.ui.widgets.footer import PaytuiFooter
 from paytui.ui.widgets.header import PaytuiHeader
 from paytui.ui.widgets.list_state import add_unreadable_rows, error_text, is_unreadable_key
-from paytui.ui.widgets.nav_table import NavTable
 
 if TYPE_CHECKING:
     from paytui.api.models import Account, Charge, Merchant
@@ -195,7 +194,7 @@ class AccountDetailScreen(PaytuiScreen[None]):
             self._charges_message(line, "error")
             return
         self.charges = list(page.items)
-        table = self.query_one("#recent", NavTable)
+        table = self.query_one("#recent", FitNavTable)
         table.clear()
         now = paytui_app(self).now()
         for charge in self.charges:

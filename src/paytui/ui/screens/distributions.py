@@ -153,7 +153,7 @@ class DistributionsScreen(PaytuiScreen[None]):
         self.total = page.total
         self.has_more = page.has_more
         self.distributions = list(page.items)
-        table = self.query_one(NavTable)
+        table = self.query_one(FitNavTable)
         table.clear()
         for dist in self.distributions:
             table.add_row(

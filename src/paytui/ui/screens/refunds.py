@@ -106,7 +106,7 @@ class RefundsScreen(PaytuiScreen[None]):
             return
         self.page = page
         self.page_offset = offset
-        table = self.query_one(DataTable)
+        table = self.query_one(FitTable)
         table.clear()
         for refund in page.items:
             table.add_row(

@@ -159,7 +159,7 @@ class TokensScreen(PaytuiScreen[None]):
 
     def _append(self, page: Any) -> None:
         now = self.app.now()
-        table = self.query_one("#tokens", DataTable)
+        table = self.query_one("#tokens", FitTable)
         for token in page.items:
             table.add_row(*token_row(token, now), key=token.token_id)
             self.tokens.append(token)

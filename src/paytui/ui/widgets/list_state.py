@@ -34,7 +34,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.reactive import reactive
-from textual.widgets import DataTable, LoadingIndicator, Static
+from textual.widgets import LoadingIndicator, Static
 
 from paytui.ui import format as fmt
 from paytui.ui.widgets.errors import ErrorInfo, describe_error
@@ -73,13 +73,15 @@ def unreadable_cells(item: UnreadableItem, columns: int) -> list[Text]:
     return cells
 
 
-def add_unreadable_rows(table: DataTable[object], unreadable: Iterable[UnreadableItem]) -> int:
-    """Add one unreadable row per item after the table's rows; how many were added."""
+def add_unreadable_rows(table: FitTable, unreadable: Iterable[UnreadableItem]) -> int:
+    """Add one unreadable row per item after the table's rows; how many were added. A row
+    takes a cell for every declared column, whichever are on screen now."""
     added = 0
-    # A fitted table takes a cell for every declared column, whichever are on screen now.
-    columns = table.declared_columns if isinstance(table, FitTable) else len(table.columns)
     for item in sorted(unreadable, key=lambda u: u.position):
-        table.add_row(*unreadable_cells(item, columns), key=f"{UNREADABLE_KEY}{table.row_count}")
+        table.add_row(
+            *unreadable_cells(item, table.declared_columns),
+            key=f"{UNREADABLE_KEY}{table.row_count}",
+        )
         added += 1
     return added
 
