@@ -73,7 +73,7 @@ async def shot_token_form(app: Any, pilot: Any) -> None:
     from paytui.ui.widgets.card_input import CardInput
 
     await shot_tokens(app, pilot)
-    await pilot.press("n")
+    await pilot.press("N")  # New token (`n` is New charge everywhere)
     await settle(app, pilot)
     app.screen.query_one("#card", CardInput).type_digits("4111111111111112")
     app.screen.query_one("#expiry", Input).value = "2026-13"
