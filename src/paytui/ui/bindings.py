@@ -176,8 +176,6 @@ REFUNDS_BINDINGS: list[Binding] = [
         id="refunds.search",
         tooltip="Search by charge id or account (acct:pa_...)",
     ),
-    Binding("right_square_bracket", "next_page", "Next page", id="refunds.next"),
-    Binding("left_square_bracket", "previous_page", "Previous page", id="refunds.previous"),
     Binding(
         "enter", "open_charge", "Open charge", id="refunds.open", tooltip="Open the refunded charge"
     ),
@@ -427,7 +425,8 @@ def keys_markdown() -> str:
         "## One meaning per key",
         "",
         "`escape` goes back everywhere; `q` goes back on a pushed screen and quits only from a",
-        "top-level screen; `1`-`5` always show that screen itself; `]` / `[` page; `enter` opens.",
+        "top-level screen; `1`-`5` always show that screen itself; every list pages by scrolling",
+        "(the next page is read as the cursor nears the end); `enter` opens.",
         "",
         "| Key | Meaning | Where |",
         "|---|---|---|",

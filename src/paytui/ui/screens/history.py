@@ -24,7 +24,7 @@ from paytui.ui import messages
 from paytui.ui.bindings import HISTORY_BINDINGS
 from paytui.ui.running_app import paytui_app
 from paytui.ui.screens.base import PaytuiScreen
-from paytui.ui.widgets.fit_table import FitColumn, FitTable
+from paytui.ui.widgets.fit_table import FitColumn, FitNavTable
 from paytui.ui.widgets.footer import PaytuiFooter
 from paytui.ui.widgets.header import PaytuiHeader
 from paytui.ui.widgets.list_state import ErrorLine, ListState
@@ -75,7 +75,7 @@ class HistoryScreen(PaytuiScreen[None]):
         line = ErrorLine(id="inline-error")
         yield line
         yield ListState(error_line=line)
-        yield FitTable(COLUMNS, id="history-table", cursor_type="row", zebra_stripes=True)
+        yield FitNavTable(COLUMNS, id="history-table", cursor_type="row", zebra_stripes=True)
         yield PaytuiFooter()
 
     def on_mount(self) -> None:
