@@ -1,0 +1,72 @@
+"""The bulk action flow from the keyboard (docs/bulk-actions.md): mark with space, the counter,
+marks that survive a re-sort, `U`, the dry run, progress and the summary; the service's records
+checked afterwards. The batch logic itself is proven in tests/actions/test_batch.py."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from textual.widgets import ProgressBar, RichLog, Static
+
+from paytui.api.queries import ChargeQuery
+from paytui.ui.screens.charges import ChargeSearchScreen
+from paytui.ui.screens.modals.bulk import BulkActionModal
+from paytui.ui.widgets.charge_table import ChargeTable
+from tests.ui.conftest import settle
+
+
+def _marks(app: Any) -> str:
+    return str(app.screen.query_one("#marks", Static).content)
+
+
+async def test_mark_then_bulk_capture_from_the_keyboard(app_factory: Any, tmp_path: Path) -> None:
+    app = app_factory(journal_path=tmp_path / "journal.sqlite3")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("O")  # open authorizations
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, ChargeSearchScreen)
+        table = screen.query_one(ChargeTable)
+        first = [table.charge_at(row) for row in range(3)]
+        await pilot.press("space", "space", "space")
+        total = sum(c.total_amount for c in first if c is not None)
+        assert _marks(app).startswith("3 marked · ") and _marks(app).endswith(f"{total:,.2f}")
+        assert table.cursor_row == 3  # space moves on, as k9s does
+
+        await pilot.press("s")  # a re-sort (a new first page) keeps the marks
+        await settle(app, pilot)
+        assert _marks(app).startswith("3 marked")
+
+        await pilot.press("C")
+        await settle(app, pilot)
+        modal = app.screen
+        assert isinstance(modal, BulkActionModal)
+        info = str(modal.query_one("#dialog-info", Static).content)
+        assert "Capture of 3 authorizations" in info and "skipped" not in info
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert modal.query_one(ProgressBar).progress == 3
+        assert len(modal.query_one(RichLog).lines) == 3
+        summary = str(modal.query_one("#bulk-summary", Static).content)
+        assert summary.startswith("Capture: 3 done"), summary
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert app.screen is screen and _marks(app) == ""  # what was done is unmarked
+
+        client = await app.get_client()
+        for charge in first:
+            assert charge is not None
+            page = await client.search_charges_page(
+                ChargeQuery(original_charge_id=charge.charge_id), limit=10
+            )
+            assert len(page.items) == 1
+
+        # The dry run names what it skips (these are captured now), and U clears the marks.
+        await pilot.press("a")
+        await settle(app, pilot)
+        await pilot.press("space", "space")
+        assert _marks(app).startswith("2 marked")
+        await pilot.press("U")
+        assert _marks(app) == ""
