@@ -163,7 +163,7 @@ CHARGES_BINDINGS: list[Binding] = [
     ),
     Binding(
         "C",
-        "bulk('capture')",
+        "bulk_capture",
         "Bulk capture",
         id="charges.bulk_capture",
         tooltip="Capture the marked authorizations: dry run, confirm, progress",
@@ -171,7 +171,7 @@ CHARGES_BINDINGS: list[Binding] = [
     ),
     Binding(
         "B",
-        "bulk('refund')",
+        "bulk_refund",
         "Bulk full refund",
         id="charges.bulk_refund",
         tooltip="Refund the marked charges in full: dry run, confirm, progress",

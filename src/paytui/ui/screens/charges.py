@@ -501,7 +501,13 @@ class ChargeSearchScreen(PaytuiScreen[None]):
             markup=False,
         )
 
-    async def action_bulk(self, operation: str) -> None:
+    async def action_bulk_capture(self) -> None:
+        await self._bulk("capture")
+
+    async def action_bulk_refund(self) -> None:
+        await self._bulk("refund")
+
+    async def _bulk(self, operation: str) -> None:
         """The dry run of a bulk action on the marked charges, in a dialog that then confirms,
         runs and reports it (`paytui.actions.batch`)."""
         from paytui.actions.batch import plan_batch
