@@ -1,14 +1,17 @@
 """The bulk action flow from the keyboard (docs/bulk-actions.md): mark with space, the counter,
-marks that survive a re-sort, `U`, the dry run, progress and the summary; the service's records
+marks that survive a re-sort, `U`, the dry run, progress and the summary, and History resuming a
+batch a crash left (`T`); the service's records
 checked afterwards. The batch logic itself is proven in tests/actions/test_batch.py."""
 
 from __future__ import annotations
 
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 from textual.widgets import ProgressBar, RichLog, Static
 
+from paytui.api.models import CardPaymentMethodRequest, ChargeRequest
 from paytui.api.queries import ChargeQuery
 from paytui.ui.screens.charges import ChargeSearchScreen
 from paytui.ui.screens.modals.bulk import BulkActionModal
@@ -70,3 +73,41 @@ async def test_mark_then_bulk_capture_from_the_keyboard(app_factory: Any, tmp_pa
         assert _marks(app).startswith("2 marked")
         await pilot.press("U")
         assert _marks(app) == ""
+
+        # A batch a crash left (recorded, nothing sent yet): History offers it, T resumes it.
+        card = CardPaymentMethodRequest(card_number="4111111111111111", expiration_date="2030-12")
+        sales = [
+            await client.create_charge(
+                ChargeRequest(
+                    account_id=first[0].account_id or "",
+                    total_amount=Decimal(amount),
+                    payment_method=card,
+                )
+            )
+            for amount in ("3.10", "4.20")
+        ]
+        log = await app.actions.batch_log()
+        executor = await app.actions.executor()
+        left = log.create(
+            profile=executor.profile,
+            base_url=executor.base_url,
+            operation="refund",
+            journal_mark=executor.journal.last_id(),
+            items=[(c.charge_id, c.total_amount) for c in sales],
+            now=app.now(),
+        )
+        await pilot.press("5")
+        await settle(app, pilot)
+        status = str(app.screen.query_one("#history-status", Static).content)
+        assert f"#{left.id} stopped with 2 of 2 left: T resumes it" in status
+        await pilot.press("T")
+        await settle(app, pilot)
+        resume = app.screen
+        assert isinstance(resume, BulkActionModal)
+        assert "Full refund of 2 charges" in str(resume.query_one("#dialog-info", Static).content)
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert str(resume.query_one("#bulk-summary", Static).content).startswith(
+            "Full refund: 2 done"
+        )
+        assert log.resumable(profile=executor.profile, base_url=executor.base_url) == []
