@@ -74,6 +74,24 @@ async def test_mark_then_bulk_capture_from_the_keyboard(app_factory: Any, tmp_pa
         await pilot.press("U")
         assert _marks(app) == ""
 
+        # The account's recent charges mark the same way; the dry run names what it skips.
+        from paytui.ui.screens.account_detail import AccountDetailScreen
+
+        await app.push_screen(AccountDetailScreen(first[0].account_id or ""))
+        await settle(app, pilot)
+        await pilot.press("space", "space")
+        title = str(app.screen.query_one("#recent-title", Static).content)
+        assert title.startswith("Recent charges · 2 marked · ")
+        await pilot.press("C")
+        await settle(app, pilot)
+        assert isinstance(app.screen, BulkActionModal)
+        plan = app.screen.plan
+        assert plan.count + len(plan.skipped) == 2
+        await pilot.press("escape")  # nothing sent
+        await settle(app, pilot)
+        await pilot.press("U", "escape")
+        await settle(app, pilot)
+
         # A batch a crash left (recorded, nothing sent yet): History offers it, T resumes it.
         card = CardPaymentMethodRequest(card_number="4111111111111111", expiration_date="2030-12")
         sales = [

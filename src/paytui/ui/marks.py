@@ -14,7 +14,10 @@ from collections.abc import Iterable
 from decimal import Decimal
 from typing import Any
 
-__all__ = ["Marks"]
+__all__ = ["MARK", "Marks"]
+
+#: Drawn before a marked row (a sign, never a colour alone).
+MARK = "●"
 
 
 class Marks:
@@ -55,6 +58,12 @@ class Marks:
         self._charges.clear()
         self.version += 1
         return count
+
+    def discard(self, charge_ids: Iterable[str]) -> None:
+        """Unmark these (a bulk action did them); the others stay marked."""
+        for charge_id in charge_ids:
+            self._charges.pop(charge_id, None)
+        self.version += 1
 
     def refresh(self, charge: Any) -> None:
         """A marked charge was read again (a new page): keep the newer copy."""

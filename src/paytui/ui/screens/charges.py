@@ -510,29 +510,15 @@ class ChargeSearchScreen(PaytuiScreen[None]):
     async def _bulk(self, operation: str) -> None:
         """The dry run of a bulk action on the marked charges, in a dialog that then confirms,
         runs and reports it (`paytui.actions.batch`)."""
-        from paytui.actions.batch import plan_batch
-        from paytui.ui.screens.modals.bulk import BulkActionModal
+        from paytui.ui.screens.modals.bulk import open_bulk
 
         table = self.query_one(ChargeTable)
-        if not len(table.marks):
-            self.app.notify(
-                "Mark charges with space first (M marks every match).",
-                severity="warning",
-                markup=False,
-            )
-            return
-        plan = plan_batch(operation, table.marks.charges())
-        await self.app.push_screen(BulkActionModal(plan), callback=self._bulk_done)
 
-    def _bulk_done(self, done: list[str] | None) -> None:
-        """Unmark what the batch did; the rest stays marked (to look at, or to try again)."""
-        if not done:
-            return
-        table = self.query_one(ChargeTable)
-        for charge in [c for c in table.marks.charges() if c.charge_id in set(done)]:
-            table.marks.toggle(charge)
-        table.refresh()
-        self._show_marks()
+        def after() -> None:
+            table.refresh()
+            self._show_marks()
+
+        await open_bulk(self.app, operation, table.marks, after)
 
     # --- money actions: the registry decides, the dialogs and the executor act ----------------
     def action_subject(self, action: str) -> object | None:

@@ -30,7 +30,7 @@ from textual.strip import Strip
 from paytui.text import safe
 from paytui.ui import format as fmt
 from paytui.ui.bindings import TABLE_BINDINGS
-from paytui.ui.marks import Marks
+from paytui.ui.marks import MARK, Marks
 from paytui.ui.widgets.columns import layout_columns as fit_columns
 from paytui.ui.widgets.list_state import UNREADABLE_LABEL
 
@@ -38,8 +38,6 @@ if TYPE_CHECKING:
     from paytui.api.models import Charge, Page, UnreadableItem
 
 PageLoader = Callable[[int, int], Awaitable["Page[Any]"]]
-#: Drawn in the leading column of a marked row.
-MARK = "●"
 
 
 def _rows(page: Page[Any]) -> list[Any]:

@@ -11,7 +11,7 @@ done. The dialog dismisses with the ids of the charges acted on, so the list unm
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
 from textual import on, work
@@ -20,7 +20,7 @@ from textual.binding import BindingType
 from textual.containers import Vertical
 from textual.widgets import Input, ProgressBar, RichLog, Static
 
-from paytui.actions.batch import BULK_OPERATIONS, BatchPlan, BatchRunner, summarise
+from paytui.actions.batch import BULK_OPERATIONS, BatchPlan, BatchRunner, plan_batch, summarise
 from paytui.actions.errors import ActionError, ConfirmationRequired
 from paytui.text import safe
 from paytui.ui import format as fmt
@@ -29,7 +29,10 @@ from paytui.ui.screens.base import PaytuiModal
 from paytui.ui.widgets.safe_input import SafeInput
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from paytui.actions.batch_log import BatchItem, BatchRecord
+    from paytui.ui.marks import Marks
 
 #: Skipped charges listed by name in the dry run; the rest are counted.
 SHOWN_SKIPPED = 8
@@ -205,4 +208,23 @@ class BulkActionModal(PaytuiModal[list[str] | None]):
         self._summary(Text(safe(summarise(record).line(self.plan.label))))
 
 
-__all__ = ["BulkActionModal", "dry_run_text", "item_line"]
+async def open_bulk(app: Any, operation: str, marks: Marks, after: Callable[[], None]) -> None:
+    """The dry run of `operation` on the marked charges, in the dialog; when it closes, what was
+    done is unmarked (the rest stays marked, to look at or to try again) and `after` runs."""
+    if not len(marks):
+        app.notify(
+            "Mark charges with space first (M marks every match on the charge search).",
+            severity="warning",
+            markup=False,
+        )
+        return
+
+    def closed(done: list[str] | None) -> None:
+        if done:
+            marks.discard(done)
+        after()
+
+    await app.push_screen(BulkActionModal(plan_batch(operation, marks.charges())), callback=closed)
+
+
+__all__ = ["BulkActionModal", "dry_run_text", "item_line", "open_bulk"]
