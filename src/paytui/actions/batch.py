@@ -39,6 +39,7 @@ from paytui.actions.errors import (
     UnresolvedAction,
 )
 from paytui.actions.executor import ActionExecutor, ActionOutcome
+from paytui.actions.policy import ActionPolicy
 from paytui.actions.registry import why_not
 
 __all__ = [
@@ -89,6 +90,19 @@ class BatchPlan:
     @property
     def label(self) -> str:
         return BULK_OPERATIONS[self.operation]
+
+    def needs_confirmation(self, policy: ActionPolicy) -> bool:
+        """Must the user type the total? (Production, above the threshold; an amount not
+        known counts as above it: when unsure, ask.)"""
+        return _needs_confirmation(policy, self.operation, [a for _, a in self.items])
+
+
+def _needs_confirmation(
+    policy: ActionPolicy, operation: str, amounts: list[Decimal | None]
+) -> bool:
+    total = sum((a for a in amounts if a is not None), Decimal(0))
+    unsure = any(a is None for a in amounts)
+    return policy.needs_typed_confirmation(operation, None if unsure else total)
 
 
 def plan_batch(operation: str, charges: Iterable[Any]) -> BatchPlan:
@@ -185,11 +199,10 @@ class BatchRunner:
         listed = list(amounts)
         total = sum((a for a in listed if a is not None), Decimal(0))
         policy = self.executor.policy
-        unsure = any(a is None for a in listed)
-        if policy.needs_typed_confirmation(operation, None if unsure else total):
-            phrase = format_amount(total)
-            if not policy.confirmation_matches(typed, total, None):
-                raise ConfirmationRequired(phrase)
+        if _needs_confirmation(policy, operation, listed) and not policy.confirmation_matches(
+            typed, total, None
+        ):
+            raise ConfirmationRequired(format_amount(total))
 
     async def start(self, plan: BatchPlan, *, confirmation: str | None = None) -> BatchRecord:
         """Record the batch (every item, durably) and run it."""

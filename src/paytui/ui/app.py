@@ -598,7 +598,7 @@ class PaytuiApp(App[None]):
     def watch_theme(self, theme: str) -> None:
         """A theme picked in the palette is remembered in the config (`[ui] theme`, comments
         kept); the one the config already holds is not written again."""
-        if not self._first_paint_done or theme == self._remembered_theme:
+        if not getattr(self, "_first_paint_done", False) or theme == self._remembered_theme:
             return
         self._remembered_theme = theme
         from paytui.config.searches import remember_theme

@@ -104,7 +104,8 @@ class HistoryScreen(PaytuiScreen[None]):
             self.query_one(ListState).show_failed(exc, rows_on_screen=bool(self.entries))
             return
         self._show(entries)
-        await self._offer_batches()
+        with contextlib.suppress(Exception):  # the offer is a nicety; the journal shows anyway
+            await self._offer_batches()
         # A "not applied" whose read-back may have been too early (before a commit still in
         # flight could show) is no verdict yet: read it back again now. It becomes "succeeded"
         # (corrected, and said so), a proven "not applied", or "unknown" until it can be proven.

@@ -102,8 +102,7 @@ class BulkActionModal(PaytuiModal[list[str] | None]):
 
     @property
     def needs_phrase(self) -> bool:
-        policy = self.app.actions.policy()
-        return policy.needs_typed_confirmation(self.plan.operation, self.plan.total)
+        return self.plan.needs_confirmation(self.app.actions.policy())
 
     def compose(self) -> ComposeResult:
         title = f"Bulk {BULK_OPERATIONS[self.plan.operation].lower()}"
@@ -176,7 +175,7 @@ class BulkActionModal(PaytuiModal[list[str] | None]):
         if item.state == "succeeded":
             self.done_ids.append(item.charge_id)
 
-    @work(exclusive=True, group="bulk")
+    @work(exclusive=True, group="bulk", exit_on_error=False)
     async def run_batch(self, typed: str | None) -> None:
         actions = self.app.actions
         try:
@@ -184,6 +183,9 @@ class BulkActionModal(PaytuiModal[list[str] | None]):
             log = await actions.batch_log()
         except ActionError as err:
             self._summary(fmt.literal(err.message, "bold error"))
+            return
+        except Exception as exc:  # no connection, no journal: nothing was sent
+            self._summary(fmt.literal(f"Cannot start: {exc}; nothing was sent.", "bold error"))
             return
         self.runner = BatchRunner(executor, log, on_item=self._item_done)
         self._set_step("running")
@@ -201,6 +203,12 @@ class BulkActionModal(PaytuiModal[list[str] | None]):
         except ActionError as err:
             self._set_step("review")
             self._summary(fmt.literal(f"{err.message}; nothing was sent.", "bold error"))
+            return
+        except Exception as exc:  # e.g. the batch record could not be written: say so, stop
+            self._set_step("done")
+            self._summary(
+                fmt.literal(f"Stopped: {exc}. What was done is in History.", "bold error")
+            )
             return
         finally:
             self.app.charges_changed_by(*self.done_ids)
