@@ -484,9 +484,12 @@ class ChargeSearchScreen(PaytuiScreen[None]):
         client = await paytui_app(self).get_client()
         found: list[Any] = []
         try:
-            async for page in client.search_charges(query, page_size=ChargeTable.PAGE_SIZE):
+            while len(found) <= MARK_ALL_LIMIT:
+                page = await client.search_charges_page(
+                    query, limit=ChargeTable.PAGE_SIZE, offset=len(found)
+                )
                 found.extend(page.items)
-                if len(found) > MARK_ALL_LIMIT:
+                if not page.items or not page.has_more:
                     break
         except Exception as exc:
             self.app.notify(f"Could not read every page: {exc}", severity="error", markup=False)
