@@ -20,6 +20,8 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 
+from paytui.actions.journal import _create_private_file
+
 __all__ = ["ITEM_STATES", "OPEN_ITEM_STATES", "BatchItem", "BatchLog", "BatchRecord"]
 
 #: todo: not started; running: handed to the executor (its outcome not written yet).
@@ -100,6 +102,7 @@ class BatchLog:
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
         self._lock = threading.Lock()
+        _create_private_file(self.path)  # 0600, like the journal (normally it exists already)
         self._db = sqlite3.connect(
             self.path, check_same_thread=False, isolation_level=None, timeout=10.0
         )
