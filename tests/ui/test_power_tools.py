@@ -1,5 +1,6 @@
 """The power tools from the keyboard, in one app: the `:` jump line, saving and running a saved
-search, `Y` (JSON), copy as curl without the secret, and the theme remembered in the config."""
+search (and renaming and deleting it), `Y` (JSON), copy as curl without the secret, and the theme
+remembered in the config."""
 
 from __future__ import annotations
 
@@ -67,6 +68,28 @@ async def test_jump_save_run_copy_and_theme(app_factory: Any) -> None:
         await settle(app, pilot)
         assert charges.query_one(QueryInput).value == "status:chargeback"
         assert str(charges.query_one("#view-name", Static).content) == "Saved: cb"
+
+        # The palette offers it by name; the list renames (F2) and deletes it.
+        from paytui.ui.app import _power_commands
+        from paytui.ui.screens.modals.saved_searches import SavedSearchesModal
+
+        assert "Saved search: cb" in [name for name, _, _ in _power_commands(app)]
+        await app.run_action("saved_searches")
+        await settle(app, pilot)
+        listing = app.screen
+        assert isinstance(listing, SavedSearchesModal)
+        await pilot.press("f2")
+        await settle(app, pilot)
+        assert isinstance(app.screen, SaveSearchModal)
+        await pilot.press("backspace", "backspace")
+        await _type(pilot, "mine")
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert app.screen is listing and saved_searches() == {"mine": "status:chargeback"}
+        await pilot.press("delete")
+        assert saved_searches() == {}
+        await pilot.press("escape")
+        await settle(app, pilot)
 
         # Y: the highlighted charge as JSON; copy as curl: this view's request, no secret.
         await pilot.press("Y")
