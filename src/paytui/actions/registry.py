@@ -132,6 +132,10 @@ ACTIONS: dict[str, ActionSpec] = {
         # Whether the token has expired depends on the app's clock: the Tokens screen adds it.
         ActionSpec("charge_token", "Charge token", "charge", None, "token"),
         ActionSpec("retry", "Retry", "retry", _retry, "entry"),
+        # Bulk actions act on the marked charges: each is asked with the rule above in the dry
+        # run (`paytui.actions.batch.plan_batch`); here only the policy (read-only, scopes).
+        ActionSpec("bulk_capture", "Bulk capture", "capture"),
+        ActionSpec("bulk_refund", "Bulk full refund", "refund"),
     )
 }
 

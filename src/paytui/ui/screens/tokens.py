@@ -235,6 +235,13 @@ class TokensScreen(PaytuiScreen[None]):
         self.app.copy_to_clipboard(token.token_id)
         self.app.notify(f"Copied token id {token.token_id}", title="Clipboard", markup=False)
 
+    def action_copy_json(self) -> None:
+        from paytui.ui.clipboard import copy_json
+
+        token = self._need_token()
+        if token is not None:
+            copy_json(self.app, token, "token")
+
     def action_view(self) -> None:
         token = self._need_token()
         if token is not None:
