@@ -813,6 +813,12 @@ class PaytuiApp(App[None]):
             await self.switch_mode(holding)
             for mode in [m for m in self._modes if m != holding]:
                 base = self._modes[mode]
+                # Cancel the mode's workers first: removing a screen takes its widgets away
+                # before its workers end, and a list read that resumed in between found no table
+                # to fill (seen in the UI fuzz: a token reload during a profile switch).
+                for screen in self._screen_stacks.get(mode, []):
+                    for node in screen.walk_children(with_self=True):
+                        self.workers.cancel_node(node)
                 await self.remove_mode(mode)
                 self.add_mode(mode, base)
             await self.switch_mode(current)
