@@ -48,10 +48,14 @@ if TYPE_CHECKING:
     from paytui.api.queries import ChargeQuery
 
 __all__ = [
+    "ACCOUNT_COLUMNS",
     "AUDIT_COLUMNS",
     "CHARGE_COLUMNS",
     "DEFAULT_CHARGE_COLUMNS",
     "FORMATS",
+    "LISTING_FORMATS",
+    "REFUND_COLUMNS",
+    "TOKEN_COLUMNS",
     "ExportCancelled",
     "ExportResult",
     "Progress",
@@ -61,11 +65,15 @@ __all__ = [
     "export_charges_to_file",
     "parse_columns",
     "rows_of",
+    "write_listing",
+    "write_record",
     "write_rows",
 ]
 
 Format = Literal["csv", "jsonl"]
 FORMATS: tuple[str, ...] = ("csv", "jsonl")
+#: What a bounded listing (`--limit N`) may also be written as: an aligned table, a JSON array.
+LISTING_FORMATS: tuple[str, ...] = ("table", "json", "jsonl", "csv")
 Kind = Literal["text", "money", "time", "id"]
 #: Charges read per request when exporting a search (the service's largest page).
 PAGE_SIZE = 100
@@ -209,6 +217,62 @@ AUDIT_COLUMNS: dict[str, Column] = {
 }
 
 
+#: Refunds (`paytui refunds list`).
+REFUND_COLUMNS: dict[str, Column] = {
+    column.key: column
+    for column in (
+        Column("time", _attr("refund_timestamp"), "time"),
+        Column("refund_id", _attr("refund_id"), "id"),
+        Column("charge_id", _attr("charge_id"), "id"),
+        Column("status", _attr("status"), "id"),
+        Column("amount", _attr("total_amount"), "money"),
+        Column("reason", _attr("reason")),
+        Column("account_id", _attr("account_id"), "id"),
+        Column("tags", lambda r: ",".join(map(str, getattr(r, "tags", None) or [])) or None),
+    )
+}
+#: Stored card tokens (`paytui tokens list|show`): the number only ever masked.
+TOKEN_COLUMNS: dict[str, Column] = {
+    column.key: column
+    for column in (
+        Column("token_id", _attr("token_id"), "id"),
+        Column("account_id", _attr("account_id"), "id"),
+        Column("brand", _brand, "id"),
+        Column("number", _masked_number, "id", "masked: XXXXXXXXXXXX1111"),
+        Column(
+            "card_expires",
+            lambda t: getattr(getattr(t, "payment_method", None), "expiration_date", None),
+            "id",
+        ),
+        Column("contact", lambda t: _contact_of(getattr(t, "payment_method", None))),
+        Column("created", _attr("created_timestamp"), "time"),
+        Column("token_expires", _attr("token_expiration_date"), "time"),
+    )
+}
+#: Merchant accounts (`paytui accounts list|show|watch`).
+ACCOUNT_COLUMNS: dict[str, Column] = {
+    column.key: column
+    for column in (
+        Column("account_id", _attr("account_id"), "id"),
+        Column("name", _attr("name")),
+        Column("status", _attr("status"), "id"),
+        Column("status_message", _attr("status_message")),
+        Column("merchant_id", _attr("merchant_id"), "id"),
+        Column("mcc", _attr("merchant_category_code"), "id"),
+        Column("created", _attr("created_timestamp"), "time"),
+        Column("updated", _attr("last_updated_timestamp"), "time"),
+    )
+}
+
+
+def _contact_of(method: Any) -> str | None:
+    contact = getattr(method, "contact", None)
+    if contact is None:
+        return None
+    name = " ".join(p for p in (contact.first_name, contact.last_name) if p)
+    return name or None
+
+
 def parse_columns(text: str | None, table: dict[str, Column], default: Sequence[str]) -> list[str]:
     """`"time,amount,status"` as column keys (ValueError naming an unknown one); None: default."""
     if text is None or not text.strip():
@@ -271,7 +335,7 @@ class _Writer:
     def __init__(
         self,
         stream: IO[str],
-        fmt: Format,
+        fmt: str,
         keys: Sequence[str],
         table: dict[str, Column],
         *,
@@ -324,10 +388,23 @@ class _Writer:
         return count
 
 
+def _writer_for(
+    stream: IO[str],
+    fmt: str,
+    columns: Sequence[str] | None,
+    table: dict[str, Column] | None,
+    local: bool,
+) -> _Writer:
+    """A writer of `columns` of `table` (charges by default; all columns of another table)."""
+    table = table if table is not None else CHARGE_COLUMNS
+    default = DEFAULT_CHARGE_COLUMNS if table is CHARGE_COLUMNS else tuple(table)
+    return _Writer(stream, fmt, list(columns) if columns else list(default), table, local=local)
+
+
 def write_rows(
     stream: IO[str],
     rows: Iterable[Any],
-    fmt: Format,
+    fmt: str,
     *,
     columns: Sequence[str] | None = None,
     table: dict[str, Column] | None = None,
@@ -335,13 +412,7 @@ def write_rows(
 ) -> int:
     """Write `rows` (charges by default, or audit rows with ``table=AUDIT_COLUMNS``) to an open
     stream; returns the row count. Used for an explicit list (the marked rows) and History."""
-    table = table if table is not None else CHARGE_COLUMNS
-    keys = (
-        list(columns)
-        if columns
-        else list(DEFAULT_CHARGE_COLUMNS if table is CHARGE_COLUMNS else table)
-    )
-    writer = _Writer(stream, fmt, keys, table, local=local)
+    writer = _writer_for(stream, fmt, columns, table, local)
     for batch in rows_of(rows):
         writer.write(batch)
     return writer.rows
@@ -370,21 +441,22 @@ async def charge_pages(
 async def export_charges(
     pages: AsyncIterator[Sequence[Charge]] | Iterable[Sequence[Charge]],
     stream: IO[str],
-    fmt: Format,
+    fmt: str,
     *,
     columns: Sequence[str] | None = None,
     local: bool = False,
     progress: Progress | None = None,
     on_progress: Callable[[Progress], None] | None = None,
     cancel: asyncio.Event | None = None,
+    table: dict[str, Column] | None = None,
 ) -> int:
     """Write every page of charges to `stream` as it arrives; returns the row count.
 
-    `pages` is `charge_pages(...)` for a search or any iterable of lists (the marked rows).
+    `pages` is `charge_pages(...)` for a search or any iterable of lists (the marked rows);
+    `table` another object's columns (`REFUND_COLUMNS` for `paytui refunds list --all`).
     `cancel` set: stops before the next page with `ExportCancelled`. The stream is flushed after
     each page so a reader (a pipe, `tail -f`) sees rows as they come."""
-    keys = list(columns) if columns else list(DEFAULT_CHARGE_COLUMNS)
-    writer = _Writer(stream, fmt, keys, CHARGE_COLUMNS, local=local)
+    writer = _writer_for(stream, fmt, columns, table, local)
     progress = progress if progress is not None else Progress()
 
     async def each() -> AsyncIterator[Sequence[Charge]]:
@@ -419,7 +491,7 @@ class ExportResult:
 async def export_charges_to_file(
     pages: AsyncIterator[Sequence[Charge]] | Iterable[Sequence[Charge]],
     path: Path,
-    fmt: Format,
+    fmt: str,
     *,
     columns: Sequence[str] | None = None,
     local: bool = False,
@@ -453,8 +525,7 @@ async def export_charges_to_file(
         with contextlib.suppress(OSError):
             partial.unlink()
         raise
-    keys = list(columns) if columns else list(DEFAULT_CHARGE_COLUMNS)
-    return ExportResult(path, rows, fmt, keys)
+    return ExportResult(path, rows, fmt, list(columns or DEFAULT_CHARGE_COLUMNS))
 
 
 def default_export_path(
@@ -478,3 +549,60 @@ def rows_of(items: Iterable[Any], size: int = PAGE_SIZE) -> Iterator[list[Any]]:
             batch = []
     if batch:
         yield batch
+
+
+def write_listing(
+    stream: IO[str],
+    rows: Sequence[Any],
+    fmt: str,
+    table: dict[str, Column],
+    *,
+    columns: Sequence[str] | None = None,
+    local: bool = False,
+) -> int:
+    """A bounded list (`--limit N`) in any of `LISTING_FORMATS`: ``table`` (aligned columns
+    for people), ``json`` (one array), or the streaming ``jsonl`` / ``csv``."""
+    keys = list(columns) if columns else list(table)
+    if fmt in FORMATS:
+        return write_rows(stream, rows, fmt, columns=keys, table=table, local=local)
+    cells = [[_cell(table[k].read(row), table[k].kind, local) for k in keys] for row in rows]
+    if fmt == "json":
+        records = [dict(zip(keys, line, strict=True)) for line in cells]
+        stream.write(json.dumps(records, ensure_ascii=False, indent=2) + "\n")
+        return len(rows)
+    if fmt != "table":
+        raise ValueError(f"unknown format {fmt!r}; choose from {', '.join(LISTING_FORMATS)}")
+    texts = [[c if c is not None else "—" for c in line] for line in cells]
+    headers = [k.upper() for k in keys]
+    widths = [max([len(h)] + [len(line[i]) for line in texts]) for i, h in enumerate(headers)]
+    right = [table[k].kind == "money" for k in keys]
+
+    def fit(line: Sequence[str]) -> str:
+        parts = [
+            text.rjust(width) if is_right else text.ljust(width)
+            for text, width, is_right in zip(line, widths, right, strict=True)
+        ]
+        return "  ".join(parts).rstrip()
+
+    stream.write("\n".join([fit(headers), *(fit(line) for line in texts)]) + "\n")
+    return len(rows)
+
+
+def write_record(stream: IO[str], row: Any, fmt: str, table: dict[str, Column]) -> None:
+    """One object (`show`): ``json`` is the whole object as the service sent it (redacted),
+    ``table`` one "key  value" line per column."""
+    if fmt == "json":
+        from paytui.api.errors import redact_data
+        from paytui.text import escaped
+
+        data = row.model_dump(mode="json") if hasattr(row, "model_dump") else row
+        text = json.dumps(redact_data(data), ensure_ascii=False, indent=2)
+        stream.write(escaped(text, keep_lines=True) + "\n")
+        return
+    if fmt != "table":
+        write_rows(stream, [row], fmt, table=table)
+        return
+    width = max(len(key) for key in table)
+    for key, column in table.items():
+        value = _cell(column.read(row), column.kind, False)
+        stream.write(f"{key.ljust(width)}  {value if value is not None else '—'}\n")

@@ -664,7 +664,7 @@ class ActionExecutor:
         in its own task and wait for it shielded from our caller's cancellation."""
         decision = self.policy.check(operation)
         if not decision.allowed:
-            await self._record_refusal(operation, target, decision.reason or "Not allowed")
+            await self.record_refusal(operation, target, decision.reason or "Not allowed")
             raise ActionRefused(decision)
         key = (operation, target)
         current = self._in_flight.get(key)
@@ -696,7 +696,7 @@ class ActionExecutor:
         try:
             entry, plan = await self._intend(operation, target, prepare, slot, acknowledge_earlier)
         except (PrecheckFailed, UnresolvedAction, EarlierAttemptApplied, ActionRefused) as err:
-            await self._record_refusal(operation, target, err.message)
+            await self.record_refusal(operation, target, err.message)
             raise
         slot.entry_id = entry.id
         ref = entry.client_reference
@@ -808,7 +808,7 @@ class ActionExecutor:
             ) from None
         return entry, plan
 
-    async def _record_refusal(self, operation: str, target: str, reason: str) -> None:
+    async def record_refusal(self, operation: str, target: str, reason: str) -> None:
         """Keep a refused attempt in the audit trail; a journal failure never hides the refusal."""
         try:
             await asyncio.to_thread(
