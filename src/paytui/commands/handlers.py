@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 from collections.abc import Awaitable, Callable
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, TextIO, cast
 
@@ -460,34 +460,25 @@ async def accounts_watch(runtime: Runtime, args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------------------------
 
 
-def _moment(text: str | None, flag: str, *, end: bool = False) -> datetime | None:
-    """``2026-01-31`` (a UTC day; as --until the whole day) or an ISO time."""
-    if text is None:
-        return None
-    try:
-        if len(text) == 10:
-            day = datetime.fromisoformat(text).replace(tzinfo=UTC)
-            return day + timedelta(days=1) if end else day
-        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError as exc:
-        raise CommandError(f"{flag}: use 2026-01-31 or an ISO time", Exit.USAGE) from exc
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
-
-
 async def history(runtime: Runtime, args: argparse.Namespace) -> int:
     fmt = _listing_format(args)
     keys = _columns(args, AUDIT_COLUMNS, list(AUDIT_COLUMNS))
-    journal = runtime.journal()
-    rows = journal.audit(
-        profile=args.profile,
-        client_id=args.client_id,
-        operation=args.action,
-        charge_id=args.charge,
-        outcome=args.outcome,
-        since=_moment(args.since, "--since"),
-        until=_moment(args.until, "--until", end=True),
-        limit=None if args.all else _limit(args),
-    )
+    from paytui.actions.audit import AuditFilter, parse_moment
+
+    try:
+        wanted = AuditFilter(
+            profile=args.profile,
+            client_id=args.client_id,
+            operation=args.action,
+            charge_id=args.charge,
+            outcome=args.outcome,
+            since=parse_moment(args.since) if args.since else None,
+            until=parse_moment(args.until, end=True) if args.until else None,
+        ).checked()
+    except ValueError as exc:
+        raise CommandError(f"history: {exc}", Exit.USAGE) from exc
+    limit = None if args.all else _limit(args)
+    rows = runtime.journal().audit(**wanted.kwargs(), limit=limit)
     if args.all:
         write_rows(
             runtime.io.out,
