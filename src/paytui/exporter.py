@@ -475,6 +475,7 @@ async def export_charges(
         progress.rows = writer.rows
         if on_progress is not None:
             on_progress(progress)
+        await asyncio.sleep(0)  # a page from a list or the journal: let the UI paint, cancel
     if cancel is not None and cancel.is_set():
         raise ExportCancelled(writer.rows)
     return writer.rows
@@ -498,6 +499,7 @@ async def export_charges_to_file(
     progress: Progress | None = None,
     on_progress: Callable[[Progress], None] | None = None,
     cancel: asyncio.Event | None = None,
+    table: dict[str, Column] | None = None,
 ) -> ExportResult:
     """`export_charges` into `path` (mode 0600, via ``path.part``, renamed when complete).
 
@@ -519,13 +521,14 @@ async def export_charges_to_file(
                 progress=progress,
                 on_progress=on_progress,
                 cancel=cancel,
+                table=table,
             )
         os.replace(partial, path)
     except BaseException:
         with contextlib.suppress(OSError):
             partial.unlink()
         raise
-    return ExportResult(path, rows, fmt, list(columns or DEFAULT_CHARGE_COLUMNS))
+    return ExportResult(path, rows, fmt, list(columns or ()))
 
 
 def default_export_path(

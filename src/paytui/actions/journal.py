@@ -709,7 +709,7 @@ class Journal:
             " UNION ALL"
             " SELECT 'refused', id, created_at, profile, base_url, client_id, operation,"
             " charge_id, amount, 'refused', reason, NULL FROM refusals"
-            f") {where} ORDER BY time DESC, kind, id DESC LIMIT ? OFFSET ?"
+            f") {where} ORDER BY time DESC, kind DESC, id DESC LIMIT ? OFFSET ?"
         )
         offset = 0
         left = limit

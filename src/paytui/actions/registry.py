@@ -132,6 +132,8 @@ ACTIONS: dict[str, ActionSpec] = {
         # Whether the token has expired depends on the app's clock: the Tokens screen adds it.
         ActionSpec("charge_token", "Charge token", "charge", None, "token"),
         ActionSpec("retry", "Retry", "retry", _retry, "entry"),
+        # Reads only: the current search (every page) or the audit trail, to a file.
+        ActionSpec("export", "Export"),
     )
 }
 

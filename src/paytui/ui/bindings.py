@@ -127,6 +127,13 @@ CHARGES_BINDINGS: list[Binding] = [
     Binding("S", "reverse_sort", "Reverse", id="charges.sort_reverse", show=False),
     Binding("y", "copy_id", "Copy id", id="charges.copy_id", tooltip="Copy the charge id"),
     Binding("ctrl+r", "refresh", "Refresh", id="charges.refresh", tooltip="Reload / retry"),
+    Binding(
+        "x",
+        "export",
+        "Export",
+        id="charges.export",
+        tooltip="Export the whole search (every page) to CSV or JSON Lines",
+    ),
 ]
 
 # --- Money action dialogs (capture, refund, edit tags) ----------------------------------------
@@ -165,6 +172,31 @@ HISTORY_BINDINGS: list[Binding] = [
         tooltip="Send again an action proven not to have happened",
     ),
     Binding("ctrl+r", "refresh", "Refresh", id="history.refresh", tooltip="Reload the journal"),
+    Binding(
+        "slash",
+        "focus_filter",
+        "Filter",
+        id="history.filter",
+        tooltip="Filter: outcome:refused action:refund charge:ID client:ID since:DAY until:DAY",
+    ),
+    Binding(
+        "x",
+        "export",
+        "Export",
+        id="history.export",
+        tooltip="Export the audit trail (as filtered) to CSV or JSON Lines",
+    ),
+]
+
+# --- Export dialog ------------------------------------------------------------------------------
+EXPORT_BINDINGS: list[Binding] = [
+    Binding(
+        "escape",
+        "close",
+        "Close / cancel",
+        id="export.close",
+        tooltip="Cancel a running export (its file is removed), or close",
+    ),
 ]
 
 # --- Refunds screen -----------------------------------------------------------------------------
@@ -281,6 +313,7 @@ GROUPS: list[BindingGroup] = [
     BindingGroup("Profile switcher", tuple(SWITCHER_BINDINGS)),
     BindingGroup("Capture / refund / edit dialogs", tuple(MONEY_MODAL_BINDINGS)),
     BindingGroup("History", tuple(HISTORY_BINDINGS)),
+    BindingGroup("Export dialog", tuple(EXPORT_BINDINGS)),
     BindingGroup("Refunds", tuple(REFUNDS_BINDINGS)),
 ]
 
@@ -391,6 +424,7 @@ _SYNONYMS = {
     "scroll_bottom": "cursor_bottom",
     "focus_query": "search",
     "focus_search": "search",
+    "focus_filter": "search",
     "search_charges": "search",
 }
 
