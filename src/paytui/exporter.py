@@ -304,13 +304,10 @@ def _cell(value: Any, kind: Kind, local: bool) -> str | None:
     if kind == "time":
         return _time_text(value, local) if isinstance(value, datetime) else safe(value)
     text = value if isinstance(value, str) else str(value)
-    if (
-        kind == "id"
-        and text.isascii()
-        and text.isprintable()
-        and not any(c.isdigit() for c in text)
-    ):
-        return text  # no digits, nothing to mask: the common case of statuses and kinds
+    if kind == "id" and text.isascii() and text.isprintable():
+        # Ids, statuses, kinds: only a run of 12+ digits could be a card number. (The redactor's
+        # key=value rules would take an id starting "aba8636…" for a routing number.)
+        return safe(redact(text)) if _DIGIT_RUN.search(text) else text
     return safe(redact(text))
 
 
