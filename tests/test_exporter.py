@@ -7,6 +7,7 @@ import csv
 import io
 import json
 import stat
+from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 
@@ -142,3 +143,14 @@ async def test_cancel_stops_before_the_next_page_and_leaves_no_file(tmp_path: Pa
         )
     assert caught.value.rows == 2 == progress.rows
     assert not target.exists() and not target.with_name("x.jsonl.part").exists()
+
+
+async def test_a_search_is_pinned_to_when_the_export_started(demo_client: PaymentClient) -> None:
+    """Charges made during an export would shift the pages of a newest-first list."""
+    moment = datetime(2026, 7, 1, tzinfo=UTC)
+    times = [
+        charge.charge_timestamp
+        async for page in charge_pages(demo_client, ChargeQuery(status="chargeback"), now=moment)
+        for charge in page
+    ]
+    assert times and all(t is not None and t < moment for t in times)

@@ -426,10 +426,21 @@ async def charge_pages(
     *,
     page_size: int = PAGE_SIZE,
     progress: Progress | None = None,
+    now: datetime | None = None,
 ) -> AsyncIterator[list[Charge]]:
     """Every page of a search, one list at a time (nothing kept: the caller writes and drops
-    it). `progress.total` is set from the first page when the service says how many."""
-    async for page in client.search_charges(query, page_size=page_size):
+    it). `progress.total` is set from the first page when the service says how many.
+
+    The search is pinned to the moment the export starts (``created_to`` = now, unless the query
+    ends earlier): pages are read by offset, so a charge made meanwhile at the top of a
+    newest-first list would shift every later page by one row and repeat a row."""
+    from paytui.api.queries import ChargeQuery
+
+    moment = now or datetime.now(UTC)
+    pinned = query or ChargeQuery()
+    if pinned.created_to is None or pinned.created_to > moment:
+        pinned = pinned.evolve(created_to=moment)
+    async for page in client.search_charges(pinned, page_size=page_size):
         if progress is not None and progress.total is None:
             progress.total = page.total
         yield list(page.items)
