@@ -79,6 +79,9 @@ _OPENERS: dict[str, Callable[[], Screen[Any]]] = dict(
         "TypedConfirmModal": lambda: _class(_M + "modals.confirm", "TypedConfirmModal")(
             "12.50", "Retry action #1."
         ),
+        "ExportModal": lambda: _class(_M + "modals.export", "ExportModal").for_charges(
+            [], "Export the marked charges"
+        ),
         "ConfirmProductionScreen": lambda: _class(
             _M + "modals.profile_switcher", "ConfirmProductionScreen"
         )(_connection()),
