@@ -16,7 +16,7 @@ import pytest
 
 from paytui.actions.errors import ActionError, ActionRefused, PrecheckFailed
 from paytui.actions.executor import ActionExecutor
-from paytui.actions.journal import Journal, JournalConflict
+from paytui.actions.journal import Journal, JournalConflict, JournalEntry
 from paytui.actions.policy import ActionPolicy
 from paytui.api.client import PaymentClient
 from paytui.api.models import Charge
@@ -67,49 +67,29 @@ async def test_two_processes_refunding_the_same_charge_at_once_send_one_refund(
     ]
 
 
+def _capture_intent(journal: Journal, charge_id: str, seen: int) -> JournalEntry:
+    return journal.record_intent(
+        profile=PROFILE,
+        base_url=BASE_URL,
+        operation="capture",
+        charge_id=charge_id,
+        amount=None,
+        request_summary={},
+        guard_since=seen,
+    )
+
+
 def test_record_intent_refuses_an_unsettled_entry_of_the_same_target(journal_path: Path) -> None:
     with Journal(journal_path) as one, Journal(journal_path) as two:
         seen = two.last_id()
-        first = one.record_intent(
-            profile=PROFILE,
-            base_url=BASE_URL,
-            operation="capture",
-            charge_id="c1",
-            amount=None,
-            request_summary={},
-            guard_since=one.last_id(),
-        )
+        first = _capture_intent(one, "c1", one.last_id())
         with pytest.raises(JournalConflict) as caught:
-            two.record_intent(
-                profile=PROFILE,
-                base_url=BASE_URL,
-                operation="capture",
-                charge_id="c1",
-                amount=None,
-                request_summary={},
-                guard_since=seen,
-            )
+            _capture_intent(two, "c1", seen)
         assert caught.value.entry.id == first.id
         # Another charge is not in the way; neither is a settled failure.
-        two.record_intent(
-            profile=PROFILE,
-            base_url=BASE_URL,
-            operation="capture",
-            charge_id="c2",
-            amount=None,
-            request_summary={},
-            guard_since=seen,
-        )
+        _capture_intent(two, "c2", seen)
         one.transition(first.id, "failed", expected={"pending"}, error="402 declined")
-        two.record_intent(
-            profile=PROFILE,
-            base_url=BASE_URL,
-            operation="capture",
-            charge_id="c1",
-            amount=None,
-            request_summary={},
-            guard_since=two.last_id(),
-        )
+        _capture_intent(two, "c1", two.last_id())
         assert len(list(one.audit(limit=None))) == 3
 
 
