@@ -15,6 +15,7 @@ import httpx
 from textual.widgets import DataTable, Input, Static
 
 from paytui.actions import Journal
+from paytui.api.models import Charge
 from paytui.api.queries import ChargeQuery
 from paytui.ui.screens.history import HistoryScreen
 from paytui.ui.screens.modals.export import ExportModal
@@ -94,3 +95,19 @@ async def test_x_exports_every_page_of_the_search_and_the_filtered_audit_trail(
         lines = audit.read_text().splitlines()
         assert lines[0].startswith("time (UTC),profile,service,client_id,action")
         assert len(lines) == 2 and "refused" in lines[1] and "charged-back" in lines[1]
+        await pilot.press("escape")
+        await settle(app, pilot)
+
+        # Escape while an export runs cancels it, and no file is left (an explicit list: the
+        # marked rows' way in).
+        charges = [Charge.model_validate({"charge_id": f"{n:024x}"}) for n in range(250)]
+        marked = ExportModal.for_charges(charges, "Export the marked charges")
+        await app.push_screen(marked)
+        await settle(app, pilot)
+        cancelled = tmp_path / "marked.csv"
+        marked.query_one("#export-path", Input).value = str(cancelled)
+        marked.start()
+        marked.action_close()  # before the first page is written
+        await settle(app, pilot)
+        assert not cancelled.exists() and not cancelled.with_name("marked.csv.part").exists()
+        assert "Cancelled after 0 rows" in str(marked.query_one("#export-status", Static).content)
