@@ -8,6 +8,8 @@ import contextlib
 import csv
 import io
 import json
+import subprocess
+import sys
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -284,3 +286,17 @@ def test_the_paytui_entry_point_sends_script_commands_here(
     # The profile option before the command is handed on (the error is the limit's).
     assert paytui_main(["--profile=nope", "history", "--limit", "0"]) == Exit.USAGE
     assert "--limit must be at least 1" in capsys.readouterr().err
+
+
+def test_a_script_command_never_imports_textual() -> None:
+    """Start-up stays light: `paytui history` runs without Textual (or the UI) being imported."""
+    code = (
+        "import sys\n"
+        "from paytui.cli import main\n"
+        "assert main(['history', '--limit', '1', '--format', 'json']) == 0\n"
+        "loaded = [m for m in sys.modules if m == 'textual' or m.startswith('paytui.ui.')]\n"
+        "assert not loaded, loaded\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == []
