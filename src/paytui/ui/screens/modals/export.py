@@ -49,6 +49,15 @@ class ExportModal(PaytuiModal[Path | None]):
 
     TEXT_ENTRY = True
     CSS_PATH = Path(__file__).with_name("confirm.tcss")
+    DEFAULT_CSS = """
+    ExportModal {
+        align: center middle;
+        background: $background 60%;
+    }
+    ExportModal #dialog-form {
+        max-height: 16;
+    }
+    """
     BINDINGS: ClassVar[list[BindingType]] = [*EXPORT_BINDINGS]
     HELP_TITLE = "Export"
 
