@@ -21,6 +21,10 @@ Figures:
   screen's workers are done and it has refreshed.
 - `paging_rss_ratio`: resident memory after paging through every result, over the memory after
   the first page.
+- `export_rss_ratio`, `export_rows`, `export_rows_per_s`, `export_money_mismatches`: exporting
+  every charge to CSV (`benchmarks/export_memory.py`, its own process, the sandbox in a child):
+  the highest resident memory over where it started (target 1.25x), and the rows whose amount
+  differs from the API's (target 0).
 """
 
 from __future__ import annotations
@@ -353,8 +357,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--db", type=Path, default=None, help="reuse (or build) this database")
     parser.add_argument(
         "--only",
-        default="startup,sandbox,typing",
-        help="comma-separated parts: startup, sandbox, typing (typing includes screens, paging)",
+        default="startup,sandbox,typing,export",
+        help="comma-separated parts: startup, sandbox, typing (typing includes screens, paging),"
+        " export",
     )
     args = parser.parse_args(argv)
     charges = args.charges or (3000 if args.quick else 100_000)
@@ -370,6 +375,11 @@ def main(argv: list[str] | None = None) -> int:
                 emit(item)
         if "typing" in parts:
             asyncio.run(in_process(db, texts, runs))
+        if "export" in parts:
+            from benchmarks.export_memory import figures as export_figures
+
+            for item in export_figures(db):
+                emit(item)
         if "startup" in parts:
             for item in startup(runs):
                 emit(item)

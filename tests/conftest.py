@@ -26,6 +26,12 @@ def isolated_user_dirs(
     ):
         (home / sub).mkdir()
         monkeypatch.setenv(var, str(home / sub))
+    # Exports default to the documents directory (platformdirs reads it from user-dirs.dirs):
+    # a test (the key fuzzer pressing x, enter) must not write into the real ~/Documents.
+    (home / "documents").mkdir()
+    (home / "config" / "user-dirs.dirs").write_text(
+        f'XDG_DOCUMENTS_DIR="{home / "documents"}"\n', encoding="utf-8"
+    )
     monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
     for var in (
         "PAYTUI_PROFILE",

@@ -1,7 +1,8 @@
 """The `paytui` command.
 
 Start-up time matters (the first page of charges must paint fast), so this module imports nothing
-heavy at module level: it decides what to run first, then imports only that.
+heavy at module level: it decides what to run first, then imports only that. The commands for
+scripts (`paytui charges ...`, see `paytui.commands`) never import Textual.
 """
 
 from __future__ import annotations
@@ -10,6 +11,28 @@ import sys
 from collections.abc import Sequence
 
 SUBCOMMANDS = ("sandbox", "profile")
+#: `paytui.commands.COMMANDS`, repeated here so that choosing costs no import.
+SCRIPT_COMMANDS = ("charges", "refunds", "tokens", "accounts", "history", "export")
+#: Options of the app that may come before a script command (`paytui --profile p charges ...`).
+_GLOBAL_OPTIONS = ("--profile", "--base-url")
+
+
+def split_globals(args: list[str]) -> tuple[list[str], list[str]]:
+    """Leading `--profile X` / `--base-url=Y` options, and the rest."""
+    leading: list[str] = []
+    index = 0
+    while index < len(args):
+        word = args[index]
+        name = word.split("=", 1)[0]
+        if name not in _GLOBAL_OPTIONS:
+            break
+        if "=" in word or index + 1 >= len(args):
+            leading.append(word)
+            index += 1
+        else:
+            leading += args[index : index + 2]
+            index += 2
+    return leading, args[index:]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -22,6 +45,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         from paytui.config.cli import main as profile_main
 
         return profile_main(args[1:])
+    leading, rest = split_globals(args)
+    if rest and rest[0] in SCRIPT_COMMANDS:
+        from paytui.commands import main as commands_main
+
+        return commands_main([*rest, *leading])
     from paytui.ui.launch import main as ui_main
 
     return ui_main(args)

@@ -90,6 +90,9 @@ _OPENERS: dict[str, Callable[[], Screen[Any]]] = dict(
         "SaveSearchModal": lambda: _class(_M + "modals.saved_searches", "SaveSearchModal")(
             "status:chargeback"
         ),
+        "ExportModal": lambda: _class(_M + "modals.export", "ExportModal").for_charges(
+            [], "Export the marked charges"
+        ),
         "ConfirmProductionScreen": lambda: _class(
             _M + "modals.profile_switcher", "ConfirmProductionScreen"
         )(_connection()),

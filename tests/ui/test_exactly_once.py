@@ -115,9 +115,12 @@ async def test_refund_pressed_again_after_an_unknown_outcome_refunds_once_and_sa
 
         rows = await history(app, pilot)
         assert len(await refunds_of(app, sale.charge_id)) == 1
+        # The second press stood back: the audit trail keeps it as refused, with the reason.
         assert [(row[1], row[4], row[5]) for row in rows] == [
-            ("refund", "succeeded", refund.refund_id)
+            ("refund", "refused", "—"),
+            ("refund", "succeeded", refund.refund_id),
         ]
+        assert "did go through" in rows[0][6]
 
 
 async def test_a_late_commit_is_waited_for_and_found(

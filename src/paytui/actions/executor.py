@@ -56,7 +56,7 @@ from paytui.actions.errors import (
     PrecheckFailed,
     UnresolvedAction,
 )
-from paytui.actions.journal import Journal, JournalEntry
+from paytui.actions.journal import Journal, JournalConflict, JournalEntry
 from paytui.actions.policy import ActionPolicy, Decision
 from paytui.actions.reconcile import (
     REF_ATTRIBUTE,
@@ -260,8 +260,11 @@ class ActionExecutor:
         settle_margin: float = DEFAULT_SETTLE_MARGIN,
         clock: Callable[[], datetime] = _utcnow,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        client_id: str | None = None,
     ) -> None:
         self.client = client
+        #: The OAuth client id that acts (the audit trail names it); None for a static token.
+        self.client_id = client_id
         self.journal = journal
         self.policy = policy
         self.profile = profile
@@ -661,6 +664,7 @@ class ActionExecutor:
         in its own task and wait for it shielded from our caller's cancellation."""
         decision = self.policy.check(operation)
         if not decision.allowed:
+            await self.record_refusal(operation, target, decision.reason or "Not allowed")
             raise ActionRefused(decision)
         key = (operation, target)
         current = self._in_flight.get(key)
@@ -689,23 +693,13 @@ class ActionExecutor:
         slot: _InFlight,
         acknowledge_earlier: int | None,
     ) -> ActionOutcome:
-        # The past first: an earlier attempt's verdict may change what the checks below say.
-        await self._settle_earlier(operation, target, slot, acknowledge_earlier)
-        plan = await prepare()
-        ref = uuid.uuid4().hex
-        entry = await asyncio.to_thread(
-            self.journal.record_intent,
-            profile=self.profile,
-            base_url=self.base_url,
-            operation=plan.operation,
-            charge_id=plan.charge_id,
-            amount=plan.amount,
-            request_summary=plan.summary,
-            retry_of=plan.retry_of,
-            client_reference=ref,
-            settle_seconds=self.settle_seconds,
-        )
+        try:
+            entry, plan = await self._intend(operation, target, prepare, slot, acknowledge_earlier)
+        except (PrecheckFailed, UnresolvedAction, EarlierAttemptApplied, ActionRefused) as err:
+            await self.record_refusal(operation, target, err.message)
+            raise
         slot.entry_id = entry.id
+        ref = entry.client_reference
         if plan.original is not None:
             self._originals[entry.id] = plan.original
         stamped = self.clock()
@@ -766,6 +760,69 @@ class ActionExecutor:
             charge=result if isinstance(result, Charge) else None,
             refund=result if isinstance(result, Refund) else None,
         )
+
+    async def _intend(
+        self,
+        operation: str,
+        target: str,
+        prepare: Callable[[], Awaitable[_Plan]],
+        slot: _InFlight,
+        acknowledge_earlier: int | None,
+    ) -> tuple[JournalEntry, _Plan]:
+        """Settle the past, prepare, and write the intent — unless, meanwhile, another process on
+        the same journal began the same action on the same target (`JournalConflict`): then
+        nothing is written or sent, and the error names that attempt."""
+        seen = await asyncio.to_thread(self.journal.last_id)
+        # The past first: an earlier attempt's verdict may change what the checks below say.
+        await self._settle_earlier(operation, target, slot, acknowledge_earlier)
+        plan = await prepare()
+        try:
+            entry = await asyncio.to_thread(
+                self.journal.record_intent,
+                profile=self.profile,
+                base_url=self.base_url,
+                operation=plan.operation,
+                charge_id=plan.charge_id,
+                amount=plan.amount,
+                request_summary=plan.summary,
+                retry_of=plan.retry_of,
+                client_reference=uuid.uuid4().hex,
+                settle_seconds=self.settle_seconds,
+                client_id=self.client_id,
+                guard_since=seen,
+                account_id=target if operation == "charge" else None,
+            )
+        except JournalConflict as conflict:
+            other = conflict.entry
+            if other.state == "succeeded":
+                if other.id == acknowledge_earlier:
+                    # Seen and confirmed by the user: send another, guarded from here on.
+                    await asyncio.to_thread(self.journal.acknowledge, other.id)
+                    return await self._intend(operation, target, prepare, slot, None)
+                raise EarlierAttemptApplied(_earlier_message(other), other) from None
+            noun = _NOUNS.get(operation, operation)
+            raise UnresolvedAction(
+                f"The same {noun} (#{other.id}) is being sent by another paytui right now;"
+                " nothing was sent — see History for its outcome",
+                other.id,
+            ) from None
+        return entry, plan
+
+    async def record_refusal(self, operation: str, target: str, reason: str) -> None:
+        """Keep a refused attempt in the audit trail; a journal failure never hides the refusal."""
+        try:
+            await asyncio.to_thread(
+                self.journal.record_refusal,
+                profile=self.profile,
+                base_url=self.base_url,
+                client_id=self.client_id,
+                operation=operation,
+                charge_id=None if operation == "charge" else target,
+                amount=None,
+                reason=redact(reason),
+            )
+        except Exception:
+            return
 
     def _settle_since(self, stamped: datetime) -> float:
         """The settle time of a request stamped "sent" at `stamped` whose client gave up just
@@ -873,6 +930,10 @@ class ActionExecutor:
         )
         for entry in entries:
             settled = await self._prove(entry, slot, background=True)
+            if settled.entry.state == "succeeded" and entry.id != acknowledge:
+                # Unsettled when this began, it happened (told by its own sender meanwhile, or
+                # by this read-back): doing it again now would do it twice.
+                raise EarlierAttemptApplied(_earlier_message(settled.entry), settled.entry)
             # Still not proven (a failed read-back leaves "unknown", or an early "not_applied").
             if not settled.entry.proven(self.settle_seconds):
                 noun = _NOUNS[operation]

@@ -32,6 +32,17 @@ History, before a repeat).
 a refusal is final). `unacknowledged` marks a success found by a read-back the user has not been
 shown yet (start-up reconciliation, the check before a repeat): a repeat of the action is then
 refused until the user confirms they know about it. Journals of schema 1 are migrated in place.
+
+Audit (schema 3): every entry names the OAuth `client_id` that acted (None for a static token or
+the embedded sandbox), and the `refusals` table keeps the attempts stopped before anything was
+written or sent (a read-only profile, a missing scope, a charge that cannot be captured, an
+earlier attempt not settled). `audit` lists both, newest first, with filters: the History
+screen's audit trail and `paytui history`.
+
+Two processes on one journal (the app and `paytui refunds create`, say): `record_intent` with
+`guard_since` checks and inserts in one ``BEGIN IMMEDIATE`` transaction, SQLite's lock across
+processes, so of two attempts of the same action on the same target only the first is written
+and sent; the other gets `JournalConflict` naming it (see `ActionExecutor`).
 """
 
 from __future__ import annotations
@@ -42,7 +53,7 @@ import os
 import sqlite3
 import threading
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
@@ -54,7 +65,9 @@ __all__ = [
     "OPERATIONS",
     "STATES",
     "UNRESOLVED_STATES",
+    "AuditRow",
     "Journal",
+    "JournalConflict",
     "JournalEntry",
     "default_journal_path",
 ]
@@ -68,7 +81,7 @@ STATES: tuple[str, ...] = ("pending", "sent", "succeeded", "failed", "unknown", 
 UNRESOLVED_STATES = frozenset({"pending", "sent", "unknown"})
 FINAL_STATES = frozenset({"succeeded", "failed", "not_applied"})
 
-_SCHEMA_VERSION = 2
+_SCHEMA_VERSION = 3
 _TABLE = f"""
 CREATE TABLE IF NOT EXISTS actions (
     id               INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -90,7 +103,21 @@ CREATE TABLE IF NOT EXISTS actions (
     settle_seconds   REAL,
     checked_at       TEXT,
     never_sent       INTEGER NOT NULL DEFAULT 0,
-    unacknowledged   INTEGER NOT NULL DEFAULT 0
+    unacknowledged   INTEGER NOT NULL DEFAULT 0,
+    client_id        TEXT
+);
+"""
+_REFUSALS = """
+CREATE TABLE IF NOT EXISTS refusals (
+    id          INTEGER PRIMARY KEY AUTOINCREMENT,
+    profile     TEXT NOT NULL,
+    base_url    TEXT NOT NULL,
+    client_id   TEXT,
+    operation   TEXT NOT NULL,
+    charge_id   TEXT,
+    amount      TEXT,
+    reason      TEXT NOT NULL,
+    created_at  TEXT NOT NULL
 );
 """
 _INDEXES = """
@@ -135,7 +162,11 @@ def _migrate(db: sqlite3.Connection) -> None:
             raise
         finally:
             db.execute("PRAGMA foreign_keys = ON")
-    db.executescript(_TABLE + _INDEXES + f"PRAGMA user_version = {_SCHEMA_VERSION};")
+    if exists:
+        columns = {row[1] for row in db.execute("PRAGMA table_info(actions)")}
+        if "client_id" not in columns:  # schema 2: one nullable column, added in place
+            db.execute("ALTER TABLE actions ADD COLUMN client_id TEXT")
+    db.executescript(_TABLE + _REFUSALS + _INDEXES + f"PRAGMA user_version = {_SCHEMA_VERSION};")
 
 
 def default_journal_path() -> Path:
@@ -189,6 +220,7 @@ class JournalEntry:
     checked_at: datetime | None = None
     never_sent: bool = False
     unacknowledged: bool = False
+    client_id: str | None = None
 
     @property
     def unresolved(self) -> bool:
@@ -243,7 +275,37 @@ class JournalEntry:
             checked_at=_parse_time(row["checked_at"]),
             never_sent=bool(row["never_sent"]),
             unacknowledged=bool(row["unacknowledged"]),
+            client_id=row["client_id"],
         )
+
+
+class JournalConflict(Exception):
+    """`record_intent(guard_since=...)` found the same action on the same target in the way: one
+    not settled yet (another process is sending it) or one done since the caller began."""
+
+    def __init__(self, entry: JournalEntry) -> None:
+        super().__init__(f"action #{entry.id} ({entry.state}) is in the way")
+        self.entry = entry
+
+
+@dataclass(frozen=True)
+class AuditRow:
+    """One line of the audit trail: a journaled action, or a refused attempt (`refused`)."""
+
+    kind: Literal["action", "refused"]
+    id: int
+    time: datetime
+    profile: str
+    base_url: str
+    client_id: str | None
+    operation: str
+    charge_id: str | None
+    amount: Decimal | None
+    outcome: str
+    """The entry's state, or "refused"."""
+    reason: str | None
+    """The service's (or the policy's) reason; None for a success."""
+    result_id: str | None = None
 
 
 def _create_private_file(path: Path) -> None:
@@ -303,38 +365,122 @@ class Journal:
         retry_of: int | None = None,
         client_reference: str | None = None,
         settle_seconds: float | None = None,
+        client_id: str | None = None,
+        guard_since: int | None = None,
+        account_id: str | None = None,
     ) -> JournalEntry:
         """Write (and commit, durably) the intent of an action; returns the "pending" entry.
 
-        `settle_seconds`: how long after sending a commit still in flight could show up."""
+        `settle_seconds`: how long after sending a commit still in flight could show up.
+        `guard_since`: the last entry id the caller had seen when it began (`last_id`). Then, in
+        the same transaction as the insert, an entry of the same action on the same target
+        (`charge_id`; for a new charge `account_id`) that is not settled, or that succeeded after
+        `guard_since`, raises `JournalConflict` and nothing is written."""
         if operation not in OPERATIONS:
             raise ValueError(f"unknown operation {operation!r}")
         reference = client_reference or uuid.uuid4().hex
         now = _iso(self._clock())
         with self._lock:
-            cursor = self._db.execute(
-                "INSERT INTO actions (client_reference, profile, base_url, operation, charge_id,"
-                " amount, request_summary, state, retry_of, created_at, updated_at,"
-                " settle_seconds) VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?)",
-                (
-                    reference,
-                    profile,
-                    base_url,
-                    operation,
-                    charge_id,
-                    str(amount) if amount is not None else None,
-                    json.dumps(request_summary, sort_keys=True, default=str),
-                    retry_of,
-                    now,
-                    now,
-                    settle_seconds,
-                ),
-            )
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                if guard_since is not None:
+                    blocker = self._blocker(
+                        profile, base_url, operation, charge_id, account_id, guard_since
+                    )
+                    if blocker is not None:
+                        raise JournalConflict(blocker)
+                cursor = self._db.execute(
+                    "INSERT INTO actions (client_reference, profile, base_url, operation,"
+                    " charge_id, amount, request_summary, state, retry_of, created_at,"
+                    " updated_at, settle_seconds, client_id)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?)",
+                    (
+                        reference,
+                        profile,
+                        base_url,
+                        operation,
+                        charge_id,
+                        str(amount) if amount is not None else None,
+                        json.dumps(request_summary, sort_keys=True, default=str),
+                        retry_of,
+                        now,
+                        now,
+                        settle_seconds,
+                        client_id,
+                    ),
+                )
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
             entry_id = cursor.lastrowid
         assert entry_id is not None  # an INSERT always has one
         entry = self.get(entry_id)
         assert entry is not None
         return entry
+
+    def _blocker(
+        self,
+        profile: str,
+        base_url: str,
+        operation: str,
+        charge_id: str | None,
+        account_id: str | None,
+        since: int,
+    ) -> JournalEntry | None:
+        """The first entry of the same action and target that is unsettled or succeeded after
+        `since` (called inside `record_intent`'s transaction, lock held)."""
+        unsettled = sorted(UNRESOLVED_STATES)
+        sql = (
+            "SELECT * FROM actions WHERE profile = ? AND base_url = ? AND operation = ?"
+            f" AND (state IN ({', '.join('?' for _ in unsettled)})"
+            " OR (id > ? AND state = 'succeeded'))"
+        )
+        params: builtins.list[Any] = [profile, base_url, operation, *unsettled, since]
+        if charge_id is not None:
+            sql += " AND charge_id = ?"
+            params.append(charge_id)
+        for row in self._db.execute(sql + " ORDER BY id", params).fetchall():
+            entry = JournalEntry._from_row(row)
+            if charge_id is None and entry.request_summary.get("account_id") != account_id:
+                continue  # a new charge: the same account only
+            return entry
+        return None
+
+    def last_id(self) -> int:
+        """The newest entry's id (0 for an empty journal): what `guard_since` is measured by, and
+        where a batch starts counting its own."""
+        with self._lock:
+            row = self._db.execute("SELECT COALESCE(MAX(id), 0) FROM actions").fetchone()
+        return int(row[0])
+
+    def record_refusal(
+        self,
+        *,
+        profile: str,
+        base_url: str,
+        operation: str,
+        charge_id: str | None,
+        amount: Decimal | None,
+        reason: str,
+        client_id: str | None = None,
+    ) -> None:
+        """Keep an attempt refused before anything was written or sent (for the audit trail)."""
+        with self._lock:
+            self._db.execute(
+                "INSERT INTO refusals (profile, base_url, client_id, operation, charge_id,"
+                " amount, reason, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    profile,
+                    base_url,
+                    client_id,
+                    operation,
+                    charge_id,
+                    str(amount) if amount is not None else None,
+                    reason,
+                    _iso(self._clock()),
+                ),
+            )
 
     def transition(
         self,
@@ -525,12 +671,6 @@ class Journal:
             ).fetchall()
         return [JournalEntry._from_row(row) for row in rows]
 
-    def last_id(self) -> int:
-        """The newest entry's id (0 when empty): where a batch starts counting its own."""
-        with self._lock:
-            row = self._db.execute("SELECT COALESCE(MAX(id), 0) FROM actions").fetchone()
-        return int(row[0])
-
     def acknowledge(self, entry_id: int) -> None:
         """The user was told about this entry's outcome."""
         with self._lock:
@@ -542,6 +682,81 @@ class Journal:
                 "SELECT * FROM actions WHERE retry_of = ? ORDER BY id", (entry_id,)
             ).fetchall()
         return [JournalEntry._from_row(row) for row in rows]
+
+    def audit(
+        self,
+        *,
+        profile: str | None = None,
+        base_url: str | None = None,
+        client_id: str | None = None,
+        operation: str | None = None,
+        charge_id: str | None = None,
+        outcome: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        limit: int | None = 500,
+        batch: int = 500,
+    ) -> Iterator[AuditRow]:
+        """The audit trail, newest first: actions and refused attempts, filtered by any of
+        profile, service, client id, operation, charge, outcome (a state, or "refused") and time
+        (`since` inclusive, `until` exclusive). Read `batch` rows at a time, so exporting a long
+        history does not hold it all; `limit` None: every row."""
+        clauses: builtins.list[str] = []
+        params: builtins.list[Any] = []
+        for column, value in (
+            ("profile", profile),
+            ("base_url", base_url),
+            ("client_id", client_id),
+            ("operation", operation),
+            ("charge_id", charge_id),
+            ("outcome", outcome),
+        ):
+            if value is not None:
+                clauses.append(f"{column} = ?")
+                params.append(value)
+        if since is not None:
+            clauses.append("time >= ?")
+            params.append(_iso(since))
+        if until is not None:
+            clauses.append("time < ?")
+            params.append(_iso(until))
+        where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+        sql = (
+            "SELECT * FROM ("
+            " SELECT 'action' AS kind, id, created_at AS time, profile, base_url, client_id,"
+            " operation, charge_id, amount, state AS outcome, error AS reason, result_id"
+            " FROM actions"
+            " UNION ALL"
+            " SELECT 'refused', id, created_at, profile, base_url, client_id, operation,"
+            " charge_id, amount, 'refused', reason, NULL FROM refusals"
+            f") {where} ORDER BY time DESC, kind DESC, id DESC LIMIT ? OFFSET ?"
+        )
+        offset = 0
+        left = limit
+        while left is None or left > 0:
+            size = batch if left is None else min(batch, left)
+            with self._lock:
+                rows = self._db.execute(sql, (*params, size, offset)).fetchall()
+            for row in rows:
+                yield AuditRow(
+                    kind=row["kind"],
+                    id=row["id"],
+                    time=_time(row["time"]),
+                    profile=row["profile"],
+                    base_url=row["base_url"],
+                    client_id=row["client_id"],
+                    operation=row["operation"],
+                    charge_id=row["charge_id"],
+                    amount=Decimal(row["amount"]) if row["amount"] is not None else None,
+                    outcome=row["outcome"],
+                    reason=row["reason"],
+                    result_id=row["result_id"],
+                )
+            if len(rows) < size:
+                return
+            offset += size
+            if left is not None:
+                left -= size
 
     @staticmethod
     def _scope(profile: str | None, base_url: str | None) -> tuple[str, builtins.list[Any]]:

@@ -136,6 +136,8 @@ ACTIONS: dict[str, ActionSpec] = {
         # run (`paytui.actions.batch.plan_batch`); here only the policy (read-only, scopes).
         ActionSpec("bulk_capture", "Bulk capture", "capture"),
         ActionSpec("bulk_refund", "Bulk full refund", "refund"),
+        # Reads only: the current search (every page) or the audit trail, to a file.
+        ActionSpec("export", "Export"),
     )
 }
 

@@ -100,6 +100,16 @@ def format_amount(amount: Decimal | None, *, grouping: bool = True) -> str:
     return f"{cents:,}" if grouping else str(cents)
 
 
+def plain_amount(amount: Decimal) -> str:
+    """An amount for a file (CSV, JSON Lines): exact and ungrouped, two places ("1234.50"),
+    more only when the service sent more ("0.125" is never rounded). Never raises."""
+    if not amount.is_finite():
+        return format_amount(amount)
+    if has_cents_only(amount):
+        return format_amount(amount, grouping=False)
+    return format(amount, "f")
+
+
 def amount_text(amount: Decimal) -> str:
     """The shortest exact text of an amount ("25.5", "10", "0"): the search language's form."""
     text = format(amount.normalize(), "f")

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from paytui.actions import ActionExecutor, ActionPolicy, Decision, Journal
 from paytui.actions.errors import ActionRefused
 from paytui.actions.journal import default_journal_path
+from paytui.connect import acting_client_id
 from paytui.text import safe
 
 if TYPE_CHECKING:
@@ -108,6 +109,7 @@ class ActionsService:
                     self.policy(),
                     profile=self.app.profile_name,
                     base_url=str(getattr(client, "base_url", "")),
+                    client_id=acting_client_id(getattr(self.app, "connection", None)),
                     **self.executor_options,
                 )
         self._executor.policy = self.policy()

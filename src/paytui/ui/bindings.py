@@ -185,6 +185,13 @@ CHARGES_BINDINGS: list[Binding] = [
         tooltip="Save this query under a name (in the config)",
         show=False,
     ),
+    Binding(
+        "x",
+        "export",
+        "Export",
+        id="charges.export",
+        tooltip="Export the whole search (every page) to CSV or JSON Lines",
+    ),
 ]
 
 # --- Money action dialogs (capture, refund, edit tags) ----------------------------------------
@@ -256,6 +263,31 @@ HISTORY_BINDINGS: list[Binding] = [
         id="history.resume_batch",
         tooltip="Run the rest of a bulk action a crash or a cancel left (never twice)",
         show=False,
+    ),
+    Binding(
+        "slash",
+        "focus_filter",
+        "Filter",
+        id="history.filter",
+        tooltip="Filter: outcome:refused action:refund charge:ID client:ID since:DAY until:DAY",
+    ),
+    Binding(
+        "x",
+        "export",
+        "Export",
+        id="history.export",
+        tooltip="Export the audit trail (as filtered) to CSV or JSON Lines",
+    ),
+]
+
+# --- Export dialog ------------------------------------------------------------------------------
+EXPORT_BINDINGS: list[Binding] = [
+    Binding(
+        "escape",
+        "close",
+        "Close / cancel",
+        id="export.close",
+        tooltip="Cancel a running export (its file is removed), or close",
     ),
 ]
 
@@ -383,6 +415,7 @@ GROUPS: list[BindingGroup] = [
     BindingGroup("Jump line", tuple(JUMP_BINDINGS)),
     BindingGroup("Save search", tuple(SAVE_SEARCH_BINDINGS)),
     BindingGroup("Saved searches", tuple(SAVED_SEARCHES_BINDINGS)),
+    BindingGroup("Export dialog", tuple(EXPORT_BINDINGS)),
     BindingGroup("Refunds", tuple(REFUNDS_BINDINGS)),
 ]
 
@@ -497,6 +530,7 @@ _SYNONYMS = {
     "scroll_bottom": "cursor_bottom",
     "focus_query": "search",
     "focus_search": "search",
+    "focus_filter": "search",
     "search_charges": "search",
 }
 

@@ -80,6 +80,7 @@ ACTION_STATE_STYLES = {
     "unknown": "bold accent",
     "pending": "bold accent",
     "sent": "bold accent",
+    "refused": "warning",
 }
 STATUS_STYLES = {
     "success": "success",

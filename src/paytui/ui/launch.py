@@ -18,17 +18,18 @@ import sys
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, NoReturn
 
+from paytui.connect import embedded_client, sandbox_transport
 from paytui.console import SafeArgumentParser, say
 
 if TYPE_CHECKING:
     import types
 
-    import httpx
-
     from paytui.api.client import PaymentClient
     from paytui.config.connection import Connection
     from paytui.sandbox.embedded import EmbeddedSandbox
     from paytui.ui.app import PaytuiApp
+
+__all__ = ["build_app", "client_factory_for", "embedded_client", "main", "sandbox_transport"]
 
 ClientFactory = Callable[[], Awaitable["PaymentClient"]]
 
@@ -51,7 +52,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="paytui",
         description="Keyboard-driven dashboard for the payment service. With no profile it runs "
-        "on an embedded sandbox. Subcommands: `paytui profile ...`, `paytui sandbox ...`.",
+        "on an embedded sandbox. Subcommands: `paytui profile ...`, `paytui sandbox ...`; for "
+        "scripts `paytui charges|refunds|tokens|accounts|history|export ...` (docs/cli.md).",
         epilog="Environment: PAYTUI_PROFILE, PAYTUI_BASE_URL, PAYTUI_TOKEN, PAYTUI_CLIENT_ID, "
         "PAYTUI_CLIENT_SECRET, PAYTUI_ACCOUNT_ID (see docs/configuration.md).",
         allow_abbrev=False,
@@ -185,17 +187,6 @@ def import_client() -> types.ModuleType:
     return importlib.import_module("paytui.api.client")
 
 
-def sandbox_transport(socket_path: object) -> httpx.AsyncHTTPTransport:
-    """The httpx transport to the embedded sandbox's Unix socket: plain HTTP, so no TLS context.
-
-    httpx's default `verify=True` would load certifi's CA bundle into a new SSL context (about
-    45 ms) for a connection that never does TLS.
-    """
-    import httpx
-
-    return httpx.AsyncHTTPTransport(uds=str(socket_path), verify=False)
-
-
 def _embedded_factory(sandbox: EmbeddedSandbox) -> ClientFactory:
     """Starts importing the client at once, in a thread, so the imports fill the gaps while
     Textual builds and paints the shell (the factory itself is awaited after the first paint)."""
@@ -225,16 +216,3 @@ def _embedded_factory(sandbox: EmbeddedSandbox) -> ClientFactory:
         return embedded_client(sandbox)
 
     return embedded
-
-
-def embedded_client(sandbox: EmbeddedSandbox) -> PaymentClient:
-    """The one client of the embedded sandbox: its base URL and socket, the demo credentials."""
-    from paytui.api.client import PaymentClient
-    from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
-
-    return PaymentClient(
-        sandbox.base_url,
-        client_id=DEMO_CLIENT_ID,
-        client_secret=DEMO_CLIENT_SECRET,
-        transport=sandbox_transport(sandbox.socket_path),
-    )

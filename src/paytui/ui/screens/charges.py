@@ -523,6 +523,21 @@ class ChargeSearchScreen(PaytuiScreen[None]):
 
         await open_bulk(self.app, operation, table.marks, after)
 
+    def action_export(self) -> None:
+        """`x`: every page of the search on screen (its sort included) to a file."""
+        self._open_export()
+
+    @work(exclusive=True, group="export-open")
+    async def _open_export(self) -> None:
+        from paytui.ui.screens.modals.export import ExportModal
+
+        query = self._effective(self._query or quick_view_query("all"))
+        client = await self.app.get_client()
+        text = format_query(query) or "all charges"
+        await self.app.push_screen(
+            ExportModal.for_search(client, query, f"Export every charge of: {text}")
+        )
+
     # --- money actions: the registry decides, the dialogs and the executor act ----------------
     def action_subject(self, action: str) -> object | None:
         """Capture and refund act on the highlighted charge, in the state the list shows."""

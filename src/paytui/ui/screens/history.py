@@ -1,24 +1,29 @@
-"""History (`5`): every action taken from this machine for this profile, newest first.
+"""History (`5`): the audit trail — every action taken from this machine for this profile, and
+every attempt refused before it was sent — newest first.
 
-Reads `executor.history()` (the action journal). `enter` opens the charge, `c` checks an unknown
-outcome again with the service (`reconcile_entry`), `R` retries — only an action proven not to
-have happened, and only when the user asks (`executor.retry`).
+Reads `Journal.audit` (the action journal and its refusals), filtered by the line at the top
+(`/`: ``outcome:refused action:refund charge:ID client:ID since:DAY until:DAY profile:NAME``,
+`paytui.actions.audit`). `enter` opens the charge, `v` checks an unknown outcome again with the
+service (`reconcile_entry`), `t` retries — only an action proven not to have happened, and only
+when the user asks (`executor.retry`) — and `x` exports what the filter shows, every row, to CSV
+or JSON Lines.
 """
 
 from __future__ import annotations
 
 import contextlib
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
-from textual import work
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.notifications import SeverityLevel
-from textual.widgets import DataTable, Static
+from textual.widgets import DataTable, Input, Static
 
 from paytui.actions import ActionError, ConfirmationRequired
+from paytui.actions.audit import AuditFilter, parse_filter
 from paytui.ui import format as fmt
 from paytui.ui import messages
 from paytui.ui.bindings import HISTORY_BINDINGS
@@ -28,9 +33,14 @@ from paytui.ui.widgets.fit_table import FitColumn, FitNavTable
 from paytui.ui.widgets.footer import PaytuiFooter
 from paytui.ui.widgets.header import PaytuiHeader
 from paytui.ui.widgets.list_state import ErrorLine, ListState
+from paytui.ui.widgets.safe_input import SafeInput
 
 if TYPE_CHECKING:
-    from paytui.actions import JournalEntry
+    from paytui.actions import ActionExecutor, JournalEntry
+    from paytui.actions.journal import AuditRow
+
+#: Rows the screen shows at most (the export writes every row the filter finds).
+SHOWN = 500
 
 OPERATIONS = {
     "capture": "capture",
@@ -50,6 +60,7 @@ COLUMNS = (
     FitColumn("State", "State"),
     FitColumn("Result", "Result", priority=2, min_width=10),
     FitColumn("Message", "Message", priority=3, min_width=12, free_text=True),
+    FitColumn("Client", "Client", priority=4, min_width=8),
 )
 
 
@@ -66,11 +77,25 @@ class HistoryScreen(PaytuiScreen[None]):
 
     def __init__(self) -> None:
         super().__init__()
-        self.entries: list[JournalEntry] = []
+        self.rows: list[AuditRow] = []
+        self.by_id: dict[int, JournalEntry] = {}
+        self.filter = AuditFilter()
+
+    @property
+    def entries(self) -> list[JournalEntry]:
+        """The journaled actions shown (refusals left out), newest first."""
+        return [self.by_id[r.id] for r in self.rows if r.kind == "action" and r.id in self.by_id]
 
     def compose(self) -> ComposeResult:
         yield PaytuiHeader()
-        yield Static(Text("Actions taken from this machine, newest first"), id="history-title")
+        yield Static(
+            Text("Actions and refused attempts from this machine, newest first"),
+            id="history-title",
+        )
+        yield SafeInput(
+            id="history-filter",
+            placeholder="/ filter: outcome:refused action:refund charge:ID client:ID since:DAY",
+        )
         yield Static(Text(""), id="history-status")
         line = ErrorLine(id="inline-error")
         yield line
@@ -87,68 +112,107 @@ class HistoryScreen(PaytuiScreen[None]):
             self.reload()
 
     @property
-    def current(self) -> JournalEntry | None:
+    def current_row(self) -> AuditRow | None:
         table = self.query_one(DataTable)
-        if not self.entries or table.cursor_row < 0 or table.cursor_row >= len(self.entries):
+        if not self.rows or table.cursor_row < 0 or table.cursor_row >= len(self.rows):
             return None
-        return self.entries[table.cursor_row]
+        return self.rows[table.cursor_row]
+
+    @property
+    def current(self) -> JournalEntry | None:
+        """The highlighted journal entry (None on a refused attempt: nothing to check/retry)."""
+        row = self.current_row
+        return self.by_id.get(row.id) if row is not None and row.kind == "action" else None
+
+    def _read(self, executor: ActionExecutor) -> tuple[list[AuditRow], dict[int, JournalEntry]]:
+        """The rows the filter asks for (this profile's unless it names one) and their entries."""
+        wanted = self.filter.kwargs()
+        if wanted["profile"] is None:
+            wanted.update(profile=executor.profile, base_url=executor.base_url)
+        rows = list(executor.journal.audit(**wanted, limit=SHOWN))
+        entries = {
+            e.id: e
+            for e in (executor.journal.get(r.id) for r in rows if r.kind == "action")
+            if e is not None
+        }
+        return rows, entries
+
+    def audit_rows(self, executor: ActionExecutor) -> Any:
+        """Every row the filter finds (the export's source), read in batches."""
+        wanted = self.filter.kwargs()
+        if wanted["profile"] is None:
+            wanted.update(profile=executor.profile, base_url=executor.base_url)
+        return executor.journal.audit(**wanted, limit=None)
 
     @work(exclusive=True, group="history-load")
     async def reload(self) -> None:
         status = self.query_one("#history-status", Static)
         try:
             executor = await paytui_app(self).actions.executor()
-            entries = executor.history()
+            rows, entries = self._read(executor)
         except Exception as exc:
             status.update(Text("Could not read the journal."))
-            self.query_one(ListState).show_failed(exc, rows_on_screen=bool(self.entries))
+            self.query_one(ListState).show_failed(exc, rows_on_screen=bool(self.rows))
             return
-        self._show(entries)
+        self._show(rows, entries)
         with contextlib.suppress(Exception):  # the offer is a nicety; the journal shows anyway
             await self._offer_batches()
         # A "not applied" whose read-back may have been too early (before a commit still in
         # flight could show) is no verdict yet: read it back again now. It becomes "succeeded"
         # (corrected, and said so), a proven "not applied", or "unknown" until it can be proven.
         settle = executor.settle_seconds
-        early = [e.id for e in entries if e.state == "not_applied" and not e.proven(settle)]
+        early = [
+            e.id for e in entries.values() if e.state == "not_applied" and not e.proven(settle)
+        ]
         if not early:
             return
         for entry_id in early:
             with contextlib.suppress(ActionError):  # still running: its own outcome will say
                 await executor.reconcile_entry(entry_id)
-        self._show(executor.history())
+        self._show(*self._read(executor))
 
-    def _show(self, entries: list[JournalEntry]) -> None:
-        self.entries = entries
+    def _show(self, rows: list[AuditRow], entries: dict[int, JournalEntry]) -> None:
+        self.rows = rows
+        self.by_id = entries
         table = self.query_one(DataTable)
-        row = table.cursor_row
+        cursor = table.cursor_row
         table.clear()
-        for entry in entries:
-            message = entry.error or ""
-            if entry.retry_of:
+        for row in rows:
+            entry = entries.get(row.id) if row.kind == "action" else None
+            message = row.reason or ""
+            if entry is not None and entry.retry_of:
                 message = f"retry of #{entry.retry_of}" + (f"; {message}" if message else "")
             table.add_row(
-                Text(fmt.timestamp(entry.created_at)),
-                fmt.literal(OPERATIONS.get(entry.operation, entry.operation)),
-                fmt.literal(entry.charge_id or "—"),
+                Text(fmt.timestamp(row.time)),
+                fmt.literal(OPERATIONS.get(row.operation, row.operation)),
+                fmt.literal(row.charge_id or "—"),
                 Text(
-                    fmt.money(entry.amount) if entry.operation in MONEY else "",
+                    fmt.money(row.amount) if row.operation in MONEY and row.amount else "",
                     justify="right",
                 ),
-                state_text(entry.state),
-                fmt.literal(entry.result_id or "—"),
+                state_text(row.outcome),
+                fmt.literal(row.result_id or "—"),
                 fmt.literal(message),
-                key=str(entry.id),
+                fmt.literal(row.client_id or "—"),
+                key=f"{row.kind}-{row.id}",
             )
-        if entries:
-            table.move_cursor(row=min(max(row, 0), len(entries) - 1))
-        unresolved = sum(1 for e in entries if e.unresolved)
-        text = Text(f"{len(entries)} action{'s' if len(entries) != 1 else ''}")
+        if rows:
+            table.move_cursor(row=min(max(cursor, 0), len(rows) - 1))
+        actions = sum(1 for r in rows if r.kind == "action")
+        refused = len(rows) - actions
+        text = Text(f"{actions} action{'s' if actions != 1 else ''}")
+        if refused:
+            text.append(f", {refused} refused")
+        unresolved = sum(1 for e in entries.values() if e.unresolved)
         if unresolved:
-            text.append(f", {unresolved} still unknown (c checks again)", style="bold")
+            text.append(f", {unresolved} still unknown (v checks again)", style="bold")
+        if len(rows) >= SHOWN:
+            text.append(f" (the newest {SHOWN}; x exports them all)")
         self.query_one("#history-status", Static).update(text)
-        if entries:
+        if rows:
             self.query_one(ListState).show_results()
+        elif self.filter != AuditFilter():
+            self.query_one(ListState).show_empty("Nothing matches the filter.")
         else:
             self.query_one(ListState).show_empty(
                 "No actions yet. Capture (c), refund (r) and edits (e) appear here."
@@ -179,6 +243,36 @@ class HistoryScreen(PaytuiScreen[None]):
         if batches:
             self.app.push_screen(BulkActionModal.resuming(batches[0]))
 
+    # --- filter and export ------------------------------------------------------------------
+    def action_focus_filter(self) -> None:
+        self.query_one("#history-filter", Input).focus()
+
+    @on(Input.Submitted, "#history-filter")
+    def _filter_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        try:
+            self.filter = parse_filter(event.value)
+        except ValueError as exc:
+            self.notify(str(exc), title="Filter", severity="warning", markup=False)
+            return
+        self.query_one(DataTable).focus()
+        self.reload()
+
+    def action_export(self) -> None:
+        self._open_export()
+
+    @work(exclusive=True, group="history-export")
+    async def _open_export(self) -> None:
+        from paytui.ui.screens.modals.export import ExportModal
+
+        executor = await paytui_app(self).actions.executor()
+        what = "Export the audit trail" + (
+            f" ({self.query_one('#history-filter', Input).value.strip()})"
+            if self.filter != AuditFilter()
+            else ""
+        )
+        await self.app.push_screen(ExportModal.for_audit(lambda: self.audit_rows(executor), what))
+
     # --- actions ------------------------------------------------------------------------------
     def action_subject(self, action: str) -> object | None:
         """Retry acts on the highlighted journal entry."""
@@ -193,7 +287,8 @@ class HistoryScreen(PaytuiScreen[None]):
                 else True
             )
         if action == "open_charge":
-            return None if entry is None or not entry.charge_id else True
+            row = self.current_row if self.is_mounted else None
+            return None if row is None or not row.charge_id else True
         if action == "resume_batch":
             return True if getattr(self, "batches", None) else None
         return True
@@ -206,7 +301,7 @@ class HistoryScreen(PaytuiScreen[None]):
         self.action_open_charge()
 
     def action_open_charge(self) -> None:
-        entry = self.current
+        entry = self.current_row
         if entry is not None and entry.charge_id:
             # A capture's own page is the new charge; everything else the charge it acted on.
             self.post_message(messages.OpenCharge(entry.charge_id))

@@ -1,0 +1,255 @@
+"""The command line for scripts: `paytui charges|refunds|tokens|accounts|history|export ...`.
+
+The same connection, client, journal and exactly-once rule as the dashboard, without the screens
+(docs/cli.md is the user's view, with the exit-code table). The parser is built here; each
+command is a coroutine in `paytui.commands.handlers`. Start-up stays light: nothing from the UI,
+no Textual, and the client and the sandbox are imported only by commands that talk to them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, NoReturn
+
+from paytui.commands.runtime import CommandError, Connector, Exit, Io, Runtime, exit_code_of
+from paytui.console import SafeArgumentParser
+
+__all__ = ["COMMANDS", "main"]
+
+#: The first word of every command of this module (`paytui.cli` dispatches on it).
+COMMANDS = ("charges", "refunds", "tokens", "accounts", "history", "export")
+
+#: Options that would put a card number on the command line (other users see argv).
+NUMBER_OPTIONS = frozenset({"--card", "--card-number", "--number", "--pan", "--account-number"})
+
+
+class _Parser(SafeArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise CommandError(f"{message} (see `{self.prog} --help`)", Exit.USAGE)
+
+
+def _common() -> _Parser:
+    common = _Parser(add_help=False)
+    common.add_argument("--profile", metavar="NAME", help="connect with this profile")
+    common.add_argument("--base-url", metavar="URL", help="override the profile's base URL")
+    return common
+
+
+def _listing(parser: argparse.ArgumentParser, *, streams: bool = True) -> None:
+    limits = parser.add_mutually_exclusive_group()
+    limits.add_argument("--limit", type=int, default=50, metavar="N", help="at most N (50)")
+    if streams:
+        limits.add_argument(
+            "--all", action="store_true", help="every page, streamed (JSON Lines unless --format)"
+        )
+    parser.add_argument(
+        "--format", choices=("table", "json", "jsonl", "csv"), help="output (default: table)"
+    )
+    parser.add_argument("--columns", metavar="A,B,...", help="columns to write, in order")
+    parser.add_argument("--local-time", action="store_true", help="local time instead of UTC")
+
+
+def _money_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--yes", action="store_true", help="do not ask (scripts)")
+    parser.add_argument(
+        "--confirm",
+        metavar="AMOUNT",
+        help="production, with --yes: the amount, as the typed confirmation would be",
+    )
+    parser.add_argument("--format", choices=("table", "json"), default="table")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = _common()
+    parser = _Parser(
+        prog="paytui",
+        description="paytui's command line for scripts (data on stdout, messages on stderr). "
+        "See docs/cli.md.",
+        allow_abbrev=False,
+    )
+    top = parser.add_subparsers(dest="noun", metavar="{" + ",".join(COMMANDS) + "}")
+    top.required = True
+
+    def sub(group: Any, name: str, text: str) -> argparse.ArgumentParser:
+        parser: argparse.ArgumentParser = group.add_parser(
+            name, help=text, description=text, parents=[common], allow_abbrev=False
+        )
+        return parser
+
+    charges = top.add_parser("charges", help="search, show, capture charges")
+    verbs = charges.add_subparsers(dest="verb", metavar="{search,show,capture}")
+    verbs.required = True
+    search = sub(verbs, "search", "Search charges with the query language (docs/search.md).")
+    search.add_argument("query", nargs="*", help="e.g. status:chargeback tag:vip amount>=25")
+    _listing(search)
+    show = sub(verbs, "show", "Show one charge.")
+    show.add_argument("id")
+    show.add_argument("--expand", choices=("distributions", "all"))
+    show.add_argument("--format", choices=("table", "json"), default="table")
+    capture = sub(verbs, "capture", "Capture an authorization (journaled, sent once).")
+    capture.add_argument("id")
+    capture.add_argument("--convenience-fee", metavar="X")
+    capture.add_argument("--supplemental-fee", metavar="X")
+    _money_flags(capture)
+
+    refunds = top.add_parser("refunds", help="create and list refunds")
+    verbs = refunds.add_subparsers(dest="verb", metavar="{create,list}")
+    verbs.required = True
+    create = sub(verbs, "create", "Refund a charge (journaled, sent once).")
+    create.add_argument("id", help="the charge to refund")
+    create.add_argument("--amount", metavar="X", help="default: everything left to refund")
+    create.add_argument("--reason", metavar="TEXT")
+    _money_flags(create)
+    listing = sub(verbs, "list", "List refunds.")
+    listing.add_argument("--charge", metavar="ID", help="the refunds of this charge")
+    listing.add_argument("--account", metavar="ID")
+    _listing(listing)
+
+    tokens = top.add_parser("tokens", help="list, show, create stored cards")
+    verbs = tokens.add_subparsers(dest="verb", metavar="{list,show,create}")
+    verbs.required = True
+    listing = sub(verbs, "list", "List stored card tokens.")
+    listing.add_argument("--account", metavar="ID")
+    _listing(listing, streams=False)
+    show = sub(verbs, "show", "Show one token (the number masked).")
+    show.add_argument("id")
+    show.add_argument("--format", choices=("table", "json"), default="table")
+    create = sub(
+        verbs,
+        "create",
+        "Store a card. The number is typed at a prompt (no echo) or read as one line from "
+        "stdin; never an argument.",
+    )
+    create.add_argument("--account", metavar="ID", required=True)
+    create.add_argument("--expiration", metavar="YYYY-MM", required=True)
+    create.add_argument("--first-name")
+    create.add_argument("--last-name")
+    create.add_argument("--country", metavar="CC")
+    create.add_argument("--format", choices=("table", "json"), default="table")
+
+    accounts = top.add_parser("accounts", help="list, show, watch merchant accounts")
+    verbs = accounts.add_subparsers(dest="verb", metavar="{list,show,watch}")
+    verbs.required = True
+    listing = sub(verbs, "list", "List merchant accounts.")
+    listing.add_argument("--merchant", metavar="ID")
+    listing.add_argument("--status")
+    _listing(listing, streams=False)
+    show = sub(verbs, "show", "Show one account and its boarding status.")
+    show.add_argument("id")
+    show.add_argument("--format", choices=("table", "json"), default="table")
+    watch = sub(
+        verbs, "watch", "Print the account's status as JSON Lines whenever it changes (ctrl+c)."
+    )
+    watch.add_argument("id")
+    watch.add_argument("--interval", type=float, default=5.0, metavar="SECONDS")
+    watch.add_argument("--count", type=int, metavar="N", help="stop after N changes")
+
+    history = top.add_parser(
+        "history",
+        help="the audit trail: actions, refusals and failures",
+        description="The audit trail of the journal: every money action with its outcome, and "
+        "every refused attempt. Newest first.",
+        allow_abbrev=False,
+    )
+    history.add_argument("--profile", metavar="NAME", help="only this profile's")
+    history.add_argument("--client-id", metavar="ID")
+    history.add_argument(
+        "--action", choices=("capture", "refund", "charge", "update_charge", "distribute")
+    )
+    history.add_argument("--charge", metavar="ID")
+    history.add_argument("--outcome", metavar="STATE", help="succeeded, failed, refused, ...")
+    history.add_argument("--since", metavar="DATE", help="2026-01-31 or an ISO time (UTC)")
+    history.add_argument("--until", metavar="DATE")
+    _listing(history)
+
+    export = top.add_parser(
+        "export",
+        help="export a charge search to a file (every page)",
+        description="Export every charge a search finds to CSV or JSON Lines, streamed. "
+        "Default file: the documents directory; --output - writes to stdout.",
+        parents=[common],
+        allow_abbrev=False,
+    )
+    export.add_argument("query", nargs="*")
+    export.add_argument("--format", choices=("csv", "jsonl"), default="csv")
+    export.add_argument("--output", "-o", metavar="PATH")
+    export.add_argument("--columns", metavar="A,B,...")
+    export.add_argument("--local-time", action="store_true")
+    return parser
+
+
+def refuse_number_arguments(argv: Sequence[str]) -> None:
+    """Card numbers are never arguments (the process list shows them to every user)."""
+    from paytui.config.cli import refuse_secret_arguments
+
+    for arg in argv:
+        if arg.split("=", 1)[0] in NUMBER_OPTIONS:
+            raise CommandError(
+                "a card number is never taken as an argument (other users can see arguments); "
+                "type it at the prompt or pipe it on stdin",
+                Exit.USAGE,
+            )
+    try:
+        refuse_secret_arguments(argv)
+    except Exception as exc:
+        raise CommandError(str(exc), Exit.USAGE) from exc
+
+
+def main(
+    argv: Sequence[str],
+    *,
+    io: Io | None = None,
+    connector: Connector | None = None,
+    journal_path: Path | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> int:
+    """Run one command; returns its exit code (`Exit`). Never raises, never a traceback."""
+    io = io or Io()
+    runtime: Runtime | None = None
+    try:
+        refuse_number_arguments(argv)
+        try:
+            args = build_parser().parse_args(list(argv))
+        except SystemExit as exit_:  # --help
+            return int(exit_.code or 0)
+        runtime = Runtime(
+            io,
+            profile=getattr(args, "profile", None) if args.noun != "history" else None,
+            base_url=getattr(args, "base_url", None),
+            environ=environ,
+            journal_path=journal_path,
+        )
+        if connector is not None:
+            runtime.connector = connector
+        from paytui.commands.handlers import run
+
+        return int(asyncio.run(run(runtime, args)))
+    except KeyboardInterrupt:
+        io.message("paytui: interrupted")
+        return Exit.INTERRUPTED
+    except BrokenPipeError:  # `paytui charges search ... | head`
+        return Exit.OK
+    except Exception as exc:
+        code = exit_code_of(exc)
+        message = exc.message if isinstance(exc, CommandError) else _one_line(exc)
+        io.message(f"paytui: error: {message}")
+        return code
+    finally:
+        if runtime is not None:
+            runtime.close()
+
+
+def _one_line(exc: BaseException) -> str:
+    """The error as one line. Action errors are paytui's own sentences, already redacted (the
+    redactor would take "authorization: Not found" for an Authorization header); anything else
+    is redacted here."""
+    from paytui.actions.errors import ActionError
+    from paytui.logs import redact
+
+    text = str(getattr(exc, "message", None) or exc) or type(exc).__name__
+    if not isinstance(exc, ActionError):
+        text = redact(text)
+    return " ".join(text.split())

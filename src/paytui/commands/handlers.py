@@ -1,0 +1,552 @@
+"""Each command of `paytui.commands`, as one coroutine: read the arguments, talk to the service
+(money through the one `ActionExecutor`), write data to stdout, return an `Exit` code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any, TextIO, cast
+
+from paytui.commands.runtime import CommandError, Exit, Runtime
+from paytui.exporter import (
+    ACCOUNT_COLUMNS,
+    AUDIT_COLUMNS,
+    CHARGE_COLUMNS,
+    DEFAULT_CHARGE_COLUMNS,
+    FORMATS,
+    REFUND_COLUMNS,
+    TOKEN_COLUMNS,
+    Column,
+    Progress,
+    charge_pages,
+    default_export_path,
+    export_charges,
+    export_charges_to_file,
+    parse_columns,
+    write_listing,
+    write_record,
+    write_rows,
+)
+
+if TYPE_CHECKING:
+    from paytui.actions.executor import ActionExecutor, ActionOutcome
+    from paytui.api.queries import ChargeQuery
+
+#: The charge columns a terminal table shows by default (the files get `DEFAULT_CHARGE_COLUMNS`).
+TABLE_CHARGE_COLUMNS = (
+    "time",
+    "charge_id",
+    "status",
+    "type",
+    "amount",
+    "method",
+    "last4",
+    "contact",
+)
+#: Outcome state -> exit code of a money command.
+OUTCOME_EXIT = {
+    "succeeded": Exit.OK,
+    "failed": Exit.REFUSED,
+    "not_applied": Exit.UNAVAILABLE,
+    "unknown": Exit.UNKNOWN_OUTCOME,
+}
+
+Handler = Callable[[Runtime, argparse.Namespace], Awaitable[int]]
+
+
+async def run(runtime: Runtime, args: argparse.Namespace) -> int:
+    """Dispatch `args` (from `build_parser`) to its handler."""
+    key = args.noun if args.noun in {"history", "export"} else f"{args.noun} {args.verb}"
+    return await HANDLERS[key](runtime, args)
+
+
+# --------------------------------------------------------------------------------------------
+# Shared pieces
+# --------------------------------------------------------------------------------------------
+
+
+def parse_query(words: list[str]) -> ChargeQuery | None:
+    """The search language (`paytui.search`), every mistake one line (exit 2)."""
+    from paytui.search import parse
+
+    text = " ".join(words).strip()
+    if not text:
+        return None
+    result = parse(text, now=datetime.now(UTC))
+    if not result.ok:
+        problems = "; ".join(
+            f"{error.message} (at {text[error.start : error.end]!r})" for error in result.errors
+        )
+        raise CommandError(f"query: {problems}", Exit.USAGE)
+    return result.query
+
+
+def _limit(args: argparse.Namespace) -> int:
+    if args.limit < 1:
+        raise CommandError("--limit must be at least 1", Exit.USAGE)
+    return int(args.limit)
+
+
+def _columns(args: argparse.Namespace, table: dict[str, Column], default: Any) -> list[str]:
+    try:
+        return parse_columns(args.columns, table, default)
+    except ValueError as exc:
+        raise CommandError(str(exc), Exit.USAGE) from exc
+
+
+def _listing_format(args: argparse.Namespace) -> str:
+    fmt = args.format or ("jsonl" if getattr(args, "all", False) else "table")
+    if getattr(args, "all", False) and fmt not in FORMATS:
+        raise CommandError("--all streams page by page: use --format jsonl or csv", Exit.USAGE)
+    return str(fmt)
+
+
+async def _collect(
+    fetch: Callable[[int, int], Awaitable[Any]], limit: int, page_size: int = 100
+) -> list[Any]:
+    """Up to `limit` items of a paged list (`fetch(limit, offset)` -> Page)."""
+    items: list[Any] = []
+    offset = 0
+    while len(items) < limit:
+        page = await fetch(min(page_size, limit - len(items)), offset)
+        items.extend(page.items)
+        if not page.has_more or not page.items:
+            break
+        offset = page.next_offset
+    return items[:limit]
+
+
+def _amount(text: str | None, what: str, *, allow_zero: bool = False) -> Decimal | None:
+    from paytui.actions.amounts import parse_amount
+
+    if text is None:
+        return None
+    try:
+        return parse_amount(text, allow_zero=allow_zero)
+    except Exception as exc:
+        raise CommandError(f"{what}: {getattr(exc, 'message', exc)}", Exit.USAGE) from exc
+
+
+def _report(runtime: Runtime, outcome: ActionOutcome, fmt: str) -> int:
+    """The outcome of a money action: data on stdout, the sentence on stderr, its exit code."""
+    record = {
+        "entry": outcome.entry_id,
+        "action": outcome.operation,
+        "charge_id": outcome.charge_id,
+        "state": outcome.state,
+        "result_id": outcome.result_id,
+        "amount": _plain(outcome),
+    }
+    write_record(runtime.io.out, record, fmt, _RECORD_COLUMNS)
+    runtime.io.message(outcome.message or outcome.state)
+    if outcome.state == "failed" and outcome.never_sent:
+        return Exit.UNAVAILABLE
+    return OUTCOME_EXIT.get(outcome.state, Exit.UNKNOWN_OUTCOME)
+
+
+def _plain(outcome: ActionOutcome) -> str | None:
+    from paytui.api.money import plain_amount
+
+    amount = None
+    if outcome.refund is not None:
+        amount = outcome.refund.total_amount
+    elif outcome.charge is not None:
+        amount = outcome.charge.total_amount
+    return plain_amount(amount) if amount is not None else None
+
+
+def _field(key: str) -> Column:
+    def read(row: dict[str, Any]) -> Any:
+        return row.get(key)
+
+    return Column(key, read, "id")
+
+
+_RECORD_COLUMNS: dict[str, Column] = {
+    key: _field(key) for key in ("entry", "action", "charge_id", "state", "result_id", "amount")
+}
+
+
+async def _refuse(executor: ActionExecutor, operation: str, target: str, reason: str) -> None:
+    """Refused before the executor was asked: kept in the audit trail like its own refusals."""
+    from paytui.actions.errors import PrecheckFailed
+
+    await executor.record_refusal(operation, target, reason)
+    raise PrecheckFailed(reason)
+
+
+async def _allowed(executor: ActionExecutor, operation: str, target: str) -> None:
+    from paytui.actions.errors import ActionRefused
+
+    decision = executor.check(operation)
+    if not decision.allowed:
+        await executor.record_refusal(operation, target, decision.reason or "Not allowed")
+        raise ActionRefused(decision)
+
+
+# --------------------------------------------------------------------------------------------
+# Charges
+# --------------------------------------------------------------------------------------------
+
+
+async def charges_search(runtime: Runtime, args: argparse.Namespace) -> int:
+    query = parse_query(args.query)
+    fmt = _listing_format(args)
+    default = TABLE_CHARGE_COLUMNS if fmt == "table" else DEFAULT_CHARGE_COLUMNS
+    keys = _columns(args, CHARGE_COLUMNS, default)
+    async with runtime.client() as client:
+        if args.all:
+            await export_charges(
+                charge_pages(client, query),
+                runtime.io.out,
+                fmt,
+                columns=keys,
+                local=args.local_time,
+            )
+            return Exit.OK
+        limit = _limit(args)
+        rows = await _collect(
+            lambda size, offset: client.search_charges_page(query, limit=size, offset=offset),
+            limit,
+        )
+    write_listing(runtime.io.out, rows, fmt, CHARGE_COLUMNS, columns=keys, local=args.local_time)
+    return Exit.OK
+
+
+async def charges_show(runtime: Runtime, args: argparse.Namespace) -> int:
+    async with runtime.client() as client:
+        charge = await client.get_charge(args.id, expand=args.expand)
+    write_record(runtime.io.out, charge, args.format, CHARGE_COLUMNS)
+    if args.format == "table" and charge.distributions:
+        for distribution in charge.distributions:
+            runtime.io.out.write(
+                f"distribution  {distribution.distribution_id} ({distribution.status or '—'})\n"
+            )
+    return Exit.OK
+
+
+async def charges_capture(runtime: Runtime, args: argparse.Namespace) -> int:
+    from paytui.actions.errors import PrecheckFailed
+    from paytui.api.money import format_amount
+
+    convenience = _amount(args.convenience_fee, "--convenience-fee", allow_zero=True)
+    supplemental = _amount(args.supplemental_fee, "--supplemental-fee", allow_zero=True)
+    async with runtime.client() as client:
+        executor = await runtime.executor(client)
+        await _allowed(executor, "capture", args.id)
+        try:
+            auth = await executor.read_authorization(args.id)
+        except PrecheckFailed as err:
+            await executor.record_refusal("capture", args.id, err.message)
+            raise
+        amount = (auth.total_amount or Decimal(0)) + (convenience or 0) + (supplemental or 0)
+        policy = executor.policy
+        typed = runtime.confirm(
+            f"Capture {format_amount(amount)} of {args.id}",
+            amount,
+            yes=args.yes,
+            confirm=args.confirm,
+            needs_typed=policy.needs_typed_confirmation("capture", amount),
+            phrase=policy.confirmation_phrase(amount, args.id),
+        )
+        outcome = await executor.capture(
+            args.id,
+            convenience_fee=convenience,
+            supplemental_fee=supplemental,
+            confirmation=typed,
+        )
+    return _report(runtime, outcome, args.format)
+
+
+# --------------------------------------------------------------------------------------------
+# Refunds
+# --------------------------------------------------------------------------------------------
+
+
+async def refunds_create(runtime: Runtime, args: argparse.Namespace) -> int:
+    from paytui.actions.registry import why_not
+    from paytui.api.money import format_amount
+
+    asked = _amount(args.amount, "--amount")
+    async with runtime.client() as client:
+        executor = await runtime.executor(client)
+        await _allowed(executor, "refund", args.id)
+        charge = await client.get_charge(args.id)
+        reason = why_not("refund", charge)
+        if reason is not None:
+            await _refuse(executor, "refund", args.id, reason)
+        left = await executor.remaining_refundable(args.id)
+        if left <= 0:
+            await _refuse(executor, "refund", args.id, "Nothing left to refund")
+        if asked is not None and asked > left:
+            raise CommandError(
+                f"--amount: more than the {format_amount(left)} left to refund", Exit.USAGE
+            )
+        amount = asked if asked is not None else left
+        policy = executor.policy
+        typed = runtime.confirm(
+            f"Refund {format_amount(amount)} of {args.id}",
+            amount,
+            yes=args.yes,
+            confirm=args.confirm,
+            needs_typed=policy.needs_typed_confirmation("refund", amount),
+            phrase=policy.confirmation_phrase(amount, args.id),
+        )
+        outcome = await executor.refund(args.id, amount, reason=args.reason, confirmation=typed)
+    return _report(runtime, outcome, args.format)
+
+
+async def refunds_list(runtime: Runtime, args: argparse.Namespace) -> int:
+    from paytui.api.queries import RefundQuery
+
+    fmt = _listing_format(args)
+    keys = _columns(args, REFUND_COLUMNS, list(REFUND_COLUMNS))
+    query = RefundQuery(charge_id=args.charge, account_id=args.account)
+    async with runtime.client() as client:
+        if args.all:
+
+            async def pages() -> Any:
+                async for page in client.search_refunds(query, page_size=100):
+                    yield page.items
+
+            await export_charges(
+                pages(),
+                runtime.io.out,
+                fmt,
+                columns=keys,
+                table=REFUND_COLUMNS,
+                local=args.local_time,
+            )
+            return Exit.OK
+        rows = await _collect(
+            lambda size, offset: client.search_refunds_page(query, limit=size, offset=offset),
+            _limit(args),
+        )
+    write_listing(runtime.io.out, rows, fmt, REFUND_COLUMNS, columns=keys, local=args.local_time)
+    return Exit.OK
+
+
+# --------------------------------------------------------------------------------------------
+# Tokens
+# --------------------------------------------------------------------------------------------
+
+
+async def tokens_list(runtime: Runtime, args: argparse.Namespace) -> int:
+    fmt = _listing_format(args)
+    keys = _columns(args, TOKEN_COLUMNS, list(TOKEN_COLUMNS))
+    async with runtime.client() as client:
+        rows = await _collect(
+            lambda size, offset: client.list_tokens_page(
+                account_id=args.account, limit=size, offset=offset
+            ),
+            _limit(args),
+            page_size=50,
+        )
+    write_listing(runtime.io.out, rows, fmt, TOKEN_COLUMNS, columns=keys, local=args.local_time)
+    return Exit.OK
+
+
+async def tokens_show(runtime: Runtime, args: argparse.Namespace) -> int:
+    async with runtime.client() as client:
+        token = await client.get_token(args.id)
+    write_record(runtime.io.out, token, args.format, TOKEN_COLUMNS)
+    return Exit.OK
+
+
+def _read_card_number(runtime: Runtime) -> str:
+    """From a no-echo prompt at a terminal, else one line of stdin. Never an argument."""
+    from paytui.cards import normalize_number
+
+    io = runtime.io
+    if io.interactive:
+        import getpass
+
+        text = getpass.getpass("Card number (not shown): ", stream=cast("TextIO", io.err))
+    else:
+        text = io.inp.readline()
+        if not text:
+            raise CommandError(
+                "no card number on stdin (pipe it in, or run at a terminal to be asked)",
+                Exit.USAGE,
+            )
+    return normalize_number(text.strip())
+
+
+async def tokens_create(runtime: Runtime, args: argparse.Namespace) -> int:
+    from pydantic import SecretStr
+
+    from paytui.api.models import Contact, TokenCreatePaymentMethodRequest, TokenRequest
+    from paytui.ui.validation import check_card_number, check_country, check_expiration
+
+    if message := check_expiration(args.expiration, datetime.now(UTC)):
+        raise CommandError(f"--expiration: {message}", Exit.USAGE)
+    if args.country and (message := check_country(args.country)):
+        raise CommandError(f"--country: {message}", Exit.USAGE)
+    number = _read_card_number(runtime)
+    if message := check_card_number(number):
+        raise CommandError(f"card number: {message}", Exit.USAGE)
+    names = {"first_name": args.first_name, "last_name": args.last_name}
+    country = args.country.upper() if args.country else None
+    contact = Contact(**names, country=country) if any([*names.values(), country]) else None
+    request = TokenRequest(
+        account_id=args.account,
+        payment_method=TokenCreatePaymentMethodRequest(
+            card_number=SecretStr(number), expiration_date=args.expiration, contact=contact
+        ),
+    )
+    del number
+    async with runtime.client() as client:
+        executor = await runtime.executor(client)
+        await _allowed(executor, "token_create", args.account)
+        token = await client.create_token(request)
+    write_record(runtime.io.out, token, args.format, TOKEN_COLUMNS)
+    runtime.io.message(f"Token {token.token_id} stored")
+    return Exit.OK
+
+
+# --------------------------------------------------------------------------------------------
+# Accounts
+# --------------------------------------------------------------------------------------------
+
+
+async def accounts_list(runtime: Runtime, args: argparse.Namespace) -> int:
+    fmt = _listing_format(args)
+    keys = _columns(args, ACCOUNT_COLUMNS, list(ACCOUNT_COLUMNS))
+    async with runtime.client() as client:
+        rows = await _collect(
+            lambda size, offset: client.list_accounts_page(
+                merchant_id=args.merchant, status=args.status, limit=size, offset=offset
+            ),
+            _limit(args),
+            page_size=50,
+        )
+    write_listing(runtime.io.out, rows, fmt, ACCOUNT_COLUMNS, columns=keys, local=args.local_time)
+    return Exit.OK
+
+
+async def accounts_show(runtime: Runtime, args: argparse.Namespace) -> int:
+    async with runtime.client() as client:
+        account = await client.get_account(args.id)
+    write_record(runtime.io.out, account, args.format, ACCOUNT_COLUMNS)
+    return Exit.OK
+
+
+async def accounts_watch(runtime: Runtime, args: argparse.Namespace) -> int:
+    """One JSON line each time the status (or its message) changes; the first at once."""
+    if args.interval < 0 or (args.count is not None and args.count < 1):
+        raise CommandError("--interval must be >= 0 and --count >= 1", Exit.USAGE)
+    seen: tuple[Any, Any] | None = None
+    printed = 0
+    async with runtime.client() as client:
+        while True:
+            account = await client.get_account(args.id)
+            state = (account.status, account.status_message)
+            if state != seen:
+                seen = state
+                write_rows(runtime.io.out, [account], "jsonl", table=ACCOUNT_COLUMNS)
+                runtime.io.out.flush()
+                printed += 1
+                if args.count is not None and printed >= args.count:
+                    return Exit.OK
+            await asyncio.sleep(args.interval)
+
+
+# --------------------------------------------------------------------------------------------
+# History and export
+# --------------------------------------------------------------------------------------------
+
+
+async def history(runtime: Runtime, args: argparse.Namespace) -> int:
+    fmt = _listing_format(args)
+    keys = _columns(args, AUDIT_COLUMNS, list(AUDIT_COLUMNS))
+    from paytui.actions.audit import AuditFilter, parse_moment
+
+    try:
+        wanted = AuditFilter(
+            profile=args.profile,
+            client_id=args.client_id,
+            operation=args.action,
+            charge_id=args.charge,
+            outcome=args.outcome,
+            since=parse_moment(args.since) if args.since else None,
+            until=parse_moment(args.until, end=True) if args.until else None,
+        ).checked()
+    except ValueError as exc:
+        raise CommandError(f"history: {exc}", Exit.USAGE) from exc
+    limit = None if args.all else _limit(args)
+    rows = runtime.journal().audit(**wanted.kwargs(), limit=limit)
+    if args.all:
+        write_rows(
+            runtime.io.out,
+            rows,
+            fmt,
+            columns=keys,
+            table=AUDIT_COLUMNS,
+            local=args.local_time,
+        )
+    else:
+        write_listing(
+            runtime.io.out, list(rows), fmt, AUDIT_COLUMNS, columns=keys, local=args.local_time
+        )
+    return Exit.OK
+
+
+async def export(runtime: Runtime, args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    query = parse_query(args.query)
+    keys = _columns(args, CHARGE_COLUMNS, DEFAULT_CHARGE_COLUMNS)
+    io = runtime.io
+    progress = Progress()
+    show = bool(getattr(io.err, "isatty", lambda: False)())
+
+    def tell(p: Progress) -> None:
+        if show:
+            of = f" of {p.total}" if p.total is not None else ""
+            io.err.write(f"\r{p.rows}{of} rows")
+            io.err.flush()
+
+    async with runtime.client() as client:
+        pages = charge_pages(client, query, progress=progress)
+        if args.output == "-":
+            rows = await export_charges(
+                pages, io.out, args.format, columns=keys, local=args.local_time, progress=progress
+            )
+            io.message(f"{rows} rows")
+            return Exit.OK
+        path = Path(args.output) if args.output else default_export_path(args.format)
+        result = await export_charges_to_file(
+            pages,
+            path,
+            args.format,
+            columns=keys,
+            local=args.local_time,
+            progress=progress,
+            on_progress=tell,
+        )
+    if show:
+        io.err.write("\n")
+    io.out.write(f"{result.path}\n")
+    io.message(f"{result.rows} rows written to {result.path}")
+    return Exit.OK
+
+
+HANDLERS: dict[str, Handler] = {
+    "charges search": charges_search,
+    "charges show": charges_show,
+    "charges capture": charges_capture,
+    "refunds create": refunds_create,
+    "refunds list": refunds_list,
+    "tokens list": tokens_list,
+    "tokens show": tokens_show,
+    "tokens create": tokens_create,
+    "accounts list": accounts_list,
+    "accounts show": accounts_show,
+    "accounts watch": accounts_watch,
+    "history": history,
+    "export": export,
+}

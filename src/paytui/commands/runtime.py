@@ -1,0 +1,304 @@
+"""What every `paytui charges|refunds|tokens|accounts|history|export` command shares.
+
+- **Exit codes** by error class (`Exit`, the one table; docs/cli.md prints it) and `exit_code_of`,
+  which maps any exception to one of them.
+- **Streams**: data goes to `out`, every message and error to `err` (`Io`), so
+  ``paytui charges search ... > file`` holds data only.
+- **The connection** as the app resolves it (`--profile`, `--base-url`, the ``PAYTUI_*``
+  variables, the config file, else the embedded sandbox), the same client
+  (`paytui.connect`), and the same journal and executor: the exactly-once rule is the app's.
+- **Confirmation**: never a prompt without a terminal on stdin; production needs the typed
+  amount, or ``--yes`` with an explicit ``--confirm AMOUNT``.
+
+No Textual here (the command line must start fast and run where there is no terminal at all).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import enum
+import sys
+from collections.abc import AsyncIterator, Callable, Mapping
+from dataclasses import dataclass, field
+from decimal import Decimal
+from pathlib import Path
+from typing import IO, TYPE_CHECKING
+
+from paytui.console import say
+
+if TYPE_CHECKING:
+    from paytui.actions.executor import ActionExecutor
+    from paytui.actions.journal import Journal
+    from paytui.api.client import PaymentClient
+    from paytui.config.connection import Connection
+
+__all__ = [
+    "CommandError",
+    "Exit",
+    "Io",
+    "Runtime",
+    "exit_code_of",
+]
+
+
+class Exit(enum.IntEnum):
+    """Exit codes of the command line, by error class (docs/cli.md has the same table)."""
+
+    OK = 0
+    INTERNAL = 1
+    """A bug: one line on stderr, never a traceback."""
+    USAGE = 2
+    """Bad arguments: an unknown option, a query that does not parse, a bad amount or column."""
+    CONFIG = 3
+    """The profile, config file, keyring or journal cannot be used; the sandbox cannot start."""
+    NOT_ALLOWED = 4
+    """Authentication failed, a scope is missing, the profile is read-only (401/403)."""
+    NOT_FOUND = 5
+    """No such charge, token, account (404)."""
+    REFUSED = 6
+    """The service refused (a 4xx; final), or the action does not apply to this object."""
+    UNKNOWN_OUTCOME = 7
+    """A money action was sent and its outcome is not proven: do not repeat it; see history."""
+    EARLIER_ATTEMPT = 8
+    """Nothing sent: an earlier attempt is unsettled, in flight elsewhere, or did happen."""
+    NEEDS_CONFIRMATION = 9
+    """Nothing sent: no terminal to confirm on and no --yes, or production without --confirm."""
+    UNAVAILABLE = 10
+    """The service could not be reached, timed out, or was busy (5xx, 429)."""
+    INTERRUPTED = 130
+    """Ctrl-C, or an export cancelled."""
+
+
+class CommandError(Exception):
+    """A mistake or refusal to report as one line with its exit code."""
+
+    def __init__(self, message: str, code: Exit = Exit.USAGE) -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code
+
+
+def exit_code_of(exc: BaseException) -> Exit:
+    """The exit code of an error of any layer (config, API, actions, export)."""
+    from paytui.actions import errors as action_errors
+    from paytui.api import errors as api
+    from paytui.config.secrets import SecretStoreError
+    from paytui.config.store import ConfigError
+    from paytui.config.urls import UrlPolicyError
+
+    if isinstance(exc, CommandError):
+        return exc.code
+    if isinstance(exc, ConfigError | SecretStoreError | UrlPolicyError):
+        return Exit.CONFIG
+    if isinstance(exc, action_errors.ActionRefused):
+        return Exit.NOT_ALLOWED
+    if isinstance(exc, action_errors.ConfirmationRequired):
+        return Exit.NEEDS_CONFIRMATION
+    if isinstance(exc, action_errors.UnresolvedAction | action_errors.EarlierAttemptApplied):
+        return Exit.EARLIER_ATTEMPT
+    if isinstance(exc, action_errors.ActionInFlight):
+        return Exit.EARLIER_ATTEMPT
+    if isinstance(exc, action_errors.PrecheckFailed | action_errors.NotRetryable):
+        cause = exc.__cause__
+        return exit_code_of(cause) if isinstance(cause, api.ApiError) else Exit.REFUSED
+    if isinstance(exc, action_errors.ActionError):
+        return Exit.USAGE  # an amount or field the checks refused
+    if isinstance(exc, api.AuthenticationError | api.ForbiddenError):
+        return Exit.NOT_ALLOWED
+    if isinstance(exc, api.NotFoundError):
+        return Exit.NOT_FOUND
+    if isinstance(exc, api.TransportError | api.ServerError | api.RateLimitedError):
+        return Exit.UNAVAILABLE
+    if isinstance(exc, api.ApiError):
+        return Exit.REFUSED
+    if isinstance(exc, KeyboardInterrupt):
+        return Exit.INTERRUPTED
+    return Exit.INTERNAL
+
+
+@dataclass
+class Io:
+    """The three streams (tests pass their own). `interactive`: stdin is a terminal."""
+
+    out: IO[str] = field(default_factory=lambda: sys.stdout)
+    err: IO[str] = field(default_factory=lambda: sys.stderr)
+    inp: IO[str] = field(default_factory=lambda: sys.stdin)
+    interactive: bool | None = None
+
+    def __post_init__(self) -> None:
+        if self.interactive is None:
+            isatty = getattr(self.inp, "isatty", None)
+            self.interactive = bool(isatty and isatty())
+
+    def message(self, text: str) -> None:
+        """One line for people, on stderr (sanitised)."""
+        say(text, file=self.err, flush=True)
+
+    def ask(self, prompt: str) -> str:
+        """A line typed at the terminal (only called when `interactive`)."""
+        self.err.write(prompt)
+        self.err.flush()
+        line = self.inp.readline()
+        if not line:
+            raise CommandError("no answer (end of input)", Exit.NEEDS_CONFIRMATION)
+        return line.strip()
+
+
+#: Opens a client for a connection: the default starts the embedded sandbox when needed.
+Connector = Callable[["Connection"], contextlib.AbstractAsyncContextManager["PaymentClient"]]
+
+
+@contextlib.asynccontextmanager
+async def default_connector(connection: Connection) -> AsyncIterator[PaymentClient]:
+    """The client the app would use: the embedded sandbox's (kept warm, shared with the app),
+    or the profile's service."""
+    if connection.is_embedded:
+        import asyncio
+
+        from paytui.connect import embedded_client
+        from paytui.sandbox.embedded import EmbeddedSandbox
+
+        try:
+            sandbox = EmbeddedSandbox.start()
+        except OSError as exc:
+            raise CommandError(f"cannot start the embedded sandbox: {exc}", Exit.CONFIG) from exc
+        try:
+            await asyncio.to_thread(sandbox.wait_ready, 30.0)
+            async with embedded_client(sandbox) as client:
+                yield client
+        finally:
+            sandbox.stop()
+        return
+    from paytui.api.client import PaymentClient
+    from paytui.config import client_kwargs
+
+    async with PaymentClient(**client_kwargs(connection)) as client:
+        yield client
+
+
+@dataclass
+class Runtime:
+    """One command's world: its streams, connection, client, journal and executor.
+
+    `connector` and `journal_path` are injectable (tests: the in-process sandbox, a temp
+    journal). The journal is opened only by commands that act or read history."""
+
+    io: Io
+    profile: str | None = None
+    base_url: str | None = None
+    environ: Mapping[str, str] | None = None
+    connector: Connector = default_connector
+    journal_path: Path | None = None
+    _connection: Connection | None = None
+    _journal: Journal | None = None
+
+    @property
+    def connection(self) -> Connection:
+        if self._connection is None:
+            import os
+
+            from paytui.config import resolve_connection
+            from paytui.logs import register_secret
+
+            self._connection = resolve_connection(
+                profile=self.profile,
+                base_url=self.base_url,
+                environ=self.environ if self.environ is not None else os.environ,
+            )
+            for secret in self._connection.secret_values():
+                register_secret(secret)
+        return self._connection
+
+    def client(self) -> contextlib.AbstractAsyncContextManager[PaymentClient]:
+        return self.connector(self.connection)
+
+    def journal(self) -> Journal:
+        if self._journal is None:
+            from paytui.actions.journal import Journal
+
+            try:
+                self._journal = Journal(self.journal_path)
+            except Exception as exc:
+                path = self.journal_path or "the journal"
+                raise CommandError(
+                    f"money actions are off: {path} cannot be opened ({exc})", Exit.CONFIG
+                ) from exc
+        return self._journal
+
+    async def executor(self, client: PaymentClient) -> ActionExecutor:
+        """The app's executor on the app's journal: same profile name, service and policy."""
+        from paytui.actions.executor import ActionExecutor
+        from paytui.actions.policy import ActionPolicy
+        from paytui.connect import acting_client_id
+
+        connection = self.connection
+        with contextlib.suppress(Exception):  # learn the scopes; a bad login shows on the action
+            await client.authenticate()
+        scopes = client.granted_scopes
+        policy = ActionPolicy(
+            granted_scopes=frozenset(scopes) if scopes is not None else None,
+            read_only=connection.read_only,
+            environment=connection.environment,
+            confirm_threshold=connection.confirm_threshold,
+        )
+        return ActionExecutor(
+            client,
+            self.journal(),
+            policy,
+            profile=connection.display_name,
+            base_url=str(client.base_url),
+            client_id=acting_client_id(connection),
+        )
+
+    def close(self) -> None:
+        if self._journal is not None:
+            self._journal.close()
+
+    # --- confirmation ------------------------------------------------------------------------
+    def confirm(
+        self,
+        what: str,
+        amount: Decimal | None,
+        *,
+        yes: bool,
+        confirm: str | None,
+        needs_typed: bool,
+        phrase: str,
+    ) -> str | None:
+        """Ask (or check the flags) before a money action; returns the typed confirmation for
+        the executor, or raises `CommandError` (exit 9) when it cannot be given.
+
+        Production above the threshold: ``--yes --confirm AMOUNT``, or the amount typed at the
+        terminal. Elsewhere: ``--yes``, or "y" at the terminal. Without a terminal on stdin it
+        never asks."""
+        if needs_typed:
+            if confirm is not None:
+                if not yes:
+                    raise CommandError(
+                        "--confirm goes with --yes (or leave both out and type it when asked)",
+                        Exit.USAGE,
+                    )
+                return confirm
+            if yes:
+                raise CommandError(
+                    f"production: {what} needs --confirm {phrase} with --yes",
+                    Exit.NEEDS_CONFIRMATION,
+                )
+            if not self.io.interactive:
+                raise CommandError(
+                    f"production: {what} needs typed confirmation and stdin is not a terminal;"
+                    f" pass --yes --confirm {phrase}",
+                    Exit.NEEDS_CONFIRMATION,
+                )
+            return self.io.ask(f"{what} on PRODUCTION. Type {phrase} to confirm: ")
+        if yes:
+            return confirm
+        if not self.io.interactive:
+            raise CommandError(
+                f"{what}: stdin is not a terminal, so nothing is asked; pass --yes to go ahead",
+                Exit.NEEDS_CONFIRMATION,
+            )
+        answer = self.io.ask(f"{what}? [y/N] ")
+        if answer.lower() not in {"y", "yes"}:
+            raise CommandError("not confirmed: nothing sent", Exit.NEEDS_CONFIRMATION)
+        return confirm

@@ -1,0 +1,619 @@
+"""The one exporter: charges (a whole search, page by page, or a given list) and the audit trail
+to CSV or JSON Lines, streamed, for the app (`x`) and the command line (`paytui export`,
+`--format csv|jsonl`).
+
+Why streamed: a search can match 100,000 charges. Each page is turned into lines and written
+before the next is read, so memory stays flat whatever the row count (docs/performance.md has
+the figure). A file export goes to ``NAME.part`` and is renamed into place only when complete:
+a file at the chosen path is always a whole export; a cancelled or failed one leaves nothing.
+
+What a row holds (docs/export.md):
+
+- times in UTC (``2026-01-31T10:00:00Z``), or local time with its offset when asked; the CSV
+  header says which (``time (UTC)`` / ``time (local)``);
+- money exact (`paytui.api.money.plain_amount`): the service's amount, never a float, never
+  grouped, two places (more only when the service sent more);
+- card and bank numbers only ever masked: the `number` column is rebuilt from the last four
+  digits, and every free-text cell passes the one redactor (`paytui.logs.redact`), so a number
+  a customer typed into a name or a tag is masked too;
+- text as data: control and bidi characters become placeholders (`paytui.text.safe`), and a CSV
+  cell that a spreadsheet would run as a formula (``=``, ``+``, ``-``, ``@``) is quoted with a
+  leading ``'``.
+
+No Textual and no I/O beyond the stream or file it is given.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import csv
+import json
+import os
+import re
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from decimal import Decimal
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any, Literal
+
+from paytui.api.money import plain_amount
+from paytui.logs import redact
+from paytui.text import safe
+
+if TYPE_CHECKING:
+    from paytui.api.client import PaymentClient
+    from paytui.api.models import Charge
+    from paytui.api.queries import ChargeQuery
+
+__all__ = [
+    "ACCOUNT_COLUMNS",
+    "AUDIT_COLUMNS",
+    "CHARGE_COLUMNS",
+    "DEFAULT_CHARGE_COLUMNS",
+    "FORMATS",
+    "LISTING_FORMATS",
+    "REFUND_COLUMNS",
+    "TOKEN_COLUMNS",
+    "ExportCancelled",
+    "ExportResult",
+    "Progress",
+    "charge_pages",
+    "default_export_path",
+    "export_charges",
+    "export_charges_to_file",
+    "parse_columns",
+    "rows_of",
+    "write_listing",
+    "write_record",
+    "write_rows",
+]
+
+Format = Literal["csv", "jsonl"]
+FORMATS: tuple[str, ...] = ("csv", "jsonl")
+#: What a bounded listing (`--limit N`) may also be written as: an aligned table, a JSON array.
+LISTING_FORMATS: tuple[str, ...] = ("table", "json", "jsonl", "csv")
+Kind = Literal["text", "money", "time", "id"]
+#: Charges read per request when exporting a search (the service's largest page).
+PAGE_SIZE = 100
+#: Cells a spreadsheet would evaluate as a formula when they start with one of these.
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+#: Twelve or more digits (spaces and dashes between): what a card or bank number needs.
+_DIGIT_RUN = re.compile(r"\d[\d -]{10,}\d")
+
+
+class ExportCancelled(Exception):
+    """The export was cancelled; `rows` were written before it stopped (the file is removed)."""
+
+    def __init__(self, rows: int) -> None:
+        super().__init__(f"export cancelled after {rows} rows")
+        self.rows = rows
+
+
+@dataclass(frozen=True)
+class Column:
+    """One exported column: `key` (JSON Lines key, CSV header), how to read it, what it is."""
+
+    key: str
+    read: Callable[[Any], Any]
+    kind: Kind = "text"
+    help: str = ""
+
+
+def _method(charge: Any) -> str | None:
+    method = getattr(charge, "method", None)
+    return {"bank_account": "bank"}.get(method, method) if method else None
+
+
+def _brand(charge: Any) -> str | None:
+    pm = getattr(charge, "payment_method", None)
+    brand = getattr(pm, "type", None) if pm is not None else None
+    return str(brand) if brand else None
+
+
+def _masked_number(charge: Any) -> str | None:
+    """``XXXXXXXXXXXX1111``: rebuilt from the last four and the length, never the number."""
+    last4 = str(getattr(charge, "last4", None) or "")
+    if not last4:
+        return None
+    pm = getattr(charge, "payment_method", None)
+    raw = str(getattr(pm, "card_number", None) or getattr(pm, "account_number", None) or "")
+    length = len(raw) if 8 <= len(raw) <= 19 else 16
+    return "X" * (length - len(last4)) + last4
+
+
+def _contact(charge: Any) -> str | None:
+    return getattr(charge, "contact_name", None)
+
+
+def _attributes(charge: Any) -> str | None:
+    attributes = getattr(charge, "attributes", None) or {}
+    if not attributes:
+        return None
+    return ";".join(f"{key}={','.join(map(str, values))}" for key, values in attributes.items())
+
+
+def _chargeback_total(charge: Any) -> Decimal | None:
+    chargebacks = getattr(charge, "chargebacks", None)
+    return getattr(chargebacks, "total_amount", None) if chargebacks is not None else None
+
+
+def _return_code(charge: Any) -> str | None:
+    info = getattr(charge, "return_info", None)
+    return getattr(info, "return_code", None) if info is not None else None
+
+
+def _attr(name: str) -> Callable[[Any], Any]:
+    return lambda obj: getattr(obj, name, None)
+
+
+#: Every column a charge export can have, in a sensible order.
+CHARGE_COLUMNS: dict[str, Column] = {
+    column.key: column
+    for column in (
+        Column("time", _attr("charge_timestamp"), "time", "when the charge was made"),
+        Column("charge_id", _attr("charge_id"), "id"),
+        Column("status", _attr("status"), "id", "success, declined, chargeback, return"),
+        Column("type", _attr("charge_type"), "id", "sale, authorization, capture, ..."),
+        Column("result_code", _attr("result_code"), "id"),
+        Column("result_text", _attr("result_text")),
+        Column("amount", _attr("total_amount"), "money", "exact, as the service sent it"),
+        Column("method", _method, "id", "card or bank"),
+        Column("brand", _brand, "id"),
+        Column("last4", _attr("last4"), "id"),
+        Column("number", _masked_number, "id", "masked: XXXXXXXXXXXX1111"),
+        Column("contact", _contact),
+        Column("account_id", _attr("account_id"), "id"),
+        Column("merchant_id", _attr("merchant_id"), "id"),
+        Column("tags", lambda c: ",".join(map(str, getattr(c, "tags", None) or [])) or None),
+        Column("attributes", _attributes, help="key=value;key=value"),
+        Column("original_charge_id", _attr("original_charge_id"), "id"),
+        Column("captured_charge_id", _attr("captured_charge_id"), "id"),
+        Column("authorization_code", _attr("authorization_code"), "id"),
+        Column("convenience_fee", _attr("convenience_fee"), "money"),
+        Column("supplemental_fee", _attr("supplemental_fee"), "money"),
+        Column("chargeback_amount", _chargeback_total, "money"),
+        Column("return_code", _return_code, "id"),
+        Column("invoice_number", _attr("invoice_number")),
+        Column("po_number", _attr("po_number")),
+        Column("updated", _attr("last_updated_timestamp"), "time"),
+    )
+}
+DEFAULT_CHARGE_COLUMNS: tuple[str, ...] = (
+    "time",
+    "charge_id",
+    "status",
+    "type",
+    "result_code",
+    "amount",
+    "method",
+    "brand",
+    "last4",
+    "contact",
+    "account_id",
+    "merchant_id",
+    "tags",
+    "original_charge_id",
+    "captured_charge_id",
+)
+
+#: The audit trail's columns (`paytui history --format`, the History screen's export).
+AUDIT_COLUMNS: dict[str, Column] = {
+    column.key: column
+    for column in (
+        Column("time", _attr("time"), "time"),
+        Column("profile", _attr("profile")),
+        Column("service", _attr("base_url")),
+        Column("client_id", _attr("client_id")),
+        Column("action", _attr("operation"), "id"),
+        Column("charge_id", _attr("charge_id"), "id"),
+        Column("amount", _attr("amount"), "money"),
+        Column("outcome", _attr("outcome"), "id", "succeeded, failed, refused, unknown, ..."),
+        Column("reason", _attr("reason"), help="the service's (or the policy's) reason"),
+        Column("result_id", _attr("result_id"), "id"),
+        Column("entry", lambda row: f"{'#' if row.kind == 'action' else 'refused-'}{row.id}", "id"),
+    )
+}
+
+
+#: Refunds (`paytui refunds list`).
+REFUND_COLUMNS: dict[str, Column] = {
+    column.key: column
+    for column in (
+        Column("time", _attr("refund_timestamp"), "time"),
+        Column("refund_id", _attr("refund_id"), "id"),
+        Column("charge_id", _attr("charge_id"), "id"),
+        Column("status", _attr("status"), "id"),
+        Column("amount", _attr("total_amount"), "money"),
+        Column("reason", _attr("reason")),
+        Column("account_id", _attr("account_id"), "id"),
+        Column("tags", lambda r: ",".join(map(str, getattr(r, "tags", None) or [])) or None),
+    )
+}
+#: Stored card tokens (`paytui tokens list|show`): the number only ever masked.
+TOKEN_COLUMNS: dict[str, Column] = {
+    column.key: column
+    for column in (
+        Column("token_id", _attr("token_id"), "id"),
+        Column("account_id", _attr("account_id"), "id"),
+        Column("brand", _brand, "id"),
+        Column("number", _masked_number, "id", "masked: XXXXXXXXXXXX1111"),
+        Column(
+            "card_expires",
+            lambda t: getattr(getattr(t, "payment_method", None), "expiration_date", None),
+            "id",
+        ),
+        Column("contact", lambda t: _contact_of(getattr(t, "payment_method", None))),
+        Column("created", _attr("created_timestamp"), "time"),
+        Column("token_expires", _attr("token_expiration_date"), "time"),
+    )
+}
+#: Merchant accounts (`paytui accounts list|show|watch`).
+ACCOUNT_COLUMNS: dict[str, Column] = {
+    column.key: column
+    for column in (
+        Column("account_id", _attr("account_id"), "id"),
+        Column("name", _attr("name")),
+        Column("status", _attr("status"), "id"),
+        Column("status_message", _attr("status_message")),
+        Column("merchant_id", _attr("merchant_id"), "id"),
+        Column("mcc", _attr("merchant_category_code"), "id"),
+        Column("created", _attr("created_timestamp"), "time"),
+        Column("updated", _attr("last_updated_timestamp"), "time"),
+    )
+}
+
+
+def _contact_of(method: Any) -> str | None:
+    contact = getattr(method, "contact", None)
+    if contact is None:
+        return None
+    name = " ".join(p for p in (contact.first_name, contact.last_name) if p)
+    return name or None
+
+
+def parse_columns(text: str | None, table: dict[str, Column], default: Sequence[str]) -> list[str]:
+    """`"time,amount,status"` as column keys (ValueError naming an unknown one); None: default."""
+    if text is None or not text.strip():
+        return list(default)
+    keys = [part.strip() for part in text.split(",") if part.strip()]
+    unknown = [key for key in keys if key not in table]
+    if unknown:
+        raise ValueError(f"unknown column {unknown[0]!r}; choose from: {', '.join(table)}")
+    return keys
+
+
+# --------------------------------------------------------------------------------------------
+# Cells and rows
+# --------------------------------------------------------------------------------------------
+
+
+def _time_text(value: datetime, local: bool) -> str:
+    if local:
+        return value.astimezone().isoformat(timespec="seconds")
+    return value.astimezone(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def _cell(value: Any, kind: Kind, local: bool) -> str | None:
+    """One value as exported text (None stays None: an empty CSV cell, a JSON null)."""
+    if value is None:
+        return None
+    if kind == "money":
+        return plain_amount(value) if isinstance(value, Decimal) else safe(redact(value))
+    if kind == "time":
+        return _time_text(value, local) if isinstance(value, datetime) else safe(value)
+    text = value if isinstance(value, str) else str(value)
+    if kind == "id" and text.isascii() and text.isprintable():
+        # Ids, statuses, kinds: only a run of 12+ digits could be a card number. (The redactor's
+        # key=value rules would take an id starting "aba8636…" for a routing number.)
+        return safe(redact(text)) if _DIGIT_RUN.search(text) else text
+    return safe(redact(text))
+
+
+def _headers(keys: Sequence[str], table: dict[str, Column], local: bool) -> list[str]:
+    """CSV headers: a time column says its zone (``time (UTC)`` / ``time (local)``)."""
+    zone = "local" if local else "UTC"
+    return [f"{key} ({zone})" if table[key].kind == "time" else key for key in keys]
+
+
+@dataclass
+class Progress:
+    """How far an export got: told after every page (the app's progress bar, the CLI's line)."""
+
+    rows: int = 0
+    total: int | None = None
+    path: Path | None = None
+
+
+class _Writer:
+    """Writes rows of one format to a text stream; `rows` counts them."""
+
+    def __init__(
+        self,
+        stream: IO[str],
+        fmt: str,
+        keys: Sequence[str],
+        table: dict[str, Column],
+        *,
+        local: bool,
+        header: bool = True,
+    ) -> None:
+        if fmt not in FORMATS:
+            raise ValueError(f"unknown format {fmt!r}; choose csv or jsonl")
+        self.stream = stream
+        self.fmt = fmt
+        self.columns = [table[key] for key in keys]
+        self.keys = list(keys)
+        self.local = local
+        self.rows = 0
+        self._csv = csv.writer(stream, lineterminator="\n") if fmt == "csv" else None
+        if self._csv is not None and header:
+            self._csv.writerow(_headers(keys, table, local))
+
+    def write(self, items: Iterable[Any]) -> int:
+        """Write one row per item; returns how many."""
+        count = 0
+        local = self.local
+        if self._csv is not None:
+            lines = []
+            for item in items:
+                cells = [_cell(c.read(item), c.kind, local) for c in self.columns]
+                lines.append(
+                    [
+                        ""
+                        if cell is None
+                        else f"'{cell}"
+                        if c.kind != "money" and cell.startswith(_FORMULA_START)
+                        else cell
+                        for c, cell in zip(self.columns, cells, strict=True)
+                    ]
+                )
+            self._csv.writerows(lines)
+            count = len(lines)
+        else:
+            keys = self.keys
+            dumps = json.dumps
+            out = []
+            for item in items:
+                cells = [_cell(c.read(item), c.kind, local) for c in self.columns]
+                out.append(dumps(dict(zip(keys, cells, strict=True)), ensure_ascii=False))
+            if out:
+                self.stream.write("\n".join(out) + "\n")
+            count = len(out)
+        self.rows += count
+        return count
+
+
+def _writer_for(
+    stream: IO[str],
+    fmt: str,
+    columns: Sequence[str] | None,
+    table: dict[str, Column] | None,
+    local: bool,
+) -> _Writer:
+    """A writer of `columns` of `table` (charges by default; all columns of another table)."""
+    table = table if table is not None else CHARGE_COLUMNS
+    default = DEFAULT_CHARGE_COLUMNS if table is CHARGE_COLUMNS else tuple(table)
+    return _Writer(stream, fmt, list(columns) if columns else list(default), table, local=local)
+
+
+def write_rows(
+    stream: IO[str],
+    rows: Iterable[Any],
+    fmt: str,
+    *,
+    columns: Sequence[str] | None = None,
+    table: dict[str, Column] | None = None,
+    local: bool = False,
+) -> int:
+    """Write `rows` (charges by default, or audit rows with ``table=AUDIT_COLUMNS``) to an open
+    stream; returns the row count. Used for an explicit list (the marked rows) and History."""
+    writer = _writer_for(stream, fmt, columns, table, local)
+    for batch in rows_of(rows):
+        writer.write(batch)
+    return writer.rows
+
+
+# --------------------------------------------------------------------------------------------
+# Charges: a search, every page, streamed
+# --------------------------------------------------------------------------------------------
+
+
+async def charge_pages(
+    client: PaymentClient,
+    query: ChargeQuery | None,
+    *,
+    page_size: int = PAGE_SIZE,
+    progress: Progress | None = None,
+    now: datetime | None = None,
+) -> AsyncIterator[list[Charge]]:
+    """Every page of a search, one list at a time (nothing kept: the caller writes and drops
+    it). `progress.total` is set from the first page when the service says how many.
+
+    The search is pinned to the moment the export starts (``created_to`` = now, unless the query
+    ends earlier): pages are read by offset, so a charge made meanwhile at the top of a
+    newest-first list would shift every later page by one row and repeat a row."""
+    from paytui.api.queries import ChargeQuery
+
+    moment = now or datetime.now(UTC)
+    pinned = query or ChargeQuery()
+    if pinned.created_to is None or pinned.created_to > moment:
+        pinned = pinned.evolve(created_to=moment)
+    async for page in client.search_charges(pinned, page_size=page_size):
+        if progress is not None and progress.total is None:
+            progress.total = page.total
+        yield list(page.items)
+
+
+async def export_charges(
+    pages: AsyncIterator[Sequence[Charge]] | Iterable[Sequence[Charge]],
+    stream: IO[str],
+    fmt: str,
+    *,
+    columns: Sequence[str] | None = None,
+    local: bool = False,
+    progress: Progress | None = None,
+    on_progress: Callable[[Progress], None] | None = None,
+    cancel: asyncio.Event | None = None,
+    table: dict[str, Column] | None = None,
+) -> int:
+    """Write every page of charges to `stream` as it arrives; returns the row count.
+
+    `pages` is `charge_pages(...)` for a search or any iterable of lists (the marked rows);
+    `table` another object's columns (`REFUND_COLUMNS` for `paytui refunds list --all`).
+    `cancel` set: stops before the next page with `ExportCancelled`. The stream is flushed after
+    each page so a reader (a pipe, `tail -f`) sees rows as they come."""
+    writer = _writer_for(stream, fmt, columns, table, local)
+    progress = progress if progress is not None else Progress()
+
+    async def each() -> AsyncIterator[Sequence[Charge]]:
+        if hasattr(pages, "__aiter__"):
+            async for page in pages:
+                yield page
+        else:
+            for page in pages:
+                yield page
+
+    async for page in each():
+        if cancel is not None and cancel.is_set():
+            raise ExportCancelled(writer.rows)
+        writer.write(page)
+        stream.flush()
+        progress.rows = writer.rows
+        if on_progress is not None:
+            on_progress(progress)
+        await asyncio.sleep(0)  # a page from a list or the journal: let the UI paint, cancel
+    if cancel is not None and cancel.is_set():
+        raise ExportCancelled(writer.rows)
+    return writer.rows
+
+
+@dataclass(frozen=True)
+class ExportResult:
+    path: Path
+    rows: int
+    fmt: str
+    columns: list[str] = field(default_factory=list)
+
+
+async def export_charges_to_file(
+    pages: AsyncIterator[Sequence[Charge]] | Iterable[Sequence[Charge]],
+    path: Path,
+    fmt: str,
+    *,
+    columns: Sequence[str] | None = None,
+    local: bool = False,
+    progress: Progress | None = None,
+    on_progress: Callable[[Progress], None] | None = None,
+    cancel: asyncio.Event | None = None,
+    table: dict[str, Column] | None = None,
+) -> ExportResult:
+    """`export_charges` into `path` (mode 0600, via ``path.part``, renamed when complete).
+
+    A cancelled or failed export removes the partial file and raises (`ExportCancelled`, or the
+    error); the file at `path` is only ever a whole export."""
+    progress = progress if progress is not None else Progress()
+    progress.path = path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(path.name + ".part")
+    fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        with open(fd, "w", encoding="utf-8", newline="") as stream:
+            rows = await export_charges(
+                pages,
+                stream,
+                fmt,
+                columns=columns,
+                local=local,
+                progress=progress,
+                on_progress=on_progress,
+                cancel=cancel,
+                table=table,
+            )
+        os.replace(partial, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            partial.unlink()
+        raise
+    return ExportResult(path, rows, fmt, list(columns or ()))
+
+
+def default_export_path(
+    fmt: str, *, stem: str = "paytui-charges", now: datetime | None = None
+) -> Path:
+    """``<documents dir>/paytui-charges-20261120-101500.csv`` (platformdirs' documents dir)."""
+    import platformdirs
+
+    moment = (now or datetime.now(UTC)).astimezone(UTC)
+    folder = Path(platformdirs.user_documents_dir())
+    return folder / f"{stem}-{moment:%Y%m%d-%H%M%S}.{fmt}"
+
+
+def rows_of(items: Iterable[Any], size: int = PAGE_SIZE) -> Iterator[list[Any]]:
+    """An explicit list (the marked rows) as pages for `export_charges`."""
+    batch: list[Any] = []
+    for item in items:
+        batch.append(item)
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def write_listing(
+    stream: IO[str],
+    rows: Sequence[Any],
+    fmt: str,
+    table: dict[str, Column],
+    *,
+    columns: Sequence[str] | None = None,
+    local: bool = False,
+) -> int:
+    """A bounded list (`--limit N`) in any of `LISTING_FORMATS`: ``table`` (aligned columns
+    for people), ``json`` (one array), or the streaming ``jsonl`` / ``csv``."""
+    keys = list(columns) if columns else list(table)
+    if fmt in FORMATS:
+        return write_rows(stream, rows, fmt, columns=keys, table=table, local=local)
+    cells = [[_cell(table[k].read(row), table[k].kind, local) for k in keys] for row in rows]
+    if fmt == "json":
+        records = [dict(zip(keys, line, strict=True)) for line in cells]
+        stream.write(json.dumps(records, ensure_ascii=False, indent=2) + "\n")
+        return len(rows)
+    if fmt != "table":
+        raise ValueError(f"unknown format {fmt!r}; choose from {', '.join(LISTING_FORMATS)}")
+    texts = [[c if c is not None else "—" for c in line] for line in cells]
+    headers = [k.upper() for k in keys]
+    widths = [max([len(h)] + [len(line[i]) for line in texts]) for i, h in enumerate(headers)]
+    right = [table[k].kind == "money" for k in keys]
+
+    def fit(line: Sequence[str]) -> str:
+        parts = [
+            text.rjust(width) if is_right else text.ljust(width)
+            for text, width, is_right in zip(line, widths, right, strict=True)
+        ]
+        return "  ".join(parts).rstrip()
+
+    stream.write("\n".join([fit(headers), *(fit(line) for line in texts)]) + "\n")
+    return len(rows)
+
+
+def write_record(stream: IO[str], row: Any, fmt: str, table: dict[str, Column]) -> None:
+    """One object (`show`): ``json`` is the whole object as the service sent it (redacted),
+    ``table`` one "key  value" line per column."""
+    if fmt == "json":
+        from paytui.api.errors import redact_data
+        from paytui.text import escaped
+
+        data = row.model_dump(mode="json") if hasattr(row, "model_dump") else row
+        text = json.dumps(redact_data(data), ensure_ascii=False, indent=2)
+        stream.write(escaped(text, keep_lines=True) + "\n")
+        return
+    if fmt != "table":
+        write_rows(stream, [row], fmt, table=table)
+        return
+    width = max(len(key) for key in table)
+    for key, column in table.items():
+        value = _cell(column.read(row), column.kind, False)
+        stream.write(f"{key.ljust(width)}  {value if value is not None else '—'}\n")

@@ -1,0 +1,302 @@
+"""`paytui charges|refunds|tokens|accounts|history|export`: every command's output format, exit
+code, and that a money command sends once. The commands run against the in-process sandbox
+(the connector is injected) on a journal of the test's own."""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import io
+import json
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from paytui.api.client import PaymentClient
+from paytui.cli import main as paytui_main
+from paytui.cli import split_globals
+from paytui.commands import main
+from paytui.commands.runtime import Exit, Io
+from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
+from tests.actions.support import WireTransport
+
+CARD = "4111111111111111"
+#: An ad hoc production connection (the connector still talks to the sandbox).
+PRODUCTION = {"PAYTUI_BASE_URL": "https://pay.example.com", "PAYTUI_TOKEN": "t0ken-for-tests"}
+
+Run = Callable[..., tuple[int, str, str]]
+
+
+@pytest.fixture
+def wire(sandbox_transport: httpx.AsyncBaseTransport) -> WireTransport:
+    return WireTransport(sandbox_transport)
+
+
+@pytest.fixture
+def run(wire: WireTransport, tmp_path: Path) -> Run:
+    """`run(*argv, stdin="", tty=False, env={})` -> (exit code, stdout, stderr)."""
+
+    @contextlib.asynccontextmanager
+    async def connector(_connection: Any) -> AsyncIterator[PaymentClient]:
+        async with PaymentClient(
+            "http://sandbox",
+            client_id=DEMO_CLIENT_ID,
+            client_secret=DEMO_CLIENT_SECRET,
+            transport=wire,
+        ) as client:
+            yield client
+
+    def invoke(
+        *argv: str, stdin: str = "", tty: bool = False, env: dict[str, str] | None = None
+    ) -> tuple[int, str, str]:
+        out, err = io.StringIO(), io.StringIO()
+        code = main(
+            list(argv),
+            io=Io(out=out, err=err, inp=io.StringIO(stdin), interactive=tty),
+            connector=connector,
+            journal_path=tmp_path / "journal.sqlite3",
+            environ=env or {},
+        )
+        return code, out.getvalue(), err.getvalue()
+
+    return invoke
+
+
+def _jsonl(text: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in text.splitlines()]
+
+
+def _first(run: Run, *query: str) -> dict[str, Any]:
+    code, out, _ = run("charges", "search", *query, "--limit", "1", "--format", "jsonl")
+    assert code == Exit.OK
+    return _jsonl(out)[0]
+
+
+def test_charges_search_formats_limits_and_query_errors(run: Run) -> None:
+    code, out, err = run(
+        "charges", "search", "status:chargeback", "--limit", "3", "--format", "jsonl"
+    )
+    rows = _jsonl(out)
+    assert code == Exit.OK and err == "" and len(rows) == 3
+    assert {row["status"] for row in rows} == {"chargeback"}
+    assert rows[0]["time"].endswith("Z") and "." in rows[0]["amount"]
+
+    code, out, _ = run("charges", "search", "status:chargeback", "--limit", "2")
+    lines = out.splitlines()
+    assert code == Exit.OK and lines[0].split()[:3] == ["TIME", "CHARGE_ID", "STATUS"]
+    assert len(lines) == 3
+
+    code, out, _ = run("charges", "search", "status:chargeback", "--limit", "2", "--format", "json")
+    assert code == Exit.OK and len(json.loads(out)) == 2
+
+    code, out, err = run("charges", "search", "status:nope")
+    assert code == Exit.USAGE and out == "" and err.count("\n") == 1
+    assert err.startswith("paytui: error: query:") and "Traceback" not in err
+
+    code, out, err = run("charges", "search", "--all", "--format", "table")
+    assert code == Exit.USAGE and out == ""
+
+
+def test_charges_search_all_streams_every_page_as_csv(run: Run) -> None:
+    code, out, _ = run("charges", "search", "status:return", "--all", "--format", "csv")
+    rows = list(csv.DictReader(io.StringIO(out)))
+    code2, counted, _ = run(
+        "charges", "search", "status:return", "--limit", "1000", "--format", "jsonl"
+    )
+    assert code == code2 == Exit.OK
+    assert len(rows) == len(_jsonl(counted)) > 0
+    assert {row["status"] for row in rows} == {"return"}
+
+
+def test_charges_show_json_and_not_found(run: Run) -> None:
+    charge = _first(run, "status:chargeback")
+    code, out, _ = run(
+        "charges", "show", charge["charge_id"], "--format", "json", "--expand", "all"
+    )
+    body = json.loads(out)
+    assert code == Exit.OK and body["charge_id"] == charge["charge_id"]
+    code, out, _ = run("charges", "show", charge["charge_id"])
+    fields = dict(line.split(None, 1) for line in out.splitlines())
+    assert code == Exit.OK and fields["charge_id"] == charge["charge_id"]
+    assert fields["status"] == "chargeback" and fields["time"].endswith("Z")
+    code, out, err = run("charges", "show", "f" * 24)
+    assert code == Exit.NOT_FOUND and out == "" and err.startswith("paytui: error:")
+
+
+def test_capture_asks_or_needs_yes_and_sends_once(run: Run, wire: WireTransport) -> None:
+    auth = _first(run, "is:open")
+    code, out, err = run("charges", "capture", auth["charge_id"])  # no terminal, no --yes
+    assert code == Exit.NEEDS_CONFIRMATION and out == "" and "--yes" in err
+    assert wire.posts("/capture") == []
+
+    code, out, err = run("charges", "capture", auth["charge_id"], "--tty-less-is-fine", "--yes")
+    assert code == Exit.USAGE  # an unknown option is a usage error, nothing sent
+    assert wire.posts("/capture") == []
+
+    code, out, err = run("charges", "capture", auth["charge_id"], "--yes", "--format", "json")
+    result = json.loads(out)
+    assert code == Exit.OK and result["state"] == "succeeded" and result["result_id"]
+    assert len(wire.posts("/capture")) == 1 and "Captured" in err
+
+    code, out, err = run("charges", "capture", auth["charge_id"], "--yes")
+    assert code == Exit.REFUSED and "Already captured" in err
+    code, out, err = run("charges", "capture", "f" * 24, "--yes")
+    assert code == Exit.NOT_FOUND and "Not found" in err
+    assert len(wire.posts("/capture")) == 1
+
+    code, out, _ = run("history", "--format", "jsonl", "--action", "capture")
+    outcomes = [row["outcome"] for row in _jsonl(out)]
+    assert code == Exit.OK and outcomes == ["refused", "refused", "succeeded"]
+
+
+def test_refund_on_production_needs_typed_or_explicit_confirmation(
+    run: Run, wire: WireTransport
+) -> None:
+    sale = _first(run, "type:sale", "status:success", "amount>=150", "method:card", "sort:-amount")
+    charge_id, amount = sale["charge_id"], sale["amount"]
+    code, _, err = run("refunds", "create", charge_id, "--yes", env=PRODUCTION)
+    assert code == Exit.NEEDS_CONFIRMATION and f"--confirm {amount}" in err.replace(",", "")
+    code, _, err = run("refunds", "create", charge_id, env=PRODUCTION)  # no terminal
+    assert code == Exit.NEEDS_CONFIRMATION and "not a terminal" in err
+    code, _, err = run("refunds", "create", charge_id, "--yes", "--confirm", "1.00", env=PRODUCTION)
+    assert code == Exit.NEEDS_CONFIRMATION  # the executor checks what was confirmed
+    assert wire.posts("/v2/refunds") == []
+
+    code, out, err = run(
+        "refunds", "create", charge_id, "--amount", "10", "--reason", "cli", stdin="y\n", tty=True
+    )
+    assert code == Exit.OK and "[y/N]" in err and len(wire.posts("/v2/refunds")) == 1
+    left = str(float(amount) - 10)
+    code, out, err = run(
+        "refunds", "create", charge_id, stdin=f"{left}\n", tty=True, env=PRODUCTION
+    )
+    assert code == Exit.OK, err
+    assert "Type" in err and len(wire.posts("/v2/refunds")) == 2
+
+    code, out, _ = run("refunds", "list", "--charge", charge_id, "--format", "csv")
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert code == Exit.OK and len(rows) == 2 and {r["charge_id"] for r in rows} == {charge_id}
+    code, _, err = run("refunds", "create", charge_id, "--yes")
+    assert code == Exit.REFUSED and len(wire.posts("/v2/refunds")) == 2
+
+
+def test_tokens_list_show_and_create_from_stdin_never_an_argument(
+    run: Run, wire: WireTransport
+) -> None:
+    code, out, _ = run(
+        "accounts", "list", "--status", "approved", "--limit", "1", "--format", "json"
+    )
+    (account,) = json.loads(out)
+    assert code == Exit.OK and account["status"] == "approved"
+
+    code, out, err = run(
+        "tokens",
+        "create",
+        "--account",
+        account["account_id"],
+        "--expiration",
+        "2031-09",
+        "--card-number",
+        CARD,
+    )
+    assert code == Exit.USAGE and "never taken as an argument" in err and wire.posts() == []
+
+    code, out, err = run(
+        "tokens",
+        "create",
+        "--account",
+        account["account_id"],
+        "--expiration",
+        "2031-09",
+        "--format",
+        "json",
+        stdin=f"{CARD}\n",
+    )
+    token = json.loads(out)
+    assert code == Exit.OK and token["token_id"]
+    assert CARD not in out + err
+
+    code, out, _ = run("tokens", "show", token["token_id"])
+    assert code == Exit.OK and "XXXXXXXXXXXX1111" in out and CARD not in out
+    code, out, _ = run("tokens", "list", "--account", account["account_id"], "--format", "jsonl")
+    assert code == Exit.OK and token["token_id"] in {r["token_id"] for r in _jsonl(out)}
+    code, _, err = run(
+        "tokens",
+        "create",
+        "--account",
+        account["account_id"],
+        "--expiration",
+        "2031-09",
+        stdin="4111111111111112\n",
+    )
+    assert code == Exit.USAGE and "Luhn" in err and "4111111111111112" not in err
+
+
+def test_accounts_show_and_watch(run: Run) -> None:
+    code, out, _ = run("accounts", "list", "--limit", "2")
+    assert code == Exit.OK and out.splitlines()[0].startswith("ACCOUNT_ID")
+    account_id = out.splitlines()[1].split()[0]
+    code, out, _ = run("accounts", "show", account_id, "--format", "json")
+    assert code == Exit.OK and json.loads(out)["account_id"] == account_id
+    code, out, _ = run("accounts", "watch", account_id, "--interval", "0", "--count", "1")
+    (line,) = _jsonl(out)
+    assert code == Exit.OK and line["account_id"] == account_id and line["status"]
+
+
+def test_export_writes_the_file_and_says_where(run: Run, tmp_path: Path) -> None:
+    target = tmp_path / "cb.jsonl"
+    code, out, err = run(
+        "export",
+        "status:chargeback",
+        "--format",
+        "jsonl",
+        "-o",
+        str(target),
+        "--columns",
+        "charge_id,amount",
+    )
+    assert code == Exit.OK and out == f"{target}\n"
+    rows = _jsonl(target.read_text())
+    assert rows and set(rows[0]) == {"charge_id", "amount"} and f"{len(rows)} rows" in err
+    code, out, err = run("export", "--columns", "nope")
+    assert code == Exit.USAGE and "unknown column" in err
+
+
+def test_history_filters_and_formats(run: Run) -> None:
+    code, out, _ = run("history")
+    assert code == Exit.OK and out.splitlines()[0].startswith("TIME")
+    code, out, _ = run("history", "--all", "--format", "csv", "--outcome", "refused")
+    assert code == Exit.OK and out.splitlines()[0].startswith("time (UTC),profile")
+    code, _, err = run("history", "--since", "yesterday")
+    assert code == Exit.USAGE and "not a day" in err
+
+
+def test_the_paytui_entry_point_sends_script_commands_here(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert split_globals(["--profile", "p", "charges", "search"]) == (
+        ["--profile", "p"],
+        ["charges", "search"],
+    )
+    # The profile option before the command is handed on (the error is the limit's).
+    assert paytui_main(["--profile=nope", "history", "--limit", "0"]) == Exit.USAGE
+    assert "--limit must be at least 1" in capsys.readouterr().err
+
+
+def test_a_script_command_never_imports_textual() -> None:
+    """Start-up stays light: `paytui history` runs without Textual (or the UI) being imported."""
+    code = (
+        "import sys\n"
+        "from paytui.cli import main\n"
+        "assert main(['history', '--limit', '1', '--format', 'json']) == 0\n"
+        "loaded = [m for m in sys.modules if m == 'textual' or m.startswith('paytui.ui.')]\n"
+        "assert not loaded, loaded\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == []

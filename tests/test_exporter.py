@@ -1,0 +1,156 @@
+"""The streaming exporter (`paytui.exporter`): formats, exact money, masking, cancel, files."""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import io
+import json
+import stat
+from datetime import UTC, datetime
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from paytui.api.client import PaymentClient
+from paytui.api.models import Charge
+from paytui.api.money import plain_amount
+from paytui.api.queries import ChargeQuery
+from paytui.exporter import (
+    CHARGE_COLUMNS,
+    DEFAULT_CHARGE_COLUMNS,
+    ExportCancelled,
+    Progress,
+    charge_pages,
+    export_charges_to_file,
+    parse_columns,
+    rows_of,
+    write_rows,
+)
+
+
+def _charge(**overrides: object) -> Charge:
+    body: dict[str, object] = {
+        "charge_id": "6206bcbf1a2b3c4d5e6f7a8b",
+        "charge_timestamp": "2026-01-31T10:00:00.000Z",
+        "total_amount": 1234.5,
+        "status": "success",
+        "charge_type": "sale",
+        "payment_method": {
+            "method": "card",
+            "type": "visa",
+            "card_number": "XXXXXXXXXXXX1111",
+            "contact": {"first_name": "Ada", "last_name": "Lovelace"},
+        },
+        "tags": ["vip"],
+    }
+    body.update(overrides)
+    return Charge.model_validate(body)
+
+
+def test_csv_row_is_exact_masked_utc_and_never_a_formula() -> None:
+    hostile = _charge(
+        total_amount=Decimal("0.125"),
+        tags=['=HYPERLINK("x")'],
+        payment_method={
+            "method": "card",
+            "type": "visa",
+            "card_number": "XXXXXXXXXXXX1111",
+            "contact": {"first_name": "4111 1111 1111 1111", "last_name": "\x1b]2;pwn\x07"},
+        },
+    )
+    out = io.StringIO()
+    count = write_rows(
+        out, [_charge(), hostile], "csv", columns=[*DEFAULT_CHARGE_COLUMNS, "number"]
+    )
+    assert count == 2
+    rows = list(csv.reader(io.StringIO(out.getvalue())))
+    header, plain, bad = rows
+    assert header[0] == "time (UTC)" and "amount" in header
+    cell = dict(zip(header, plain, strict=True))
+    assert cell["time (UTC)"] == "2026-01-31T10:00:00Z"
+    assert cell["amount"] == "1234.50"
+    assert cell["number"] == "XXXXXXXXXXXX1111"
+    assert cell["contact"] == "Ada Lovelace"
+    cell = dict(zip(header, bad, strict=True))
+    assert cell["amount"] == "0.125"  # exact: never rounded
+    assert cell["tags"].startswith("'=")
+    assert "4111 1111 1111 1111" not in out.getvalue() and "1111" in cell["contact"]
+    assert "\x1b" not in out.getvalue() and "\x07" not in out.getvalue()
+
+
+def test_ids_are_written_as_they_are() -> None:
+    """The redactor's key=value rules read "aba8636…" as a routing number; an id is not one
+    (found by the 100,000-charge benchmark: 3 ids came out masked)."""
+    out = io.StringIO()
+    write_rows(out, [_charge(charge_id="aba8636e634173cf3f4efcf5")], "jsonl", columns=["charge_id"])
+    assert json.loads(out.getvalue()) == {"charge_id": "aba8636e634173cf3f4efcf5"}
+
+
+def test_jsonl_with_chosen_columns_and_local_time() -> None:
+    out = io.StringIO()
+    keys = parse_columns("charge_id,amount,time", CHARGE_COLUMNS, DEFAULT_CHARGE_COLUMNS)
+    write_rows(out, [_charge()], "jsonl", columns=keys, local=True)
+    (line,) = out.getvalue().splitlines()
+    row = json.loads(line)
+    assert list(row) == ["charge_id", "amount", "time"]
+    assert row["amount"] == "1234.50"
+    assert row["time"][19:] in {"Z", "+00:00"} or row["time"][19] in "+-"  # an offset is said
+    with pytest.raises(ValueError, match="unknown column 'nope'"):
+        parse_columns("time,nope", CHARGE_COLUMNS, DEFAULT_CHARGE_COLUMNS)
+
+
+async def test_a_whole_search_streams_to_a_private_file_with_the_api_money(
+    demo_client: PaymentClient, tmp_path: Path
+) -> None:
+    query = ChargeQuery(status="chargeback")
+    seen: list[int] = []
+    target = tmp_path / "out" / "cb.csv"
+    result = await export_charges_to_file(
+        charge_pages(demo_client, query, page_size=40),
+        target,
+        "csv",
+        columns=["charge_id", "amount"],
+        on_progress=lambda p: seen.append(p.rows),
+    )
+    expected = {}
+    async for page in demo_client.search_charges(query, page_size=100):
+        expected.update({c.charge_id: c.total_amount for c in page.items})
+    with target.open(newline="") as stream:
+        rows = list(csv.DictReader(stream))
+    assert result.rows == len(rows) == len(expected) > 40
+    assert {row["charge_id"]: row["amount"] for row in rows} == {
+        key: plain_amount(value) for key, value in expected.items() if value is not None
+    }
+    assert seen[0] == 40 and seen == sorted(seen) and seen[-1] == result.rows
+    assert stat.S_IMODE(target.stat().st_mode) == 0o600
+    assert not target.with_name("cb.csv.part").exists()
+
+
+async def test_cancel_stops_before_the_next_page_and_leaves_no_file(tmp_path: Path) -> None:
+    cancel = asyncio.Event()
+    progress = Progress()
+    pages = rows_of([_charge()] * 5, size=2)
+
+    def stop_after_first(p: Progress) -> None:
+        cancel.set()
+
+    target = tmp_path / "x.jsonl"
+    with pytest.raises(ExportCancelled) as caught:
+        await export_charges_to_file(
+            pages, target, "jsonl", progress=progress, on_progress=stop_after_first, cancel=cancel
+        )
+    assert caught.value.rows == 2 == progress.rows
+    assert not target.exists() and not target.with_name("x.jsonl.part").exists()
+
+
+async def test_a_search_is_pinned_to_when_the_export_started(demo_client: PaymentClient) -> None:
+    """Charges made during an export would shift the pages of a newest-first list."""
+    moment = datetime(2026, 7, 1, tzinfo=UTC)
+    times = [
+        charge.charge_timestamp
+        async for page in charge_pages(demo_client, ChargeQuery(status="chargeback"), now=moment)
+        for charge in page
+    ]
+    assert times and all(t is not None and t < moment for t in times)
