@@ -222,6 +222,22 @@ async def test_authorization_without_captured_id_finds_capture_by_search(
         assert "not captured yet" in panel_text(other, "summary")
         assert other.check_action("open_capture", ()) is False
 
+        # A service that ignores original_charge_id answers with captures of other
+        # authorizations: none is named as this one's capture, and it can still be captured.
+        real_search = client.search_charges_page
+
+        async def ignoring(query: Any = None, **kwargs: Any) -> Any:
+            return await real_search(ChargeQuery(charge_type="capture"), **kwargs)
+
+        client.search_charges_page = ignoring  # type: ignore[method-assign]
+        others = await real_search(ChargeQuery(charge_type="capture"), limit=20)
+        blind = await open_detail(app, pilot, open_auth.charge_id)
+        summary = panel_text(blind, "summary")
+        assert "unknown (the service ignored" in summary
+        assert not any(c.charge_id in summary for c in others.items)
+        assert blind.check_action("open_capture", ()) is False
+        assert blind.check_action("capture", ()) is True
+
 
 async def test_j_toggles_raw_json(app_factory: AppFactory) -> None:
     app = app_factory()

@@ -830,6 +830,7 @@ class ActionExecutor:
         The rule is the action registry's (`paytui.actions.registry`), the same one that greys
         out the capture key, so the key and the refusal never disagree."""
         from paytui.actions.registry import why_not
+        from paytui.api.captures import find_capture
 
         try:
             auth = await self.client.get_charge(charge_id)
@@ -838,6 +839,15 @@ class ActionExecutor:
         reason = why_not("capture", auth)
         if reason is not None:
             raise PrecheckFailed(reason, auth.captured_charge_id)
+        # The spec's proof of a capture: a charge whose original_charge_id is this one (the
+        # sandbox's captured_charge_id above is a shortcut only). Not found, or not provable on a
+        # service that ignores the filter: the service itself refuses a second capture.
+        try:
+            lookup = await find_capture(self.client, auth)
+        except ApiError as err:
+            raise PrecheckFailed(f"Could not look for an earlier capture: {err}") from err
+        if lookup.capture_id is not None:
+            raise PrecheckFailed(f"Already captured as {lookup.capture_id}", lookup.capture_id)
         return auth
 
     def _confirm(

@@ -89,7 +89,7 @@ from paytui.api.models import (
     UnreadableItem,
 )
 from paytui.api.money import loads_json, to_wire
-from paytui.api.queries import ChargeQuery, RefundQuery
+from paytui.api.queries import ChargeQuery, RefundQuery, ignored_filters, plain_contradictions
 
 logger = logging.getLogger("paytui.api")
 
@@ -220,7 +220,8 @@ class PaymentClient:
         self, query: ChargeQuery | None = None, *, limit: int = 50, offset: int = 0
     ) -> Page[Charge]:
         params = query.to_params() if query is not None else []
-        return await self._page("/v2/charges", params, Charge, "charges", limit, offset)
+        check = query.contradicted_by if query is not None else None
+        return await self._page("/v2/charges", params, Charge, "charges", limit, offset, check)
 
     async def search_charges(
         self, query: ChargeQuery | None = None, *, page_size: int = 50
@@ -297,7 +298,8 @@ class PaymentClient:
         self, query: RefundQuery | None = None, *, limit: int = 50, offset: int = 0
     ) -> Page[Refund]:
         params = query.to_params() if query is not None else []
-        return await self._page("/v2/refunds", params, Refund, "refunds", limit, offset)
+        check = query.contradicted_by if query is not None else None
+        return await self._page("/v2/refunds", params, Refund, "refunds", limit, offset, check)
 
     async def search_refunds(
         self, query: RefundQuery | None = None, *, page_size: int = 50
@@ -396,10 +398,18 @@ class PaymentClient:
         plural: str,
         limit: int,
         offset: int,
+        contradictions: Callable[[Any], list[str]] | None = None,
     ) -> Page[M]:
+        """One page, checked against its filters: `contradictions(item)` names the filters an
+        item contradicts (default: every parameter is a plain equality on the item's field)."""
         wire = [*params, ("limit", str(limit)), ("offset", str(offset))]
         body = await self._request("GET", path, params=wire)
-        return _parse_page(body, model, plural, limit, offset)
+        page = _parse_page(body, model, plural, limit, offset)
+        if params:
+            check = contradictions or (lambda item: plain_contradictions(params, item))
+            order = [name for name, _ in params]
+            page = _checked(page, ignored_filters(page.items, check, order))
+        return page
 
     async def _request(
         self,
@@ -693,6 +703,16 @@ def _parse_page(body: Any, model: type[M], plural: str, limit: int, offset: int)
             unreadable=unreadable,
         ),
     )
+
+
+def _checked(page: Page[M], ignored: Sequence[str]) -> Page[M]:
+    """The page with the filters its items show the service ignored added (logged at INFO, by
+    name only: a filter value may be a customer's name)."""
+    names = tuple(dict.fromkeys([*page.ignored_filters, *ignored]))
+    if names != page.ignored_filters:
+        logger.info("the service ignored filter(s): %s", ", ".join(names))
+        page.ignored_filters = names
+    return page
 
 
 def _item_id(raw: Any, plural: str) -> str | None:

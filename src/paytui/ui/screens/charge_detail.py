@@ -22,13 +22,12 @@ from textual.containers import Grid, Vertical, VerticalScroll
 from textual.widgets import Static
 
 from paytui.api.errors import ApiError, NotFoundError
-from paytui.api.queries import ChargeQuery
 from paytui.text import safe
 from paytui.ui import format as fmt
 from paytui.ui import messages
 from paytui.ui.screens.base import PaytuiScreen
 from paytui.ui.widgets import charge_panels as panels
-from paytui.ui.widgets.distribution_tree import DistributionTree, as_decimal, as_mapping
+from paytui.ui.widgets.distribution_tree import DistributionTree, as_mapping
 from paytui.ui.widgets.footer import PaytuiFooter
 from paytui.ui.widgets.header import PaytuiHeader
 from paytui.ui.widgets.json_view import JsonView
@@ -244,9 +243,10 @@ class ChargeDetailScreen(PaytuiScreen[None]):
         """The refunds of this charge (hidden when there are none)."""
         from paytui.api.queries import RefundQuery
 
+        query = RefundQuery(charge_id=self.charge_id)
         try:
             client = await self._host.get_client()
-            page = await client.search_refunds_page(RefundQuery(charge_id=self.charge_id), limit=50)
+            page = await client.search_refunds_page(query, limit=50)
         except ApiError as exc:
             if self._widgets_gone():
                 return
@@ -254,11 +254,17 @@ class ChargeDetailScreen(PaytuiScreen[None]):
             return
         if self._widgets_gone():  # the screen closed while the refunds were read
             return
-        if not page.items:
+        # Only refunds that say they are of this charge: a service ignoring the filter must not
+        # lend this charge another's refunds.
+        refunds = [refund for refund in page.items if not query.contradicted_by(refund)]
+        note = page.ignored_note
+        if not refunds and note is None:
             self._panel("refunds", None)
             return
         rows: list[tuple[str, RenderableType]] = []
-        for refund in page.items:
+        if note is not None:
+            rows.append(("", Text(safe(f"{note}; only this charge's are listed"), style="dim")))
+        for refund in refunds:
             line = Text.assemble(
                 Text(fmt.money(refund.total_amount)),
                 "  ",
@@ -270,7 +276,7 @@ class ChargeDetailScreen(PaytuiScreen[None]):
                 line.append("  ")
                 line.append(Text(safe(refund.reason), style="dim"))
             rows.append((safe(refund.refund_id), line))
-        if page.total is not None and page.total > len(page.items):
+        if note is None and page.total is not None and page.total > len(page.items):
             rows.append(("", Text(f"… {page.total - len(page.items)} more (palette: Refunds)")))
         self._panel("refunds", panels.rows_table(rows))
 
@@ -287,37 +293,35 @@ class ChargeDetailScreen(PaytuiScreen[None]):
     async def _find_capture(self) -> None:
         """For an authorization without `captured_charge_id`, ask search for its capture.
 
-        The sandbox echoes `captured_charge_id`; the real service may not, and
-        `original_charge_id=<id>` is the documented way to find the captures of one.
+        A charge is named as the capture only when its own `original_charge_id` says so, and
+        "not captured yet" only when the service visibly honoured the filter
+        (`paytui.api.captures`); a service ignoring it leaves the answer "unknown".
         """
+        from paytui.api.captures import find_capture
+
         self._capture_lookup = "searching…"
         self._render_summary()
         try:
             client = await self._host.get_client()
-            page = await client.search_charges_page(
-                ChargeQuery(original_charge_id=self.charge_id), limit=1
-            )
+            lookup = await find_capture(client, self.charge_id)
         except ApiError as exc:
             self._capture_lookup = f"unknown (lookup failed: {exc})"
         else:
-            if page.items:
-                self._capture_id = page.items[0].charge_id
-                self._capture_lookup = None
-            else:
-                self._capture_lookup = "not captured yet"
+            self._capture_id = lookup.capture_id
+            self._capture_lookup = None if lookup.captured else lookup.describe()
         if self._widgets_gone():  # the screen closed while the capture was looked up
             return
         self._render_summary()
         self.refresh_bindings()
 
     def _is_authorization(self) -> bool:
-        """An authorization, also when the service leaves out `charge_type` (result Authorized;
-        a zero-amount pre-authorization is never captured)."""
-        charge_type = self._wire.get("charge_type")
-        if charge_type is not None:
-            return bool(charge_type == "authorization")
-        amount = as_decimal(self._wire.get("total_amount"))
-        return self._wire.get("result_code") == "Authorized" and bool(amount)
+        """An authorization, also when the service leaves out `charge_type` (`is_authorization`)."""
+        from paytui.api.models import is_authorization
+
+        wire = self._wire
+        return is_authorization(
+            wire.get("charge_type"), wire.get("result_code"), wire.get("total_amount")
+        )
 
     def _needs_capture_lookup(self) -> bool:
         return (
@@ -408,7 +412,7 @@ class ChargeDetailScreen(PaytuiScreen[None]):
             ("attributes", panels.attributes_panel(wire)),
             ("tags", panels.tags_panel(wire)),
             ("line-items", panels.line_items_panel(wire)),
-            ("other", panels.other_panel(wire)),
+            ("other", panels.other_panel(wire, getattr(self.charge, "unreadable_fields", None))),
         ):
             self._panel(panel_id, content)
 
@@ -428,8 +432,12 @@ class ChargeDetailScreen(PaytuiScreen[None]):
         return str(account) if account else None
 
     def action_subject(self, action: str) -> object | None:
-        """Every registered action here acts on the open charge (None until it is read)."""
-        return self.charge
+        """Every registered action here acts on the open charge (None until it is read); a
+        capture found by its `original_charge_id` counts as the charge's capture."""
+        charge = self.charge
+        if charge is not None and self._capture_id and not charge.captured_charge_id:
+            return cast(object, charge.model_copy(update={"captured_charge_id": self._capture_id}))
+        return cast(object | None, charge)
 
     def action_target(self, action: str) -> str | None:
         return self.charge_id

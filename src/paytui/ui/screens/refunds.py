@@ -123,6 +123,8 @@ class RefundsScreen(PaytuiScreen[None]):
             text.append("   n: next page")
         if self.page_offset:
             text.append("   p: previous page")
+        if page.ignored_note:
+            text.append(f"   {page.ignored_note}", style="bold")
         status.update(text)
         if shown:
             self.query_one(ListState).show_results()
