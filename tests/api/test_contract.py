@@ -124,7 +124,7 @@ def test_every_published_response_is_read_whole_by_the_client(document: dict[str
         assert name in CLIENT_MODELS, f"{where} answers {name}: no client model reads it"
         body = example(document, schema)
         validator(document, schema).validate(_plain(body))  # the example itself is right
-        items = body["data"] if "data" in body else [body]
+        items = body.get("data", [body])
         model = CLIENT_MODELS[name]
         for raw in items:
             parsed = model.model_validate(loads_json(_json(raw)))
