@@ -194,6 +194,8 @@ async def send_every_request(client: PaymentClient) -> None:
     await client.capture("c" * 24, convenience_fee=Decimal(1), supplemental_fee=Decimal("0.5"))
     await client.capture("c" * 24)
     await client.update_charge("c" * 24, tags=["a"], attributes={"k": ["v"]})
+    await client.update_refund("r1", tags=["a"], attributes={"k": ["v"]})
+    await client.update_refund("r1", tags=[])
     await client.create_refund(
         models.RefundRequest(
             charge_id="c" * 24,

@@ -75,6 +75,9 @@ _OPENERS: dict[str, Callable[[], Screen[Any]]] = dict(
         "CaptureModal": lambda: _class(_M + "modals.capture", "CaptureModal")(CHARGE_ID),
         "RefundModal": lambda: _class(_M + "modals.refund", "RefundModal")(CHARGE_ID),
         "EditTagsModal": lambda: _class(_M + "modals.edit_tags", "EditTagsModal")(CHARGE_ID),
+        "EditRefundTagsModal": lambda: _class(_M + "modals.edit_tags", "EditRefundTagsModal")(
+            CHARGE_ID
+        ),
         "MoneyActionModal": lambda: _class(_M + "modals.refund", "RefundModal")(CHARGE_ID),
         "TypedConfirmModal": lambda: _class(_M + "modals.confirm", "TypedConfirmModal")(
             "12.50", "Retry action #1."

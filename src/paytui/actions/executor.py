@@ -94,6 +94,7 @@ _NOUNS = {
     "refund": "refund",
     "charge": "charge",
     "update_charge": "change of tags and attributes",
+    "update_refund": "change of the refund's tags and attributes",
     "distribute": "distribution",
 }
 #: Seconds added to the client's request deadline before "not found" proves "not applied".
@@ -461,6 +462,35 @@ class ActionExecutor:
         _retry_of: int | None = None,
     ) -> ActionOutcome:
         """Replace the tags and/or attributes of a charge (PATCH; those not given are kept)."""
+        return await self._update_labels(
+            "update_charge", charge_id, tags, attributes, acknowledge_earlier, _retry_of
+        )
+
+    async def update_refund(
+        self,
+        refund_id: str,
+        *,
+        tags: Sequence[str] | None = None,
+        attributes: Mapping[str, Sequence[str]] | None = None,
+        acknowledge_earlier: int | None = None,
+        _retry_of: int | None = None,
+    ) -> ActionOutcome:
+        """Replace the tags and/or attributes of a refund, as for a charge. The journal keeps
+        the refund's id where a charge action keeps the charge's (its target)."""
+        return await self._update_labels(
+            "update_refund", refund_id, tags, attributes, acknowledge_earlier, _retry_of
+        )
+
+    async def _update_labels(
+        self,
+        operation: str,
+        target: str,
+        tags: Sequence[str] | None,
+        attributes: Mapping[str, Sequence[str]] | None,
+        acknowledge_earlier: int | None,
+        retry_of: int | None,
+    ) -> ActionOutcome:
+        """A tag / attribute edit of a charge or a refund: one PATCH, read back by comparing."""
 
         async def prepare() -> _Plan:
             if tags is None and attributes is None:
@@ -477,23 +507,25 @@ class ActionExecutor:
             if new_attrs is not None:
                 desired["attributes"] = new_attrs
 
-            async def send(_ref: str) -> Charge:
-                return await self.client.update_charge(
-                    charge_id, tags=new_tags, attributes=new_attrs
-                )
+            async def send(_ref: str) -> Charge | Refund:
+                if operation == "update_refund":
+                    return await self.client.update_refund(
+                        target, tags=new_tags, attributes=new_attrs
+                    )
+                return await self.client.update_charge(target, tags=new_tags, attributes=new_attrs)
 
             return _Plan(
-                "update_charge",
-                charge_id,
-                charge_id,
+                operation,
+                target,
+                target,
                 None,
                 _summary(tags=new_tags, attributes=new_attrs),
                 send,
-                _retry_of,
+                retry_of,
                 desired=desired,
             )
 
-        return await self._start("update_charge", charge_id, prepare, acknowledge_earlier)
+        return await self._start(operation, target, prepare, acknowledge_earlier)
 
     async def distribute(
         self,
@@ -593,12 +625,14 @@ class ActionExecutor:
                     "The card details of a new charge are never stored; enter it again"
                 )
             return await self.create_charge(original, confirmation=confirmation, _retry_of=entry_id)
-        if operation == "update_charge":
-            return await self.update_charge(
+        if operation in ("update_charge", "update_refund"):
+            return await self._update_labels(
+                operation,
                 entry.charge_id or "",
-                tags=summary.get("tags"),
-                attributes=summary.get("attributes"),
-                _retry_of=entry_id,
+                summary.get("tags"),
+                summary.get("attributes"),
+                None,
+                entry_id,
             )
         if operation == "distribute":
             return await self.distribute(entry.charge_id or "", _retry_of=entry_id)
@@ -998,6 +1032,7 @@ def _message(entry: JournalEntry, cause: str | None = None) -> str:
             "refund": f"Refunded{amount}: refund {entry.result_id}",
             "charge": f"Charge {entry.result_id} created",
             "update_charge": "Tags and attributes saved",
+            "update_refund": "Tags and attributes of the refund saved",
             "distribute": f"Added to distribution {entry.result_id}",
         }[entry.operation]
         if cause:

@@ -134,6 +134,7 @@ ACTIONS: dict[str, ActionSpec] = {
         ActionSpec("capture", "Capture", "capture", _capture, "charge"),
         ActionSpec("refund", "Refund", "refund", _refund, "charge"),
         ActionSpec("edit", "Edit tags", "update_charge", None, "charge"),
+        ActionSpec("edit_refund", "Edit refund tags", "update_refund", None, "refund"),
         ActionSpec("distribute", "Distribute", "distribute", _distribute, "charge"),
         ActionSpec("new_charge", "New charge", "charge"),
         ActionSpec("create_token", "New token", "token_create"),

@@ -468,6 +468,26 @@ def create_refund(store: Store, req: RefundCreate) -> dict[str, Any]:
     return doc
 
 
+def update_refund(store: Store, refund_id: str, req: ChargePatch) -> dict[str, Any]:
+    """Replace a refund's tags and/or attributes, as for a charge (the spec accepts both on
+    refund update); fields absent from the body stay as they are."""
+    with store.write() as conn:
+        row = conn.execute(
+            "SELECT id, doc FROM refunds WHERE refund_id = ?", (refund_id,)
+        ).fetchone()
+        if row is None:
+            raise NotFound(f"refund {refund_id} not found")
+        rowid, doc = int(row[0]), loads_doc(row[1])
+        if req.tags is not None:
+            doc["tags"] = req.tags
+        if req.attributes is not None:
+            doc["attributes"] = req.attributes
+        doc["last_updated_timestamp"] = store.now_iso()
+        _replace_labels(conn, "refund", rowid, doc.get("tags", []), doc.get("attributes", {}))
+        conn.execute("UPDATE refunds SET doc = ? WHERE id = ?", (dumps(doc), rowid))
+    return doc
+
+
 def get_refund(store: Store, refund_id: str) -> dict[str, Any]:
     with store.read() as conn:
         row = conn.execute("SELECT doc FROM refunds WHERE refund_id = ?", (refund_id,)).fetchone()

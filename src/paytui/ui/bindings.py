@@ -181,6 +181,13 @@ REFUNDS_BINDINGS: list[Binding] = [
     Binding(
         "enter", "open_charge", "Open charge", id="refunds.open", tooltip="Open the refunded charge"
     ),
+    Binding(
+        "E",
+        "edit_refund",
+        "Edit refund tags",
+        id="refunds.edit",
+        tooltip="Edit the highlighted refund's tags and attributes (needs urn:v2:refunds:all)",
+    ),
     Binding("ctrl+r", "refresh", "Refresh", id="refunds.refresh", tooltip="Reload / retry"),
 ]
 

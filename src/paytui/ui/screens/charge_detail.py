@@ -110,6 +110,14 @@ class ChargeDetailScreen(PaytuiScreen[None]):
                 "Add this charge to its account's open distribution "
                 "(needs urn:v2:charges:distribute:create)",
             ),
+            (
+                "E",
+                "edit_refund",
+                "Edit refund tags",
+                "edit_refund",
+                "Edit the tags and attributes of this charge's refund (several: pick one in "
+                "Refunds; needs urn:v2:refunds:all)",
+            ),
             ("escape", "back", "Back", "back", "Back to the previous screen"),
             (
                 "o",
@@ -155,6 +163,8 @@ class ChargeDetailScreen(PaytuiScreen[None]):
         self._capture_id: str | None = None
         self._capture_lookup: str | None = None
         self._distributing = False
+        #: The refunds of this charge shown in the refunds panel (those naming this charge).
+        self._refunds: list[Any] = []
         self.error: str | None = None
 
     # ------------------------------------------------------------------ layout
@@ -190,6 +200,7 @@ class ChargeDetailScreen(PaytuiScreen[None]):
     def _charges_changed(self, charge_ids: tuple[str, ...]) -> None:
         """This charge, its capture or its authorization changed: read it again."""
         related = {self.charge_id, self._capture_id, self._wire.get("original_charge_id")}
+        related |= {refund.refund_id for refund in self._refunds}
         if related & set(charge_ids):
             self._stale = True
             if self.is_current:
@@ -257,6 +268,8 @@ class ChargeDetailScreen(PaytuiScreen[None]):
         # Only refunds that say they are of this charge: a service ignoring the filter must not
         # lend this charge another's refunds.
         refunds = [refund for refund in page.items if not query.contradicted_by(refund)]
+        self._refunds = refunds
+        self.refresh_bindings()
         note = page.ignored_note
         if not refunds and note is None:
             self._panel("refunds", None)
@@ -434,12 +447,16 @@ class ChargeDetailScreen(PaytuiScreen[None]):
     def action_subject(self, action: str) -> object | None:
         """Every registered action here acts on the open charge (None until it is read); a
         capture found by its `original_charge_id` counts as the charge's capture."""
+        if action == "edit_refund":
+            return self._refunds[0] if self._refunds else None
         charge = self.charge
         if charge is not None and self._capture_id and not charge.captured_charge_id:
             return cast(object, charge.model_copy(update={"captured_charge_id": self._capture_id}))
         return cast(object | None, charge)
 
     def action_target(self, action: str) -> str | None:
+        if action == "edit_refund":
+            return self._refunds[0].refund_id if len(self._refunds) == 1 else None
         return self.charge_id
 
     def disabled_reason(self, action: str) -> str | None:
@@ -548,6 +565,18 @@ class ChargeDetailScreen(PaytuiScreen[None]):
 
     async def action_edit(self) -> None:
         await self._money_action("edit")
+
+    async def action_edit_refund(self) -> None:
+        """The refund's tag edit (the charge's dialog, sent to the refund); with several refunds,
+        the Refunds screen of this charge, where `E` edits the highlighted one."""
+        from paytui.api.queries import RefundQuery
+        from paytui.ui.screens.modals.edit_tags import EditRefundTagsModal
+        from paytui.ui.screens.refunds import RefundsScreen
+
+        if len(self._refunds) == 1:
+            await self.app.push_screen(EditRefundTagsModal(self._refunds[0].refund_id))
+        elif self._refunds:
+            await self.app.push_screen(RefundsScreen(RefundQuery(charge_id=self.charge_id)))
 
 
 __all__ = ["ChargeDetailScreen"]

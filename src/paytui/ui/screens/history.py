@@ -37,8 +37,11 @@ OPERATIONS = {
     "refund": "refund",
     "charge": "new charge",
     "update_charge": "edit tags",
+    "update_refund": "edit refund tags",
     "distribute": "distribute",
 }
+#: Operations whose journal `charge_id` holds another object's id (the refund edited).
+NOT_A_CHARGE = frozenset({"update_refund"})
 #: Operations whose amount means money moved (an edit's journal amount is the charge's total).
 MONEY = frozenset({"capture", "refund", "charge"})
 #: The message is free text (it gets what is left); ids are cut with `…` before it is dropped.
@@ -167,7 +170,9 @@ class HistoryScreen(PaytuiScreen[None]):
                 else True
             )
         if action == "open_charge":
-            return None if entry is None or not entry.charge_id else True
+            if entry is None or not entry.charge_id or entry.operation in NOT_A_CHARGE:
+                return None
+            return True
         return True
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
@@ -179,7 +184,7 @@ class HistoryScreen(PaytuiScreen[None]):
 
     def action_open_charge(self) -> None:
         entry = self.current
-        if entry is not None and entry.charge_id:
+        if entry is not None and entry.charge_id and entry.operation not in NOT_A_CHARGE:
             # A capture's own page is the new charge; everything else the charge it acted on.
             self.post_message(messages.OpenCharge(entry.charge_id))
 

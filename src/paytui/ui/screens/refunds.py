@@ -1,7 +1,7 @@
 """Refunds (command palette "Refunds"): search refunds by charge id or account, paged.
 
 Type a charge id, or `acct:<account id>`, and press enter; `n` / `p` page; `enter` on a row opens
-the refunded charge.
+the refunded charge; `E` edits the highlighted refund's tags and attributes.
 """
 
 from __future__ import annotations
@@ -134,7 +134,7 @@ class RefundsScreen(PaytuiScreen[None]):
             )
         self.refresh_bindings()
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+    def check_own_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "next_page":
             return True if self.page is not None and self.page.has_more else None
         if action == "previous_page":
@@ -166,13 +166,36 @@ class RefundsScreen(PaytuiScreen[None]):
         event.stop()
         self.action_open_charge()
 
-    def action_open_charge(self) -> None:
+    def _highlighted(self) -> Refund | None:
         table = self.query_one(DataTable)
         if self.page is None or not (0 <= table.cursor_row < len(self.page.items)):
-            return
-        charge_id = self.page.items[table.cursor_row].charge_id
-        if charge_id:
-            self.post_message(messages.OpenCharge(charge_id))
+            return None
+        return self.page.items[table.cursor_row]
+
+    def action_open_charge(self) -> None:
+        refund = self._highlighted()
+        if refund is not None and refund.charge_id:
+            self.post_message(messages.OpenCharge(refund.charge_id))
+
+    # --- the registry's refund edit (the one executor, as a charge's tag edit) -------------------
+    def action_subject(self, action: str) -> object | None:
+        return self._highlighted() if action == "edit_refund" else None
+
+    def action_target(self, action: str) -> str | None:
+        refund = self._highlighted()
+        return refund.refund_id if refund is not None and action == "edit_refund" else None
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self.refresh_bindings()
+
+    async def action_edit_refund(self) -> None:
+        from paytui.ui.screens.modals.edit_tags import EditRefundTagsModal
+
+        refund = self._highlighted()
+        if refund is not None:
+            await self.app.push_screen(
+                EditRefundTagsModal(refund.refund_id), lambda _result: self.load()
+            )
 
 
 __all__ = ["RefundsScreen", "parse_refund_search"]
