@@ -464,6 +464,12 @@ class ChargeDetailScreen(PaytuiScreen[None]):
             return "Distributing: waiting for the answer"
         return super().disabled_reason(action)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The registry decides, as everywhere; a refund edit only shows with a refund to edit."""
+        if action == "edit_refund" and not self._refunds:
+            return False
+        return super().check_action(action, parameters)
+
     def check_own_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Links only show when they lead somewhere (the registry decides the rest)."""
         if action == "open_authorization":
