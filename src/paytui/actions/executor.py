@@ -431,6 +431,11 @@ class ActionExecutor:
         async def prepare() -> _Plan:
             pre_auth = request.charge_type == "pre_authorization"
             amount = check_amount(request.total_amount, allow_zero=pre_auth)
+            # What the card pays: the fees are added at create as at capture (one rule).
+            amount += sum(
+                (fee for fee in (request.convenience_fee, request.supplemental_fee) if fee),
+                Decimal(0),
+            )
             self._confirm("charge", amount, None, confirmation)
 
             async def send(ref: str) -> Charge:
