@@ -140,6 +140,13 @@ class ChargeDetailScreen(PaytuiScreen[None]):
                 "distributions",
                 "Load the distributions this charge appeared in",
             ),
+            (
+                "A",
+                "load_all",
+                "Everything",
+                "load_all",
+                "Read the charge with expand=all and say what the expansion added",
+            ),
             ("J", "toggle_json", "JSON", "json", "Show or hide the raw JSON of the charge"),
             ("y", "copy_id", "Copy id", "copy_id", "Copy the charge id to the clipboard"),
             ("ctrl+r", "refresh", "Reload", "reload", "Read the charge again (retries an error)"),
@@ -163,6 +170,8 @@ class ChargeDetailScreen(PaytuiScreen[None]):
         self._capture_id: str | None = None
         self._capture_lookup: str | None = None
         self._distributing = False
+        #: The wire fields before `expand=all` was asked (None: not asked), to say what it added.
+        self._before_all: dict[str, Any] | None = None
         #: The refunds of this charge shown in the refunds panel (those naming this charge).
         self._refunds: list[Any] = []
         self.error: str | None = None
@@ -174,6 +183,9 @@ class ChargeDetailScreen(PaytuiScreen[None]):
         with Vertical(id="detail-body"):
             yield Static(self._heading(), id="detail-heading")
             yield Static(id="detail-error")
+            expanded = Static(id="detail-expanded")
+            expanded.display = False
+            yield expanded
             with VerticalScroll(id="detail-panels"):
                 # Pairs sit in two-column grids; panels whose content runs wide get a full row.
                 # (Textual's grid does not wrap a column-spanning cell to the next row, so the
@@ -370,7 +382,28 @@ class ChargeDetailScreen(PaytuiScreen[None]):
         self.query_one(JsonView).set_data(
             charge.model_dump(mode="json", by_alias=True, exclude_unset=True)
         )
+        self._show_expansion()
         self.refresh_bindings()
+
+    def _show_expansion(self) -> None:
+        """After `expand=all`: one line naming what the expansion added to the charge (fields
+        absent or empty before), which the panels, the tree and "Other fields" then show."""
+        line = self.query_one("#detail-expanded", Static)
+        before = self._before_all
+        if self._expand != "all" or before is None:
+            line.display = False
+            return
+        added = [
+            key
+            for key, value in self._wire.items()
+            if value is not None and (before.get(key) is None or (value and not before.get(key)))
+        ]
+        if added:
+            text = "expand=all added: " + ", ".join(added)
+        else:
+            text = "expand=all added nothing beyond what was shown"
+        line.update(Text(safe(text), style="dim"))
+        line.display = True
 
     def _widgets_gone(self) -> bool:
         """True once this screen was closed and its widgets removed (a read may end later)."""
@@ -476,7 +509,7 @@ class ChargeDetailScreen(PaytuiScreen[None]):
             return bool(self._wire.get("original_charge_id"))
         if action == "open_capture":
             return bool(self._capture_id)
-        if action in {"toggle_json", "copy_id", "load_distributions"}:
+        if action in {"toggle_json", "copy_id", "load_distributions", "load_all"}:
             return True if self.charge is not None or action == "copy_id" else None
         return True
 
@@ -485,6 +518,13 @@ class ChargeDetailScreen(PaytuiScreen[None]):
 
     def action_refresh(self) -> None:
         self._load(self._expand)
+
+    def action_load_all(self) -> None:
+        """Read the charge again with `expand=all`; the line under the heading says what it
+        added (the spec: "expand: distributions or all")."""
+        if self._before_all is None:
+            self._before_all = dict(self._wire)
+        self._load("all")
 
     def action_load_distributions(self) -> None:
         """Read the charge again with `expand=distributions` (the view stays until it answers)."""
