@@ -66,6 +66,7 @@ _OPENERS: dict[str, Callable[[], Screen[Any]]] = dict(
             _M + "distribution_detail", "DistributionDetailScreen"
         )("dist_everyscreen"),
         "HelpScreen": lambda: _class(_M + "help", "HelpScreen")([]),
+        "FamilyBrowserScreen": lambda: _class(_M + "families", "FamilyBrowserScreen")("devices"),
         "PlaceholderScreen": lambda: _class(_M + "placeholder", "PlaceholderScreen")("Soon", "…"),
         "TokenViewScreen": lambda: _class(_M + "tokens", "TokenViewScreen")(TOKEN),
         "TokenFormScreen": lambda: _class(_M + "modals.token_form", "TokenFormScreen")(

@@ -69,6 +69,7 @@ from paytui.api.errors import (
     quote,
     redact_data,
 )
+from paytui.api.families import FAMILIES, GenericObject
 from paytui.api.models import (
     Account,
     Charge,
@@ -358,6 +359,19 @@ class PaymentClient:
     ) -> Page[Account]:
         params = _filters(merchant_id=merchant_id, status=status)
         return await self._page("/v2/accounts", params, Account, "accounts", limit, offset)
+
+    async def list_objects_page(
+        self, family: str, *, limit: int = 50, offset: int = 0
+    ) -> Page[GenericObject]:
+        """A page of a family whose shape is not shown (merchants, customers, partners,
+        devices: `paytui.api.families`), read generically: each object kept whole."""
+        found = FAMILIES[family]
+        return await self._page(found.path, [], GenericObject, family, limit, offset)
+
+    async def get_object(self, family: str, object_id: str) -> GenericObject:
+        """One object of such a family (`GET /v2/<family>/{id}`), kept whole."""
+        body = await self._request("GET", _path(FAMILIES[family].path, object_id))
+        return _parse(GenericObject, body)
 
     async def list_merchants_page(self, *, limit: int = 50, offset: int = 0) -> Page[Merchant]:
         return await self._page("/v2/merchants", [], Merchant, "merchants", limit, offset)

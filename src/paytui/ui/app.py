@@ -110,6 +110,20 @@ class PaytuiCommands(Provider):
                 partial(app.run_action, "refunds"),
             )
         )
+        from paytui.api.families import FAMILIES
+
+        # Scopes of the token in use; None (not connected, a static token): unknown, all offered.
+        granted = getattr(getattr(app, "_client", None), "granted_scopes", None)
+        for family in FAMILIES.values():
+            # Gated by the token's scopes: a family the token may not read is not offered.
+            if family.readable_with(granted):
+                commands.append(
+                    (
+                        f"Browse {family.name}",
+                        f"Read-only list of {family.name} (shape not shown by the spec)",
+                        partial(app.run_action, f"browse('{family.name}')"),
+                    )
+                )
         commands.append(
             (
                 "Who am I",
@@ -408,6 +422,12 @@ class PaytuiApp(App[None]):
 
         if not isinstance(self.screen, NewChargeScreen):
             await self.push_screen(NewChargeScreen(account_id=self.account_in_focus))
+
+    def action_browse(self, family: str) -> None:
+        """The read-only browser of one family (merchants, customers, partners, devices)."""
+        from paytui.ui.screens.families import FamilyBrowserScreen
+
+        self.push_screen(FamilyBrowserScreen(family))
 
     def action_refunds(self) -> None:
         from paytui.ui.screens.refunds import RefundsScreen

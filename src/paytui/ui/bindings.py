@@ -191,6 +191,20 @@ REFUNDS_BINDINGS: list[Binding] = [
     Binding("ctrl+r", "refresh", "Refresh", id="refunds.refresh", tooltip="Reload / retry"),
 ]
 
+# --- Browse (merchants, customers, partners, devices: read only) -------------------------------
+BROWSE_BINDINGS: list[Binding] = [
+    Binding("right_square_bracket", "next_page", "Next page", id="browse.next"),
+    Binding("left_square_bracket", "previous_page", "Previous page", id="browse.previous"),
+    Binding(
+        "enter",
+        "open_object",
+        "Read",
+        id="browse.open",
+        tooltip="Read the highlighted object again, alone (GET by id), into the JSON view",
+    ),
+    Binding("ctrl+r", "refresh", "Refresh", id="browse.refresh", tooltip="Reload / retry"),
+]
+
 # --- The query line (only keys an Input does not consume) ---------------------------------------
 QUERY_BINDINGS: list[Binding] = [
     Binding("escape", "leave", "To results", id="query.leave", show=False),
@@ -289,6 +303,7 @@ GROUPS: list[BindingGroup] = [
     BindingGroup("Capture / refund / edit dialogs", tuple(MONEY_MODAL_BINDINGS)),
     BindingGroup("History", tuple(HISTORY_BINDINGS)),
     BindingGroup("Refunds", tuple(REFUNDS_BINDINGS)),
+    BindingGroup("Browse", tuple(BROWSE_BINDINGS)),
 ]
 
 

@@ -84,7 +84,15 @@ class ChargeDetailScreen(PaytuiScreen[None]):
 
     #: (key, action, description, id, tooltip): data, so the help screen and keymap can use it.
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding(key, action, description, id=f"detail.{binding_id}", tooltip=tooltip)
+        Binding(
+            key,
+            action,
+            description,
+            id=f"detail.{binding_id}",
+            tooltip=tooltip,
+            # Off the one-line footer (it is full); in help and the palette.
+            show=action != "load_all",
+        )
         for key, action, description, binding_id, tooltip in (
             # The screen's own money actions first: the footer shows them first (80 columns).
             (
