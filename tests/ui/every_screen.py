@@ -80,6 +80,7 @@ _OPENERS: dict[str, Callable[[], Screen[Any]]] = dict(
             CHARGE_ID
         ),
         "MoneyActionModal": lambda: _class(_M + "modals.refund", "RefundModal")(CHARGE_ID),
+        "PagedListScreen": lambda: _class(_M + "refunds", "RefundsScreen")(),
         "TypedConfirmModal": lambda: _class(_M + "modals.confirm", "TypedConfirmModal")(
             "12.50", "Retry action #1."
         ),
