@@ -315,8 +315,24 @@ def test_a_schema_1_journal_opens_and_its_verdicts_are_rechecked(tmp_path: Path)
             amount=None,
             request_summary={},
         )
-    with Journal(path) as again:  # opening a schema-2 file changes nothing
-        assert len(again.list()) == 3
+    # Schema 2 (no update_refund in its CHECK) is rebuilt to 3 keeping every column.
+    db = sqlite3.connect(path)
+    db.execute("PRAGMA user_version = 2")
+    db.commit()
+    db.close()
+    with Journal(path) as migrated:
+        assert migrated._db.execute("PRAGMA user_version").fetchone()[0] == 3
+        assert [e.state for e in migrated.list()] == ["pending", "failed", "not_applied"]
+        migrated.record_intent(
+            profile="sandbox",
+            base_url="http://sandbox",
+            operation="update_refund",
+            charge_id="r1",
+            amount=None,
+            request_summary={"tags": ["x"]},
+        )
+    with Journal(path) as again:  # opening a current file changes nothing
+        assert len(again.list()) == 4
 
 
 async def test_the_deadline_is_the_clients_timeout(client: PaymentClient, journal: Journal) -> None:

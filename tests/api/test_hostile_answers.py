@@ -37,8 +37,6 @@ def raw(status: int, content: bytes, **headers: str) -> httpx.Response:
         pytest.param(DEEP, id="nested-100000-deep"),
         pytest.param(b'{"charge_id": "' + b"\xff\xfe" + b'"}', id="not-utf8"),
         pytest.param(b'{"charge_id": "c", "total_amount": ' + b"9" * 5000 + b"}", id="huge-int"),
-        pytest.param(b'{"charge_id": "c", "total_amount": NaN}', id="nan"),
-        pytest.param(b'{"charge_id": "c", "total_amount": Infinity}', id="infinity"),
         pytest.param(b'{"charge_id": "c", "tags": ' + DEEP + b"}", id="nested-field"),
         pytest.param(b"<html>proxy</html>", id="html"),
     ],
@@ -75,7 +73,8 @@ async def test_a_redirect_is_a_clear_error_naming_where_it_pointed() -> None:
 
 async def test_one_unreadable_item_does_not_sink_the_page() -> None:
     good = {**CHARGE, "charge_id": "a"}
-    bad = {**CHARGE, "charge_id": "b", "convenience_fee": {"amount": 1}}
+    # One odd field only makes that field unreadable (tests/api/test_trust.py); no id does more.
+    bad = {"id": "b", "total_amount": 1, "convenience_fee": {"amount": 1}}
     last = {**CHARGE, "charge_id": "c"}
     answer = httpx.Response(200, json={"data": [good, bad, last], "total": 3})
     async with make_client(Recorder(answer)) as client:
@@ -84,7 +83,7 @@ async def test_one_unreadable_item_does_not_sink_the_page() -> None:
     assert len(page.unreadable) == 1
     unreadable = page.unreadable[0]
     assert (unreadable.position, unreadable.id) == (1, "b")
-    assert "convenience_fee" in unreadable.reason
+    assert "charge_id" in unreadable.reason
     rows = page.rows()
     assert isinstance(rows[1], UnreadableItem) and isinstance(rows[2], Charge)
     assert page.next_offset == 3 and page.has_more is False

@@ -46,6 +46,16 @@ async def test_partial_then_rest_then_nothing_left(api: httpx.AsyncClient, accou
     assert one.json() == body
     by_tag = await api.get("/v2/refunds", params={"tag": "rma", "account_id": account_id})
     assert [r["refund_id"] for r in by_tag.json()["data"]] == [body["refund_id"]]
+    # Refund update: tags and attributes replaced as for a charge, searchable at once.
+    patched = await api.patch(
+        f"/v2/refunds/{body['refund_id']}", json={"tags": ["rma", "late"], "attributes": {"k": "v"}}
+    )
+    assert patched.status_code == 200
+    assert (patched.json()["tags"], patched.json()["attributes"]) == (["rma", "late"], {"k": ["v"]})
+    assert patched.json()["total_amount"] == 30.1  # nothing but the labels changes
+    by_new_tag = await api.get("/v2/refunds", params={"tag": "late", "account_id": account_id})
+    assert [r["refund_id"] for r in by_new_tag.json()["data"]] == [body["refund_id"]]
+    assert (await api.patch("/v2/refunds/nope", json={"tags": []})).status_code == 404
 
 
 async def test_refund_refuses_authorizations_declines_and_chargebacks(

@@ -72,6 +72,7 @@ _OPENERS: dict[str, Callable[[], Screen[Any]]] = dict(
             _M + "distribution_detail", "DistributionDetailScreen"
         )("dist_everyscreen"),
         "HelpScreen": lambda: _class(_M + "help", "HelpScreen")([]),
+        "FamilyBrowserScreen": lambda: _class(_M + "families", "FamilyBrowserScreen")("devices"),
         "PlaceholderScreen": lambda: _class(_M + "placeholder", "PlaceholderScreen")("Soon", "…"),
         "TokenViewScreen": lambda: _class(_M + "tokens", "TokenViewScreen")(TOKEN),
         "TokenFormScreen": lambda: _class(_M + "modals.token_form", "TokenFormScreen")(
@@ -81,7 +82,11 @@ _OPENERS: dict[str, Callable[[], Screen[Any]]] = dict(
         "CaptureModal": lambda: _class(_M + "modals.capture", "CaptureModal")(CHARGE_ID),
         "RefundModal": lambda: _class(_M + "modals.refund", "RefundModal")(CHARGE_ID),
         "EditTagsModal": lambda: _class(_M + "modals.edit_tags", "EditTagsModal")(CHARGE_ID),
+        "EditRefundTagsModal": lambda: _class(_M + "modals.edit_tags", "EditRefundTagsModal")(
+            CHARGE_ID
+        ),
         "MoneyActionModal": lambda: _class(_M + "modals.refund", "RefundModal")(CHARGE_ID),
+        "PagedListScreen": lambda: _class(_M + "refunds", "RefundsScreen")(),
         "TypedConfirmModal": lambda: _class(_M + "modals.confirm", "TypedConfirmModal")(
             "12.50", "Retry action #1."
         ),

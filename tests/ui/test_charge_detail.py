@@ -222,6 +222,47 @@ async def test_authorization_without_captured_id_finds_capture_by_search(
         assert "not captured yet" in panel_text(other, "summary")
         assert other.check_action("open_capture", ()) is False
 
+        # A service that ignores original_charge_id answers with captures of other
+        # authorizations: none is named as this one's capture, and it can still be captured.
+        real_search = client.search_charges_page
+
+        async def ignoring(query: Any = None, **kwargs: Any) -> Any:
+            return await real_search(ChargeQuery(charge_type="capture"), **kwargs)
+
+        client.search_charges_page = ignoring  # type: ignore[method-assign]
+        others = await real_search(ChargeQuery(charge_type="capture"), limit=20)
+        blind = await open_detail(app, pilot, open_auth.charge_id)
+        summary = panel_text(blind, "summary")
+        assert "unknown (the service ignored" in summary
+        assert not any(c.charge_id in summary for c in others.items)
+        assert blind.check_action("open_capture", ()) is False
+        assert blind.check_action("capture", ()) is True
+
+
+async def test_expand_all_loads_and_says_what_it_added(app_factory: AppFactory) -> None:
+    """A: the charge read with expand=all; a line names what the expansion added."""
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        charge = await find(app, ChargeQuery(charge_type="sale", status="success"))
+        client = await app.get_client()
+        asked: list[object] = []
+        real_get = client.get_charge
+
+        async def recording(charge_id: str, **kwargs: Any) -> Charge:
+            asked.append(kwargs.get("expand"))
+            return await real_get(charge_id, **kwargs)
+
+        client.get_charge = recording  # type: ignore[method-assign]
+        screen = await open_detail(app, pilot, charge.charge_id, expand=None)
+        line = screen.query_one("#detail-expanded", Static)
+        assert not line.display
+        await pilot.press("A")
+        await settle(app, pilot)
+        assert asked[-1] == "all"
+        assert line.display and "expand=all added: distributions" in plain(line.content)
+        assert screen.query_one(DistributionTree).display
+
 
 async def test_j_toggles_raw_json(app_factory: AppFactory) -> None:
     app = app_factory()

@@ -87,6 +87,10 @@ def _subject_for(action: str, kind: str | None) -> Any:
         return _Retryable()
     if kind == "token":
         return TOKEN
+    if kind == "refund":
+        from paytui.api.models import Refund
+
+        return Refund(refund_id="r1", status="success")
     if kind == "charge":
         charge_type = "authorization" if action == "capture" else "sale"
         return Charge(charge_id="c1", status="success", charge_type=charge_type)

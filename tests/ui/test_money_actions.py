@@ -345,6 +345,55 @@ async def test_edit_tags_shows_the_diff_then_patches(money_app: AppFactory) -> N
         assert after.attributes == {"ticket": ["T-9"]}
 
 
+async def test_refund_tags_are_edited_like_a_charge_s(money_app: AppFactory) -> None:
+    """E on the Refunds screen: the charge's form and diff, through the one executor and journal,
+    and the refund on the service changed; E on the refunds panel of a charge with one refund."""
+    from paytui.ui.screens.modals.edit_tags import EditRefundTagsModal
+    from paytui.ui.screens.refunds import RefundsScreen
+
+    app = money_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        client = await app.get_client()
+        page = await client.search_refunds_page(limit=50)
+        refund = page.items[0]
+        await app.push_screen(RefundsScreen())
+        await settle(app, pilot)
+        await pilot.press("E")
+        dialog = await modal(app, pilot)
+        assert isinstance(dialog, EditRefundTagsModal) and dialog.charge_id == refund.refund_id
+        tags = dialog.query_one("#tags", Input)
+        tags.value = ", ".join([*refund.tags, "disputed"])
+        tags.focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert "+ tag disputed" in str(dialog.query_one("#dialog-review").render())
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert dialog.step == "result", message(dialog)
+        after = await client.get_refund(refund.refund_id)
+        assert after.tags == [*refund.tags, "disputed"]
+        executor = await app.actions.executor()
+        [entry] = [e for e in executor.journal.list() if e.operation == "update_refund"]
+        assert entry.state == "succeeded" and entry.charge_id == refund.refund_id
+
+        # The refunds panel of a charge with exactly one refund: E opens that refund's edit.
+        charge_id = refund.charge_id or ""
+        detail = await open_detail(app, pilot, charge_id)
+        await settle(app, pilot)
+        mine = await refunds_of(app, charge_id)
+        assert [r.refund_id for r in detail._refunds] == [r.refund_id for r in mine]
+        await pilot.press("E")
+        await settle(app, pilot)
+        if len(mine) == 1:
+            second = await modal(app, pilot)
+            assert isinstance(second, EditRefundTagsModal)
+            assert second.charge_id == refund.refund_id
+        else:  # several: the Refunds screen of this charge, to pick one
+            assert isinstance(app.screen, RefundsScreen)
+            assert app.screen.refund_query.charge_id == charge_id
+
+
 # --- typed confirmation (production) and the Refunds screen -------------------------------------
 
 
@@ -384,18 +433,18 @@ async def test_refunds_screen_searches_by_charge_and_pages(money_app: AppFactory
         await settle(app, pilot)
         screen = app.screen
         assert isinstance(screen, RefundsScreen)
-        assert len(screen.refunds) == 50
+        assert len(screen.items) == 50
         assert screen.more.has_more  # the demo data has 196 refunds: more than one page
         await pilot.press("G")  # scrolling to the end reads the next page under the first
         await settle(app, pilot)
-        ids = [r.refund_id for r in screen.refunds]
+        ids = [r.refund_id for r in screen.items]
         assert len(ids) == 100 and len(set(ids)) == 100
         assert "Showing 100 of 196" in screen_text(app)
-        refund = screen.refunds[0]
+        refund = screen.items[0]
         await pilot.press("slash")
         await pilot.press(*refund.charge_id, "enter")
         await settle(app, pilot)
-        assert screen.refunds and {r.charge_id for r in screen.refunds} == {refund.charge_id}
+        assert screen.items and {r.charge_id for r in screen.items} == {refund.charge_id}
         await pilot.press("enter")
         await settle(app, pilot)
         assert isinstance(app.screen, ChargeDetailScreen)

@@ -94,6 +94,7 @@ _NOUNS = {
     "refund": "refund",
     "charge": "charge",
     "update_charge": "change of tags and attributes",
+    "update_refund": "change of the refund's tags and attributes",
     "distribute": "distribution",
 }
 #: Seconds added to the client's request deadline before "not found" proves "not applied".
@@ -433,6 +434,11 @@ class ActionExecutor:
         async def prepare() -> _Plan:
             pre_auth = request.charge_type == "pre_authorization"
             amount = check_amount(request.total_amount, allow_zero=pre_auth)
+            # What the card pays: the fees are added at create as at capture (one rule).
+            amount += sum(
+                (fee for fee in (request.convenience_fee, request.supplemental_fee) if fee),
+                Decimal(0),
+            )
             self._confirm("charge", amount, None, confirmation)
 
             async def send(ref: str) -> Charge:
@@ -464,6 +470,35 @@ class ActionExecutor:
         _retry_of: int | None = None,
     ) -> ActionOutcome:
         """Replace the tags and/or attributes of a charge (PATCH; those not given are kept)."""
+        return await self._update_labels(
+            "update_charge", charge_id, tags, attributes, acknowledge_earlier, _retry_of
+        )
+
+    async def update_refund(
+        self,
+        refund_id: str,
+        *,
+        tags: Sequence[str] | None = None,
+        attributes: Mapping[str, Sequence[str]] | None = None,
+        acknowledge_earlier: int | None = None,
+        _retry_of: int | None = None,
+    ) -> ActionOutcome:
+        """Replace the tags and/or attributes of a refund, as for a charge. The journal keeps
+        the refund's id where a charge action keeps the charge's (its target)."""
+        return await self._update_labels(
+            "update_refund", refund_id, tags, attributes, acknowledge_earlier, _retry_of
+        )
+
+    async def _update_labels(
+        self,
+        operation: str,
+        target: str,
+        tags: Sequence[str] | None,
+        attributes: Mapping[str, Sequence[str]] | None,
+        acknowledge_earlier: int | None,
+        retry_of: int | None,
+    ) -> ActionOutcome:
+        """A tag / attribute edit of a charge or a refund: one PATCH, read back by comparing."""
 
         async def prepare() -> _Plan:
             if tags is None and attributes is None:
@@ -480,23 +515,25 @@ class ActionExecutor:
             if new_attrs is not None:
                 desired["attributes"] = new_attrs
 
-            async def send(_ref: str) -> Charge:
-                return await self.client.update_charge(
-                    charge_id, tags=new_tags, attributes=new_attrs
-                )
+            async def send(_ref: str) -> Charge | Refund:
+                if operation == "update_refund":
+                    return await self.client.update_refund(
+                        target, tags=new_tags, attributes=new_attrs
+                    )
+                return await self.client.update_charge(target, tags=new_tags, attributes=new_attrs)
 
             return _Plan(
-                "update_charge",
-                charge_id,
-                charge_id,
+                operation,
+                target,
+                target,
                 None,
                 _summary(tags=new_tags, attributes=new_attrs),
                 send,
-                _retry_of,
+                retry_of,
                 desired=desired,
             )
 
-        return await self._start("update_charge", charge_id, prepare, acknowledge_earlier)
+        return await self._start(operation, target, prepare, acknowledge_earlier)
 
     async def distribute(
         self,
@@ -596,12 +633,14 @@ class ActionExecutor:
                     "The card details of a new charge are never stored; enter it again"
                 )
             return await self.create_charge(original, confirmation=confirmation, _retry_of=entry_id)
-        if operation == "update_charge":
-            return await self.update_charge(
+        if operation in ("update_charge", "update_refund"):
+            return await self._update_labels(
+                operation,
                 entry.charge_id or "",
-                tags=summary.get("tags"),
-                attributes=summary.get("attributes"),
-                _retry_of=entry_id,
+                summary.get("tags"),
+                summary.get("attributes"),
+                None,
+                entry_id,
             )
         if operation == "distribute":
             return await self.distribute(entry.charge_id or "", _retry_of=entry_id)
@@ -887,6 +926,7 @@ class ActionExecutor:
         The rule is the action registry's (`paytui.actions.registry`), the same one that greys
         out the capture key, so the key and the refusal never disagree."""
         from paytui.actions.registry import why_not
+        from paytui.api.captures import find_capture
 
         try:
             auth = await self.client.get_charge(charge_id)
@@ -895,6 +935,15 @@ class ActionExecutor:
         reason = why_not("capture", auth)
         if reason is not None:
             raise PrecheckFailed(reason, auth.captured_charge_id)
+        # The spec's proof of a capture: a charge whose original_charge_id is this one (the
+        # sandbox's captured_charge_id above is a shortcut only). Not found, or not provable on a
+        # service that ignores the filter: the service itself refuses a second capture.
+        try:
+            lookup = await find_capture(self.client, auth)
+        except ApiError as err:
+            raise PrecheckFailed(f"Could not look for an earlier capture: {err}") from err
+        if lookup.capture_id is not None:
+            raise PrecheckFailed(f"Already captured as {lookup.capture_id}", lookup.capture_id)
         return auth
 
     def _confirm(
@@ -1049,6 +1098,7 @@ def _message(entry: JournalEntry, cause: str | None = None) -> str:
             "refund": f"Refunded{amount}: refund {entry.result_id}",
             "charge": f"Charge {entry.result_id} created",
             "update_charge": "Tags and attributes saved",
+            "update_refund": "Tags and attributes of the refund saved",
             "distribute": f"Added to distribution {entry.result_id}",
         }[entry.operation]
         if cause:

@@ -72,10 +72,17 @@ __all__ = [
     "default_journal_path",
 ]
 
-Operation = Literal["capture", "refund", "charge", "update_charge", "distribute"]
+Operation = Literal["capture", "refund", "charge", "update_charge", "update_refund", "distribute"]
 State = Literal["pending", "sent", "succeeded", "failed", "unknown", "not_applied"]
 
-OPERATIONS: tuple[str, ...] = ("capture", "refund", "charge", "update_charge", "distribute")
+OPERATIONS: tuple[str, ...] = (
+    "capture",
+    "refund",
+    "charge",
+    "update_charge",
+    "update_refund",
+    "distribute",
+)
 STATES: tuple[str, ...] = ("pending", "sent", "succeeded", "failed", "unknown", "not_applied")
 #: Entries whose outcome is not proven: reconciled on start and before a repeat of the action.
 UNRESOLVED_STATES = frozenset({"pending", "sent", "unknown"})
@@ -88,7 +95,7 @@ CREATE TABLE IF NOT EXISTS actions (
     client_reference TEXT NOT NULL UNIQUE,
     profile          TEXT NOT NULL,
     base_url         TEXT NOT NULL,
-    operation        TEXT NOT NULL CHECK (operation IN ({", ".join(repr(o) for o in OPERATIONS)})),
+    operation        TEXT NOT NULL,
     charge_id        TEXT,
     amount           TEXT,
     request_summary  TEXT NOT NULL,
@@ -125,19 +132,23 @@ CREATE INDEX IF NOT EXISTS actions_state ON actions (state);
 CREATE INDEX IF NOT EXISTS actions_target ON actions (profile, base_url, operation, charge_id);
 CREATE INDEX IF NOT EXISTS actions_retry_of ON actions (retry_of);
 """
-#: Columns of schema 1, copied as they are by the migration to schema 2.
+#: Columns of schema 1, copied as they are by the migration.
 _V1_COLUMNS = (
     "id, client_reference, profile, base_url, operation, charge_id, amount, request_summary,"
     " state, result_id, error, retry_of, created_at, sent_at, updated_at, resolved_at"
 )
+#: Columns of schema 2 (schema 3 has the same; its `operation` is no longer a SQL CHECK).
+_V2_COLUMNS = _V1_COLUMNS + ", settle_seconds, checked_at, never_sent, unacknowledged"
 
 
 def _migrate(db: sqlite3.Connection) -> None:
-    """Bring the file to schema 2 in one transaction (a crash leaves schema 1 intact).
+    """Bring the file to schema 3 in one transaction (a crash leaves the old schema intact).
 
-    Schema 1 lacks the proof columns and its CHECK does not admit "distribute", which SQLite
-    cannot alter: the table is rebuilt and the rows copied. A schema-1 "not_applied" has no
-    `checked_at`, so it counts as unproven and is read back again — the point of the change.
+    Schema 1 lacks the proof columns and its CHECK does not admit "distribute"; schema 2's CHECK
+    does not admit "update_refund". SQLite cannot alter a CHECK: the table is rebuilt and the rows
+    copied. Schema 3 checks `operation` in Python (`record_intent`), so a new operation needs no
+    rebuild again. A schema-1 "not_applied" has no `checked_at`, so it counts as unproven and is
+    read back again.
     """
     version = db.execute("PRAGMA user_version").fetchone()[0]
     exists = db.execute(
@@ -147,13 +158,14 @@ def _migrate(db: sqlite3.Connection) -> None:
         raise RuntimeError(
             f"the action journal is of a newer paytui (schema {version}); update paytui"
         )
-    if exists and version < 2:
+    if exists and version < _SCHEMA_VERSION:
+        columns = _V1_COLUMNS if version < 2 else _V2_COLUMNS
         db.execute("PRAGMA foreign_keys = OFF")
         db.execute("BEGIN IMMEDIATE")
         try:
             db.execute("ALTER TABLE actions RENAME TO actions_v1")
             db.execute(_TABLE.replace("CREATE TABLE IF NOT EXISTS", "CREATE TABLE"))
-            db.execute(f"INSERT INTO actions ({_V1_COLUMNS}) SELECT {_V1_COLUMNS} FROM actions_v1")
+            db.execute(f"INSERT INTO actions ({columns}) SELECT {columns} FROM actions_v1")
             db.execute("DROP TABLE actions_v1")
             db.execute(f"PRAGMA user_version = {_SCHEMA_VERSION}")
             db.execute("COMMIT")
@@ -163,8 +175,8 @@ def _migrate(db: sqlite3.Connection) -> None:
         finally:
             db.execute("PRAGMA foreign_keys = ON")
     if exists:
-        columns = {row[1] for row in db.execute("PRAGMA table_info(actions)")}
-        if "client_id" not in columns:  # schema 2: one nullable column, added in place
+        present = {row[1] for row in db.execute("PRAGMA table_info(actions)")}
+        if "client_id" not in present:  # schema 2: one nullable column, added in place
             db.execute("ALTER TABLE actions ADD COLUMN client_id TEXT")
     db.executescript(_TABLE + _REFUSALS + _INDEXES + f"PRAGMA user_version = {_SCHEMA_VERSION};")
 

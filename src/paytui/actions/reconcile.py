@@ -9,7 +9,8 @@ so instead we *look*: each operation leaves a trace we can find without ambiguit
 - refund: every refund we send carries the attribute ``paytui_ref: [<client reference>]``;
   ``GET /v2/refunds?charge_id=<id>&attribute=paytui_ref=<ref>`` finds exactly it.
 - charge: likewise ``GET /v2/charges?attribute=paytui_ref=<ref>``.
-- update_charge (PATCH, idempotent): the charge's tags/attributes equal what we sent.
+- update_charge / update_refund (PATCH, idempotent): the charge's (refund's) tags/attributes
+  equal what we sent.
 - distribute: the charge appears in more distribution items than before the request
   (``GET /v2/charges/<id>?expand=distributions``; the count before is in the journal).
 
@@ -124,19 +125,26 @@ async def read_back(
             if _has_ref(charge.attributes, ref):
                 return ReadBack("succeeded", charge.charge_id, charge.total_amount, charge=charge)
         return ReadBack("not_applied")
-    if operation == "update_charge":
+    if operation in ("update_charge", "update_refund"):
         wanted = desired if desired is not None else entry.request_summary
         if desired is None and wanted.get("redacted"):
             raise Unprovable("the journal holds only a masked copy of the change")
+        target = entry.charge_id or ""
         try:
-            charge = await client.get_charge(entry.charge_id or "")
+            found: Charge | Refund = (
+                await client.get_refund(target)
+                if operation == "update_refund"
+                else await client.get_charge(target)
+            )
         except NotFoundError:
             return ReadBack("not_applied")
-        same_tags = "tags" not in wanted or list(charge.tags) == list(wanted["tags"])
-        same_attrs = "attributes" not in wanted or charge.attributes == wanted["attributes"]
-        if same_tags and same_attrs:
-            return ReadBack("succeeded", charge.charge_id, charge=charge)
-        return ReadBack("not_applied")
+        same_tags = "tags" not in wanted or list(found.tags) == list(wanted["tags"])
+        same_attrs = "attributes" not in wanted or found.attributes == wanted["attributes"]
+        if not (same_tags and same_attrs):
+            return ReadBack("not_applied")
+        if isinstance(found, Refund):
+            return ReadBack("succeeded", found.refund_id, refund=found)
+        return ReadBack("succeeded", found.charge_id, charge=found)
     if operation == "distribute":
         charge_id = entry.charge_id or ""
         before = int(entry.request_summary.get("items_before", 0))

@@ -31,6 +31,15 @@ def _capture(charge: Any) -> str | None:
         return "A pre-authorization only checks the card; it cannot be captured"
     if kind is not None and kind != "authorization":
         return f"Only an authorization can be captured; this is a {kind}"
+    code = getattr(charge, "result_code", None)
+    if kind is None and code is not None:
+        from paytui.api.models import is_authorization
+
+        # Without charge_type the spec's result code tells (Authorized: an authorization).
+        if not is_authorization(None, code, getattr(charge, "total_amount", None)):
+            return f"Only an authorization can be captured; this charge is {code}"
+    # The sandbox's captured_charge_id is a shortcut; the executor also looks for a capture
+    # whose original_charge_id names this authorization (the spec's own link).
     captured = getattr(charge, "captured_charge_id", None)
     if captured:
         return f"Already captured as {captured}"
@@ -125,6 +134,7 @@ ACTIONS: dict[str, ActionSpec] = {
         ActionSpec("capture", "Capture", "capture", _capture, "charge"),
         ActionSpec("refund", "Refund", "refund", _refund, "charge"),
         ActionSpec("edit", "Edit tags", "update_charge", None, "charge"),
+        ActionSpec("edit_refund", "Edit refund tags", "update_refund", None, "refund"),
         ActionSpec("distribute", "Distribute", "distribute", _distribute, "charge"),
         ActionSpec("new_charge", "New charge", "charge"),
         ActionSpec("create_token", "New token", "token_create"),

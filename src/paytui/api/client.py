@@ -69,6 +69,7 @@ from paytui.api.errors import (
     quote,
     redact_data,
 )
+from paytui.api.families import FAMILIES, GenericObject
 from paytui.api.models import (
     Account,
     Charge,
@@ -89,7 +90,7 @@ from paytui.api.models import (
     UnreadableItem,
 )
 from paytui.api.money import loads_json, to_wire
-from paytui.api.queries import ChargeQuery, RefundQuery
+from paytui.api.queries import ChargeQuery, RefundQuery, ignored_filters, plain_contradictions
 
 logger = logging.getLogger("paytui.api")
 
@@ -220,7 +221,8 @@ class PaymentClient:
         self, query: ChargeQuery | None = None, *, limit: int = 50, offset: int = 0
     ) -> Page[Charge]:
         params = query.to_params() if query is not None else []
-        return await self._page("/v2/charges", params, Charge, "charges", limit, offset)
+        check = query.contradicted_by if query is not None else None
+        return await self._page("/v2/charges", params, Charge, "charges", limit, offset, check)
 
     async def search_charges(
         self, query: ChargeQuery | None = None, *, page_size: int = 50
@@ -271,11 +273,7 @@ class PaymentClient:
         attributes: dict[str, list[str]] | None = None,
     ) -> Charge:
         """Replace tags and/or attributes (the ones given; the other is left alone)."""
-        payload: dict[str, Any] = {}
-        if tags is not None:
-            payload["tags"] = list(tags)
-        if attributes is not None:
-            payload["attributes"] = {key: list(values) for key, values in attributes.items()}
+        payload = _labels(tags, attributes)
         body = await self._request("PATCH", _path("/v2/charges", charge_id), json=payload)
         return _parse(Charge, body)
 
@@ -290,6 +288,19 @@ class PaymentClient:
     async def create_refund(self, request: RefundRequest) -> Refund:
         return _parse(Refund, await self._request("POST", "/v2/refunds", json=_body(request)))
 
+    async def update_refund(
+        self,
+        refund_id: str,
+        *,
+        tags: list[str] | None = None,
+        attributes: dict[str, list[str]] | None = None,
+    ) -> Refund:
+        """Replace a refund's tags and/or attributes, as `update_charge` does for a charge (the
+        spec accepts both on refund update; PATCH is our assumption, docs/api-assumptions.md)."""
+        payload = _labels(tags, attributes)
+        body = await self._request("PATCH", _path("/v2/refunds", refund_id), json=payload)
+        return _parse(Refund, body)
+
     async def get_refund(self, refund_id: str) -> Refund:
         return _parse(Refund, await self._request("GET", _path("/v2/refunds", refund_id)))
 
@@ -297,7 +308,8 @@ class PaymentClient:
         self, query: RefundQuery | None = None, *, limit: int = 50, offset: int = 0
     ) -> Page[Refund]:
         params = query.to_params() if query is not None else []
-        return await self._page("/v2/refunds", params, Refund, "refunds", limit, offset)
+        check = query.contradicted_by if query is not None else None
+        return await self._page("/v2/refunds", params, Refund, "refunds", limit, offset, check)
 
     async def search_refunds(
         self, query: RefundQuery | None = None, *, page_size: int = 50
@@ -348,6 +360,19 @@ class PaymentClient:
         params = _filters(merchant_id=merchant_id, status=status)
         return await self._page("/v2/accounts", params, Account, "accounts", limit, offset)
 
+    async def list_objects_page(
+        self, family: str, *, limit: int = 50, offset: int = 0
+    ) -> Page[GenericObject]:
+        """A page of a family whose shape is not shown (merchants, customers, partners,
+        devices: `paytui.api.families`), read generically: each object kept whole."""
+        found = FAMILIES[family]
+        return await self._page(found.path, [], GenericObject, family, limit, offset)
+
+    async def get_object(self, family: str, object_id: str) -> GenericObject:
+        """One object of such a family (`GET /v2/<family>/{id}`), kept whole."""
+        body = await self._request("GET", _path(FAMILIES[family].path, object_id))
+        return _parse(GenericObject, body)
+
     async def list_merchants_page(self, *, limit: int = 50, offset: int = 0) -> Page[Merchant]:
         return await self._page("/v2/merchants", [], Merchant, "merchants", limit, offset)
 
@@ -396,10 +421,18 @@ class PaymentClient:
         plural: str,
         limit: int,
         offset: int,
+        contradictions: Callable[[Any], list[str]] | None = None,
     ) -> Page[M]:
+        """One page, checked against its filters: `contradictions(item)` names the filters an
+        item contradicts (default: every parameter is a plain equality on the item's field)."""
         wire = [*params, ("limit", str(limit)), ("offset", str(offset))]
         body = await self._request("GET", path, params=wire)
-        return _parse_page(body, model, plural, limit, offset)
+        page = _parse_page(body, model, plural, limit, offset)
+        if params:
+            check = contradictions or (lambda item: plain_contradictions(params, item))
+            order = [name for name, _ in params]
+            page = _checked(page, ignored_filters(page.items, check, order))
+        return page
 
     async def _request(
         self,
@@ -515,6 +548,16 @@ def _path(collection: str, resource_id: str, action: str | None = None) -> str:
 
 def _filters(**values: str | None) -> list[tuple[str, str]]:
     return [(name, value) for name, value in values.items() if value is not None]
+
+
+def _labels(tags: list[str] | None, attributes: dict[str, list[str]] | None) -> dict[str, Any]:
+    """The body of a tag / attribute edit: only what is given (the other is left alone)."""
+    payload: dict[str, Any] = {}
+    if tags is not None:
+        payload["tags"] = list(tags)
+    if attributes is not None:
+        payload["attributes"] = {key: list(values) for key, values in attributes.items()}
+    return payload
 
 
 def _amount(value: Decimal, name: str) -> int | float:
@@ -693,6 +736,16 @@ def _parse_page(body: Any, model: type[M], plural: str, limit: int, offset: int)
             unreadable=unreadable,
         ),
     )
+
+
+def _checked(page: Page[M], ignored: Sequence[str]) -> Page[M]:
+    """The page with the filters its items show the service ignored added (logged at INFO, by
+    name only: a filter value may be a customer's name)."""
+    names = tuple(dict.fromkeys([*page.ignored_filters, *ignored]))
+    if names != page.ignored_filters:
+        logger.info("the service ignored filter(s): %s", ", ".join(names))
+        page.ignored_filters = names
+    return page
 
 
 def _item_id(raw: Any, plural: str) -> str | None:

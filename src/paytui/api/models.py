@@ -27,13 +27,16 @@ from pydantic import (
     Discriminator,
     Field,
     PlainSerializer,
+    PrivateAttr,
     SecretStr,
     SerializationInfo,
     Tag,
+    ValidatorFunctionWrapHandler,
     model_validator,
 )
+from pydantic import ValidationError as ShapeError
 
-from paytui.api.money import Money, to_decimal
+from paytui.api.money import Amount, Money, to_decimal
 from paytui.limits import check_attributes, check_tags, check_text
 from paytui.tags import parse_tags
 
@@ -115,6 +118,46 @@ class ResponseModel(BaseModel):
     """Base of everything read from the service: unknown fields are kept, not rejected."""
 
     model_config = ConfigDict(extra="allow", validate_by_name=True, serialize_by_alias=True)
+
+
+class Resource(ResponseModel):
+    """A resource the service sends whole (charge, refund, token...): one field of a shape this
+    client cannot read is set aside as *unreadable*, with why, instead of sinking the resource.
+
+    Only a required field (the id) still rejects it: without it there is nothing to show. The
+    set-aside fields are in `unreadable_fields` (wire name -> reason), for screens to say so.
+    """
+
+    _unreadable: dict[str, str] = PrivateAttr(default_factory=dict)
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _set_aside_unreadable(cls, data: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+        try:
+            return handler(data)
+        except ShapeError as exc:
+            if not isinstance(data, Mapping):
+                raise
+            bad: dict[str, str] = {}
+            for error in exc.errors(include_input=False, include_url=False):
+                if not error["loc"]:
+                    raise
+                bad.setdefault(str(error["loc"][0]), error["msg"])
+            required = {
+                field.alias or name
+                for name, field in cls.model_fields.items()
+                if field.is_required()
+            }
+            if bad.keys() & required or not bad.keys() <= data.keys():
+                raise
+            model = handler({key: value for key, value in data.items() if key not in bad})
+            model._unreadable = bad
+            return model
+
+    @property
+    def unreadable_fields(self) -> dict[str, str]:
+        """Fields the service sent in a shape this client cannot read: wire name -> why."""
+        return dict(self._unreadable)
 
 
 def check_request_lengths(model: BaseModel) -> None:
@@ -234,7 +277,12 @@ class UnknownPaymentMethod(ResponseModel):
     """A payment method of a kind this client does not know; kept whole so nothing is lost."""
 
     method: str | None = None
+    type: str | None = None
     contact: Contact | None = None
+
+    @property
+    def brand(self) -> str | None:
+        return self.type
 
     @property
     def last4(self) -> str | None:
@@ -246,10 +294,26 @@ class UnknownPaymentMethod(ResponseModel):
         return None
 
 
+#: Keys only a card (resp. only a bank account) has: what a method-less payment method is.
+_CARD_KEYS = frozenset({"card_number", "expiration_date", "token_id"})
+_BANK_KEYS = frozenset({"account_number", "routing_number"})
+
+
 def _payment_method_kind(value: Any) -> str:
-    method = value.get("method") if isinstance(value, Mapping) else getattr(value, "method", None)
+    """By `method`; without one, by the keys only a card or only a bank account has, so a card
+    whose `method` the service left out keeps its brand (`type`) and last four."""
+    if not isinstance(value, Mapping):
+        method = getattr(value, "method", None)
+        return str(method) if method in ("card", "bank_account") else "other"
+    method = value.get("method")
     if method in ("card", "bank_account"):
         return str(method)
+    if method is None:
+        keys = value.keys()
+        if keys & _CARD_KEYS and not keys & _BANK_KEYS:
+            return "card"
+        if keys & _BANK_KEYS and not keys & _CARD_KEYS:
+            return "bank_account"
     return "other"
 
 
@@ -269,7 +333,7 @@ PaymentMethod = Annotated[
 
 class ChargebackItem(ResponseModel):
     chargeback_id: str | None = None
-    amount: Money | None = None
+    amount: Amount | None = None
     reason_code: str | None = None
     reason: str | None = None
     status: str | None = None
@@ -279,7 +343,7 @@ class ChargebackItem(ResponseModel):
 class Chargebacks(ResponseModel):
     """The chargebacks of a charge (its inner fields are not in the spec; ours are a guess)."""
 
-    total_amount: Money | None = None
+    total_amount: Amount | None = None
     items: list[ChargebackItem] = Field(default_factory=list)
 
 
@@ -297,21 +361,21 @@ class DistributionItem(ResponseModel):
     item_id: str | None = None
     charge_id: str | None = None
     category: str | None = None
-    amount: Money | None = None
+    amount: Amount | None = None
 
 
 class TotalAmounts(ResponseModel):
     """Totals by category: net = sales - refunds - chargebacks - returns - fees."""
 
-    sales: Money | None = None
-    refunds: Money | None = None
-    chargebacks: Money | None = None
-    returns: Money | None = None
-    fees: Money | None = None
-    net: Money | None = None
+    sales: Amount | None = None
+    refunds: Amount | None = None
+    chargebacks: Amount | None = None
+    returns: Amount | None = None
+    fees: Amount | None = None
+    net: Amount | None = None
 
 
-class Distribution(ResponseModel):
+class Distribution(Resource):
     """A payout grouping of charges. `items` is None in list results (only `item_count` given)."""
 
     distribution_id: str
@@ -324,7 +388,7 @@ class Distribution(ResponseModel):
     item_count: int | None = None
 
 
-class Charge(ResponseModel):
+class Charge(Resource):
     """A charge: a sale, authorization, pre-authorization or capture, by card, bank or token."""
 
     charge_id: str
@@ -332,7 +396,7 @@ class Charge(ResponseModel):
     authorization_code: str | None = None
     original_charge_id: str | None = None
     captured_charge_id: str | None = None
-    total_amount: Money | None = None
+    total_amount: Amount | None = None
     reversal_flag: bool | None = None
     payment_method: PaymentMethod | None = None
     processor_messages: ProcessorMessages | None = None
@@ -350,8 +414,8 @@ class Charge(ResponseModel):
     invoice_number: str | None = None
     po_number: str | None = None
     line_items: list[dict[str, Any]] | None = None
-    convenience_fee: Money | None = None
-    supplemental_fee: Money | None = None
+    convenience_fee: Amount | None = None
+    supplemental_fee: Amount | None = None
     tokenize: Any = None
     charge_type: str | None = None
     return_info: ReturnInfo | None = Field(default=None, alias="return")
@@ -380,25 +444,43 @@ class Charge(ResponseModel):
         return None
 
     @property
-    def is_open_authorization(self) -> bool:
-        """An authorization that succeeded and has not been captured yet: the one a user captures.
+    def is_authorization(self) -> bool:
+        """An authorization, by the data the spec shows (`is_authorization`)."""
+        return is_authorization(self.charge_type, self.result_code, self.total_amount)
 
-        When the service leaves out `charge_type`, the ``Authorized`` result code identifies an
-        authorization (pre-authorizations are zero-amount checks and are never captured).
+    @property
+    def is_open_authorization(self) -> bool:
+        """A successful authorization not *known* to be captured: the one a user may capture.
+
+        Known captured: the sandbox's `captured_charge_id` (a shortcut the spec does not show).
+        Whether the real service captured it is only proven by a capture whose
+        `original_charge_id` names it (`paytui.api.captures.find_capture`).
         """
         if self.status != "success" or self.captured_charge_id is not None:
             return False
-        if self.charge_type is not None:
-            return self.charge_type == "authorization"
-        return self.result_code == "Authorized" and (self.total_amount or 0) > 0
+        return self.is_authorization
 
 
-class Refund(ResponseModel):
+def is_authorization(charge_type: object, result_code: object, total_amount: object) -> bool:
+    """An authorization by the data the spec shows: `charge_type` when sent, else the
+    ``Authorized`` result code of a non-zero amount (a pre-authorization is a zero-amount check
+    and is never captured). One rule for the model, the detail screen and the search check."""
+    if charge_type is not None:
+        return charge_type == "authorization"
+    if result_code != "Authorized":
+        return False
+    try:
+        return to_decimal(total_amount) > 0
+    except ValueError:
+        return False
+
+
+class Refund(Resource):
     refund_id: str
     charge_id: str | None = None
     account_id: str | None = None
     merchant_id: str | None = None
-    total_amount: Money | None = None
+    total_amount: Amount | None = None
     status: str | None = None
     reason: str | None = None
     refund_timestamp: Timestamp | None = None
@@ -407,7 +489,7 @@ class Refund(ResponseModel):
     tags: Tags = Field(default_factory=list)
 
 
-class Token(ResponseModel):
+class Token(Resource):
     """A stored card; `token_id` replaces the card details when charging it later."""
 
     token_id: str
@@ -424,7 +506,7 @@ class Token(ResponseModel):
         return self.payment_method.last4 if self.payment_method is not None else None
 
 
-class Account(ResponseModel):
+class Account(Resource):
     """A payment account (``pa_...``); only ``approved`` accounts can take charges."""
 
     account_id: str
@@ -441,7 +523,7 @@ class Account(ResponseModel):
     tags: Tags = Field(default_factory=list)
 
 
-class Merchant(ResponseModel):
+class Merchant(Resource):
     merchant_id: str
     name: str | None = None
     status: str | None = None
@@ -450,7 +532,7 @@ class Merchant(ResponseModel):
     tags: Tags = Field(default_factory=list)
 
 
-class PluginSession(ResponseModel):
+class PluginSession(Resource):
     """A created plugin session; `status` is set when the merchant's state forbids editing."""
 
     session_id: str
@@ -485,6 +567,18 @@ class Page(BaseModel, Generic[T]):
     offset: int = 0
     has_more: bool = False
     unreadable: list[UnreadableItem] = Field(default_factory=list)
+    #: Filters asked for that the items show the service ignored (by query parameter name):
+    #: an item carries a value the filter excludes. Empty: nothing seen contradicts the query.
+    ignored_filters: tuple[str, ...] = ()
+
+    @property
+    def ignored_note(self) -> str | None:
+        """One line for the screen when the service ignored a filter (None when it did not)."""
+        if not self.ignored_filters:
+            return None
+        names = ", ".join(self.ignored_filters)
+        plural = "s" if len(self.ignored_filters) > 1 else ""
+        return f"The service ignored the filter{plural} {names}: these rows may not match the query"
 
     @property
     def next_offset(self) -> int:
@@ -591,7 +685,11 @@ def charge_type(value: object) -> ChargeType:
 
 
 class ChargeRequest(RequestModel):
-    """POST /v2/charges. `charge_type` None is a sale; ``authorization`` holds the amount."""
+    """POST /v2/charges. `charge_type` None is a sale; ``authorization`` holds the amount.
+
+    The spec's plain sale leaves `charge_type` out (it lists only ``authorization`` and
+    ``pre_authorization``), so a ``sale`` chosen in a form is sent as no `charge_type` at all.
+    """
 
     account_id: str
     total_amount: Money
@@ -605,6 +703,12 @@ class ChargeRequest(RequestModel):
     convenience_fee: Money | None = None
     supplemental_fee: Money | None = None
     tokenize: Any = None
+
+    @model_validator(mode="after")
+    def _plain_sale(self) -> ChargeRequest:
+        if self.charge_type == "sale":
+            self.charge_type = None
+        return self
 
 
 class RefundRequest(RequestModel):
@@ -699,6 +803,7 @@ __all__ = [
     "ProcessorMessages",
     "Refund",
     "RefundRequest",
+    "Resource",
     "ReturnInfo",
     "Tags",
     "Timestamp",
@@ -714,4 +819,5 @@ __all__ = [
     "UnreadableItem",
     "charge_type",
     "format_timestamp",
+    "is_authorization",
 ]

@@ -11,6 +11,8 @@ off by a cent is wrong, so:
 - `to_wire` writes an amount as a JSON number with at most two places. Integral amounts become an
   int; others a float whose shortest repr is exactly the two-place decimal text (this holds for
   every value with at most 15 significant digits, i.e. up to about 10 trillion).
+- `exact_number` writes back an amount *read* from the service with every digit it came with
+  (``1.005`` stays ``1.005``): response models use it (`Amount`), so a dump never rounds.
 - `format_amount` is how every screen, message and log line shows an amount ("1,234.50"), and
   `amount_text` the shortest exact text of one ("25.5"), as the search language writes it. Both
   take whatever a response held: a huge, NaN or infinite amount is shown, never raised.
@@ -79,6 +81,23 @@ def to_wire(amount: Decimal) -> int | float:
     return as_float
 
 
+def exact_number(amount: Decimal) -> int | float | str:
+    """An amount read from the service, written back with every digit it came with.
+
+    Requests are held to two places (`to_wire`); what the service *said* is not ours to round:
+    ``1.005`` stays ``1.005``. An int when integral, else a float whose shortest repr is exactly
+    the decimal, else (more digits than a float holds) the exact decimal text.
+    """
+    if not amount.is_finite():
+        return str(amount)
+    if amount == amount.to_integral_value():
+        return int(amount)
+    as_float = float(amount)
+    if Decimal(repr(as_float)) == amount:
+        return as_float
+    return format(amount, "f")
+
+
 def has_cents_only(amount: Decimal) -> bool:
     """True when `amount` has at most two decimal places ("12.500" has: it is 12.50)."""
     return amount.is_finite() and amount == _round_cents(amount)
@@ -132,9 +151,16 @@ def _serialize_money(value: Decimal) -> int | float:
 
 
 #: An amount field: parsed exactly from int/float/str, dumped as Decimal in Python mode and as a
-#: two-place JSON number in JSON mode.
+#: two-place JSON number in JSON mode. For requests: what paytui sends has cents only.
 Money = Annotated[
     Decimal,
     BeforeValidator(to_decimal),
     PlainSerializer(_serialize_money, return_type=int | float, when_used="json"),
+]
+
+#: An amount read from the service: exact in, exact out (`exact_number`), never rounded.
+Amount = Annotated[
+    Decimal,
+    BeforeValidator(to_decimal),
+    PlainSerializer(exact_number, return_type=int | float | str, when_used="json"),
 ]

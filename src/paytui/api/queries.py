@@ -38,6 +38,8 @@ __all__ = [
     "RefundQuery",
     "format_wire_amount",
     "format_wire_timestamp",
+    "ignored_filters",
+    "plain_contradictions",
 ]
 
 #: Values of the `status` filter (`chargeback` and `return` find charges that had one).
@@ -82,6 +84,59 @@ def format_wire_amount(value: Decimal) -> str:
     """A plain decimal string (`25`, `25.5`), never exponent notation such as `1E+2`."""
     text = format(value.normalize(), "f")
     return "0" if text in ("-0", "0") else text
+
+
+def _sent(item: Any, name: str) -> bool:
+    """Did the service send `name` on this item (a default is no evidence either way)?"""
+    fields_set = getattr(item, "model_fields_set", None)
+    return name in fields_set if fields_set is not None else getattr(item, name, None) is not None
+
+
+def _fold(text: object) -> str:
+    return str(text).casefold()
+
+
+def _label_contradictions(query: Any, item: Any) -> list[str]:
+    """`tag` / `attribute` filters an item contradicts (it was sent tags without the one asked)."""
+    found: list[str] = []
+    if query.tags and _sent(item, "tags"):
+        have = {_fold(tag) for tag in getattr(item, "tags", ())}
+        if any(_fold(tag) not in have for tag in query.tags):
+            found.append("tag")
+    if query.attributes and _sent(item, "attributes"):
+        attrs = getattr(item, "attributes", {}) or {}
+        if any(value not in attrs.get(key, ()) for key, value in query.attributes):
+            found.append("attribute")
+    return found
+
+
+def _outside(moment: Any, start: datetime | None, end: datetime | None) -> bool:
+    if not isinstance(moment, datetime):
+        return False
+    return (start is not None and moment < start) or (end is not None and moment >= end)
+
+
+def plain_contradictions(params: Iterable[tuple[str, str]], item: Any) -> list[str]:
+    """Equality filters (`account_id=pa_1`, `status=approved`) an item contradicts: it carries
+    the field with another value. An item without the field proves nothing either way."""
+    found: list[str] = []
+    for name, wanted in params:
+        value = getattr(item, name, None)
+        if value is not None and not isinstance(value, Mapping | list) and str(value) != wanted:
+            found.append(name)
+    return found
+
+
+def ignored_filters(
+    items: Iterable[Any], contradictions: Any, order: Iterable[str] = ()
+) -> tuple[str, ...]:
+    """The filters a page's items show the service ignored: each named by its query parameter,
+    in the order asked (`order`). `contradictions(item)` lists the ones one item contradicts."""
+    seen: set[str] = set()
+    for item in items:
+        seen.update(contradictions(item))
+    ordered = [name for name in dict.fromkeys(order) if name in seen]
+    return tuple(ordered + sorted(seen - set(ordered)))
 
 
 def _utc(value: datetime | None) -> datetime | None:
@@ -246,6 +301,66 @@ class ChargeQuery(_QueryBase):
                 params.append((name, text))
         return params
 
+    def contradicted_by(self, charge: Any) -> list[str]:
+        """The filters this charge contradicts (by their query parameter): proof that the service
+        ignored them. Only what the charge itself shows counts; a field it does not carry proves
+        nothing, except `original_charge_id`: a charge without one is no capture of anything.
+        `contact_name` is not checked (the service's word matching is its own)."""
+        from paytui.api.models import is_authorization
+
+        found: list[str] = []
+        status = getattr(charge, "status", None)
+        if self.status and status is not None and status != self.status:
+            kept = {"chargeback": "chargebacks", "return": "return_info"}.get(self.status)
+            if kept is None or getattr(charge, kept, None) is None:
+                found.append("status")
+        found += _label_contradictions(self, charge)
+        found += plain_contradictions(
+            [
+                (n, v)
+                for n, v in (("account_id", self.account_id), ("merchant_id", self.merchant_id))
+                if v
+            ],
+            charge,
+        )
+        if _outside(getattr(charge, "charge_timestamp", None), self.created_from, None):
+            found.append("created_from")
+        if _outside(getattr(charge, "charge_timestamp", None), None, self.created_to):
+            found.append("created_to")
+        amount = getattr(charge, "total_amount", None)
+        if amount is not None and self.min_amount is not None and amount < self.min_amount:
+            found.append("min_amount")
+        if amount is not None and self.max_amount is not None and amount > self.max_amount:
+            found.append("max_amount")
+        method = getattr(charge, "method", None)
+        if self.method and method is not None and method != self.method:
+            found.append("method")
+        last4 = getattr(charge, "last4", None)
+        if self.last4 and last4 is not None and last4 != self.last4:
+            found.append("last4")
+        kind = getattr(charge, "charge_type", None)
+        if self.charge_type and kind is not None and kind != self.charge_type:
+            found.append("charge_type")
+        elif self.charge_type == "authorization" and kind is None:
+            code = getattr(charge, "result_code", None)
+            if code is not None and not is_authorization(None, code, amount):
+                found.append("charge_type")
+        if self.captured is False and getattr(charge, "captured_charge_id", None):
+            found.append("captured")
+        if self.original_charge_id and (
+            getattr(charge, "original_charge_id", None) != self.original_charge_id
+        ):
+            found.append("original_charge_id")
+        charge_id = str(getattr(charge, "charge_id", "") or "")
+        if self.charge_id and not charge_id.lower().startswith(self.charge_id.strip().lower()):
+            found.append("charge_id")
+        return found
+
+    def ignored_by(self, charges: Iterable[Any]) -> tuple[str, ...]:
+        """The filters of this query a page of charges shows the service ignored."""
+        order = [name for name, _ in self.to_params()]
+        return ignored_filters(charges, self.contradicted_by, order)
+
     @property
     def is_empty(self) -> bool:
         """True when nothing filters (the sort may still be set): the "All charges" view."""
@@ -275,6 +390,29 @@ class RefundQuery(_QueryBase):
         if self.created_to is not None:
             params.append(("created_to", format_wire_timestamp(self.created_to)))
         return params
+
+    def contradicted_by(self, refund: Any) -> list[str]:
+        """The filters this refund contradicts (see `ChargeQuery.contradicted_by`)."""
+        found = plain_contradictions(
+            [
+                (n, v)
+                for n, v in (("charge_id", self.charge_id), ("account_id", self.account_id))
+                if v
+            ],
+            refund,
+        )
+        found += _label_contradictions(self, refund)
+        moment = getattr(refund, "refund_timestamp", None)
+        if _outside(moment, self.created_from, None):
+            found.append("created_from")
+        if _outside(moment, None, self.created_to):
+            found.append("created_to")
+        return found
+
+    def ignored_by(self, refunds: Iterable[Any]) -> tuple[str, ...]:
+        """The filters of this query a page of refunds shows the service ignored."""
+        order = [name for name, _ in self.to_params()]
+        return ignored_filters(refunds, self.contradicted_by, order)
 
 
 # Quick views: the searches support staff run all day, one key away in the charge list.

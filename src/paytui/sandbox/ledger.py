@@ -179,6 +179,14 @@ def _cents(value: Any, field: str) -> int:
     return cents
 
 
+def _with_fees(amount: int, convenience: int | None, supplemental: int | None) -> int:
+    """The amount the card pays: the amount plus the fees, the one rule of create and capture."""
+    total = amount + (convenience or 0) + (supplemental or 0)
+    if total > MAX_AMOUNT_CENTS:
+        raise FieldInvalid("convenience_fee", "amount plus fees is too large")
+    return total
+
+
 def _approved_account(conn: sqlite3.Connection, account_id: str) -> str:
     """The merchant id of an account that may take payments (404 unknown, 409 not approved)."""
     row = conn.execute(
@@ -203,11 +211,18 @@ def _load_charge(conn: sqlite3.Connection, charge_id: str) -> tuple[int, dict[st
     return int(row[0]), json.loads(row[1]), int(row[2]), int(row[3])
 
 
-def _token_method(conn: sqlite3.Connection, token_id: str, now: str) -> CheckedMethod:
+def _token_method(
+    conn: sqlite3.Connection, token_id: str, now: str, account_id: str
+) -> CheckedMethod:
+    """The card a token stands for, charged only on the account that stored it."""
     row = conn.execute("SELECT doc FROM tokens WHERE token_id = ?", (token_id,)).fetchone()
     if row is None:
         raise NotFound(f"token {token_id} not found")
     token = json.loads(row[0])
+    if token.get("account_id") != account_id:
+        raise FieldInvalid(
+            f"{PM}.token_id", f"token {token_id} belongs to another account; use it on its own"
+        )
     if token["token_expiration_date"] <= now:
         raise FieldInvalid(
             f"{PM}.token_id", f"token expired on {token['token_expiration_date'][:10]}"
@@ -240,7 +255,30 @@ def create_charge(store: Store, req: ChargeCreate) -> dict[str, Any]:
     supp = (
         None if req.supplemental_fee is None else _cents(req.supplemental_fee, "supplemental_fee")
     )
+    if charge_type == "pre_authorization" and (conv or supp):
+        raise FieldInvalid(
+            "convenience_fee", "a pre_authorization checks the card; it takes no fees"
+        )
+    # Fees are added to the amount at create as at capture: total_amount is what the card pays.
+    amount = _with_fees(amount, conv, supp)
     pm = req.payment_method
+    if pm.token_id is not None:
+        others = [
+            name
+            for name in (
+                "method",
+                "card_number",
+                "expiration_date",
+                "routing_number",
+                "account_number",
+            )
+            if getattr(pm, name) is not None
+        ]
+        if others:
+            raise FieldInvalid(
+                f"{PM}.token_id",
+                f"a token payment gives token_id only; leave out {', '.join(others)}",
+            )
     now_dt = store.clock()
     now = iso_ms(now_dt)
     checked: CheckedMethod | None = None
@@ -258,7 +296,7 @@ def create_charge(store: Store, req: ChargeCreate) -> dict[str, Any]:
     with store.write() as conn:
         merchant_id = _approved_account(conn, req.account_id)
         if checked is None:
-            checked = _token_method(conn, str(pm.token_id), now)
+            checked = _token_method(conn, str(pm.token_id), now, req.account_id)
         declined = checked.declined
         if declined:
             result = ("declined", "Declined", "Card declined")
@@ -327,9 +365,7 @@ def capture(store: Store, charge_id: str, req: CaptureIn | None) -> dict[str, An
                 f"authorization {charge_id} was already captured by {auth['captured_charge_id']}"
             )
         now = store.now_iso()
-        total = amount + (conv or 0) + (supp or 0)
-        if total > MAX_AMOUNT_CENTS:
-            raise FieldInvalid("convenience_fee", "amount plus fees is too large")
+        total = _with_fees(amount, conv, supp)
         doc = charge_doc(
             charge_id=hex_id(),
             ts=now,
@@ -465,6 +501,26 @@ def create_refund(store: Store, req: RefundCreate) -> dict[str, Any]:
             "UPDATE charges SET refunded_cents = ? WHERE id = ?", (refunded + cents, rowid)
         )
         _save_doc(conn, rowid, charge)
+    return doc
+
+
+def update_refund(store: Store, refund_id: str, req: ChargePatch) -> dict[str, Any]:
+    """Replace a refund's tags and/or attributes, as for a charge (the spec accepts both on
+    refund update); fields absent from the body stay as they are."""
+    with store.write() as conn:
+        row = conn.execute(
+            "SELECT id, doc FROM refunds WHERE refund_id = ?", (refund_id,)
+        ).fetchone()
+        if row is None:
+            raise NotFound(f"refund {refund_id} not found")
+        rowid, doc = int(row[0]), loads_doc(row[1])
+        if req.tags is not None:
+            doc["tags"] = req.tags
+        if req.attributes is not None:
+            doc["attributes"] = req.attributes
+        doc["last_updated_timestamp"] = store.now_iso()
+        _replace_labels(conn, "refund", rowid, doc.get("tags", []), doc.get("attributes", {}))
+        conn.execute("UPDATE refunds SET doc = ? WHERE id = ?", (dumps(doc), rowid))
     return doc
 
 

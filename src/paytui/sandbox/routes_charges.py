@@ -144,6 +144,13 @@ def list_refunds(
         return json_response(search.search_refunds(conn, q, size, start))
 
 
+@router.patch("/refunds/{refund_id}", summary="Replace tags and/or attributes of a refund")
+def update_refund(request: Request, refund_id: str, body: ChargePatch) -> Response:
+    doc = ledger.update_refund(store_of(request), refund_id, body)
+    _drop_if(request, "update")
+    return json_response(doc)
+
+
 @router.get("/refunds/{refund_id}", summary="Get a refund")
 def get_refund(request: Request, refund_id: str) -> Response:
     return json_response(ledger.get_refund(store_of(request), refund_id))

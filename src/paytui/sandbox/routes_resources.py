@@ -240,3 +240,28 @@ def get_session(request: Request, session_id: str) -> Response:
 def delete_session(request: Request, session_id: str) -> Response:
     store_of(request).delete_session(session_id)
     return Response(status_code=204)
+
+
+# -- customers, partners, devices (read-only; shapes not shown by the spec) ------------------
+
+
+def _family_routes(family: str, noun: str) -> None:
+    from paytui.sandbox import families
+
+    @router.get(f"/{family}", summary=f"List {family} (a fixed sandbox list)")
+    def list_family(
+        request: Request, limit: int | None = None, offset: int | None = None
+    ) -> Response:
+        size, start = search.paging(limit, offset)
+        return json_response(families.page(family, size, start))
+
+    @router.get(f"/{family}/{{object_id}}", summary=f"Get a {noun}")
+    def get_family(request: Request, object_id: str) -> Response:
+        found = families.find(family, object_id)
+        if found is None:
+            raise NotFound(f"{noun} {object_id} not found")
+        return json_response(found)
+
+
+for _family, _noun in (("customers", "customer"), ("partners", "partner"), ("devices", "device")):
+    _family_routes(_family, _noun)

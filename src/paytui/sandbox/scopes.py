@@ -28,7 +28,9 @@ SCOPE_TABLE: dict[str, tuple[frozenset[str], str]] = {
     "urn:v2:messages:all": (frozenset({"POST", "GET"}), "messages"),
     "urn:v2:partners:read": (frozenset({"GET"}), "partners"),
     "urn:v2:charges:all": (frozenset({"POST", "PATCH", "GET"}), "charges"),
-    "urn:v2:refunds:all": (frozenset({"POST", "GET"}), "refunds"),
+    # PATCH: the spec accepts tags and attributes on refund update, with no scope row of its
+    # own; the family's scope allows it (docs/api-assumptions.md).
+    "urn:v2:refunds:all": (frozenset({"POST", "PATCH", "GET"}), "refunds"),
     "urn:v2:tokens:all": (frozenset({"POST", "PUT", "GET"}), "tokens"),
     "urn:v2:devices:all": (frozenset({"GET"}), "devices"),
     "urn:v2:plugins:all": (frozenset({"POST", "GET"}), "plugins"),

@@ -141,6 +141,20 @@ class PaytuiCommands(Provider):
                 partial(app.run_action, "refunds"),
             )
         )
+        from paytui.api.families import FAMILIES
+
+        # Scopes of the token in use; None (not connected, a static token): unknown, all offered.
+        granted = getattr(getattr(app, "_client", None), "granted_scopes", None)
+        for family in FAMILIES.values():
+            # Gated by the token's scopes: a family the token may not read is not offered.
+            if family.readable_with(granted):
+                commands.append(
+                    (
+                        f"Browse {family.name}",
+                        f"Read-only list of {family.name} (shape not shown by the spec)",
+                        partial(app.run_action, f"browse('{family.name}')"),
+                    )
+                )
         commands.append(
             (
                 "Who am I",
@@ -446,6 +460,12 @@ class PaytuiApp(App[None]):
 
         if not isinstance(self.screen, NewChargeScreen):
             await self.push_screen(NewChargeScreen(account_id=self.account_in_focus))
+
+    def action_browse(self, family: str) -> None:
+        """The read-only browser of one family (merchants, customers, partners, devices)."""
+        from paytui.ui.screens.families import FamilyBrowserScreen
+
+        self.push_screen(FamilyBrowserScreen(family))
 
     def action_refunds(self) -> None:
         from paytui.ui.screens.refunds import RefundsScreen
@@ -804,6 +824,21 @@ class PaytuiApp(App[None]):
             markup=False,
         )
 
+    async def _replace_screen(self, screen: Screen[Any]) -> Screen[Any]:
+        """Cancel the workers of a screen that is about to be removed, then let Textual remove it.
+
+        Upstream (Textual 8.2.8) removes a screen's widgets before its workers end, so a list read
+        that resumed in between found no table to fill and ended the app (seen in the UI fuzz: a
+        token reload during a profile switch; a browser page read when its screen was closed).
+        Every removal (pop, switch, a profile switch's mode reset) passes here.
+        """
+        if not self.is_screen_installed(screen) and all(
+            screen not in stack for stack in self._screen_stacks.values()
+        ):
+            for node in screen.walk_children(with_self=True):
+                self.workers.cancel_node(node)
+        return await super()._replace_screen(screen)
+
     async def _reset_modes(self) -> None:
         current = self.current_mode
         holding = "_switching_profile"
@@ -813,12 +848,6 @@ class PaytuiApp(App[None]):
             await self.switch_mode(holding)
             for mode in [m for m in self._modes if m != holding]:
                 base = self._modes[mode]
-                # Cancel the mode's workers first: removing a screen takes its widgets away
-                # before its workers end, and a list read that resumed in between found no table
-                # to fill (seen in the UI fuzz: a token reload during a profile switch).
-                for screen in self._screen_stacks.get(mode, []):
-                    for node in screen.walk_children(with_self=True):
-                        self.workers.cancel_node(node)
                 await self.remove_mode(mode)
                 self.add_mode(mode, base)
             await self.switch_mode(current)

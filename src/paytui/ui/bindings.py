@@ -303,7 +303,26 @@ REFUNDS_BINDINGS: list[Binding] = [
     Binding(
         "enter", "open_charge", "Open charge", id="refunds.open", tooltip="Open the refunded charge"
     ),
+    Binding(
+        "E",
+        "edit_refund",
+        "Edit refund tags",
+        id="refunds.edit",
+        tooltip="Edit the highlighted refund's tags and attributes (needs urn:v2:refunds:all)",
+    ),
     Binding("ctrl+r", "refresh", "Refresh", id="refunds.refresh", tooltip="Reload / retry"),
+]
+
+# --- Browse (merchants, customers, partners, devices: read only) -------------------------------
+BROWSE_BINDINGS: list[Binding] = [
+    Binding(
+        "enter",
+        "open_object",
+        "Read",
+        id="browse.open",
+        tooltip="Read the highlighted object again, alone (GET by id), into the JSON view",
+    ),
+    Binding("ctrl+r", "refresh", "Refresh", id="browse.refresh", tooltip="Reload / retry"),
 ]
 
 # --- The query line (only keys an Input does not consume) ---------------------------------------
@@ -417,6 +436,7 @@ GROUPS: list[BindingGroup] = [
     BindingGroup("Saved searches", tuple(SAVED_SEARCHES_BINDINGS)),
     BindingGroup("Export dialog", tuple(EXPORT_BINDINGS)),
     BindingGroup("Refunds", tuple(REFUNDS_BINDINGS)),
+    BindingGroup("Browse", tuple(BROWSE_BINDINGS)),
 ]
 
 

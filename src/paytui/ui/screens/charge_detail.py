@@ -22,13 +22,12 @@ from textual.containers import Grid, Vertical, VerticalScroll
 from textual.widgets import Static
 
 from paytui.api.errors import ApiError, NotFoundError
-from paytui.api.queries import ChargeQuery
 from paytui.text import safe
 from paytui.ui import format as fmt
 from paytui.ui import messages
 from paytui.ui.screens.base import PaytuiScreen
 from paytui.ui.widgets import charge_panels as panels
-from paytui.ui.widgets.distribution_tree import DistributionTree, as_decimal, as_mapping
+from paytui.ui.widgets.distribution_tree import DistributionTree, as_mapping
 from paytui.ui.widgets.footer import PaytuiFooter
 from paytui.ui.widgets.header import PaytuiHeader
 from paytui.ui.widgets.json_view import JsonView
@@ -86,7 +85,15 @@ class ChargeDetailScreen(PaytuiScreen[None]):
     #: (key, action, description, id, tooltip): data, so the help screen and keymap can use it.
     BINDINGS: ClassVar[list[BindingType]] = [
         *[
-            Binding(key, action, description, id=f"detail.{binding_id}", tooltip=tooltip)
+            Binding(
+                key,
+                action,
+                description,
+                id=f"detail.{binding_id}",
+                tooltip=tooltip,
+                # Off the one-line footer (it is full); in help and the palette.
+                show=action != "load_all",
+            )
             for key, action, description, binding_id, tooltip in (
                 # The screen's own money actions first: the footer shows them first (80 columns).
                 (
@@ -118,6 +125,14 @@ class ChargeDetailScreen(PaytuiScreen[None]):
                     "Add this charge to its account's open distribution "
                     "(needs urn:v2:charges:distribute:create)",
                 ),
+                (
+                    "E",
+                    "edit_refund",
+                    "Edit refund tags",
+                    "edit_refund",
+                    "Edit the tags and attributes of this charge's refund (several: pick one in "
+                    "Refunds; needs urn:v2:refunds:all)",
+                ),
                 ("escape", "back", "Back", "back", "Back to the previous screen"),
                 (
                     "o",
@@ -139,6 +154,13 @@ class ChargeDetailScreen(PaytuiScreen[None]):
                     "Distributions",
                     "distributions",
                     "Load the distributions this charge appeared in",
+                ),
+                (
+                    "A",
+                    "load_all",
+                    "Everything",
+                    "load_all",
+                    "Read the charge with expand=all and say what the expansion added",
                 ),
                 ("J", "toggle_json", "JSON", "json", "Show or hide the raw JSON of the charge"),
                 ("y", "copy_id", "Copy id", "copy_id", "Copy the charge id to the clipboard"),
@@ -178,6 +200,10 @@ class ChargeDetailScreen(PaytuiScreen[None]):
         self._capture_id: str | None = None
         self._capture_lookup: str | None = None
         self._distributing = False
+        #: The wire fields before `expand=all` was asked (None: not asked), to say what it added.
+        self._before_all: dict[str, Any] | None = None
+        #: The refunds of this charge shown in the refunds panel (those naming this charge).
+        self._refunds: list[Any] = []
         self.error: str | None = None
 
     # ------------------------------------------------------------------ layout
@@ -187,6 +213,9 @@ class ChargeDetailScreen(PaytuiScreen[None]):
         with Vertical(id="detail-body"):
             yield Static(self._heading(), id="detail-heading")
             yield Static(id="detail-error")
+            expanded = Static(id="detail-expanded")
+            expanded.display = False
+            yield expanded
             with VerticalScroll(id="detail-panels"):
                 # Pairs sit in two-column grids; panels whose content runs wide get a full row.
                 # (Textual's grid does not wrap a column-spanning cell to the next row, so the
@@ -213,6 +242,7 @@ class ChargeDetailScreen(PaytuiScreen[None]):
     def _charges_changed(self, charge_ids: tuple[str, ...]) -> None:
         """This charge, its capture or its authorization changed: read it again."""
         related = {self.charge_id, self._capture_id, self._wire.get("original_charge_id")}
+        related |= {refund.refund_id for refund in self._refunds}
         if related & set(charge_ids):
             self._stale = True
             if self.is_current:
@@ -266,9 +296,10 @@ class ChargeDetailScreen(PaytuiScreen[None]):
         """The refunds of this charge (hidden when there are none)."""
         from paytui.api.queries import RefundQuery
 
+        query = RefundQuery(charge_id=self.charge_id)
         try:
             client = await self._host.get_client()
-            page = await client.search_refunds_page(RefundQuery(charge_id=self.charge_id), limit=50)
+            page = await client.search_refunds_page(query, limit=50)
         except ApiError as exc:
             if self._widgets_gone():
                 return
@@ -276,11 +307,19 @@ class ChargeDetailScreen(PaytuiScreen[None]):
             return
         if self._widgets_gone():  # the screen closed while the refunds were read
             return
-        if not page.items:
+        # Only refunds that say they are of this charge: a service ignoring the filter must not
+        # lend this charge another's refunds.
+        refunds = [refund for refund in page.items if not query.contradicted_by(refund)]
+        self._refunds = refunds
+        self.refresh_bindings()
+        note = page.ignored_note
+        if not refunds and note is None:
             self._panel("refunds", None)
             return
         rows: list[tuple[str, RenderableType]] = []
-        for refund in page.items:
+        if note is not None:
+            rows.append(("", Text(safe(f"{note}; only this charge's are listed"), style="dim")))
+        for refund in refunds:
             line = Text.assemble(
                 Text(fmt.money(refund.total_amount)),
                 "  ",
@@ -292,7 +331,7 @@ class ChargeDetailScreen(PaytuiScreen[None]):
                 line.append("  ")
                 line.append(Text(safe(refund.reason), style="dim"))
             rows.append((safe(refund.refund_id), line))
-        if page.total is not None and page.total > len(page.items):
+        if note is None and page.total is not None and page.total > len(page.items):
             rows.append(("", Text(f"… {page.total - len(page.items)} more (palette: Refunds)")))
         self._panel("refunds", panels.rows_table(rows))
 
@@ -309,37 +348,35 @@ class ChargeDetailScreen(PaytuiScreen[None]):
     async def _find_capture(self) -> None:
         """For an authorization without `captured_charge_id`, ask search for its capture.
 
-        The sandbox echoes `captured_charge_id`; the real service may not, and
-        `original_charge_id=<id>` is the documented way to find the captures of one.
+        A charge is named as the capture only when its own `original_charge_id` says so, and
+        "not captured yet" only when the service visibly honoured the filter
+        (`paytui.api.captures`); a service ignoring it leaves the answer "unknown".
         """
+        from paytui.api.captures import find_capture
+
         self._capture_lookup = "searching…"
         self._render_summary()
         try:
             client = await self._host.get_client()
-            page = await client.search_charges_page(
-                ChargeQuery(original_charge_id=self.charge_id), limit=1
-            )
+            lookup = await find_capture(client, self.charge_id)
         except ApiError as exc:
             self._capture_lookup = f"unknown (lookup failed: {exc})"
         else:
-            if page.items:
-                self._capture_id = page.items[0].charge_id
-                self._capture_lookup = None
-            else:
-                self._capture_lookup = "not captured yet"
+            self._capture_id = lookup.capture_id
+            self._capture_lookup = None if lookup.captured else lookup.describe()
         if self._widgets_gone():  # the screen closed while the capture was looked up
             return
         self._render_summary()
         self.refresh_bindings()
 
     def _is_authorization(self) -> bool:
-        """An authorization, also when the service leaves out `charge_type` (result Authorized;
-        a zero-amount pre-authorization is never captured)."""
-        charge_type = self._wire.get("charge_type")
-        if charge_type is not None:
-            return bool(charge_type == "authorization")
-        amount = as_decimal(self._wire.get("total_amount"))
-        return self._wire.get("result_code") == "Authorized" and bool(amount)
+        """An authorization, also when the service leaves out `charge_type` (`is_authorization`)."""
+        from paytui.api.models import is_authorization
+
+        wire = self._wire
+        return is_authorization(
+            wire.get("charge_type"), wire.get("result_code"), wire.get("total_amount")
+        )
 
     def _needs_capture_lookup(self) -> bool:
         return (
@@ -375,7 +412,28 @@ class ChargeDetailScreen(PaytuiScreen[None]):
         self.query_one(JsonView).set_data(
             charge.model_dump(mode="json", by_alias=True, exclude_unset=True)
         )
+        self._show_expansion()
         self.refresh_bindings()
+
+    def _show_expansion(self) -> None:
+        """After `expand=all`: one line naming what the expansion added to the charge (fields
+        absent or empty before), which the panels, the tree and "Other fields" then show."""
+        line = self.query_one("#detail-expanded", Static)
+        before = self._before_all
+        if self._expand != "all" or before is None:
+            line.display = False
+            return
+        added = [
+            key
+            for key, value in self._wire.items()
+            if value is not None and (before.get(key) is None or (value and not before.get(key)))
+        ]
+        if added:
+            text = "expand=all added: " + ", ".join(added)
+        else:
+            text = "expand=all added nothing beyond what was shown"
+        line.update(Text(safe(text), style="dim"))
+        line.display = True
 
     def _widgets_gone(self) -> bool:
         """True once this screen was closed and its widgets removed (a read may end later)."""
@@ -430,7 +488,7 @@ class ChargeDetailScreen(PaytuiScreen[None]):
             ("attributes", panels.attributes_panel(wire)),
             ("tags", panels.tags_panel(wire)),
             ("line-items", panels.line_items_panel(wire)),
-            ("other", panels.other_panel(wire)),
+            ("other", panels.other_panel(wire, getattr(self.charge, "unreadable_fields", None))),
         ):
             self._panel(panel_id, content)
 
@@ -450,10 +508,18 @@ class ChargeDetailScreen(PaytuiScreen[None]):
         return str(account) if account else None
 
     def action_subject(self, action: str) -> object | None:
-        """Every registered action here acts on the open charge (None until it is read)."""
-        return self.charge
+        """Every registered action here acts on the open charge (None until it is read); a
+        capture found by its `original_charge_id` counts as the charge's capture."""
+        if action == "edit_refund":
+            return self._refunds[0] if self._refunds else None
+        charge = self.charge
+        if charge is not None and self._capture_id and not charge.captured_charge_id:
+            return cast(object, charge.model_copy(update={"captured_charge_id": self._capture_id}))
+        return cast(object | None, charge)
 
     def action_target(self, action: str) -> str | None:
+        if action == "edit_refund":
+            return self._refunds[0].refund_id if len(self._refunds) == 1 else None
         return self.charge_id
 
     def disabled_reason(self, action: str) -> str | None:
@@ -461,13 +527,19 @@ class ChargeDetailScreen(PaytuiScreen[None]):
             return "Distributing: waiting for the answer"
         return super().disabled_reason(action)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The registry decides, as everywhere; a refund edit only shows with a refund to edit."""
+        if action == "edit_refund" and not self._refunds:
+            return False
+        return super().check_action(action, parameters)
+
     def check_own_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Links only show when they lead somewhere (the registry decides the rest)."""
         if action == "open_authorization":
             return bool(self._wire.get("original_charge_id"))
         if action == "open_capture":
             return bool(self._capture_id)
-        if action in {"toggle_json", "copy_id", "load_distributions", "copy_json"}:
+        if action in {"toggle_json", "copy_id", "load_distributions", "copy_json", "load_all"}:
             return True if self.charge is not None or action == "copy_id" else None
         return True
 
@@ -476,6 +548,13 @@ class ChargeDetailScreen(PaytuiScreen[None]):
 
     def action_refresh(self) -> None:
         self._load(self._expand)
+
+    def action_load_all(self) -> None:
+        """Read the charge again with `expand=all`; the line under the heading says what it
+        added (the spec: "expand: distributions or all")."""
+        if self._before_all is None:
+            self._before_all = dict(self._wire)
+        self._load("all")
 
     def action_load_distributions(self) -> None:
         """Read the charge again with `expand=distributions` (the view stays until it answers)."""
@@ -571,6 +650,18 @@ class ChargeDetailScreen(PaytuiScreen[None]):
 
     async def action_edit(self) -> None:
         await self._money_action("edit")
+
+    async def action_edit_refund(self) -> None:
+        """The refund's tag edit (the charge's dialog, sent to the refund); with several refunds,
+        the Refunds screen of this charge, where `E` edits the highlighted one."""
+        from paytui.api.queries import RefundQuery
+        from paytui.ui.screens.modals.edit_tags import EditRefundTagsModal
+        from paytui.ui.screens.refunds import RefundsScreen
+
+        if len(self._refunds) == 1:
+            await self.app.push_screen(EditRefundTagsModal(self._refunds[0].refund_id))
+        elif self._refunds:
+            await self.app.push_screen(RefundsScreen(RefundQuery(charge_id=self.charge_id)))
 
 
 __all__ = ["ChargeDetailScreen"]

@@ -211,7 +211,8 @@ class ChargeSearchScreen(PaytuiScreen[None]):
 
         table.show(loader, page, sort=effective.sort or DEFAULT_SORT, cursor=cursor)
         self._shown = query
-        self._page_status(Text(""))
+        # A filter the service ignored is said, not hidden: these rows may not match the query.
+        self._page_status(fmt.literal(page.ignored_note or "", style="bold"))
         if page.total == 0 or (page.total is None and not page.items):
             self._show_empty(self.query_one(QueryInput).value.strip())
         else:

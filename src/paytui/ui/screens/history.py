@@ -47,8 +47,11 @@ OPERATIONS = {
     "refund": "refund",
     "charge": "new charge",
     "update_charge": "edit tags",
+    "update_refund": "edit refund tags",
     "distribute": "distribute",
 }
+#: Operations whose journal `charge_id` holds another object's id (the refund edited).
+NOT_A_CHARGE = frozenset({"update_refund"})
 #: Operations whose amount means money moved (an edit's journal amount is the charge's total).
 MONEY = frozenset({"capture", "refund", "charge"})
 #: The message is free text (it gets what is left); ids are cut with `…` before it is dropped.
@@ -288,7 +291,9 @@ class HistoryScreen(PaytuiScreen[None]):
             )
         if action == "open_charge":
             row = self.current_row if self.is_mounted else None
-            return None if row is None or not row.charge_id else True
+            if row is None or not row.charge_id or row.operation in NOT_A_CHARGE:
+                return None
+            return True
         if action == "resume_batch":
             return True if getattr(self, "batches", None) else None
         return True
@@ -302,7 +307,7 @@ class HistoryScreen(PaytuiScreen[None]):
 
     def action_open_charge(self) -> None:
         entry = self.current_row
-        if entry is not None and entry.charge_id:
+        if entry is not None and entry.charge_id and entry.operation not in NOT_A_CHARGE:
             # A capture's own page is the new charge; everything else the charge it acted on.
             self.post_message(messages.OpenCharge(entry.charge_id))
 

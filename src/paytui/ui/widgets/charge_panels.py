@@ -319,11 +319,16 @@ def line_items_panel(wire: Mapping[str, Any]) -> Panel:
     return columns_table(items, [])
 
 
-def other_panel(wire: Mapping[str, Any]) -> Panel:
-    """Fields this screen does not know, shown literally so nothing the API says is hidden."""
-    rows = [
+def other_panel(wire: Mapping[str, Any], unreadable: Mapping[str, str] | None = None) -> Panel:
+    """Fields this screen does not know, shown literally so nothing the API says is hidden, and
+    fields sent in a shape the client cannot read (`Resource.unreadable_fields`), with why."""
+    rows: list[tuple[str, RenderableType]] = [
         (key, value_text(value))
         for key, value in wire.items()
         if key not in KNOWN_FIELDS and value is not None
+    ]
+    rows += [
+        (key, Text(safe(f"unreadable ({why})"), style="bold"))
+        for key, why in (unreadable or {}).items()
     ]
     return rows_table(rows) if rows else None

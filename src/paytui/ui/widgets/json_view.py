@@ -19,15 +19,15 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
+from paytui.api.money import exact_number
 from paytui.text import escaped
 
 
 def _default(value: object) -> object:
     """Serialise the few non-JSON types a `mode="python"` dump may still hold."""
     if isinstance(value, Decimal):
-        # Amounts have at most two places, which a float's shortest repr keeps exactly; the
-        # wire form is a JSON number, so show it as one.
-        return float(value)
+        # The wire form is a JSON number, shown with every digit the service sent.
+        return exact_number(value)
     if hasattr(value, "isoformat"):
         return value.isoformat()
     return str(value)

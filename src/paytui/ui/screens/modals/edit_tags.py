@@ -1,4 +1,5 @@
-"""Edit a charge's tags and attributes, sent as PATCH after a diff of exactly what changes."""
+"""Edit the tags and attributes of a charge or a refund, sent as PATCH after a diff of exactly
+what changes, through the one executor and journal (`update_charge` / `update_refund`)."""
 
 from __future__ import annotations
 
@@ -83,11 +84,15 @@ class EditTagsModal(MoneyActionModal):
         yield SafeTextArea(id="attributes", soft_wrap=False)
         yield Static(Text(""), id="attributes-error", classes="field-error")
 
+    async def read_current(self, executor: ActionExecutor) -> Any:
+        """The object edited, as the service has it now (its tags and attributes)."""
+        return await executor.client.get_charge(self.charge_id)
+
     async def prepare(self, executor: ActionExecutor) -> Text:
-        charge = await executor.client.get_charge(self.charge_id)
-        self.old_tags = list(charge.tags or [])
+        current = await self.read_current(executor)
+        self.old_tags = list(current.tags or [])
         self.old_attrs = {
-            str(k): [str(v) for v in vs] for k, vs in (charge.attributes or {}).items()
+            str(k): [str(v) for v in vs] for k, vs in (current.attributes or {}).items()
         }
         self.query_one("#tags", Input).value = ", ".join(self.old_tags)
         # Shown through the sanitiser: an old value holding a control character shows (and, if kept,
@@ -145,4 +150,27 @@ class EditTagsModal(MoneyActionModal):
         )
 
 
-__all__ = ["EditTagsModal", "diff_text"]
+class EditRefundTagsModal(EditTagsModal):
+    """`E` on a refund (Refunds screen, a charge's refunds panel): the same form, diff and
+    executor path, sent to the refund (`PATCH /v2/refunds/{id}`). `charge_id` holds the refund
+    id here: it is the target the executor keys the action by."""
+
+    OPERATION = "update_refund"
+    NOUN = "change of the refund's tags and attributes"
+    TITLE = "Edit tags and attributes of refund"
+
+    async def read_current(self, executor: ActionExecutor) -> Any:
+        return await executor.client.get_refund(self.charge_id)
+
+    async def send(
+        self, executor: ActionExecutor, params: dict[str, Any], confirmation: str | None
+    ) -> ActionOutcome:
+        return await executor.update_refund(
+            self.charge_id,
+            tags=params.get("tags"),
+            attributes=params.get("attributes"),
+            acknowledge_earlier=self.acknowledge_earlier,
+        )
+
+
+__all__ = ["EditRefundTagsModal", "EditTagsModal", "diff_text"]

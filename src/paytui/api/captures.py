@@ -1,0 +1,79 @@
+"""Finding the capture of an authorization, trusting only what the service says.
+
+The spec shows one link between the two: the capture carries `original_charge_id` equal to the
+authorization's `charge_id`. The search parameter `original_charge_id` is this client's guess
+(`docs/api-assumptions.md`); a service that ignores unknown parameters answers with unrelated
+charges. So a charge is named as the capture only when its own `original_charge_id` says so, and
+"not captured" is claimed only when the service visibly honoured the filter. The sandbox's
+`captured_charge_id` on the authorization (not in the spec) is a shortcut to "captured" at most.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from paytui.api.queries import ChargeQuery
+
+if TYPE_CHECKING:
+    from paytui.api.client import PaymentClient
+    from paytui.api.models import Charge
+
+__all__ = ["CaptureLookup", "find_capture"]
+
+#: Pages of a search that ignores the filter read before giving up (each `PAGE_SIZE` charges).
+MAX_PAGES = 2
+PAGE_SIZE = 20
+
+
+@dataclass(frozen=True)
+class CaptureLookup:
+    """What is known of an authorization's capture."""
+
+    #: The capture's id: a charge whose `original_charge_id` is the authorization (or the
+    #: sandbox's `captured_charge_id`). None: none found.
+    capture_id: str | None
+    #: True when the answer is proven: a capture found, or a search the service visibly honoured
+    #: came back without one. False: the service ignored the filter and nothing was found.
+    proven: bool
+    #: The capture as the search returned it, when it did.
+    capture: Charge | None = None
+
+    @property
+    def captured(self) -> bool:
+        return self.capture_id is not None
+
+    def describe(self) -> str:
+        """One line for a screen: the capture, "not captured yet" or why it is unknown."""
+        if self.capture_id is not None:
+            return self.capture_id
+        if self.proven:
+            return "not captured yet"
+        return "unknown (the service ignored the original_charge_id filter)"
+
+
+async def find_capture(client: PaymentClient, authorization: Any) -> CaptureLookup:
+    """The capture of `authorization` (a `Charge` or its id). Raises `ApiError` when reads fail."""
+    auth_id = authorization if isinstance(authorization, str) else authorization.charge_id
+    shortcut = None if isinstance(authorization, str) else authorization.captured_charge_id
+    if shortcut:
+        return CaptureLookup(str(shortcut), proven=True)
+    query = ChargeQuery(original_charge_id=auth_id)
+    honoured = True
+    offset = 0
+    for _ in range(MAX_PAGES):
+        page = await client.search_charges_page(query, limit=PAGE_SIZE, offset=offset)
+        for charge in page.items:
+            if charge.original_charge_id == auth_id:
+                return CaptureLookup(charge.charge_id, proven=True, capture=charge)
+        # Checked here, on the items themselves: any item that is no capture of this
+        # authorization shows the service ignored the filter.
+        if not page.items or "original_charge_id" not in query.ignored_by(page.items):
+            # The service honoured the filter (nothing contradicts it): no item, no capture.
+            # Unreadable items may hide it, though: then nothing is proven.
+            return CaptureLookup(None, proven=honoured and not page.unreadable)
+        honoured = False
+        if not page.has_more or not page.items:
+            break
+        offset = page.next_offset
+    return CaptureLookup(None, proven=False)

@@ -1,0 +1,99 @@
+"""Customers, partners and devices: families whose shapes the spec does not show.
+
+The spec lists their scopes (`urn:v2:customers:all`, `urn:v2:partners:read`, `urn:v2:devices:all`)
+and says nothing more, so the sandbox serves a small, fixed, plausible list of each — enough for
+paytui's read-only browser (docs/families.md) to have something to read — documented in
+docs/api-assumptions.md "Customers, partners and devices". They are not in the database: nothing
+writes them, and every sandbox shows the same few.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["FAMILY_DATA", "find", "page"]
+
+_TS = "2026-01-{day:02d}T09:{minute:02d}:00.000Z"
+
+CUSTOMERS: list[dict[str, Any]] = [
+    {
+        "customer_id": f"cu_{index:020d}",
+        "first_name": first,
+        "last_name": last,
+        "email": f"{first.lower()}.{last.lower()}@example.com",
+        "created_timestamp": _TS.format(day=index + 1, minute=index),
+        "tags": tags,
+        "attributes": {},
+    }
+    for index, (first, last, tags) in enumerate(
+        [
+            ("Ada", "Lovelace", ["vip"]),
+            ("Grace", "Hopper", []),
+            ("Edsger", "Dijkstra", ["wholesale"]),
+            ("Barbara", "Liskov", []),
+            ("Alan", "Turing", ["vip", "phone"]),
+            ("Katherine", "Johnson", []),
+        ],
+        start=1,
+    )
+]
+PARTNERS: list[dict[str, Any]] = [
+    {
+        "partner_id": f"pt_{index:020d}",
+        "name": name,
+        "status": status,
+        "created_timestamp": _TS.format(day=index, minute=0),
+    }
+    for index, (name, status) in enumerate(
+        [
+            ("North Shore ISV", "active"),
+            ("Harbor Payments Group", "active"),
+            ("Old Mill POS", "inactive"),
+        ],
+        start=1,
+    )
+]
+DEVICES: list[dict[str, Any]] = [
+    {
+        "device_id": f"dv_{index:020d}",
+        "name": name,
+        "model": model,
+        "serial_number": f"SN-{4100 + index}",
+        "status": status,
+        "last_seen_timestamp": _TS.format(day=20 + index, minute=15),
+    }
+    for index, (name, model, status) in enumerate(
+        [
+            ("Front counter", "Countertop T2", "online"),
+            ("Patio", "Handheld H1", "online"),
+            ("Back office", "Countertop T2", "offline"),
+            ("Delivery van", "Handheld H1", "online"),
+        ],
+        start=1,
+    )
+]
+
+#: family -> (its objects, the id key).
+FAMILY_DATA: dict[str, tuple[list[dict[str, Any]], str]] = {
+    "customers": (CUSTOMERS, "customer_id"),
+    "partners": (PARTNERS, "partner_id"),
+    "devices": (DEVICES, "device_id"),
+}
+
+
+def page(family: str, limit: int, offset: int) -> dict[str, Any]:
+    """One page in the sandbox's list envelope."""
+    items, _ = FAMILY_DATA[family]
+    chunk = items[offset : offset + limit]
+    return {
+        "data": chunk,
+        "total": len(items),
+        "limit": limit,
+        "offset": offset,
+        "has_more": offset + len(chunk) < len(items),
+    }
+
+
+def find(family: str, object_id: str) -> dict[str, Any] | None:
+    items, key = FAMILY_DATA[family]
+    return next((item for item in items if item[key] == object_id), None)
