@@ -301,7 +301,7 @@ def test_a_schema_1_journal_opens_and_its_verdicts_are_rechecked(tmp_path: Path)
     )
     db.close()
     with Journal(path) as journal:
-        assert journal._db.execute("PRAGMA user_version").fetchone()[0] == 2
+        assert journal._db.execute("PRAGMA user_version").fetchone()[0] == 3
         old = journal.get(1)
         assert old is not None and old.state == "not_applied" and old.checked_at is None
         assert [e.id for e in journal.to_check(12.0)] == [1]  # never proven: read it again
@@ -315,7 +315,7 @@ def test_a_schema_1_journal_opens_and_its_verdicts_are_rechecked(tmp_path: Path)
             amount=None,
             request_summary={},
         )
-    with Journal(path) as again:  # opening a schema-2 file changes nothing
+    with Journal(path) as again:  # opening a current file changes nothing
         assert len(again.list()) == 3
 
 

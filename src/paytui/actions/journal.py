@@ -47,7 +47,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 __all__ = [
     "FINAL_STATES",
@@ -59,16 +59,26 @@ __all__ = [
     "default_journal_path",
 ]
 
-Operation = Literal["capture", "refund", "charge", "update_charge", "distribute"]
+#: Schema 3 added the plugin sessions and account creation (issue 12): they are journaled too.
+Operation = Literal[
+    "capture",
+    "refund",
+    "charge",
+    "update_charge",
+    "distribute",
+    "plugin_session",
+    "plugin_delete",
+    "account_create",
+]
 State = Literal["pending", "sent", "succeeded", "failed", "unknown", "not_applied"]
 
-OPERATIONS: tuple[str, ...] = ("capture", "refund", "charge", "update_charge", "distribute")
+OPERATIONS: tuple[str, ...] = get_args(Operation)
 STATES: tuple[str, ...] = ("pending", "sent", "succeeded", "failed", "unknown", "not_applied")
 #: Entries whose outcome is not proven: reconciled on start and before a repeat of the action.
 UNRESOLVED_STATES = frozenset({"pending", "sent", "unknown"})
 FINAL_STATES = frozenset({"succeeded", "failed", "not_applied"})
 
-_SCHEMA_VERSION = 2
+_SCHEMA_VERSION = 3
 _TABLE = f"""
 CREATE TABLE IF NOT EXISTS actions (
     id               INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -103,14 +113,17 @@ _V1_COLUMNS = (
     "id, client_reference, profile, base_url, operation, charge_id, amount, request_summary,"
     " state, result_id, error, retry_of, created_at, sent_at, updated_at, resolved_at"
 )
+#: Columns of schema 2 (all of today's), copied as they are by the migration to schema 3.
+_V2_COLUMNS = _V1_COLUMNS + ", settle_seconds, checked_at, never_sent, unacknowledged"
 
 
 def _migrate(db: sqlite3.Connection) -> None:
-    """Bring the file to schema 2 in one transaction (a crash leaves schema 1 intact).
+    """Bring the file to the current schema in one transaction (a crash leaves it as it was).
 
-    Schema 1 lacks the proof columns and its CHECK does not admit "distribute", which SQLite
-    cannot alter: the table is rebuilt and the rows copied. A schema-1 "not_applied" has no
-    `checked_at`, so it counts as unproven and is read back again — the point of the change.
+    Schema 1 lacks the proof columns; schema 1 and 2 have a CHECK that does not admit the newer
+    operations ("distribute" in 2, the plugin sessions and account creation in 3), which SQLite
+    cannot alter: the table is rebuilt and the rows copied (the columns both have). A schema-1
+    "not_applied" has no `checked_at`, so it counts as unproven and is read back again.
     """
     version = db.execute("PRAGMA user_version").fetchone()[0]
     exists = db.execute(
@@ -120,14 +133,15 @@ def _migrate(db: sqlite3.Connection) -> None:
         raise RuntimeError(
             f"the action journal is of a newer paytui (schema {version}); update paytui"
         )
-    if exists and version < 2:
+    if exists and version < _SCHEMA_VERSION:
+        columns = _V1_COLUMNS if version < 2 else _V2_COLUMNS
         db.execute("PRAGMA foreign_keys = OFF")
         db.execute("BEGIN IMMEDIATE")
         try:
-            db.execute("ALTER TABLE actions RENAME TO actions_v1")
+            db.execute("ALTER TABLE actions RENAME TO actions_old")
             db.execute(_TABLE.replace("CREATE TABLE IF NOT EXISTS", "CREATE TABLE"))
-            db.execute(f"INSERT INTO actions ({_V1_COLUMNS}) SELECT {_V1_COLUMNS} FROM actions_v1")
-            db.execute("DROP TABLE actions_v1")
+            db.execute(f"INSERT INTO actions ({columns}) SELECT {columns} FROM actions_old")
+            db.execute("DROP TABLE actions_old")
             db.execute(f"PRAGMA user_version = {_SCHEMA_VERSION}")
             db.execute("COMMIT")
         except BaseException:
