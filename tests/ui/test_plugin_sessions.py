@@ -71,7 +71,7 @@ async def test_payment_session_created_listed_and_deleted(plugin_app: AppFactory
         account_id, _ = await _account_id(app, "Blue Fern Café POS")
         await app.push_screen(AccountDetailScreen(account_id))
         await settle(app, pilot)
-        assert "Processing limit 5,000.00, fees included" in screen_text(app)
+        assert "5,000.00, fees included" in screen_text(app)
         await pilot.press("L")
         dialog = await _dialog(app, pilot)
         assert isinstance(dialog, PaymentSessionModal) and dialog.step == "form"

@@ -250,14 +250,14 @@ ACCOUNT_PLUGIN_BINDINGS: list[Binding] = [
     Binding(
         "L",
         "new_payment_session",
-        "Payment session",
+        "Pay session",
         id="account.payment_session",
         tooltip="New payment plugin session for this account (needs urn:v2:plugins:all)",
     ),
     Binding(
         "E",
         "new_enrollment_session",
-        "Enrollment session",
+        "Enrollment",
         id="account.enrollment_session",
         tooltip="New enrollment plugin session for this account's merchant",
     ),

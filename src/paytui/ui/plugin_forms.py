@@ -38,6 +38,7 @@ __all__ = [
     "account_request",
     "enrollment_request",
     "limit_line",
+    "limit_text",
     "payment_request",
     "prepopulate_allowed",
     "session_settings",
@@ -142,15 +143,17 @@ def _build(
         return None, errors
 
 
+def limit_text(account: Account | None) -> str:
+    """The account's processing limit, as the account detail shows it."""
+    limit = account_limit(account)
+    own = account is not None and account.max_transaction_amount is not None
+    shown = "" if own else " (the default)"
+    return f"{format_amount(limit)}{shown}, fees included"
+
+
 def limit_line(account: Account | None) -> str:
     """The account's processing limit, as the form says it."""
-    limit = account_limit(account)
-    shown = (
-        ""
-        if account is not None and account.max_transaction_amount is not None
-        else " (the default)"
-    )
-    return f"Processing limit {format_amount(limit)}{shown}, fees included"
+    return f"Processing limit {limit_text(account)}"
 
 
 def payment_request(

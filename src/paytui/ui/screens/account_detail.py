@@ -22,7 +22,7 @@ from textual.widgets import DataTable, Static
 from paytui.ui import format as fmt
 from paytui.ui import messages
 from paytui.ui.bindings import ACCOUNT_PLUGIN_BINDINGS
-from paytui.ui.plugin_forms import limit_line
+from paytui.ui.plugin_forms import limit_text
 from paytui.ui.running_app import paytui_app
 from paytui.ui.screens.base import PaytuiScreen
 from paytui.ui.widgets.errors import describe_error
@@ -146,7 +146,7 @@ class AccountDetailScreen(PaytuiScreen[None]):
             ("Status message", _value(account.status_message)),
             ("Category code (MCC)", _value(account.merchant_category_code)),
             ("Tax authority", Text(", ".join(tax)) if tax else _value(None)),
-            ("Processing limit", Text(limit_line(account))),
+            ("Processing limit", Text(limit_text(account))),
             ("Created", Text(fmt.timestamp(account.created_timestamp))),
             ("Last updated", Text(fmt.timestamp(account.last_updated_timestamp))),
             ("Tags", _value(", ".join(str(t) for t in account.tags))),

@@ -52,7 +52,7 @@ def field(label: str, widget: Widget, name: str) -> ComposeResult:
 
 
 def text_field(label: str, name: str, value: str = "", placeholder: str = "") -> ComposeResult:
-    yield from field(label, SafeInput(value, placeholder=placeholder, id=name), name)
+    yield from field(label, SafeInput(value, placeholder=placeholder, id=name, compact=True), name)
 
 
 def body_text(body: dict[str, Any]) -> Text:
@@ -228,7 +228,7 @@ class PaymentSessionModal(_PluginFormModal):
         self.account = account
         text = Text.assemble(("Account ", "bold"), safe(account.name or account.account_id), "\n")
         text.append(limit_line(account))
-        text.append(". Tab moves between fields; enter reviews.", style="dim")
+        text.append(". Tab moves between fields; enter in a field reviews.", style="dim")
         return text
 
     def validate(self) -> dict[str, Any] | None:
@@ -291,7 +291,7 @@ class EnrollmentSessionModal(_PluginFormModal):
         return Text.assemble(
             ("Enrollment for ", "bold"),
             safe(who),
-            ("\nTab moves between fields; enter reviews.", "dim"),
+            ("\nTab moves between fields; enter in a field reviews.", "dim"),
         )
 
     def validate(self) -> dict[str, Any] | None:
