@@ -64,7 +64,7 @@ def _message(dialog: MoneyActionModal) -> str:
     return str(dialog.query_one("#dialog-message").render())
 
 
-async def test_payment_session_created_listed_and_deleted(plugin_app: AppFactory) -> None:
+async def test_sessions_and_a_tax_account_from_the_keyboard(plugin_app: AppFactory) -> None:
     app = plugin_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
@@ -109,58 +109,69 @@ async def test_payment_session_created_listed_and_deleted(plugin_app: AppFactory
         assert delete.step == "result", _message(delete)
         with pytest.raises(NotFoundError):
             await client.get_plugin_session(session.session_id)
+        await pilot.press("escape")
+        await settle(app, pilot)
+
+        # The same app (every scope): enrollment with prepopulation, then a tax account.
+        await _enrollment(app, pilot, enabled=True)
+        await _tax_account(app, pilot)
 
 
-async def test_enrollment_fields_follow_the_scope_and_a_tax_account(
-    plugin_app: AppFactory,
-) -> None:
-    for scopes, enabled in ((["urn:v2:plugins:all"], False), (None, True)):
-        app = plugin_app(scopes)
-        async with app.run_test(size=(120, 40)) as pilot:
-            await settle(app, pilot)
-            await app.run_action("open_enrollment_session")
-            dialog = await _dialog(app, pilot)
-            assert isinstance(dialog, EnrollmentSessionModal)
-            product = dialog.query_one("#product-description", Input)
-            assert product.disabled is not enabled
-            note = str(dialog.query_one("#prepopulate-note").render())
-            assert PREPOPULATE_SCOPE in note
-            dialog.query_one("#account-tags", Input).value = "gold, new"
-            if enabled:
-                product.value = "Bicycles"
-            await pilot.press("enter", "enter")
-            await settle(app, pilot)
-            assert dialog.step == "result", _message(dialog)
-            assert dialog.session is not None
-            body = dialog.session.model_dump(mode="json")
-            assert body["account"]["tags"] == ["gold", "new"]
-            assert ("data" in body) is enabled
-            if not enabled:
-                continue
-            # The same app: a 9311 account with its tax authority.
-            await pilot.press("escape")
-            _, merchant = await _account_id(app, "Lakeside Property Tax")
-            await app.run_action("open_new_account")
-            form = await _dialog(app, pilot)
-            assert isinstance(form, NewAccountModal)
-            for name, value in (
-                ("merchant", merchant),
-                ("name", "Lakeside Water Levy"),
-                ("mcc", "5999"),
-                ("tax-authority", "Lakeside Township"),
-                ("tax-state", "MN"),
-            ):
-                form.query_one(f"#{name}", Input).value = value
-            await pilot.press("enter")
-            assert "9311" in str(form.query_one("#tax-authority-error").render())
-            form.query_one("#mcc", Input).value = "9311"
-            await pilot.press("enter", "enter")
-            await settle(app, pilot)
-            assert form.step == "result", _message(form)
-            made = form.outcome.result if form.outcome else None
-            assert isinstance(made, Account)
-            account = await (await app.get_client()).get_account(made.account_id)
-            assert (account.tax_authority, account.merchant_category_code) == (
-                "Lakeside Township",
-                "9311",
-            )
+async def _enrollment(app: PaytuiApp, pilot: Any, enabled: bool) -> None:
+    """An enrollment session from the palette; the prepopulate fields follow the scope."""
+    await app.run_action("open_enrollment_session")
+    dialog = await _dialog(app, pilot)
+    assert isinstance(dialog, EnrollmentSessionModal)
+    product = dialog.query_one("#product-description", Input)
+    assert product.disabled is not enabled
+    assert PREPOPULATE_SCOPE in str(dialog.query_one("#prepopulate-note").render())
+    dialog.query_one("#account-tags", Input).value = "gold, new"
+    if enabled:
+        product.value = "Bicycles"
+    await pilot.press("enter", "enter")
+    await settle(app, pilot)
+    assert dialog.step == "result", _message(dialog)
+    assert dialog.session is not None
+    body = dialog.session.model_dump(mode="json")
+    assert body["account"]["tags"] == ["gold", "new"]
+    assert ("data" in body) is enabled
+    await pilot.press("escape")
+    await settle(app, pilot)
+
+
+async def test_enrollment_without_the_prepopulate_scope(plugin_app: AppFactory) -> None:
+    app = plugin_app(["urn:v2:plugins:all"])
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await _enrollment(app, pilot, enabled=False)
+
+
+async def _tax_account(app: PaytuiApp, pilot: Any) -> None:
+    """A 9311 account with its tax authority (refused first with another category)."""
+    _, merchant = await _account_id(app, "Lakeside Property Tax")
+    await app.run_action("open_new_account")
+    form = await _dialog(app, pilot)
+    assert isinstance(form, NewAccountModal)
+    for name, value in (
+        ("merchant", merchant),
+        ("name", "Lakeside Water Levy"),
+        ("mcc", "5999"),
+        ("tax-authority", "Lakeside Township"),
+        ("tax-state", "MN"),
+    ):
+        form.query_one(f"#{name}", Input).value = value
+    form.query_one("#name", Input).focus()
+    await pilot.press("enter")
+    assert "9311" in str(form.query_one("#tax-authority-error").render())
+    assert form.step == "form"  # nothing sent, nothing lost
+    form.query_one("#mcc", Input).value = "9311"
+    await pilot.press("enter", "enter")
+    await settle(app, pilot)
+    assert form.step == "result", _message(form)
+    made = form.outcome.result if form.outcome else None
+    assert isinstance(made, Account)
+    account = await (await app.get_client()).get_account(made.account_id)
+    assert (account.tax_authority, account.merchant_category_code) == (
+        "Lakeside Township",
+        "9311",
+    )
