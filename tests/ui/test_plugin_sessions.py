@@ -114,12 +114,20 @@ async def test_sessions_and_a_tax_account_from_the_keyboard(plugin_app: AppFacto
 
         # The same app (every scope): enrollment with prepopulation, then a tax account.
         await _enrollment(app, pilot, enabled=True)
+        await pilot.press("escape")
+        await settle(app, pilot)
         await _tax_account(app, pilot)
 
 
-async def _enrollment(app: PaytuiApp, pilot: Any, enabled: bool) -> None:
-    """An enrollment session from the palette; the prepopulate fields follow the scope."""
-    await app.run_action("open_enrollment_session")
+async def _enrollment(
+    app: PaytuiApp, pilot: Any, enabled: bool, merchant: str | None = None
+) -> EnrollmentSessionModal:
+    """An enrollment session (from the palette, or for `merchant`); the prepopulate fields
+    follow the scope."""
+    if merchant is None:
+        await app.run_action("open_enrollment_session")
+    else:
+        await app.push_screen(EnrollmentSessionModal(merchant))
     dialog = await _dialog(app, pilot)
     assert isinstance(dialog, EnrollmentSessionModal)
     product = dialog.query_one("#product-description", Input)
@@ -135,15 +143,20 @@ async def _enrollment(app: PaytuiApp, pilot: Any, enabled: bool) -> None:
     body = dialog.session.model_dump(mode="json")
     assert body["account"]["tags"] == ["gold", "new"]
     assert ("data" in body) is enabled
-    await pilot.press("escape")
-    await settle(app, pilot)
+    return dialog
 
 
 async def test_enrollment_without_the_prepopulate_scope(plugin_app: AppFactory) -> None:
-    app = plugin_app(["urn:v2:plugins:all"])
+    app = plugin_app(["urn:v2:plugins:all", "urn:v2:merchants:read"])
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
-        await _enrollment(app, pilot, enabled=False)
+        client = await app.get_client()
+        merchants = (await client.list_merchants_page(limit=50)).items
+        closed = next(m for m in merchants if m.status == "closed")
+        dialog = await _enrollment(app, pilot, enabled=False, merchant=closed.merchant_id)
+        # The answer's status: the merchant cannot be edited, said plainly.
+        assert "cannot edit this merchant" in _message(dialog)
+        assert "closed" in _message(dialog)
 
 
 async def _tax_account(app: PaytuiApp, pilot: Any) -> None:

@@ -38,6 +38,9 @@ OPERATIONS = {
     "charge": "new charge",
     "update_charge": "edit tags",
     "distribute": "distribute",
+    "plugin_session": "plugin session",
+    "plugin_delete": "delete session",
+    "account_create": "new account",
 }
 #: Operations whose amount means money moved (an edit's journal amount is the charge's total).
 MONEY = frozenset({"capture", "refund", "charge"})
