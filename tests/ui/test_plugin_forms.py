@@ -154,3 +154,17 @@ def test_a_tax_authority_only_for_category_9311() -> None:
     assert set(errors) == {"tax-state"}
     _, errors = account_request({"merchant": "", "name": "", "mcc": ""})
     assert set(errors) == {"merchant", "name", "mcc"}
+
+
+def test_text_limits_land_on_their_fields() -> None:
+    long = {
+        "account": "pa_1",
+        "invoice": "x" * 65,
+        "tags": "t" * 65,
+        "attributes": "k=" + "v" * 256,
+    }
+    request, errors = payment_request(long, {}, ACCOUNT, TODAY)
+    assert request is None
+    assert set(errors) == {"invoice", "tags", "attributes"}  # none left to the whole form
+    _, errors = enrollment_request({"account-tags": "t" * 65}, prepopulate=False)
+    assert set(errors) == {"account-tags"}

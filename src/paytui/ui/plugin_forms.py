@@ -30,10 +30,12 @@ from paytui.api.plugins import (
     cap_problem,
     session_cap,
 )
+from paytui.limits import check_attributes, check_tags, check_text
 from paytui.plugin_rules import PREPOPULATE_SCOPE, check_tax_fields
 from paytui.tags import parse_attributes, parse_tags
 
 __all__ = [
+    "FORM",
     "PAYMENT_FIELDS",
     "account_request",
     "enrollment_request",
@@ -124,10 +126,37 @@ def _day(text: str, today: datetime, errors: FieldErrors, field: str) -> datetim
     return day
 
 
+#: The key of an error no field owns (shown as the dialog's message).
+FORM = "form"
+
+
+def _lengths(body: Mapping[str, Any], fields: Mapping[str, str], errors: FieldErrors) -> None:
+    """The text limits (`paytui.limits`) on the body's free-text fields, each on its field (the
+    request model checks them too, but for the whole request at once)."""
+    for wire in ("invoice_number", "po_number"):
+        if (message := check_text(wire, body.get(wire))) and wire in fields:
+            errors.setdefault(fields[wire], message)
+    for prefix in ("", "account."):
+        holder = body.get("account", {}) if prefix else body
+        tags = fields.get(f"{prefix}tags")
+        if tags and (message := check_tags(holder.get("tags"))):
+            errors.setdefault(tags, message)
+        attributes = fields.get(f"{prefix}attributes")
+        if attributes and (message := check_attributes(holder.get("attributes"))):
+            errors.setdefault(attributes, message)
+
+
+def _merge(errors: FieldErrors, model_errors: FieldErrors) -> None:
+    """The model's errors after the form's own (one already said is not repeated)."""
+    for field, message in model_errors.items():
+        if field != FORM or message not in errors.values():
+            errors.setdefault(field, message)
+
+
 def _build(
     model: type[pydantic.BaseModel], body: dict[str, Any], fields: Mapping[str, str]
 ) -> tuple[Any, FieldErrors]:
-    """The request, or each error on the field it names (a model-wide one on `fallback`)."""
+    """The request, or each error on the field it names (one no field owns under `FORM`)."""
     try:
         return model.model_validate(body), {}
     except pydantic.ValidationError as exc:
@@ -139,7 +168,7 @@ def _build(
                 (fields[w] for w in (wire, parts[0] if parts else "") if w in fields), None
             )
             message = str(error["msg"]).removeprefix("Value error, ")
-            errors.setdefault(field or next(iter(fields.values())), message)
+            errors.setdefault(field or FORM, message)
         return None, errors
 
 
@@ -227,9 +256,9 @@ def payment_request(
             errors["data"] = f"One value per name ({repeated[0]} is given twice)"
         else:
             body["data"] = {key: items[0] for key, items in data.items()}
+    _lengths(body, PAYMENT_FIELDS, errors)
     request, model_errors = _build(PaymentPluginSessionRequest, body, PAYMENT_FIELDS)
-    for field, message in model_errors.items():
-        errors.setdefault(field, message)
+    _merge(errors, model_errors)
     if errors or request is None:
         return None, errors
     if account is not None and (problem := cap_problem(request, account_limit(account))):
@@ -288,9 +317,9 @@ def enrollment_request(
             prepopulated["processing"] = processing
     if prepopulated:
         body["data"] = {"account": prepopulated}
+    _lengths(body, ENROLLMENT_FIELDS, errors)
     request, model_errors = _build(EnrollmentPluginSessionRequest, body, ENROLLMENT_FIELDS)
-    for field, message in model_errors.items():
-        errors.setdefault(field, message)
+    _merge(errors, model_errors)
     return (None, errors) if errors else (request, {})
 
 
@@ -321,6 +350,7 @@ def account_request(values: Mapping[str, str]) -> tuple[AccountRequest | None, F
         errors.setdefault(ACCOUNT_FIELDS[wrong[0]], wrong[1].capitalize())
     if tags := parse_tags(text.get("tags", "")):
         body["tags"] = tags
+    _lengths(body, ACCOUNT_FIELDS, errors)
     if errors:
         return None, errors
     return _build(AccountRequest, body, ACCOUNT_FIELDS)

@@ -86,10 +86,13 @@ class _PluginFormModal(MoneyActionModal):
         return self.query_one(f"#{name}", Checkbox).value
 
     def show_errors(self, errors: dict[str, str]) -> None:
+        """Each error under its field (focus on the first); one no field owns as the message."""
         for name in self.FIELDS:
             self.field_error(name, errors.get(name))
-        if errors:
-            first = next(name for name in self.FIELDS if name in errors)
+        others = [message for name, message in errors.items() if name not in self.FIELDS]
+        self._message(Text(safe(" ".join(others))) if others else "", error=bool(others))
+        first = next((name for name in self.FIELDS if name in errors), None)
+        if first is not None:
             self.set_focus(self.query_one(f"#{first}"))
 
     def review(self, params: dict[str, Any]) -> Text:
