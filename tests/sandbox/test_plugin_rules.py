@@ -54,12 +54,15 @@ async def test_payment_sessions_follow_the_account(api: httpx.AsyncClient) -> No
         ({"appearance": {"loader": {"color": "red"}}}, "appearance.loader.color"),
         ({"tax_amount": "5"}, "tax_amount"),
         ({"payment_methods": ["cash"]}, "payment_methods.0"),
+        ({"fields": {"submit_button": 3}}, "fields.submit_button"),
     ]
     for body, field in wrong:
         answer = await post(**body)
         assert answer.status_code == 422, body
         assert answer.json()["fields"][0]["field"] == field, body
 
+    too_long = await post(prefix="p" * 65)
+    assert too_long.status_code == 422 and "prefix" in too_long.json()["message"]
     suspended = await _account(api, "Northwind Phone Orders")
     refused = await api.post("/v2/plugins/payment", json={"account_id": suspended["account_id"]})
     assert refused.status_code == 409

@@ -168,3 +168,15 @@ def test_text_limits_land_on_their_fields() -> None:
     assert set(errors) == {"invoice", "tags", "attributes"}  # none left to the whole form
     _, errors = enrollment_request({"account-tags": "t" * 65}, prepopulate=False)
     assert set(errors) == {"account-tags"}
+    texts = {
+        "account": "pa_1",
+        "prefix": "p" * 65,
+        "submit-button": "b" * 65,
+        "data": "a=" + "d" * 256,
+    }
+    _, errors = payment_request(texts, {}, ACCOUNT, TODAY)
+    assert set(errors) == {"prefix", "submit-button", "data"}
+    _, errors = enrollment_request({"product-description": "d" * 256}, prepopulate=True)
+    assert set(errors) == {"product-description"}
+    _, errors = account_request({"merchant": "m", "name": "n" * 101, "mcc": "5999"})
+    assert set(errors) == {"name"}

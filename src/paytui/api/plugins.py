@@ -17,6 +17,7 @@ from pydantic import AfterValidator, Field, model_validator
 
 from paytui.api.models import Attributes, RequestModel, Tags, Timestamp
 from paytui.api.money import Money
+from paytui.limits import check_texts
 from paytui.plugin_rules import (
     DEFAULT_ACCOUNT_LIMIT,
     check_cap,
@@ -115,6 +116,18 @@ class PaymentPluginSessionRequest(RequestModel):
     prefix: str | None = None
     data: dict[str, str] | None = None
 
+    @model_validator(mode="after")
+    def _texts(self) -> PaymentPluginSessionRequest:
+        caption = self.fields.submit_button if self.fields is not None else None
+        values = [("data_value", value) for value in (self.data or {}).values()]
+        _raise(check_texts([("prefix", self.prefix), ("submit_button", caption), *values]))
+        return self
+
+
+def _raise(message: str | None) -> None:
+    if message:
+        raise ValueError(message)
+
 
 class EnrollmentAccount(RequestModel):
     """Attributes and tags applied to the accounts the enrollment creates."""
@@ -133,6 +146,11 @@ class PrepopulateAccount(RequestModel):
 
     product_description: str | None = None
     processing: Processing | None = None
+
+    @model_validator(mode="after")
+    def _texts(self) -> PrepopulateAccount:
+        _raise(check_texts([("product_description", self.product_description)]))
+        return self
 
 
 class EnrollmentData(RequestModel):
@@ -167,6 +185,7 @@ class AccountRequest(RequestModel):
 
     @model_validator(mode="after")
     def _tax(self) -> AccountRequest:
+        _raise(check_texts([("name", self.name), ("tax_authority", self.tax_authority)]))
         wrong = check_tax_fields(
             self.merchant_category_code, self.tax_authority, self.tax_authority_state
         )

@@ -20,7 +20,7 @@ from pydantic import (
     model_validator,
 )
 
-from paytui.limits import check_attributes, check_tags, check_text
+from paytui.limits import check_attributes, check_tags, check_text, check_texts
 from paytui.plugin_rules import DEFAULT_MAX_ATTEMPTS, check_colour
 from paytui.sandbox.wire import AmountError, cents_from_decimal
 
@@ -192,6 +192,12 @@ class AccountCreate(_Lenient):
     attributes: Attributes = Field(default_factory=dict)
     tags: Tags = Field(default_factory=list)
 
+    @model_validator(mode="after")
+    def _texts(self) -> AccountCreate:
+        if message := check_texts([("name", self.name), ("tax_authority", self.tax_authority)]):
+            raise ValueError(message)
+        return self
+
 
 class _Strict(_Checked):
     """Plugin session parts: every property typed (a string is not a number, a bool or an object);
@@ -273,6 +279,15 @@ class PaymentSessionCreate(_Strict):
     prefix: str | None = None
     data: dict[str, str] | None = None
 
+    @model_validator(mode="after")
+    def _texts(self) -> PaymentSessionCreate:
+        caption = self.fields.submit_button if self.fields is not None else None
+        values = [("data_value", value) for value in (self.data or {}).values()]
+        message = check_texts([("prefix", self.prefix), ("submit_button", caption), *values])
+        if message:
+            raise ValueError(message)
+        return self
+
 
 class EnrollmentAccountIn(_Strict):
     attributes: Attributes = Field(default_factory=dict)
@@ -287,6 +302,12 @@ class ProcessingIn(_Strict):
 class PrepopulateIn(_Strict):
     product_description: str | None = None
     processing: ProcessingIn | None = None
+
+    @model_validator(mode="after")
+    def _texts(self) -> PrepopulateIn:
+        if message := check_text("product_description", self.product_description):
+            raise ValueError(message)
+        return self
 
 
 class EnrollmentDataIn(_Strict):

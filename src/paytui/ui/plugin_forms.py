@@ -30,7 +30,7 @@ from paytui.api.plugins import (
     cap_problem,
     session_cap,
 )
-from paytui.limits import check_attributes, check_tags, check_text
+from paytui.limits import check_attributes, check_tags, check_text, check_texts
 from paytui.plugin_rules import PREPOPULATE_SCOPE, check_tax_fields
 from paytui.tags import parse_attributes, parse_tags
 
@@ -130,9 +130,24 @@ def _day(text: str, today: datetime, errors: FieldErrors, field: str) -> datetim
 FORM = "form"
 
 
+#: Form field id -> its text limit (`paytui.limits`), for the fields typed as they are sent.
+TEXT_LIMITS = {
+    "prefix": "prefix",
+    "submit-button": "submit_button",
+    "product-description": "product_description",
+    "name": "name",
+    "tax-authority": "tax_authority",
+}
+
+
 def _lengths(body: Mapping[str, Any], fields: Mapping[str, str], errors: FieldErrors) -> None:
     """The text limits (`paytui.limits`) on the body's free-text fields, each on its field (the
     request model checks them too, but for the whole request at once)."""
+    data = body.get("data")
+    if isinstance(data, Mapping) and "data" in fields.values():
+        values = [("data_value", value) for value in data.values() if isinstance(value, str)]
+        if message := check_texts(values):
+            errors.setdefault("data", message)
     for wire in ("invoice_number", "po_number"):
         if (message := check_text(wire, body.get(wire))) and wire in fields:
             errors.setdefault(fields[wire], message)
@@ -185,6 +200,12 @@ def limit_line(account: Account | None) -> str:
     return f"Processing limit {limit_text(account)}"
 
 
+def _text_limits(text: Mapping[str, str], errors: FieldErrors) -> None:
+    for field, limit in TEXT_LIMITS.items():
+        if message := check_text(limit, text.get(field) or None):
+            errors.setdefault(field, message)
+
+
 def payment_request(
     values: Mapping[str, str],
     flags: Mapping[str, bool],
@@ -194,6 +215,7 @@ def payment_request(
     """The payment plugin session the form describes, checked against the account's limit."""
     errors: FieldErrors = {}
     text = {key: value.strip() for key, value in values.items()}
+    _text_limits(text, errors)
     body: dict[str, Any] = {"account_id": text.get("account", "")}
     if not body["account_id"]:
         errors["account"] = "Enter the account (pa_…)"
@@ -286,6 +308,7 @@ def enrollment_request(
     """The enrollment session the form describes; the prepopulate fields only when allowed."""
     errors: FieldErrors = {}
     text = {key: value.strip() for key, value in values.items()}
+    _text_limits(text, errors)
     body: dict[str, Any] = {}
     if text.get("merchant"):
         body["merchant_id"] = text["merchant"]
@@ -327,6 +350,7 @@ def account_request(values: Mapping[str, str]) -> tuple[AccountRequest | None, F
     """The new account the form describes; a tax authority only for category 9311."""
     errors: FieldErrors = {}
     text = {key: value.strip() for key, value in values.items()}
+    _text_limits(text, errors)
     body: dict[str, Any] = {
         "merchant_id": text.get("merchant", ""),
         "name": text.get("name", ""),
