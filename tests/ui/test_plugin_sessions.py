@@ -125,7 +125,7 @@ async def _enrollment(
     """An enrollment session (from the palette, or for `merchant`); the prepopulate fields
     follow the scope."""
     if merchant is None:
-        await app.run_action("open_enrollment_session")
+        await app.run_action("new_enrollment_session")
     else:
         await app.push_screen(EnrollmentSessionModal(merchant))
     dialog = await _dialog(app, pilot)
@@ -162,7 +162,7 @@ async def test_enrollment_without_the_prepopulate_scope(plugin_app: AppFactory) 
 async def _tax_account(app: PaytuiApp, pilot: Any) -> None:
     """A 9311 account with its tax authority (refused first with another category)."""
     _, merchant = await _account_id(app, "Lakeside Property Tax")
-    await app.run_action("open_new_account")
+    await app.run_action("new_account")
     form = await _dialog(app, pilot)
     assert isinstance(form, NewAccountModal)
     for name, value in (

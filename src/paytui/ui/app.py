@@ -66,8 +66,8 @@ PLUGIN_COMMANDS: tuple[tuple[str, str, str], ...] = (
         "For the account in focus: tokenize, limits, appearance",
         "open_payment_session",
     ),
-    ("New enrollment plugin session", "Enroll a new merchant", "open_enrollment_session"),
-    ("New account", "A payment account of a merchant (tax authority for 9311)", "open_new_account"),
+    ("New enrollment plugin session", "Enroll a new merchant", "new_enrollment_session"),
+    ("New account", "A payment account of a merchant (tax authority for 9311)", "new_account"),
 )
 
 SANDBOX_STARTUP_TIMEOUT = 30.0
@@ -446,12 +446,12 @@ class PaytuiApp(App[None]):
             return
         self.push_screen(PaymentSessionModal(self.account_in_focus))
 
-    def action_open_enrollment_session(self) -> None:
+    def action_new_enrollment_session(self) -> None:
         from paytui.ui.screens.modals.plugin_session import EnrollmentSessionModal
 
         self.push_screen(EnrollmentSessionModal())
 
-    def action_open_new_account(self) -> None:
+    def action_new_account(self) -> None:
         from paytui.ui.screens.modals.new_account import NewAccountModal
 
         self.push_screen(NewAccountModal())
