@@ -16,6 +16,7 @@ import httpx
 import pytest
 import textual.screen
 from rich.console import Console
+from textual.app import App
 from textual.widgets import Input, TextArea
 from textual.worker import WorkerState
 
@@ -205,3 +206,87 @@ async def wait_for_workers(pilot: Any) -> None:
     """`settle` for snapshots: animations off, so a loading indicator draws one still frame."""
     pilot.app.animation_level = "none"
     await settle(pilot.app, pilot)
+
+
+_PARSED_CSS: dict[tuple[object, ...], list[Any]] = {}
+
+
+@pytest.fixture(autouse=True, scope="session")
+def css_parsed_once() -> Any:
+    """Each app's stylesheet is parsed once per test process, not once per app.
+
+    Every pilot test builds a new app, and each app parses the same CSS (the app's, every
+    widget's DEFAULT_CSS, every screen's) with the same theme variables: that was about a fifth of
+    a short pilot test's CPU time. The parsed rules are keyed on everything the parse reads
+    (source, location, scope and the variables), so a theme change still parses afresh.
+    """
+    from textual.css.stylesheet import Stylesheet
+
+    original = Stylesheet._parse_rules
+
+    def parse_rules(
+        self: Stylesheet,
+        css: str,
+        read_from: Any,
+        is_default_rules: bool = False,
+        tie_breaker: int = 0,
+        scope: str = "",
+    ) -> list[Any]:
+        key = (
+            css,
+            read_from,
+            is_default_rules,
+            tie_breaker,
+            scope,
+            tuple(sorted(self._variables.items())),
+        )
+        rules = _PARSED_CSS.get(key)
+        if rules is None:
+            rules = original(self, css, read_from, is_default_rules, tie_breaker, scope)
+            _PARSED_CSS[key] = rules
+        return rules
+
+    Stylesheet._parse_rules = parse_rules  # type: ignore[method-assign]
+    yield
+    Stylesheet._parse_rules = original  # type: ignore[method-assign]
+
+
+@pytest.fixture(autouse=True)
+def no_unseen_frames(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Headless test apps lay out but do not paint the frames no test looks at.
+
+    A headless app composes every frame and then throws it away (it has no terminal to write
+    to): that painting was over a third of the UI tests' CPU time on this 2-core machine. Layout,
+    resize and show/hide events, focus and workers run as before; what a test looks at is painted
+    on demand: `screen_text` and every snapshot render the screen afresh, and so does each app's
+    last screen before it shuts down, so a screen that cannot be painted still fails its test.
+    The UI fuzz paints after every batch of keys it sends.
+    """
+    from textual.screen import Screen
+
+    def compositor_refresh(self: Screen[Any]) -> None:
+        app = self.app
+        if self is app.screen or (
+            self in app._background_screens and self._compositor._dirty_regions
+        ):
+            self._compositor._dirty_regions.clear()
+            self._dirty_widgets.clear()
+        app._update_mouse_over(self)
+
+    shutdown = App._shutdown
+
+    async def paint_then_shut_down(self: App[Any]) -> None:
+        if self._running and not self._closed and self.screen_stack:
+            try:
+                paint(self)
+            except Exception as error:  # the test fails with it, as with a frame that crashed
+                self._handle_exception(error)
+        await shutdown(self)
+
+    monkeypatch.setattr(Screen, "_compositor_refresh", compositor_refresh)
+    monkeypatch.setattr(App, "_shutdown", paint_then_shut_down)
+
+
+def paint(app: App[Any]) -> None:
+    """Render the current screen (over the screens beneath it) as a frame would."""
+    app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)

@@ -54,6 +54,12 @@ def _connection() -> Connection:
     )
 
 
+def _bulk_plan() -> Any:
+    from paytui.actions.batch import BatchPlan
+
+    return BatchPlan("refund", ((CHARGE_ID, Decimal("12.50")),))
+
+
 def _class(module: str, name: str) -> Any:
     return getattr(importlib.import_module(module), name)
 
@@ -90,6 +96,11 @@ _OPENERS: dict[str, Callable[[], Screen[Any]]] = dict(
             CHARGE_ID
         ),
         "SessionViewScreen": lambda: _class(_M + "plugin_sessions", "SessionViewScreen")(SESSION),
+        "BulkActionModal": lambda: _class(_M + "modals.bulk", "BulkActionModal")(_bulk_plan()),
+        "JumpModal": lambda: _class(_M + "modals.jump", "JumpModal")(dict),
+        "SaveSearchModal": lambda: _class(_M + "modals.saved_searches", "SaveSearchModal")(
+            "status:chargeback"
+        ),
         "ConfirmProductionScreen": lambda: _class(
             _M + "modals.profile_switcher", "ConfirmProductionScreen"
         )(_connection()),

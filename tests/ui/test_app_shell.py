@@ -77,7 +77,8 @@ async def test_global_keys_switch_screens_and_escape_goes_back() -> None:
 
 async def test_help_lists_live_bindings_with_keymap_applied() -> None:
     app = fake_app(keymap={"charges.copy_id": "c"})
-    async with app.run_test(size=(120, 40)) as pilot:
+    # Tall enough for every key of the charge search (marks and bulk actions made the list longer).
+    async with app.run_test(size=(120, 60)) as pilot:
         await settle(app, pilot)
         await pilot.press("question_mark")
         await pilot.pause()

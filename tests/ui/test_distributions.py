@@ -46,15 +46,15 @@ async def test_list_newest_first_with_a_chargebacks_column(
         assert "Chargebacks" in text and "Net" in text
         assert f"Showing {PAGE_SIZE} of" in text
 
-        first_ids = {d.distribution_id for d in screen.distributions}
-        await pilot.press("right_square_bracket")
+        # Scrolling to the end reads the next page under the rows already shown.
+        first_ids = [d.distribution_id for d in screen.distributions]
+        await pilot.press("G")
         await settle(app, pilot)
-        assert screen.page_offset == PAGE_SIZE
-        assert not first_ids & {d.distribution_id for d in screen.distributions}
-        assert f"(rows {PAGE_SIZE + 1}–" in screen_text(app)
-        await pilot.press("left_square_bracket")
-        await settle(app, pilot)
-        assert {d.distribution_id for d in screen.distributions} == first_ids
+        ids = [d.distribution_id for d in screen.distributions]
+        assert ids[:PAGE_SIZE] == first_ids and len(ids) > PAGE_SIZE
+        assert len(set(ids)) == len(ids)  # the next page, not the same one again
+        assert table.row_count == len(ids)
+        assert f"Showing {len(ids)} of" in screen_text(app)
 
 
 async def test_a_chargeback_shows_in_its_distribution(

@@ -10,8 +10,10 @@ its seed, and the seed replays the same keys.
 The keys are cheap: they are queued a batch (`BATCH`) at a time, as a fast typist or a paste
 would deliver them, and the app is let settle once per batch, not once per key (Textual's
 `pilot.press` waits for the app to go idle after every key, which costs about 50 ms of CPU a
-key). Keys that land while a screen is still opening or a list still loading are the point:
-that is where the races were (the palette's PageDown, keys right after a profile switch).
+key). After every fifth batch the screen is painted (test apps skip the frames no test looks at:
+`tests/ui/conftest.py`), so a state that cannot be drawn fails the run. Keys that land while a
+screen is still opening or a list still loading are the point: that is where the races were
+(the palette's PageDown, keys right after a profile switch).
 """
 
 from __future__ import annotations
@@ -30,12 +32,15 @@ from textual.keys import _character_to_key
 
 from paytui.ui import bindings
 from paytui.ui.screens.help import HelpScreen
-from tests.ui.conftest import make_app, settle
+from tests.ui.conftest import make_app, paint, settle
 
 FUZZ_SEEDS = int(os.environ.get("PAYTUI_FUZZ_SEEDS", "3"))
 FUZZ_KEYS = int(os.environ.get("PAYTUI_FUZZ_KEYS", "1500"))
 #: Keys queued between two settles.
 BATCH = 30
+#: Batches between two paints of the screen (a full paint at 120x40 costs as much CPU as about
+#: 15 keys).
+PAINT_EVERY = 5
 #: Quitting ends the run, it is not a crash; everything else is fair game.
 NEVER = {"q", "ctrl+q", "ctrl+c"}
 
@@ -117,6 +122,8 @@ async def test_random_keys_never_crash_and_help_still_opens(
             queue_keys(app, keys[index : index + BATCH])
             await pilot.pause()
             assert app.is_running, f"seed {seed}: the app stopped near key {index}"
+            if index % (PAINT_EVERY * BATCH) == 0:
+                paint(app)  # whatever state the keys left, it can be painted
         await settle(app, pilot)
         await leave_everything(app, pilot)
         await pilot.press("question_mark")

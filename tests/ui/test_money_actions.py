@@ -29,7 +29,13 @@ from paytui.ui.screens.modals.confirm import MoneyActionModal
 from paytui.ui.screens.modals.edit_tags import EditTagsModal
 from paytui.ui.screens.modals.refund import RefundModal
 from paytui.ui.widgets.charge_table import ChargeTable
-from tests.ui.conftest import LIMITED_CLIENT_ID, LIMITED_CLIENT_SECRET, make_app, settle
+from tests.ui.conftest import (
+    LIMITED_CLIENT_ID,
+    LIMITED_CLIENT_SECRET,
+    make_app,
+    screen_text,
+    settle,
+)
 
 AppFactory = Callable[..., PaytuiApp]
 OPEN_AUTHS = ChargeQuery(charge_type="authorization", captured=False, status="success")
@@ -378,19 +384,18 @@ async def test_refunds_screen_searches_by_charge_and_pages(money_app: AppFactory
         await settle(app, pilot)
         screen = app.screen
         assert isinstance(screen, RefundsScreen)
-        assert screen.page is not None and screen.page.items
-        assert screen.page.has_more  # the demo data has 196 refunds: more than one page
-        await pilot.press("right_square_bracket")
+        assert len(screen.refunds) == 50
+        assert screen.more.has_more  # the demo data has 196 refunds: more than one page
+        await pilot.press("G")  # scrolling to the end reads the next page under the first
         await settle(app, pilot)
-        assert screen.page_offset == 50
-        await pilot.press("left_square_bracket")
-        await settle(app, pilot)
-        assert screen.page_offset == 0
-        refund = screen.page.items[0]
+        ids = [r.refund_id for r in screen.refunds]
+        assert len(ids) == 100 and len(set(ids)) == 100
+        assert "Showing 100 of 196" in screen_text(app)
+        refund = screen.refunds[0]
         await pilot.press("slash")
         await pilot.press(*refund.charge_id, "enter")
         await settle(app, pilot)
-        assert screen.page.items and {r.charge_id for r in screen.page.items} == {refund.charge_id}
+        assert screen.refunds and {r.charge_id for r in screen.refunds} == {refund.charge_id}
         await pilot.press("enter")
         await settle(app, pilot)
         assert isinstance(app.screen, ChargeDetailScreen)

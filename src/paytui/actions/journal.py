@@ -520,6 +520,31 @@ class Journal:
             ).fetchall()
         return [JournalEntry._from_row(row) for row in rows]
 
+    def entries_for(
+        self,
+        *,
+        profile: str,
+        base_url: str,
+        operation: str,
+        charge_id: str,
+        after_id: int = 0,
+    ) -> builtins.list[JournalEntry]:
+        """Every entry of `operation` on `charge_id` made after entry `after_id`, oldest first
+        (a bulk action asks whether an item was already acted on since the batch began)."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT * FROM actions WHERE profile = ? AND base_url = ? AND operation = ?"
+                " AND charge_id = ? AND id > ? ORDER BY id",
+                (profile, base_url, operation, charge_id, after_id),
+            ).fetchall()
+        return [JournalEntry._from_row(row) for row in rows]
+
+    def last_id(self) -> int:
+        """The newest entry's id (0 when empty): where a batch starts counting its own."""
+        with self._lock:
+            row = self._db.execute("SELECT COALESCE(MAX(id), 0) FROM actions").fetchone()
+        return int(row[0])
+
     def acknowledge(self, entry_id: int) -> None:
         """The user was told about this entry's outcome."""
         with self._lock:

@@ -150,6 +150,10 @@ ACTIONS: dict[str, ActionSpec] = {
         ActionSpec("new_enrollment_session", "New enrollment session", "plugin_session"),
         ActionSpec("delete_session", "Delete session", "plugin_delete", None, "session"),
         ActionSpec("new_account", "New account", "account_create"),
+        # Bulk actions act on the marked charges: each is asked with the rule above in the dry
+        # run (`paytui.actions.batch.plan_batch`); here only the policy (read-only, scopes).
+        ActionSpec("bulk_capture", "Bulk capture", "capture"),
+        ActionSpec("bulk_refund", "Bulk full refund", "refund"),
     )
 }
 

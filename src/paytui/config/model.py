@@ -227,6 +227,8 @@ class Config(BaseModel):
     default_profile: str | None = None
     ui: UiPrefs = UiPrefs()
     keymap: dict[str, str] = {}
+    #: Saved searches: name -> query text (docs/saved-searches.md).
+    searches: dict[str, str] = {}
     profiles: dict[str, Profile] = {}
 
     def profile_names(self) -> list[str]:

@@ -38,7 +38,7 @@ from paytui.config.model import (
     UiPrefs,
 )
 
-TOP_LEVEL_KEYS = ("default_profile", "ui", "keymap", "profiles")
+TOP_LEVEL_KEYS = ("default_profile", "ui", "keymap", "searches", "profiles")
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -158,6 +158,17 @@ def _validate_raw(raw: dict[str, Any], text: str, file: Path) -> LoadResult:
                 message = f'keymap.{binding} must be a key name such as "ctrl+r" (ignored)'
                 report(("keymap", binding), message)
 
+    searches: dict[str, str] = {}
+    raw_searches = raw.get("searches", {})
+    if not isinstance(raw_searches, dict):
+        report(("searches",), 'searches must be a table of name = "query" (ignored)')
+    else:
+        for name, query in raw_searches.items():
+            if isinstance(query, str):
+                searches[str(name)] = query
+            else:
+                report(("searches", name), f"searches.{name} must be a query (a string; ignored)")
+
     profiles: dict[str, Profile] = {}
     raw_profiles = raw.get("profiles", {})
     if not isinstance(raw_profiles, dict):
@@ -193,7 +204,13 @@ def _validate_raw(raw: dict[str, Any], text: str, file: Path) -> LoadResult:
             )
             default_profile = None
 
-    config = Config(default_profile=default_profile, ui=ui, keymap=keymap, profiles=profiles)
+    config = Config(
+        default_profile=default_profile,
+        ui=ui,
+        keymap=keymap,
+        searches=searches,
+        profiles=profiles,
+    )
     return LoadResult(config, problems, path=file, exists=True, parsed=True)
 
 

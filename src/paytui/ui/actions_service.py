@@ -22,6 +22,7 @@ from paytui.actions.journal import default_journal_path
 from paytui.text import safe
 
 if TYPE_CHECKING:
+    from paytui.actions.batch_log import BatchLog
     from paytui.api.client import PaymentClient
     from paytui.ui.app import PaytuiApp
 
@@ -50,6 +51,7 @@ class ActionsService:
         #: Set when the journal cannot be opened: one line naming the path and the cause. Every
         #: money action is then refused (no action without a journal); reading still works.
         self.journal_error: str | None = None
+        self._batch_log: BatchLog | None = None
 
     # --- policy -----------------------------------------------------------------------------
     def policy(self) -> ActionPolicy:
@@ -111,6 +113,15 @@ class ActionsService:
         self._executor.policy = self.policy()
         return self._executor
 
+    async def batch_log(self) -> BatchLog:
+        """The record of bulk actions, in the journal's file (opened once). Workers only."""
+        executor = await self.executor()
+        if self._batch_log is None:
+            from paytui.actions.batch_log import BatchLog
+
+            self._batch_log = await asyncio.to_thread(BatchLog, executor.journal.path)
+        return self._batch_log
+
     async def _open_journal(self) -> Journal:
         """The journal, or `ActionRefused` with one line naming the path and the cause."""
         if self.journal_error is not None:
@@ -149,6 +160,9 @@ class ActionsService:
         if self._journal is not None:
             with contextlib.suppress(Exception):
                 self._journal.close()
+        if self._batch_log is not None:
+            with contextlib.suppress(Exception):
+                self._batch_log.close()
 
 
 __all__ = ["ActionsService"]

@@ -94,6 +94,37 @@ def _lazy_screen(module: str, name: str) -> Callable[[], Screen[Any]]:
     return build
 
 
+def _power_commands(app: Any) -> list[tuple[str, str, Callable[[], object]]]:
+    """Jump, saved searches (each by name), copy as curl and the theme picker."""
+    commands: list[tuple[str, str, Callable[[], object]]] = [
+        (
+            "Jump (:)",
+            ":charge ID, :token ID, :account ID, :charges QUERY, :saved NAME, :history",
+            partial(app.run_action, "jump"),
+        ),
+        (
+            "Saved searches",
+            "Run, rename (F2) or delete a saved search",
+            partial(app.run_action, "saved_searches"),
+        ),
+        (
+            "Copy as curl",
+            "The request behind this view (or the last action); the token as $PAYTUI_TOKEN",
+            partial(app.run_action, "copy_curl"),
+        ),
+        (
+            "Theme: pick one (remembered in the config)",
+            "Textual's themes and paytui-high-contrast",
+            partial(app.run_action, "change_theme"),
+        ),
+    ]
+    for name, query in app.saved_searches().items():
+        commands.append(
+            (f"Saved search: {safe(name)}", safe(query), partial(app.run_saved_search, name))
+        )
+    return commands
+
+
 class PaytuiCommands(Provider):
     """Command palette: every screen by name, plus every action of the screen it was opened on.
 
@@ -140,8 +171,10 @@ class PaytuiCommands(Provider):
                 partial(app.run_action, "switch_profile"),
             )
         )
+        commands += _power_commands(app)
         seen = {
-            *("help", "quit", "back", "command_palette", "whoami", "switch_profile", "new_charge")
+            *("help", "quit", "back", "command_palette", "whoami", "switch_profile", "new_charge"),
+            "jump",
         }
         for live in keys.live_bindings(self.screen):
             action = live.binding.action.removeprefix("app.")
@@ -230,6 +263,11 @@ class PaytuiApp(App[None]):
         if self.keymap_config:
             self.set_keymap(self.keymap_config)
         self._register_secrets(connection)
+        from paytui.ui.themes import HIGH_CONTRAST
+
+        self.register_theme(HIGH_CONTRAST)
+        #: The theme the config holds: a different one picked is written back (`watch_theme`).
+        self._remembered_theme: str | None = None
 
     # --- text that leaves through the app itself (rule: text is data) ---------------------------
     def notify(
@@ -591,6 +629,7 @@ class PaytuiApp(App[None]):
 
     def _apply_theme(self) -> None:
         theme = self.connection.ui.theme if self.connection is not None else None
+        self._remembered_theme = theme or self.theme
         if not theme:
             return
         if theme in self.available_themes:
@@ -602,6 +641,121 @@ class PaytuiApp(App[None]):
                 severity="warning",
                 markup=False,
             )
+
+    def watch_theme(self, theme: str) -> None:
+        """A theme picked in the palette is remembered in the config (`[ui] theme`, comments
+        kept); the one the config already holds is not written again."""
+        if not getattr(self, "_first_paint_done", False) or theme == self._remembered_theme:
+            return
+        self._remembered_theme = theme
+        from paytui.config.searches import remember_theme
+
+        self.run_worker(
+            partial(remember_theme, theme, self.config_file),
+            thread=True,
+            group="remember-theme",
+            exit_on_error=False,
+        )
+
+    @property
+    def config_file(self) -> Path | None:
+        """The config file of this profile (None: the default place)."""
+        return self.connection.config_path if self.connection is not None else None
+
+    # --- saved searches, the jump line, copy as curl (docs/saved-searches.md) -------------------
+    def saved_searches(self) -> dict[str, str]:
+        from paytui.config.searches import saved_searches
+
+        return saved_searches(self.config_file)
+
+    def action_saved_searches(self) -> None:
+        from paytui.ui.screens.modals.saved_searches import SavedSearchesModal
+
+        def chosen(name: str | None) -> None:
+            if name:
+                self.run_saved_search(name)
+
+        self.push_screen(SavedSearchesModal(), callback=chosen)
+
+    def run_saved_search(self, name: str) -> None:
+        query = self.saved_searches().get(name)
+        if query is None:
+            self.notify(f"No saved search named {name!r}", severity="warning", markup=False)
+            return
+        self.run_worker(self.open_query_text(query, f"Saved: {name}"), group="jump")
+
+    async def open_query_text(self, text: str, title: str = "Search") -> None:
+        """The charge search with `text` in its query line, run (saved searches, `:charges`)."""
+        await self.switch_mode("charges")
+        while len(self.screen_stack) > 1 and not isinstance(self.screen, ChargeSearchScreen):
+            await self.pop_screen()
+        screen = self.screen
+        if isinstance(screen, ChargeSearchScreen):
+            screen.run_query_text(text, title)
+
+    def action_jump(self) -> None:
+        from paytui.ui.screens.modals.jump import JumpModal
+
+        if isinstance(self.screen, JumpModal):
+            return
+
+        def chosen(jump: Any) -> None:
+            if jump is not None:
+                self.run_worker(self.jump_to(jump), group="jump", exit_on_error=False)
+
+        self.push_screen(JumpModal(self.saved_searches), callback=chosen)
+
+    async def jump_to(self, jump: Any) -> None:
+        """Go where a checked `paytui.ui.jump.Jump` says."""
+        command, argument = jump.command, jump.argument
+        if command == "history":
+            await self.action_goto("history")
+        elif command == "charges":
+            await self.open_query_text(argument)
+        elif command == "saved":
+            self.run_saved_search(argument)
+        elif command == "charge":
+            from paytui.ui.screens.charge_detail import ChargeDetailScreen
+
+            await self.push_screen(ChargeDetailScreen(argument))
+        elif command == "account":
+            from paytui.ui.screens.account_detail import AccountDetailScreen
+
+            await self.push_screen(AccountDetailScreen(argument))
+        elif command == "token":
+            from paytui.ui.screens.tokens import TokenViewScreen
+
+            try:
+                token = await (await self.get_client()).get_token(argument)
+            except Exception as exc:
+                self.notify(f"Token {argument}: {exc}", severity="error", markup=False)
+                return
+            await self.push_screen(TokenViewScreen(token))
+
+    async def action_copy_curl(self) -> None:
+        """The request behind the current view, else the last action, as curl (no secret)."""
+        from paytui.api.curl import TOKEN_VARIABLE, curl_command
+        from paytui.ui.clipboard import copy_text, entry_request
+
+        ask = getattr(self.screen, "curl_request", None)
+        request = ask() if callable(ask) else None
+        what = "this view's request"
+        if request is None and self._client is not None:
+            history = (await self.actions.executor()).history(limit=1)
+            if history:
+                request = entry_request(history[0])
+                what = f"the last action (#{history[0].id})"
+        if request is None:
+            self.notify(
+                "Nothing to copy: this view has no request of its own and no action was taken.",
+                severity="warning",
+                markup=False,
+            )
+            return
+        method, path, params, body = request
+        base = str(getattr(self._client, "base_url", None) or self.base_url or "")
+        command = curl_command(method, base, path, params=params, body=body)
+        copy_text(self, command, f"{what} as curl (the token is {TOKEN_VARIABLE})")
 
     def _notify_problems(self) -> None:
         """Config problems (the app still runs): one warning each, secrets scrubbed."""
@@ -706,6 +860,12 @@ class PaytuiApp(App[None]):
             await self.switch_mode(holding)
             for mode in [m for m in self._modes if m != holding]:
                 base = self._modes[mode]
+                # Cancel the mode's workers first: removing a screen takes its widgets away
+                # before its workers end, and a list read that resumed in between found no table
+                # to fill (seen in the UI fuzz: a token reload during a profile switch).
+                for screen in self._screen_stacks.get(mode, []):
+                    for node in screen.walk_children(with_self=True):
+                        self.workers.cancel_node(node)
                 await self.remove_mode(mode)
                 self.add_mode(mode, base)
             await self.switch_mode(current)

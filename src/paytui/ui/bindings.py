@@ -62,6 +62,14 @@ GLOBAL_BINDINGS: list[Binding] = [
     ),
     Binding("escape", "app.back", "Back", id="app.back", show=False),
     Binding(
+        "colon",
+        "app.jump",
+        "Jump",
+        id="app.jump",
+        tooltip=":charge ID, :token ID, :account ID, :charges QUERY, :saved NAME, :history",
+        show=False,
+    ),
+    Binding(
         "q",
         "app.back_or_quit",
         "Back / quit",
@@ -126,7 +134,57 @@ CHARGES_BINDINGS: list[Binding] = [
     Binding("s", "cycle_sort", "Sort", id="charges.sort", tooltip="Sort by the next column"),
     Binding("S", "reverse_sort", "Reverse", id="charges.sort_reverse", show=False),
     Binding("y", "copy_id", "Copy id", id="charges.copy_id", tooltip="Copy the charge id"),
+    Binding(
+        "Y",
+        "copy_json",
+        "Copy JSON",
+        id="charges.copy_json",
+        tooltip="Copy the highlighted charge as JSON",
+        show=False,
+    ),
     Binding("ctrl+r", "refresh", "Refresh", id="charges.refresh", tooltip="Reload / retry"),
+    # Marks and bulk actions (docs/bulk-actions.md).
+    Binding(
+        "space",
+        "toggle_mark",
+        "Mark",
+        id="charges.mark",
+        tooltip="Mark or unmark the highlighted charge (for a bulk action)",
+        show=False,
+    ),
+    Binding("U", "clear_marks", "Clear marks", id="charges.clear_marks", show=False),
+    Binding(
+        "M",
+        "mark_all",
+        "Mark all matching",
+        id="charges.mark_all",
+        tooltip="Mark every charge of this search, every page (shows the count first)",
+        show=False,
+    ),
+    Binding(
+        "C",
+        "bulk_capture",
+        "Bulk capture",
+        id="charges.bulk_capture",
+        tooltip="Capture the marked authorizations: dry run, confirm, progress",
+        show=False,
+    ),
+    Binding(
+        "B",
+        "bulk_refund",
+        "Bulk full refund",
+        id="charges.bulk_refund",
+        tooltip="Refund the marked charges in full: dry run, confirm, progress",
+        show=False,
+    ),
+    Binding(
+        "W",
+        "save_search",
+        "Save search",
+        id="charges.save_search",
+        tooltip="Save this query under a name (in the config)",
+        show=False,
+    ),
 ]
 
 # --- Money action dialogs (capture, refund, edit tags) ----------------------------------------
@@ -139,6 +197,32 @@ MONEY_MODAL_BINDINGS: list[Binding] = [
         id="money.open_result",
         tooltip="Open the charge this action created",
     ),
+]
+
+# --- Bulk action dialog (docs/bulk-actions.md) ------------------------------------------------
+BULK_BINDINGS: list[Binding] = [
+    Binding(
+        "escape",
+        "close",
+        "Close / cancel",
+        id="bulk.close",
+        tooltip="Before the start: close (nothing sent). Running: stop after the items in flight",
+    ),
+    Binding("enter", "start", "Start", id="bulk.start", tooltip="Start the bulk action"),
+]
+
+# --- The `:` jump line and saved searches (docs/saved-searches.md) -----------------------------
+JUMP_BINDINGS: list[Binding] = [
+    Binding("escape", "close", "Close", id="jump.close", tooltip="Close (nothing happens)"),
+]
+SAVE_SEARCH_BINDINGS: list[Binding] = [
+    Binding("escape", "close", "Close", id="save_search.close", tooltip="Close (nothing saved)"),
+]
+SAVED_SEARCHES_BINDINGS: list[Binding] = [
+    Binding("enter", "run", "Run", id="saved.run", tooltip="Run the highlighted search"),
+    Binding("f2", "rename", "Rename", id="saved.rename", tooltip="Rename the highlighted search"),
+    Binding("delete", "delete", "Delete", id="saved.delete", tooltip="Delete the search"),
+    Binding("escape", "close", "Close", id="saved.close"),
 ]
 
 # --- History screen (the action journal) ----------------------------------------------------------
@@ -165,6 +249,14 @@ HISTORY_BINDINGS: list[Binding] = [
         tooltip="Send again an action proven not to have happened",
     ),
     Binding("ctrl+r", "refresh", "Refresh", id="history.refresh", tooltip="Reload the journal"),
+    Binding(
+        "T",
+        "resume_batch",
+        "Resume batch",
+        id="history.resume_batch",
+        tooltip="Run the rest of a bulk action a crash or a cancel left (never twice)",
+        show=False,
+    ),
 ]
 
 # --- Refunds screen -----------------------------------------------------------------------------
@@ -176,8 +268,6 @@ REFUNDS_BINDINGS: list[Binding] = [
         id="refunds.search",
         tooltip="Search by charge id or account (acct:pa_...)",
     ),
-    Binding("right_square_bracket", "next_page", "Next page", id="refunds.next"),
-    Binding("left_square_bracket", "previous_page", "Previous page", id="refunds.previous"),
     Binding(
         "enter", "open_charge", "Open charge", id="refunds.open", tooltip="Open the refunded charge"
     ),
@@ -214,6 +304,14 @@ TOKENS_BINDINGS: list[Binding] = [
         tooltip="A new charge of the highlighted token: sale or authorization",
     ),
     Binding("y", "copy_id", "Copy id", id="tokens.copy_id", tooltip="Copy the token id"),
+    Binding(
+        "Y",
+        "copy_json",
+        "Copy JSON",
+        id="tokens.copy_json",
+        tooltip="Copy the highlighted token as JSON",
+        show=False,
+    ),
     Binding("ctrl+r", "refresh", "Refresh", id="tokens.refresh", tooltip="Reload / retry"),
 ]
 
@@ -280,8 +378,6 @@ PLUGIN_SESSIONS_BINDINGS: list[Binding] = [
         tooltip="Delete the highlighted session (asks first)",
     ),
     Binding("y", "copy_id", "Copy id", id="sessions.copy_id", tooltip="Copy the session id"),
-    Binding("right_square_bracket", "next_page", "Next page", id="sessions.next"),
-    Binding("left_square_bracket", "previous_page", "Previous page", id="sessions.previous"),
     Binding("ctrl+r", "refresh", "Refresh", id="sessions.refresh", tooltip="Reload / retry"),
 ]
 #: The result of a plugin session dialog.
@@ -336,6 +432,10 @@ GROUPS: list[BindingGroup] = [
     BindingGroup("Profile switcher", tuple(SWITCHER_BINDINGS)),
     BindingGroup("Capture / refund / edit dialogs", tuple(MONEY_MODAL_BINDINGS)),
     BindingGroup("History", tuple(HISTORY_BINDINGS)),
+    BindingGroup("Bulk action dialog", tuple(BULK_BINDINGS)),
+    BindingGroup("Jump line", tuple(JUMP_BINDINGS)),
+    BindingGroup("Save search", tuple(SAVE_SEARCH_BINDINGS)),
+    BindingGroup("Saved searches", tuple(SAVED_SEARCHES_BINDINGS)),
     BindingGroup("Refunds", tuple(REFUNDS_BINDINGS)),
     BindingGroup("Plugin sessions", tuple(PLUGIN_SESSIONS_BINDINGS)),
     BindingGroup("Plugin session view", tuple(SESSION_VIEW_BINDINGS)),
@@ -408,6 +508,10 @@ _KEY_NAMES = {
     "enter": "enter",
     "right_square_bracket": "]",
     "left_square_bracket": "[",
+    "colon": ":",
+    "delete": "Delete",
+    "f2": "F2",
+    "space": "space",
 }
 
 
@@ -485,7 +589,8 @@ def keys_markdown() -> str:
         "## One meaning per key",
         "",
         "`escape` goes back everywhere; `q` goes back on a pushed screen and quits only from a",
-        "top-level screen; `1`-`5` always show that screen itself; `]` / `[` page; `enter` opens.",
+        "top-level screen; `1`-`5` always show that screen itself; every list pages by scrolling",
+        "(the next page is read as the cursor nears the end); `enter` opens.",
         "",
         "| Key | Meaning | Where |",
         "|---|---|---|",

@@ -22,6 +22,7 @@ from textual.widgets import DataTable, Static
 from paytui.ui import format as fmt
 from paytui.ui import messages
 from paytui.ui.bindings import ACCOUNT_PLUGIN_BINDINGS
+from paytui.ui.marks import MARK, Marks
 from paytui.ui.plugin_forms import limit_text
 from paytui.ui.running_app import paytui_app
 from paytui.ui.screens.base import PaytuiScreen
@@ -45,6 +46,11 @@ ACCOUNT_DETAIL_BINDINGS: list[Binding] = [
     Binding("y", "copy_id", "Copy id", id="account.copy_id", tooltip="Copy the account id"),
     Binding("ctrl+r", "refresh", "Refresh", id="account.refresh", tooltip="Reload / retry"),
     *ACCOUNT_PLUGIN_BINDINGS,
+    # Marks and bulk actions on the recent charges (docs/bulk-actions.md).
+    Binding("space", "toggle_mark", "Mark", id="account.mark", show=False),
+    Binding("U", "clear_marks", "Clear marks", id="account.clear_marks", show=False),
+    Binding("C", "bulk_capture", "Bulk capture", id="account.bulk_capture", show=False),
+    Binding("B", "bulk_refund", "Bulk full refund", id="account.bulk_refund", show=False),
 ]
 
 CHARGES_SCOPE = "urn:v2:charges:all"
@@ -87,6 +93,7 @@ class AccountDetailScreen(PaytuiScreen[None]):
         self.merchant = merchant
         self.charges: list[Charge] = []
         self.charges_state = "loading"
+        self.marks = Marks()
 
     def header_account(self) -> str | None:
         return self.account_id
@@ -213,7 +220,7 @@ class AccountDetailScreen(PaytuiScreen[None]):
             when = Text(fmt.timestamp(charge.charge_timestamp))
             when.append(f" ({fmt.age(charge.charge_timestamp, now)})", style="dim")
             table.add_row(
-                fmt.literal(charge.charge_id),
+                self._id_cell(charge),
                 when,
                 Text(fmt.money(charge.total_amount), justify="right"),
                 fmt.status(charge.status),
@@ -232,6 +239,48 @@ class AccountDetailScreen(PaytuiScreen[None]):
         line.append("s", style="bold")
         line.append(" searches all of this account's charges.")
         self._charges_message(line, "results")
+
+    # --- marks and bulk actions (docs/bulk-actions.md) --------------------------------------------
+    def _id_cell(self, charge: Charge) -> Text:
+        if charge.charge_id in self.marks:
+            return Text.assemble(
+                (MARK + " ", fmt.tone("bold accent")), fmt.literal(charge.charge_id)
+            )
+        return fmt.literal(charge.charge_id)
+
+    def _show_marks(self) -> None:
+        table = self.query_one("#recent", FitNavTable)
+        for charge in self.charges:
+            table.set_cell(charge.charge_id, "charge", self._id_cell(charge))
+        title = Text("Recent charges")
+        if len(self.marks):
+            title.append(f" · {len(self.marks)} marked", fmt.tone("bold accent"))
+            title.append(f" · {fmt.money(self.marks.total)}")
+        self.query_one("#recent-title", Static).update(title)
+
+    def action_toggle_mark(self) -> None:
+        table = self.query_one("#recent", FitNavTable)
+        key = table.cursor_key()
+        charge = next((c for c in self.charges if c.charge_id == key), None)
+        if charge is None:
+            return
+        self.marks.toggle(charge)
+        self._show_marks()
+        table.action_cursor_down()
+
+    def action_clear_marks(self) -> None:
+        self.marks.clear()
+        self._show_marks()
+
+    async def action_bulk_capture(self) -> None:
+        from paytui.ui.screens.modals.bulk import open_bulk
+
+        await open_bulk(self.app, "capture", self.marks, self._show_marks)
+
+    async def action_bulk_refund(self) -> None:
+        from paytui.ui.screens.modals.bulk import open_bulk
+
+        await open_bulk(self.app, "refund", self.marks, self._show_marks)
 
     def _show_forbidden(self, scopes: list[str]) -> None:
         need = ", ".join(scopes) or CHARGES_SCOPE

@@ -85,58 +85,80 @@ class ChargeDetailScreen(PaytuiScreen[None]):
 
     #: (key, action, description, id, tooltip): data, so the help screen and keymap can use it.
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding(key, action, description, id=f"detail.{binding_id}", tooltip=tooltip)
-        for key, action, description, binding_id, tooltip in (
-            # The screen's own money actions first: the footer shows them first (80 columns).
-            (
-                "c",
-                "capture",
-                "Capture",
-                "capture",
-                "Capture this authorization (needs urn:v2:charges:all)",
-            ),
-            ("r", "refund", "Refund", "refund", "Refund this charge (needs urn:v2:refunds:all)"),
-            (
-                "e",
-                "edit",
-                "Edit tags",
-                "edit",
-                "Edit tags and attributes (needs urn:v2:charges:all)",
-            ),
-            (
-                "D",
-                "distribute",
-                "Distribute",
-                "distribute",
-                "Add this charge to its account's open distribution "
-                "(needs urn:v2:charges:distribute:create)",
-            ),
-            ("escape", "back", "Back", "back", "Back to the previous screen"),
-            (
-                "o",
-                "open_authorization",
-                "Open authorization",
-                "open_authorization",
-                "Open the authorization this capture captured",
-            ),
-            (
-                "o",
-                "open_capture",
-                "Open capture",
-                "open_capture",
-                "Open the capture of this authorization",
-            ),
-            (
-                "d",
-                "load_distributions",
-                "Distributions",
-                "distributions",
-                "Load the distributions this charge appeared in",
-            ),
-            ("J", "toggle_json", "JSON", "json", "Show or hide the raw JSON of the charge"),
-            ("y", "copy_id", "Copy id", "copy_id", "Copy the charge id to the clipboard"),
-            ("ctrl+r", "refresh", "Reload", "reload", "Read the charge again (retries an error)"),
-        )
+        *[
+            Binding(key, action, description, id=f"detail.{binding_id}", tooltip=tooltip)
+            for key, action, description, binding_id, tooltip in (
+                # The screen's own money actions first: the footer shows them first (80 columns).
+                (
+                    "c",
+                    "capture",
+                    "Capture",
+                    "capture",
+                    "Capture this authorization (needs urn:v2:charges:all)",
+                ),
+                (
+                    "r",
+                    "refund",
+                    "Refund",
+                    "refund",
+                    "Refund this charge (needs urn:v2:refunds:all)",
+                ),
+                (
+                    "e",
+                    "edit",
+                    "Edit tags",
+                    "edit",
+                    "Edit tags and attributes (needs urn:v2:charges:all)",
+                ),
+                (
+                    "D",
+                    "distribute",
+                    "Distribute",
+                    "distribute",
+                    "Add this charge to its account's open distribution "
+                    "(needs urn:v2:charges:distribute:create)",
+                ),
+                ("escape", "back", "Back", "back", "Back to the previous screen"),
+                (
+                    "o",
+                    "open_authorization",
+                    "Open authorization",
+                    "open_authorization",
+                    "Open the authorization this capture captured",
+                ),
+                (
+                    "o",
+                    "open_capture",
+                    "Open capture",
+                    "open_capture",
+                    "Open the capture of this authorization",
+                ),
+                (
+                    "d",
+                    "load_distributions",
+                    "Distributions",
+                    "distributions",
+                    "Load the distributions this charge appeared in",
+                ),
+                ("J", "toggle_json", "JSON", "json", "Show or hide the raw JSON of the charge"),
+                ("y", "copy_id", "Copy id", "copy_id", "Copy the charge id to the clipboard"),
+                (
+                    "ctrl+r",
+                    "refresh",
+                    "Reload",
+                    "reload",
+                    "Read the charge again (retries an error)",
+                ),
+            )
+        ],
+        Binding(
+            "Y",
+            "copy_json",
+            "Copy JSON",
+            id="detail.copy_json",
+            tooltip="Copy the charge as JSON",
+            show=False,
+        ),
     ]
 
     def __init__(
@@ -445,7 +467,7 @@ class ChargeDetailScreen(PaytuiScreen[None]):
             return bool(self._wire.get("original_charge_id"))
         if action == "open_capture":
             return bool(self._capture_id)
-        if action in {"toggle_json", "copy_id", "load_distributions"}:
+        if action in {"toggle_json", "copy_id", "load_distributions", "copy_json"}:
             return True if self.charge is not None or action == "copy_id" else None
         return True
 
@@ -467,6 +489,15 @@ class ChargeDetailScreen(PaytuiScreen[None]):
             self.query_one(JsonView).focus()
         else:
             self.query_one("#detail-panels").focus()
+
+    def curl_request(self) -> tuple[str, str, None, None]:
+        """The request behind this view ("copy as curl")."""
+        return ("GET", f"/v2/charges/{self.charge_id}", None, None)
+
+    def action_copy_json(self) -> None:
+        from paytui.ui.clipboard import copy_json
+
+        copy_json(self.app, self.charge, "charge")
 
     def action_copy_id(self) -> None:
         self.app.copy_to_clipboard(self.charge_id)

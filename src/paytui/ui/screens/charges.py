@@ -44,6 +44,8 @@ if TYPE_CHECKING:
     from paytui.api.queries import ChargeQuery
 
 DEFAULT_SORT = "-charge_timestamp"
+#: "Mark all matching" reads every page: beyond this many, narrow the search first.
+MARK_ALL_LIMIT = 5000
 
 #: name -> title of each quick view (its query is the api layer's constant of the same name)
 QUICK_VIEWS: dict[str, str] = {
@@ -102,6 +104,8 @@ class ChargeSearchScreen(PaytuiScreen[None]):
         self._shown: ChargeQuery | None = None
         """The query whose results the table shows (None: none yet, or an error)."""
         self._focus_results_after_search = False
+        self._mark_all_armed: tuple[Any, int] | None = None
+        """`M` pressed once: (the query, its count) that a second `M` marks."""
 
     def compose(self) -> ComposeResult:
         yield PaytuiHeader()
@@ -115,6 +119,7 @@ class ChargeSearchScreen(PaytuiScreen[None]):
         with Horizontal(id="summary"):
             yield Static(Text(self._view_title), id="view-name")
             yield Static(Text(""), id="page-status")
+            yield Static(Text(""), id="marks")
             yield Static(Text("Showing 0 of 0"), id="showing")
         line = ErrorLine(id="inline-error")
         yield line
@@ -373,6 +378,150 @@ class ChargeSearchScreen(PaytuiScreen[None]):
             return
         self.app.copy_to_clipboard(charge.charge_id)
         self.app.notify(f"Copied charge id {charge.charge_id}", title="Clipboard", markup=False)
+
+    def curl_request(self) -> tuple[str, str, list[tuple[str, str]] | None, Any] | None:
+        """The request behind the page the cursor is on ("copy as curl")."""
+        if self._query is None:
+            return None
+        table = self.query_one(ChargeTable)
+        offset = table.cursor_row // ChargeTable.PAGE_SIZE * ChargeTable.PAGE_SIZE
+        params = [
+            *self._effective(self._query).to_params(),
+            ("limit", str(ChargeTable.PAGE_SIZE)),
+            ("offset", str(offset)),
+        ]
+        return ("GET", "/v2/charges", params, None)
+
+    def action_copy_json(self) -> None:
+        from paytui.ui.clipboard import copy_json
+
+        copy_json(self.app, self.query_one(ChargeTable).cursor_charge, "charge")
+
+    # --- saved searches -------------------------------------------------------------------------
+    def current_query_text(self) -> str:
+        """The query line as typed (what a saved search keeps)."""
+        return self.query_one(QueryInput).value.strip()
+
+    def action_save_search(self) -> None:
+        from paytui.ui.screens.modals.saved_searches import SaveSearchModal
+
+        text = self.current_query_text()
+        if not text:
+            self.app.notify(
+                "Type a query first (/), then save it.", severity="warning", markup=False
+            )
+            return
+        self.app.push_screen(SaveSearchModal(text))
+
+    def run_query_text(self, text: str, title: str = "Search") -> None:
+        """Put `text` in the query line and run it (a saved search, `:charges QUERY`)."""
+        query_input = self.query_one(QueryInput)
+        with query_input.prevent(Input.Changed):
+            query_input.value = text
+        result = self._parse(text)
+        if not self._show_parse_errors(result, text):
+            return
+        self._view_title = title
+        self._set_text("#view-name", Text(self._view_title), layout=True)
+        self._focus_results_after_search = True
+        self._search(result.query)
+
+    # --- marks and bulk actions (docs/bulk-actions.md) --------------------------------------------
+    def _show_marks(self) -> None:
+        marks = self.query_one(ChargeTable).marks
+        if not len(marks):
+            self._set_text("#marks", Text(""))
+            return
+        line = Text.assemble(
+            (f"{len(marks)} marked", fmt.tone("bold accent")), " · ", fmt.money(marks.total)
+        )
+        self._set_text("#marks", line)
+
+    def action_toggle_mark(self) -> None:
+        table = self.query_one(ChargeTable)
+        charge = table.cursor_charge
+        if charge is None:
+            return
+        table.marks.toggle(charge)
+        table.refresh()
+        self._show_marks()
+        table.action_cursor_down()
+
+    def action_clear_marks(self) -> None:
+        table = self.query_one(ChargeTable)
+        if table.marks.clear():
+            table.refresh()
+        self._show_marks()
+
+    def action_mark_all(self) -> None:
+        """First `M`: say how many match; a second `M` on the same search marks them all."""
+        table = self.query_one(ChargeTable)
+        query = self._query
+        if query is None or self.state != "results":
+            return
+        if self._mark_all_armed != (query, table.total):
+            if table.total > MARK_ALL_LIMIT:
+                self.app.notify(
+                    f"{table.total:,} charges match: too many to mark at once (at most "
+                    f"{MARK_ALL_LIMIT:,}). Narrow the search.",
+                    severity="warning",
+                    markup=False,
+                )
+                return
+            self._mark_all_armed = (query, table.total)
+            self.app.notify(
+                f"{table.total:,} charges match this search. Press M again to mark them all.",
+                title="Mark all matching",
+                markup=False,
+            )
+            return
+        self._mark_all_armed = None
+        self.mark_all_matching(self._effective(query))
+
+    @work(exclusive=True, group="mark-all")
+    async def mark_all_matching(self, query: ChargeQuery) -> None:
+        """Read every page of the search (not only what is on screen) and mark each charge."""
+        client = await paytui_app(self).get_client()
+        found: list[Any] = []
+        try:
+            while len(found) <= MARK_ALL_LIMIT:
+                page = await client.search_charges_page(
+                    query, limit=ChargeTable.PAGE_SIZE, offset=len(found)
+                )
+                found.extend(page.items)
+                if not page.items or not page.has_more:
+                    break
+        except Exception as exc:
+            self.app.notify(f"Could not read every page: {exc}", severity="error", markup=False)
+            return
+        table = self.query_one(ChargeTable)
+        added = table.marks.add(found[:MARK_ALL_LIMIT])
+        table.refresh()
+        self._show_marks()
+        self.app.notify(
+            f"Marked {added:,} more ({len(table.marks):,} marked).",
+            title="Mark all matching",
+            markup=False,
+        )
+
+    async def action_bulk_capture(self) -> None:
+        await self._bulk("capture")
+
+    async def action_bulk_refund(self) -> None:
+        await self._bulk("refund")
+
+    async def _bulk(self, operation: str) -> None:
+        """The dry run of a bulk action on the marked charges, in a dialog that then confirms,
+        runs and reports it (`paytui.actions.batch`)."""
+        from paytui.ui.screens.modals.bulk import open_bulk
+
+        table = self.query_one(ChargeTable)
+
+        def after() -> None:
+            table.refresh()
+            self._show_marks()
+
+        await open_bulk(self.app, operation, table.marks, after)
 
     # --- money actions: the registry decides, the dialogs and the executor act ----------------
     def action_subject(self, action: str) -> object | None:

@@ -1,8 +1,9 @@
 """Distributions (`4`): payouts to merchant accounts, newest first, with totals by category.
 
 `chargebacks` is always a column (at zero too): "did a chargeback come out of this payout?" is
-the question people open this screen to answer. Pages of `PAGE_SIZE` from the server; `]` / `[`
-move between pages, "Showing N of M" says where you are. `enter` opens a distribution's items.
+the question people open this screen to answer. Pages of `PAGE_SIZE` from the server; the next
+page is read as the cursor nears the end (the list kit's `MoreRows`), "Showing N of M" says how
+far. `enter` opens a distribution's items.
 """
 
 from __future__ import annotations
@@ -25,26 +26,13 @@ from paytui.ui.widgets.fit_table import FitColumn, FitNavTable
 from paytui.ui.widgets.footer import PaytuiFooter
 from paytui.ui.widgets.header import PaytuiHeader
 from paytui.ui.widgets.list_state import ErrorLine, ListState, add_unreadable_rows, showing
+from paytui.ui.widgets.more_rows import MoreRows
 from paytui.ui.widgets.nav_table import NavTable
 
 if TYPE_CHECKING:
-    from paytui.api.models import Distribution
+    from paytui.api.models import Distribution, Page
 
 DISTRIBUTIONS_BINDINGS: list[Binding] = [
-    Binding(
-        "right_square_bracket",
-        "next_page",
-        "Next page",
-        id="distributions.next_page",
-        tooltip="The next (older) page of distributions",
-    ),
-    Binding(
-        "left_square_bracket",
-        "previous_page",
-        "Previous page",
-        id="distributions.previous_page",
-        tooltip="The previous (newer) page",
-    ),
     Binding(
         "y", "copy_id", "Copy id", id="distributions.copy_id", tooltip="Copy the distribution id"
     ),
@@ -96,7 +84,7 @@ DISTRIBUTION_COLUMNS = (
 
 
 class DistributionsScreen(PaytuiScreen[None]):
-    """A paged list of distributions with their totals."""
+    """Distributions with their totals; scrolling reads the next page."""
 
     CSS_PATH = Path(__file__).with_name("distributions.tcss")
     BINDINGS: ClassVar[list[BindingType]] = [*DISTRIBUTIONS_BINDINGS]
@@ -105,10 +93,8 @@ class DistributionsScreen(PaytuiScreen[None]):
 
     def __init__(self) -> None:
         super().__init__()
-        self.page_offset = 0
-        self.total: int | None = None
-        self.has_more = False
         self.distributions: list[Distribution] = []
+        self.more = MoreRows(PAGE_SIZE)
 
     def compose(self) -> ComposeResult:
         yield PaytuiHeader()
@@ -130,32 +116,49 @@ class DistributionsScreen(PaytuiScreen[None]):
         """loading | results | empty | error (the list kit's panel holds it)."""
         return self.query_one(ListState).state
 
-    def _load(self, offset: int | None = None) -> None:
-        """Read the page at `offset` (this page by default); the offset moves only once it has
-        been read, so a page that fails leaves the list, and paging, where they were."""
+    def _load(self) -> None:
+        """Read the first page again (a refresh); the rows on screen stay until it is read."""
         if not self.distributions:
             self.query_one(ListState).show_loading("distributions")
-        self.read_page(self.page_offset if offset is None else offset)
+        self.read_first()
 
     @work(exclusive=True, group="distributions-read")
-    async def read_page(self, offset: int) -> None:
+    async def read_first(self) -> None:
         try:
             client = await paytui_app(self).get_client()
-            page = await client.list_distributions_page(limit=PAGE_SIZE, offset=offset)
+            page = await client.list_distributions_page(limit=PAGE_SIZE, offset=0)
         except Exception as exc:
-            # A page that fails leaves the last good page on screen under the error line.
+            # A reload that fails leaves the last good rows on screen under the error line.
             info = self.query_one(ListState).show_failed(
                 exc, rows_on_screen=bool(self.distributions)
             )
             self.app.notify(info.message, title=info.title, severity="error", markup=False)
             return
-        self.page_offset = page.offset
-        self.total = page.total
-        self.has_more = page.has_more
-        self.distributions = list(page.items)
+        self.workers.cancel_group(self, "distributions-more")
+        self.more.reset()
+        self.distributions = []
+        self.query_one(FitNavTable).clear()
+        self._append(page)
+        if not self.more.read:
+            self.query_one(ListState).show_empty("No distributions for this client yet.")
+            return
+        self.query_one(ListState).show_results()
+        self.query_one(FitNavTable).focus()
+
+    @work(exclusive=True, group="distributions-more")
+    async def read_more(self) -> None:
+        async def page_at(offset: int) -> Page[Distribution]:
+            client = await paytui_app(self).get_client()
+            return await client.list_distributions_page(limit=PAGE_SIZE, offset=offset)
+
+        page = await self.more.read_next(page_at, self.query_one(ListState), "distributions")
+        if page is not None:
+            self._append(page)
+
+    def _append(self, page: Page[Distribution]) -> None:
+        """Add a page's distributions (and its unreadable items) under the rows shown."""
         table = self.query_one(FitNavTable)
-        table.clear()
-        for dist in self.distributions:
+        for dist in page.items:
             table.add_row(
                 fmt.literal(dist.distribution_id or "—"),
                 Text(fmt.date(dist.distribution_timestamp)),
@@ -164,29 +167,15 @@ class DistributionsScreen(PaytuiScreen[None]):
                 fmt.literal(dist.account_id or "—"),
                 key=dist.distribution_id,
             )
-        shown = len(self.distributions) + add_unreadable_rows(table, page.unreadable)
-        self.query_one("#showing", Static).update(
-            showing(shown, self.total, first=self.page_offset)
-        )
-        if not shown:
-            self.query_one(ListState).show_empty("No distributions for this client yet.")
-            return
-        self.query_one(ListState).show_results()
-        table.focus()
+            self.distributions.append(dist)
+        self.more.took(page, len(page.items) + add_unreadable_rows(table, page.unreadable))
+        self.query_one("#showing", Static).update(showing(self.more.read, self.more.total))
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if self.more.wants_more(event.cursor_row):
+            self.read_more()
 
     # --- actions --------------------------------------------------------------------------------
-    def action_next_page(self) -> None:
-        if not self.has_more:
-            self.app.bell()
-            return
-        self._load(self.page_offset + PAGE_SIZE)
-
-    def action_previous_page(self) -> None:
-        if self.page_offset == 0:
-            self.app.bell()
-            return
-        self._load(max(0, self.page_offset - PAGE_SIZE))
-
     def action_refresh(self) -> None:
         self._load()
 

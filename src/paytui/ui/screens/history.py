@@ -24,7 +24,7 @@ from paytui.ui import messages
 from paytui.ui.bindings import HISTORY_BINDINGS
 from paytui.ui.running_app import paytui_app
 from paytui.ui.screens.base import PaytuiScreen
-from paytui.ui.widgets.fit_table import FitColumn, FitTable
+from paytui.ui.widgets.fit_table import FitColumn, FitNavTable
 from paytui.ui.widgets.footer import PaytuiFooter
 from paytui.ui.widgets.header import PaytuiHeader
 from paytui.ui.widgets.list_state import ErrorLine, ListState
@@ -78,7 +78,7 @@ class HistoryScreen(PaytuiScreen[None]):
         line = ErrorLine(id="inline-error")
         yield line
         yield ListState(error_line=line)
-        yield FitTable(COLUMNS, id="history-table", cursor_type="row", zebra_stripes=True)
+        yield FitNavTable(COLUMNS, id="history-table", cursor_type="row", zebra_stripes=True)
         yield PaytuiFooter()
 
     def on_mount(self) -> None:
@@ -107,6 +107,8 @@ class HistoryScreen(PaytuiScreen[None]):
             self.query_one(ListState).show_failed(exc, rows_on_screen=bool(self.entries))
             return
         self._show(entries)
+        with contextlib.suppress(Exception):  # the offer is a nicety; the journal shows anyway
+            await self._offer_batches()
         # A "not applied" whose read-back may have been too early (before a commit still in
         # flight could show) is no verdict yet: read it back again now. It becomes "succeeded"
         # (corrected, and said so), a proven "not applied", or "unknown" until it can be proven.
@@ -156,6 +158,30 @@ class HistoryScreen(PaytuiScreen[None]):
             )
         self.refresh_bindings()
 
+    async def _offer_batches(self) -> None:
+        """A bulk action a crash or a cancel left unfinished: say so, `T` resumes it."""
+        log = await paytui_app(self).actions.batch_log()
+        executor = await paytui_app(self).actions.executor()
+        found = log.resumable(profile=executor.profile, base_url=executor.base_url)
+        self.batches = found
+        if found:
+            batch = found[0]
+            self.query_one("#history-status", Static).update(
+                Text(
+                    f"Bulk {batch.operation} #{batch.id} stopped with {len(batch.open_items)} of"
+                    f" {len(batch.items)} left: T resumes it (never twice on a charge)",
+                    style="bold",
+                )
+            )
+        self.refresh_bindings()
+
+    def action_resume_batch(self) -> None:
+        from paytui.ui.screens.modals.bulk import BulkActionModal
+
+        batches = getattr(self, "batches", [])
+        if batches:
+            self.app.push_screen(BulkActionModal.resuming(batches[0]))
+
     # --- actions ------------------------------------------------------------------------------
     def action_subject(self, action: str) -> object | None:
         """Retry acts on the highlighted journal entry."""
@@ -171,6 +197,8 @@ class HistoryScreen(PaytuiScreen[None]):
             )
         if action == "open_charge":
             return None if entry is None or not entry.charge_id else True
+        if action == "resume_batch":
+            return True if getattr(self, "batches", None) else None
         return True
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:

@@ -1,6 +1,7 @@
 """Plugin sessions (palette "Plugin sessions"): `GET /v2/plugins`, a page at a time.
 
-Built with the list kit (`FitTable`, `ListState`, unreadable rows). `enter` shows every setting of
+Built with the list kit (`FitTable`, `ListState`, unreadable rows, `MoreRows`: the next page is
+read as the cursor nears the end). `enter` shows every setting of
 the highlighted session (read again with `GET /v2/plugins/{id}`), `x` / delete deletes it after a
 review that names it, through the executor (`DeleteSessionModal`), `y` copies its id.
 """
@@ -15,6 +16,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Vertical
+from textual.coordinate import Coordinate
 from textual.widgets import DataTable, Static
 
 from paytui.text import safe
@@ -29,6 +31,7 @@ from paytui.ui.widgets.footer import PaytuiFooter
 from paytui.ui.widgets.header import PaytuiHeader
 from paytui.ui.widgets.json_view import JsonView
 from paytui.ui.widgets.list_state import ErrorLine, ListState, add_unreadable_rows, showing
+from paytui.ui.widgets.more_rows import MoreRows
 
 if TYPE_CHECKING:
     from paytui.api.models import Page, PluginSession
@@ -45,7 +48,7 @@ COLUMNS = (
 
 
 class PluginSessionsScreen(PaytuiScreen[None]):
-    """Every plugin session of the caller, newest first."""
+    """Every plugin session of the caller, newest first; scrolling reads the next page."""
 
     CSS_PATH = Path(__file__).with_name("plugin_sessions.tcss")
     BINDINGS: ClassVar[list[BindingType]] = [*PLUGIN_SESSIONS_BINDINGS]
@@ -54,8 +57,9 @@ class PluginSessionsScreen(PaytuiScreen[None]):
 
     def __init__(self) -> None:
         super().__init__()
-        self.page_offset = 0
-        self.page: Page[PluginSession] | None = None
+        #: The sessions read so far, by id (the table's row keys).
+        self.sessions: dict[str, PluginSession] = {}
+        self.more = MoreRows(PAGE_SIZE)
 
     def compose(self) -> ComposeResult:
         yield PaytuiHeader()
@@ -70,25 +74,49 @@ class PluginSessionsScreen(PaytuiScreen[None]):
     def on_mount(self) -> None:
         self.load()
 
-    def load(self, offset: int | None = None) -> None:
-        if self.page is None or not self.page.items:
+    def load(self) -> None:
+        """Read the first page; more is read as the cursor nears the end."""
+        if not self.sessions:
             self.query_one(ListState).show_loading("plugin sessions")
-        self._read(self.page_offset if offset is None else offset)
+        self._read_first()
 
     @work(exclusive=True, group="sessions-load")
-    async def _read(self, offset: int) -> None:
+    async def _read_first(self) -> None:
         try:
             client = await paytui_app(self).get_client()
-            page = await client.list_plugin_sessions_page(limit=PAGE_SIZE, offset=offset)
+            page = await client.list_plugin_sessions_page(limit=PAGE_SIZE, offset=0)
         except Exception as exc:
-            has_rows = self.page is not None and bool(self.page.items)
-            self.query_one(ListState).show_failed(exc, rows_on_screen=has_rows)
+            self.query_one(ListState).show_failed(exc, rows_on_screen=bool(self.sessions))
             return
-        self.page = page
-        self.page_offset = offset
+        self.workers.cancel_group(self, "sessions-more")
+        self.more.reset()
+        self.sessions = {}
+        self.query_one(FitNavTable).clear()
+        self._append(page)
+        if self.more.read:
+            self.query_one(ListState).show_results()
+        else:
+            self.query_one(ListState).show_empty(
+                "No plugin sessions yet.\nCreate one with L on an approved account's detail."
+            )
+        self.refresh_bindings()
+
+    @work(exclusive=True, group="sessions-more")
+    async def _read_more(self) -> None:
+        async def page_at(offset: int) -> Page[PluginSession]:
+            client = await paytui_app(self).get_client()
+            return await client.list_plugin_sessions_page(limit=PAGE_SIZE, offset=offset)
+
+        page = await self.more.read_next(page_at, self.query_one(ListState), "sessions")
+        if page is not None:
+            self._append(page)
+
+    def _append(self, page: Page[PluginSession]) -> None:
+        """Add a page's sessions (and its unreadable items) under the rows already shown."""
         table = self.query_one(FitNavTable)
-        table.clear()
         for session in page.items:
+            if session.session_id in self.sessions:
+                continue  # a session created meanwhile moved the pages: shown once
             table.add_row(
                 fmt.literal(session.session_id),
                 fmt.literal(session.type or "—"),
@@ -98,28 +126,19 @@ class PluginSessionsScreen(PaytuiScreen[None]):
                 fmt.literal(", ".join(session.tags)),
                 key=session.session_id,
             )
-        shown = len(page.items) + add_unreadable_rows(table, page.unreadable)
-        text = showing(shown, page.total, first=offset)
-        if page.has_more:
-            text.append("   ]: next page")
-        if offset:
-            text.append("   [: previous page")
-        self.query_one("#sessions-status", Static).update(text)
-        if shown:
-            self.query_one(ListState).show_results()
-        else:
-            self.query_one(ListState).show_empty(
-                "No plugin sessions yet.\nCreate one with L on an approved account's detail."
-            )
-        self.refresh_bindings()
+            self.sessions[session.session_id] = session
+        self.more.took(page, len(page.items) + add_unreadable_rows(table, page.unreadable))
+        status = showing(self.more.read, self.more.total)
+        self.query_one("#sessions-status", Static).update(status)
 
     # --- the registry's subject: the highlighted session --------------------------------------
     @property
     def selected(self) -> PluginSession | None:
         table = self.query_one(FitNavTable)
-        if self.page is None or not (0 <= table.cursor_row < len(self.page.items)):
+        if not self.sessions or not (0 <= table.cursor_row < table.row_count):
             return None
-        return self.page.items[table.cursor_row]
+        key = table.coordinate_to_cell_key(Coordinate(table.cursor_row, 0)).row_key.value
+        return self.sessions.get(str(key))
 
     def action_subject(self, action: str) -> object | None:
         return self.selected
@@ -129,15 +148,13 @@ class PluginSessionsScreen(PaytuiScreen[None]):
         return session.session_id if session is not None else None
 
     def check_own_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "next_page":
-            return True if self.page is not None and self.page.has_more else None
-        if action == "previous_page":
-            return True if self.page_offset > 0 else None
         if action in ("view", "copy_id"):
             return True if self.selected is not None else None
         return True
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if self.more.wants_more(event.cursor_row):
+            self._read_more()
         self.refresh_bindings()
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
@@ -170,14 +187,6 @@ class PluginSessionsScreen(PaytuiScreen[None]):
                 self.load()
 
         self.app.push_screen(DeleteSessionModal(session.session_id), deleted)
-
-    def action_next_page(self) -> None:
-        if self.page is not None and self.page.has_more:
-            self.load(self.page_offset + PAGE_SIZE)
-
-    def action_previous_page(self) -> None:
-        if self.page_offset:
-            self.load(max(0, self.page_offset - PAGE_SIZE))
 
     def action_refresh(self) -> None:
         self.load()

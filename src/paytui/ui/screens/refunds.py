@@ -1,7 +1,7 @@
 """Refunds (command palette "Refunds"): search refunds by charge id or account, paged.
 
-Type a charge id, or `acct:<account id>`, and press enter; `n` / `p` page; `enter` on a row opens
-the refunded charge.
+Type a charge id, or `acct:<account id>`, and press enter; the next page is read as the cursor
+nears the end (the list kit's `MoreRows`); `enter` on a row opens the refunded charge.
 """
 
 from __future__ import annotations
@@ -21,10 +21,11 @@ from paytui.ui import messages
 from paytui.ui.bindings import REFUNDS_BINDINGS
 from paytui.ui.running_app import paytui_app
 from paytui.ui.screens.base import PaytuiScreen
-from paytui.ui.widgets.fit_table import FitColumn, FitTable
+from paytui.ui.widgets.fit_table import FitColumn, FitNavTable
 from paytui.ui.widgets.footer import PaytuiFooter
 from paytui.ui.widgets.header import PaytuiHeader
 from paytui.ui.widgets.list_state import ErrorLine, ListState, add_unreadable_rows, showing
+from paytui.ui.widgets.more_rows import MoreRows
 from paytui.ui.widgets.safe_input import SafeInput
 
 if TYPE_CHECKING:
@@ -52,7 +53,7 @@ def parse_refund_search(text: str) -> RefundQuery:
 
 
 class RefundsScreen(PaytuiScreen[None]):
-    """Search refunds, a page at a time."""
+    """Search refunds; scrolling reads the next page."""
 
     CSS_PATH = Path(__file__).with_name("refunds.tcss")
     BINDINGS: ClassVar[list[BindingType]] = [*REFUNDS_BINDINGS]
@@ -62,8 +63,8 @@ class RefundsScreen(PaytuiScreen[None]):
     def __init__(self, query: RefundQuery | None = None) -> None:
         super().__init__()
         self.refund_query = query or RefundQuery()
-        self.page_offset = 0
-        self.page: Page[Refund] | None = None
+        self.refunds: list[Refund] = []
+        self.more = MoreRows(PAGE_SIZE)
 
     def compose(self) -> ComposeResult:
         yield PaytuiHeader()
@@ -74,7 +75,7 @@ class RefundsScreen(PaytuiScreen[None]):
         line = ErrorLine(id="inline-error")
         yield line
         yield ListState(error_line=line)
-        yield FitTable(COLUMNS, id="refunds-table", cursor_type="row", zebra_stripes=True)
+        yield FitNavTable(COLUMNS, id="refunds-table", cursor_type="row", zebra_stripes=True)
         yield PaytuiFooter()
 
     def on_mount(self) -> None:
@@ -85,29 +86,50 @@ class RefundsScreen(PaytuiScreen[None]):
         """loading | results | empty | error (the list kit's panel holds it)."""
         return self.query_one(ListState).state
 
-    def load(self, offset: int | None = None) -> None:
-        """Read the page at `offset` (this page by default); the offset moves once it is read."""
-        if self.page is None or not self.page.items:
+    def load(self) -> None:
+        """Read the first page of the search; more is read as the cursor nears the end."""
+        if not self.refunds:
             self.query_one(ListState).show_loading("refunds")
-        self._read(self.page_offset if offset is None else offset)
+        self._read_first()
 
     @work(exclusive=True, group="refunds-load")
-    async def _read(self, offset: int) -> None:
-        status = self.query_one("#refunds-status", Static)
+    async def _read_first(self) -> None:
         try:
             client = await paytui_app(self).get_client()
-            page = await client.search_refunds_page(
-                self.refund_query, limit=PAGE_SIZE, offset=offset
-            )
+            page = await client.search_refunds_page(self.refund_query, limit=PAGE_SIZE, offset=0)
         except Exception as exc:
-            has_rows = self.page is not None and bool(self.page.items)
-            info = self.query_one(ListState).show_failed(exc, rows_on_screen=has_rows)
+            # A reload that fails leaves the last good rows on screen under the error line.
+            info = self.query_one(ListState).show_failed(exc, rows_on_screen=bool(self.refunds))
             self.app.notify(info.message, title=info.title, severity="error", markup=False)
             return
-        self.page = page
-        self.page_offset = offset
-        table = self.query_one(FitTable)
-        table.clear()
+        self.workers.cancel_group(self, "refunds-more")
+        self.more.reset()
+        self.refunds = []
+        self.query_one(FitNavTable).clear()
+        self._append(page)
+        if self.more.read:
+            self.query_one(ListState).show_results()
+        else:
+            self.query_one(ListState).show_empty(
+                "No refunds match.\nChange the search and press Enter."
+            )
+        self.refresh_bindings()
+
+    @work(exclusive=True, group="refunds-more")
+    async def _read_more(self) -> None:
+        async def page_at(offset: int) -> Page[Refund]:
+            client = await paytui_app(self).get_client()
+            return await client.search_refunds_page(
+                self.refund_query, limit=PAGE_SIZE, offset=offset
+            )
+
+        page = await self.more.read_next(page_at, self.query_one(ListState), "refunds")
+        if page is not None:
+            self._append(page)
+
+    def _append(self, page: Page[Refund]) -> None:
+        """Add a page's refunds (and its unreadable items) under the rows already shown."""
+        table = self.query_one(FitNavTable)
         for refund in page.items:
             table.add_row(
                 fmt.literal(refund.refund_id),
@@ -117,45 +139,24 @@ class RefundsScreen(PaytuiScreen[None]):
                 Text(fmt.timestamp(refund.refund_timestamp)),
                 fmt.literal(refund.reason or ""),
             )
-        shown = len(page.items) + add_unreadable_rows(table, page.unreadable)
-        text = showing(shown, page.total, first=self.page_offset)
-        if page.has_more:
-            text.append("   n: next page")
-        if self.page_offset:
-            text.append("   p: previous page")
-        status.update(text)
-        if shown:
-            self.query_one(ListState).show_results()
-        else:
-            self.query_one(ListState).show_empty(
-                "No refunds match.\nChange the search and press Enter."
-            )
-        self.refresh_bindings()
+            self.refunds.append(refund)
+        self.more.took(page, len(page.items) + add_unreadable_rows(table, page.unreadable))
+        self.query_one("#refunds-status", Static).update(showing(self.more.read, self.more.total))
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action == "next_page":
-            return True if self.page is not None and self.page.has_more else None
-        if action == "previous_page":
-            return True if self.page_offset > 0 else None
-        return True
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if self.more.wants_more(event.cursor_row):
+            self._read_more()
 
     @on(Input.Submitted, "#refunds-query")
     def _search(self, event: Input.Submitted) -> None:
         event.stop()
         self.refund_query = parse_refund_search(event.value)
         self.query_one(DataTable).focus()
-        self.load(0)
+        self.refunds = []
+        self.load()
 
     def action_focus_search(self) -> None:
         self.query_one("#refunds-query", Input).focus()
-
-    def action_next_page(self) -> None:
-        if self.page is not None and self.page.has_more:
-            self.load(self.page_offset + PAGE_SIZE)
-
-    def action_previous_page(self) -> None:
-        if self.page_offset:
-            self.load(max(0, self.page_offset - PAGE_SIZE))
 
     def action_refresh(self) -> None:
         self.load()
@@ -166,9 +167,9 @@ class RefundsScreen(PaytuiScreen[None]):
 
     def action_open_charge(self) -> None:
         table = self.query_one(DataTable)
-        if self.page is None or not (0 <= table.cursor_row < len(self.page.items)):
+        if not 0 <= table.cursor_row < len(self.refunds):
             return
-        charge_id = self.page.items[table.cursor_row].charge_id
+        charge_id = self.refunds[table.cursor_row].charge_id
         if charge_id:
             self.post_message(messages.OpenCharge(charge_id))
 

@@ -30,6 +30,7 @@ from paytui.ui.widgets.fit_table import FitColumn, FitTable
 from paytui.ui.widgets.footer import PaytuiFooter
 from paytui.ui.widgets.header import PaytuiHeader
 from paytui.ui.widgets.list_state import ErrorLine, ListState, add_unreadable_rows, showing
+from paytui.ui.widgets.more_rows import MoreRows
 
 if TYPE_CHECKING:
     from paytui.api.models import Charge, Token
@@ -103,11 +104,8 @@ class TokensScreen(PaytuiScreen[None]):
     def __init__(self) -> None:
         super().__init__()
         self.tokens: list[Token] = []
-        #: How many rows are unreadable tokens (shown with their ids, after each page's tokens).
-        self.unreadable = 0
-        self.total: int | None = None
-        self.has_more = False
-        self._loading_more = False
+        #: Where paging stands (the list kit's one paging: more is read near the end).
+        self.more = MoreRows(PAGE_SIZE)
 
     def compose(self) -> ComposeResult:
         yield PaytuiHeader()
@@ -145,9 +143,10 @@ class TokensScreen(PaytuiScreen[None]):
         table = self.query_one("#tokens", DataTable)
         table.clear()
         self.tokens = []
-        self.unreadable = 0
+        self.workers.cancel_group(self, "tokens-more")
+        self.more.reset()
         self._append(page)
-        if not self.tokens and not self.unreadable:
+        if not self.more.read:
             self.query_one(ListState).show_empty(
                 "No tokens stored yet.\nPress n to store a card as a token."
             )
@@ -163,32 +162,22 @@ class TokensScreen(PaytuiScreen[None]):
         for token in page.items:
             table.add_row(*token_row(token, now), key=token.token_id)
             self.tokens.append(token)
-        self.unreadable += add_unreadable_rows(table, page.unreadable)
-        self.total = page.total
-        self.has_more = page.has_more
-        total = page.total if page.total is not None else len(self.tokens)
+        self.more.took(page, len(page.items) + add_unreadable_rows(table, page.unreadable))
         expired = sum(1 for t in self.tokens if token_state(t, now) == "expired")
-        text = showing(len(self.tokens) + self.unreadable, total)
+        text = showing(self.more.read, self.more.total)
         if expired:
             text.append(f" · {expired} expired")
         self.query_one("#showing", Static).update(text)
 
     @work(exclusive=True, group="tokens-more")
     async def _load_more(self) -> None:
-        self._loading_more = True
-        try:
+        async def page_at(offset: int) -> Any:
             client = await self.app.get_client()
-            page = await client.list_tokens_page(
-                limit=PAGE_SIZE, offset=len(self.tokens) + self.unreadable
-            )
-        except Exception as exc:
-            self.query_one(ListState).show_failed(
-                exc, rows_on_screen=True, note="more tokens did not load"
-            )
-            return
-        finally:
-            self._loading_more = False
-        self._append(page)
+            return await client.list_tokens_page(limit=PAGE_SIZE, offset=offset)
+
+        page = await self.more.read_next(page_at, self.query_one(ListState), "tokens")
+        if page is not None:
+            self._append(page)
 
     def _show_error(self, exc: BaseException) -> None:
         """A failed (re)load: the last good tokens stay on screen under the error line."""
@@ -197,7 +186,7 @@ class TokensScreen(PaytuiScreen[None]):
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         self.refresh_bindings()  # update / charge follow the highlighted token
-        if self.has_more and not self._loading_more and event.cursor_row >= len(self.tokens) - 5:
+        if self.more.wants_more(event.cursor_row):
             self._load_more()
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
@@ -245,6 +234,13 @@ class TokensScreen(PaytuiScreen[None]):
             return
         self.app.copy_to_clipboard(token.token_id)
         self.app.notify(f"Copied token id {token.token_id}", title="Clipboard", markup=False)
+
+    def action_copy_json(self) -> None:
+        from paytui.ui.clipboard import copy_json
+
+        token = self._need_token()
+        if token is not None:
+            copy_json(self.app, token, "token")
 
     def action_view(self) -> None:
         token = self._need_token()

@@ -30,6 +30,7 @@ from textual.strip import Strip
 from paytui.text import safe
 from paytui.ui import format as fmt
 from paytui.ui.bindings import TABLE_BINDINGS
+from paytui.ui.marks import MARK, Marks
 from paytui.ui.widgets.columns import layout_columns as fit_columns
 from paytui.ui.widgets.list_state import UNREADABLE_LABEL
 
@@ -275,6 +276,8 @@ class ChargeTable(ScrollView, can_focus=True):
         self.sort: str | None = None
         self.pages_fetched = 0
         """How many pages were fetched since the last `show` (tests and diagnostics)."""
+        self.marks = Marks()
+        """Marked charges, by id: kept across `show` (paging, sorting, refresh) on purpose."""
 
     # --- data ----------------------------------------------------------------------------------
     def show(
@@ -396,6 +399,10 @@ class ChargeTable(ScrollView, can_focus=True):
             return
         self._loading.discard(page_index)
         self._pages[page_index] = _rows(page)
+        if len(self.marks):
+            for item in self._pages[page_index]:
+                if not _is_unreadable(item):
+                    self.marks.refresh(item)
         self.pages_fetched += 1
         self._evict()
         if page.total is not None and page.total != self.total:
@@ -531,6 +538,7 @@ class ChargeTable(ScrollView, can_focus=True):
             self.has_focus,
             self.sort,
             self.total,
+            self.marks.version,
         )
         cached = self._strip_cache.get(key)
         if cached is not None:
@@ -545,9 +553,17 @@ class ChargeTable(ScrollView, can_focus=True):
         return strip
 
     def _cells_to_strip(
-        self, cells: list[Text], widths: list[tuple[Column, int]], base: Style, width: int
+        self,
+        cells: list[Text],
+        widths: list[tuple[Column, int]],
+        base: Style,
+        width: int,
+        *,
+        marked: bool = False,
     ) -> Strip:
         line = Text(" ", style=base, no_wrap=True, end="")
+        if marked:  # the leading pad column carries the mark (a sign, not a colour alone)
+            line = Text(MARK, style=base + fmt.tone("bold accent"), no_wrap=True, end="")
         for index, (cell, (column, cell_width)) in enumerate(zip(cells, widths, strict=True)):
             cell = cell.copy()
             cell.no_wrap = True
@@ -595,4 +611,5 @@ class ChargeTable(ScrollView, can_focus=True):
         if self._pages and row // self.PAGE_SIZE in self._pages:
             self._pages.move_to_end(row // self.PAGE_SIZE)
         cells = [column.render(charge) for column, _ in widths]
-        return self._cells_to_strip(cells, widths, base, width)
+        marked = charge.charge_id in self.marks
+        return self._cells_to_strip(cells, widths, base, width, marked=marked)

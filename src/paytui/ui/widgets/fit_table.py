@@ -90,6 +90,16 @@ class FitTable(DataTable[Any]):
         self._schedule_fit()
         return super().add_row(*self._shown(texts), height=height, key=key, label=label)
 
+    def set_cell(self, key: str, column: str, value: Any) -> None:
+        """Change one cell of row `key` (kept for the next re-layout too)."""
+        index = next(i for i, c in enumerate(self._fit_columns) if c.key == column)
+        text = _cell(value)
+        for row_key, texts in self._rows:
+            if row_key == key and index < len(texts):
+                texts[index] = text
+        if column in self.shown_columns:
+            self.update_cell(key, column, text)
+
     def _shown(self, texts: list[Text]) -> list[Text]:
         return [texts[index] if index < len(texts) else Text("") for index, _w in self._layout]
 

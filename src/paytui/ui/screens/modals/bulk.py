@@ -1,0 +1,238 @@
+"""The bulk action dialog: dry run → (typed) confirmation → progress with each outcome → summary.
+
+It decides nothing: the dry run is `paytui.actions.batch.plan_batch` (the action registry's
+reasons), the confirmation is checked by `BatchRunner` with the policy's own rule (typed on a
+production profile, as every money dialog), and every item goes through the one executor and
+journal. Escape before the start closes (nothing is sent); while running it stops the batch after
+the items already in flight (their outcomes are still recorded), then shows what was and was not
+done. The dialog dismisses with the ids of the charges acted on, so the list unmarks them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import BindingType
+from textual.containers import Vertical
+from textual.widgets import Input, ProgressBar, RichLog, Static
+
+from paytui.actions.batch import BULK_OPERATIONS, BatchPlan, BatchRunner, plan_batch, summarise
+from paytui.actions.errors import ActionError, ConfirmationRequired
+from paytui.text import safe
+from paytui.ui import format as fmt
+from paytui.ui.bindings import BULK_BINDINGS
+from paytui.ui.screens.base import PaytuiModal
+from paytui.ui.widgets.safe_input import SafeInput
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from paytui.actions.batch_log import BatchItem, BatchRecord
+    from paytui.ui.marks import Marks
+
+#: Skipped charges listed by name in the dry run; the rest are counted.
+SHOWN_SKIPPED = 8
+_STATE_STYLES = {
+    "succeeded": "bold success",
+    "failed": "bold error",
+    "not_applied": "warning",
+    "skipped": "warning",
+    "unknown": "bold accent",
+}
+
+
+def dry_run_text(plan: BatchPlan, *, needs_phrase: bool) -> Text:
+    """How many, the total, which are skipped and why (the registry's words)."""
+    noun = "authorization" if plan.operation == "capture" else "charge"
+    text = Text()
+    text.append(f"{plan.label} of {plan.count} {noun}{'s' if plan.count != 1 else ''}", "bold")
+    text.append(": total ")
+    text.append(fmt.money(plan.total), "bold")
+    if plan.operation == "refund":
+        text.append(" at most (what is left of each charge is refunded)")
+    text.append(".\n")
+    if plan.skipped:
+        text.append(f"{len(plan.skipped)} marked will be skipped:\n", fmt.tone("bold warning"))
+        for skipped in plan.skipped[:SHOWN_SKIPPED]:
+            text.append_text(fmt.literal(f"  {skipped.charge_id}: {skipped.reason}\n"))
+        if len(plan.skipped) > SHOWN_SKIPPED:
+            text.append(f"  … and {len(plan.skipped) - SHOWN_SKIPPED} more\n")
+    if plan.count:
+        text.append("Each item is sent once, 4 at a time, and recorded in History.\n")
+    if needs_phrase:
+        text.append("Production: type ", "bold")
+        text.append(fmt.money(plan.total), "bold reverse")
+        text.append(" (the total) and press enter.", "bold")
+    return text
+
+
+def item_line(item: BatchItem) -> Text:
+    """One line of the progress log: the charge, its outcome, the executor's message."""
+    line = Text()
+    line.append(f"{item.state:<11}", fmt.tone(_STATE_STYLES.get(item.state, "")))
+    line.append_text(fmt.literal(f" {item.charge_id}  {item.message or ''}"))
+    return line
+
+
+class BulkActionModal(PaytuiModal[list[str] | None]):
+    """A bulk capture or full refund of `plan` — or, with `resume`, the rest of a batch."""
+
+    CSS_PATH = Path(__file__).with_name("bulk.tcss")
+    BINDINGS: ClassVar[list[BindingType]] = [*BULK_BINDINGS]
+    HELP_TITLE = "Bulk action"
+    TEXT_ENTRY = True
+
+    def __init__(self, plan: BatchPlan, *, resume: BatchRecord | None = None) -> None:
+        super().__init__()
+        self.plan = plan
+        self.resume = resume
+        self.step = "review"  # review | running | done
+        self.runner: BatchRunner | None = None
+        self.done_ids: list[str] = []
+
+    @classmethod
+    def resuming(cls, record: BatchRecord) -> BulkActionModal:
+        """The rest of a recorded batch (History's "Resume batch")."""
+        items = tuple((item.charge_id, item.amount) for item in record.open_items)
+        return cls(BatchPlan(record.operation, items), resume=record)
+
+    @property
+    def needs_phrase(self) -> bool:
+        return self.plan.needs_confirmation(self.app.actions.policy())
+
+    def compose(self) -> ComposeResult:
+        title = f"Bulk {BULK_OPERATIONS[self.plan.operation].lower()}"
+        if self.resume is not None:
+            title = f"Resume batch #{self.resume.id}: {title.lower()}"
+        with Vertical(id="dialog") as dialog:
+            dialog.border_title = title
+            yield Static(dry_run_text(self.plan, needs_phrase=self.needs_phrase), id="dialog-info")
+            phrase = SafeInput(id="confirm-phrase", placeholder="type the total here")
+            phrase.display = self.needs_phrase and bool(self.plan.count)
+            yield phrase
+            yield ProgressBar(total=max(1, self.plan.count), id="bulk-progress", classes="-hidden")
+            yield RichLog(id="bulk-log", classes="-hidden", wrap=False, markup=False)
+            yield Static("", id="bulk-summary")
+            yield Static(self._next_keys(), id="next-key")
+
+    def _next_keys(self) -> str:
+        if self.step == "running":
+            return "escape stops after the items in flight"
+        if self.step == "done" or not self.plan.count:
+            return "escape closes"
+        return "enter starts · escape closes (nothing is sent)"
+
+    def on_mount(self) -> None:
+        phrase = self.query_one("#confirm-phrase", SafeInput)
+        if phrase.display:
+            self.set_focus(phrase)
+
+    # --- keys -------------------------------------------------------------------------------
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "start":
+            return self.step == "review" and bool(self.plan.count)
+        return True
+
+    @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.action_start()
+
+    def action_start(self) -> None:
+        if self.step != "review" or not self.plan.count:
+            return
+        typed = self.query_one("#confirm-phrase", SafeInput).value.strip() or None
+        self.run_batch(typed)
+
+    def action_close(self) -> None:
+        if self.step == "running":
+            if self.runner is not None and not self.runner.cancelled:
+                self.runner.cancel()
+                self._summary(Text("Stopping: waiting for the items in flight…", "bold"))
+            return
+        self.dismiss(self.done_ids or None)
+
+    # --- the run ----------------------------------------------------------------------------
+    def _summary(self, text: Text) -> None:
+        self.query_one("#bulk-summary", Static).update(text)
+
+    def _set_step(self, step: str) -> None:
+        self.step = step
+        running = step != "review"
+        self.query_one("#bulk-progress").set_class(not running, "-hidden")
+        self.query_one("#bulk-log").set_class(not running, "-hidden")
+        self.query_one("#confirm-phrase").display = False if running else self.needs_phrase
+        self.query_one("#next-key", Static).update(self._next_keys())
+        self.refresh_bindings()
+
+    def _item_done(self, item: BatchItem) -> None:
+        self.query_one(ProgressBar).advance(1)
+        self.query_one(RichLog).write(item_line(item))
+        if item.state == "succeeded":
+            self.done_ids.append(item.charge_id)
+
+    @work(exclusive=True, group="bulk", exit_on_error=False)
+    async def run_batch(self, typed: str | None) -> None:
+        actions = self.app.actions
+        try:
+            executor = await actions.executor()
+            log = await actions.batch_log()
+        except ActionError as err:
+            self._summary(fmt.literal(err.message, "bold error"))
+            return
+        except Exception as exc:  # no connection, no journal: nothing was sent
+            self._summary(fmt.literal(f"Cannot start: {exc}; nothing was sent.", "bold error"))
+            return
+        self.runner = BatchRunner(executor, log, on_item=self._item_done)
+        self._set_step("running")
+        try:
+            if self.resume is not None:
+                record = await self.runner.resume(self.resume.id, confirmation=typed)
+            else:
+                record = await self.runner.start(self.plan, confirmation=typed)
+        except ConfirmationRequired as err:
+            self._set_step("review")
+            self._summary(
+                fmt.literal(f"Type {err.phrase} (the total) to confirm; nothing was sent.", "bold")
+            )
+            return
+        except ActionError as err:
+            self._set_step("review")
+            self._summary(fmt.literal(f"{err.message}; nothing was sent.", "bold error"))
+            return
+        except Exception as exc:  # e.g. the batch record could not be written: say so, stop
+            self._set_step("done")
+            self._summary(
+                fmt.literal(f"Stopped: {exc}. What was done is in History.", "bold error")
+            )
+            return
+        finally:
+            self.app.charges_changed_by(*self.done_ids)
+        self._set_step("done")
+        self._summary(Text(safe(summarise(record).line(self.plan.label))))
+
+
+async def open_bulk(app: Any, operation: str, marks: Marks, after: Callable[[], None]) -> None:
+    """The dry run of `operation` on the marked charges, in the dialog; when it closes, what was
+    done is unmarked (the rest stays marked, to look at or to try again) and `after` runs."""
+    if not len(marks):
+        app.notify(
+            "Mark charges with space first (M marks every match on the charge search).",
+            severity="warning",
+            markup=False,
+        )
+        return
+
+    def closed(done: list[str] | None) -> None:
+        if done:
+            marks.discard(done)
+        after()
+
+    await app.push_screen(BulkActionModal(plan_batch(operation, marks.charges())), callback=closed)
+
+
+__all__ = ["BulkActionModal", "dry_run_text", "item_line", "open_bulk"]

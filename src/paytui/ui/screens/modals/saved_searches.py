@@ -1,0 +1,147 @@
+"""Saved searches: name the current query (`W`), and the list to run, rename and delete them.
+
+They live in the config's ``[searches]`` table, written with tomlkit so the user's comments stay
+(`paytui.config.searches`). The list runs one with enter (the charge search shows it); F2
+renames, delete removes. `:saved NAME` and the command palette run one by name as well.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import BindingType
+from textual.containers import Vertical
+from textual.widgets import DataTable, Input, Static
+
+from paytui.config.store import ConfigError
+from paytui.ui import format as fmt
+from paytui.ui.bindings import SAVE_SEARCH_BINDINGS, SAVED_SEARCHES_BINDINGS
+from paytui.ui.screens.base import PaytuiModal
+from paytui.ui.widgets.safe_input import SafeInput
+
+
+class SaveSearchModal(PaytuiModal[str | None]):
+    """Ask for a name and save `query` under it (or rename the search `rename`)."""
+
+    CSS_PATH = Path(__file__).with_name("jump.tcss")
+    BINDINGS: ClassVar[list[BindingType]] = [*SAVE_SEARCH_BINDINGS]
+    HELP_TITLE = "Save search"
+    TEXT_ENTRY = True
+
+    def __init__(self, query: str, *, rename: str | None = None) -> None:
+        super().__init__()
+        self.query_text = query
+        self.rename = rename
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog") as dialog:
+            dialog.border_title = "Rename search" if self.rename else "Save search"
+            line = Text("Query: ")
+            line.append_text(fmt.literal(self.query_text, "bold"))
+            yield Static(line)
+            yield SafeInput(value=self.rename or "", placeholder="a name", id="search-name")
+            yield Static("", id="save-error")
+            yield Static("enter saves (in the config) · esc closes", id="save-help")
+
+    def on_mount(self) -> None:
+        self.set_focus(self.query_one("#search-name", SafeInput))
+
+    @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        from paytui.config.searches import rename_search, save_search
+
+        path = self.app.config_file
+        try:
+            if self.rename is not None:
+                name = rename_search(self.rename, event.value, path)
+            else:
+                name = save_search(event.value, self.query_text, path)
+        except (ConfigError, OSError) as err:
+            self.query_one("#save-error", Static).update(fmt.literal(str(err)))
+            return
+        self.app.notify(f"Saved search {name!r}: :saved {name} runs it", markup=False)
+        self.dismiss(name)
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+class SavedSearchesModal(PaytuiModal[str | None]):
+    """The saved searches; dismisses with the name to run, or None."""
+
+    CSS_PATH = Path(__file__).with_name("jump.tcss")
+    BINDINGS: ClassVar[list[BindingType]] = [*SAVED_SEARCHES_BINDINGS]
+    HELP_TITLE = "Saved searches"
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog") as dialog:
+            dialog.border_title = "Saved searches"
+            table: DataTable[Text] = DataTable(id="saved", cursor_type="row")
+            yield table
+            yield Static("enter runs · F2 renames · delete removes · esc closes", id="saved-help")
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        table.add_columns("Name", "Query")
+        self.reload()
+        self.set_focus(table)
+
+    def reload(self) -> None:
+        from paytui.config.searches import saved_searches
+
+        table = self.query_one(DataTable)
+        table.clear()
+        self.searches = saved_searches(self.app.config_file)
+        for name, query in self.searches.items():
+            table.add_row(fmt.literal(name, "bold"), fmt.literal(query), key=name)
+        if not self.searches:
+            self.query_one("#saved-help", Static).update(
+                "No saved searches yet: W on the charge list saves the query you typed."
+            )
+
+    @property
+    def current(self) -> str | None:
+        table = self.query_one(DataTable)
+        names = list(self.searches)
+        row = table.cursor_row
+        return names[row] if 0 <= row < len(names) else None
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.action_run()
+
+    def action_run(self) -> None:
+        if self.current is not None:
+            self.dismiss(self.current)
+
+    def action_rename(self) -> None:
+        name = self.current
+        if name is not None:
+            self.app.push_screen(
+                SaveSearchModal(self.searches[name], rename=name), callback=lambda _: self.reload()
+            )
+
+    def action_delete(self) -> None:
+        from paytui.config.searches import delete_search
+
+        name = self.current
+        if name is None:
+            return
+        try:
+            delete_search(name, self.app.config_file)
+        except (ConfigError, OSError) as err:
+            self.app.notify(str(err), severity="error", markup=False)
+            return
+        self.app.notify(f"Deleted saved search {name!r}", markup=False)
+        self.reload()
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+__all__ = ["SaveSearchModal", "SavedSearchesModal"]

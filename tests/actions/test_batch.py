@@ -1,0 +1,196 @@
+"""Bulk capture and bulk full refund against the in-process sandbox (`paytui.actions.batch`).
+
+The two promises of the issue, proven on the service's own records: a bulk capture of 200
+authorizations leaves exactly 200 captures (one per authorization), and a bulk refund killed half
+way and resumed leaves exactly one refund per charge.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from decimal import Decimal
+from pathlib import Path
+from types import SimpleNamespace
+
+import httpx
+import pytest
+
+from paytui.actions.batch import BatchRunner, plan_batch, summarise
+from paytui.actions.batch_log import BatchItem, BatchLog
+from paytui.actions.errors import ConfirmationRequired
+from paytui.actions.executor import ActionExecutor
+from paytui.actions.journal import Journal
+from paytui.actions.policy import ActionPolicy
+from paytui.api.client import PaymentClient
+from paytui.api.models import CardPaymentMethodRequest, Charge, ChargeRequest
+from tests.actions.support import (
+    BASE_URL,
+    PROFILE,
+    FakeClock,
+    WireTransport,
+    captures_of,
+    refunds_of,
+)
+
+
+async def _new_charges(
+    client: PaymentClient, account_id: str, count: int, charge_type: str
+) -> list[Charge]:
+    """`count` fresh charges of one account (amounts 10.01, 10.02, ...)."""
+    made = []
+    for n in range(count):
+        request = ChargeRequest(
+            account_id=account_id,
+            total_amount=Decimal("10.00") + Decimal(n + 1) / 100,
+            charge_type=charge_type,
+            payment_method=CardPaymentMethodRequest(
+                card_number="4111111111111111", expiration_date="2030-12"
+            ),
+        )
+        made.append(await client.create_charge(request))
+    return made
+
+
+def _executor(
+    client: PaymentClient, journal: Journal, clock: FakeClock, policy: ActionPolicy | None = None
+) -> ActionExecutor:
+    return ActionExecutor(
+        client,
+        journal,
+        policy or ActionPolicy(),
+        profile=PROFILE,
+        base_url=BASE_URL,
+        clock=clock,
+        sleep=clock.sleep,
+    )
+
+
+def test_the_dry_run_uses_the_registrys_reasons() -> None:
+    auth = SimpleNamespace(
+        charge_id="ch_a", charge_type="authorization", status="success", total_amount=Decimal("5")
+    )
+    captured = SimpleNamespace(
+        charge_id="ch_b",
+        charge_type="authorization",
+        status="success",
+        captured_charge_id="ch_x",
+        total_amount=Decimal("7"),
+    )
+    sale = SimpleNamespace(
+        charge_id="ch_c", charge_type="sale", status="success", total_amount=Decimal("2.50")
+    )
+    plan = plan_batch("capture", [auth, captured, sale, auth])
+    assert (plan.count, plan.total) == (1, Decimal("5"))
+    assert [(s.charge_id, s.reason) for s in plan.skipped] == [
+        ("ch_b", "Already captured as ch_x"),
+        ("ch_c", "Only an authorization can be captured; this is a sale"),
+    ]
+    refund = plan_batch("refund", [auth, sale])
+    assert refund.items == (("ch_c", Decimal("2.50")),)
+    assert refund.skipped[0].reason.startswith("An open authorization moved no money")
+    with pytest.raises(ValueError):
+        plan_batch("distribute", [sale])
+
+
+async def test_bulk_capture_of_200_leaves_exactly_200_captures(
+    client: PaymentClient, journal: Journal, clock: FakeClock, wire: WireTransport, sale: Charge
+) -> None:
+    auths = await _new_charges(client, sale.account_id or "", 200, "authorization")
+    plan = plan_batch("capture", auths)
+    assert (plan.count, plan.skipped) == (200, ())
+    log = BatchLog(journal.path)
+    progress: list[BatchItem] = []
+    executor = _executor(client, journal, clock)
+    runner = BatchRunner(executor, log, on_item=progress.append)
+    record = await runner.start(plan)
+
+    assert len(progress) == 200 and {item.state for item in progress} == {"succeeded"}
+    assert summarise(record).line("Capture").startswith("Capture: 200 done")
+    assert len(wire.posts("/capture")) == 200
+    captures = [await captures_of(client, auth.charge_id) for auth in auths[::20]]
+    assert all(len(found) == 1 for found in captures)
+    captured_ids = {item.result_id for item in record.items}
+    assert len(captured_ids) == 200 and None not in captured_ids
+    assert log.resumable(profile=PROFILE, base_url=BASE_URL) == []
+    log.close()
+
+
+async def test_a_bulk_refund_killed_half_way_and_resumed_refunds_each_charge_once(
+    client: PaymentClient, journal_path: Path, clock: FakeClock, wire: WireTransport, sale: Charge
+) -> None:
+    sales = await _new_charges(client, sale.account_id or "", 24, "sale")
+    plan = plan_batch("refund", sales)
+    first_journal = Journal(journal_path)
+    first = _executor(client, first_journal, clock)
+    runner = BatchRunner(first, BatchLog(journal_path))
+    run = asyncio.ensure_future(runner.start(plan))
+
+    def kill_at_the_twelfth(request: httpx.Request) -> None:
+        # The process dies as the 12th refund leaves: the service still commits it, and every
+        # action of this "process" stops where it is (the executor journals "interrupted").
+        if request.method == "POST" and len(wire.posts("/refunds")) == 12:
+            run.cancel()
+            for slot in list(first._in_flight.values()):
+                slot.task.cancel()
+
+    wire.on_send = kill_at_the_twelfth
+    with pytest.raises(asyncio.CancelledError):
+        await run
+    await asyncio.gather(
+        *(slot.task for slot in list(first._in_flight.values())), return_exceptions=True
+    )
+    await wire.drain()
+    wire.on_send = None
+    sent_before = len(wire.posts("/refunds"))
+    assert sent_before == 12
+
+    # A new process: the same files, a new executor; History offers the batch.
+    journal = Journal(journal_path)
+    log = BatchLog(journal_path)
+    (left,) = log.resumable(profile=PROFILE, base_url=BASE_URL)
+    assert 0 < len(left.open_items) < 24
+    progress: list[BatchItem] = []
+    resumed = await BatchRunner(
+        _executor(client, journal, clock), log, on_item=progress.append
+    ).resume(left.id)
+
+    assert {item.state for item in resumed.items} == {"succeeded"}
+    assert len(progress) == len(left.open_items)
+    for charge in sales:
+        refunds = await refunds_of(client, charge.charge_id)
+        assert len(refunds) == 1, charge.charge_id
+        assert refunds[0].total_amount == charge.total_amount
+    # Only what had not been sent before the kill was sent after it.
+    assert len(wire.posts("/refunds")) == 24
+    assert log.resumable(profile=PROFILE, base_url=BASE_URL) == []
+    # A second resume finds nothing to do and sends nothing.
+    again = await BatchRunner(_executor(client, journal, clock), log).resume(left.id)
+    assert again.items == resumed.items and len(wire.posts("/refunds")) == 24
+    log.close()
+    journal.close()
+    first_journal.close()
+
+
+async def test_cancel_stops_between_items_and_production_needs_the_typed_total(
+    client: PaymentClient, journal: Journal, clock: FakeClock, wire: WireTransport, sale: Charge
+) -> None:
+    sales = await _new_charges(client, sale.account_id or "", 6, "sale")
+    plan = plan_batch("refund", sales)
+    log = BatchLog(journal.path)
+    production = ActionPolicy(environment="production", confirm_threshold=Decimal("1"))
+    executor = _executor(client, journal, clock, production)
+
+    with pytest.raises(ConfirmationRequired) as asked:
+        await BatchRunner(executor, log).start(plan, confirmation="yes")
+    assert asked.value.phrase == "60.21"
+    assert wire.posts("/refunds") == [] and log.resumable(profile=PROFILE, base_url=BASE_URL) == []
+
+    runner = BatchRunner(executor, log, concurrency=1)
+    runner.on_item = lambda item: runner.cancel()
+    record = await runner.start(plan, confirmation="60.21")
+    summary = summarise(record)
+    assert (summary.succeeded, summary.not_started, record.state) == (1, 5, "cancelled")
+    assert "5 not started" in summary.line("Full refund")
+    assert len(wire.posts("/refunds")) == 1
+    assert [b.id for b in log.resumable(profile=PROFILE, base_url=BASE_URL)] == [record.id]
+    log.close()

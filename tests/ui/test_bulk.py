@@ -1,0 +1,131 @@
+"""The bulk action flow from the keyboard (docs/bulk-actions.md): mark with space, the counter,
+marks that survive a re-sort, `U`, the dry run, progress and the summary, and History resuming a
+batch a crash left (`T`); the service's records
+checked afterwards. The batch logic itself is proven in tests/actions/test_batch.py."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from textual.widgets import ProgressBar, RichLog, Static
+
+from paytui.api.models import CardPaymentMethodRequest, ChargeRequest
+from paytui.api.queries import ChargeQuery
+from paytui.ui.screens.charges import ChargeSearchScreen
+from paytui.ui.screens.modals.bulk import BulkActionModal
+from paytui.ui.widgets.charge_table import ChargeTable
+from tests.ui.conftest import settle
+
+
+def _marks(app: Any) -> str:
+    return str(app.screen.query_one("#marks", Static).content)
+
+
+async def test_mark_then_bulk_capture_from_the_keyboard(app_factory: Any, tmp_path: Path) -> None:
+    app = app_factory(journal_path=tmp_path / "journal.sqlite3")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("O")  # open authorizations
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, ChargeSearchScreen)
+        table = screen.query_one(ChargeTable)
+        first = [table.charge_at(row) for row in range(3)]
+        await pilot.press("space", "space", "space")
+        total = sum(c.total_amount for c in first if c is not None)
+        assert _marks(app).startswith("3 marked · ") and _marks(app).endswith(f"{total:,.2f}")
+        assert table.cursor_row == 3  # space moves on, as k9s does
+
+        await pilot.press("s")  # a re-sort (a new first page) keeps the marks
+        await settle(app, pilot)
+        assert _marks(app).startswith("3 marked")
+
+        await pilot.press("C")
+        await settle(app, pilot)
+        modal = app.screen
+        assert isinstance(modal, BulkActionModal)
+        info = str(modal.query_one("#dialog-info", Static).content)
+        assert "Capture of 3 authorizations" in info and "skipped" not in info
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert modal.query_one(ProgressBar).progress == 3
+        assert len(modal.query_one(RichLog).lines) == 3
+        summary = str(modal.query_one("#bulk-summary", Static).content)
+        assert summary.startswith("Capture: 3 done"), summary
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert app.screen is screen and _marks(app) == ""  # what was done is unmarked
+
+        client = await app.get_client()
+        for charge in first:
+            assert charge is not None
+            page = await client.search_charges_page(
+                ChargeQuery(original_charge_id=charge.charge_id), limit=10
+            )
+            assert len(page.items) == 1
+
+        # The dry run names what it skips (these are captured now), and U clears the marks.
+        await pilot.press("a")
+        await settle(app, pilot)
+        await pilot.press("space", "space")
+        assert _marks(app).startswith("2 marked")
+        await pilot.press("U")
+        assert _marks(app) == ""
+
+        # The account's recent charges mark the same way; the dry run names what it skips.
+        from paytui.ui.screens.account_detail import AccountDetailScreen
+
+        await app.push_screen(AccountDetailScreen(first[0].account_id or ""))
+        await settle(app, pilot)
+        await pilot.press("space", "space")
+        title = str(app.screen.query_one("#recent-title", Static).content)
+        assert title.startswith("Recent charges · 2 marked · ")
+        await pilot.press("C")
+        await settle(app, pilot)
+        assert isinstance(app.screen, BulkActionModal)
+        plan = app.screen.plan
+        assert plan.count + len(plan.skipped) == 2
+        await pilot.press("escape")  # nothing sent
+        await settle(app, pilot)
+        await pilot.press("U", "escape")
+        await settle(app, pilot)
+
+        # A batch a crash left (recorded, nothing sent yet): History offers it, T resumes it.
+        card = CardPaymentMethodRequest(card_number="4111111111111111", expiration_date="2030-12")
+        sales = [
+            await client.create_charge(
+                ChargeRequest(
+                    account_id=first[0].account_id or "",
+                    total_amount=Decimal(amount),
+                    payment_method=card,
+                )
+            )
+            for amount in ("3.10", "4.20")
+        ]
+        log = await app.actions.batch_log()
+        executor = await app.actions.executor()
+        left = log.create(
+            profile=executor.profile,
+            base_url=executor.base_url,
+            operation="refund",
+            journal_mark=executor.journal.last_id(),
+            items=[(c.charge_id, c.total_amount) for c in sales],
+            now=app.now(),
+        )
+        await pilot.press("5")
+        await settle(app, pilot)
+        status = str(app.screen.query_one("#history-status", Static).content)
+        assert f"#{left.id} stopped with 2 of 2 left: T resumes it" in status
+        await pilot.press("T")
+        await settle(app, pilot)
+        resume = app.screen
+        assert isinstance(resume, BulkActionModal)
+        assert "Full refund of 2 charges" in str(resume.query_one("#dialog-info", Static).content)
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert str(resume.query_one("#bulk-summary", Static).content).startswith(
+            "Full refund: 2 done"
+        )
+        assert log.resumable(profile=executor.profile, base_url=executor.base_url) == []
