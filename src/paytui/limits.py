@@ -8,9 +8,9 @@ stored and shown in every list.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
-__all__ = ["LIMITS", "check_attributes", "check_tags", "check_text", "too_long"]
+__all__ = ["LIMITS", "check_attributes", "check_tags", "check_text", "check_texts", "too_long"]
 
 #: Field -> most characters allowed.
 LIMITS: dict[str, int] = {
@@ -24,6 +24,13 @@ LIMITS: dict[str, int] = {
     "reason": 255,
     "invoice_number": 64,
     "po_number": 64,
+    # Plugin sessions and new accounts (issue 12).
+    "name": 100,
+    "tax_authority": 100,
+    "prefix": 64,
+    "submit_button": 64,
+    "product_description": 255,
+    "data_value": 255,
 }
 
 LABELS = {
@@ -35,6 +42,12 @@ LABELS = {
     "reason": "The reason",
     "invoice_number": "The invoice number",
     "po_number": "The PO number",
+    "name": "The name",
+    "tax_authority": "The tax authority",
+    "prefix": "The prefix",
+    "submit_button": "The submit button caption",
+    "product_description": "The product description",
+    "data_value": "A data value",
 }
 
 
@@ -70,3 +83,8 @@ def check_attributes(attributes: Mapping[str, Sequence[str]] | None) -> str | No
         if message:
             return message
     return None
+
+
+def check_texts(values: Iterable[tuple[str, str | None]]) -> str | None:
+    """The first message of `(limit name, value)` pairs, None when every value fits."""
+    return next((m for field, value in values if (m := check_text(field, value))), None)

@@ -23,7 +23,7 @@ import httpx
 import jsonschema_rs
 import pytest
 
-from paytui.api import models
+from paytui.api import models, plugins
 from paytui.api.client import PaymentClient
 from paytui.api.money import loads_json
 
@@ -41,7 +41,6 @@ CLIENT_MODELS: dict[str, type[models.Resource]] = {
 NOT_SENT = {
     ("put", "/sandbox/faults"): "the sandbox's own fault switches",
     ("post", "/v2/charges/{charge_id}/distribute"): "sent with an empty body (checked apart)",
-    ("post", "/v2/accounts"): "account creation is another screen's (issue 12, item 3)",
 }
 
 
@@ -224,20 +223,58 @@ async def send_every_request(client: PaymentClient) -> None:
         ),
     )
     await client.create_payment_plugin_session(
-        models.PaymentPluginSessionRequest(
+        plugins.PaymentPluginSessionRequest(
             account_id="pa_1",
             charge_type="authorization",
-            tokenize={"token_expiration_date": "2030-01-01T00:00:00.000Z"},
+            tokenize=plugins.Tokenize(token_expiration_date=datetime(2030, 1, 1, tzinfo=UTC)),
             max_attempts=3,
             max_transaction_amount=Decimal(100),
             tags=["p"],
             attributes={"k": ["v"]},
             payment_methods=["card"],
+            invoice_number="INV-1",
+            po_number="PO-1",
+            convenience_fee=plugins.ConvenienceFee(amount=Decimal("1.50")),
+            tax_amount=Decimal("0.75"),
+            captcha=True,
+            fields=plugins.PluginFields(submit_button="Pay"),
+            appearance=plugins.Appearance(
+                dark_mode=plugins.DarkMode(enabled=True),
+                loader=plugins.Loader(color="#112233", background_color="#ffffff"),
+                field=plugins.FieldAppearance(color="#000000"),
+            ),
+            prefix="shop",
+            data={"order": "A-1"},
         )
     )
+    await client.create_payment_plugin_session(
+        plugins.PaymentPluginSessionRequest(account_id="pa_1")
+    )
     await client.create_enrollment_plugin_session(
-        models.EnrollmentPluginSessionRequest(
-            merchant_id="mt_1", tags=["m"], account={"tags": ["a"], "attributes": {"k": ["v"]}}
+        plugins.EnrollmentPluginSessionRequest(
+            merchant_id="mt_1",
+            tags=["m"],
+            attributes={"k": ["v"]},
+            account=plugins.EnrollmentAccount(tags=["a"], attributes={"k": ["v"]}),
+            data=plugins.EnrollmentData(
+                account=plugins.PrepopulateAccount(
+                    product_description="Coffee",
+                    processing=plugins.Processing(
+                        max_transaction_amount=Decimal(500), monthly_volume=Decimal(10_000)
+                    ),
+                )
+            ),
+        )
+    )
+    await client.create_account(
+        plugins.AccountRequest(
+            merchant_id="mt_1",
+            name="Property tax",
+            merchant_category_code="9311",
+            tax_authority="Lakeside County",
+            tax_authority_state="MN",
+            tags=["t"],
+            attributes={"k": ["v"]},
         )
     )
 

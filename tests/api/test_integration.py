@@ -32,8 +32,6 @@ from paytui.api.models import (
     CardPaymentMethodRequest,
     ChargeRequest,
     Contact,
-    EnrollmentPluginSessionRequest,
-    PaymentPluginSessionRequest,
     RefundRequest,
     TokenCreatePaymentMethodRequest,
     TokenPaymentMethodRequest,
@@ -41,6 +39,7 @@ from paytui.api.models import (
     TokenUpdate,
     TokenUpdatePaymentMethod,
 )
+from paytui.api.plugins import EnrollmentPluginSessionRequest, PaymentPluginSessionRequest
 from paytui.api.queries import ChargeQuery, RefundQuery
 from paytui.sandbox.faults import Faults
 from tests.fixtures_api import DEMO_ID, DEMO_SECRET, SANDBOX_URL

@@ -19,7 +19,7 @@ from pydantic import SecretStr
 from textual.screen import Screen
 
 import paytui.ui.screens
-from paytui.api.models import Token
+from paytui.api.models import PluginSession, Token
 from paytui.config.connection import Connection
 
 CHARGE_ID = "000000000000000000000001"
@@ -36,6 +36,10 @@ TOKEN = Token.model_validate(
         },
         "token_expiration_date": "2031-01-01T00:00:00Z",
     }
+)
+
+SESSION = PluginSession.model_validate(
+    {"session_id": CHARGE_ID, "type": "payment", "account_id": "pa_b4kfel3guxntcchyplvq"}
 )
 
 
@@ -90,6 +94,13 @@ _OPENERS: dict[str, Callable[[], Screen[Any]]] = dict(
         "TypedConfirmModal": lambda: _class(_M + "modals.confirm", "TypedConfirmModal")(
             "12.50", "Retry action #1."
         ),
+        "PaymentSessionModal": lambda: _class(_M + "modals.plugin_session", "PaymentSessionModal")(
+            "pa_b4kfel3guxntcchyplvq"
+        ),
+        "DeleteSessionModal": lambda: _class(_M + "modals.plugin_session", "DeleteSessionModal")(
+            CHARGE_ID
+        ),
+        "SessionViewScreen": lambda: _class(_M + "plugin_sessions", "SessionViewScreen")(SESSION),
         "BulkActionModal": lambda: _class(_M + "modals.bulk", "BulkActionModal")(_bulk_plan()),
         "JumpModal": lambda: _class(_M + "modals.jump", "JumpModal")(dict),
         "SaveSearchModal": lambda: _class(_M + "modals.saved_searches", "SaveSearchModal")(

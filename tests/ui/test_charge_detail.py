@@ -257,7 +257,7 @@ async def test_expand_all_loads_and_says_what_it_added(app_factory: AppFactory) 
         screen = await open_detail(app, pilot, charge.charge_id, expand=None)
         line = screen.query_one("#detail-expanded", Static)
         assert not line.display
-        await pilot.press("A")
+        await pilot.press("X")
         await settle(app, pilot)
         assert asked[-1] == "all"
         assert line.display and "expand=all added: distributions" in plain(line.content)

@@ -94,6 +94,14 @@ def _subject_for(action: str, kind: str | None) -> Any:
     if kind == "charge":
         charge_type = "authorization" if action == "capture" else "sale"
         return Charge(charge_id="c1", status="success", charge_type=charge_type)
+    if kind == "account":
+        from paytui.api.models import Account
+
+        return Account(account_id="pa_1", status="approved")
+    if kind == "session":
+        from tests.ui.every_screen import SESSION
+
+        return SESSION
     return None
 
 

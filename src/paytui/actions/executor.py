@@ -73,13 +73,22 @@ from paytui.api.errors import (
     redact,
 )
 from paytui.api.models import (
+    Account,
     BankAccountPaymentMethodRequest,
     CardPaymentMethodRequest,
     Charge,
     ChargeRequest,
     Distribution,
+    PluginSession,
     Refund,
     RefundRequest,
+)
+from paytui.api.plugins import (
+    AccountRequest,
+    EnrollmentPluginSessionRequest,
+    PaymentPluginSessionRequest,
+    account_limit,
+    cap_problem,
 )
 from paytui.api.queries import RefundQuery
 
@@ -96,6 +105,16 @@ _NOUNS = {
     "update_charge": "change of tags and attributes",
     "update_refund": "change of the refund's tags and attributes",
     "distribute": "distribution",
+    "plugin_session": "plugin session",
+    "plugin_delete": "deletion of a plugin session",
+    "account_create": "new account",
+}
+#: Operations whose target is kept in the journal's summary (under this key), not as the charge.
+_SUMMARY_TARGETS = {
+    "charge": "account_id",
+    "plugin_session": "target",
+    "plugin_delete": "session_id",
+    "account_create": "merchant_id",
 }
 #: Seconds added to the client's request deadline before "not found" proves "not applied".
 DEFAULT_SETTLE_MARGIN = 2.0
@@ -125,6 +144,8 @@ class ActionOutcome:
     reconciled: bool = False
     #: "failed" because the request never left (a connection that could not be made).
     never_sent: bool = False
+    #: What a plugin session or account action answered (the session, the account), if known.
+    result: Any = None
 
     @property
     def succeeded(self) -> bool:
@@ -233,7 +254,7 @@ class _Plan:
     charge_id: str | None
     amount: Decimal | None
     summary: dict[str, Any]
-    send: Callable[[str], Awaitable[Charge | Refund | Distribution]]
+    send: Callable[[str], Awaitable[Any]]
     retry_of: int | None = None
     desired: dict[str, Any] | None = None
     original: Any = None
@@ -567,6 +588,124 @@ class ActionExecutor:
 
         return await self._start("distribute", charge_id, prepare, acknowledge_earlier)
 
+    async def create_plugin_session(
+        self,
+        request: PaymentPluginSessionRequest | EnrollmentPluginSessionRequest,
+        *,
+        acknowledge_earlier: int | None = None,
+        _retry_of: int | None = None,
+    ) -> ActionOutcome:
+        """Create a payment plugin session (for `request.account_id`) or an enrollment session
+        (for its merchant, or a new one). It carries ``paytui_ref`` in its attributes, which a
+        read-back finds in GET /v2/plugins; the journal keeps the whole request (no secrets)."""
+        payment = isinstance(request, PaymentPluginSessionRequest)
+        if isinstance(request, PaymentPluginSessionRequest):
+            target = request.account_id
+        else:
+            target = request.merchant_id or "enrollment"
+
+        async def prepare() -> _Plan:
+            if isinstance(request, PaymentPluginSessionRequest):
+                await self._check_session_account(request)
+
+            async def send(ref: str) -> PluginSession:
+                attrs = {**(request.attributes or {}), REF_ATTRIBUTE: [ref]}
+                tagged = request.model_copy(update={"attributes": attrs})
+                if isinstance(tagged, PaymentPluginSessionRequest):
+                    return await self.client.create_payment_plugin_session(tagged)
+                return await self.client.create_enrollment_plugin_session(tagged)
+
+            return _Plan(
+                "plugin_session",
+                target,
+                None,
+                None,
+                _summary(
+                    kind="payment" if payment else "enrollment",
+                    target=target,
+                    request=request.to_body(),
+                ),
+                send,
+                _retry_of,
+                original=request,
+            )
+
+        return await self._start("plugin_session", target, prepare, acknowledge_earlier)
+
+    async def _check_session_account(self, request: PaymentPluginSessionRequest) -> None:
+        """Read the account first: approved, and the cap fits its limit with the fees (the
+        registry's rule and `paytui.api.plugins`'s, as the form applies them)."""
+        from paytui.actions.registry import why_not
+
+        try:
+            account = await self.client.get_account(request.account_id)
+        except ApiError as err:
+            raise PrecheckFailed(f"Could not read the account: {err}") from err
+        reason = why_not("new_payment_session", account) or cap_problem(
+            request, account_limit(account)
+        )
+        if reason is not None:
+            raise PrecheckFailed(reason)
+
+    async def delete_plugin_session(
+        self,
+        session_id: str,
+        *,
+        acknowledge_earlier: int | None = None,
+        _retry_of: int | None = None,
+    ) -> ActionOutcome:
+        """End a plugin session (DELETE). Read back: the session is gone (404) or still there."""
+        if not session_id:
+            raise ActionError("No plugin session given")
+
+        async def prepare() -> _Plan:
+            async def send(_ref: str) -> None:
+                await self.client.delete_plugin_session(session_id)
+
+            return _Plan(
+                "plugin_delete",
+                session_id,
+                None,
+                None,
+                _summary(session_id=session_id),
+                send,
+                _retry_of,
+            )
+
+        return await self._start("plugin_delete", session_id, prepare, acknowledge_earlier)
+
+    async def create_account(
+        self,
+        request: AccountRequest,
+        *,
+        acknowledge_earlier: int | None = None,
+        _retry_of: int | None = None,
+    ) -> ActionOutcome:
+        """Create a payment account of a merchant. It carries ``paytui_ref`` in its attributes,
+        which a read-back finds among the merchant's accounts."""
+
+        async def prepare() -> _Plan:
+            async def send(ref: str) -> Account:
+                attrs = {**(request.attributes or {}), REF_ATTRIBUTE: [ref]}
+                return await self.client.create_account(
+                    request.model_copy(update={"attributes": attrs})
+                )
+
+            return _Plan(
+                "account_create",
+                request.merchant_id,
+                None,
+                None,
+                _summary(merchant_id=request.merchant_id, request=request.to_body()),
+                send,
+                _retry_of,
+                original=request,
+            )
+
+        return await self._start(
+            "account_create", request.merchant_id, prepare, acknowledge_earlier
+        )
+
     async def retry(self, entry_id: int, *, confirmation: str | None = None) -> ActionOutcome:
         """Send again, as a NEW journal entry, an action proven not to have happened.
 
@@ -644,6 +783,15 @@ class ActionExecutor:
             )
         if operation == "distribute":
             return await self.distribute(entry.charge_id or "", _retry_of=entry_id)
+        if operation == "plugin_delete":
+            return await self.delete_plugin_session(
+                str(summary.get("session_id", "")), _retry_of=entry_id
+            )
+        if operation in ("plugin_session", "account_create"):
+            request = original if original is not None else _request_of(operation, summary)
+            if isinstance(request, AccountRequest):
+                return await self.create_account(request, _retry_of=entry_id)
+            return await self.create_plugin_session(request, _retry_of=entry_id)
         raise NotRetryable(f"Cannot retry a {operation}")  # pragma: no cover
 
     async def reconcile_entry(self, entry_id: int) -> ActionOutcome:
@@ -782,14 +930,14 @@ class ActionExecutor:
             current = await asyncio.to_thread(self.journal.get, entry.id)
             settled = await self._prove(current or entry, slot, desired=plan.desired)
             return _outcome_of(settled, cause=message)
-        result_id = _result_id(result)
+        result_id = _result_id(result) if result is not None else plan.target
         await asyncio.to_thread(
             self.journal.transition,
             entry.id,
             "succeeded",
             expected={"sent"},
             result_id=result_id,
-            amount=None if isinstance(result, Distribution) else result.total_amount,
+            amount=getattr(result, "total_amount", None),
             charge_id=result.charge_id
             if isinstance(result, Charge) and plan.operation == "charge"
             else None,
@@ -798,6 +946,7 @@ class ActionExecutor:
             entry.id,
             charge=result if isinstance(result, Charge) else None,
             refund=result if isinstance(result, Refund) else None,
+            result=result if isinstance(result, PluginSession | Account) else None,
         )
 
     async def _intend(
@@ -960,12 +1109,13 @@ class ActionExecutor:
         did happen — now, or found earlier by a look the user was not shown — nothing is sent
         (`EarlierAttemptApplied`) unless the user acknowledged exactly that entry. One that
         stays unknown refuses the action (`UnresolvedAction`): doing it again could do it twice."""
-        charge_id = None if operation == "charge" else target
+        key = _SUMMARY_TARGETS.get(operation)
+        charge_id = None if key is not None else target
 
         def same_target(entries: list[JournalEntry]) -> list[JournalEntry]:
-            if operation != "charge":
+            if key is None:
                 return entries
-            return [e for e in entries if e.request_summary.get("account_id") == target]
+            return [e for e in entries if e.request_summary.get(key) == target]
 
         entries = same_target(
             await asyncio.to_thread(
@@ -1028,6 +1178,7 @@ class ActionExecutor:
         message: str | None = None,
         charge: Charge | None = None,
         refund: Refund | None = None,
+        result: Any = None,
     ) -> ActionOutcome:
         entry = await asyncio.to_thread(self.journal.get, entry_id)
         assert entry is not None
@@ -1042,6 +1193,7 @@ class ActionExecutor:
             refund=refund,
             client_reference=entry.client_reference,
             never_sent=entry.never_sent,
+            result=result,
         )
 
 
@@ -1049,17 +1201,36 @@ def _same_target(one: JournalEntry, other: JournalEntry) -> bool:
     """Same operation on the same charge (a new charge: on the same account)."""
     if one.operation != other.operation:
         return False
-    if one.operation == "charge":
-        return one.request_summary.get("account_id") == other.request_summary.get("account_id")
+    key = _SUMMARY_TARGETS.get(one.operation)
+    if key is not None:
+        return one.request_summary.get(key) == other.request_summary.get(key)
     return one.charge_id == other.charge_id
 
 
-def _result_id(result: Charge | Refund | Distribution) -> str:
+def _result_id(result: Charge | Refund | Distribution | PluginSession | Account) -> str:
     if isinstance(result, Refund):
         return result.refund_id
     if isinstance(result, Distribution):
         return result.distribution_id
+    if isinstance(result, PluginSession):
+        return result.session_id
+    if isinstance(result, Account):
+        return result.account_id
     return result.charge_id
+
+
+def _request_of(
+    operation: str, summary: dict[str, Any]
+) -> PaymentPluginSessionRequest | EnrollmentPluginSessionRequest | AccountRequest:
+    """The request of a journaled plugin session or account, for a retry in a later run."""
+    body = summary.get("request")
+    if summary.get("redacted") or not isinstance(body, dict):
+        raise NotRetryable("Its details are kept masked in the journal; start it again")
+    if operation == "account_create":
+        return AccountRequest.model_validate(body)
+    if summary.get("kind") == "payment":
+        return PaymentPluginSessionRequest.model_validate(body)
+    return EnrollmentPluginSessionRequest.model_validate(body)
 
 
 def _earlier_message(entry: JournalEntry) -> str:
@@ -1072,6 +1243,8 @@ def _earlier_message(entry: JournalEntry) -> str:
         "refund": "refund",
         "charge": "charge",
         "distribute": "distribution",
+        "plugin_session": "session",
+        "account_create": "account",
     }.get(entry.operation)
     found = f": {result} {entry.result_id}" if result and entry.result_id else ""
     return (
@@ -1100,6 +1273,9 @@ def _message(entry: JournalEntry, cause: str | None = None) -> str:
             "update_charge": "Tags and attributes saved",
             "update_refund": "Tags and attributes of the refund saved",
             "distribute": f"Added to distribution {entry.result_id}",
+            "plugin_session": f"Plugin session {entry.result_id} created",
+            "plugin_delete": f"Plugin session {entry.result_id} deleted",
+            "account_create": f"Account {entry.result_id} created",
         }[entry.operation]
         if cause:
             return f"{done} (the answer was lost — {cause} — but the service shows it happened)"
@@ -1134,6 +1310,7 @@ def _outcome_of(settled: Reconciled, cause: str | None = None) -> ActionOutcome:
         client_reference=entry.client_reference,
         reconciled=True,
         never_sent=entry.never_sent,
+        result=found.result if found else None,
     )
 
 

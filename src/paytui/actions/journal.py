@@ -58,7 +58,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 __all__ = [
     "FINAL_STATES",
@@ -72,17 +72,22 @@ __all__ = [
     "default_journal_path",
 ]
 
-Operation = Literal["capture", "refund", "charge", "update_charge", "update_refund", "distribute"]
-State = Literal["pending", "sent", "succeeded", "failed", "unknown", "not_applied"]
-
-OPERATIONS: tuple[str, ...] = (
+#: Schema 3 checks the operation in Python (`record_intent`), not in SQL: the plugin sessions,
+#: account creation and refund edits (issue 12) needed no rebuild of their own.
+Operation = Literal[
     "capture",
     "refund",
     "charge",
     "update_charge",
     "update_refund",
     "distribute",
-)
+    "plugin_session",
+    "plugin_delete",
+    "account_create",
+]
+State = Literal["pending", "sent", "succeeded", "failed", "unknown", "not_applied"]
+
+OPERATIONS: tuple[str, ...] = get_args(Operation)
 STATES: tuple[str, ...] = ("pending", "sent", "succeeded", "failed", "unknown", "not_applied")
 #: Entries whose outcome is not proven: reconciled on start and before a repeat of the action.
 UNRESOLVED_STATES = frozenset({"pending", "sent", "unknown"})
@@ -163,10 +168,10 @@ def _migrate(db: sqlite3.Connection) -> None:
         db.execute("PRAGMA foreign_keys = OFF")
         db.execute("BEGIN IMMEDIATE")
         try:
-            db.execute("ALTER TABLE actions RENAME TO actions_v1")
+            db.execute("ALTER TABLE actions RENAME TO actions_old")
             db.execute(_TABLE.replace("CREATE TABLE IF NOT EXISTS", "CREATE TABLE"))
-            db.execute(f"INSERT INTO actions ({columns}) SELECT {columns} FROM actions_v1")
-            db.execute("DROP TABLE actions_v1")
+            db.execute(f"INSERT INTO actions ({columns}) SELECT {columns} FROM actions_old")
+            db.execute("DROP TABLE actions_old")
             db.execute(f"PRAGMA user_version = {_SCHEMA_VERSION}")
             db.execute("COMMIT")
         except BaseException:

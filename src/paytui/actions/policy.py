@@ -28,6 +28,8 @@ CHARGES_ALL = "urn:v2:charges:all"
 REFUNDS_ALL = "urn:v2:refunds:all"
 TOKENS_ALL = "urn:v2:tokens:all"
 DISTRIBUTE = "urn:v2:charges:distribute:create"
+PLUGINS_ALL = "urn:v2:plugins:all"
+ACCOUNTS_ALL = "urn:v2:accounts:all"
 
 #: The scope each action needs (the spec's scope table, by method and path family).
 REQUIRED_SCOPES: dict[str, str] = {
@@ -39,6 +41,9 @@ REQUIRED_SCOPES: dict[str, str] = {
     "token_create": TOKENS_ALL,
     "token_update": TOKENS_ALL,
     "distribute": DISTRIBUTE,
+    "plugin_session": PLUGINS_ALL,
+    "plugin_delete": PLUGINS_ALL,
+    "account_create": ACCOUNTS_ALL,
 }
 #: Actions that move money: these get the production typed confirmation.
 MONEY_OPERATIONS = frozenset({"capture", "charge", "refund"})
@@ -54,6 +59,9 @@ _LABELS = {
     "token_create": "Creating a token",
     "token_update": "Updating a token",
     "distribute": "Distributing a charge",
+    "plugin_session": "Creating a plugin session",
+    "plugin_delete": "Deleting a plugin session",
+    "account_create": "Creating an account",
 }
 
 

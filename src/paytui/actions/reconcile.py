@@ -13,6 +13,10 @@ so instead we *look*: each operation leaves a trace we can find without ambiguit
   equal what we sent.
 - distribute: the charge appears in more distribution items than before the request
   (``GET /v2/charges/<id>?expand=distributions``; the count before is in the journal).
+- plugin_session: the session carries ``paytui_ref`` in its attributes; ``GET /v2/plugins`` is
+  scanned for it (the list takes no filter paytui knows of).
+- plugin_delete (DELETE, idempotent): ``GET /v2/plugins/<id>`` answers 404 once it is gone.
+- account_create: the account carries ``paytui_ref``; the merchant's accounts are scanned.
 
 "Not found" proves "not applied" only when the read-back started after the request deadline
 (plus a margin) since the request was sent: before that a commit may still be in flight, and the
@@ -36,7 +40,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from paytui.actions.journal import UNRESOLVED_STATES, Journal, JournalEntry
 from paytui.api.errors import ApiError, NotFoundError
-from paytui.api.models import Charge, Page, Refund
+from paytui.api.models import Account, Charge, Page, Refund
 from paytui.api.queries import ChargeQuery, RefundQuery
 
 if TYPE_CHECKING:
@@ -76,6 +80,8 @@ class ReadBack:
     amount: Decimal | None = None
     charge: Charge | None = None
     refund: Refund | None = None
+    #: The plugin session or account found, for those operations.
+    result: Any = None
 
 
 async def _scan(pages: AsyncIterator[Page[T]]) -> AsyncIterator[T]:
@@ -157,7 +163,36 @@ async def read_back(
             ]
             return ReadBack("succeeded", holding[-1], charge=charge)
         return ReadBack("not_applied")
+    if operation == "plugin_session":
+        async for session in _scan(client.list_plugin_sessions(page_size=100)):
+            if _has_ref(session.attributes, ref):
+                return ReadBack("succeeded", session.session_id, result=session)
+        return ReadBack("not_applied")
+    if operation == "plugin_delete":
+        session_id = str(entry.request_summary.get("session_id", ""))
+        try:
+            await client.get_plugin_session(session_id)
+        except NotFoundError:
+            return ReadBack("succeeded", session_id)
+        return ReadBack("not_applied")
+    if operation == "account_create":
+        merchant = entry.request_summary.get("merchant_id")
+        async for account in _scan(_accounts(client, merchant)):
+            if account.merchant_id == merchant and _has_ref(account.attributes, ref):
+                return ReadBack("succeeded", account.account_id, result=account)
+        return ReadBack("not_applied")
     raise Unprovable(f"cannot read back a {operation!r}")
+
+
+async def _accounts(client: PaymentClient, merchant_id: str | None) -> AsyncIterator[Page[Account]]:
+    """Every page of a merchant's accounts."""
+    offset = 0
+    while True:
+        page = await client.list_accounts_page(merchant_id=merchant_id, limit=100, offset=offset)
+        yield page
+        if not page.has_more or not page.items:
+            return
+        offset = page.next_offset
 
 
 def distribution_items(charge: Charge) -> int:

@@ -90,6 +90,14 @@ def _distribute(charge: Any) -> str | None:
     return None
 
 
+def _approved_account(account: Any) -> str | None:
+    """Plugin sessions take payments: only an approved account may have one."""
+    status = getattr(account, "status", None)
+    if status is not None and status != "approved":
+        return f"Only approved accounts take payments; this one is {status}"
+    return None
+
+
 def _retry(entry: Any) -> str | None:
     if not getattr(entry, "retryable", False):
         return "Only an action proven not to have happened can be sent again"
@@ -142,6 +150,16 @@ ACTIONS: dict[str, ActionSpec] = {
         # Whether the token has expired depends on the app's clock: the Tokens screen adds it.
         ActionSpec("charge_token", "Charge token", "charge", None, "token"),
         ActionSpec("retry", "Retry", "retry", _retry, "entry"),
+        ActionSpec(
+            "new_payment_session",
+            "New payment session",
+            "plugin_session",
+            _approved_account,
+            "account",
+        ),
+        ActionSpec("new_enrollment_session", "New enrollment session", "plugin_session"),
+        ActionSpec("delete_session", "Delete session", "plugin_delete", None, "session"),
+        ActionSpec("new_account", "New account", "account_create"),
         # Bulk actions act on the marked charges: each is asked with the rule above in the dry
         # run (`paytui.actions.batch.plan_batch`); here only the policy (read-only, scopes).
         ActionSpec("bulk_capture", "Bulk capture", "capture"),

@@ -75,10 +75,8 @@ from paytui.api.models import (
     Charge,
     ChargeRequest,
     Distribution,
-    EnrollmentPluginSessionRequest,
     Merchant,
     Page,
-    PaymentPluginSessionRequest,
     PluginSession,
     Refund,
     RefundRequest,
@@ -90,6 +88,11 @@ from paytui.api.models import (
     UnreadableItem,
 )
 from paytui.api.money import loads_json, to_wire
+from paytui.api.plugins import (
+    AccountRequest,
+    EnrollmentPluginSessionRequest,
+    PaymentPluginSessionRequest,
+)
 from paytui.api.queries import ChargeQuery, RefundQuery, ignored_filters, plain_contradictions
 
 logger = logging.getLogger("paytui.api")
@@ -373,6 +376,10 @@ class PaymentClient:
         body = await self._request("GET", _path(FAMILIES[family].path, object_id))
         return _parse(GenericObject, body)
 
+    async def create_account(self, request: AccountRequest) -> Account:
+        """POST /v2/accounts: a new account of a merchant (it starts boarding)."""
+        return _parse(Account, await self._request("POST", "/v2/accounts", json=_body(request)))
+
     async def list_merchants_page(self, *, limit: int = 50, offset: int = 0) -> Page[Merchant]:
         return await self._page("/v2/merchants", [], Merchant, "merchants", limit, offset)
 
@@ -408,6 +415,32 @@ class PaymentClient:
     ) -> PluginSession:
         body = await self._request("POST", "/v2/plugins/enrollment", json=_body(request))
         return _parse(PluginSession, body)
+
+    async def list_plugin_sessions_page(
+        self, *, limit: int = 50, offset: int = 0
+    ) -> Page[PluginSession]:
+        """GET /v2/plugins (its shape is not shown: read like every list, tolerantly)."""
+        return await self._page("/v2/plugins", [], PluginSession, "sessions", limit, offset)
+
+    async def list_plugin_sessions(
+        self, *, page_size: int = 50
+    ) -> AsyncIterator[Page[PluginSession]]:
+        """Every page of the plugin sessions, in order (the executor's read-back scans them)."""
+        offset = 0
+        while True:
+            page = await self.list_plugin_sessions_page(limit=page_size, offset=offset)
+            yield page
+            if not page.has_more or not page.items:
+                return
+            offset = page.next_offset
+
+    async def get_plugin_session(self, session_id: str) -> PluginSession:
+        """GET /v2/plugins/{session_id} (the path paytui assumes: docs/api-assumptions.md)."""
+        return _parse(PluginSession, await self._request("GET", _path("/v2/plugins", session_id)))
+
+    async def delete_plugin_session(self, session_id: str) -> None:
+        """DELETE /v2/plugins/{session_id}: the session ends (the spec does not show the path)."""
+        await self._request("DELETE", _path("/v2/plugins", session_id))
 
     # ----------------------------------------------------------------------------------------
     # The request machinery

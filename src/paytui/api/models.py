@@ -517,6 +517,8 @@ class Account(Resource):
     merchant_category_code: str | None = None
     tax_authority: str | None = None
     tax_authority_state: str | None = None
+    #: The processing limit (fees included); None: the account does not show one.
+    max_transaction_amount: Money | None = None
     created_timestamp: Timestamp | None = None
     last_updated_timestamp: Timestamp | None = None
     attributes: Attributes = Field(default_factory=dict)
@@ -533,13 +535,19 @@ class Merchant(Resource):
 
 
 class PluginSession(Resource):
-    """A created plugin session; `status` is set when the merchant's state forbids editing."""
+    """A plugin session as the service answers it: its settings are echoed (kept as they come,
+    unknown ones as extras); `status` is set when the merchant's state forbids editing."""
 
     session_id: str
     type: str | None = None
     url: str | None = None
     created_timestamp: Timestamp | None = None
     status: str | None = None
+    account_id: str | None = None
+    merchant_id: str | None = None
+    max_transaction_amount: Money | None = None
+    attributes: Attributes = Field(default_factory=dict)
+    tags: Tags = Field(default_factory=list)
 
 
 T = TypeVar("T")
@@ -742,42 +750,6 @@ class TokenUpdate(RequestModel):
     token_expiration_date: Timestamp | None = None
 
 
-class PaymentPluginSessionRequest(RequestModel):
-    """POST /v2/plugins/payment; extra properties (appearance, ...) pass through as given."""
-
-    model_config = ConfigDict(extra="allow", validate_by_name=True, serialize_by_alias=True)
-
-    account_id: str | None = None
-    charge_type: Literal["sale", "authorization"] | None = None
-    tokenize: dict[str, Any] | None = None
-    max_attempts: int | None = None
-    max_transaction_amount: Money | None = None
-    attributes: Attributes | None = None
-    tags: Tags | None = None
-    payment_methods: list[str] | None = None
-    invoice_number: str | None = None
-    po_number: str | None = None
-    convenience_fee: dict[str, Any] | None = None
-    tax_amount: Money | None = None
-    captcha: Any = None
-    fields: dict[str, Any] | None = None
-    appearance: dict[str, Any] | None = None
-    prefix: str | None = None
-    data: dict[str, Any] | None = None
-
-
-class EnrollmentPluginSessionRequest(RequestModel):
-    """POST /v2/plugins/enrollment; `account` carries account.attributes / account.tags."""
-
-    model_config = ConfigDict(extra="allow", validate_by_name=True, serialize_by_alias=True)
-
-    merchant_id: str | None = None
-    attributes: Attributes | None = None
-    tags: Tags | None = None
-    account: dict[str, Any] | None = None
-    data: dict[str, Any] | None = None
-
-
 __all__ = [
     "Account",
     "Attributes",
@@ -794,11 +766,9 @@ __all__ = [
     "Contact",
     "Distribution",
     "DistributionItem",
-    "EnrollmentPluginSessionRequest",
     "Merchant",
     "Page",
     "PaymentMethod",
-    "PaymentPluginSessionRequest",
     "PluginSession",
     "ProcessorMessages",
     "Refund",

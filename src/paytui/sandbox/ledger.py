@@ -682,7 +682,7 @@ def _token_doc(
     }
 
 
-def _future_instant(value: str, field: str, now: Any) -> str:
+def future_instant(value: str, field: str, now: Any) -> str:
     try:
         moment = parse_instant(value)
     except ValueError as exc:
@@ -700,8 +700,12 @@ def create_token(store: Store, req: TokenCreate) -> dict[str, Any]:
     checked, expiration = check_card(pm, now)
     expiry = None
     if req.token_expiration_date is not None:
-        expiry = _future_instant(req.token_expiration_date, "token_expiration_date", now)
-    store.get_account(req.account_id)
+        expiry = future_instant(req.token_expiration_date, "token_expiration_date", now)
+    account = store.get_account(req.account_id)
+    if account["status"] != "approved":
+        raise Conflict(
+            f"account {req.account_id} is {account['status']}; only approved accounts store cards"
+        )
     doc = _token_doc(req.account_id, checked.output, expiration, pm.reason, now, expiry)
     store.save_token(doc, new=True)
     return doc
@@ -719,7 +723,7 @@ def update_token(store: Store, token_id: str, req: TokenUpdate) -> dict[str, Any
             contact = req.payment_method.contact.model_dump(exclude_none=True)
             doc["payment_method"]["contact"] = {**doc["payment_method"]["contact"], **contact}
     if req.token_expiration_date is not None:
-        doc["token_expiration_date"] = _future_instant(
+        doc["token_expiration_date"] = future_instant(
             req.token_expiration_date, "token_expiration_date", now
         )
     store.save_token(doc, new=False)

@@ -20,7 +20,8 @@ from pydantic import (
     model_validator,
 )
 
-from paytui.limits import check_attributes, check_tags, check_text
+from paytui.limits import check_attributes, check_tags, check_text, check_texts
+from paytui.plugin_rules import DEFAULT_MAX_ATTEMPTS, check_colour
 from paytui.sandbox.wire import AmountError, cents_from_decimal
 
 
@@ -58,6 +59,13 @@ def _attributes(value: Any) -> dict[str, list[str]]:
             raise ValueError("attribute keys must not be empty")
         result[key] = values
     return result
+
+
+def _json_number(value: Any) -> Any:
+    """A JSON number only: a string or a bool is not an amount (strict models)."""
+    if isinstance(value, bool) or not isinstance(value, int | float | Decimal):
+        raise ValueError("must be a number")
+    return Decimal(str(value)) if isinstance(value, float) else Decimal(value)
 
 
 def _two_decimals(value: Decimal) -> Decimal:
@@ -179,29 +187,139 @@ class AccountCreate(_Lenient):
     merchant_category_code: str = Field(default="5999", pattern=r"^\d{4}$")
     tax_authority: str | None = None
     tax_authority_state: str | None = None
-    attributes: Attributes = Field(default_factory=dict)
-    tags: Tags = Field(default_factory=list)
-
-
-class PaymentSessionCreate(_Checked):
-    """Payment plugin session; properties not modelled here are kept and echoed as given."""
-
-    model_config = ConfigDict(extra="allow")
-    account_id: str | None = None
-    charge_type: Literal["sale", "authorization"] = "sale"
-    max_attempts: int = Field(default=2, ge=1)
+    #: The processing limit, fees included (default `plugin_rules.DEFAULT_ACCOUNT_LIMIT`).
     max_transaction_amount: Money | None = None
     attributes: Attributes = Field(default_factory=dict)
     tags: Tags = Field(default_factory=list)
 
+    @model_validator(mode="after")
+    def _texts(self) -> AccountCreate:
+        if message := check_texts([("name", self.name), ("tax_authority", self.tax_authority)]):
+            raise ValueError(message)
+        return self
 
-class EnrollmentSessionCreate(_Checked):
-    model_config = ConfigDict(extra="allow")
+
+class _Strict(_Checked):
+    """Plugin session parts: every property typed (a string is not a number, a bool or an object);
+    unknown properties are ignored, as on charges."""
+
+    model_config = ConfigDict(extra="ignore", strict=True)
+
+
+def _colour(value: str) -> str:
+    message = check_colour(value)
+    if message:
+        raise ValueError(message)
+    return value
+
+
+Colour = Annotated[str, AfterValidator(_colour)]
+#: An amount in a strict model: a JSON number (an int or a float), never a string or a bool.
+StrictMoney = Annotated[Decimal, BeforeValidator(_json_number), AfterValidator(_two_decimals)]
+
+
+class TokenizeIn(_Strict):
+    token_expiration_date: str | None = None
+
+
+class ConvenienceFeeIn(_Strict):
+    amount: StrictMoney
+
+
+class DarkModeIn(_Strict):
+    enabled: bool
+
+
+class LoaderIn(_Strict):
+    color: Colour | None = None
+    background_color: Colour | None = None
+
+
+class FieldColourIn(_Strict):
+    color: Colour | None = None
+
+
+class AppearanceIn(_Strict):
+    dark_mode: DarkModeIn | None = None
+    loader: LoaderIn | None = None
+    field: FieldColourIn | None = None
+
+
+class FieldsIn(_Strict):
+    submit_button: str | None = None
+
+
+def _tokenize_switch(value: Any) -> Any:
+    """`true` is tokenization mode with the default expiry; `false` is no tokenization."""
+    if value is True:
+        return {}
+    if value is False:
+        return None
+    return value
+
+
+class PaymentSessionCreate(_Strict):
+    """Payment plugin session: the spec's table, typed; tags and attributes normalised."""
+
+    account_id: str
+    charge_type: Literal["sale", "authorization"] = "sale"
+    tokenize: Annotated[TokenizeIn | None, BeforeValidator(_tokenize_switch)] = None
+    max_attempts: int = Field(default=DEFAULT_MAX_ATTEMPTS, ge=1)
+    max_transaction_amount: StrictMoney | None = None
+    attributes: Attributes = Field(default_factory=dict)
+    tags: Tags = Field(default_factory=list)
+    payment_methods: list[Literal["card", "bank_account"]] | None = None
+    invoice_number: str | None = None
+    po_number: str | None = None
+    convenience_fee: ConvenienceFeeIn | None = None
+    tax_amount: StrictMoney | None = None
+    captcha: bool | None = None
+    fields: FieldsIn | None = None
+    appearance: AppearanceIn | None = None
+    prefix: str | None = None
+    data: dict[str, str] | None = None
+
+    @model_validator(mode="after")
+    def _texts(self) -> PaymentSessionCreate:
+        caption = self.fields.submit_button if self.fields is not None else None
+        values = [("data_value", value) for value in (self.data or {}).values()]
+        message = check_texts([("prefix", self.prefix), ("submit_button", caption), *values])
+        if message:
+            raise ValueError(message)
+        return self
+
+
+class EnrollmentAccountIn(_Strict):
+    attributes: Attributes = Field(default_factory=dict)
+    tags: Tags = Field(default_factory=list)
+
+
+class ProcessingIn(_Strict):
+    max_transaction_amount: StrictMoney | None = None
+    monthly_volume: StrictMoney | None = None
+
+
+class PrepopulateIn(_Strict):
+    product_description: str | None = None
+    processing: ProcessingIn | None = None
+
+    @model_validator(mode="after")
+    def _texts(self) -> PrepopulateIn:
+        if message := check_text("product_description", self.product_description):
+            raise ValueError(message)
+        return self
+
+
+class EnrollmentDataIn(_Strict):
+    account: PrepopulateIn | None = None
+
+
+class EnrollmentSessionCreate(_Strict):
     merchant_id: str | None = None
     attributes: Attributes = Field(default_factory=dict)
     tags: Tags = Field(default_factory=list)
-    account: dict[str, Any] | None = None
-    data: dict[str, Any] | None = None
+    account: EnrollmentAccountIn | None = None
+    data: EnrollmentDataIn | None = None
 
 
 CommitOperation = Literal["capture", "refund", "charge", "update", "distribute"]

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import json
+from decimal import Decimal
 from typing import Any
 
 from fastapi import APIRouter, Request, Response
 
 from paytui.boarding import BOARDING_STATUSES
+from paytui.plugin_rules import DEFAULT_ACCOUNT_LIMIT, check_cap, check_tax_fields, session_fees
 from paytui.sandbox import ledger, search
-from paytui.sandbox.errors import FieldInvalid, Forbidden, NotFound
+from paytui.sandbox.errors import Conflict, FieldInvalid, Forbidden, NotFound
 from paytui.sandbox.http import json_response, store_of, token_scopes
+from paytui.sandbox.ledger import future_instant
 from paytui.sandbox.models import (
     AccountCreate,
     EnrollmentSessionCreate,
@@ -23,8 +27,6 @@ from paytui.sandbox.wire import cents_from_decimal, hex_id, money_out, prefixed_
 
 router = APIRouter(prefix="/v2")
 
-ACCOUNT_LIMIT_CENTS = 1_000_000
-"""The sandbox accounts' max_transaction_amount (10,000.00), the payment plugin's default cap."""
 PLUGIN_URL = "https://plugins.sandbox.invalid/{kind}/{session_id}"
 EDITABLE_MERCHANT_STATUSES = ("boarding",)
 
@@ -103,8 +105,14 @@ def get_account(request: Request, account_id: str) -> Response:
 def create_account(request: Request, body: AccountCreate) -> Response:
     store = store_of(request)
     merchant = store.get_merchant(body.merchant_id)
-    if body.tax_authority is not None and body.merchant_category_code != "9311":
-        raise FieldInvalid("tax_authority", "applies only to merchant category code 9311")
+    wrong = check_tax_fields(
+        body.merchant_category_code, body.tax_authority, body.tax_authority_state
+    )
+    if wrong is not None:
+        raise FieldInvalid(*wrong)
+    limit = body.max_transaction_amount or DEFAULT_ACCOUNT_LIMIT
+    if limit <= 0:
+        raise FieldInvalid("max_transaction_amount", "must be above 0")
     now = store.now_iso()
     doc = {
         "account_id": prefixed_id("pa_"),
@@ -115,6 +123,7 @@ def create_account(request: Request, body: AccountCreate) -> Response:
         "merchant_category_code": body.merchant_category_code,
         "tax_authority": body.tax_authority,
         "tax_authority_state": body.tax_authority_state,
+        "max_transaction_amount": money_out(cents_from_decimal(limit)),
         "created_timestamp": now,
         "last_updated_timestamp": now,
         "attributes": body.attributes,
@@ -179,37 +188,57 @@ def _session(request: Request, kind: str, properties: dict[str, Any]) -> dict[st
     return doc
 
 
+def account_limit(account: dict[str, Any]) -> Decimal:
+    """The account's processing limit (fees included); the default when it shows none."""
+    value = account.get("max_transaction_amount")
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return Decimal(str(value))
+    return DEFAULT_ACCOUNT_LIMIT
+
+
 @router.post("/plugins/payment", status_code=201, summary="Create a payment plugin session")
 def create_payment_session(request: Request, body: PaymentSessionCreate) -> Response:
-    if body.account_id is not None:
-        store_of(request).get_account(body.account_id)
-    properties = body.model_dump()
-    cap = ACCOUNT_LIMIT_CENTS
-    if body.max_transaction_amount is not None:
-        cap = cents_from_decimal(body.max_transaction_amount)
-        if not 0 < cap <= ACCOUNT_LIMIT_CENTS:
-            raise FieldInvalid(
-                "max_transaction_amount",
-                f"must be above 0 and at most the account limit {money_out(ACCOUNT_LIMIT_CENTS)}",
-            )
-    properties["max_transaction_amount"] = money_out(cap)
-    if properties["account_id"] is None:
-        del properties["account_id"]
+    store = store_of(request)
+    account = store.get_account(body.account_id)
+    if account["status"] != "approved":
+        raise Conflict(
+            f"account {body.account_id} is {account['status']};"
+            " only approved accounts take payments"
+        )
+    properties = body.model_dump(exclude_none=True)
+    if body.tokenize is not None and body.tokenize.token_expiration_date is not None:
+        properties["tokenize"]["token_expiration_date"] = future_instant(
+            body.tokenize.token_expiration_date, "tokenize.token_expiration_date", store.clock()
+        )
+    fee = body.convenience_fee.amount if body.convenience_fee is not None else None
+    fees = session_fees(fee, body.tax_amount)
+    limit = account_limit(account)
+    cap = body.max_transaction_amount
+    if cap is None:
+        cap = max(limit - fees, Decimal(0))
+        if cap <= 0:
+            raise FieldInvalid("convenience_fee", f"the fees leave nothing of the limit {limit}")
+    elif message := check_cap(cap, fees, limit):
+        raise FieldInvalid("max_transaction_amount", message)
+    properties["max_transaction_amount"] = money_out(cents_from_decimal(cap))
+    for name in ("tax_amount",):
+        if name in properties:
+            properties[name] = money_out(cents_from_decimal(properties[name]))
+    if fee is not None:
+        properties["convenience_fee"] = {"amount": money_out(cents_from_decimal(fee))}
+    properties["merchant_id"] = account["merchant_id"]
     return json_response(_session(request, "payment", properties), 201)
 
 
 @router.post("/plugins/enrollment", status_code=201, summary="Create an enrollment plugin session")
 def create_enrollment_session(request: Request, body: EnrollmentSessionCreate) -> Response:
-    account = (body.data or {}).get("account") or {}
-    prepopulates = isinstance(account, dict) and {"processing", "product_description"} & set(
-        account
-    )
+    prepopulates = body.data is not None and body.data.account is not None
     if prepopulates and PREPOPULATE_SCOPE not in token_scopes(request):
         raise Forbidden(
             "pre-populating data.account needs the scope " + PREPOPULATE_SCOPE,
             extra={"required_scopes": [PREPOPULATE_SCOPE]},
         )
-    properties = body.model_dump(exclude_none=True)
+    properties = json.loads(body.model_dump_json(exclude_none=True))
     if body.merchant_id is not None:
         merchant = store_of(request).get_merchant(body.merchant_id)
         if merchant["status"] not in EDITABLE_MERCHANT_STATUSES:

@@ -122,6 +122,13 @@ MERCHANTS: tuple[tuple[str, str, tuple[tuple[str, str, str, str, int], ...]], ..
     )),
 )  # fmt: skip
 
+#: Processing limits (fees included) other than the default 10,000 (`plugin_rules`).
+ACCOUNT_LIMITS: dict[str, int] = {
+    "Northwind Wholesale": 25000,
+    "Lakeside Property Tax": 50000,
+    "Blue Fern Café POS": 5000,
+}
+
 
 @dataclass
 class Account:
@@ -267,6 +274,7 @@ class Seeder:
                     "merchant_category_code": mcc,
                     "tax_authority": "Lakeside Township" if tax else None,
                     "tax_authority_state": "MN" if tax else None,
+                    "max_transaction_amount": ACCOUNT_LIMITS.get(a_name, 10000),
                     "created_timestamp": iso_ms(opened),
                     "last_updated_timestamp": iso_ms(opened + timedelta(days=2)),
                     "attributes": attributes,

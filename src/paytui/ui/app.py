@@ -58,6 +58,18 @@ SCREENS: tuple[tuple[str, str, str], ...] = (
     ("history", "History", "What you did in this session"),
 )
 
+#: Palette entries of the plugin sessions and new accounts (issue 12): title, blurb, app action.
+PLUGIN_COMMANDS: tuple[tuple[str, str, str], ...] = (
+    ("Plugin sessions", "List, view and delete plugin sessions", "plugin_sessions"),
+    (
+        "New payment plugin session",
+        "For the account in focus: tokenize, limits, appearance",
+        "open_payment_session",
+    ),
+    ("New enrollment plugin session", "Enroll a new merchant", "new_enrollment_session"),
+    ("New account", "A payment account of a merchant (tax authority for 9311)", "new_account"),
+)
+
 SANDBOX_STARTUP_TIMEOUT = 30.0
 
 
@@ -155,6 +167,10 @@ class PaytuiCommands(Provider):
                         partial(app.run_action, f"browse('{family.name}')"),
                     )
                 )
+        commands += [
+            (title, blurb, partial(app.run_action, action))
+            for title, blurb, action in PLUGIN_COMMANDS
+        ]
         commands.append(
             (
                 "Who am I",
@@ -466,6 +482,37 @@ class PaytuiApp(App[None]):
         from paytui.ui.screens.families import FamilyBrowserScreen
 
         self.push_screen(FamilyBrowserScreen(family))
+
+    def action_plugin_sessions(self) -> None:
+        from paytui.ui.screens.plugin_sessions import PluginSessionsScreen
+
+        if not isinstance(self.screen, PluginSessionsScreen):
+            self.push_screen(PluginSessionsScreen())
+
+    def action_open_payment_session(self) -> None:
+        """The payment session dialog for the account in focus (the registry's rule is checked
+        by the dialog and the executor once the account is read)."""
+        from paytui.ui.screens.modals.plugin_session import PaymentSessionModal
+
+        if self.account_in_focus is None:
+            self.notify(
+                "Open an account first (3, then enter): a session belongs to an account",
+                title="Payment plugin session",
+                severity="warning",
+                markup=False,
+            )
+            return
+        self.push_screen(PaymentSessionModal(self.account_in_focus))
+
+    def action_new_enrollment_session(self) -> None:
+        from paytui.ui.screens.modals.plugin_session import EnrollmentSessionModal
+
+        self.push_screen(EnrollmentSessionModal())
+
+    def action_new_account(self) -> None:
+        from paytui.ui.screens.modals.new_account import NewAccountModal
+
+        self.push_screen(NewAccountModal())
 
     def action_refunds(self) -> None:
         from paytui.ui.screens.refunds import RefundsScreen

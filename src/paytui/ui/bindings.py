@@ -393,6 +393,59 @@ NEW_CHARGE_BINDINGS: list[Binding] = [
     Binding("escape", "app.back", "Back", id="new_charge.back", show=False),
 ]
 
+# --- Plugin sessions and new accounts (issue 12) ------------------------------------------------
+#: On an account's detail: its plugin sessions and a new account of its merchant.
+ACCOUNT_PLUGIN_BINDINGS: list[Binding] = [
+    Binding(
+        "L",
+        "new_payment_session",
+        "Pay session",
+        id="account.payment_session",
+        tooltip="New payment plugin session for this account (needs urn:v2:plugins:all)",
+    ),
+    Binding(
+        "I",
+        "new_enrollment_session",
+        "Enrollment",
+        id="account.enrollment_session",
+        tooltip="New enrollment plugin session (invite) for this account's merchant",
+    ),
+    Binding(
+        "A",
+        "new_account",
+        "New account",
+        id="account.new_account",
+        tooltip="New payment account of this account's merchant (needs urn:v2:accounts:all)",
+    ),
+]
+#: The plugin sessions list (palette "Plugin sessions").
+PLUGIN_SESSIONS_BINDINGS: list[Binding] = [
+    Binding("enter", "view", "View", id="sessions.view", tooltip="Every setting of the session"),
+    Binding(
+        "delete",
+        "delete_session",
+        "Delete",
+        id="sessions.delete",
+        tooltip="Delete the highlighted session (asks first)",
+    ),
+    Binding("y", "copy_id", "Copy id", id="sessions.copy_id", tooltip="Copy the session id"),
+    Binding("ctrl+r", "refresh", "Refresh", id="sessions.refresh", tooltip="Reload / retry"),
+]
+#: The result of a plugin session dialog.
+PLUGIN_RESULT_BINDINGS: list[Binding] = [
+    Binding(
+        "ctrl+y",
+        "copy_result",
+        "Copy settings",
+        id="plugin.copy",
+        tooltip="Copy the new session's id and settings",
+    ),
+]
+SESSION_VIEW_BINDINGS: list[Binding] = [
+    Binding("escape,q", "close", "Close", id="session_view.close"),
+    Binding("y", "copy_id", "Copy settings", id="session_view.copy", tooltip="Copy the settings"),
+]
+
 # --- Who am I and profile switcher ----------------------------------------------------------
 WHOAMI_BINDINGS: list[Binding] = [
     Binding("escape,i,q", "close", "Close", id="whoami.close"),
@@ -437,6 +490,9 @@ GROUPS: list[BindingGroup] = [
     BindingGroup("Export dialog", tuple(EXPORT_BINDINGS)),
     BindingGroup("Refunds", tuple(REFUNDS_BINDINGS)),
     BindingGroup("Browse", tuple(BROWSE_BINDINGS)),
+    BindingGroup("Plugin sessions", tuple(PLUGIN_SESSIONS_BINDINGS)),
+    BindingGroup("Plugin session view", tuple(SESSION_VIEW_BINDINGS)),
+    BindingGroup("Plugin session dialogs", tuple(PLUGIN_RESULT_BINDINGS)),
 ]
 
 
@@ -529,6 +585,8 @@ KEY_ALLOW_LIST: dict[str, str] = {
     "down": "the query line hands focus to the results, which then move down",
     "i": "the key that opened Who am I closes it",
     "question_mark": "the key that opened Help closes it",
+    "delete": "deletes the highlighted item of its list (a saved search; a plugin session, after a "
+    "review)",
 }
 
 

@@ -21,7 +21,9 @@ from textual.widgets import DataTable, Static
 
 from paytui.ui import format as fmt
 from paytui.ui import messages
+from paytui.ui.bindings import ACCOUNT_PLUGIN_BINDINGS
 from paytui.ui.marks import MARK, Marks
+from paytui.ui.plugin_forms import limit_text
 from paytui.ui.running_app import paytui_app
 from paytui.ui.screens.base import PaytuiScreen
 from paytui.ui.widgets.errors import describe_error
@@ -43,6 +45,7 @@ ACCOUNT_DETAIL_BINDINGS: list[Binding] = [
     ),
     Binding("y", "copy_id", "Copy id", id="account.copy_id", tooltip="Copy the account id"),
     Binding("ctrl+r", "refresh", "Refresh", id="account.refresh", tooltip="Reload / retry"),
+    *ACCOUNT_PLUGIN_BINDINGS,
     # Marks and bulk actions on the recent charges (docs/bulk-actions.md).
     Binding("space", "toggle_mark", "Mark", id="account.mark", show=False),
     Binding("U", "clear_marks", "Clear marks", id="account.clear_marks", show=False),
@@ -132,6 +135,7 @@ class AccountDetailScreen(PaytuiScreen[None]):
         self.remove_class("-fields-error")
         self.account = account
         self._show_account(account)
+        self.refresh_bindings()  # the payment session key follows the account's status
 
     def _show_account(self, account: Account) -> None:
         grid = Table.grid(padding=(0, 2))
@@ -149,6 +153,7 @@ class AccountDetailScreen(PaytuiScreen[None]):
             ("Status message", _value(account.status_message)),
             ("Category code (MCC)", _value(account.merchant_category_code)),
             ("Tax authority", Text(", ".join(tax)) if tax else _value(None)),
+            ("Processing limit", Text(limit_text(account))),
             ("Created", Text(fmt.timestamp(account.created_timestamp))),
             ("Last updated", Text(fmt.timestamp(account.last_updated_timestamp))),
             ("Tags", _value(", ".join(str(t) for t in account.tags))),
@@ -163,6 +168,7 @@ class AccountDetailScreen(PaytuiScreen[None]):
             ),
         ]
         extra = getattr(account, "model_extra", None) or {}
+        extra = {k: v for k, v in extra.items() if k != "max_transaction_amount"}
         rows += [(str(key), _value(value)) for key, value in sorted(extra.items())]
         for label, value in rows:
             grid.add_row(label, value)
@@ -296,6 +302,29 @@ class AccountDetailScreen(PaytuiScreen[None]):
             group="open-charge-search",
             exclusive=True,
         )
+
+    def action_subject(self, action: str) -> object | None:
+        return self.account
+
+    def action_target(self, action: str) -> str | None:
+        return self.account_id
+
+    def action_new_payment_session(self) -> None:
+        from paytui.ui.screens.modals.plugin_session import PaymentSessionModal
+
+        self.app.push_screen(PaymentSessionModal(self.account_id))
+
+    def action_new_enrollment_session(self) -> None:
+        from paytui.ui.screens.modals.plugin_session import EnrollmentSessionModal
+
+        merchant = self.account.merchant_id if self.account is not None else None
+        self.app.push_screen(EnrollmentSessionModal(merchant))
+
+    def action_new_account(self) -> None:
+        from paytui.ui.screens.modals.new_account import NewAccountModal
+
+        merchant = self.account.merchant_id if self.account is not None else None
+        self.app.push_screen(NewAccountModal(merchant))
 
     def action_copy_id(self) -> None:
         self.app.copy_to_clipboard(self.account_id)

@@ -156,7 +156,7 @@ class ChargeDetailScreen(PaytuiScreen[None]):
                     "Load the distributions this charge appeared in",
                 ),
                 (
-                    "A",
+                    "X",
                     "load_all",
                     "Everything",
                     "load_all",

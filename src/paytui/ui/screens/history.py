@@ -49,6 +49,9 @@ OPERATIONS = {
     "update_charge": "edit tags",
     "update_refund": "edit refund tags",
     "distribute": "distribute",
+    "plugin_session": "plugin session",
+    "plugin_delete": "delete session",
+    "account_create": "new account",
 }
 #: Operations whose journal `charge_id` holds another object's id (the refund edited).
 NOT_A_CHARGE = frozenset({"update_refund"})

@@ -1,0 +1,244 @@
+"""Plugin sessions (palette "Plugin sessions"): `GET /v2/plugins`, a page at a time.
+
+Built with the list kit (`FitTable`, `ListState`, unreadable rows, `MoreRows`: the next page is
+read as the cursor nears the end). `enter` shows every setting of
+the highlighted session (read again with `GET /v2/plugins/{id}`), `x` / delete deletes it after a
+review that names it, through the executor (`DeleteSessionModal`), `y` copies its id.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import BindingType
+from textual.containers import Vertical
+from textual.coordinate import Coordinate
+from textual.widgets import DataTable, Static
+
+from paytui.text import safe
+from paytui.ui import format as fmt
+from paytui.ui.bindings import PLUGIN_SESSIONS_BINDINGS, SESSION_VIEW_BINDINGS
+from paytui.ui.plugin_forms import session_settings
+from paytui.ui.running_app import paytui_app
+from paytui.ui.screens.base import PaytuiModal, PaytuiScreen
+from paytui.ui.widgets.errors import describe_error
+from paytui.ui.widgets.fit_table import FitColumn, FitNavTable
+from paytui.ui.widgets.footer import PaytuiFooter
+from paytui.ui.widgets.header import PaytuiHeader
+from paytui.ui.widgets.json_view import JsonView
+from paytui.ui.widgets.list_state import ErrorLine, ListState, add_unreadable_rows, showing
+from paytui.ui.widgets.more_rows import MoreRows
+
+if TYPE_CHECKING:
+    from paytui.api.models import Page, PluginSession
+
+PAGE_SIZE = 50
+COLUMNS = (
+    FitColumn("session", "Session", priority=1, min_width=12),
+    FitColumn("type", "Type"),
+    FitColumn("created", "Created (UTC)"),
+    FitColumn("account", "Account / merchant", priority=2, min_width=12),
+    FitColumn("cap", Text("Max amount", justify="right"), priority=3),
+    FitColumn("tags", "Tags", priority=4, min_width=8, free_text=True),
+)
+
+
+class PluginSessionsScreen(PaytuiScreen[None]):
+    """Every plugin session of the caller, newest first; scrolling reads the next page."""
+
+    CSS_PATH = Path(__file__).with_name("plugin_sessions.tcss")
+    BINDINGS: ClassVar[list[BindingType]] = [*PLUGIN_SESSIONS_BINDINGS]
+    HELP_TITLE = "Plugin sessions"
+    AUTO_FOCUS = "#sessions"
+
+    def __init__(self) -> None:
+        super().__init__()
+        #: The sessions read so far, by id (the table's row keys).
+        self.sessions: dict[str, PluginSession] = {}
+        self.more = MoreRows(PAGE_SIZE)
+
+    def compose(self) -> ComposeResult:
+        yield PaytuiHeader()
+        yield Static(Text("Plugin sessions", style="bold"), id="sessions-title")
+        yield Static(Text(""), id="sessions-status")
+        line = ErrorLine(id="inline-error")
+        yield line
+        yield ListState(error_line=line)
+        yield FitNavTable(COLUMNS, id="sessions", cursor_type="row", zebra_stripes=True)
+        yield PaytuiFooter()
+
+    def on_mount(self) -> None:
+        self.load()
+
+    def load(self) -> None:
+        """Read the first page; more is read as the cursor nears the end."""
+        if not self.sessions:
+            self.query_one(ListState).show_loading("plugin sessions")
+        self._read_first()
+
+    @work(exclusive=True, group="sessions-load")
+    async def _read_first(self) -> None:
+        try:
+            client = await paytui_app(self).get_client()
+            page = await client.list_plugin_sessions_page(limit=PAGE_SIZE, offset=0)
+        except Exception as exc:
+            self.query_one(ListState).show_failed(exc, rows_on_screen=bool(self.sessions))
+            return
+        self.workers.cancel_group(self, "sessions-more")
+        self.more.reset()
+        self.sessions = {}
+        self.query_one(FitNavTable).clear()
+        self._append(page)
+        if self.more.read:
+            self.query_one(ListState).show_results()
+        else:
+            self.query_one(ListState).show_empty(
+                "No plugin sessions yet.\nCreate one with L on an approved account's detail."
+            )
+        self.refresh_bindings()
+
+    @work(exclusive=True, group="sessions-more")
+    async def _read_more(self) -> None:
+        async def page_at(offset: int) -> Page[PluginSession]:
+            client = await paytui_app(self).get_client()
+            return await client.list_plugin_sessions_page(limit=PAGE_SIZE, offset=offset)
+
+        page = await self.more.read_next(page_at, self.query_one(ListState), "sessions")
+        if page is not None:
+            self._append(page)
+
+    def _append(self, page: Page[PluginSession]) -> None:
+        """Add a page's sessions (and its unreadable items) under the rows already shown."""
+        table = self.query_one(FitNavTable)
+        for session in page.items:
+            if session.session_id in self.sessions:
+                continue  # a session created meanwhile moved the pages: shown once
+            table.add_row(
+                fmt.literal(session.session_id),
+                fmt.literal(session.type or "—"),
+                Text(fmt.timestamp(session.created_timestamp)),
+                fmt.literal(session.account_id or session.merchant_id or "—"),
+                Text(fmt.money(session.max_transaction_amount), justify="right"),
+                fmt.literal(", ".join(session.tags)),
+                key=session.session_id,
+            )
+            self.sessions[session.session_id] = session
+        self.more.took(page, len(page.items) + add_unreadable_rows(table, page.unreadable))
+        status = showing(self.more.read, self.more.total)
+        self.query_one("#sessions-status", Static).update(status)
+
+    # --- the registry's subject: the highlighted session --------------------------------------
+    @property
+    def selected(self) -> PluginSession | None:
+        table = self.query_one(FitNavTable)
+        if not self.sessions or not (0 <= table.cursor_row < table.row_count):
+            return None
+        key = table.coordinate_to_cell_key(Coordinate(table.cursor_row, 0)).row_key.value
+        return self.sessions.get(str(key))
+
+    def action_subject(self, action: str) -> object | None:
+        return self.selected
+
+    def action_target(self, action: str) -> str | None:
+        session = self.selected
+        return session.session_id if session is not None else None
+
+    def check_own_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("view", "copy_id"):
+            return True if self.selected is not None else None
+        return True
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if self.more.wants_more(event.cursor_row):
+            self._read_more()
+        self.refresh_bindings()
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.action_view()
+
+    # --- actions ----------------------------------------------------------------------------
+    def action_view(self) -> None:
+        session = self.selected
+        if session is not None:
+            self.app.push_screen(SessionViewScreen(session))
+
+    def action_copy_id(self) -> None:
+        session = self.selected
+        if session is not None:
+            self.app.copy_to_clipboard(session.session_id)
+            self.app.notify(
+                f"Copied session id {session.session_id}", title="Clipboard", markup=False
+            )
+
+    def action_delete_session(self) -> None:
+        from paytui.ui.screens.modals.plugin_session import DeleteSessionModal
+
+        session = self.selected
+        if session is None:
+            return
+
+        def deleted(result: str | None) -> None:
+            if result:
+                self.load()
+
+        self.app.push_screen(DeleteSessionModal(session.session_id), deleted)
+
+    def action_refresh(self) -> None:
+        self.load()
+
+
+class SessionViewScreen(PaytuiModal[None]):
+    """Every setting of one session, read again from the service (`GET /v2/plugins/{id}`)."""
+
+    CSS_PATH = Path(__file__).with_name("plugin_sessions.tcss")
+    BINDINGS: ClassVar[list[BindingType]] = [*SESSION_VIEW_BINDINGS]
+    HELP_TITLE = "Plugin session"
+
+    def __init__(self, session: PluginSession) -> None:
+        super().__init__()
+        self.session = session
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="session-dialog"):
+            title = Text("Plugin session ", style="bold")
+            title.append(safe(self.session.session_id))
+            yield Static(title, id="session-title")
+            yield JsonView(
+                self.session.model_dump(mode="json", exclude_none=True), id="session-json"
+            )
+            yield Static(Text("y copy settings · esc close", style="dim"), id="session-hint")
+
+    def on_mount(self) -> None:
+        self.query_one(JsonView).focus()
+        self._reread()
+
+    @work(exclusive=True, group="session-read")
+    async def _reread(self) -> None:
+        try:
+            client = await paytui_app(self).get_client()
+            session = await client.get_plugin_session(self.session.session_id)
+        except Exception as exc:
+            info = describe_error(exc)
+            self.notify(info.message, title=info.title, severity="warning", markup=False)
+            return
+        self.session = session
+        self.query_one(JsonView).set_data(session.model_dump(mode="json", exclude_none=True))
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+    def action_copy_id(self) -> None:
+        self.app.copy_to_clipboard(session_settings(self.session))
+        self.app.notify(
+            f"Copied the settings of session {self.session.session_id}",
+            title="Clipboard",
+            markup=False,
+        )
+
+
+__all__ = ["PluginSessionsScreen", "SessionViewScreen"]
