@@ -19,6 +19,7 @@ from paytui.api.models import Charge
 from paytui.api.queries import ChargeQuery
 from paytui.ui.screens.history import HistoryScreen
 from paytui.ui.screens.modals.export import ExportModal
+from paytui.ui.widgets.charge_table import ChargeTable
 from tests.ui.conftest import make_app, settle
 
 
@@ -71,6 +72,23 @@ async def test_x_exports_every_page_of_the_search_and_the_filtered_audit_trail(
         await pilot.press("escape")
         await settle(app, pilot)
 
+        # With marks, `x` exports the marked rows only.
+        table = app.screen.query_one(ChargeTable)
+        table.focus()
+        await pilot.press("space", "space")  # marks two rows (space moves down)
+        await settle(app, pilot)
+        marked_ids = {charge.charge_id for charge in table.marks.charges()}
+        assert len(marked_ids) == 2
+        await pilot.press("x")
+        await settle(app, pilot)
+        picked = tmp_path / "marked.jsonl"
+        await _export(app, pilot, picked, "jsonl")
+        assert {json.loads(line)["charge_id"] for line in picked.read_text().splitlines()} == (
+            marked_ids
+        )
+        await pilot.press("escape")
+        await settle(app, pilot)
+
         await pilot.press("5")
         await settle(app, pilot)
         history = app.screen
@@ -104,10 +122,10 @@ async def test_x_exports_every_page_of_the_search_and_the_filtered_audit_trail(
         marked = ExportModal.for_charges(charges, "Export the marked charges")
         await app.push_screen(marked)
         await settle(app, pilot)
-        cancelled = tmp_path / "marked.csv"
+        cancelled = tmp_path / "cancelled.csv"
         marked.query_one("#export-path", Input).value = str(cancelled)
         marked.start()
         marked.action_close()  # before the first page is written
         await settle(app, pilot)
-        assert not cancelled.exists() and not cancelled.with_name("marked.csv.part").exists()
+        assert not cancelled.exists() and not cancelled.with_name("cancelled.csv.part").exists()
         assert "Cancelled after 0 rows" in str(marked.query_one("#export-status", Static).content)

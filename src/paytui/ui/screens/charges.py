@@ -525,7 +525,16 @@ class ChargeSearchScreen(PaytuiScreen[None]):
         await open_bulk(self.app, operation, table.marks, after)
 
     def action_export(self) -> None:
-        """`x`: every page of the search on screen (its sort included) to a file."""
+        """`x`: the marked rows when there are marks (`U` clears them), otherwise every page of
+        the search on screen (its sort included), to a file."""
+        marks = self.query_one(ChargeTable).marks
+        if len(marks):
+            from paytui.ui.screens.modals.export import ExportModal
+
+            count = len(marks)
+            what = f"Export the {count} marked charge{'s' if count != 1 else ''}"
+            self.app.push_screen(ExportModal.for_charges(marks.charges(), what))
+            return
         self._open_export()
 
     @work(exclusive=True, group="export-open")
