@@ -77,6 +77,7 @@ class PagedListScreen(PaytuiScreen[None], Generic[T]):
         self.workers.cancel_group(self, "paged-list-more")
         self.more.reset()
         self.items = []
+        self.ignored_note = None
         self._table().clear()
         self._append(page)
         if self.more.read:

@@ -106,9 +106,7 @@ class RefundsScreen(PagedListScreen["Refund"]):
         event.stop()
         self.refund_query = parse_refund_search(event.value)
         self.query_one(DataTable).focus()
-        self.items = []
-        self.ignored_note = None
-        self.load()
+        self.load()  # the last rows stay (and keep the focus) until the new ones are read
 
     def action_focus_search(self) -> None:
         self.query_one("#refunds-query", Input).focus()
