@@ -148,3 +148,19 @@ async def test_a_field_shows_a_hostile_value_put_into_it_through_placeholders(
         await settle(app, pilot)
         assert_neutralised(app)
         assert field.value == f"tag:{OSC2}"
+
+
+async def test_an_id_with_markup_in_a_dialog_title_is_shown_as_typed(
+    sandbox_transport: httpx.AsyncBaseTransport,
+) -> None:
+    """Border titles read markup: an id from the service (or typed) goes in as data."""
+    from paytui.ui.screens.modals.refund import RefundModal
+
+    odd = "[/]ch[link=https://x.test]1"
+    app = make_app(sandbox_transport)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await app.push_screen(RefundModal(odd))
+        await settle(app, pilot)
+        assert app.is_running
+        assert odd in screen_text(app)

@@ -131,7 +131,7 @@ class FamilyBrowserScreen(PagedListScreen[GenericObject]):
             self.app.notify(info.message, title=info.title, severity="error", markup=False)
             return
         self._show(found)
-        self.query_one(JsonView).border_title = f"JSON of {object_id} (read alone)"
+        self.query_one(JsonView).border_title = fmt.literal(f"JSON of {object_id} (read alone)")
 
 
 __all__ = ["FamilyBrowserScreen", "row_cells"]

@@ -110,6 +110,14 @@ class FitTable(DataTable[Any]):
         super().clear(columns=columns)
         return self
 
+    def action_select_cursor(self) -> None:
+        """Enter on a row that is there. While a list is cleared and refilled, or its columns
+        are rebuilt for a new width, the cursor can name a row or column that does not exist
+        for a moment; Textual then raises `CellDoesNotExist`, which ended the app (UI fuzz)."""
+        row, column = self.cursor_coordinate
+        if 0 <= row < self.row_count and 0 <= column < len(self.columns):
+            super().action_select_cursor()
+
     def cursor_key(self) -> str | None:
         """The key of the row under the cursor, None when there is none. By row, not by cell:
         while the columns are rebuilt for a new width a row can have no cell to ask."""

@@ -122,7 +122,7 @@ class MoneyActionModal(PaytuiModal[str | None]):
     # --- layout ------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog") as dialog:
-            dialog.border_title = f"{self.TITLE} {self.charge_id}"
+            dialog.border_title = Text(safe(f"{self.TITLE} {self.charge_id}"))  # an id is data
             yield Static(Text("Loading…"), id="dialog-info")
             with VerticalScroll(id="dialog-form"):
                 yield from self.compose_form()
