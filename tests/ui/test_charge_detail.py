@@ -240,7 +240,7 @@ async def test_authorization_without_captured_id_finds_capture_by_search(
 
 
 async def test_expand_all_loads_and_says_what_it_added(app_factory: AppFactory) -> None:
-    """A: the charge read with expand=all; a line names what the expansion added."""
+    """X: the charge read with expand=all; a line names what the expansion added."""
     app = app_factory()
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)

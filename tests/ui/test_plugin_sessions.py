@@ -23,7 +23,7 @@ from paytui.ui.screens.account_detail import AccountDetailScreen
 from paytui.ui.screens.modals.confirm import MoneyActionModal
 from paytui.ui.screens.modals.new_account import NewAccountModal
 from paytui.ui.screens.modals.plugin_session import EnrollmentSessionModal, PaymentSessionModal
-from paytui.ui.screens.plugin_sessions import PluginSessionsScreen
+from paytui.ui.screens.plugin_sessions import PluginSessionsScreen, SessionViewScreen
 from tests.ui.conftest import frozen_clock, screen_text, settle
 
 AppFactory = Callable[..., PaytuiApp]
@@ -100,6 +100,15 @@ async def test_sessions_and_a_tax_account_from_the_keyboard(plugin_app: AppFacto
         await settle(app, pilot)
         assert isinstance(app.screen, PluginSessionsScreen)
         assert session.session_id in screen_text(app)
+        await pilot.press("enter")  # the view: every setting, read again
+        await settle(app, pilot)
+        assert isinstance(app.screen, SessionViewScreen)
+        await pilot.press("y")
+        assert app.clipboard == session.session_id
+        await pilot.press("Y")  # the settings, to hand to the merchant
+        assert session.session_id in app.clipboard and app.clipboard != session.session_id
+        await pilot.press("escape")
+        await settle(app, pilot)
         await pilot.press("delete")
         delete = await _dialog(app, pilot)
         assert delete.step == "review"  # the confirmation names the session

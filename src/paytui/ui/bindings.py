@@ -443,7 +443,14 @@ PLUGIN_RESULT_BINDINGS: list[Binding] = [
 ]
 SESSION_VIEW_BINDINGS: list[Binding] = [
     Binding("escape,q", "close", "Close", id="session_view.close"),
-    Binding("y", "copy_id", "Copy settings", id="session_view.copy", tooltip="Copy the settings"),
+    Binding("y", "copy_id", "Copy id", id="session_view.copy", tooltip="Copy the session id"),
+    Binding(
+        "Y",
+        "copy_json",
+        "Copy settings",
+        id="session_view.copy_json",
+        tooltip="Copy the session's settings as JSON (to hand to the merchant)",
+    ),
 ]
 
 # --- Who am I and profile switcher ----------------------------------------------------------

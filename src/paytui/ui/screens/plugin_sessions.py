@@ -2,7 +2,7 @@
 
 Built with the list kit (`FitTable`, `ListState`, unreadable rows, `MoreRows`: the next page is
 read as the cursor nears the end). `enter` shows every setting of
-the highlighted session (read again with `GET /v2/plugins/{id}`), `x` / delete deletes it after a
+the highlighted session (read again with `GET /v2/plugins/{id}`), `delete` deletes it after a
 review that names it, through the executor (`DeleteSessionModal`), `y` copies its id.
 """
 
@@ -233,6 +233,13 @@ class SessionViewScreen(PaytuiModal[None]):
         self.dismiss(None)
 
     def action_copy_id(self) -> None:
+        self.app.copy_to_clipboard(self.session.session_id)
+        self.app.notify(
+            f"Copied session id {self.session.session_id}", title="Clipboard", markup=False
+        )
+
+    def action_copy_json(self) -> None:
+        """`Y`, as everywhere: the object itself (its settings, to hand to the merchant)."""
         self.app.copy_to_clipboard(session_settings(self.session))
         self.app.notify(
             f"Copied the settings of session {self.session.session_id}",
