@@ -297,3 +297,37 @@ async def test_account_detail_charges_error_and_retry(
         await pilot.press("ctrl+r")
         await settle(app, pilot)
         assert detail.charges_state == "results"
+
+
+class _IgnoresAccountFilter(httpx.AsyncBaseTransport):
+    """A service that ignores `account_id` on a charge search (as a real one may ignore a
+    parameter it does not know): every account's charges come back."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
+        self.inner = inner
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/v2/charges" and "account_id" in request.url.params:
+            request = httpx.Request(
+                request.method,
+                request.url.copy_remove_param("account_id"),
+                headers=request.headers,
+                content=request.content,
+            )
+        return await self.inner.handle_async_request(request)
+
+
+async def test_an_account_s_charges_say_when_the_service_ignored_the_account(
+    still_transport: httpx.AsyncBaseTransport,
+) -> None:
+    app = make_app(_IgnoresAccountFilter(still_transport))
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_accounts(app, pilot)
+        account = account_named(screen, "Blue Fern Café POS")
+        move_to(screen.query_one(NavTable), account.account_id)
+        await pilot.press("enter")
+        await settle(app, pilot)
+        detail = app.screen
+        assert isinstance(detail, AccountDetailScreen)
+        assert any(c.account_id != account.account_id for c in detail.charges)
+        assert "The service ignored the filter account_id" in screen_text(app)

@@ -238,6 +238,8 @@ class AccountDetailScreen(PaytuiScreen[None]):
         line.append(" opens one; ")
         line.append("s", style="bold")
         line.append(" searches all of this account's charges.")
+        if page.ignored_note:  # another account's charges came back: say so, never hide it
+            line.append(f"\n{page.ignored_note}", style=fmt.tone("bold warning"))
         self._charges_message(line, "results")
 
     # --- marks and bulk actions (docs/bulk-actions.md) --------------------------------------------
