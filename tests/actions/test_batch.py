@@ -155,7 +155,12 @@ async def test_a_bulk_refund_killed_half_way_and_resumed_refunds_each_charge_onc
     ).resume(left.id)
 
     assert {item.state for item in resumed.items} == {"succeeded"}
-    assert len(progress) == len(left.open_items)
+    # Each item resumed is reported once, and only open ones. (Not "as many as `left` lists": the
+    # killed run's last batch-log writes are threads this in-process "kill" cannot stop, and one
+    # can still mark an item done between the read of `left` and the resume's own read.)
+    reported = [item.charge_id for item in progress]
+    assert reported and len(reported) == len(set(reported))
+    assert set(reported) <= {item.charge_id for item in left.open_items}
     for charge in sales:
         refunds = await refunds_of(client, charge.charge_id)
         assert len(refunds) == 1, charge.charge_id
