@@ -121,18 +121,24 @@ async def test_status_filter_cycles(still_transport: httpx.AsyncBaseTransport) -
         assert len([k for k in row_keys(table) if not k.startswith(MERCHANT_ROW)]) == 14
 
 
+async def open_account_detail(app: Any, pilot: Any, name: str) -> tuple[Any, AccountDetailScreen]:
+    """From the accounts list, `enter` on the account called `name`: (that account, its detail)."""
+    screen = await open_accounts(app, pilot)
+    account = account_named(screen, name)
+    move_to(screen.query_one(NavTable), account.account_id)
+    await pilot.press("enter")
+    await settle(app, pilot)
+    detail = app.screen
+    assert isinstance(detail, AccountDetailScreen)
+    return account, detail
+
+
 async def test_open_account_and_jump_to_its_charges(
     still_transport: httpx.AsyncBaseTransport,
 ) -> None:
     app = make_app(still_transport)
     async with app.run_test(size=(120, 40)) as pilot:
-        screen = await open_accounts(app, pilot)
-        account = account_named(screen, "Blue Fern Café POS")
-        move_to(screen.query_one(NavTable), account.account_id)
-        await pilot.press("enter")
-        await settle(app, pilot)
-        detail = app.screen
-        assert isinstance(detail, AccountDetailScreen)
+        account, detail = await open_account_detail(app, pilot, "Blue Fern Café POS")
         assert detail.account_id == account.account_id
         assert detail.charges_state == "results"
         assert detail.charges and all(c.account_id == account.account_id for c in detail.charges)
@@ -322,12 +328,6 @@ async def test_an_account_s_charges_say_when_the_service_ignored_the_account(
 ) -> None:
     app = make_app(_IgnoresAccountFilter(still_transport))
     async with app.run_test(size=(120, 40)) as pilot:
-        screen = await open_accounts(app, pilot)
-        account = account_named(screen, "Blue Fern Café POS")
-        move_to(screen.query_one(NavTable), account.account_id)
-        await pilot.press("enter")
-        await settle(app, pilot)
-        detail = app.screen
-        assert isinstance(detail, AccountDetailScreen)
+        account, detail = await open_account_detail(app, pilot, "Blue Fern Café POS")
         assert any(c.account_id != account.account_id for c in detail.charges)
         assert "The service ignored the filter account_id" in screen_text(app)

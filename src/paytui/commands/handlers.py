@@ -335,19 +335,33 @@ async def refunds_list(runtime: Runtime, args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------------------------
 
 
-async def tokens_list(runtime: Runtime, args: argparse.Namespace) -> int:
+async def _listing(
+    runtime: Runtime,
+    args: argparse.Namespace,
+    table: dict[str, Any],
+    read_page: Callable[[Any, int, int], Awaitable[Any]],
+) -> int:
+    """A plain list command: its pages read 50 at a time up to `--limit`, written in the
+    format asked. `read_page(client, size, offset)` reads one page."""
     fmt = _listing_format(args)
-    keys = _columns(args, TOKEN_COLUMNS, list(TOKEN_COLUMNS))
+    keys = _columns(args, table, list(table))
     async with runtime.client() as client:
         rows = await _collect(
-            lambda size, offset: client.list_tokens_page(
-                account_id=args.account, limit=size, offset=offset
-            ),
-            _limit(args),
-            page_size=50,
+            lambda size, offset: read_page(client, size, offset), _limit(args), page_size=50
         )
-    write_listing(runtime.io.out, rows, fmt, TOKEN_COLUMNS, columns=keys, local=args.local_time)
+    write_listing(runtime.io.out, rows, fmt, table, columns=keys, local=args.local_time)
     return Exit.OK
+
+
+async def tokens_list(runtime: Runtime, args: argparse.Namespace) -> int:
+    return await _listing(
+        runtime,
+        args,
+        TOKEN_COLUMNS,
+        lambda client, size, offset: client.list_tokens_page(
+            account_id=args.account, limit=size, offset=offset
+        ),
+    )
 
 
 async def tokens_show(runtime: Runtime, args: argparse.Namespace) -> int:
@@ -414,18 +428,14 @@ async def tokens_create(runtime: Runtime, args: argparse.Namespace) -> int:
 
 
 async def accounts_list(runtime: Runtime, args: argparse.Namespace) -> int:
-    fmt = _listing_format(args)
-    keys = _columns(args, ACCOUNT_COLUMNS, list(ACCOUNT_COLUMNS))
-    async with runtime.client() as client:
-        rows = await _collect(
-            lambda size, offset: client.list_accounts_page(
-                merchant_id=args.merchant, status=args.status, limit=size, offset=offset
-            ),
-            _limit(args),
-            page_size=50,
-        )
-    write_listing(runtime.io.out, rows, fmt, ACCOUNT_COLUMNS, columns=keys, local=args.local_time)
-    return Exit.OK
+    return await _listing(
+        runtime,
+        args,
+        ACCOUNT_COLUMNS,
+        lambda client, size, offset: client.list_accounts_page(
+            merchant_id=args.merchant, status=args.status, limit=size, offset=offset
+        ),
+    )
 
 
 async def accounts_show(runtime: Runtime, args: argparse.Namespace) -> int:
