@@ -94,8 +94,9 @@ def emit(item: dict[str, Any]) -> None:
 def startup(runs: int) -> Iterator[dict[str, Any]]:
     """Warm and cold ratios, each interleaved with the bare app (`startup.py`'s timer)."""
     sys.path.insert(0, str(HERE))
-    from benchmarks.startup import _time_once
+    from benchmarks.startup import _time_once, byte_compile
 
+    byte_compile()
     bare = [sys.executable, str(HERE / "bare_datatable.py")]
     paytui = [sys.executable, str(HERE / "startup_paytui.py")]
     for case, extra in (("warm", {}), ("cold", {"PAYTUI_SANDBOX_IDLE": "0"})):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import subprocess
 import sys
 import textwrap
@@ -96,6 +97,28 @@ def test_embedded_sandbox_is_stopped_even_when_the_app_fails(
     assert connection.is_embedded
     assert sandbox is FakeSandbox.instance
     assert sandbox.stopped
+
+
+def test_the_collector_is_paused_for_the_start_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`launch.main` pauses the cyclic collector until the app ends the start (its first page),
+    and never switches on a collector that was off before (`paytui.ui.startup`)."""
+    seen: list[bool] = []
+
+    def fake_build_app(connection: Any, *, sandbox: Any = None) -> FakeApp:
+        app = FakeApp(connection=connection)
+        app.run = lambda: seen.append(gc.isenabled())  # type: ignore[method-assign]
+        return app
+
+    monkeypatch.setattr(launch, "build_app", fake_build_app)
+    monkeypatch.setenv("PAYTUI_TOKEN", "launch-token-1234")
+    assert launch.main(["--base-url", "https://api.example.com"]) == 0
+    assert seen == [False] and gc.isenabled()  # the app did not end the start: main did
+    gc.disable()
+    try:
+        assert launch.main(["--base-url", "https://api.example.com"]) == 0
+        assert seen == [False, False] and not gc.isenabled()
+    finally:
+        gc.enable()
 
 
 def test_remote_profile_does_not_start_the_sandbox(monkeypatch: pytest.MonkeyPatch) -> None:

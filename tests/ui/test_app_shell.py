@@ -5,12 +5,14 @@ These run on a small in-memory fake client (no sandbox needed): they test the sh
 
 from __future__ import annotations
 
+import gc
 from collections import Counter
 from pathlib import Path
 
 from paytui.ui.app import PaytuiApp, PaytuiCommands
 from paytui.ui.bindings import all_binding_ids, all_groups, keys_markdown
 from paytui.ui.screens.charges import ChargeSearchScreen
+from paytui.ui.startup import collector_paused, pause_collector
 from paytui.ui.widgets.charge_table import ChargeTable, layout_columns
 from tests.ui.conftest import FakeClient, fake_app, frozen_clock, screen_text, settle
 
@@ -38,8 +40,10 @@ async def test_header_marks_sandbox_and_production() -> None:
 async def test_factory_awaited_once_and_first_page_loaded() -> None:
     client = FakeClient()
     app = fake_app(client)
+    pause_collector()  # as the launcher does: the first page painted ends the pause
     async with app.run_test(size=(120, 30)) as pilot:
         await settle(app, pilot)
+        assert not collector_paused() and gc.isenabled()
         await pilot.press("ctrl+r")
         await settle(app, pilot)
         assert app.factory_calls["factory"] == 1  # type: ignore[attr-defined]

@@ -32,6 +32,7 @@ from paytui.ui import bindings as keys
 from paytui.ui import format as fmt
 from paytui.ui import messages
 from paytui.ui.screens.charges import ChargeSearchScreen
+from paytui.ui.startup import RESUME_AFTER, resume_collector
 from paytui.ui.widgets.list_state import ListState, waiting_text
 
 if TYPE_CHECKING:
@@ -265,6 +266,8 @@ class PaytuiApp(App[None]):
         self._client_future: asyncio.Future[PaymentClient] | None = None
         self._connect_started = False
         self._first_paint_done = False
+        self._started = False
+        """True once the first page of charges is on screen (or `RESUME_AFTER` passed)."""
         self._sandbox: EmbeddedSandbox | None = None
         self._switching_modes = False
         #: Published after an action changed charges (their ids): every list and detail on any
@@ -574,6 +577,13 @@ class PaytuiApp(App[None]):
         client.on_wait = self._on_retry_wait
         if not future.done():
             future.set_result(client)
+        if self._started:
+            self._start_reconcile()
+        # else: once the first page is on screen (`_end_start`): the journal, the executor and
+        # the read-back of earlier actions are not part of the first page. A money action asked
+        # for before then builds the executor itself, which settles the past before sending.
+
+    def _start_reconcile(self) -> None:
         self.run_worker(self._reconcile_on_start(), group="reconcile", exit_on_error=False)
 
     async def _embedded_client(self) -> PaymentClient:
@@ -608,7 +618,21 @@ class PaytuiApp(App[None]):
 
         sandbox.wait_ready(SANDBOX_STARTUP_TIMEOUT)
 
+    def on_results_painted(self, message: messages.ResultsPainted) -> None:
+        self._end_start()
+
+    def _end_start(self) -> None:
+        """The first page is on screen (or `RESUME_AFTER` passed): what start-up deferred runs
+        now, the garbage collector (`paytui.ui.startup`) and the read-back of earlier actions."""
+        if self._started:
+            return
+        self._started = True
+        resume_collector()
+        if self._client is not None:
+            self._start_reconcile()
+
     async def on_unmount(self) -> None:
+        resume_collector()
         if self._actions is not None:
             await self._actions.aclose()
         if self._client is not None:
@@ -620,14 +644,18 @@ class PaytuiApp(App[None]):
 
     # --- lifecycle ------------------------------------------------------------------------------
     def on_load(self) -> None:
-        """Before the first paint: spawn the embedded sandbox now, so its start overlaps ours."""
+        """Before the first paint: spawn the embedded sandbox (if it is the app's own) and start
+        connecting, so the client's imports, the sandbox's start and the token and first search
+        requests overlap the building of the first screen."""
         if self._client_factory is None:
             try:
                 self._spawn_sandbox()
             except OSError:  # reported by the connection worker, which tries again
                 self._sandbox = None
+        self._start_connect()
 
     def on_mount(self) -> None:
+        self.set_timer(RESUME_AFTER, self._end_start)  # at the latest
         self._apply_theme()
         self._notify_problems()
         unknown = keys.unknown_keymap_ids(self.keymap_config)

@@ -68,6 +68,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str]) -> int:
     """Run the UI; returns the exit code (2 for a usage or connection mistake, one stderr line)."""
+    from paytui.ui.startup import pause_collector, resume_collector
+
+    pause_collector()  # resumed by the app once its first page is painted (`paytui.ui.startup`)
+    try:
+        return _main(argv)
+    finally:
+        resume_collector()
+
+
+def _main(argv: Sequence[str]) -> int:
     from paytui.config.cli import CliError, refuse_secret_arguments
 
     try:
@@ -84,6 +94,10 @@ def main(argv: Sequence[str]) -> int:
         say(f"paytui {__version__}")
         return 0
 
+    # pydantic looks for plugins of other installed packages (a scan of every distribution's
+    # entry points, ~35 ms in a development venv) when the first model is built; a plugin would
+    # see every value the models validate (secrets, account data). paytui uses none.
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     from paytui.config import ConfigError, resolve_connection
 
     try:
