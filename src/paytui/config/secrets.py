@@ -23,7 +23,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, TypeVar, cast
 
-import tomlkit
 from pydantic import SecretStr
 
 from paytui.config.files import (
@@ -192,6 +191,8 @@ def _read_file(path: Path) -> dict[str, dict[str, str]]:
 
 
 def _write_file(path: Path, profiles: dict[str, dict[str, str]]) -> None:
+    import tomlkit  # writers only: reading secrets (start-up) needs tomllib
+
     header = "# paytui secrets: keep this file mode 0600 and out of backups you share.\n\n"
     body = tomlkit.dumps({"profiles": {k: v for k, v in profiles.items() if v}})
     atomic_write_text(path, header + body)

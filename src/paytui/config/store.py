@@ -16,11 +16,9 @@ import tomllib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-import tomlkit
 from pydantic import BaseModel, ValidationError
-from tomlkit import TOMLDocument
 
 from paytui.config.files import (
     UnreadableFileError,
@@ -37,6 +35,9 @@ from paytui.config.model import (
     Profile,
     UiPrefs,
 )
+
+if TYPE_CHECKING:
+    from tomlkit import TOMLDocument
 
 TOP_LEVEL_KEYS = ("default_profile", "ui", "keymap", "searches", "profiles")
 
@@ -353,7 +354,10 @@ def read_raw(path: Path | str | None = None) -> TOMLDocument:
     """The file's TOML for editing, comments and layout kept (tomlkit); a new one when missing.
 
     Raises `ConfigError` when the file is not TOML: rewriting it would throw the user's text away.
+    tomlkit is imported here, by the writers only: reading the config (start-up) needs tomllib.
     """
+    import tomlkit
+
     file = Path(path) if path is not None else config_path()
     try:
         text = read_small_text(file)
@@ -377,6 +381,8 @@ def read_raw(path: Path | str | None = None) -> TOMLDocument:
 
 def write_raw(raw: TOMLDocument, path: Path | str | None = None) -> Path:
     """Write `raw` (from `read_raw`, so the user's comments are kept) atomically, mode 0600."""
+    import tomlkit
+
     file = Path(path) if path is not None else config_path()
     atomic_write_text(file, tomlkit.dumps(raw))
     return file
@@ -384,6 +390,8 @@ def write_raw(raw: TOMLDocument, path: Path | str | None = None) -> Path:
 
 def save_profile(name: str, profile: Profile, path: Path | str | None = None) -> Path:
     """Add or replace one profile, leaving everything else in the file as it is."""
+    import tomlkit
+
     raw = read_raw(path)
     if "profiles" not in raw:
         raw["profiles"] = tomlkit.table(is_super_table=True)

@@ -385,9 +385,12 @@ class PaytuiApp(App[None]):
             if self.read_only:
                 return f"{spec.label} is off: this profile is read-only"
             operation = spec.operation_for(subject)
-            # Before the client connects the scopes are unknown and the policy could only say
-            # yes, so the executor stack is not imported for the footer of the first paint.
-            if operation is not None and self._client is not None:
+            # Before the first page is on screen the token's scopes are not known yet and the
+            # policy could only say yes, so the executor stack is not imported for the footer of
+            # the first paint (`_end_start` reads the scopes back, then refreshes the keys); once
+            # an action built it, it answers (an action in flight is disabled).
+            started = self._started or self._actions is not None
+            if operation is not None and self._client is not None and started:
                 decision = self.actions.check(operation)
                 if not decision.allowed:
                     return decision.reason or f"{spec.label} is not allowed"
@@ -628,6 +631,7 @@ class PaytuiApp(App[None]):
             return
         self._started = True
         resume_collector()
+        self._check_keymap()
         if self._client is not None:
             self._start_reconcile()
 
@@ -658,6 +662,10 @@ class PaytuiApp(App[None]):
         self.set_timer(RESUME_AFTER, self._end_start)  # at the latest
         self._apply_theme()
         self._notify_problems()
+        self.call_after_refresh(self._after_first_paint)
+
+    def _check_keymap(self) -> None:
+        """Warn about `[keymap]` ids that match no binding (reads every screen's bindings)."""
         unknown = keys.unknown_keymap_ids(self.keymap_config)
         if unknown:
             self.notify(
@@ -666,7 +674,6 @@ class PaytuiApp(App[None]):
                 severity="warning",
                 markup=False,
             )
-        self.call_after_refresh(self._after_first_paint)
 
     def get_css_variables(self) -> dict[str, str]:
         """Textual's theme variables, also handed to the formatter: its status colours are roles

@@ -551,6 +551,8 @@ def all_binding_ids() -> set[str]:
 
 def unknown_keymap_ids(keymap: Mapping[str, str]) -> list[str]:
     """Ids in a keymap that match no binding (most likely a typo in the config)."""
+    if not keymap:
+        return []  # without importing every screen for its bindings
     known = all_binding_ids()
     return sorted(binding_id for binding_id in keymap if binding_id not in known)
 

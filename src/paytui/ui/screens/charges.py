@@ -129,9 +129,20 @@ class ChargeSearchScreen(PaytuiScreen[None]):
 
     @staticmethod
     def _suggester() -> CompletionSuggester:
-        from paytui.search.query import apply_completion, complete
+        """Completions of the search language, imported on the first key typed (the first page
+        does not need the parser)."""
 
-        return CompletionSuggester(complete, apply_completion)
+        def complete(text: str, cursor: int) -> list[str]:
+            from paytui.search.query import complete
+
+            return complete(text, cursor)
+
+        def apply(text: str, cursor: int, suggestion: str) -> tuple[str, int]:
+            from paytui.search.query import apply_completion
+
+            return apply_completion(text, cursor, suggestion)
+
+        return CompletionSuggester(complete, apply)
 
     def on_mount(self) -> None:
         self._search(None)

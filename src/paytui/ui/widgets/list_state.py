@@ -201,9 +201,13 @@ class ListState(Vertical):
         self.watch_state(self.state)
 
     def watch_state(self, state: str) -> None:
-        # One restyle per node, not one per class: restyling a whole screen is the dear part.
+        # One restyle per node, not one per class, and none when its classes are already right
+        # (Textual calls this watcher after mount too): restyling a whole screen is the dear part.
         nodes = [self, self.screen] if self.is_attached else [self]
         for node in nodes:
+            wanted = {f"-{name}" for name in LIST_STATES if name == state}
+            if {f"-{name}" for name in LIST_STATES if node.has_class(f"-{name}")} == wanted:
+                continue
             for name in LIST_STATES:
                 node.set_class(state == name, f"-{name}", update=False)
             node.update_node_styles()
