@@ -148,6 +148,9 @@ def build_app(connection: Connection, *, sandbox: EmbeddedSandbox | None = None)
     account, ui prefs, keymap, problems, secrets to scrub); the profile switcher builds later
     clients with the same `client_factory_for`, reusing the started embedded sandbox if any.
     """
+    # First: for the embedded sandbox this starts importing the client in a thread, which then
+    # overlaps importing Textual and the app below (the client is what the first page waits for).
+    client_factory = client_factory_for(connection, sandbox=sandbox)
     from paytui.ui.app import PaytuiApp
 
     def factory_builder(chosen: Connection) -> ClientFactory | None:
@@ -156,7 +159,7 @@ def build_app(connection: Connection, *, sandbox: EmbeddedSandbox | None = None)
         return client_factory_for(chosen, sandbox=sandbox)
 
     return PaytuiApp(
-        client_factory=client_factory_for(connection, sandbox=sandbox),
+        client_factory=client_factory,
         connection=connection,
         factory_builder=factory_builder,
     )
