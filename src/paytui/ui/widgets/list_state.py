@@ -186,7 +186,7 @@ class ListState(Vertical):
     clock = staticmethod(time.monotonic)
 
     def __init__(self, *, error_line: ErrorLine | None = None, id: str = "list-state") -> None:
-        super().__init__(id=id)
+        super().__init__(id=id, classes="-loading")  # the first state: no restyle at mount
         self._error_line = error_line
         self._wait_ends: float | None = None
         self._wait_reason = ""
