@@ -48,7 +48,8 @@ from paytui.ui.validation import (
 from paytui.ui.widgets.card_input import CardInput
 from paytui.ui.widgets.footer import PaytuiFooter
 from paytui.ui.widgets.header import PaytuiHeader
-from paytui.ui.widgets.safe_input import SafeInput, SafeTextArea
+from paytui.ui.widgets.safe_input import SafeInput
+from paytui.ui.widgets.safe_text_area import SafeTextArea
 
 if TYPE_CHECKING:
     from paytui.actions import ActionOutcome

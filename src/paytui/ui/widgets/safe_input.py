@@ -6,17 +6,19 @@ holding a C0/C1 control, ESC, DEL, a bidi control or a lone surrogate (the set `
 neutralises for display) with one clear line, and keeps what was typed before. A value the app
 puts into a field itself (an existing tag being edited) is *shown* through the one display
 sanitiser, so even old hostile data cannot act on the terminal from inside a field.
+
+The multi-line field is `paytui.ui.widgets.safe_text_area` (Textual's `TextArea` is a dear import
+that the first screen does not need).
 """
 
 from __future__ import annotations
 
 from rich.text import Text
-from textual import events
-from textual.widgets import Input, TextArea
+from textual.widgets import Input
 
 from paytui.text import first_unsafe, safe
 
-__all__ = ["SafeInput", "SafeTextArea", "refusal"]
+__all__ = ["SafeInput", "refusal"]
 
 
 def refusal(char: str) -> str:
@@ -50,20 +52,3 @@ class SafeInput(Input):
         if self.highlighter is not None:
             text = self.highlighter(text)
         return text
-
-
-class SafeTextArea(TextArea):
-    """A `TextArea` whose paste refuses control characters (newlines and tabs are fine)."""
-
-    refused: str | None = None
-
-    async def _on_paste(self, event: events.Paste) -> None:
-        # Textual calls the base class's `_on_paste` after this one unless the default is
-        # prevented, so this only vetoes; it never inserts itself.
-        char = first_unsafe(event.text.replace("\r\n", "").replace("\n", "").replace("\t", ""))
-        if char is not None:
-            event.prevent_default()
-            event.stop()
-            self.refused = refusal(char)
-            self.app.notify(self.refused, title="Text field", severity="warning", markup=False)
-            self.app.bell()

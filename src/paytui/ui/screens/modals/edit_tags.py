@@ -15,7 +15,8 @@ from paytui.text import safe, safe_lines
 from paytui.ui import format as fmt
 from paytui.ui.screens.modals.confirm import MoneyActionModal
 from paytui.ui.validation import format_attributes, parse_attributes, parse_tags
-from paytui.ui.widgets.safe_input import SafeInput, SafeTextArea
+from paytui.ui.widgets.safe_input import SafeInput
+from paytui.ui.widgets.safe_text_area import SafeTextArea
 
 if TYPE_CHECKING:
     from paytui.actions import ActionExecutor, ActionOutcome

@@ -18,7 +18,8 @@ from paytui.ui import format as fmt
 from paytui.ui.screens.modals.capture import card_text
 from paytui.ui.screens.modals.confirm import MoneyActionModal
 from paytui.ui.validation import parse_attributes, parse_tags
-from paytui.ui.widgets.safe_input import SafeInput, SafeTextArea
+from paytui.ui.widgets.safe_input import SafeInput
+from paytui.ui.widgets.safe_text_area import SafeTextArea
 
 if TYPE_CHECKING:
     from paytui.actions import ActionExecutor, ActionOutcome
