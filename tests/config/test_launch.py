@@ -101,7 +101,7 @@ def test_embedded_sandbox_is_stopped_even_when_the_app_fails(
 
 def test_the_collector_is_paused_for_the_start_only(monkeypatch: pytest.MonkeyPatch) -> None:
     """`launch.main` pauses the cyclic collector until the app ends the start (its first page),
-    and never switches on a collector that was off before (`paytui.ui.startup`)."""
+    and never switches on a collector that was off before (`paytui.collector`)."""
     seen: list[bool] = []
 
     def fake_build_app(connection: Any, *, sandbox: Any = None) -> FakeApp:

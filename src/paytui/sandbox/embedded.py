@@ -44,6 +44,8 @@ from typing import TYPE_CHECKING, Any
 from paytui.console import SafeArgumentParser, say
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from paytui.sandbox.faults import Faults
     from paytui.sandbox.transport import InProcessTransport
 
@@ -545,6 +547,16 @@ def _become_owner(paths: dict[str, Path], build: str, timeout: float = 30) -> An
 
 
 def main(argv: list[str] | None = None) -> int:
+    from paytui.collector import pause_collector, resume_collector
+
+    pause_collector()  # until it serves: FastAPI's imports are most of a cold start
+    try:
+        return _main(argv, resume_collector)
+    finally:
+        resume_collector()
+
+
+def _main(argv: list[str] | None, serving: Callable[[], None]) -> int:
     parser = SafeArgumentParser(prog="python -m paytui.sandbox.embedded")
     parser.add_argument("--uds", help="Unix socket path to serve on")
     parser.add_argument("--db", type=Path, default=None, help="database (default: user data dir)")
@@ -594,6 +606,7 @@ def main(argv: list[str] | None = None) -> int:
                 with contextlib.suppress(OSError):
                     os.chmod(args.uds, 0o600)
                 say(READY, flush=True)
+                serving()
                 if args.keep_warm:  # the UI that spawned us may go: never write to its pipe
                     devnull = os.open(os.devnull, os.O_WRONLY)
                     os.dup2(devnull, sys.stdout.fileno())

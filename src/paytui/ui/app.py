@@ -27,12 +27,12 @@ from textual.signal import Signal
 from textual.worker import NoActiveWorker, get_current_worker
 
 from paytui.actions.registry import spec_for
+from paytui.collector import RESUME_AFTER, resume_collector
 from paytui.text import safe, safe_lines
 from paytui.ui import bindings as keys
 from paytui.ui import format as fmt
 from paytui.ui import messages
 from paytui.ui.screens.charges import ChargeSearchScreen
-from paytui.ui.startup import RESUME_AFTER, resume_collector
 from paytui.ui.widgets.list_state import ListState, waiting_text
 
 if TYPE_CHECKING:
@@ -626,7 +626,7 @@ class PaytuiApp(App[None]):
 
     def _end_start(self) -> None:
         """The first page is on screen (or `RESUME_AFTER` passed): what start-up deferred runs
-        now, the garbage collector (`paytui.ui.startup`) and the read-back of earlier actions."""
+        now, the garbage collector (`paytui.collector`) and the read-back of earlier actions."""
         if self._started:
             return
         self._started = True

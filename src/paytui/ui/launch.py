@@ -68,9 +68,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str]) -> int:
     """Run the UI; returns the exit code (2 for a usage or connection mistake, one stderr line)."""
-    from paytui.ui.startup import pause_collector, resume_collector
+    from paytui.collector import pause_collector, resume_collector
 
-    pause_collector()  # resumed by the app once its first page is painted (`paytui.ui.startup`)
+    pause_collector()  # resumed by the app once its first page is painted (`paytui.collector`)
     try:
         return _main(argv)
     finally:
