@@ -185,7 +185,10 @@ class ChargeTable(ScrollView, can_focus=True):
     BINDINGS: ClassVar[list[BindingType]] = [*TABLE_BINDINGS]
     HELP_TITLE = "Results table"
     PAGE_SIZE = 100
-    MAX_PAGES = 20
+    #: Few pages and lines are held: every object they hold (a charge is a dozen, a cached line
+    #: two dozen) is walked by each full GC collection, a pause in whatever frame it falls on
+    #: (20 pages and 512 lines: 60,000 objects, 30-60 ms; 8 and 128: 27,000, 15-20 ms).
+    MAX_PAGES = 8
     PREFETCH_ROWS = 30
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
@@ -271,7 +274,7 @@ class ChargeTable(ScrollView, can_focus=True):
         self._loading: set[int] = set()
         self._failed: set[int] = set()
         self._generation = 0
-        self._strip_cache: LRUCache[tuple[object, ...], Strip] = LRUCache(512)
+        self._strip_cache: LRUCache[tuple[object, ...], Strip] = LRUCache(128)  # see MAX_PAGES
         #: Which load of each held page its rows show (part of a line's cache key, so a page
         #: arriving or failing re-renders its own rows and no others).
         self._stamps: dict[int, int] = {}
