@@ -21,6 +21,16 @@ Figures:
   screen's workers are done and it has refreshed.
 - `paging_rss_ratio`: resident memory after paging through every result, over the memory after
   the first page.
+- `hold_j_max_gap_ms`: `j` held on the charge list from the first row to row 10,000 (`--quick`:
+  500), one key every `KEY_INTERVAL` (4 ms: 250 keys a second, about eight times a terminal's
+  key repeat), handed over as the terminal driver does; the figure is the largest gap between
+  two painted frames (the screen's compositor refreshes, timed as they finish) from the first
+  key until the frame that shows the cursor on the last row. `hold_j_frames` / `hold_j_s` say
+  how many frames that took and how long.
+- `details_concurrency_ratio`, `details_errors` (and the same with `_latency_10ms`): 1,000
+  charge details (`--quick`: 100) fetched with the product's client over loopback HTTP from
+  `paytui sandbox` (uvicorn, its own process), 8 at a time against one by one
+  (`benchmarks/loopback_details.py`).
 - `export_rss_ratio`, `export_rows`, `export_rows_per_s`, `export_money_mismatches`: exporting
   every charge to CSV (`benchmarks/export_memory.py`, its own process, the sandbox in a child):
   the highest resident memory over where it started (target 1.25x), and the rows whose amount
@@ -31,7 +41,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
+import itertools
 import os
 import sqlite3
 import statistics
@@ -42,7 +52,16 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from benchmarks.figures import emit, figure, percentile
+
 HERE = Path(__file__).resolve().parent
+
+#: The parts `--only` picks from (all by default), in the order they run.
+PARTS = ("sandbox", "typing", "screens", "paging", "frames", "export", "details", "startup")
+#: The in-process parts: one app, one pilot, in this order.
+IN_PROCESS = ("typing", "screens", "paging", "frames")
+#: Holding `j`: one key every 4 ms (250 a second; a terminal repeats a held key 25-30 times).
+KEY_INTERVAL = 0.004
 
 #: The mix of the issue: name, status, tag, attribute, amount range, date range, no match (and
 #: the combined query the issue found slowest). `{account}` is filled from the database.
@@ -57,35 +76,6 @@ QUERIES: dict[str, str] = {
     "no_match": "tag:no-such-tag",
     "combined": "account:{account} status:success amount>=50 tag:retail",
 }
-
-
-def figure(
-    name: str, samples: list[float], unit: str, target: float | None, *, value: float | None = None
-) -> dict[str, Any]:
-    """One line of the report; `value` defaults to the median; ok when value <= target."""
-    median = statistics.median(samples)
-    shown = median if value is None else value
-    return {
-        "name": name,
-        "value": round(shown, 3),
-        "unit": unit,
-        "target": target,
-        "runs": len(samples),
-        "min": round(min(samples), 3),
-        "median": round(median, 3),
-        "max": round(max(samples), 3),
-        "ok": None if target is None else shown <= target,
-    }
-
-
-def percentile(samples: list[float], q: float) -> float:
-    ordered = sorted(samples)
-    index = min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))
-    return ordered[index]
-
-
-def emit(item: dict[str, Any]) -> None:
-    print(json.dumps(item, ensure_ascii=False), flush=True)
 
 
 # --- start-up ------------------------------------------------------------------------------------
@@ -257,96 +247,183 @@ class _Printed(list[dict[str, Any]]):
         super().append(item)
 
 
-async def in_process(db: Path, texts: dict[str, str], runs: int) -> list[dict[str, Any]]:
+async def typing(app: Any, pilot: Any, texts: dict[str, str], runs: int) -> list[dict[str, Any]]:
+    """Key press to painted table for each query of the mix (the line's last key)."""
     from textual import events
 
     from paytui.ui.screens.charges import ChargeSearchScreen
-    from paytui.ui.widgets.charge_table import ChargeTable
     from paytui.ui.widgets.query_input import QueryInput
 
-    app = probed_app(db)
     out: list[dict[str, Any]] = _Printed()
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(app, pilot)
-        screen = app.screen
-        assert isinstance(screen, ChargeSearchScreen)
-        line = screen.query_one(QueryInput)
-        await pilot.press("slash")
-        per_query: dict[str, list[float]] = {name: [] for name in texts}
-        every: list[float] = []
+    screen = app.screen
+    assert isinstance(screen, ChargeSearchScreen)
+    line = screen.query_one(QueryInput)
+    await pilot.press("slash")
+    per_query: dict[str, list[float]] = {name: [] for name in texts}
+    every: list[float] = []
 
-        async def type_last_key(text: str) -> float:
-            """The line holds all but the last key (settled); press it, wait for the paint."""
-            line.value = ""
-            await settle(app, pilot)
-            line.insert_text_at_cursor(text[:-1])
-            await settle(app, pilot)
-            screen._last_key = 0.0  # a pause before the last key, as when a person types
-            type(app).painted.clear()
-            char = text[-1]
-            key = events.Key("space" if char == " " else char, char)
-            key.set_sender(app)
-            started = time.perf_counter()
-            # As the terminal driver hands a key over (`pilot.press` also waits for the process
-            # to look idle, up to a second, which would be measured too).
-            app._driver.send_message(key)
-            # Bounded: a search that fails paints no result (the harness then stops, loudly).
-            await asyncio.wait_for(type(app).painted.wait(), timeout=60)
-            return (time.perf_counter() - started) * 1000
-
-        for _ in range(runs):
-            for name, text in texts.items():
-                elapsed = await type_last_key(text)
-                per_query[name].append(elapsed)
-                every.append(elapsed)
-        for name, samples in per_query.items():
-            out.append(figure(f"type_to_paint_ms/{name}", samples, "ms", 50.0))
-        out.append(figure("type_to_paint_p50_ms", every, "ms", 50.0, value=percentile(every, 0.5)))
-        out.append(
-            figure("type_to_paint_p99_ms", every, "ms", 150.0, value=percentile(every, 0.99))
-        )
-
-        # Screens: 1..5 are the top screens; each visited, then again (the later visits).
+    async def type_last_key(text: str) -> float:
+        """The line holds all but the last key (settled); press it, wait for the paint."""
         line.value = ""
+        await settle(app, pilot)
+        line.insert_text_at_cursor(text[:-1])
+        await settle(app, pilot)
+        screen._last_key = 0.0  # a pause before the last key, as when a person types
+        type(app).painted.clear()
+        char = text[-1]
+        key = events.Key("space" if char == " " else char, char)
+        key.set_sender(app)
+        started = time.perf_counter()
+        # As the terminal driver hands a key over (`pilot.press` also waits for the process
+        # to look idle, up to a second, which would be measured too).
+        app._driver.send_message(key)
+        # Bounded: a search that fails paints no result (the harness then stops, loudly).
+        await asyncio.wait_for(type(app).painted.wait(), timeout=60)
+        return (time.perf_counter() - started) * 1000
+
+    for _ in range(runs):
+        for name, text in texts.items():
+            elapsed = await type_last_key(text)
+            per_query[name].append(elapsed)
+            every.append(elapsed)
+    for name, samples in per_query.items():
+        out.append(figure(f"type_to_paint_ms/{name}", samples, "ms", 50.0))
+    out.append(figure("type_to_paint_p50_ms", every, "ms", 50.0, value=percentile(every, 0.5)))
+    out.append(figure("type_to_paint_p99_ms", every, "ms", 150.0, value=percentile(every, 0.99)))
+    line.value = ""
+    await pilot.press("escape")
+    await settle(app, pilot)
+    return out
+
+
+async def screens(app: Any, pilot: Any, runs: int) -> list[dict[str, Any]]:
+    """Switching top screens (1..4: first visit, then later ones) and opening a charge."""
+    out: list[dict[str, Any]] = _Printed()
+    first: dict[str, float] = {}
+    later: dict[str, list[float]] = {}
+    for round_ in range(runs + 1):
+        for key, name in (("2", "tokens"), ("3", "accounts"), ("4", "distributions")):
+            for target_key, target in ((key, name), ("1", "charges")):
+                elapsed = await press_until_painted(app, target_key)
+                await settle(app, pilot)
+                if round_ == 0 and target not in first:
+                    first[target] = elapsed
+                else:
+                    later.setdefault(target, []).append(elapsed)
+    for name, ms in first.items():
+        out.append(figure(f"switch_first_ms/{name}", [ms], "ms", 250.0))
+    for name, samples in later.items():
+        out.append(figure(f"switch_ms/{name}", samples, "ms", 100.0))
+
+    opened: list[float] = []
+    for _ in range(max(1, runs)):
+        opened.append(await press_until_painted(app, "enter"))
+        await settle(app, pilot)
         await pilot.press("escape")
         await settle(app, pilot)
-        first: dict[str, float] = {}
-        later: dict[str, list[float]] = {}
-        for round_ in range(runs + 1):
-            for key, name in (("2", "tokens"), ("3", "accounts"), ("4", "distributions")):
-                for target_key, target in ((key, name), ("1", "charges")):
-                    elapsed = await press_until_painted(app, target_key)
-                    await settle(app, pilot)
-                    if round_ == 0 and target not in first:
-                        first[target] = elapsed
-                    else:
-                        later.setdefault(target, []).append(elapsed)
-        for name, ms in first.items():
-            out.append(figure(f"switch_first_ms/{name}", [ms], "ms", 250.0))
-        for name, samples in later.items():
-            out.append(figure(f"switch_ms/{name}", samples, "ms", 100.0))
+    out.append(figure("open_detail_ms", opened, "ms", 150.0))
+    return out
 
-        opened: list[float] = []
-        for _ in range(max(1, runs)):
-            opened.append(await press_until_painted(app, "enter"))
-            await settle(app, pilot)
-            await pilot.press("escape")
-            await settle(app, pilot)
-        out.append(figure("open_detail_ms", opened, "ms", 150.0))
 
-        # Paging: the memory after the first page, then after walking through every result.
-        table = app.screen.query_one(ChargeTable)
+async def paging(app: Any, pilot: Any) -> list[dict[str, Any]]:
+    """The memory after the first page, then after walking through every result."""
+    from paytui.ui.widgets.charge_table import ChargeTable
+
+    out: list[dict[str, Any]] = _Printed()
+    table = app.screen.query_one(ChargeTable)
+    await settle(app, pilot)
+    before = rss_bytes()
+    for row in range(0, table.total, ChargeTable.PAGE_SIZE):
+        table.cursor_row = row
         await settle(app, pilot)
-        before = rss_bytes()
-        for row in range(0, table.total, ChargeTable.PAGE_SIZE):
-            table.cursor_row = row
-            await settle(app, pilot)
-        table.cursor_row = max(0, table.total - 1)
+    table.cursor_row = max(0, table.total - 1)
+    await settle(app, pilot)
+    after = rss_bytes()
+    out.append(figure("paging_rss_ratio", [after / before], "x", 1.25))
+    out.append(figure("paging_rss_first_page_mb", [before / 2**20], "MB", None))
+    out.append(figure("paging_rows", [float(table.total)], "rows", None))
+    return out
+
+
+async def hold_j(app: Any, pilot: Any, rows: int) -> tuple[float, int, float]:
+    """Hold `j` from the first row to `rows` on the charge list: the largest gap between painted
+    frames (ms), the frames painted, and the seconds it took."""
+    from textual import events
+
+    from paytui.ui.widgets.charge_table import ChargeTable
+
+    screen = app.screen
+    table = screen.query_one(ChargeTable)
+    table.focus()
+    table.cursor_row = 0
+    await settle(app, pilot)
+    painted_at: list[float] = []
+    refresh = screen._compositor_refresh
+
+    def timed_refresh() -> None:
+        refresh()
+        painted_at.append(time.perf_counter())
+
+    screen._compositor_refresh = timed_refresh  # the screen's own frames, as they finish
+    try:
+        started = time.perf_counter()
+        for index in range(rows):
+            # On schedule, as a terminal repeats a held key: a late loop sends the keys due.
+            delay = started + index * KEY_INTERVAL - time.perf_counter()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            key = events.Key("j", "j")
+            key.set_sender(app)
+            app._driver.send_message(key)
+        deadline = time.perf_counter() + 120
+        while table.cursor_row < rows:
+            if time.perf_counter() > deadline:
+                raise TimeoutError(f"the cursor reached {table.cursor_row} of {rows}")
+            await asyncio.sleep(0.001)
+        shown = len(painted_at)
+        while len(painted_at) == shown:  # the frame that shows the last row
+            await asyncio.sleep(0.001)
+        ended = painted_at[-1]
+    finally:
+        del screen._compositor_refresh
+    times = [started, *painted_at]
+    gaps = [(b - a) * 1000 for a, b in itertools.pairwise(times)]
+    return max(gaps), len(painted_at), ended - started
+
+
+async def frames(app: Any, pilot: Any, rows: int, runs: int) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = _Printed()
+    gaps: list[float] = []
+    painted: list[float] = []
+    seconds: list[float] = []
+    for _ in range(runs):
+        gap, count, took = await hold_j(app, pilot, rows)
+        gaps.append(gap)
+        painted.append(float(count))
+        seconds.append(took)
+    out.append(figure("hold_j_max_gap_ms", gaps, "ms", 50.0))
+    out.append(figure("hold_j_frames", painted, "frames", None))
+    out.append(figure("hold_j_s", seconds, "s", None))
+    out.append(figure("hold_j_rows", [float(rows)], "rows", None))
+    return out
+
+
+async def in_process(
+    db: Path, texts: dict[str, str], runs: int, parts: set[str], hold_rows: int
+) -> list[dict[str, Any]]:
+    """The in-process parts on one app (headless, 120x40) over the in-process sandbox."""
+    app = probed_app(db)
+    out: list[dict[str, Any]] = []
+    async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
-        after = rss_bytes()
-        out.append(figure("paging_rss_ratio", [after / before], "x", 1.25))
-        out.append(figure("paging_rss_first_page_mb", [before / 2**20], "MB", None))
-        out.append(figure("paging_rows", [float(table.total)], "rows", None))
+        if "typing" in parts:
+            out += await typing(app, pilot, texts, runs)
+        if "screens" in parts:
+            out += await screens(app, pilot, runs)
+        if "frames" in parts:
+            out += await frames(app, pilot, hold_rows, runs)
+        if "paging" in parts:
+            out += await paging(app, pilot)
     return out
 
 
@@ -358,14 +435,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--db", type=Path, default=None, help="reuse (or build) this database")
     parser.add_argument(
         "--only",
-        default="startup,sandbox,typing,export",
-        help="comma-separated parts: startup, sandbox, typing (typing includes screens, paging),"
-        " export",
+        default=",".join(PARTS),
+        help=f"comma-separated parts: {', '.join(PARTS)} (default: all)",
     )
     args = parser.parse_args(argv)
     charges = args.charges or (3000 if args.quick else 100_000)
     runs = args.runs or (1 if args.quick else 5)
     parts = set(args.only.split(","))
+    unknown = parts - set(PARTS)
+    if unknown:
+        parser.error(f"unknown part(s): {', '.join(sorted(unknown))}; parts: {', '.join(PARTS)}")
     with tempfile.TemporaryDirectory() as scratch:
         db = args.db or Path(scratch) / f"bench-{charges}.sqlite3"
         for item in database(db, charges):
@@ -374,12 +453,18 @@ def main(argv: list[str] | None = None) -> int:
         if "sandbox" in parts:
             for item in sandbox_times(db, texts, repeat=max(runs, 5) if not args.quick else 1):
                 emit(item)
-        if "typing" in parts:
-            asyncio.run(in_process(db, texts, runs))
+        if parts & set(IN_PROCESS):
+            hold_rows = 500 if args.quick else 10_000
+            asyncio.run(in_process(db, texts, runs, parts, hold_rows))
         if "export" in parts:
             from benchmarks.export_memory import figures as export_figures
 
             for item in export_figures(db):
+                emit(item)
+        if "details" in parts:
+            from benchmarks.loopback_details import figures as details_figures
+
+            for item in details_figures(db, 100 if args.quick else 1000, runs):
                 emit(item)
         if "startup" in parts:
             for item in startup(runs):

@@ -553,7 +553,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return _main(argv, resume_collector)
     finally:
-        resume_collector()
+        resume_collector(freeze=False)
 
 
 def _main(argv: list[str] | None, serving: Callable[[], None]) -> int:

@@ -14,6 +14,7 @@ from typing import Any
 
 from paytui.sandbox.errors import FieldInvalid
 from paytui.sandbox.names import END, name_words
+from paytui.sandbox.schema import COUNTED_COLUMNS
 from paytui.sandbox.store import dumps
 from paytui.sandbox.wire import AmountError, cents_from_decimal, iso_ms, parse_instant
 
@@ -81,15 +82,21 @@ class Where:
             offset += width
         return result
 
-    def sql(self, driver: str | None = None) -> str:
-        """The WHERE clause; with `driver`, terms on other columns are written `+column`, which
-        keeps SQLite from using their indexes, so the driver's index is the one it walks."""
+    def equals(self, column: str) -> bool:
+        """Whether the only term on `column` is an equality (one value: its count is kept)."""
+        return self.only(column).terms == ["{c} = ?"]
+
+    def sql(self, driver: str | tuple[str, ...] | None = None) -> str:
+        """The WHERE clause; with `driver` (a column or several), terms on other columns are
+        written `+column`, which keeps SQLite from using their indexes, so the driver's index is
+        the one it walks."""
         if not self.terms:
             return ""
+        drivers = (driver,) if isinstance(driver, str) else driver
         rendered = []
         for term, column in zip(self.terms, self.columns, strict=True):
             if column is not None:
-                plus = "+" if driver is not None and column != driver else ""
+                plus = "+" if drivers is not None and column not in drivers else ""
                 term = term.format(c=plus + column)
             rendered.append(term)
         return " WHERE " + " AND ".join(rendered)
@@ -146,6 +153,8 @@ class Label:
     params: tuple[str, ...]
     #: One charge can match more than once (two name words with the prefix): count distinct ids.
     repeats: bool = False
+    #: The name its match count is kept under in `charge_counts` (`tag`), if it is.
+    counted_as: str | None = None
 
     def ids(self) -> str:
         return f"SELECT id FROM {self.table} WHERE {self.column_sql}"
@@ -153,6 +162,17 @@ class Label:
     def count_sql(self) -> str:
         distinct = "DISTINCT " if self.repeats else ""
         return f"SELECT COUNT({distinct}id) FROM {self.table} WHERE {self.column_sql}"
+
+    def size(self, conn: sqlite3.Connection) -> int:
+        """How many charges match: read from `charge_counts` when kept there, else counted."""
+        if self.counted_as is not None:
+            return kept_count(conn, self.counted_as, self.params[0])
+        return _count(conn, self.count_sql(), self.params)
+
+    def join(self, alias: str) -> str:
+        """A join on the id list, for a count: cheaper per row than EXISTS (no subquery run per
+        row); only for a label that matches a charge once (`repeats` False)."""
+        return f" CROSS JOIN ({self.ids()}) {alias} ON {alias}.id = charges.id"
 
     def in_term(self) -> str:
         return f"id IN ({self.ids()})"
@@ -165,7 +185,8 @@ class Label:
 
 def labels(kind: str, tags: list[str], attributes: list[str]) -> list[Label]:
     """Every tag and every `key=value` must match (`key=` alone: the key is present)."""
-    result = [Label(f"{kind}_tags", "tag = ?", (tag,)) for tag in tags]
+    counted_as = "tag" if kind == "charge" else None
+    result = [Label(f"{kind}_tags", "tag = ?", (tag,), counted_as=counted_as) for tag in tags]
     for item in attributes:
         key, sep, value = item.partition("=")
         if not sep or not key:
@@ -253,6 +274,29 @@ def _count(conn: sqlite3.Connection, sql: str, params: list[Any] | tuple[Any, ..
     return int(conn.execute(sql, params).fetchone()[0])
 
 
+def kept_count(conn: sqlite3.Connection, name: str, value: Any) -> int:
+    """The charges holding `value` in column `name` (or tag `value`), kept by triggers."""
+    row = conn.execute(
+        "SELECT n FROM charge_counts WHERE name = ? AND value = ?", (name, value)
+    ).fetchone()
+    return int(row[0]) if row else 0
+
+
+def column_count(conn: sqlite3.Connection, where: Where, column: str) -> int:
+    """The charges matching `where`'s terms on `column`: kept for one value, else counted from
+    the column's index alone."""
+    only = where.only(column)
+    if column in COUNTED_COLUMNS and where.equals(column):
+        return kept_count(conn, column, only.params[0])
+    return _count(conn, f"SELECT COUNT(*) FROM charges{only.sql()}", only.params)
+
+
+#: `charges_account_status` (account, status, id, amount): under one account and status the
+#: count walks it in id order without reading a row (amount checked in it, tags probed in id
+#: order, which keeps the probed pages hot).
+COUNT_INDEX = ("account_id", "status")
+
+
 @dataclass
 class Plan:
     """How to run one charge search: WHERE for the page and the count, sort or walk."""
@@ -260,9 +304,19 @@ class Plan:
     page: Where
     page_driver: str | None
     count: Where | None
-    count_driver: str | None
+    count_driver: str | tuple[str, ...] | None
     total: int | None
     force_sort: bool
+    #: Labels joined to the count (the others are terms of `count`).
+    count_joins: list[Label] = field(default_factory=list)
+
+    def count_sql(self) -> tuple[str, list[Any]]:
+        """The exact total's statement and parameters (when `total` is not known already)."""
+        assert self.count is not None
+        joins = "".join(label.join(f"j{i}") for i, label in enumerate(self.count_joins))
+        params = [param for label in self.count_joins for param in label.params]
+        sql = f"SELECT COUNT(*) FROM charges{joins}{self.count.sql(self.count_driver)}"
+        return sql, [*params, *self.count.params]
 
 
 def plan_charge_search(
@@ -285,14 +339,8 @@ def plan_charge_search(
       list drive (its size), or let the driving column's index drive (its count), sorting after.
     """
     total_rows = _count(conn, "SELECT COALESCE(MAX(id), 0) FROM charges", ()) or 1
-    per_column = {
-        column: _count(
-            conn,
-            f"SELECT COUNT(*) FROM charges{where.only(column).sql()}",
-            where.only(column).params,
-        )
-        for column in where.indexed_columns()
-    }
+    sizes = [label.size(conn) for label in found]
+    per_column = {column: column_count(conn, where, column) for column in where.indexed_columns()}
     driver = min(per_column, key=per_column.__getitem__) if per_column else None
     if driver is None:
         column_rows = float(total_rows)
@@ -301,7 +349,6 @@ def plan_charge_search(
         for column, size in per_column.items():
             if column != driver:
                 column_rows *= size / total_rows
-    sizes = [_count(conn, label.count_sql(), label.params) for label in found]
     estimate = column_rows
     for size in sizes:
         estimate *= size / total_rows
@@ -334,17 +381,25 @@ def plan_charge_search(
     else:
         # An equality's index (column, ts, charge_id) is walked in time order as it is.
         page, page_driver = exists_only, driver
-    total: int | None = None
-    count: Where | None = exists_only
-    count_driver = driver
+    plan = Plan(page, page_driver, None, None, None, force_sort=best != walk)
     if not found and len(per_column) <= 1:
-        total = per_column[driver] if driver is not None else total_rows
-        count = None
+        plan.total = per_column[driver] if driver is not None else total_rows
     elif not per_column and len(found) == 1:
-        total, count = sizes[0], None
+        plan.total = sizes[0]
     elif found and sizes[rarest] < (per_column[driver] if driver is not None else total_rows):
-        count, count_driver = label_driven, ""
-    return Plan(page, page_driver, count, count_driver, total, force_sort=best != walk)
+        plan.count, plan.count_driver = label_driven, ""
+    else:
+        # The driver's index, each label joined (a name, which may match twice, as EXISTS).
+        plan.count = where.copy()
+        for label in found:
+            if label.repeats:
+                plan.count.add(label.exists_term("charges"), *label.params)
+            else:
+                plan.count_joins.append(label)
+        plan.count_driver = driver
+        if driver in COUNT_INDEX and all(where.equals(column) for column in COUNT_INDEX):
+            plan.count_driver = COUNT_INDEX
+    return plan
 
 
 def charge_order(sort: str | None, *, force_sort: bool = False) -> str:
@@ -425,9 +480,7 @@ def search_charges(conn: sqlite3.Connection, q: dict[str, Any], limit: int, offs
     docs = _docs(conn, ids)
     total = plan.total
     if total is None:
-        assert plan.count is not None
-        count_sql = f"SELECT COUNT(*) FROM charges{plan.count.sql(plan.count_driver)}"
-        total = _count(conn, count_sql, plan.count.params)
+        total = _count(conn, *plan.count_sql())
     return envelope(docs, total, limit, offset)
 
 

@@ -84,10 +84,10 @@ class Store:
         self._conn = connect(self.path)
         with self._lock:  # executescript manages its own transactions
             schema.create_tables(self._conn)
-            has_indexes = self._conn.execute(
-                "SELECT 1 FROM sqlite_master WHERE name = 'charges_ts'"
+            complete = self._conn.execute(
+                "SELECT 1 FROM sqlite_master WHERE name = ?", (schema.LAST_OBJECT,)
             ).fetchone()
-            if has_indexes is None:
+            if complete is None:  # new, or built before the last index or trigger was added
                 schema.create_indexes(self._conn)
         with self.write() as conn:
             conn.execute(

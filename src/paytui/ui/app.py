@@ -636,7 +636,7 @@ class PaytuiApp(App[None]):
             self._start_reconcile()
 
     async def on_unmount(self) -> None:
-        resume_collector()
+        resume_collector(freeze=False)
         if self._actions is not None:
             await self._actions.aclose()
         if self._client is not None:

@@ -74,7 +74,7 @@ def main(argv: Sequence[str]) -> int:
     try:
         return _main(argv)
     finally:
-        resume_collector()
+        resume_collector(freeze=False)
 
 
 def _main(argv: Sequence[str]) -> int:

@@ -93,9 +93,7 @@ class ChargeSearchScreen(PaytuiScreen[None]):
     of keys sends one search); a key after a longer pause is sent at once."""
 
     def __init__(self) -> None:
-        # Loading from the start, as its `ListState` will say: set before the widgets are
-        # styled, so mounting them does not restyle the whole screen again (start-up budget).
-        super().__init__(classes="-loading")
+        super().__init__()
         self._query: ChargeQuery | None = None
         """The last query sent (what the table shows, or what failed)."""
         self._sort: str | None = None

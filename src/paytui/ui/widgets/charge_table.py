@@ -185,7 +185,10 @@ class ChargeTable(ScrollView, can_focus=True):
     BINDINGS: ClassVar[list[BindingType]] = [*TABLE_BINDINGS]
     HELP_TITLE = "Results table"
     PAGE_SIZE = 100
-    MAX_PAGES = 20
+    #: Few pages and lines are held: every object they hold (a charge is a dozen, a cached line
+    #: two dozen) is walked by each full GC collection, a pause in whatever frame it falls on
+    #: (20 pages and 512 lines: 60,000 objects, 30-60 ms; 8 and 128: 27,000, 15-20 ms).
+    MAX_PAGES = 8
     PREFETCH_ROWS = 30
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
@@ -271,7 +274,11 @@ class ChargeTable(ScrollView, can_focus=True):
         self._loading: set[int] = set()
         self._failed: set[int] = set()
         self._generation = 0
-        self._strip_cache: LRUCache[tuple[object, ...], Strip] = LRUCache(512)
+        self._strip_cache: LRUCache[tuple[object, ...], Strip] = LRUCache(128)  # see MAX_PAGES
+        #: Which load of each held page its rows show (part of a line's cache key, so a page
+        #: arriving or failing re-renders its own rows and no others).
+        self._stamps: dict[int, int] = {}
+        self._loads = 0
         self.total = 0
         self.sort: str | None = None
         self.pages_fetched = 0
@@ -291,10 +298,12 @@ class ChargeTable(ScrollView, can_focus=True):
         self._loading.clear()
         self._failed.clear()
         self._strip_cache.clear()
+        self._stamps.clear()
         self.pages_fetched = 1
         self.sort = sort
         items = _rows(first_page)
         self._pages[0] = items
+        self._stamp(0)
         total = first_page.total
         self.total = total if total is not None else len(items) + (1 if first_page.has_more else 0)
         self.virtual_size = Size(self.size.width, self.total + 1)
@@ -312,6 +321,7 @@ class ChargeTable(ScrollView, can_focus=True):
         self._loading.clear()
         self._failed.clear()
         self._strip_cache.clear()
+        self._stamps.clear()
         self.total = 0
         self.virtual_size = Size(self.size.width, 1)
         self.refresh()
@@ -348,6 +358,7 @@ class ChargeTable(ScrollView, can_focus=True):
     def retry_failed(self) -> None:
         """Try again the pages that failed (ctrl+r on the screen)."""
         self._failed.clear()
+        self.refresh()  # their rows say "loading…" again
         self._request_pages()
 
     def _wanted_pages(self) -> list[int]:
@@ -393,12 +404,14 @@ class ChargeTable(ScrollView, can_focus=True):
             if generation == self._generation:
                 self._loading.discard(page_index)
                 self._failed.add(page_index)
+                self.refresh()  # its rows say "not loaded" now
                 self.post_message(self.PageFailed(page_index, exc))
             return
         if generation != self._generation:
             return
         self._loading.discard(page_index)
         self._pages[page_index] = _rows(page)
+        self._stamp(page_index)
         if len(self.marks):
             for item in self._pages[page_index]:
                 if not _is_unreadable(item):
@@ -409,11 +422,20 @@ class ChargeTable(ScrollView, can_focus=True):
             self.total = page.total
             self.virtual_size = Size(self.size.width, self.total + 1)
             self.cursor_row = min(self.cursor_row, max(0, self.total - 1))
-        self._strip_cache.clear()
         self.refresh()
         if page_index == self.cursor_row // self.PAGE_SIZE:
             self.post_message(self.Highlighted(self.cursor_row, self.cursor_charge))
         self._post_window()
+
+    def _stamp(self, page_index: int) -> None:
+        self._loads += 1
+        self._stamps[page_index] = self._loads
+
+    def _row_state(self, row: int) -> tuple[int | None, bool]:
+        """What a row's line depends on besides the cursor: its page's load, or its failure."""
+        page_index = row // self.PAGE_SIZE
+        loaded = self._stamps.get(page_index) if page_index in self._pages else None
+        return loaded, page_index in self._failed
 
     def _evict(self) -> None:
         """Drop least recently used pages, never one in the visible window."""
@@ -460,7 +482,9 @@ class ChargeTable(ScrollView, can_focus=True):
             self.scroll_to(y=self.cursor_row - height + 1, animate=False, immediate=True)
 
     def watch_cursor_row(self, old_row: int, new_row: int) -> None:
-        self._strip_cache.clear()
+        # No cache clearing: a line's key holds its row and whether the cursor is on it, so a
+        # move (or the scroll it causes) renders only the lines that changed; holding `j`
+        # re-rendered all 33 visible rows on every key before.
         self._scroll_cursor_into_view()
         self._request_pages()
         self.refresh()
@@ -492,6 +516,11 @@ class ChargeTable(ScrollView, can_focus=True):
         charge = self.cursor_charge
         if charge is not None:
             self.post_message(self.Selected(self.cursor_row, charge))
+
+    def notify_style_update(self) -> None:
+        """A theme or CSS change restyles every line: the cached ones are stale."""
+        super().notify_style_update()
+        self._strip_cache.clear()
 
     def on_focus(self) -> None:
         self._strip_cache.clear()
@@ -539,6 +568,7 @@ class ChargeTable(ScrollView, can_focus=True):
             self.sort,
             self.total,
             self.marks.version,
+            None if y == 0 else self._row_state(row),
         )
         cached = self._strip_cache.get(key)
         if cached is not None:

@@ -41,6 +41,7 @@ from paytui.ui.widgets.errors import ErrorInfo, describe_error
 from paytui.ui.widgets.fit_table import FitTable
 
 if TYPE_CHECKING:
+    from textual.app import App
     from textual.timer import Timer
 
     from paytui.api.client import RetryWait
@@ -186,7 +187,7 @@ class ListState(Vertical):
     clock = staticmethod(time.monotonic)
 
     def __init__(self, *, error_line: ErrorLine | None = None, id: str = "list-state") -> None:
-        super().__init__(id=id, classes="-loading")  # the first state: no restyle at mount
+        super().__init__(id=id)
         self._error_line = error_line
         self._wait_ends: float | None = None
         self._wait_reason = ""
@@ -197,20 +198,32 @@ class ListState(Vertical):
         yield LoadingIndicator(id="spinner")
         yield Static(Text(""), id="state-message")
 
+    def _post_register(self, app: App[object]) -> None:
+        # Composed by its screen (every list screen yields it at the top of `compose`), the panel
+        # is attached before any widget of the screen is first styled: Textual styles a batch of
+        # widgets after attaching them all. The screen then takes the first state's class with
+        # no restyle of the whole screen. Mounted into a screen already on show, it restyles.
+        super()._post_register(app)
+        if self.is_attached:
+            self._show_state(self.state, restyle=self.screen.is_mounted)
+
     def on_mount(self) -> None:
-        self.watch_state(self.state)
+        self._show_state(self.state)
 
     def watch_state(self, state: str) -> None:
-        # One restyle per node, not one per class, and none when its classes are already right
-        # (Textual calls this watcher after mount too): restyling a whole screen is the dear part.
+        self._show_state(state)
+
+    def _show_state(self, state: str, *, restyle: bool = True) -> None:
+        """`-<state>` on the panel and its screen. A node is restyled only when its classes
+        change, and once for all of them: restyling a whole screen is the dear part."""
         nodes = [self, self.screen] if self.is_attached else [self]
         for node in nodes:
-            wanted = {f"-{name}" for name in LIST_STATES if name == state}
-            if {f"-{name}" for name in LIST_STATES if node.has_class(f"-{name}")} == wanted:
+            if all(node.has_class(f"-{name}") == (name == state) for name in LIST_STATES):
                 continue
             for name in LIST_STATES:
                 node.set_class(state == name, f"-{name}", update=False)
-            node.update_node_styles()
+            if restyle:
+                node.update_node_styles()
 
     # --- the four states ------------------------------------------------------------------------
     def message(self, text: Text | str) -> None:
