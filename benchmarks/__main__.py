@@ -26,7 +26,9 @@ Figures:
   key repeat), handed over as the terminal driver does; the figure is the largest gap between
   two painted frames (the screen's compositor refreshes, timed as they finish) from the first
   key until the frame that shows the cursor on the last row. `hold_j_frames` / `hold_j_s` say
-  how many frames that took and how long.
+  how many frames that took and how long. The app talks to `paytui sandbox` served in its own
+  process over a socket, as the product does (the other in-process parts share one app over
+  the in-process sandbox).
 - `details_concurrency_ratio`, `details_errors` (and the same with `_latency_10ms`): 1,000
   charge details (`--quick`: 100) fetched with the product's client over loopback HTTP from
   `paytui sandbox` (uvicorn, its own process), 8 at a time against one by one
@@ -59,7 +61,7 @@ HERE = Path(__file__).resolve().parent
 #: The parts `--only` picks from (all by default), in the order they run.
 PARTS = ("sandbox", "typing", "screens", "paging", "frames", "export", "details", "startup")
 #: The in-process parts: one app, one pilot, in this order.
-IN_PROCESS = ("typing", "screens", "paging", "frames")
+IN_PROCESS = ("typing", "screens", "paging")
 #: Holding `j`: one key every 4 ms (250 a second; a terminal repeats a held key 25-30 times).
 KEY_INTERVAL = 0.004
 
@@ -408,6 +410,27 @@ async def frames(app: Any, pilot: Any, rows: int, runs: int) -> list[dict[str, A
     return out
 
 
+async def frames_served(db: Path, runs: int, rows: int) -> list[dict[str, Any]]:
+    """`frames` against the sandbox served as the product uses it: its own process, over a
+    socket (`paytui sandbox`, as `benchmarks/loopback_details.py` serves it). In process, the
+    sandbox's answers to the table's page reads ran on the app's own event loop, between its
+    frames, which the product's separate sandbox never does."""
+    from benchmarks.loopback_details import served
+    from paytui.api.client import PaymentClient
+    from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
+    from paytui.ui.app import PaytuiApp
+
+    with served(db) as url:
+
+        async def factory() -> Any:
+            return PaymentClient(url, client_id=DEMO_CLIENT_ID, client_secret=DEMO_CLIENT_SECRET)
+
+        app = PaytuiApp(factory)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(app, pilot)
+            return await frames(app, pilot, rows, runs)
+
+
 async def in_process(
     db: Path, texts: dict[str, str], runs: int, parts: set[str], hold_rows: int
 ) -> list[dict[str, Any]]:
@@ -420,8 +443,6 @@ async def in_process(
             out += await typing(app, pilot, texts, runs)
         if "screens" in parts:
             out += await screens(app, pilot, runs)
-        if "frames" in parts:
-            out += await frames(app, pilot, hold_rows, runs)
         if "paging" in parts:
             out += await paging(app, pilot)
     return out
@@ -453,9 +474,11 @@ def main(argv: list[str] | None = None) -> int:
         if "sandbox" in parts:
             for item in sandbox_times(db, texts, repeat=max(runs, 5) if not args.quick else 1):
                 emit(item)
+        hold_rows = 500 if args.quick else 10_000
         if parts & set(IN_PROCESS):
-            hold_rows = 500 if args.quick else 10_000
             asyncio.run(in_process(db, texts, runs, parts, hold_rows))
+        if "frames" in parts:
+            asyncio.run(frames_served(db, runs, hold_rows))
         if "export" in parts:
             from benchmarks.export_memory import figures as export_figures
 
