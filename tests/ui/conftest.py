@@ -348,3 +348,36 @@ def quick_idle(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(textual.pilot, "wait_for_idle", _wait_for_idle)
     monkeypatch.setattr(textual.app, "wait_for_idle", _wait_for_idle)
+
+
+@pytest.fixture(autouse=True)
+def background_screens_laid_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pilot's pause brings the screens seen under a modal up to date too, not only the top one.
+
+    Textual's `pilot.pause()` runs the top screen's pending layout and callbacks at once; a
+    screen under a modal waits for its own update timer, which `fewer_frames` sets to 0.2 s. A
+    list refreshed behind a dialog (a capture re-reads the charges under it) was then drawn with
+    the layout it had while loading, whenever the pause came sooner than that timer: a snapshot
+    that depended on timing. Every screen shown is now laid out before the pause returns.
+    """
+    from textual.pilot import Pilot
+
+    pause = Pilot.pause
+    wait_for_scheduled_animations = Pilot.wait_for_scheduled_animations
+
+    def update_background(pilot: Pilot[Any]) -> None:
+        for screen in pilot.app._background_screens:
+            screen._on_timer_update()
+
+    async def paused(self: Pilot[Any], delay: float | None = None) -> None:
+        update_background(self)
+        await pause(self, delay)
+        update_background(self)
+
+    async def animations_done(self: Pilot[Any]) -> None:
+        update_background(self)
+        await wait_for_scheduled_animations(self)
+        update_background(self)
+
+    monkeypatch.setattr(Pilot, "pause", paused)
+    monkeypatch.setattr(Pilot, "wait_for_scheduled_animations", animations_done)
