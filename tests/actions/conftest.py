@@ -17,9 +17,9 @@ from paytui.api.queries import ChargeQuery
 from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
 from tests.actions.support import (
     BASE_URL,
-    PROFILE,
     FakeClock,
     WireTransport,
+    clocked_executor,
     first_open,
     refunds_of,
 )
@@ -70,15 +70,7 @@ def clock() -> FakeClock:
 async def executor(
     client: PaymentClient, journal: Journal, policy: ActionPolicy, clock: FakeClock
 ) -> AsyncIterator[ActionExecutor]:
-    runner = ActionExecutor(
-        client,
-        journal,
-        policy,
-        profile=PROFILE,
-        base_url=BASE_URL,
-        clock=clock,
-        sleep=clock.sleep,
-    )
+    runner = clocked_executor(client, journal, clock, policy)
     yield runner
     await runner.aclose()
 

@@ -131,19 +131,27 @@ class ClockedService(httpx.AsyncBaseTransport):
             self.committed.append(self.clock.now)
 
 
-def clocked_executor(client: PaymentClient, journal: Any, clock: FakeClock) -> Any:
-    """An executor on the fake clock (a new process: its start is the clock's now)."""
+def clocked_executor(
+    client: PaymentClient,
+    journal: Any,
+    clock: FakeClock,
+    policy: Any = None,
+    **options: Any,
+) -> Any:
+    """An executor on the fake clock (a new process: its start is the clock's now); `policy`
+    defaults to every scope, not read-only; `options` go to `ActionExecutor` (`client_id`...)."""
     from paytui.actions.executor import ActionExecutor
     from paytui.actions.policy import ActionPolicy
 
     return ActionExecutor(
         client,
         journal,
-        ActionPolicy(),
+        policy or ActionPolicy(),
         profile=PROFILE,
         base_url=BASE_URL,
         clock=clock,
         sleep=clock.sleep,
+        **options,
     )
 
 

@@ -18,7 +18,6 @@ import pytest
 from paytui.actions.batch import BatchRunner, plan_batch, summarise
 from paytui.actions.batch_log import BatchItem, BatchLog
 from paytui.actions.errors import ConfirmationRequired
-from paytui.actions.executor import ActionExecutor
 from paytui.actions.journal import Journal
 from paytui.actions.policy import ActionPolicy
 from paytui.api.client import PaymentClient
@@ -29,6 +28,7 @@ from tests.actions.support import (
     FakeClock,
     WireTransport,
     captures_of,
+    clocked_executor,
     refunds_of,
 )
 
@@ -49,20 +49,6 @@ async def _new_charges(
         )
         made.append(await client.create_charge(request))
     return made
-
-
-def _executor(
-    client: PaymentClient, journal: Journal, clock: FakeClock, policy: ActionPolicy | None = None
-) -> ActionExecutor:
-    return ActionExecutor(
-        client,
-        journal,
-        policy or ActionPolicy(),
-        profile=PROFILE,
-        base_url=BASE_URL,
-        clock=clock,
-        sleep=clock.sleep,
-    )
 
 
 def test_the_dry_run_uses_the_registrys_reasons() -> None:
@@ -100,7 +86,7 @@ async def test_bulk_capture_of_200_leaves_exactly_200_captures(
     assert (plan.count, plan.skipped) == (200, ())
     log = BatchLog(journal.path)
     progress: list[BatchItem] = []
-    executor = _executor(client, journal, clock)
+    executor = clocked_executor(client, journal, clock)
     runner = BatchRunner(executor, log, on_item=progress.append)
     record = await runner.start(plan)
 
@@ -121,7 +107,7 @@ async def test_a_bulk_refund_killed_half_way_and_resumed_refunds_each_charge_onc
     sales = await _new_charges(client, sale.account_id or "", 24, "sale")
     plan = plan_batch("refund", sales)
     first_journal = Journal(journal_path)
-    first = _executor(client, first_journal, clock)
+    first = clocked_executor(client, first_journal, clock)
     runner = BatchRunner(first, BatchLog(journal_path))
     run = asyncio.ensure_future(runner.start(plan))
 
@@ -151,7 +137,7 @@ async def test_a_bulk_refund_killed_half_way_and_resumed_refunds_each_charge_onc
     assert 0 < len(left.open_items) < 24
     progress: list[BatchItem] = []
     resumed = await BatchRunner(
-        _executor(client, journal, clock), log, on_item=progress.append
+        clocked_executor(client, journal, clock), log, on_item=progress.append
     ).resume(left.id)
 
     assert {item.state for item in resumed.items} == {"succeeded"}
@@ -169,7 +155,7 @@ async def test_a_bulk_refund_killed_half_way_and_resumed_refunds_each_charge_onc
     assert len(wire.posts("/refunds")) == 24
     assert log.resumable(profile=PROFILE, base_url=BASE_URL) == []
     # A second resume finds nothing to do and sends nothing.
-    again = await BatchRunner(_executor(client, journal, clock), log).resume(left.id)
+    again = await BatchRunner(clocked_executor(client, journal, clock), log).resume(left.id)
     assert again.items == resumed.items and len(wire.posts("/refunds")) == 24
     log.close()
     journal.close()
@@ -183,7 +169,7 @@ async def test_cancel_stops_between_items_and_production_needs_the_typed_total(
     plan = plan_batch("refund", sales)
     log = BatchLog(journal.path)
     production = ActionPolicy(environment="production", confirm_threshold=Decimal("1"))
-    executor = _executor(client, journal, clock, production)
+    executor = clocked_executor(client, journal, clock, production)
 
     with pytest.raises(ConfirmationRequired) as asked:
         await BatchRunner(executor, log).start(plan, confirmation="yes")

@@ -15,27 +15,18 @@ from pathlib import Path
 import pytest
 
 from paytui.actions.errors import ActionError, ActionRefused, PrecheckFailed
-from paytui.actions.executor import ActionExecutor
 from paytui.actions.journal import Journal, JournalConflict, JournalEntry
 from paytui.actions.policy import ActionPolicy
 from paytui.api.client import PaymentClient
 from paytui.api.models import Charge
-from tests.actions.support import BASE_URL, PROFILE, FakeClock, WireTransport, refunds_of
-
-
-def _executor(
-    client: PaymentClient, journal: Journal, clock: FakeClock, policy: ActionPolicy | None = None
-) -> ActionExecutor:
-    return ActionExecutor(
-        client,
-        journal,
-        policy or ActionPolicy(),
-        profile=PROFILE,
-        base_url=BASE_URL,
-        clock=clock,
-        sleep=clock.sleep,
-        client_id="cli-client",
-    )
+from tests.actions.support import (
+    BASE_URL,
+    PROFILE,
+    FakeClock,
+    WireTransport,
+    clocked_executor,
+    refunds_of,
+)
 
 
 async def test_two_processes_refunding_the_same_charge_at_once_send_one_refund(
@@ -47,8 +38,8 @@ async def test_two_processes_refunding_the_same_charge_at_once_send_one_refund(
     sale: Charge,
 ) -> None:
     with Journal(journal_path) as other_journal:
-        app = _executor(client, journal, clock)
-        cli = _executor(client, other_journal, clock)
+        app = clocked_executor(client, journal, clock, client_id="cli-client")
+        cli = clocked_executor(client, other_journal, clock, client_id="cli-client")
         results = await asyncio.gather(
             app.refund(sale.charge_id, reason="app"),
             cli.refund(sale.charge_id, reason="cli"),
@@ -104,10 +95,12 @@ async def test_refusals_and_failures_are_audited_and_filtered(
     client: PaymentClient, journal_path: Path, clock: FakeClock, sale: Charge
 ) -> None:
     journal = Journal(journal_path, clock=_ticking())
-    read_only = _executor(client, journal, clock, ActionPolicy(read_only=True))
+    read_only = clocked_executor(
+        client, journal, clock, ActionPolicy(read_only=True), client_id="cli-client"
+    )
     with pytest.raises(ActionRefused):
         await read_only.refund(sale.charge_id)
-    runner = _executor(client, journal, clock)
+    runner = clocked_executor(client, journal, clock, client_id="cli-client")
     with pytest.raises(PrecheckFailed):
         await runner.capture(sale.charge_id)  # a sale is not an authorization
     outcome = await runner.refund(sale.charge_id, amount=sale.total_amount)

@@ -207,10 +207,8 @@ class ListState(Vertical):
         if self.is_attached:
             self._show_state(self.state, restyle=self.screen.is_mounted)
 
-    def on_mount(self) -> None:
-        self._show_state(self.state)
-
     def watch_state(self, state: str) -> None:
+        # Also called once at mount with the first state (a reactive's watcher runs at init).
         self._show_state(state)
 
     def _show_state(self, state: str, *, restyle: bool = True) -> None:
