@@ -237,6 +237,60 @@ def test_tokens_list_show_and_create_from_stdin_never_an_argument(
     assert code == Exit.USAGE and "Luhn" in err and "4111111111111112" not in err
 
 
+def test_tokens_create_with_its_answer_lost_is_settled_never_unavailable(
+    run: Run, wire: WireTransport, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The service stored the card and the answer was lost: read back, one token, exit 0 with
+    the token on stdout; when it cannot be read back either: "unknown" (7), never 10."""
+    forward = wire.handle_async_request
+    lost: list[str] = []
+
+    async def lose_token_answers(request: httpx.Request) -> httpx.Response:
+        # The second time, the service cannot be read back either (once the answer is lost).
+        if request.method == "GET" and "reads down" in lost and lost.count("answer") == 2:
+            return httpx.Response(403, json={"message": "test: reads refused"})
+        response = await forward(request)
+        if request.method == "POST" and request.url.path == "/v2/tokens":
+            await response.aread()
+            lost.append("answer")
+            raise httpx.ReadError("test: the answer was lost", request=request)
+        return response
+
+    monkeypatch.setattr(wire, "handle_async_request", lose_token_answers)
+    code, out, _ = run(
+        "accounts", "list", "--status", "approved", "--limit", "1", "--format", "json"
+    )
+    account = json.loads(out)[0]["account_id"]
+    create = ("tokens", "create", "--account", account, "--expiration", "2031-09")
+
+    code, out, err = run(*create, "--last-name", "Lost", "--format", "json", stdin=f"{CARD}\n")
+    token = json.loads(out)
+    assert code == Exit.OK, err
+    assert token["token_id"] and "answer was lost" in err and CARD not in out + err
+    code, out, _ = run("tokens", "list", "--account", account, "--format", "jsonl")
+    assert [r["token_id"] for r in _jsonl(out)].count(token["token_id"]) == 1
+    assert len(wire.posts("/v2/tokens")) == 1
+    code, out, err = run(*create, "--last-name", "Lost", stdin=f"{CARD}\n")  # a second run
+    assert code == Exit.EARLIER_ATTEMPT and "--again" in err and token["token_id"] in err
+    assert out == "" and len(wire.posts("/v2/tokens")) == 1
+
+    lost.append("reads down")
+    code, out, err = run(*create, "--last-name", "Unread", "--format", "json", stdin=f"{CARD}\n")
+    assert code == Exit.UNKNOWN_OUTCOME, err
+    assert json.loads(out)["state"] == "unknown" and "Outcome unknown" in err
+    assert len(wire.posts("/v2/tokens")) == 2
+    code, out, _ = run("history", "--action", "token_create", "--format", "jsonl")
+    outcomes = [r["outcome"] for r in _jsonl(out)]
+    assert code == Exit.OK and outcomes == ["unknown", "refused", "succeeded"]
+
+
+def test_history_takes_every_journal_operation(run: Run) -> None:
+    from paytui.actions.journal import OPERATIONS
+
+    for operation in OPERATIONS:
+        assert run("history", "--action", operation)[0] == Exit.OK, operation
+
+
 def test_accounts_show_and_watch(run: Run) -> None:
     code, out, _ = run("accounts", "list", "--limit", "2")
     assert code == Exit.OK and out.splitlines()[0].startswith("ACCOUNT_ID")

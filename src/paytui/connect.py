@@ -7,6 +7,7 @@ or with the profile's `client_kwargs`. Nothing here imports Textual.
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -40,6 +41,13 @@ def embedded_client(sandbox: EmbeddedSandbox) -> PaymentClient:
         client_secret=DEMO_CLIENT_SECRET,
         transport=sandbox_transport(sandbox.socket_path),
     )
+
+
+def again_window(connection: Any) -> timedelta:
+    """How long an identical success needs an explicit "again": the profile's (or `[ui]`'s)
+    `again_window_hours`, 24 hours when there is no connection."""
+    ui = getattr(connection, "ui", None)
+    return timedelta(hours=float(getattr(ui, "again_window_hours", 24.0)))
 
 
 def acting_client_id(connection: Any) -> str | None:

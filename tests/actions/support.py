@@ -143,15 +143,9 @@ def clocked_executor(
     from paytui.actions.executor import ActionExecutor
     from paytui.actions.policy import ActionPolicy
 
+    options = {"profile": PROFILE, "base_url": BASE_URL, **options}
     return ActionExecutor(
-        client,
-        journal,
-        policy or ActionPolicy(),
-        profile=PROFILE,
-        base_url=BASE_URL,
-        clock=clock,
-        sleep=clock.sleep,
-        **options,
+        client, journal, policy or ActionPolicy(), clock=clock, sleep=clock.sleep, **options
     )
 
 

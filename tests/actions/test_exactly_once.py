@@ -89,6 +89,7 @@ async def test_not_found_before_the_deadline_is_unknown_then_proven(
     the executor waits out the client's deadline plus the margin and reads again."""
     sandbox_faults.fail_status = 503
     sandbox_faults.fail_path_prefix = "/v2/refunds"
+    sandbox_faults.fail_method = "POST"
     sandbox_faults.fail_count = 1
     outcome = await executor.refund(sale.charge_id, Decimal("1.00"))
     assert outcome.state == "not_applied" and outcome.retryable
@@ -215,6 +216,7 @@ async def test_a_refusal_is_final(
 ) -> None:
     sandbox_faults.fail_status = 409
     sandbox_faults.fail_path_prefix = "/v2/refunds"
+    sandbox_faults.fail_method = "POST"
     sandbox_faults.fail_count = 1
     outcome = await executor.refund(sale.charge_id, Decimal("1.00"))
     assert outcome.state == "failed" and not outcome.retryable
@@ -301,7 +303,7 @@ def test_a_schema_1_journal_opens_and_its_verdicts_are_rechecked(tmp_path: Path)
     )
     db.close()
     with Journal(path) as journal:
-        assert journal._db.execute("PRAGMA user_version").fetchone()[0] == 3
+        assert journal._db.execute("PRAGMA user_version").fetchone()[0] == 4
         old = journal.get(1)
         assert old is not None and old.state == "not_applied" and old.checked_at is None
         assert [e.id for e in journal.to_check(12.0)] == [1]  # never proven: read it again
@@ -321,7 +323,7 @@ def test_a_schema_1_journal_opens_and_its_verdicts_are_rechecked(tmp_path: Path)
     db.commit()
     db.close()
     with Journal(path) as migrated:
-        assert migrated._db.execute("PRAGMA user_version").fetchone()[0] == 3
+        assert migrated._db.execute("PRAGMA user_version").fetchone()[0] == 4
         assert [e.state for e in migrated.list()] == ["pending", "failed", "not_applied"]
         migrated.record_intent(
             profile="sandbox",
@@ -362,6 +364,7 @@ async def test_the_wait_for_the_deadline_is_visible_while_it_runs(
     executor.sleep = held_sleep
     sandbox_faults.fail_status = 503
     sandbox_faults.fail_path_prefix = "/v2/refunds"
+    sandbox_faults.fail_method = "POST"
     sandbox_faults.fail_count = 1
     running = asyncio.ensure_future(executor.refund(sale.charge_id, Decimal("1.00")))
     await waiting.wait()
@@ -399,6 +402,7 @@ async def test_retry_of_an_entry_done_again_since_is_refused(
     would refund twice: refused, nothing sent."""
     sandbox_faults.fail_status = 503
     sandbox_faults.fail_path_prefix = "/v2/refunds"
+    sandbox_faults.fail_method = "POST"
     sandbox_faults.fail_count = 1
     first = await executor.refund(sale.charge_id, Decimal("1.00"))
     assert first.state == "not_applied"

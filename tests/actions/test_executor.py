@@ -85,6 +85,7 @@ async def test_refund_partial_carries_its_reference(
         "reason": "goodwill",
         "tags": ["support"],
         "attributes": {"ticket": ["T-9"]},
+        "identity": "amount=1.25",
     }
     assert await executor.remaining_refundable(sale.charge_id) == sale.total_amount - Decimal(
         "1.25"

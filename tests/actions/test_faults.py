@@ -221,6 +221,7 @@ async def test_forced_5xx_is_unknown_then_proven_not_applied(
 ) -> None:
     sandbox_faults.fail_status = 503
     sandbox_faults.fail_path_prefix = "/v2/refunds"
+    sandbox_faults.fail_method = "POST"
     sandbox_faults.fail_count = 1  # the POST only; the read-back works
     outcome = await executor.refund(sale.charge_id, Decimal("1.00"))
     assert outcome.state == "not_applied"

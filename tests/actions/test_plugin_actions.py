@@ -129,4 +129,4 @@ def test_a_schema_2_journal_takes_the_new_operations(tmp_path: Path) -> None:
             amount=None,
             request_summary={},
         )
-        assert journal._db.execute("PRAGMA user_version").fetchone()[0] == 3
+        assert journal._db.execute("PRAGMA user_version").fetchone()[0] == 4

@@ -40,9 +40,12 @@ async def test_two_processes_refunding_the_same_charge_at_once_send_one_refund(
     with Journal(journal_path) as other_journal:
         app = clocked_executor(client, journal, clock, client_id="cli-client")
         cli = clocked_executor(client, other_journal, clock, client_id="cli-client")
+        # Both looked at the charge before either sent: whichever order the two then run in
+        # (the scheduler's choice), the second is measured against what its person saw.
+        seen = [await actor.observe("refund", sale.charge_id) for actor in (app, cli)]
         results = await asyncio.gather(
-            app.refund(sale.charge_id, reason="app"),
-            cli.refund(sale.charge_id, reason="cli"),
+            app.refund(sale.charge_id, reason="app", basis=seen[0]),
+            cli.refund(sale.charge_id, reason="cli", basis=seen[1]),
             return_exceptions=True,
         )
     outcomes = [r for r in results if not isinstance(r, BaseException)]

@@ -286,3 +286,63 @@ async def test_history_rechecks_a_not_applied_read_back_too_early(
         assert [(row[4], row[5]) for row in rows] == [("succeeded", refund.refund_id)]
         assert "Corrected" in rows[0][6]
         assert len(await refunds_of(app, sale.charge_id)) == 1
+
+
+async def test_a_script_refunding_while_the_dialog_is_open_stops_the_dialogs_refund(
+    sandbox_transport: httpx.AsyncBaseTransport, journal: Path
+) -> None:
+    """The refund dialog is at its review ("Refund 5.00 of the … left"); meanwhile a script on
+    the same journal refunds the same charge. Enter sends nothing: the dialog says what changed,
+    by whom; "Review again" reads the charge anew (the amount typed is kept) and only then can
+    the person send — one refund from the script, one they chose knowingly."""
+    app = make_app(sandbox_transport, journal_path=journal)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        sale = await unrefunded_sale(app)
+        await open_detail(app, pilot, sale.charge_id)
+        await pilot.press("r")
+        dialog = await modal(app, pilot)
+        await pilot.press("ctrl+a", "ctrl+k", *"5.00")
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert dialog.step == "review"
+
+        client = PaymentClient(
+            "http://sandbox",
+            client_id=DEMO_CLIENT_ID,
+            client_secret=DEMO_CLIENT_SECRET,
+            transport=sandbox_transport,
+        )
+        with Journal(journal) as book:
+            script = ActionExecutor(
+                client,
+                book,
+                ActionPolicy(),
+                profile="script",
+                base_url="http://sandbox",
+                actor="the command line of ana@desk-3",
+            )
+            done = await script.refund(sale.charge_id, Decimal("5.00"))
+        await client.aclose()
+        assert done.succeeded
+
+        await pilot.press("enter")
+        await settle(app, pilot)
+        told = message(dialog)
+        assert "Nothing was sent" in told
+        assert "refunded 5.00 by the command line of ana@desk-3" in told
+        assert str(dialog.query_one("#go", Button).label) == "Review again"
+        assert len(await refunds_of(app, sale.charge_id)) == 1
+
+        await pilot.press("enter")  # review again: the form, with the new state and "5.00"
+        await settle(app, pilot)
+        assert dialog.step == "form"
+        assert dialog.query_one("#amount", Input).value == "5.00"
+        assert dialog.remaining == (sale.total_amount or 0) - Decimal("5.00")
+        await pilot.press("enter")
+        await settle(app, pilot)
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert dialog.step == "result" and dialog.outcome is not None
+        assert dialog.outcome.succeeded
+        assert len(await refunds_of(app, sale.charge_id)) == 2

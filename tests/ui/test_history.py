@@ -168,6 +168,7 @@ async def test_history_retries_only_what_did_not_happen(
         executor = await app.actions.executor()
         sandbox_faults.fail_status = 409
         sandbox_faults.fail_path_prefix = "/v2/refunds"
+        sandbox_faults.fail_method = "POST"
         sandbox_faults.fail_count = 1
         refused = await executor.refund(sale.charge_id, Decimal("1.00"))
         assert refused.state == "failed"
@@ -264,6 +265,7 @@ async def test_production_retry_from_history_asks_for_the_phrase(
         executor = await app.actions.executor()
         sandbox_faults.fail_status = 503
         sandbox_faults.fail_path_prefix = "/v2/refunds"
+        sandbox_faults.fail_method = "POST"
         sandbox_faults.fail_count = 1
         failed = await executor.refund(sale.charge_id, Decimal("1.00"), confirmation="1.00")
         assert failed.state == "not_applied"

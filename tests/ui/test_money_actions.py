@@ -493,6 +493,7 @@ async def test_a_refused_refund_offers_no_retry(
         await pilot.pause()
         sandbox_faults.fail_status = 409
         sandbox_faults.fail_path_prefix = "/v2/refunds"
+        sandbox_faults.fail_method = "POST"
         sandbox_faults.fail_count = 1
         await pilot.press("enter")
         await settle(app, pilot)
@@ -526,6 +527,7 @@ async def test_a_proven_not_applied_refund_is_retried_from_the_dialog_only_on_re
         await pilot.pause()
         sandbox_faults.fail_status = 503
         sandbox_faults.fail_path_prefix = "/v2/refunds"
+        sandbox_faults.fail_method = "POST"
         sandbox_faults.fail_count = 1
         await pilot.press("enter")
         await settle(app, pilot)

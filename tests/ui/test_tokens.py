@@ -214,6 +214,49 @@ async def test_update_token(
     assert token.payment_method.contact.last_name == "Lamport-Updated"  # type: ignore[union-attr]
 
 
+class LoseAnswers(httpx.AsyncBaseTransport):
+    """The service acts, then the answer is lost (for the requests named in `lose`)."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
+        self.inner = inner
+        self.lose: set[str] = set()
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        response = await self.inner.handle_async_request(request)
+        if f"{request.method} {request.url.path}" in self.lose:
+            await response.aread()
+            raise httpx.ReadError("test: the answer was lost", request=request)
+        return response
+
+
+async def test_update_applied_with_its_answer_lost_reads_as_done(
+    sandbox_transport: httpx.AsyncBaseTransport,
+) -> None:
+    from textual.widgets import Static
+
+    from tests.ui.conftest import make_app
+
+    wire = LoseAnswers(sandbox_transport)
+    app = make_app(wire)
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = await open_tokens(app, pilot)
+        token_id = screen.tokens[0].token_id
+        wire.lose = {f"PUT /v2/tokens/{token_id}"}
+        await pilot.press("u")
+        await settle(app, pilot)
+        form = app.screen
+        assert isinstance(form, TokenFormScreen)
+        await fill(app, pilot, "last", "Lamport-Lost")
+        await pilot.press("ctrl+s")
+        await settle(app, pilot)
+        status = str(form.query_one("#form-status", Static).render())
+        assert form.result is not None and form.result.token_id == token_id
+        assert status.startswith(f"Token {token_id} updated (the answer was lost")
+        assert not [n for n in app._notifications if n.severity == "error"]
+        entry = (await app.actions.executor()).history(limit=1)[0]
+        assert (entry.operation, entry.state) == ("token_update", "succeeded")
+
+
 async def test_charge_token_as_authorization_opens_detail(
     app_factory: Callable[..., PaytuiApp], sandbox_transport: httpx.AsyncBaseTransport
 ) -> None:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from paytui.actions.amounts import AmountError, check_amount, format_amount, parse_amount
+    from paytui.actions.basis import Basis
     from paytui.actions.errors import (
         ActionError,
         ActionInFlight,
@@ -21,6 +22,8 @@ if TYPE_CHECKING:
         EarlierAttemptApplied,
         NotRetryable,
         PrecheckFailed,
+        RecentlyDone,
+        TargetChanged,
         UnresolvedAction,
     )
     from paytui.actions.executor import ActionExecutor, ActionOutcome
@@ -41,10 +44,13 @@ _HOMES = {
             "EarlierAttemptApplied",
             "NotRetryable",
             "PrecheckFailed",
+            "RecentlyDone",
+            "TargetChanged",
             "UnresolvedAction",
         ),
         "errors",
     ),
+    "Basis": "basis",
     **dict.fromkeys(("ActionExecutor", "ActionOutcome"), "executor"),
     **dict.fromkeys(("Journal", "JournalEntry", "default_journal_path"), "journal"),
     **dict.fromkeys(("ActionPolicy", "Decision"), "policy"),
@@ -70,6 +76,7 @@ __all__ = [
     "ActionPolicy",
     "ActionRefused",
     "AmountError",
+    "Basis",
     "ConfirmationRequired",
     "Decision",
     "EarlierAttemptApplied",
@@ -77,6 +84,8 @@ __all__ = [
     "JournalEntry",
     "NotRetryable",
     "PrecheckFailed",
+    "RecentlyDone",
+    "TargetChanged",
     "UnresolvedAction",
     "check_amount",
     "default_journal_path",

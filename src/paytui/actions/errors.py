@@ -89,6 +89,40 @@ class EarlierAttemptApplied(ActionError):
         self.entry = entry
 
 
+class TargetChanged(ActionError):
+    """The charge changed since the person (or the command) looked at it: another refund, a
+    capture, a new status — by anyone, in any process. Nothing was sent. `changes` says what
+    changed, by whom and when, one sentence each; `earlier` is the journal entry behind it when
+    it was done through paytui; `left` what is left to refund now (refunds). To act anyway, the
+    person reviews the new state (a new `Basis`) and confirms again."""
+
+    def __init__(
+        self,
+        changes: tuple[str, ...],
+        *,
+        earlier: JournalEntry | None = None,
+        left: object = None,
+    ) -> None:
+        lead = "Nothing was sent: the charge changed since it was read"
+        super().__init__(f"{lead} — {'; '.join(changes)}. Review it again.")
+        self.changes = changes
+        self.earlier = earlier
+        self.left = left
+
+
+class RecentlyDone(ActionError):
+    """The same action with the same amount on the same target succeeded recently (by anyone,
+    from any process): nothing was sent. `earlier` names it (a refund id, a token id, or a
+    journal entry "#12"); `entry` is its journal entry when there is one. Another one needs an
+    explicit, distinct confirmation: ``again=True`` (the dialog's "… again" step, the command
+    line's ``--again``)."""
+
+    def __init__(self, message: str, earlier: str, entry: JournalEntry | None = None) -> None:
+        super().__init__(message)
+        self.earlier = earlier
+        self.entry = entry
+
+
 class NotRetryable(ActionError):
     """`retry` refused: the entry is not proven "did not happen", or was already retried."""
 
@@ -101,5 +135,7 @@ __all__ = [
     "EarlierAttemptApplied",
     "NotRetryable",
     "PrecheckFailed",
+    "RecentlyDone",
+    "TargetChanged",
     "UnresolvedAction",
 ]

@@ -45,7 +45,9 @@ from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from paytui.actions import tokens as token_actions
 from paytui.actions.amounts import check_amount, format_amount
+from paytui.actions.basis import Basis, RefundSeen, read_refunds, refunded_total
 from paytui.actions.errors import (
     ActionError,
     ActionInFlight,
@@ -54,6 +56,8 @@ from paytui.actions.errors import (
     EarlierAttemptApplied,
     NotRetryable,
     PrecheckFailed,
+    RecentlyDone,
+    TargetChanged,
     UnresolvedAction,
 )
 from paytui.actions.journal import Journal, JournalConflict, JournalEntry
@@ -82,6 +86,9 @@ from paytui.api.models import (
     PluginSession,
     Refund,
     RefundRequest,
+    Token,
+    TokenRequest,
+    TokenUpdate,
 )
 from paytui.api.plugins import (
     AccountRequest,
@@ -108,6 +115,8 @@ _NOUNS = {
     "plugin_session": "plugin session",
     "plugin_delete": "deletion of a plugin session",
     "account_create": "new account",
+    "token_create": "new token",
+    "token_update": "change of a token",
 }
 #: Operations whose target is kept in the journal's summary (under this key), not as the charge.
 _SUMMARY_TARGETS = {
@@ -115,9 +124,13 @@ _SUMMARY_TARGETS = {
     "plugin_session": "target",
     "plugin_delete": "session_id",
     "account_create": "merchant_id",
+    "token_create": "account_id",
 }
 #: Seconds added to the client's request deadline before "not found" proves "not applied".
 DEFAULT_SETTLE_MARGIN = 2.0
+#: How long a success counts as "recent": the same action with the same amount on the same target
+#: within it needs an explicit "again" (the profile's `again_window_hours` changes it).
+DEFAULT_AGAIN_WINDOW = timedelta(hours=24)
 
 
 def _utcnow() -> datetime:
@@ -259,6 +272,10 @@ class _Plan:
     desired: dict[str, Any] | None = None
     original: Any = None
     slot: _InFlight | None = field(default=None, repr=False)
+    #: What makes two actions of this operation on this target "the same" (a refund's amount,
+    #: a token's card): a recent success with the same identity needs an explicit "again".
+    #: None: the operation has no such rule (an edit, a delete).
+    identity: str | None = None
 
 
 class ActionExecutor:
@@ -283,14 +300,24 @@ class ActionExecutor:
         clock: Callable[[], datetime] = _utcnow,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         client_id: str | None = None,
+        actor: str | None = None,
+        again_window: timedelta = DEFAULT_AGAIN_WINDOW,
     ) -> None:
+        from paytui.config.urls import service_key
+
         self.client = client
         #: The OAuth client id that acts (the audit trail names it); None for a static token.
         self.client_id = client_id
+        #: Who acts, in words another person understands ("the command line of ana@desk-3"):
+        #: written with every entry, so "changed since you looked" can say by whom.
+        self.actor = actor
+        self.again_window = again_window
         self.journal = journal
         self.policy = policy
         self.profile = profile
-        self.base_url = base_url
+        #: The service's one name (`service_key`): the journal's guard is per service, so two
+        #: profiles or spellings of it (``127.0.0.1`` / ``localhost``) share in-flight actions.
+        self.base_url = service_key(base_url)
         self.settle_margin = settle_margin
         self.clock = clock
         self.sleep = sleep
@@ -349,6 +376,62 @@ class ActionExecutor:
             refunded += sum((r.total_amount or Decimal(0) for r in page.items), Decimal(0))
         return max(total - refunded, Decimal(0))
 
+    async def observe(self, operation: str, target: str) -> Basis:
+        """Read the charge as a person is about to decide on `operation` (refund, capture), and
+        remember exactly what was read: the `Basis` the action is later tied to.
+
+        The journal's mark is taken *before* the read, so anything done after it — by this
+        process or another — is "since the person looked". A capture's read explains why it
+        cannot be (`PrecheckFailed`) as `read_authorization` does. Raises `ApiError` when the
+        service cannot be read (the caller says so; nothing is decided on a guess)."""
+        mark = await asyncio.to_thread(self.journal.last_id)
+        flying = await asyncio.to_thread(self._in_flight_ids, operation, target, mark)
+        refunds: tuple[RefundSeen, ...] = ()
+        left = None
+        if operation == "capture":
+            charge = await self._read_authorization(target)
+        else:
+            charge = await self.client.get_charge(target)
+            refunds = await read_refunds(self.client, target)
+            charged = charge.total_amount or Decimal(0)
+            left = max(charged - refunded_total(refunds), Decimal(0))
+        return Basis(
+            operation,
+            target,
+            self.clock(),
+            mark,
+            flying,
+            status=charge.status,
+            charged=charge.total_amount,
+            refunds=refunds,
+            left=left,
+            charge=charge,
+        )
+
+    async def settle_earlier(self, operation: str, target: str) -> list[ActionOutcome]:
+        """Read back, once and now, every earlier entry of `operation` on `target` (this service,
+        any profile) whose outcome is not proven, and record what the service shows. For the
+        command line, which says what it found before it reads the charge ("the capture #12
+        left unknown did happen: new charge …"). Nothing is sent and nothing raised; an entry
+        still unproven is settled (or refused) by the action itself."""
+        entries = await asyncio.to_thread(
+            self.journal.to_check,
+            self.settle_seconds,
+            base_url=self.base_url,
+            operation=operation,
+            charge_id=target,
+        )
+        found: list[ActionOutcome] = []
+        for entry in entries:
+            settled = await self._reconcile(entry, background=True)
+            found.append(_outcome_of(settled))
+        return found
+
+    def _in_flight_ids(self, operation: str, target: str, mark: int) -> frozenset[int]:
+        """Entries of `operation` on `target` unsettled at `mark` (a worker thread's read)."""
+        entries = self.journal.unresolved(base_url=self.base_url, operation=operation)
+        return frozenset(e.id for e in entries if e.charge_id == target and e.id <= mark)
+
     # ---------------------------------------------------------------------------- actions
 
     async def capture(
@@ -359,9 +442,13 @@ class ActionExecutor:
         supplemental_fee: Decimal | None = None,
         confirmation: str | None = None,
         acknowledge_earlier: int | None = None,
+        basis: Basis | None = None,
         _retry_of: int | None = None,
     ) -> ActionOutcome:
-        """Capture an authorization (the full authorized amount plus the fees given)."""
+        """Capture an authorization (the full authorized amount plus the fees given).
+
+        `basis`: what the person saw (`observe`); None reads it now. If the authorization was
+        captured or changed since, nothing is sent (`TargetChanged`)."""
 
         async def prepare() -> _Plan:
             fees = {
@@ -395,7 +482,7 @@ class ActionExecutor:
                 retry_of=_retry_of,
             )
 
-        return await self._start("capture", charge_id, prepare, acknowledge_earlier)
+        return await self._start("capture", charge_id, prepare, acknowledge_earlier, basis=basis)
 
     async def refund(
         self,
@@ -407,10 +494,17 @@ class ActionExecutor:
         attributes: Mapping[str, Sequence[str]] | None = None,
         confirmation: str | None = None,
         acknowledge_earlier: int | None = None,
+        basis: Basis | None = None,
+        again: bool = False,
         _retry_of: int | None = None,
     ) -> ActionOutcome:
         """Refund `amount` of a charge (None: whatever is left). The refund carries the
-        attribute ``paytui_ref`` so a read-back finds exactly this one."""
+        attribute ``paytui_ref`` so a read-back finds exactly this one.
+
+        `basis`: what the person saw (`observe`); None reads it now. A refund, capture or new
+        status since → nothing is sent (`TargetChanged`). A refund of the same amount of this
+        charge that succeeded within `again_window` and was not shown to the person → nothing
+        is sent (`RecentlyDone`) unless `again`."""
 
         async def prepare() -> _Plan:
             checked = check_amount(amount) if amount is not None else None
@@ -436,9 +530,13 @@ class ActionExecutor:
             summary = _summary(
                 total_amount=checked, reason=reason, tags=user_tags, attributes=user_attrs
             )
-            return _Plan("refund", charge_id, charge_id, checked, summary, send, _retry_of)
+            plan = _Plan("refund", charge_id, charge_id, checked, summary, send, _retry_of)
+            plan.identity = _amount_identity(checked)
+            return plan
 
-        return await self._start("refund", charge_id, prepare, acknowledge_earlier)
+        return await self._start(
+            "refund", charge_id, prepare, acknowledge_earlier, basis=basis, again=again
+        )
 
     async def create_charge(
         self,
@@ -706,6 +804,108 @@ class ActionExecutor:
             "account_create", request.merchant_id, prepare, acknowledge_earlier
         )
 
+    # ------------------------------------------------------------- stored cards (tokens)
+
+    async def create_token(
+        self,
+        request: TokenRequest,
+        *,
+        acknowledge_earlier: int | None = None,
+        again: bool = False,
+        _retry_of: int | None = None,
+    ) -> ActionOutcome:
+        """Store a card as a token of `request.account_id` (POST /v2/tokens), journaled like a
+        charge. A token takes no attributes, so its trace is the card: before sending, the
+        account's tokens that already hold it are journaled (digests of their ids), and a
+        read-back looks for exactly one new one (`paytui.actions.tokens`). The journal keeps
+        last four, expiry, holder and country — never the number. The same card stored on the
+        account recently needs `again` (`RecentlyDone`)."""
+        stored: list[Token] = []
+
+        async def prepare() -> _Plan:
+            try:
+                before = await token_actions.same_card_before(self.client, request)
+            except ApiError as err:
+                raise PrecheckFailed(f"Could not read the account's tokens: {err}") from err
+            fields = token_actions.create_summary(request, before)
+
+            async def send(_ref: str) -> Token:
+                token = await self.client.create_token(request)
+                stored.append(token)
+                return token
+
+            return _Plan(
+                "token_create",
+                request.account_id,
+                None,
+                None,
+                _summary(**fields),
+                send,
+                _retry_of,
+                # The read-back's card, unmasked while this executor runs.
+                desired={key: value for key, value in fields.items() if value is not None},
+                original=request,
+                identity=token_actions.card_identity(request),
+            )
+
+        outcome = await self._start(
+            "token_create", request.account_id, prepare, acknowledge_earlier, again=again
+        )
+        return self._with_token(outcome, stored)
+
+    async def update_token(
+        self,
+        token_id: str,
+        update: TokenUpdate,
+        *,
+        acknowledge_earlier: int | None = None,
+        _retry_of: int | None = None,
+    ) -> ActionOutcome:
+        """Change a token's card expiry, holder or token expiry (PUT; what is not given is
+        kept). Read back by comparing the token with what was sent. The journal keeps the
+        token's id where a charge action keeps the charge's (its target)."""
+        if not token_id:
+            raise ActionError("No token given")
+        stored: list[Token] = []
+
+        async def prepare() -> _Plan:
+            fields = token_actions.update_summary(token_id, update)
+            if all(value is None for key, value in fields.items() if key != "token_id"):
+                raise ActionError("Nothing to change")
+
+            async def send(_ref: str) -> Token:
+                token = await self.client.update_token(token_id, update)
+                stored.append(token)
+                return token
+
+            return _Plan(
+                "token_update",
+                token_id,
+                token_id,
+                None,
+                _summary(**fields),
+                send,
+                _retry_of,
+                desired=fields,
+                original=update,
+            )
+
+        outcome = await self._start("token_update", token_id, prepare, acknowledge_earlier)
+        return self._with_token(outcome, stored)
+
+    @staticmethod
+    def _with_token(outcome: ActionOutcome, stored: list[Token]) -> ActionOutcome:
+        """The outcome with the token the service answered (`result`) when it does not carry
+        one already (a read-back's outcome carries the token it found)."""
+        if outcome.result is not None or not outcome.succeeded:
+            return outcome
+        token = next((t for t in stored if t.token_id == outcome.result_id), None)
+        if token is None:
+            return outcome
+        from dataclasses import replace
+
+        return replace(outcome, result=token)
+
     async def retry(self, entry_id: int, *, confirmation: str | None = None) -> ActionOutcome:
         """Send again, as a NEW journal entry, an action proven not to have happened.
 
@@ -792,6 +992,16 @@ class ActionExecutor:
             if isinstance(request, AccountRequest):
                 return await self.create_account(request, _retry_of=entry_id)
             return await self.create_plugin_session(request, _retry_of=entry_id)
+        if operation == "token_create":
+            if not isinstance(original, TokenRequest):
+                raise NotRetryable("The card number of a new token is never stored; enter it again")
+            return await self.create_token(original, _retry_of=entry_id)
+        if operation == "token_update":
+            update = (
+                original if isinstance(original, TokenUpdate) else token_actions.update_of(summary)
+            )
+            token_id = str(summary.get("token_id") or entry.charge_id or "")
+            return await self.update_token(token_id, update, _retry_of=entry_id)
         raise NotRetryable(f"Cannot retry a {operation}")  # pragma: no cover
 
     async def reconcile_entry(self, entry_id: int) -> ActionOutcome:
@@ -846,6 +1056,9 @@ class ActionExecutor:
         target: str,
         prepare: Callable[[], Awaitable[_Plan]],
         acknowledge_earlier: int | None = None,
+        *,
+        basis: Basis | None = None,
+        again: bool = False,
     ) -> ActionOutcome:
         """Policy and in-flight guard (synchronously, before any await), then run the action
         in its own task and wait for it shielded from our caller's cancellation."""
@@ -859,7 +1072,7 @@ class ActionExecutor:
             raise ActionInFlight(operation, target, current.entry_id, current.task)
         slot = _InFlight()
         slot.task = asyncio.get_running_loop().create_task(
-            self._execute(operation, target, prepare, slot, acknowledge_earlier)
+            self._execute(operation, target, prepare, slot, _Go(acknowledge_earlier, basis, again))
         )
         self._in_flight[key] = slot
 
@@ -878,11 +1091,18 @@ class ActionExecutor:
         target: str,
         prepare: Callable[[], Awaitable[_Plan]],
         slot: _InFlight,
-        acknowledge_earlier: int | None,
+        go: _Go,
     ) -> ActionOutcome:
         try:
-            entry, plan = await self._intend(operation, target, prepare, slot, acknowledge_earlier)
-        except (PrecheckFailed, UnresolvedAction, EarlierAttemptApplied, ActionRefused) as err:
+            entry, plan = await self._intend(operation, target, prepare, slot, go)
+        except (
+            PrecheckFailed,
+            UnresolvedAction,
+            EarlierAttemptApplied,
+            ActionRefused,
+            TargetChanged,
+            RecentlyDone,
+        ) as err:
             await self.record_refusal(operation, target, err.message)
             raise
         slot.entry_id = entry.id
@@ -946,7 +1166,7 @@ class ActionExecutor:
             entry.id,
             charge=result if isinstance(result, Charge) else None,
             refund=result if isinstance(result, Refund) else None,
-            result=result if isinstance(result, PluginSession | Account) else None,
+            result=result if isinstance(result, PluginSession | Account | Token) else None,
         )
 
     async def _intend(
@@ -955,15 +1175,32 @@ class ActionExecutor:
         target: str,
         prepare: Callable[[], Awaitable[_Plan]],
         slot: _InFlight,
-        acknowledge_earlier: int | None,
+        go: _Go,
     ) -> tuple[JournalEntry, _Plan]:
-        """Settle the past, prepare, and write the intent — unless, meanwhile, another process on
-        the same journal began the same action on the same target (`JournalConflict`): then
-        nothing is written or sent, and the error names that attempt."""
-        seen = await asyncio.to_thread(self.journal.last_id)
+        """Settle the past, check the decision still holds, prepare, and write the intent.
+
+        The decision is tied to what the person saw (`go.basis`; read now when none was given):
+        the service is read again and compared (`_check_unchanged`), a recent identical success
+        needs `again` (`_check_recent`), and the intent is written in one cross-process
+        transaction with the journal's check that nothing of the same action on the same target
+        was done since the person looked, nor is in flight (`JournalConflict`). Any of these:
+        nothing is written or sent, and the error says what changed, by whom and when."""
         # The past first: an earlier attempt's verdict may change what the checks below say.
-        await self._settle_earlier(operation, target, slot, acknowledge_earlier)
+        await self._settle_earlier(operation, target, slot, go.acknowledge)
+        # A caller that shows nothing to a person (a test, a script of the API) gives no basis:
+        # then "since" is now, and the journal's guard and the recent-identical rule still hold.
+        basis = go.basis
+        current: tuple[RefundSeen, ...] | None = None
+        if basis is not None:  # read earlier, by the dialog or the command: compare now
+            mark, flying = basis.journal_mark, basis.in_flight
+            current = await self._check_unchanged(basis)
+        else:
+            mark, flying = await asyncio.to_thread(self.journal.last_id), frozenset()
         plan = await prepare()
+        await self._check_recent(plan, basis, current, go)
+        summary = plan.summary
+        if plan.identity is not None:
+            summary = {**summary, "identity": plan.identity}
         try:
             entry = await asyncio.to_thread(
                 self.journal.record_intent,
@@ -972,29 +1209,160 @@ class ActionExecutor:
                 operation=plan.operation,
                 charge_id=plan.charge_id,
                 amount=plan.amount,
-                request_summary=plan.summary,
+                request_summary=summary,
                 retry_of=plan.retry_of,
                 client_reference=uuid.uuid4().hex,
                 settle_seconds=self.settle_seconds,
                 client_id=self.client_id,
-                guard_since=seen,
-                account_id=target if operation == "charge" else None,
+                guard_since=mark,
+                guard_in_flight=flying,
+                account_id=target if _SUMMARY_TARGETS.get(operation) == "account_id" else None,
+                actor=self.actor,
             )
         except JournalConflict as conflict:
             other = conflict.entry
             if other.state == "succeeded":
-                if other.id == acknowledge_earlier:
+                if other.id == go.acknowledge and go.depth == 0:
                     # Seen and confirmed by the user: send another, guarded from here on.
                     await asyncio.to_thread(self.journal.acknowledge, other.id)
-                    return await self._intend(operation, target, prepare, slot, None)
+                    fresh = _Go(go.acknowledge, None, go.again, depth=1)
+                    return await self._intend(operation, target, prepare, slot, fresh)
+                if basis is not None:
+                    raise TargetChanged(
+                        (self._describe_entry(other),),
+                        earlier=other,
+                        left=await self._left_now(operation, target),
+                    ) from None
                 raise EarlierAttemptApplied(_earlier_message(other), other) from None
             noun = _NOUNS.get(operation, operation)
+            who = f" by {other.actor}" if other.actor else " by another paytui"
             raise UnresolvedAction(
-                f"The same {noun} (#{other.id}) is being sent by another paytui right now;"
+                f"The same {noun} (#{other.id}) is being sent{who} right now;"
                 " nothing was sent — see History for its outcome",
                 other.id,
             ) from None
         return entry, plan
+
+    async def _check_unchanged(self, basis: Basis) -> tuple[RefundSeen, ...]:
+        """Read the charge again and compare with what the person saw: a refund, a capture or a
+        status that is new since → `TargetChanged`, naming who did it (the journal) and when.
+        Returns the refunds listed now (the same as the basis's when nothing changed)."""
+        target = basis.target
+        try:
+            charge = await self.client.get_charge(target)
+            now = await read_refunds(self.client, target) if basis.operation == "refund" else ()
+            capture_id = None
+            if basis.operation == "capture":
+                from paytui.api.captures import find_capture
+
+                capture_id = (await find_capture(self.client, charge)).capture_id
+        except ApiError as err:
+            raise PrecheckFailed(
+                f"Could not read the charge again before sending ({err}); nothing was sent"
+            ) from err
+        changes: list[str] = []
+        earlier: JournalEntry | None = None
+        known = basis.refund_ids
+        for refund in now:
+            if refund.refund_id in known:
+                continue
+            entry = await asyncio.to_thread(self.journal.by_result, self.base_url, refund.refund_id)
+            earlier = earlier or entry
+            changes.append(self._describe_refund(refund, entry))
+        if capture_id is not None and capture_id != basis.capture_id:
+            entry = await asyncio.to_thread(self.journal.by_result, self.base_url, capture_id)
+            earlier = earlier or entry
+            changes.append(self._describe_capture(capture_id, entry))
+        if charge.status != basis.status and not (basis.operation == "capture" and capture_id):
+            changes.append(f"its status is now {charge.status or 'unknown'} (was {basis.status})")
+        if changes:
+            left = None
+            if basis.operation == "refund":
+                left = max((charge.total_amount or Decimal(0)) - refunded_total(now), Decimal(0))
+                changes.append(f"{format_amount(left)} left")
+            raise TargetChanged(tuple(changes), earlier=earlier, left=left)
+        return now
+
+    async def _check_recent(
+        self,
+        plan: _Plan,
+        basis: Basis | None,
+        current: tuple[RefundSeen, ...] | None,
+        go: _Go,
+    ) -> None:
+        """A success of the same operation with the same identity (amount, card) on the same
+        target within `again_window`, by anyone — the journal's, or a refund the service lists —
+        that the person was not shown: `RecentlyDone`, unless `go.again` (or it is the entry the
+        person acknowledged). A script has no eyes: two cron runs "see" each other's refund."""
+        if plan.identity is None or go.again:
+            return
+        since = self.clock() - self.again_window
+        shown = basis.refund_ids if basis is not None and basis.shown else frozenset()
+        entries = await asyncio.to_thread(
+            self.journal.successes_since,
+            base_url=self.base_url,
+            operation=plan.operation,
+            charge_id=plan.charge_id,
+            since=since,
+        )
+        noun = _NOUNS.get(plan.operation, plan.operation)
+        for entry in entries:
+            if not _same_target_as(entry, plan) or entry.id == go.acknowledge:
+                continue
+            if entry.result_id in shown or _identity_of(entry) != plan.identity:
+                continue
+            raise RecentlyDone(
+                f"The same {noun} was done {self._by_and_when(entry)}"
+                f" ({_result_word(entry)}). Nothing was sent; sending it again needs an explicit"
+                " “again”.",
+                entry.result_id or f"#{entry.id}",
+                entry,
+            )
+        for refund in current or ():
+            if refund.refund_id in shown or _amount_identity(refund.amount) != plan.identity:
+                continue
+            if refund.at is None or refund.at < since:
+                continue
+            raise RecentlyDone(
+                f"A refund of {format_amount(refund.amount)} of this charge was made"
+                f" {_ago(refund.at, self.clock())} (refund {refund.refund_id}, not through"
+                " paytui). Nothing was sent; sending it again needs an explicit “again”.",
+                refund.refund_id,
+            )
+
+    async def _left_now(self, operation: str, target: str) -> Decimal | None:
+        """What is left to refund now (for the message), or None when it cannot be read."""
+        if operation != "refund":
+            return None
+        try:
+            return await self.remaining_refundable(target)
+        except ApiError:
+            return None
+
+    def _by_and_when(self, entry: JournalEntry) -> str:
+        who = entry.actor or (
+            "this profile" if entry.profile == self.profile else f"profile {entry.profile}"
+        )
+        when = entry.resolved_at or entry.sent_at or entry.created_at
+        return f"by {who} {_ago(when, self.clock())}"
+
+    def _describe_entry(self, entry: JournalEntry) -> str:
+        """ "refunded 5.00 by the command line of ana@desk 3 s ago (refund re_1)" """
+        verb = {"refund": "refunded", "capture": "captured"}.get(entry.operation, "done")
+        amount = f" {format_amount(entry.amount)}" if entry.amount is not None else ""
+        return f"{verb}{amount} {self._by_and_when(entry)} ({_result_word(entry)})"
+
+    def _describe_refund(self, refund: RefundSeen, entry: JournalEntry | None) -> str:
+        if entry is not None:
+            return self._describe_entry(entry)
+        amount = format_amount(refund.amount) if refund.amount is not None else "an amount"
+        when = f" {_ago(refund.at, self.clock())}" if refund.at is not None else ""
+        return f"refunded {amount}{when} outside paytui (refund {refund.refund_id})"
+
+    def _describe_capture(self, capture_id: str, entry: JournalEntry | None) -> str:
+        if entry is not None:
+            return self._describe_entry(entry)
+        return f"captured outside paytui (new charge {capture_id})"
 
     async def record_refusal(self, operation: str, target: str, reason: str) -> None:
         """Keep a refused attempt in the audit trail; a journal failure never hides the refusal."""
@@ -1121,7 +1489,6 @@ class ActionExecutor:
             await asyncio.to_thread(
                 self.journal.to_check,
                 self.settle_seconds,
-                profile=self.profile,
                 base_url=self.base_url,
                 operation=operation,
                 charge_id=charge_id,
@@ -1144,7 +1511,6 @@ class ActionExecutor:
         applied = same_target(
             await asyncio.to_thread(
                 self.journal.unacknowledged_successes,
-                profile=self.profile,
                 base_url=self.base_url,
                 operation=operation,
                 charge_id=charge_id,
@@ -1197,6 +1563,62 @@ class ActionExecutor:
         )
 
 
+@dataclass(frozen=True)
+class _Go:
+    """What the person said with the action: the earlier entry they acknowledged, the state
+    they decided on, an explicit "again"; `depth` guards the one re-intend after an
+    acknowledgement."""
+
+    acknowledge: int | None = None
+    basis: Basis | None = None
+    again: bool = False
+    depth: int = 0
+
+
+def _amount_identity(amount: Decimal | None) -> str | None:
+    """A refund's identity: its amount (None: "whatever is left", never identical)."""
+    return f"amount={amount:.2f}" if amount is not None else None
+
+
+def _identity_of(entry: JournalEntry) -> str | None:
+    """The identity an entry was written with; a refund of an older journal: its amount."""
+    kept = entry.request_summary.get("identity")
+    if isinstance(kept, str):
+        return kept
+    if entry.operation == "refund":
+        return _amount_identity(entry.amount)
+    return None
+
+
+def _same_target_as(entry: JournalEntry, plan: _Plan) -> bool:
+    key = _SUMMARY_TARGETS.get(plan.operation)
+    if key is not None:
+        return entry.request_summary.get(key) == plan.summary.get(key)
+    return entry.charge_id == plan.charge_id
+
+
+def _result_word(entry: JournalEntry) -> str:
+    word = {
+        "capture": "new charge",
+        "refund": "refund",
+        "charge": "charge",
+        "token_create": "token",
+    }.get(entry.operation, "entry")
+    return f"{word} {entry.result_id}" if entry.result_id else f"journal entry #{entry.id}"
+
+
+def _ago(then: datetime, now: datetime) -> str:
+    """ "3 s ago", "4 min ago", "2 h ago" — or the time, for a moment not in the past."""
+    seconds = (now - then).total_seconds()
+    if seconds < 0:
+        return f"at {then:%H:%M:%S} UTC"
+    if seconds < 90:
+        return f"{int(seconds)} s ago"
+    if seconds < 90 * 60:
+        return f"{int(seconds // 60)} min ago"
+    return f"{int(seconds // 3600)} h ago"
+
+
 def _same_target(one: JournalEntry, other: JournalEntry) -> bool:
     """Same operation on the same charge (a new charge: on the same account)."""
     if one.operation != other.operation:
@@ -1207,9 +1629,11 @@ def _same_target(one: JournalEntry, other: JournalEntry) -> bool:
     return one.charge_id == other.charge_id
 
 
-def _result_id(result: Charge | Refund | Distribution | PluginSession | Account) -> str:
+def _result_id(result: Charge | Refund | Distribution | PluginSession | Account | Token) -> str:
     if isinstance(result, Refund):
         return result.refund_id
+    if isinstance(result, Token):
+        return result.token_id
     if isinstance(result, Distribution):
         return result.distribution_id
     if isinstance(result, PluginSession):
@@ -1245,6 +1669,8 @@ def _earlier_message(entry: JournalEntry) -> str:
         "distribute": "distribution",
         "plugin_session": "session",
         "account_create": "account",
+        "token_create": "token",
+        "token_update": "token",
     }.get(entry.operation)
     found = f": {result} {entry.result_id}" if result and entry.result_id else ""
     return (
@@ -1276,6 +1702,8 @@ def _message(entry: JournalEntry, cause: str | None = None) -> str:
             "plugin_session": f"Plugin session {entry.result_id} created",
             "plugin_delete": f"Plugin session {entry.result_id} deleted",
             "account_create": f"Account {entry.result_id} created",
+            "token_create": f"Token {entry.result_id} stored",
+            "token_update": f"Token {entry.result_id} updated",
         }[entry.operation]
         if cause:
             return f"{done} (the answer was lost — {cause} — but the service shows it happened)"

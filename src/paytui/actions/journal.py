@@ -84,6 +84,8 @@ Operation = Literal[
     "plugin_session",
     "plugin_delete",
     "account_create",
+    "token_create",
+    "token_update",
 ]
 State = Literal["pending", "sent", "succeeded", "failed", "unknown", "not_applied"]
 
@@ -93,7 +95,7 @@ STATES: tuple[str, ...] = ("pending", "sent", "succeeded", "failed", "unknown", 
 UNRESOLVED_STATES = frozenset({"pending", "sent", "unknown"})
 FINAL_STATES = frozenset({"succeeded", "failed", "not_applied"})
 
-_SCHEMA_VERSION = 3
+_SCHEMA_VERSION = 4
 _TABLE = f"""
 CREATE TABLE IF NOT EXISTS actions (
     id               INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -116,7 +118,8 @@ CREATE TABLE IF NOT EXISTS actions (
     checked_at       TEXT,
     never_sent       INTEGER NOT NULL DEFAULT 0,
     unacknowledged   INTEGER NOT NULL DEFAULT 0,
-    client_id        TEXT
+    client_id        TEXT,
+    actor            TEXT
 );
 """
 _REFUSALS = """
@@ -135,6 +138,7 @@ CREATE TABLE IF NOT EXISTS refusals (
 _INDEXES = """
 CREATE INDEX IF NOT EXISTS actions_state ON actions (state);
 CREATE INDEX IF NOT EXISTS actions_target ON actions (profile, base_url, operation, charge_id);
+CREATE INDEX IF NOT EXISTS actions_service ON actions (base_url, operation, charge_id);
 CREATE INDEX IF NOT EXISTS actions_retry_of ON actions (retry_of);
 """
 #: Columns of schema 1, copied as they are by the migration.
@@ -147,13 +151,14 @@ _V2_COLUMNS = _V1_COLUMNS + ", settle_seconds, checked_at, never_sent, unacknowl
 
 
 def _migrate(db: sqlite3.Connection) -> None:
-    """Bring the file to schema 3 in one transaction (a crash leaves the old schema intact).
+    """Bring the file to schema 4 (a crash in the rebuild leaves the old schema intact).
 
     Schema 1 lacks the proof columns and its CHECK does not admit "distribute"; schema 2's CHECK
     does not admit "update_refund". SQLite cannot alter a CHECK: the table is rebuilt and the rows
     copied. Schema 3 checks `operation` in Python (`record_intent`), so a new operation needs no
     rebuild again. A schema-1 "not_applied" has no `checked_at`, so it counts as unproven and is
-    read back again.
+    read back again. Schema 4 adds who acted (`actor`) and keys rows by the service's canonical
+    URL (`paytui.config.urls.service_key`).
     """
     version = db.execute("PRAGMA user_version").fetchone()[0]
     exists = db.execute(
@@ -163,7 +168,7 @@ def _migrate(db: sqlite3.Connection) -> None:
         raise RuntimeError(
             f"the action journal is of a newer paytui (schema {version}); update paytui"
         )
-    if exists and version < _SCHEMA_VERSION:
+    if exists and version < 3:  # schema 3 to 4 adds a column in place (below)
         columns = _V1_COLUMNS if version < 2 else _V2_COLUMNS
         db.execute("PRAGMA foreign_keys = OFF")
         db.execute("BEGIN IMMEDIATE")
@@ -172,7 +177,7 @@ def _migrate(db: sqlite3.Connection) -> None:
             db.execute(_TABLE.replace("CREATE TABLE IF NOT EXISTS", "CREATE TABLE"))
             db.execute(f"INSERT INTO actions ({columns}) SELECT {columns} FROM actions_old")
             db.execute("DROP TABLE actions_old")
-            db.execute(f"PRAGMA user_version = {_SCHEMA_VERSION}")
+            db.execute("PRAGMA user_version = 3")
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
@@ -183,7 +188,28 @@ def _migrate(db: sqlite3.Connection) -> None:
         present = {row[1] for row in db.execute("PRAGMA table_info(actions)")}
         if "client_id" not in present:  # schema 2: one nullable column, added in place
             db.execute("ALTER TABLE actions ADD COLUMN client_id TEXT")
+        if "actor" not in present:  # schema 3: who acted
+            db.execute("ALTER TABLE actions ADD COLUMN actor TEXT")
+        if version < 4:  # schema 4: one key per service
+            _canonical_services(db)
     db.executescript(_TABLE + _REFUSALS + _INDEXES + f"PRAGMA user_version = {_SCHEMA_VERSION};")
+
+
+def _canonical_services(db: sqlite3.Connection) -> None:
+    """Schema 4 keys every row by the service's canonical URL (`service_key`): two spellings of
+    one service (``127.0.0.1`` and ``localhost``) share one guard, and their past too."""
+    from paytui.config.urls import service_key
+
+    for table in ("actions", "refusals"):
+        has = db.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)
+        ).fetchone()
+        if not has:
+            continue
+        for (url,) in db.execute(f"SELECT DISTINCT base_url FROM {table}").fetchall():
+            key = service_key(url)
+            if key != url:
+                db.execute(f"UPDATE {table} SET base_url = ? WHERE base_url = ?", (key, url))
 
 
 def default_journal_path() -> Path:
@@ -238,6 +264,9 @@ class JournalEntry:
     never_sent: bool = False
     unacknowledged: bool = False
     client_id: str | None = None
+    #: Who acted, in words for another person: "the command line of ana@desk-3" (None: unknown,
+    #: a journal of an older paytui).
+    actor: str | None = None
 
     @property
     def unresolved(self) -> bool:
@@ -293,6 +322,7 @@ class JournalEntry:
             never_sent=bool(row["never_sent"]),
             unacknowledged=bool(row["unacknowledged"]),
             client_id=row["client_id"],
+            actor=row["actor"],
         )
 
 
@@ -384,7 +414,9 @@ class Journal:
         settle_seconds: float | None = None,
         client_id: str | None = None,
         guard_since: int | None = None,
+        guard_in_flight: Iterable[int] = (),
         account_id: str | None = None,
+        actor: str | None = None,
     ) -> JournalEntry:
         """Write (and commit, durably) the intent of an action; returns the "pending" entry.
 
@@ -392,7 +424,11 @@ class Journal:
         `guard_since`: the last entry id the caller had seen when it began (`last_id`). Then, in
         the same transaction as the insert, an entry of the same action on the same target
         (`charge_id`; for a new charge `account_id`) that is not settled, or that succeeded after
-        `guard_since`, raises `JournalConflict` and nothing is written."""
+        `guard_since`, raises `JournalConflict` and nothing is written. `guard_in_flight`: the
+        entries that were unsettled when the caller looked (their ids are at or below
+        `guard_since`): one that succeeded since was not seen either, and is in the way too.
+        The guard is the service's (`base_url`), not the profile's: two profiles of one
+        service share it."""
         if operation not in OPERATIONS:
             raise ValueError(f"unknown operation {operation!r}")
         reference = client_reference or uuid.uuid4().hex
@@ -402,15 +438,20 @@ class Journal:
             try:
                 if guard_since is not None:
                     blocker = self._blocker(
-                        profile, base_url, operation, charge_id, account_id, guard_since
+                        base_url,
+                        operation,
+                        charge_id,
+                        account_id,
+                        guard_since,
+                        frozenset(guard_in_flight),
                     )
                     if blocker is not None:
                         raise JournalConflict(blocker)
                 cursor = self._db.execute(
                     "INSERT INTO actions (client_reference, profile, base_url, operation,"
                     " charge_id, amount, request_summary, state, retry_of, created_at,"
-                    " updated_at, settle_seconds, client_id)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?)",
+                    " updated_at, settle_seconds, client_id, actor)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?)",
                     (
                         reference,
                         profile,
@@ -424,6 +465,7 @@ class Journal:
                         now,
                         settle_seconds,
                         client_id,
+                        actor,
                     ),
                 )
                 self._db.execute("COMMIT")
@@ -438,22 +480,25 @@ class Journal:
 
     def _blocker(
         self,
-        profile: str,
         base_url: str,
         operation: str,
         charge_id: str | None,
         account_id: str | None,
         since: int,
+        in_flight: frozenset[int],
     ) -> JournalEntry | None:
-        """The first entry of the same action and target that is unsettled or succeeded after
-        `since` (called inside `record_intent`'s transaction, lock held)."""
+        """The first entry of the same action and target (on the same service, by any profile)
+        that is unsettled, or succeeded after `since`, or succeeded while it was `in_flight` when
+        the caller looked (called inside `record_intent`'s transaction, lock held)."""
         unsettled = sorted(UNRESOLVED_STATES)
+        flying = sorted(in_flight)
         sql = (
-            "SELECT * FROM actions WHERE profile = ? AND base_url = ? AND operation = ?"
+            "SELECT * FROM actions WHERE base_url = ? AND operation = ?"
             f" AND (state IN ({', '.join('?' for _ in unsettled)})"
-            " OR (id > ? AND state = 'succeeded'))"
+            " OR (state = 'succeeded' AND (id > ?"
+            f" OR id IN ({', '.join('?' for _ in flying) or 'NULL'}))))"
         )
-        params: builtins.list[Any] = [profile, base_url, operation, *unsettled, since]
+        params: builtins.list[Any] = [base_url, operation, *unsettled, since, *flying]
         if charge_id is not None:
             sql += " AND charge_id = ?"
             params.append(charge_id)
@@ -643,14 +688,15 @@ class Journal:
         return [JournalEntry._from_row(row) for row in rows]
 
     def unacknowledged_successes(
-        self, *, profile: str, base_url: str, operation: str, charge_id: str | None
+        self, *, base_url: str, operation: str, charge_id: str | None
     ) -> builtins.list[JournalEntry]:
-        """Successes found by a read-back that the user was not shown yet, oldest first."""
+        """Successes found by a read-back that the user was not shown yet (on the service, by
+        any profile), oldest first."""
         sql = (
-            "SELECT * FROM actions WHERE profile = ? AND base_url = ? AND operation = ?"
+            "SELECT * FROM actions WHERE base_url = ? AND operation = ?"
             " AND state = 'succeeded' AND unacknowledged = 1"
         )
-        params: builtins.list[Any] = [profile, base_url, operation]
+        params: builtins.list[Any] = [base_url, operation]
         if charge_id is not None:  # None: any target (a new charge is matched by account)
             sql += " AND charge_id = ?"
             params.append(charge_id)
@@ -659,34 +705,64 @@ class Journal:
         return [JournalEntry._from_row(row) for row in rows]
 
     def later_of(self, entry: JournalEntry) -> builtins.list[JournalEntry]:
-        """Entries of the same profile, service and operation made after `entry`, oldest first
-        (the caller narrows them to the same target)."""
+        """Entries of the same service and operation (any profile) made after `entry`, oldest
+        first (the caller narrows them to the same target)."""
         with self._lock:
             rows = self._db.execute(
-                "SELECT * FROM actions WHERE profile = ? AND base_url = ? AND operation = ?"
-                " AND id > ? ORDER BY id",
-                (entry.profile, entry.base_url, entry.operation, entry.id),
+                "SELECT * FROM actions WHERE base_url = ? AND operation = ? AND id > ? ORDER BY id",
+                (entry.base_url, entry.operation, entry.id),
             ).fetchall()
         return [JournalEntry._from_row(row) for row in rows]
 
     def entries_for(
         self,
         *,
-        profile: str,
         base_url: str,
         operation: str,
         charge_id: str,
         after_id: int = 0,
+        profile: str | None = None,
     ) -> builtins.list[JournalEntry]:
-        """Every entry of `operation` on `charge_id` made after entry `after_id`, oldest first
-        (a bulk action asks whether an item was already acted on since the batch began)."""
+        """Every entry of `operation` on `charge_id` (on the service, by any profile: `profile`
+        is accepted and ignored) made after entry `after_id`, oldest first (a bulk action asks
+        whether an item was already acted on since the batch began; a money action which ones
+        were still in flight when the person looked)."""
+        del profile
         with self._lock:
             rows = self._db.execute(
-                "SELECT * FROM actions WHERE profile = ? AND base_url = ? AND operation = ?"
+                "SELECT * FROM actions WHERE base_url = ? AND operation = ?"
                 " AND charge_id = ? AND id > ? ORDER BY id",
-                (profile, base_url, operation, charge_id, after_id),
+                (base_url, operation, charge_id, after_id),
             ).fetchall()
         return [JournalEntry._from_row(row) for row in rows]
+
+    def successes_since(
+        self, *, base_url: str, operation: str, charge_id: str | None, since: datetime
+    ) -> builtins.list[JournalEntry]:
+        """Successes of `operation` on `charge_id` (None: any target) on the service, by anyone
+        on this journal, whose outcome was recorded at or after `since`, oldest first: what "a
+        recent identical action" is looked for in."""
+        sql = (
+            "SELECT * FROM actions WHERE base_url = ? AND operation = ? AND state = 'succeeded'"
+            " AND COALESCE(resolved_at, updated_at) >= ?"
+        )
+        params: builtins.list[Any] = [base_url, operation, _iso(since)]
+        if charge_id is not None:
+            sql += " AND charge_id = ?"
+            params.append(charge_id)
+        with self._lock:
+            rows = self._db.execute(sql + " ORDER BY id", params).fetchall()
+        return [JournalEntry._from_row(row) for row in rows]
+
+    def by_result(self, base_url: str, result_id: str) -> JournalEntry | None:
+        """The entry that made `result_id` (a refund, a capture) on the service, if journaled:
+        who did it and when, for telling a person what changed."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT * FROM actions WHERE base_url = ? AND result_id = ? ORDER BY id LIMIT 1",
+                (base_url, result_id),
+            ).fetchone()
+        return JournalEntry._from_row(row) if row else None
 
     def acknowledge(self, entry_id: int) -> None:
         """The user was told about this entry's outcome."""

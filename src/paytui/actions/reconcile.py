@@ -17,6 +17,10 @@ so instead we *look*: each operation leaves a trace we can find without ambiguit
   scanned for it (the list takes no filter paytui knows of).
 - plugin_delete (DELETE, idempotent): ``GET /v2/plugins/<id>`` answers 404 once it is gone.
 - account_create: the account carries ``paytui_ref``; the merchant's accounts are scanned.
+- token_create: a token carries no attributes; the account's tokens are listed for exactly one of
+  this card (last four, expiry, holder) that is not among those it held before the request (kept
+  in the journal as digests; `paytui.actions.tokens`).
+- token_update (PUT, idempotent): the token shows the fields sent.
 
 "Not found" proves "not applied" only when the read-back started after the request deadline
 (plus a margin) since the request was sent: before that a commit may still be in flight, and the
@@ -38,6 +42,7 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from paytui.actions import tokens
 from paytui.actions.journal import UNRESOLVED_STATES, Journal, JournalEntry
 from paytui.api.errors import ApiError, NotFoundError
 from paytui.api.models import Account, Charge, Page, Refund
@@ -104,7 +109,7 @@ async def read_back(
 ) -> ReadBack:
     """Look for the trace of `entry` on the service. Raises `ApiError` (reads failed) or
     `Unprovable`. `desired` overrides the journal's summary for update_charge (the executor
-    still holds the unmasked values)."""
+    still holds the unmasked values), and for token_create / token_update."""
     operation = entry.operation
     ref = entry.client_reference
     if operation == "capture":
@@ -181,6 +186,13 @@ async def read_back(
             if account.merchant_id == merchant and _has_ref(account.attributes, ref):
                 return ReadBack("succeeded", account.account_id, result=account)
         return ReadBack("not_applied")
+    if operation in ("token_create", "token_update"):
+        try:
+            if operation == "token_create":
+                return await tokens.read_back_create(client, entry, desired)
+            return await tokens.read_back_update(client, entry, desired)
+        except tokens.TokensUnprovable as err:
+            raise Unprovable(str(err)) from err
     raise Unprovable(f"cannot read back a {operation!r}")
 
 

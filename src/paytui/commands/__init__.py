@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
+from paytui.actions.journal import OPERATIONS
 from paytui.commands.runtime import CommandError, Connector, Exit, Io, Runtime, exit_code_of
 from paytui.console import SafeArgumentParser
 
@@ -102,6 +103,12 @@ def build_parser() -> argparse.ArgumentParser:
     create.add_argument("id", help="the charge to refund")
     create.add_argument("--amount", metavar="X", help="default: everything left to refund")
     create.add_argument("--reason", metavar="TEXT")
+    create.add_argument(
+        "--again",
+        action="store_true",
+        help="refund although a refund of the same amount of this charge was made recently"
+        " (by anyone; the error without it names that refund)",
+    )
     _money_flags(create)
     listing = sub(verbs, "list", "List refunds.")
     listing.add_argument("--charge", metavar="ID", help="the refunds of this charge")
@@ -128,6 +135,11 @@ def build_parser() -> argparse.ArgumentParser:
     create.add_argument("--first-name")
     create.add_argument("--last-name")
     create.add_argument("--country", metavar="CC")
+    create.add_argument(
+        "--again",
+        action="store_true",
+        help="store it although the same card was stored on this account recently",
+    )
     create.add_argument("--format", choices=("table", "json"), default="table")
 
     accounts = top.add_parser("accounts", help="list, show, watch merchant accounts")
@@ -154,10 +166,18 @@ def build_parser() -> argparse.ArgumentParser:
         "every refused attempt. Newest first.",
         allow_abbrev=False,
     )
+    history.add_argument(
+        "check",
+        nargs="*",
+        metavar="check [ENTRY ...]",
+        help="`history check`: read back every entry whose outcome is not proven (or these"
+        " entries) and record the verdict",
+    )
     history.add_argument("--profile", metavar="NAME", help="only this profile's")
     history.add_argument("--client-id", metavar="ID")
     history.add_argument(
-        "--action", choices=("capture", "refund", "charge", "update_charge", "distribute")
+        "--action",
+        choices=OPERATIONS,  # the journal's own list: one place names the operations
     )
     history.add_argument("--charge", metavar="ID")
     history.add_argument("--outcome", metavar="STATE", help="succeeded, failed, refused, ...")
@@ -217,7 +237,10 @@ def main(
             return int(exit_.code or 0)
         runtime = Runtime(
             io,
-            profile=getattr(args, "profile", None) if args.noun != "history" else None,
+            # `history --profile` filters the trail; `history check --profile` connects with it.
+            profile=getattr(args, "profile", None)
+            if args.noun != "history" or args.check
+            else None,
             base_url=getattr(args, "base_url", None),
             environ=environ,
             journal_path=journal_path,

@@ -179,6 +179,16 @@ async def _refuse(executor: ActionExecutor, operation: str, target: str, reason:
     raise PrecheckFailed(reason)
 
 
+async def _settle_first(
+    runtime: Runtime, executor: ActionExecutor, operation: str, target: str
+) -> None:
+    """Settle the past before reading the charge: an earlier entry of the same action left
+    unknown (or not proven) is read back now, its verdict recorded in the journal and said on
+    stderr — so "Already captured" is never all a capture that did happen leaves behind."""
+    for outcome in await executor.settle_earlier(operation, target):
+        runtime.io.message(f"Earlier {operation} #{outcome.entry_id}: {outcome.message}")
+
+
 async def _allowed(executor: ActionExecutor, operation: str, target: str) -> None:
     from paytui.actions.errors import ActionRefused
 
@@ -238,12 +248,14 @@ async def charges_capture(runtime: Runtime, args: argparse.Namespace) -> int:
     async with runtime.client() as client:
         executor = await runtime.executor(client)
         await _allowed(executor, "capture", args.id)
+        await _settle_first(runtime, executor, "capture", args.id)
         try:
-            auth = await executor.read_authorization(args.id)
+            # What this command decides on: the capture is tied to it (changed since → not sent).
+            basis = await executor.observe("capture", args.id)
         except PrecheckFailed as err:
             await executor.record_refusal("capture", args.id, err.message)
             raise
-        amount = (auth.total_amount or Decimal(0)) + (convenience or 0) + (supplemental or 0)
+        amount = (basis.charged or Decimal(0)) + (convenience or 0) + (supplemental or 0)
         policy = executor.policy
         typed = runtime.confirm(
             f"Capture {format_amount(amount)} of {args.id}",
@@ -258,6 +270,7 @@ async def charges_capture(runtime: Runtime, args: argparse.Namespace) -> int:
             convenience_fee=convenience,
             supplemental_fee=supplemental,
             confirmation=typed,
+            basis=basis,
         )
     return _report(runtime, outcome, args.format)
 
@@ -268,6 +281,7 @@ async def charges_capture(runtime: Runtime, args: argparse.Namespace) -> int:
 
 
 async def refunds_create(runtime: Runtime, args: argparse.Namespace) -> int:
+    from paytui.actions.errors import RecentlyDone
     from paytui.actions.registry import why_not
     from paytui.api.money import format_amount
 
@@ -275,11 +289,13 @@ async def refunds_create(runtime: Runtime, args: argparse.Namespace) -> int:
     async with runtime.client() as client:
         executor = await runtime.executor(client)
         await _allowed(executor, "refund", args.id)
-        charge = await client.get_charge(args.id)
-        reason = why_not("refund", charge)
+        await _settle_first(runtime, executor, "refund", args.id)
+        # What this command decides on: the refund is tied to it (changed since → not sent).
+        basis = await executor.observe("refund", args.id)
+        reason = why_not("refund", basis.charge)
         if reason is not None:
             await _refuse(executor, "refund", args.id, reason)
-        left = await executor.remaining_refundable(args.id)
+        left = basis.left if basis.left is not None else Decimal(0)
         if left <= 0:
             await _refuse(executor, "refund", args.id, "Nothing left to refund")
         if asked is not None and asked > left:
@@ -296,7 +312,20 @@ async def refunds_create(runtime: Runtime, args: argparse.Namespace) -> int:
             needs_typed=policy.needs_typed_confirmation("refund", amount),
             phrase=policy.confirmation_phrase(amount, args.id),
         )
-        outcome = await executor.refund(args.id, amount, reason=args.reason, confirmation=typed)
+        try:
+            outcome = await executor.refund(
+                args.id,
+                amount,
+                reason=args.reason,
+                confirmation=typed,
+                basis=basis,
+                again=args.again,
+            )
+        except RecentlyDone as err:
+            raise CommandError(
+                f"{err.message} Pass --again to refund {format_amount(amount)} again.",
+                Exit.EARLIER_ATTEMPT,
+            ) from err
     return _report(runtime, outcome, args.format)
 
 
@@ -393,7 +422,8 @@ def _read_card_number(runtime: Runtime) -> str:
 async def tokens_create(runtime: Runtime, args: argparse.Namespace) -> int:
     from pydantic import SecretStr
 
-    from paytui.api.models import Contact, TokenCreatePaymentMethodRequest, TokenRequest
+    from paytui.actions.errors import RecentlyDone
+    from paytui.api.models import Contact, Token, TokenCreatePaymentMethodRequest, TokenRequest
     from paytui.ui.validation import check_card_number, check_country, check_expiration
 
     if message := check_expiration(args.expiration, datetime.now(UTC)):
@@ -415,11 +445,19 @@ async def tokens_create(runtime: Runtime, args: argparse.Namespace) -> int:
     del number
     async with runtime.client() as client:
         executor = await runtime.executor(client)
-        await _allowed(executor, "token_create", args.account)
-        token = await client.create_token(request)
-    write_record(runtime.io.out, token, args.format, TOKEN_COLUMNS)
-    runtime.io.message(f"Token {token.token_id} stored")
-    return Exit.OK
+        # Journaled and sent once like a refund: a lost answer is read back, never resent.
+        try:
+            outcome = await executor.create_token(request, again=args.again)
+        except RecentlyDone as err:
+            raise CommandError(
+                f"{err.message} Pass --again to store it again.", Exit.EARLIER_ATTEMPT
+            ) from err
+    token = outcome.result
+    if outcome.succeeded and isinstance(token, Token):
+        write_record(runtime.io.out, token, args.format, TOKEN_COLUMNS)
+        runtime.io.message(outcome.message or f"Token {token.token_id} stored")
+        return Exit.OK
+    return _report(runtime, outcome, args.format)
 
 
 # --------------------------------------------------------------------------------------------
@@ -471,6 +509,8 @@ async def accounts_watch(runtime: Runtime, args: argparse.Namespace) -> int:
 
 
 async def history(runtime: Runtime, args: argparse.Namespace) -> int:
+    if args.check:
+        return await history_check(runtime, args)
     fmt = _listing_format(args)
     keys = _columns(args, AUDIT_COLUMNS, list(AUDIT_COLUMNS))
     from paytui.actions.audit import AuditFilter, parse_moment
@@ -503,6 +543,61 @@ async def history(runtime: Runtime, args: argparse.Namespace) -> int:
             runtime.io.out, list(rows), fmt, AUDIT_COLUMNS, columns=keys, local=args.local_time
         )
     return Exit.OK
+
+
+async def history_check(runtime: Runtime, args: argparse.Namespace) -> int:
+    """`paytui history check [ENTRY ...]`: read the service back for every entry of this
+    profile whose outcome is not proven (or for the entries named) and record the verdict —
+    what the dashboard's History does with "check again". Exit 7 while one stays unknown."""
+    word, *named = args.check
+    if word != "check":
+        raise CommandError(
+            f"history: unknown word {word!r} (did you mean `paytui history check`?)", Exit.USAGE
+        )
+    ids: list[int] = []
+    for text in named:
+        try:
+            ids.append(int(text.removeprefix("#")))
+        except ValueError:
+            message = f"history check: {text!r} is not an entry number"
+            raise CommandError(message, Exit.USAGE) from None
+    async with runtime.client() as client:
+        executor = await runtime.executor(client)
+        if ids:
+            outcomes = [await executor.reconcile_entry(entry_id) for entry_id in ids]
+            rows = [
+                {
+                    "entry": o.entry_id,
+                    "action": o.operation,
+                    "charge_id": o.charge_id,
+                    "state": o.state,
+                    "result_id": o.result_id,
+                }
+                for o in outcomes
+            ]
+        else:
+            entries = await executor.reconcile_all(wait=True)
+            rows = [
+                {
+                    "entry": e.id,
+                    "action": e.operation,
+                    "charge_id": e.charge_id,
+                    "state": e.state,
+                    "result_id": e.result_id,
+                }
+                for e in entries
+            ]
+    fmt = args.format or "table"
+    columns = {key: _field(key) for key in ("entry", "action", "charge_id", "state", "result_id")}
+    write_listing(runtime.io.out, rows, fmt, columns, columns=list(columns))
+    unknown = [row for row in rows if row["state"] in {"pending", "sent", "unknown"}]
+    runtime.io.message(
+        f"Checked {len(rows)} {'entry' if len(rows) == 1 else 'entries'} with the service;"
+        f" {len(unknown)} still unknown"
+        if rows
+        else "Nothing to check: every outcome is proven"
+    )
+    return Exit.UNKNOWN_OUTCOME if unknown else Exit.OK
 
 
 async def export(runtime: Runtime, args: argparse.Namespace) -> int:

@@ -94,7 +94,13 @@ def exit_code_of(exc: BaseException) -> Exit:
         return Exit.NOT_ALLOWED
     if isinstance(exc, action_errors.ConfirmationRequired):
         return Exit.NEEDS_CONFIRMATION
-    if isinstance(exc, action_errors.UnresolvedAction | action_errors.EarlierAttemptApplied):
+    if isinstance(
+        exc,
+        action_errors.UnresolvedAction
+        | action_errors.EarlierAttemptApplied
+        | action_errors.TargetChanged
+        | action_errors.RecentlyDone,
+    ):
         return Exit.EARLIER_ATTEMPT
     if isinstance(exc, action_errors.ActionInFlight):
         return Exit.EARLIER_ATTEMPT
@@ -227,9 +233,10 @@ class Runtime:
 
     async def executor(self, client: PaymentClient) -> ActionExecutor:
         """The app's executor on the app's journal: same profile name, service and policy."""
+        from paytui.actions.actor import actor_name
         from paytui.actions.executor import ActionExecutor
         from paytui.actions.policy import ActionPolicy
-        from paytui.connect import acting_client_id
+        from paytui.connect import acting_client_id, again_window
 
         connection = self.connection
         with contextlib.suppress(Exception):  # learn the scopes; a bad login shows on the action
@@ -248,6 +255,8 @@ class Runtime:
             profile=connection.display_name,
             base_url=str(client.base_url),
             client_id=acting_client_id(connection),
+            actor=actor_name("the command line"),
+            again_window=again_window(connection),
         )
 
     def close(self) -> None:

@@ -37,6 +37,8 @@ SECRET_KEYS = frozenset(
 
 Seconds = Annotated[float, Field(gt=0, le=86_400)]
 Amount = Annotated[Decimal, Field(ge=0, max_digits=14, decimal_places=2)]
+#: Hours a success counts as "recent" (a repeat of it needs an explicit "again"): 0 to 30 days.
+Hours = Annotated[float, Field(ge=0, le=720)]
 
 
 def _to_decimal_text(value: object) -> object:
@@ -59,6 +61,9 @@ class UiPrefs(BaseModel):
     """Seconds between polls of a charge being watched."""
     confirm_threshold: Amount = Decimal("100.00")
     """Money actions above this amount on a production profile need typed confirmation."""
+    again_window_hours: Hours = 24.0
+    """A refund (token, charge) identical to one that succeeded within these hours, by anyone,
+    needs an explicit "again" (docs/money-safety.md); 0 turns the rule off."""
 
     @field_validator("confirm_threshold", mode="before")
     @classmethod
@@ -97,6 +102,7 @@ class Profile(BaseModel):
     refresh_interval: Seconds | None = None
     watch_interval: Seconds | None = None
     confirm_threshold: Amount | None = None
+    again_window_hours: Hours | None = None
 
     @field_validator("confirm_threshold", mode="before")
     @classmethod
@@ -205,7 +211,13 @@ class Profile(BaseModel):
         """The `[ui]` defaults with this profile's own preferences laid over them."""
         overrides = {
             key: getattr(self, key)
-            for key in ("theme", "refresh_interval", "watch_interval", "confirm_threshold")
+            for key in (
+                "theme",
+                "refresh_interval",
+                "watch_interval",
+                "confirm_threshold",
+                "again_window_hours",
+            )
             if getattr(self, key) is not None
         }
         return defaults.model_copy(update=overrides)

@@ -70,3 +70,34 @@ def check_base_url(url: str) -> str:
 
 def _describe_scheme(scheme: str) -> str:
     return f"{scheme}://" if scheme else "no scheme"
+
+
+#: Spellings of this machine that reach the same local service.
+_LOCAL_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def service_key(url: str) -> str:
+    """The one name of the service `url` reaches, for "is this the same service?".
+
+    Two profiles, or two spellings of one URL, must share the journal's guard: a refund in flight
+    through ``http://127.0.0.1:8000/`` is the same refund as one through ``http://localhost:8000``.
+    So: scheme and host lower-cased, ``localhost`` / ``127.0.0.1`` / ``::1`` as one
+    (``localhost``), the scheme's default port dropped, no trailing slash. A URL that does not
+    parse is returned stripped (the guard then matches only the same spelling).
+    """
+    text = url.strip()
+    try:
+        parts = urllib.parse.urlsplit(text)
+        port = parts.port
+    except ValueError:
+        return text.rstrip("/")
+    scheme = parts.scheme.lower()
+    host = (parts.hostname or "").lower()
+    if host in _LOCAL_NAMES:
+        host = "localhost"
+    elif ":" in host:  # an IPv6 literal keeps its brackets
+        host = f"[{host}]"
+    if port is not None and port != _DEFAULT_PORTS.get(scheme):
+        host = f"{host}:{port}"
+    return urllib.parse.urlunsplit((scheme, host, parts.path.rstrip("/"), "", ""))

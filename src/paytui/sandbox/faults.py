@@ -82,7 +82,8 @@ class Faults:
       client that gives up first is never committed — unlike `late_commit`).
     - `fail_status` with `fail_path_prefix` (None = every `/v2` path) and `fail_count`
       (-1 = always): answer that status instead of running the endpoint; `fail_body` replaces the
-      JSON error body with this raw (non-JSON) text.
+      JSON error body with this raw (non-JSON) text; `fail_method` (None = any) limits it to
+      requests of that method ("POST": the action fails, the reads around it do not).
     """
 
     drop_after_commit: set[str] = field(default_factory=set)
@@ -94,12 +95,15 @@ class Faults:
     fail_path_prefix: str | None = None
     fail_count: int = -1
     fail_body: str | None = None
+    fail_method: str | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
-    def take_failure(self, path: str) -> int | None:
+    def take_failure(self, path: str, method: str | None = None) -> int | None:
         """The status to force for `path`, consuming one of `fail_count`; None when none applies."""
         with self._lock:
             if self.fail_status is None or self.fail_count == 0:
+                return None
+            if self.fail_method is not None and method is not None and method != self.fail_method:
                 return None
             if self.fail_path_prefix is not None and not path.startswith(self.fail_path_prefix):
                 return None
@@ -130,6 +134,7 @@ class Faults:
             "fail_path_prefix": self.fail_path_prefix,
             "fail_count": self.fail_count,
             "fail_body": self.fail_body,
+            "fail_method": self.fail_method,
         }
 
     def update(self, changes: dict[str, Any]) -> None:
@@ -152,6 +157,7 @@ class Faults:
                 "fail_path_prefix": None,
                 "fail_count": -1,
                 "fail_body": None,
+                "fail_method": None,
             }
         )
 

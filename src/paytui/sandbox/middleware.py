@@ -123,7 +123,7 @@ class SandboxMiddleware:
         path = scope["path"]
         if self.faults.delay_seconds > 0:
             await anyio.sleep(self.faults.delay_seconds)
-        forced = self.faults.take_failure(path)
+        forced = self.faults.take_failure(path, scope.get("method"))
         if forced is not None:
             return self._forced(forced)
         if not needs_token(path):

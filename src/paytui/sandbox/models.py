@@ -335,4 +335,5 @@ class FaultsUpdate(BaseModel):
     fail_status: int | None = Field(default=None, ge=400, le=599)
     fail_path_prefix: str | None = None
     fail_count: int | None = Field(default=None, ge=-1)
+    fail_method: Literal["GET", "POST", "PATCH", "PUT", "DELETE"] | None = None
     fail_body: str | None = None

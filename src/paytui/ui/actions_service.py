@@ -17,9 +17,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from paytui.actions import ActionExecutor, ActionPolicy, Decision, Journal
+from paytui.actions.actor import actor_name
 from paytui.actions.errors import ActionRefused
 from paytui.actions.journal import default_journal_path
-from paytui.connect import acting_client_id
+from paytui.connect import acting_client_id, again_window
 from paytui.text import safe
 
 if TYPE_CHECKING:
@@ -110,6 +111,8 @@ class ActionsService:
                     profile=self.app.profile_name,
                     base_url=str(getattr(client, "base_url", "")),
                     client_id=acting_client_id(getattr(self.app, "connection", None)),
+                    actor=actor_name("the dashboard"),
+                    again_window=again_window(getattr(self.app, "connection", None)),
                     **self.executor_options,
                 )
         self._executor.policy = self.policy()

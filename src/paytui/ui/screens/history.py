@@ -52,9 +52,12 @@ OPERATIONS = {
     "plugin_session": "plugin session",
     "plugin_delete": "delete session",
     "account_create": "new account",
+    "token_create": "new token",
+    "token_update": "edit token",
 }
-#: Operations whose journal `charge_id` holds another object's id (the refund edited).
-NOT_A_CHARGE = frozenset({"update_refund"})
+#: Operations whose journal `charge_id` holds another object's id (the refund, token edited; a
+#: refused new token's account).
+NOT_A_CHARGE = frozenset({"update_refund", "token_update", "token_create"})
 #: Operations whose amount means money moved (an edit's journal amount is the charge's total).
 MONEY = frozenset({"capture", "refund", "charge"})
 #: The message is free text (it gets what is left); ids are cut with `…` before it is dropped.

@@ -57,7 +57,10 @@ class CaptureModal(MoneyActionModal):
     async def prepare(self, executor: ActionExecutor) -> Text:
         # The executor's own check (pre-authorization, sale, already captured, declined):
         # the same rules that will be enforced when sending, asked before the form is shown.
-        charge = await executor.read_authorization(self.charge_id)
+        # What the person decides on: the capture is tied to it (changed since → not sent).
+        self.basis = await executor.observe("capture", self.charge_id)
+        charge = self.basis.charge
+        assert charge is not None  # `observe` always keeps the charge it read
         self.authorized = charge.total_amount
         now = self.app.now()
         when = charge.charge_timestamp
@@ -116,6 +119,7 @@ class CaptureModal(MoneyActionModal):
             self.charge_id,
             confirmation=confirmation,
             acknowledge_earlier=self.acknowledge_earlier,
+            basis=self.basis,
             **params,
         )
 

@@ -42,6 +42,8 @@ from paytui.actions import (
     ActionOutcome,
     ConfirmationRequired,
     EarlierAttemptApplied,
+    RecentlyDone,
+    TargetChanged,
 )
 from paytui.text import safe, safe_lines
 from paytui.ui import messages
@@ -51,7 +53,7 @@ from paytui.ui.screens.base import PaytuiModal
 from paytui.ui.widgets.safe_input import SafeInput
 
 if TYPE_CHECKING:
-    from paytui.actions import ActionExecutor
+    from paytui.actions import ActionExecutor, Basis
 
 STEPS = ("loading", "blocked", "form", "review", "sending", "result")
 
@@ -118,6 +120,13 @@ class MoneyActionModal(PaytuiModal[str | None]):
         #: The earlier attempt the user was told did go through, and chose to send another of.
         self.acknowledge_earlier: int | None = None
         self._earlier: EarlierAttemptApplied | None = None
+        #: What the person decides on (`executor.observe`, read by `prepare`): the action is
+        #: tied to it, so a change since (by anyone) stops it (`TargetChanged`).
+        self.basis: Basis | None = None
+        #: The person confirmed an identical recent action knowingly (`RecentlyDone`).
+        self.again = False
+        #: The charge changed since it was read: the next enter reads it again (no send).
+        self._changed = False
 
     # --- layout ------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -178,6 +187,10 @@ class MoneyActionModal(PaytuiModal[str | None]):
         go.label = "Review" if step == "form" else self.SEND_LABEL
         if step == "review" and self.acknowledge_earlier is not None:
             go.label = "Send another"
+        if step == "review" and self.again:
+            go.label = f"{self.SEND_LABEL} again"
+        if step == "review" and self._changed:
+            go.label = "Review again"
         go.disabled = step in {"sending", "loading"}
         go.display = step in {"form", "review", "sending"}
         # While sending, no button can be pressed by a repeated enter (Close included: a
@@ -370,6 +383,15 @@ class MoneyActionModal(PaytuiModal[str | None]):
             self.query_one("#dialog-review", Static).update(review)
             self._message("")
             self.step = "review"
+        elif self.step == "review" and self._changed and not self._sending:
+            # The charge changed since it was read: read it again, back to the form with what
+            # was typed kept; nothing is sent until the person reviews the new state.
+            self._changed = False
+            self.acknowledge_earlier = None
+            self.again = False
+            self._message("")
+            self.step = "loading"
+            self._load()
         elif self.step == "review" and not self._sending:
             confirmation = None
             if self.phrase is not None:
@@ -425,6 +447,28 @@ class MoneyActionModal(PaytuiModal[str | None]):
         elif isinstance(exc, ActionInFlight):
             self._message(exc.message)
             self._sending = False
+        elif isinstance(exc, TargetChanged):
+            # Nothing was sent: what changed, by whom and when; only a new review goes on.
+            self._sending = False
+            self._changed = True
+            text = Text(safe_lines(exc.message), style="bold")
+            text.append("\nPress enter on “Review again” to see the charge as it is now;")
+            text.append(" escape closes (nothing is sent).")
+            self._message(text, error=True)
+            self.step = "review"
+            self.watch_step("review")
+        elif isinstance(exc, RecentlyDone):
+            # Nothing was sent. Another identical one only on a distinct, explicit step.
+            self._sending = False
+            self.again = True
+            text = Text(safe_lines(exc.message), style="bold")
+            text.append(
+                f"\nPress enter on “{self.SEND_LABEL} again” to send another one anyway,"
+                " or escape to close (nothing more is sent)."
+            )
+            self._message(text, error=True)
+            self.step = "review"
+            self.watch_step("review")
         elif isinstance(exc, EarlierAttemptApplied):
             # Nothing was sent. Another one only on an explicit second enter, which names the
             # earlier entry so the executor knows the user was told.
@@ -462,6 +506,7 @@ class MoneyActionModal(PaytuiModal[str | None]):
         self.outcome = outcome
         self._retry_entry = None
         self.acknowledge_earlier = None
+        self.again = False
         self._message(outcome_text(outcome, self.NOUN), error=not outcome.succeeded)
         self.step = "result"
         self.app.notify(

@@ -57,14 +57,20 @@ class RefundModal(MoneyActionModal):
         yield Static(Text(""), id="attributes-error", classes="field-error")
 
     async def prepare(self, executor: ActionExecutor) -> Text:
-        charge = await executor.client.get_charge(self.charge_id)
-        self.remaining = await executor.remaining_refundable(self.charge_id)
-        if self.remaining <= 0:
+        # What the person decides on — its refunds are listed in the dialog, so a refund of the
+        # same amount already there is one they saw (`shown`); the refund is tied to this state:
+        # anything new since (another refund, by anyone) and nothing is sent.
+        basis = (await executor.observe("refund", self.charge_id)).with_shown()
+        self.basis = basis
+        self.remaining = basis.left
+        if self.remaining is None or self.remaining <= 0:
             from paytui.actions import PrecheckFailed
 
             raise PrecheckFailed("Nothing left to refund: this charge is refunded in full")
-        self.query_one("#amount", Input).value = format_amount(self.remaining, grouping=False)
-        return self._info(charge)
+        amount = self.query_one("#amount", Input)
+        if not amount.value.strip():  # reviewed again: what was typed stays
+            amount.value = format_amount(self.remaining, grouping=False)
+        return self._info(basis.charge)
 
     def _info(self, charge: Any) -> Text:
         text = Text()
@@ -76,6 +82,16 @@ class RefundModal(MoneyActionModal):
         text.append(Text(safe(card_text(charge))))
         text.append("\nStatus     ", style="bold")
         text.append_text(fmt.status(charge.status))
+        basis = self.basis
+        if basis is not None and basis.refunds:
+            now = self.app.now()
+            for refund in basis.refunds[:5]:
+                text.append("\nRefunded   ", style="bold")
+                text.append(fmt.money(refund.amount))
+                age = f", {fmt.age(refund.at, now)} ago" if refund.at is not None else ""
+                text.append(Text(safe(f"  ({refund.refund_id}{age})")))
+            if len(basis.refunds) > 5:
+                text.append(f"\n           and {len(basis.refunds) - 5} more refunds")
         return text
 
     def on_mount(self) -> None:
@@ -91,11 +107,11 @@ class RefundModal(MoneyActionModal):
     async def _refresh_left(self) -> None:
         try:
             executor = await self.app.actions.executor()
-            charge = await executor.client.get_charge(self.charge_id)
-            self.remaining = await executor.remaining_refundable(self.charge_id)
+            basis = (await executor.observe("refund", self.charge_id)).with_shown()
         except Exception:  # the result stays on screen; the detail beneath shows the truth
             return
-        self.query_one("#dialog-info", Static).update(self._info(charge))
+        self.basis, self.remaining = basis, basis.left
+        self.query_one("#dialog-info", Static).update(self._info(basis.charge))
 
     def validate(self) -> dict[str, Any] | None:
         params: dict[str, Any] = {}
@@ -157,6 +173,8 @@ class RefundModal(MoneyActionModal):
             attributes=params.get("attributes"),
             confirmation=confirmation,
             acknowledge_earlier=self.acknowledge_earlier,
+            basis=self.basis,
+            again=self.again,
         )
 
 

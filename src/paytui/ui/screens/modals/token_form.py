@@ -7,6 +7,10 @@ is lost on an error. The result (token id, fraud score, processor messages, toke
 the dialog; escape closes it and answers the token.
 
 Update (PUT): card expiry, holder's names and country, token expiry; only what changed is sent.
+
+Both go through the app's one executor and journal (`create_token` / `update_token`), like a
+refund: sent once; an answer lost after the service acted is read back, so an applied change reads
+as done, and an outcome still unknown says so ("check in History"), never as an error.
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ from paytui.ui.widgets.safe_input import SafeInput
 if TYPE_CHECKING:
     from textual.dom import DOMNode
 
+    from paytui.actions import ActionExecutor, ActionOutcome
     from paytui.api.models import Token
 
 _FORMS_TCSS = Path(__file__).with_name("forms.tcss")
@@ -129,6 +134,10 @@ class TokenFormScreen(FormMixin, PaytuiModal["Token | None"]):
         self.account_id = account_id or (token.account_id if token is not None else None) or ""
         self.result: Token | None = None
         self._sending = False
+        #: The explicit "store another" after an earlier attempt did go through (its entry),
+        #: or after the same card was stored recently ("again").
+        self._acknowledge: int | None = None
+        self._again = False
 
     @property
     def creating(self) -> bool:
@@ -322,13 +331,25 @@ class TokenFormScreen(FormMixin, PaytuiModal["Token | None"]):
 
     @work(exclusive=True, group="token-form")
     async def _send(self, request: Any) -> None:
+        """Through the app's one executor and journal, like a refund: sent once, a lost answer
+        read back (the token is found among the account's, or proven not stored)."""
+        from paytui.actions import ActionError
+
         try:
-            client = await paytui_app(self).get_client()
+            executor = await paytui_app(self).actions.executor()
             if self.creating:
-                token = await client.create_token(request)
+                outcome = await executor.create_token(
+                    request, acknowledge_earlier=self._acknowledge, again=self._again
+                )
             else:
                 assert self.token is not None
-                token = await client.update_token(self.token.token_id, request)
+                outcome = await executor.update_token(
+                    self.token.token_id, request, acknowledge_earlier=self._acknowledge
+                )
+        except ActionError as exc:  # nothing was sent
+            self._sending = False
+            self._refused(exc)
+            return
         except Exception as exc:
             self._sending = False
             info = describe_error(exc)
@@ -339,12 +360,68 @@ class TokenFormScreen(FormMixin, PaytuiModal["Token | None"]):
             self.app.notify(info.message, title=info.title, severity="error", markup=False)
             return
         self._sending = False
+        self._acknowledge, self._again = None, False
+        await self._show_outcome(outcome, executor)
+
+    def _refused(self, exc: Exception) -> None:
+        """Nothing was sent: say why; after an earlier attempt that did go through (or the same
+        card stored recently), the next ctrl+s is the explicit "store another"."""
+        from paytui.actions import EarlierAttemptApplied, RecentlyDone
+
+        message = str(getattr(exc, "message", exc))
+        line = Text("Nothing sent. ", style="bold")
+        line.append(safe(message))
+        if isinstance(exc, EarlierAttemptApplied):
+            self._acknowledge = exc.entry.id
+            line.append(" Press ctrl+s to store another.", style="bold")
+        elif isinstance(exc, RecentlyDone):
+            self._again = True
+            line.append(" Press ctrl+s to store it again.", style="bold")
+        self._status(line)
+        self.app.notify(message, title="Tokens", severity="warning", markup=False)
+
+    async def _show_outcome(self, outcome: ActionOutcome, executor: ActionExecutor) -> None:
+        from paytui.api.models import Token
+
+        message = outcome.message or outcome.state
+        if outcome.state == "unknown":
+            line = Text("Outcome unknown — check in History (5). ", style="bold")
+            line.append(safe(message))
+            self._status(line)
+            self.app.notify(
+                "Outcome unknown — check in History (5)",
+                title="Tokens",
+                severity="warning",
+                markup=False,
+            )
+            return
+        if not outcome.succeeded:  # refused by the service (final), or proven not applied
+            placed = False
+            for wire, name in _TOKEN_FIELDS.items():  # a 422 names the field it refused
+                if wire in message:
+                    self.set_error(name, message)
+                    placed = True
+            title = "Not stored" if self.creating else "Not changed"
+            line = Text(f"{title}. ", style="bold")
+            line.append(safe(message) if not placed else "See the fields above.")
+            self._status(line)
+            self.app.notify(message, title=title, severity="error", markup=False)
+            return
+        token = outcome.result
+        if not isinstance(token, Token) and outcome.result_id:
+            try:
+                token = await executor.client.get_token(outcome.result_id)
+            except Exception:
+                token = None
+        if not isinstance(token, Token):  # done, but the token could not be read to show it
+            self._status(Text(safe(message), style="bold"))
+            return
         self.result = token
-        verb = "Created" if self.creating else "Updated"
-        self._status(Text(safe(f"{verb} token {token.token_id}."), style="bold"))
+        self._status(Text(safe(message), style="bold"))
         self.query_one("#result", Static).update(token_summary(token))
         self.query_one("#fields").display = False
         self.query_one("#form-hint", Static).update(Text("esc / ctrl+s close", style="dim"))
+        verb = "Created" if self.creating else "Updated"
         self.app.notify(f"{verb} token {token.token_id}", title="Tokens", markup=False)
 
     def action_cancel(self) -> None:

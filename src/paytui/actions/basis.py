@@ -1,0 +1,104 @@
+"""What a person saw when they decided: the state a money action is tied to.
+
+A refund decided on "40.00 left, no refunds yet" must not be sent once another refund of the same
+charge went through meanwhile — by the command line, a colleague's dashboard, the service's own
+web pages. So the dialog (or the command) takes a `Basis` when it *reads* the charge, before the
+person decides: the journal's newest entry at that moment (and which entries of the same action
+were still in flight), and what the service showed — the charge's status, its refunds, what was
+left, its capture. Just before sending, the executor reads the service again and the journal
+checks, in the same cross-process transaction as the intent, that nothing was done since
+(`ActionExecutor._intend`). Anything that matters changed → nothing is sent (`TargetChanged`).
+
+The comparison is by what the service says (refund ids, amounts, status), so an action taken
+outside paytui (no journal entry) is seen too; the journal adds who did it and when.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import Decimal
+from typing import TYPE_CHECKING
+
+from paytui.api.queries import RefundQuery
+
+if TYPE_CHECKING:
+    from paytui.api.client import PaymentClient
+    from paytui.api.models import Charge, Refund
+
+__all__ = ["Basis", "RefundSeen", "read_refunds", "refunded_total"]
+
+#: Pages of a charge's refunds read at most (100 each): a charge with more is not a normal one.
+_MAX_PAGES = 20
+
+
+@dataclass(frozen=True)
+class RefundSeen:
+    """One refund of the charge as the service showed it."""
+
+    refund_id: str
+    amount: Decimal | None
+    at: datetime | None
+    status: str | None
+
+
+@dataclass(frozen=True)
+class Basis:
+    """The state an action's decision was made on (see the module's docstring).
+
+    `journal_mark` is the newest journal entry id when the read began; `in_flight` the entries of
+    the same action and target that were unsettled then (a success of theirs was not seen).
+    `shown` says a person was shown the charge's earlier refunds before confirming (the dialog's
+    review lists them); a command with ``--yes`` has no eyes, so an identical recent refund is
+    not "seen" there.
+    """
+
+    operation: str
+    target: str
+    seen_at: datetime
+    journal_mark: int
+    in_flight: frozenset[int] = frozenset()
+    status: str | None = None
+    charged: Decimal | None = None
+    refunds: tuple[RefundSeen, ...] = ()
+    left: Decimal | None = None
+    capture_id: str | None = None
+    shown: bool = False
+    #: The charge as read (for the dialog to show); not part of the comparison.
+    charge: Charge | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def refund_ids(self) -> frozenset[str]:
+        return frozenset(r.refund_id for r in self.refunds)
+
+    def with_shown(self) -> Basis:
+        """The same state, marked as shown to a person (the review listed its refunds)."""
+        from dataclasses import replace
+
+        return replace(self, shown=True)
+
+
+async def read_refunds(client: PaymentClient, charge_id: str) -> tuple[RefundSeen, ...]:
+    """Every refund of `charge_id` the service lists, checked here: a row naming another charge
+    is dropped (a service that ignored the filter cannot pass its rows off as this charge's)."""
+    seen: list[RefundSeen] = []
+    pages = 0
+    async for page in client.search_refunds(RefundQuery(charge_id=charge_id), page_size=100):
+        seen.extend(_seen(r) for r in page.items if r.charge_id in (None, charge_id))
+        pages += 1
+        if pages >= _MAX_PAGES:
+            break
+    return tuple(seen)
+
+
+def refunded_total(refunds: tuple[RefundSeen, ...]) -> Decimal:
+    return sum((r.amount or Decimal(0) for r in refunds), Decimal(0))
+
+
+def _seen(refund: Refund) -> RefundSeen:
+    return RefundSeen(
+        refund_id=refund.refund_id,
+        amount=refund.total_amount,
+        at=refund.refund_timestamp or refund.last_updated_timestamp,
+        status=refund.status,
+    )
