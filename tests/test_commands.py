@@ -77,6 +77,24 @@ def _first(run: Run, *query: str) -> dict[str, Any]:
     return _jsonl(out)[0]
 
 
+def test_a_token_without_a_base_url_is_warned_about_not_ignored_silently(run: Run) -> None:
+    """`PAYTUI_TOKEN=abc paytui charges search …` with no base URL runs on the demo sandbox: the
+    data still comes, and stderr says the token was ignored (as the dashboard's warning does)."""
+    code, out, err = run(
+        "charges",
+        "search",
+        "Edsger",
+        "--limit",
+        "1",
+        "--format",
+        "jsonl",
+        env={"PAYTUI_TOKEN": "abc"},
+    )
+    assert code == Exit.OK and len(_jsonl(out)) == 1
+    assert err.startswith("paytui: warning: PAYTUI_TOKEN ignored: the embedded sandbox"), err
+    assert "abc" not in err
+
+
 def test_charges_search_formats_limits_and_query_errors(run: Run) -> None:
     code, out, err = run(
         "charges", "search", "status:chargeback", "--limit", "3", "--format", "jsonl"

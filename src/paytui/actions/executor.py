@@ -1311,8 +1311,9 @@ class ActionExecutor:
                 continue
             if entry.result_id in shown or _identity_of(entry) != plan.identity:
                 continue
+            amount = f" of {format_amount(entry.amount)}" if entry.amount is not None else ""
             raise RecentlyDone(
-                f"The same {noun} was done {self._by_and_when(entry)}"
+                f"The same {noun}{amount} was made {self._by_and_when(entry)}"
                 f" ({_result_word(entry)}). Nothing was sent; sending it again needs an explicit"
                 " “again”.",
                 entry.result_id or f"#{entry.id}",
@@ -1608,10 +1609,13 @@ def _result_word(entry: JournalEntry) -> str:
 
 
 def _ago(then: datetime, now: datetime) -> str:
-    """ "3 s ago", "4 min ago", "2 h ago" — or the time, for a moment not in the past."""
+    """ "just now", "3 s ago", "4 min ago", "2 h ago" — or the time, for a moment not in the
+    past (another machine's clock ahead of this one's)."""
     seconds = (now - then).total_seconds()
     if seconds < 0:
         return f"at {then:%H:%M:%S} UTC"
+    if seconds < 2:
+        return "just now"
     if seconds < 90:
         return f"{int(seconds)} s ago"
     if seconds < 90 * 60:

@@ -139,6 +139,7 @@ _INDEXES = """
 CREATE INDEX IF NOT EXISTS actions_state ON actions (state);
 CREATE INDEX IF NOT EXISTS actions_target ON actions (profile, base_url, operation, charge_id);
 CREATE INDEX IF NOT EXISTS actions_service ON actions (base_url, operation, charge_id);
+CREATE INDEX IF NOT EXISTS actions_result ON actions (base_url, result_id);
 CREATE INDEX IF NOT EXISTS actions_retry_of ON actions (retry_of);
 """
 #: Columns of schema 1, copied as they are by the migration.

@@ -213,6 +213,10 @@ class Runtime:
             )
             for secret in self._connection.secret_values():
                 register_secret(secret)
+            # What the dashboard shows as warnings (a PAYTUI_TOKEN ignored without a base URL, a
+            # broken profile skipped): a script is told too, on stderr, before its data.
+            for problem in self._connection.problems:
+                self.io.message(f"paytui: warning: {problem}")
         return self._connection
 
     def client(self) -> contextlib.AbstractAsyncContextManager[PaymentClient]:
