@@ -54,4 +54,8 @@ async def test_mark_all_matching_shows_the_count_then_marks_every_page() -> None
         assert len(marks) == 250  # every page, not only the 100 rows loaded
         assert [offset for _, _, offset in client.calls][-3:] == [0, 100, 200]
         assert str(screen.query_one("#marks", Static).content).startswith("250 marked · ")
+        # Seen, not only set: the counter is laid out wide enough for what it says (an
+        # invisible mark would change what `C`, `B` and `x` act on).
+        shown = screen.query_one("#marks", Static)
+        assert shown.size.width >= len(str(shown.content)), shown.size
         assert marks.total == sum(Decimal(10 + i) for i in range(250))

@@ -442,12 +442,12 @@ class ChargeSearchScreen(PaytuiScreen[None]):
     def _show_marks(self) -> None:
         marks = self.query_one(ChargeTable).marks
         if not len(marks):
-            self._set_text("#marks", Text(""))
+            self._set_text("#marks", Text(""), layout=True)
             return
         line = Text.assemble(
             (f"{len(marks)} marked", fmt.tone("bold accent")), " · ", fmt.money(marks.total)
         )
-        self._set_text("#marks", line)
+        self._set_text("#marks", line, layout=True)
 
     def action_toggle_mark(self) -> None:
         table = self.query_one(ChargeTable)
