@@ -77,6 +77,22 @@ def _first(run: Run, *query: str) -> dict[str, Any]:
     return _jsonl(out)[0]
 
 
+def test_a_refused_refund_keeps_its_amount_and_again_sends_it(run: Run) -> None:
+    """The same refund twice: the second is refused (exit 8, naming the first, `--again` said),
+    and the audit trail keeps the amount that was asked; `--again` then sends it."""
+    charge = _first(run, "status:success", "type:sale")["charge_id"]
+    refund = ("refunds", "create", charge, "--amount", "5", "--yes", "--format", "json")
+    code, out, _ = run(*refund)
+    assert code == Exit.OK
+    first = json.loads(out)["result_id"]
+    code, _, err = run(*refund)
+    assert code == Exit.EARLIER_ATTEMPT and first in err and "--again" in err, err
+    code, out, _ = run("history", "--outcome", "refused", "--format", "jsonl")
+    (row,) = _jsonl(out)
+    assert (row["action"], row["amount"]) == ("refund", "5.00"), row
+    assert run(*refund, "--again")[0] == Exit.OK
+
+
 def test_a_token_without_a_base_url_is_warned_about_not_ignored_silently(run: Run) -> None:
     """`PAYTUI_TOKEN=abc paytui charges search …` with no base URL runs on the demo sandbox: the
     data still comes, and stderr says the token was ignored (as the dashboard's warning does)."""

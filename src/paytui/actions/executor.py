@@ -535,7 +535,13 @@ class ActionExecutor:
             return plan
 
         return await self._start(
-            "refund", charge_id, prepare, acknowledge_earlier, basis=basis, again=again
+            "refund",
+            charge_id,
+            prepare,
+            acknowledge_earlier,
+            basis=basis,
+            again=again,
+            amount=amount,
         )
 
     async def create_charge(
@@ -1059,12 +1065,13 @@ class ActionExecutor:
         *,
         basis: Basis | None = None,
         again: bool = False,
+        amount: Decimal | None = None,
     ) -> ActionOutcome:
         """Policy and in-flight guard (synchronously, before any await), then run the action
         in its own task and wait for it shielded from our caller's cancellation."""
         decision = self.policy.check(operation)
         if not decision.allowed:
-            await self.record_refusal(operation, target, decision.reason or "Not allowed")
+            await self.record_refusal(operation, target, decision.reason or "Not allowed", amount)
             raise ActionRefused(decision)
         key = (operation, target)
         current = self._in_flight.get(key)
@@ -1072,7 +1079,9 @@ class ActionExecutor:
             raise ActionInFlight(operation, target, current.entry_id, current.task)
         slot = _InFlight()
         slot.task = asyncio.get_running_loop().create_task(
-            self._execute(operation, target, prepare, slot, _Go(acknowledge_earlier, basis, again))
+            self._execute(
+                operation, target, prepare, slot, _Go(acknowledge_earlier, basis, again, amount)
+            )
         )
         self._in_flight[key] = slot
 
@@ -1103,7 +1112,7 @@ class ActionExecutor:
             TargetChanged,
             RecentlyDone,
         ) as err:
-            await self.record_refusal(operation, target, err.message)
+            await self.record_refusal(operation, target, err.message, go.amount)
             raise
         slot.entry_id = entry.id
         ref = entry.client_reference
@@ -1225,7 +1234,7 @@ class ActionExecutor:
                 if other.id == go.acknowledge and go.depth == 0:
                     # Seen and confirmed by the user: send another, guarded from here on.
                     await asyncio.to_thread(self.journal.acknowledge, other.id)
-                    fresh = _Go(go.acknowledge, None, go.again, depth=1)
+                    fresh = _Go(go.acknowledge, None, go.again, go.amount, depth=1)
                     return await self._intend(operation, target, prepare, slot, fresh)
                 if basis is not None:
                     raise TargetChanged(
@@ -1365,8 +1374,11 @@ class ActionExecutor:
             return self._describe_entry(entry)
         return f"captured outside paytui (new charge {capture_id})"
 
-    async def record_refusal(self, operation: str, target: str, reason: str) -> None:
-        """Keep a refused attempt in the audit trail; a journal failure never hides the refusal."""
+    async def record_refusal(
+        self, operation: str, target: str, reason: str, amount: Decimal | None = None
+    ) -> None:
+        """Keep a refused attempt in the audit trail (with the amount asked, when there was
+        one); a journal failure never hides the refusal."""
         try:
             await asyncio.to_thread(
                 self.journal.record_refusal,
@@ -1375,7 +1387,7 @@ class ActionExecutor:
                 client_id=self.client_id,
                 operation=operation,
                 charge_id=None if operation == "charge" else target,
-                amount=None,
+                amount=amount,
                 reason=redact(reason),
             )
         except Exception:
@@ -1573,6 +1585,8 @@ class _Go:
     acknowledge: int | None = None
     basis: Basis | None = None
     again: bool = False
+    #: The amount asked (a refund's), kept with a refusal in the audit trail.
+    amount: Decimal | None = None
     depth: int = 0
 
 

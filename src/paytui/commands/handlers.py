@@ -171,11 +171,17 @@ _RECORD_COLUMNS: dict[str, Column] = {
 }
 
 
-async def _refuse(executor: ActionExecutor, operation: str, target: str, reason: str) -> None:
+async def _refuse(
+    executor: ActionExecutor,
+    operation: str,
+    target: str,
+    reason: str,
+    amount: Decimal | None = None,
+) -> None:
     """Refused before the executor was asked: kept in the audit trail like its own refusals."""
     from paytui.actions.errors import PrecheckFailed
 
-    await executor.record_refusal(operation, target, reason)
+    await executor.record_refusal(operation, target, reason, amount)
     raise PrecheckFailed(reason)
 
 
@@ -189,12 +195,15 @@ async def _settle_first(
         runtime.io.message(f"Earlier {operation} #{outcome.entry_id}: {outcome.message}")
 
 
-async def _allowed(executor: ActionExecutor, operation: str, target: str) -> None:
+async def _allowed(
+    executor: ActionExecutor, operation: str, target: str, amount: Decimal | None = None
+) -> None:
     from paytui.actions.errors import ActionRefused
 
     decision = executor.check(operation)
     if not decision.allowed:
-        await executor.record_refusal(operation, target, decision.reason or "Not allowed")
+        reason = decision.reason or "Not allowed"
+        await executor.record_refusal(operation, target, reason, amount)
         raise ActionRefused(decision)
 
 
@@ -288,16 +297,16 @@ async def refunds_create(runtime: Runtime, args: argparse.Namespace) -> int:
     asked = _amount(args.amount, "--amount")
     async with runtime.client() as client:
         executor = await runtime.executor(client)
-        await _allowed(executor, "refund", args.id)
+        await _allowed(executor, "refund", args.id, asked)
         await _settle_first(runtime, executor, "refund", args.id)
         # What this command decides on: the refund is tied to it (changed since → not sent).
         basis = await executor.observe("refund", args.id)
         reason = why_not("refund", basis.charge)
         if reason is not None:
-            await _refuse(executor, "refund", args.id, reason)
+            await _refuse(executor, "refund", args.id, reason, asked)
         left = basis.left if basis.left is not None else Decimal(0)
         if left <= 0:
-            await _refuse(executor, "refund", args.id, "Nothing left to refund")
+            await _refuse(executor, "refund", args.id, "Nothing left to refund", asked)
         if asked is not None and asked > left:
             raise CommandError(
                 f"--amount: more than the {format_amount(left)} left to refund", Exit.USAGE
