@@ -144,6 +144,8 @@ async def test_open_account_and_jump_to_its_charges(
         assert detail.charges and all(c.account_id == account.account_id for c in detail.charges)
         text = screen_text(app)
         assert "approved · live" in text and "Blue Fern Coffee Roasters" in text
+        # The sentence names the key that does it (the footer's), then that key does it.
+        assert "/ searches all of this account's charges" in text
 
         await pilot.press("slash")
         await settle(app, pilot)

@@ -129,3 +129,20 @@ async def test_mark_then_bulk_capture_from_the_keyboard(app_factory: Any, tmp_pa
             "Full refund: 2 done"
         )
         assert log.resumable(profile=executor.profile, base_url=executor.base_url) == []
+
+
+def test_the_dry_run_breaks_its_lines_and_keeps_the_data_literal() -> None:
+    """Skipped charges stand one a line (a line break is layout, never shown as ␊), while a
+    reason or id from the service stays literal text (its own control characters visible)."""
+    from paytui.actions.batch import BatchPlan, Skipped
+    from paytui.ui.screens.modals.bulk import dry_run_text
+
+    plan = BatchPlan(
+        "refund",
+        (("ch_1", Decimal("5.00")),),
+        (Skipped("ch_2", "a chargeback"), Skipped("ch_3", "odd\nreason")),
+    )
+    lines = dry_run_text(plan, needs_phrase=False).plain.splitlines()
+    assert "  ch_2: a chargeback" in lines
+    assert "  ch_3: odd␊reason" in lines
+    assert not any(line.endswith("␊") for line in lines)

@@ -21,7 +21,7 @@ from textual.widgets import DataTable, Static
 
 from paytui.ui import format as fmt
 from paytui.ui import messages
-from paytui.ui.bindings import ACCOUNT_PLUGIN_BINDINGS
+from paytui.ui.bindings import ACCOUNT_PLUGIN_BINDINGS, display_key
 from paytui.ui.marks import MARK, Marks
 from paytui.ui.plugin_forms import limit_text
 from paytui.ui.running_app import paytui_app
@@ -236,11 +236,19 @@ class AccountDetailScreen(PaytuiScreen[None]):
         line = Text(f"The {shown} most recent of {total:,}. ")
         line.append("enter", style="bold")
         line.append(" opens one; ")
-        line.append("s", style="bold")
+        line.append(self._search_key(), style="bold")
         line.append(" searches all of this account's charges.")
         if page.ignored_note:  # another account's charges came back: say so, never hide it
             line.append(f"\n{page.ignored_note}", style=fmt.tone("bold warning"))
         self._charges_message(line, "results")
+
+    def _search_key(self) -> str:
+        """The key bound to "Search charges" here, as the footer shows it (a key map may move
+        it): the sentence never names a key that does something else."""
+        for active in self.active_bindings.values():
+            if active.binding.action == "search_charges":
+                return display_key(active.binding.key)
+        return display_key("slash")
 
     # --- marks and bulk actions (docs/bulk-actions.md) --------------------------------------------
     def _id_cell(self, charge: Charge) -> Text:

@@ -58,7 +58,9 @@ def dry_run_text(plan: BatchPlan, *, needs_phrase: bool) -> Text:
     if plan.skipped:
         text.append(f"{len(plan.skipped)} marked will be skipped:\n", fmt.tone("bold warning"))
         for skipped in plan.skipped[:SHOWN_SKIPPED]:
-            text.append_text(fmt.literal(f"  {skipped.charge_id}: {skipped.reason}\n"))
+            # The line break is layout, not data: only the id and the reason pass as literal text.
+            text.append_text(fmt.literal(f"  {skipped.charge_id}: {skipped.reason}"))
+            text.append("\n")
         if len(plan.skipped) > SHOWN_SKIPPED:
             text.append(f"  … and {len(plan.skipped) - SHOWN_SKIPPED} more\n")
     if plan.count:
