@@ -660,9 +660,15 @@ def keys_markdown() -> str:
         "| Key | Meaning | Where |",
         "|---|---|---|",
     ]
+    # A meaning in people's words: the description its bindings show in the footer and help
+    # (the action call itself, `goto('charges')`, is the registry's key, not a meaning).
+    described: dict[str, str] = {}
+    for group in all_groups():
+        for binding in group.bindings:
+            described.setdefault(meaning(binding), binding.description or meaning(binding))
     for key, meanings in sorted(key_map().items(), key=lambda item: (len(item[0]) > 1, item[0])):
         for what, groups in meanings.items():
-            lines.append(f"| `{display_key(key)}` | {what} | {', '.join(groups)} |")
+            lines.append(f"| `{display_key(key)}` | {described[what]} | {', '.join(groups)} |")
     for group in all_groups():
         lines += ["", f"## {group.title}", "", "| Key | Action | Id |", "|---|---|---|"]
         for binding in group.bindings:
