@@ -197,3 +197,19 @@ async def _tax_account(app: PaytuiApp, pilot: Any) -> None:
         "Lakeside Township",
         "9311",
     )
+
+
+async def test_a_new_account_of_a_known_merchant_starts_on_its_name(
+    plugin_app: AppFactory,
+) -> None:
+    """`A` on an account fills its merchant in: typing at once names the account, and the
+    merchant id stays (starting on it made the name replace the id, and the service 404)."""
+    app = plugin_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        _, merchant = await _account_id(app, "Lakeside Property Tax")
+        app.push_screen(NewAccountModal(merchant))
+        form = await _dialog(app, pilot)
+        await pilot.press(*"Levy")
+        assert form.query_one("#merchant", Input).value == merchant
+        assert form.query_one("#name", Input).value == "Levy"

@@ -45,6 +45,14 @@ class NewAccountModal(_PluginFormModal):
         yield from text_field("Tax authority state (two letters)", "tax-state", placeholder="MN")
         yield from text_field("Tags (comma separated)", "tags")
 
+    def focus_first(self) -> None:
+        """With the merchant filled in (`A` on an account), the first thing to type is the
+        account's name: starting on the merchant made the typed name replace its id."""
+        if self.merchant_id:
+            self.set_focus(self.query_one("#name"))
+            return
+        super().focus_first()
+
     async def prepare(self, executor: ActionExecutor) -> Text:
         return Text(
             f"The account starts boarding (submitted). A tax authority applies to merchant"
