@@ -116,11 +116,13 @@ async def test_keymap_remaps_by_id() -> None:
         assert app.clipboard == f"{2:024x}"
 
 
-async def test_unknown_keymap_id_warns() -> None:
-    app = fake_app(keymap={"charges.no_such_thing": "x"})
+async def test_unknown_keymap_id_and_a_colliding_remap_warn() -> None:
+    app = fake_app(keymap={"charges.no_such_thing": "x", "charges.refund": "R"})
     async with app.run_test(size=(120, 30)) as pilot:
         await settle(app, pilot)
-        assert any("charges.no_such_thing" in n.message for n in app._notifications)
+        said = [n.message for n in app._notifications]
+        assert any("charges.no_such_thing" in m for m in said)
+        assert any("charges.refund" in m and "ACH returns" in m for m in said), said
 
 
 async def test_command_palette_offers_screens_and_actions() -> None:

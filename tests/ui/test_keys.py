@@ -71,3 +71,14 @@ async def test_q_goes_back_on_pushed_screens_and_1_shows_the_top(app_factory: An
         await pilot.press("q")  # from a top-level screen: quits
         await pilot.pause()
         assert app.return_code == 0 or not app.is_running
+
+
+def test_a_remap_onto_another_actions_key_is_named_not_silent() -> None:
+    """`"charges.refund" = "R"` took "ACH returns" on the charge search: the collision is said,
+    naming both; the docs' own examples collide with nothing."""
+    from paytui.ui.bindings import keymap_collisions
+
+    (said,) = keymap_collisions({"charges.refund": "R"})
+    assert "charges.refund (Refund)" in said and "charges.view_returns (ACH returns)" in said
+    assert keymap_collisions({"charges.refund": "F", "charges.copy_id": "ctrl+y"}) == []
+    assert keymap_collisions({"table.down": "j,down,ctrl+n"}) == []

@@ -665,11 +665,19 @@ class PaytuiApp(App[None]):
         self.call_after_refresh(self._after_first_paint)
 
     def _check_keymap(self) -> None:
-        """Warn about `[keymap]` ids that match no binding (reads every screen's bindings)."""
+        """Warn about `[keymap]` ids that match no binding, and remaps that take a key another
+        action of the same screen holds (reads every screen's bindings)."""
         unknown = keys.unknown_keymap_ids(self.keymap_config)
         if unknown:
             self.notify(
                 "Unknown ids in [keymap]: " + ", ".join(unknown),
+                title="Keymap",
+                severity="warning",
+                markup=False,
+            )
+        for collision in keys.keymap_collisions(self.keymap_config):
+            self.notify(
+                safe(f"[keymap]: {collision}; one of them will not work — pick another key"),
                 title="Keymap",
                 severity="warning",
                 markup=False,

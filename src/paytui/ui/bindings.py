@@ -557,6 +557,42 @@ def unknown_keymap_ids(keymap: Mapping[str, str]) -> list[str]:
     return sorted(binding_id for binding_id in keymap if binding_id not in known)
 
 
+def keymap_collisions(keymap: Mapping[str, str]) -> list[str]:
+    """Remaps that take a key another binding of the same screen (or of "Everywhere") holds:
+    one sentence each, naming both — one meaning per key, and a remap must not silently
+    remove another action (``"charges.refund" = "R"`` took "ACH returns")."""
+    if not keymap:
+        return []
+    groups = all_groups()
+    everywhere = next((g for g in groups if g.title == "Everywhere"), None)
+
+    def keys_of(binding: Binding) -> set[str]:
+        text = keymap.get(binding.id or "", binding.key)
+        return {part.strip() for part in text.split(",") if part.strip()}
+
+    found: list[str] = []
+    for group in groups:
+        others = [*group.bindings]
+        if everywhere is not None and group is not everywhere:
+            others += [b for b in everywhere.bindings if b not in group.bindings]
+        for binding in group.bindings:
+            if not binding.id or binding.id not in keymap:
+                continue
+            for other in others:
+                if other is binding or other.id == binding.id or meaning(other) == meaning(binding):
+                    continue
+                shared = keys_of(binding) & keys_of(other)
+                if shared:
+                    key = display_key(",".join(sorted(shared)))
+                    line = (
+                        f"{key} of {binding.id} ({binding.description}) is also {other.id}"
+                        f" ({other.description}) on {group.title}"
+                    )
+                    if line not in found:
+                        found.append(line)
+    return found
+
+
 _KEY_NAMES = {
     "question_mark": "?",
     "slash": "/",
@@ -644,7 +680,7 @@ def keys_markdown() -> str:
         "",
         "```toml",
         "[keymap]",
-        '"charges.copy_id" = "c"',
+        '"charges.copy_id" = "ctrl+y"',
         '"table.down" = "j,down,ctrl+n"',
         "```",
         "",
