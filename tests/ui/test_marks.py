@@ -59,3 +59,18 @@ async def test_mark_all_matching_shows_the_count_then_marks_every_page() -> None
         shown = screen.query_one("#marks", Static)
         assert shown.size.width >= len(str(shown.content)), shown.size
         assert marks.total == sum(Decimal(10 + i) for i in range(250))
+
+
+async def test_a_saved_searchs_name_is_shown_as_text_never_as_terminal_codes() -> None:
+    """A name from the config with an OSC 2 in it (which retitled the terminal) is shown with
+    the escape visible, on the summary line, and sent to the terminal as nothing but text."""
+    app = fake_app(FakeClient(total=3))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, ChargeSearchScreen)
+        screen.run_query_text("status:success", "Saved: \x1b]2;pwned\x07cb")
+        await settle(app, pilot)
+        shown = str(screen.query_one("#view-name", Static).content)
+        assert "\x1b" not in shown and "\x07" not in shown
+        assert "pwned" in shown and shown.startswith("Saved: ")

@@ -28,6 +28,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Input, Static
 
+from paytui.text import safe
 from paytui.ui import format as fmt
 from paytui.ui import messages
 from paytui.ui.bindings import CHARGES_BINDINGS
@@ -433,7 +434,8 @@ class ChargeSearchScreen(PaytuiScreen[None]):
         result = self._parse(text)
         if not self._show_parse_errors(result, text):
             return
-        self._view_title = title
+        # A saved search's name is the user's text from the config: data, never terminal codes.
+        self._view_title = safe(title)
         self._set_text("#view-name", Text(self._view_title), layout=True)
         self._focus_results_after_search = True
         self._search(result.query)
