@@ -39,8 +39,27 @@ from paytui.actions.errors import (
     UnresolvedAction,
 )
 from paytui.actions.executor import ActionExecutor, ActionOutcome
+from paytui.actions.journal import Journal
 from paytui.actions.policy import ActionPolicy
 from paytui.actions.registry import why_not
+
+
+def still_open(record: BatchRecord, journal: Journal, base_url: str) -> list[BatchItem]:
+    """The items of `record` not done yet by the journal's word: an item the batch log still
+    calls open (a kill between the send and the log's write) whose charge has a success of the
+    batch's operation since the batch began was done, and is not "left". Runs in a thread."""
+    left: list[BatchItem] = []
+    for item in record.open_items:
+        entries = journal.entries_for(
+            base_url=base_url,
+            operation=record.operation,
+            charge_id=item.charge_id,
+            after_id=record.journal_mark,
+        )
+        if not any(entry.state == "succeeded" for entry in entries):
+            left.append(item)
+    return left
+
 
 __all__ = [
     "BULK_OPERATIONS",
@@ -50,6 +69,7 @@ __all__ = [
     "BatchSummary",
     "Skipped",
     "plan_batch",
+    "still_open",
     "summarise",
 ]
 

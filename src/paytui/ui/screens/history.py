@@ -11,6 +11,7 @@ or JSON Lines.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -235,10 +236,15 @@ class HistoryScreen(PaytuiScreen[None]):
         found = log.resumable(profile=executor.profile, base_url=executor.base_url)
         self.batches = found
         if found:
+            from paytui.actions.batch import still_open
+
             batch = found[0]
+            # Counted by the journal's word: items a kill left "running" in the batch log
+            # whose action did go through are done, not left.
+            left = await asyncio.to_thread(still_open, batch, executor.journal, executor.base_url)
             self.query_one("#history-status", Static).update(
                 Text(
-                    f"Bulk {batch.operation} #{batch.id} stopped with {len(batch.open_items)} of"
+                    f"Bulk {batch.operation} #{batch.id} stopped with {len(left)} of"
                     f" {len(batch.items)} left: T resumes it (never twice on a charge)",
                     style="bold",
                 )
