@@ -149,3 +149,33 @@ def test_the_dry_run_breaks_its_lines_and_keeps_the_data_literal() -> None:
     assert "  ch_2: a chargeback" in lines
     assert "  ch_3: odd␊reason" in lines
     assert not any(line.endswith("␊") for line in lines)
+
+
+async def test_the_progress_log_never_cuts_an_id_at_80_columns() -> None:
+    """At 80x24 an item's line is longer than the log: it wraps, and the new refund's id is
+    shown whole (it was cut to 23 of 24 characters, with no ellipsis)."""
+    from paytui.actions.batch import BatchPlan
+    from paytui.actions.batch_log import BatchItem
+    from tests.ui.conftest import fake_app, screen_text
+
+    app = fake_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        dialog = BulkActionModal(BatchPlan("refund", (("a" * 24, Decimal("5.00")),)))
+        app.push_screen(dialog)
+        await settle(app, pilot)
+        dialog._set_step("running")
+        refund_id = "0123456789abcdef01234567"
+        dialog._item_done(
+            BatchItem(
+                1,
+                "a" * 24,
+                Decimal("5.00"),
+                "succeeded",
+                7,
+                refund_id,
+                f"Refunded 5.00 of what was left after earlier refunds: refund {refund_id}",
+            )
+        )
+        await settle(app, pilot)
+        assert refund_id in screen_text(app).replace("\n", " ")

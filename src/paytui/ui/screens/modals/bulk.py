@@ -117,7 +117,7 @@ class BulkActionModal(PaytuiModal[list[str] | None]):
             phrase.display = self.needs_phrase and bool(self.plan.count)
             yield phrase
             yield ProgressBar(total=max(1, self.plan.count), id="bulk-progress", classes="-hidden")
-            yield RichLog(id="bulk-log", classes="-hidden", wrap=False, markup=False)
+            yield RichLog(id="bulk-log", classes="-hidden", wrap=True, markup=False)
             yield Static("", id="bulk-summary")
             yield Static(self._next_keys(), id="next-key")
 
