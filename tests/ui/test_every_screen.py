@@ -6,6 +6,7 @@ these tests; `writing_actions()` is the registry's list, so is an action added l
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -46,6 +47,8 @@ async def test_every_write_action_is_disabled_on_every_screen(
             await settle(app, pilot)
             assert app.screen is screen, name
             for live in keys.live_bindings(screen):
+                # Help's headings are words for people, never a class name ("FitNavTable").
+                assert not re.fullmatch(r"(?:[A-Z][a-z]+){2,}", live.scope), (name, live.scope)
                 spec = spec_for(live.binding.action)
                 if spec is None or spec.id not in writes:
                     continue

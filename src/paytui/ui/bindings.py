@@ -740,8 +740,9 @@ class LiveBinding:
         if isinstance(node, App):
             return "Everywhere"
         if isinstance(node, Screen):
-            return getattr(node, "HELP_TITLE", None) or type(node).__name__
-        return getattr(node, "HELP_TITLE", None) or type(node).__name__
+            return getattr(node, "HELP_TITLE", None) or "This screen"
+        # A widget without a title of its own: its keys belong to the screen it is on.
+        return getattr(node, "HELP_TITLE", None) or "This screen"
 
 
 def live_bindings(screen: Screen[object]) -> list[LiveBinding]:

@@ -18,6 +18,8 @@ class NavTable(DataTable[Any]):
     """A `DataTable` with the app's table keys."""
 
     BINDINGS: ClassVar[list[BindingType]] = [*TABLE_BINDINGS]
+    #: The help screen's heading for these keys (a class name is no word for a person).
+    HELP_TITLE = "Table"
 
     def action_select(self) -> None:
         self.action_select_cursor()
