@@ -99,6 +99,9 @@ async def test_jump_save_run_copy_and_theme(app_factory: Any) -> None:
         assert app.clipboard.startswith("curl -sS 'http://sandbox/v2/charges?")
         assert "status=chargeback" in app.clipboard
         assert '-H "Authorization: Bearer $PAYTUI_TOKEN"' in app.clipboard
+        # http://sandbox runs inside paytui only: the user is told how to reach one from a shell.
+        await pilot.pause()
+        assert any("paytui sandbox" in n.message for n in app._notifications)
         client = await app.get_client()
         secret = getattr(client, "client_secret", None)
         assert secret is None or str(secret) not in app.clipboard

@@ -798,6 +798,7 @@ class PaytuiApp(App[None]):
     async def action_copy_curl(self) -> None:
         """The request behind the current view, else the last action, as curl (no secret)."""
         from paytui.api.curl import TOKEN_VARIABLE, curl_command
+        from paytui.sandbox.embedded import BASE_URL as EMBEDDED_BASE_URL
         from paytui.ui.clipboard import copy_text, entry_request
 
         ask = getattr(self.screen, "curl_request", None)
@@ -819,6 +820,15 @@ class PaytuiApp(App[None]):
         base = str(getattr(self._client, "base_url", None) or self.base_url or "")
         command = curl_command(method, base, path, params=params, body=body)
         copy_text(self, command, f"{what} as curl (the token is {TOKEN_VARIABLE})")
+        if base.rstrip("/") == EMBEDDED_BASE_URL:
+            # The embedded sandbox answers inside paytui only: say how to reach one from a shell.
+            self.notify(
+                f"{EMBEDDED_BASE_URL} is the embedded sandbox, which curl cannot reach: run"
+                " `paytui sandbox` and use the URL and token it prints.",
+                title="Clipboard",
+                severity="warning",
+                markup=False,
+            )
 
     def _notify_problems(self) -> None:
         """Config problems (the app still runs): one warning each, secrets scrubbed."""
