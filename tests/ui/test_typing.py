@@ -56,6 +56,8 @@ _NAMES = {
     "_": "underscore",
     ":": "colon",
     "\n": "enter",
+    "/": "slash",
+    ">": "greater_than_sign",
 }
 
 
@@ -325,6 +327,22 @@ async def test_search_line(app_factory: AppFactory, mode: str) -> None:
         await type_text(app, pilot, "status:chargeback 1234 rcn", mode)
         assert stack(app) == before
         assert app.screen.query_one(QueryInput).value == "status:chargeback 1234 rcn"
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_slash_and_the_query_in_one_burst(app_factory: AppFactory, mode: str) -> None:
+    """`/Edsger` and `/status:return amount>=100` pasted at once: every letter after the slash
+    lands in the query line (the first one went to the list, whose keys `E`, `s`, `a`... then
+    ran as commands: the query read "dsger", or a re-sorted list and an empty query)."""
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, ChargeSearchScreen)
+        before = stack(app)
+        await type_text(app, pilot, "/Edsger", mode)
+        assert stack(app) == before
+        assert screen.query_one(QueryInput).value == "Edsger"
 
 
 @pytest.mark.parametrize("mode", ["burst", "busy"])

@@ -108,7 +108,16 @@ CHARGES_BINDINGS: list[Binding] = [
         id="charges.refund",
         tooltip="Refund the highlighted charge (needs urn:v2:refunds:all)",
     ),
-    Binding("slash", "focus_query", "Search", id="charges.search", tooltip="Type a query"),
+    # Priority: taken when the app takes the key, so the letters pasted after it already find
+    # the query line (the screen stands it down while a field has focus: there "/" is text).
+    Binding(
+        "slash",
+        "focus_query",
+        "Search",
+        id="charges.search",
+        tooltip="Type a query",
+        priority=True,
+    ),
     Binding("a", "quick_view('all')", "All", id="charges.view_all", tooltip="All charges"),
     Binding(
         "b",

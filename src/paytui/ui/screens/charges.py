@@ -26,7 +26,7 @@ from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Input, Static
+from textual.widgets import Input, Static, TextArea
 
 from paytui.text import safe
 from paytui.ui import format as fmt
@@ -321,9 +321,16 @@ class ChargeSearchScreen(PaytuiScreen[None]):
         self.query_one(ChargeTable).focus()
 
     # --- actions --------------------------------------------------------------------------------
+    def check_own_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "focus_query" and isinstance(self.focused, Input | TextArea):
+            return False  # a field has focus: "/" is a character there, not a command
+        return super().check_own_action(action, parameters)
+
     def action_focus_query(self) -> None:
+        # Focus moves now, not on the next idle (`Widget.focus` defers it): keys pasted with the
+        # slash are taken one by one, and the next one must already find the query line.
         query_input = self.query_one(QueryInput)
-        query_input.focus()
+        self.set_focus(query_input)
         query_input.cursor_position = len(query_input.value)
 
     def action_quick_view(self, name: str) -> None:
@@ -495,9 +502,9 @@ class ChargeSearchScreen(PaytuiScreen[None]):
     @work(exclusive=True, group="mark-all")
     async def mark_all_matching(self, query: ChargeQuery) -> None:
         """Read every page of the search (not only what is on screen) and mark each charge."""
-        client = await paytui_app(self).get_client()
         found: list[Any] = []
         try:
+            client = await paytui_app(self).get_client()
             while len(found) <= MARK_ALL_LIMIT:
                 page = await client.search_charges_page(
                     query, limit=ChargeTable.PAGE_SIZE, offset=len(found)
@@ -555,7 +562,11 @@ class ChargeSearchScreen(PaytuiScreen[None]):
         from paytui.ui.screens.modals.export import ExportModal
 
         query = self._effective(self._query or quick_view_query("all"))
-        client = await self.app.get_client()
+        try:
+            client = await paytui_app(self).get_client()
+        except Exception as exc:  # not connected (the list says why too): nothing to export from
+            self.app.notify(f"Cannot export: {exc}", title="Export", severity="error", markup=False)
+            return
         text = format_query(query) or "all charges"
         await self.app.push_screen(
             ExportModal.for_search(client, query, f"Export every charge of: {text}")
