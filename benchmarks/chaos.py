@@ -22,6 +22,33 @@ app's 2 s; a late commit lands 0.35 s after the request arrived), so real waitin
 the kinds run concurrently, each on its own sandbox app (own fault switches) over its own copy
 of the database, each run on its own journal file. `tests/actions/test_chaos.py` runs a small
 fixed-seed sample.
+
+**Two actors** (``--two-actors``; without it the harness does only the kinds above, as before):
+
+    python -m benchmarks.chaos --two-actors [--runs N] [--seed S] [--pairings …] [--faults …]
+                               [--parallel P] [--shards K] [--run N] [--verbose]
+
+Two independent actors each mean the *same* action on one fresh charge — two processes: each its
+own client, its own `Journal` object on the one journal file, its own executor (``actor=``
+names it). Pairings (`PAIRINGS`): the dashboard's dialog and the command line refunding 5.00
+(``app+cli/refund``), two command lines refunding 5.00 (``cli+cli/refund``), the bulk full
+refund and a single full refund (``bulk+single/refund``), and the same for a capture
+(``app+cli/capture``, ``bulk+single/capture``). The dialog reads the charge as the dialog does
+(`observe`, ``with_shown()`` for a refund), its person looks for 0 to 0.6 s and confirms; a review
+that lists a refund of the (fresh) charge shows it done, and the person closes the dialog
+("changed since you looked" → review again, once more). The command line is the real handler
+(`refunds_create` / `charges_capture` with ``--yes``, no ``--again``). The bulk action is the
+real dry run and `BatchRunner` (no basis, amount None). "single" is a dialog or a command
+line, drawn per run. Each pairing runs under every fault kind (`FAULTS`, "none" included), N
+runs each; a run draws who starts first and when the other starts (together, 0.02 to 0.5 s later,
+or after the first finished), the think times, and (20 %) reads down after the first send. The
+fault hits the first send of either actor; a process killed mid-send is started again once (the
+command run again, the dialog opened again, the batch resumed). The end and the counting are
+as above; a duplicate is more than one effect for the pair. One JSON line per pairing, with the
+figures per fault, what each actor was told (`told`), the gaps drawn, and `service_refused`:
+commit requests the service refused (4xx) — a second capture or full refund that paytui sent
+and the service stopped. It exits 1 on any duplicate, contradiction, unresolved entry or
+harness crash.
 """
 
 from __future__ import annotations
@@ -29,6 +56,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import functools
+import io
 import json
 import random
 import shutil
@@ -36,7 +65,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -53,10 +82,12 @@ from paytui.actions import (
     ActionPolicy,
     EarlierAttemptApplied,
     Journal,
+    TargetChanged,
 )
 from paytui.actions.executor import DEFAULT_SETTLE_MARGIN
 from paytui.actions.reconcile import REF_ATTRIBUTE
 from paytui.api.client import PaymentClient
+from paytui.api.errors import ApiError
 from paytui.api.models import (
     CardPaymentMethodRequest,
     ChargeRequest,
@@ -64,6 +95,8 @@ from paytui.api.models import (
     TokenPaymentMethodRequest,
     TokenRequest,
 )
+from paytui.commands.runtime import Io, Runtime, exit_code_of
+from paytui.logs import clear_registered_secrets
 from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
 from paytui.sandbox.faults import DropResponse, Faults, operation_of
 from paytui.sandbox.transport import InProcessTransport
@@ -126,6 +159,9 @@ class EffectCounter:
         self.faults = faults
         self.effects = 0
         self.refs: set[str] = set()
+        #: Commit requests the service refused (4xx): a second capture or full refund that the
+        #: service, not paytui, stopped (the two-actor mode reports it).
+        self.refused = 0
         #: (arrived, answered) wall-clock times of each commit request, for --verbose.
         self.commits: list[tuple[datetime, datetime]] = []
         self.armed = False
@@ -133,6 +169,7 @@ class EffectCounter:
     def reset(self) -> None:
         self.effects = 0
         self.refs = set()
+        self.refused = 0
         self.commits = []
 
     async def __call__(self, scope: MutableMapping[str, Any], receive: Any, send: Any) -> None:
@@ -162,6 +199,8 @@ class EffectCounter:
         try:
             await self.app(scope, reading, watching)
             committed = status is not None and status < 300
+            if status is not None and 400 <= status < 500:
+                self.refused += 1
         except DropResponse:
             committed = True
             raise
@@ -233,7 +272,13 @@ class Session:
 
     @classmethod
     async def open(
-        cls, transport: httpx.AsyncBaseTransport, path: Path, settings: Settings, timeout: float
+        cls,
+        transport: httpx.AsyncBaseTransport,
+        path: Path,
+        settings: Settings,
+        timeout: float,
+        *,
+        actor: str | None = None,
     ) -> Session:
         client = PaymentClient(
             BASE_URL,
@@ -251,6 +296,7 @@ class Session:
             profile=PROFILE,
             base_url=BASE_URL,
             settle_margin=settings.margin,
+            actor=actor,
         )
         return cls(client, journal, executor)
 
@@ -611,9 +657,496 @@ async def run_chaos(
                 await world.setup.aclose()
 
 
+# ------------------------------------------------------------------------------ two actors
+
+#: Two independent actors who each mean the same action on one charge: (operation, roles).
+#: "dialog": the dashboard's refund/capture dialog (`observe(...).with_shown()` for a refund,
+#: a person who reads it and confirms); "cli": the real `paytui refunds create … --yes` /
+#: `paytui charges capture … --yes` handler (`observe(...)`, no ``--again``); "bulk": the
+#: dashboard's bulk action (`plan_batch` + `BatchRunner`: no basis, amount None); "single":
+#: a dialog or a command line, drawn per run.
+PAIRINGS: dict[str, tuple[str, tuple[str, str]]] = {
+    "app+cli/refund": ("refund", ("dialog", "cli")),
+    "cli+cli/refund": ("refund", ("cli", "cli")),
+    "bulk+single/refund": ("refund", ("bulk", "single")),
+    "app+cli/capture": ("capture", ("dialog", "cli")),
+    "bulk+single/capture": ("capture", ("bulk", "single")),
+}
+#: When the second actor starts: with the first, a little later, after the first finished.
+GAPS = ("together", "small", "after")
+#: The partial refund both mean (the pilot's case); a bulk pairing means the full refund.
+PARTIAL = Decimal("5.00")
+#: Runs going on at once (each with two actors): more and, on two cores, the reads time out
+#: behind each other's work and few actors get as far as sending.
+PARALLEL = 6
+
+
+@dataclass
+class PairWorld(KindWorld):
+    """One pairing under one fault kind: its own sandbox app (own fault switches and counter)
+    over its own copy of the database; `kind` is the operation ("refund" / "capture")."""
+
+    pairing: str = ""
+    roles: tuple[str, str] = ("cli", "cli")
+    fault: str = "none"
+    #: What the actors were told, by words (`_ActorRun.told`), and the gaps drawn.
+    told: Counter[str] = field(default_factory=Counter)
+    gaps: Counter[str] = field(default_factory=Counter)
+    #: Commit requests the service refused (a second capture or full refund it stopped).
+    refused: int = 0
+
+
+class _CommandLine(Runtime):
+    """One `paytui` command in its own process: the real handler, with the harness's client and
+    executor (its own `Journal` on the shared file) instead of a profile's; no terminal."""
+
+    def __init__(self, session: Session) -> None:
+        #: What it says on stderr (its messages and errors).
+        self.said = io.StringIO()
+        super().__init__(Io(out=io.StringIO(), err=self.said, inp=io.StringIO(), interactive=False))
+        self.session = session
+
+    def client(self) -> contextlib.AbstractAsyncContextManager[PaymentClient]:
+        return _borrowed(self.session.client)
+
+    async def executor(self, client: PaymentClient) -> ActionExecutor:
+        return self.session.executor
+
+
+@contextlib.asynccontextmanager
+async def _borrowed(client: PaymentClient) -> AsyncIterator[PaymentClient]:
+    yield client  # the session closes it
+
+
+@dataclass
+class _ActorRun:
+    """One actor of a run: its role, its name in the journal, and how long its person looks
+    at the review before confirming."""
+
+    role: str
+    name: str
+    think: float
+    told: list[str] = field(default_factory=list)
+    #: The sentences behind `told` (the command line's stderr, an error's message), for
+    #: --verbose.
+    said: list[str] = field(default_factory=list)
+
+
+async def _as_dialog(
+    session: Session, world: PairWorld, charge_id: str, amount: Decimal | None, actor: _ActorRun
+) -> str:
+    """The refund (capture) dialog: it reads the charge (`observe`; a refund's review lists the
+    charge's refunds, so `with_shown`), the person looks for `think` seconds and confirms. The
+    person means one refund: a review that lists a refund of this (fresh) charge shows it done,
+    and they close the dialog. "Changed since you looked" offers a review again: taken."""
+    executor = session.executor
+    think = actor.think
+    for _review in range(3):
+        try:
+            if world.kind == "capture":
+                basis = await executor.observe("capture", charge_id)
+            else:
+                basis = (await executor.observe("refund", charge_id)).with_shown()
+        except ActionError as err:  # a capture's read: already captured, or not readable
+            actor.said.append(err.message)
+            if isinstance(err.__cause__, ApiError):
+                return "dialog: could not read"
+            done = "Already captured" in err.message
+            return "dialog: saw it done" if done else f"dialog: {type(err).__name__}"
+        except ApiError as err:
+            actor.said.append(str(err))
+            return "dialog: could not read"
+        send_amount = amount
+        if world.kind == "refund":
+            if not basis.left:
+                return "dialog: nothing left"
+            if basis.refunds:
+                return "dialog: saw it done"
+            send_amount = amount if amount is not None else basis.left
+        await asyncio.sleep(think)
+        try:
+            if world.kind == "capture":
+                outcome = await executor.capture(charge_id, basis=basis)
+            else:
+                outcome = await executor.refund(charge_id, send_amount, basis=basis, again=False)
+        except TargetChanged as err:
+            actor.said.append(err.message)
+            think = 0.2  # reads what changed, reviews again
+            continue
+        except ActionError as err:
+            actor.said.append(err.message)
+            return f"dialog: {type(err).__name__}"
+        actor.said.append(outcome.message or outcome.state)
+        return f"dialog: {outcome.state}"
+    return "dialog: changed each time"
+
+
+@functools.cache
+def _parser() -> argparse.ArgumentParser:
+    """The command line's parser, built once (each real process builds its own: the same)."""
+    from paytui.commands import build_parser
+
+    return build_parser()
+
+
+async def _as_command(
+    session: Session, world: PairWorld, charge_id: str, amount: Decimal | None, actor: _ActorRun
+) -> str:
+    """`paytui refunds create CH [--amount X] --yes` / `paytui charges capture CH --yes`: the
+    real handler (settle the past, `observe`, checks, `refund(basis=…, again=False)`)."""
+    from paytui.commands.handlers import run
+
+    if world.kind == "capture":
+        argv = ["charges", "capture", charge_id]
+    else:
+        argv = ["refunds", "create", charge_id]
+        if amount is not None:
+            argv += ["--amount", str(amount)]
+    args = _parser().parse_args([*argv, "--yes", "--format", "json"])
+    runtime = _CommandLine(session)
+    try:
+        code = await run(runtime, args)
+    except Exception as err:  # what `paytui.commands.main` turns into its exit code
+        actor.said.append(f"{runtime.said.getvalue()}{getattr(err, 'message', None) or err}")
+        # The action's refusal behind the command's own error (`RecentlyDone` → "--again").
+        cause = err.__cause__ if isinstance(err.__cause__, ActionError) else err
+        return f"cli: exit {int(exit_code_of(err))} {type(cause).__name__}"
+    actor.said.append(runtime.said.getvalue().strip())
+    return f"cli: exit {int(code)}"
+
+
+async def _as_bulk(
+    session: Session, world: PairWorld, charge_id: str, amount: Decimal | None, actor: _ActorRun
+) -> str:
+    """The dashboard's bulk capture / full refund of the one marked charge: the dry run on the
+    charge as listed, the person confirms after `think`, `BatchRunner.start`; a process that
+    died is resumed (`resumable`), as the dashboard offers at start-up."""
+    from paytui.actions.batch import BatchRunner, plan_batch
+    from paytui.actions.batch_log import BatchLog
+
+    executor = session.executor
+    log = BatchLog(session.journal.path)
+    try:
+        runner = BatchRunner(executor, log)
+        left = await asyncio.to_thread(
+            log.resumable, profile=executor.profile, base_url=executor.base_url
+        )
+        try:
+            if left:
+                record = await runner.resume(left[0].id)
+            else:
+                charge = await session.client.get_charge(charge_id)
+                plan = plan_batch(world.kind, [charge])
+                if not plan.items:
+                    actor.said.append(plan.skipped[0].reason if plan.skipped else "")
+                    return "bulk: skipped in the dry run"
+                await asyncio.sleep(actor.think)
+                record = await runner.start(plan)
+        except ActionError as err:
+            actor.said.append(err.message)
+            return f"bulk: {type(err).__name__}"
+        except ApiError as err:
+            actor.said.append(str(err))
+            return "bulk: could not read"
+        actor.said.append(record.items[0].message or "")
+        return f"bulk: {record.items[0].state}"
+    finally:
+        log.close()
+
+
+_ROLES: dict[
+    str, Callable[[Session, PairWorld, str, Decimal | None, _ActorRun], Awaitable[str]]
+] = {
+    "dialog": _as_dialog,
+    "cli": _as_command,
+    "bulk": _as_bulk,
+}
+
+
+async def _actor(
+    world: PairWorld, actor: _ActorRun, path: Path, charge_id: str, amount: Decimal | None
+) -> None:
+    """One actor: its own process (client, `Journal` object, executor) on the shared journal
+    file. A process killed mid-send is started again once (the command run again, the dialog
+    opened again, the batch resumed)."""
+    settings = world.settings
+    act = _ROLES[actor.role]
+    for _attempt in range(2):
+        session = await Session.open(
+            world.chaos, path, settings, settings.timeout, actor=actor.name
+        )
+        try:
+            actor.told.append(await act(session, world, charge_id, amount, actor))
+            return
+        except Killed:
+            actor.told.append("killed")
+        except Exception as err:  # a bug: reported, never hidden
+            actor.told.append(f"crashed: {type(err).__name__}: {err}")
+            return
+        finally:
+            await session.close()
+
+
+async def _pair_target(world: PairWorld) -> str:
+    card = CardPaymentMethodRequest(card_number=SecretStr(CARD), expiration_date=EXPIRY)
+    charge = await world.setup.create_charge(
+        ChargeRequest(
+            account_id=world.account_id,
+            total_amount=Decimal("20.00"),
+            payment_method=card,
+            charge_type="authorization" if world.kind == "capture" else "sale",
+        )
+    )
+    return charge.charge_id
+
+
+_NAMES = {"dialog": "the dashboard", "cli": "the command line", "bulk": "the bulk action"}
+
+
+async def one_pair_run(
+    world: PairWorld, run: int, rng: random.Random, describe: bool = False
+) -> dict[str, int]:
+    """Two actors mean the same action on a fresh charge; the fault hits the first send."""
+    settings = world.settings
+    # Every draw first, in a fixed order: a run's schedule depends on its seed alone.
+    gap = rng.choice(GAPS)
+    delay = rng.uniform(0.02, 0.5)
+    first = rng.randrange(2)
+    roles = [rng.choice(("dialog", "cli")) if r == "single" else r for r in world.roles]
+    thinks = [rng.uniform(0.0, 0.6) if r in {"dialog", "bulk"} else 0.0 for r in roles]
+    reads_down = rng.uniform(0.1, settings.settle) if rng.random() < 0.2 else 0.0
+    actors = [
+        _ActorRun(role, f"{_NAMES[role]} of {who}", think)
+        for role, who, think in zip(roles, ("ana", "bo"), thinks, strict=True)
+    ]
+    amount = None if "bulk" in world.roles else PARTIAL
+    # Every access token a client fetches is registered for redaction, and the pattern of all of
+    # them is compiled again each time: a real process holds a handful, but this one process
+    # plays thousands, and the pattern (redone at every token) would grow without end.
+    clear_registered_secrets()
+    charge_id = await _pair_target(world)
+    world.counter.reset()
+    slug = world.pairing.replace("/", "-").replace("+", "-")
+    path = world.tmp / f"{slug}-{world.fault}-{run}.sqlite3"
+    _arm(world, world.fault, reads_down)
+    world.faults.fail_method = "POST"  # the 5xx hits the send, not a read of the charge
+    one, two = actors[first], actors[1 - first]
+
+    async def later(actor: _ActorRun, wait: float) -> None:
+        await asyncio.sleep(wait)
+        await _actor(world, actor, path, charge_id, amount)
+
+    try:
+        if gap == "after":
+            await _actor(world, one, path, charge_id, amount)
+            await _actor(world, two, path, charge_id, amount)
+        else:
+            await asyncio.gather(
+                _actor(world, one, path, charge_id, amount),
+                later(two, delay if gap == "small" else 0.0),
+            )
+    finally:
+        world.chaos.kill_next_send = False
+    # The end of every run, as in `one_run`: the network is back, whatever was in flight has
+    # landed, and a restarted paytui reconciles what it does not know.
+    world.chaos.reads_down_until = 0.0
+    await world.chaos.drain()
+    world.faults.reset()
+    world.counter.armed = False
+    final = await Session.open(world.chaos, path, settings, 5.0)
+    try:
+        await final.executor.reconcile_all(wait=True)
+        entries = final.journal.list()
+    finally:
+        await final.close()
+    verdict = _verdict(world, entries, world.fault)
+    crashed = sum(1 for a in actors for told in a.told if told.startswith("crashed"))
+    verdict["crashes"] = crashed
+    _note_lags(world, entries)
+    world.gaps[gap] += 1
+    world.refused += world.counter.refused
+    for actor in actors:
+        world.told[" → ".join(actor.told)] += 1
+    if describe or any(verdict.values()) or world.counter.refused:
+        world.described.append(
+            {
+                "pairing": world.pairing,
+                "fault": world.fault,
+                "run": run,
+                "gap": gap,
+                "delay": round(delay, 3) if gap == "small" else 0.0,
+                "first": one.name,
+                "actors": [
+                    {"name": a.name, "think": round(a.think, 3), "told": a.told, "said": a.said}
+                    for a in actors
+                ],
+                "reads_down": round(reads_down, 2),
+                "effects": world.counter.effects,
+                "service_refused": world.counter.refused,
+                "journal": [
+                    (
+                        e.id,
+                        e.actor,
+                        e.state,
+                        e.client_reference in world.counter.refs,
+                        e.error,
+                    )
+                    for e in entries
+                ],
+                "timeline": _timeline(world, entries),
+                **verdict,
+            }
+        )
+    return verdict
+
+
+async def _run_pair_world(
+    world: PairWorld, chosen: tuple[int, ...], seed: int, describe: bool, slots: asyncio.Semaphore
+) -> dict[str, Any]:
+    started = time.perf_counter()
+    totals: Counter[str] = Counter(duplicates=0, contradictions=0, unresolved=0, crashes=0)
+    for run in chosen:
+        rng = random.Random(f"{seed}:{world.pairing}:{world.fault}:{run}")
+        async with slots:
+            totals.update(await one_pair_run(world, run, rng, describe=describe))
+    return {
+        "runs": len(chosen),
+        **{name: totals[name] for name in ("duplicates", "contradictions", "unresolved")},
+        "crashes": totals["crashes"],
+        "seconds": round(time.perf_counter() - started, 1),
+    }
+
+
+async def _pair_world(
+    root: Path, db: Path, settings: Settings, pairing: str, fault: str, number: int
+) -> PairWorld:
+    """A sandbox app of its own (own fault switches and counter) over its own database copy."""
+    from paytui.sandbox.app import create_app
+
+    operation, roles = PAIRINGS[pairing]
+    own = root / f"sandbox-{number}.sqlite3"
+    shutil.copyfile(db, own)
+    switches = Faults()
+    counter = EffectCounter(create_app(own, faults=switches), switches)
+    transport = InProcessTransport(counter)
+    setup = PaymentClient(
+        BASE_URL, client_id=DEMO_CLIENT_ID, client_secret=DEMO_CLIENT_SECRET, transport=transport
+    )
+    page = await setup.list_accounts_page(status="approved", limit=1)
+    return PairWorld(
+        operation,
+        switches,
+        counter,
+        transport,
+        ChaosTransport(transport),
+        setup,
+        page.items[0].account_id,
+        settings,
+        root,
+        pairing=pairing,
+        roles=roles,
+        fault=fault,
+    )
+
+
+async def run_two_actors(
+    runs: int,
+    seed: int,
+    pairings: tuple[str, ...] = tuple(PAIRINGS),
+    faults: tuple[str, ...] = FAULTS,
+    settings: Settings | None = None,
+    only: tuple[int, ...] = (),
+    parallel: int = PARALLEL,
+    shards: int = 1,
+    cases: tuple[tuple[str, str], ...] = (),
+) -> list[dict[str, Any]]:
+    """Two independent actors who each mean the same action, `runs` runs per pairing and per
+    fault kind (see the module docstring); one result per pairing, with its figures per fault.
+
+    Every (pairing, fault) has its own sandbox apps and database copies: `shards` of them, run
+    r on shard r % shards (a world's runs go one after the other: its counter counts one run's
+    effects); at most `parallel` runs go on at once. A run's schedule depends on the seed, the
+    pairing, the fault and its number alone, whatever runs beside it, so `only` (just these
+    run numbers, described even when they hold) reruns exactly what a full run did. `cases`:
+    just these (pairing, fault) pairs instead of every pairing under every fault (a sample)."""
+    from paytui.sandbox.seed import build_database
+
+    settings = settings or Settings()
+    started = time.perf_counter()
+    chosen = only or tuple(range(runs))
+    shards = max(1, min(shards, len(chosen)))
+    with tempfile.TemporaryDirectory(prefix="paytui-chaos-2-") as tmp:
+        root = Path(tmp)
+        db = root / "sandbox.sqlite3"
+        await asyncio.to_thread(build_database, db, charges=50, seed=seed)
+        worlds: list[tuple[PairWorld, tuple[int, ...]]] = []
+        for pairing, fault in cases or tuple((p, f) for p in pairings for f in faults):
+            for shard in range(shards):
+                world = await _pair_world(root, db, settings, pairing, fault, len(worlds))
+                worlds.append((world, chosen[shard::shards]))
+        slots = asyncio.Semaphore(max(1, parallel))
+        try:
+            figures = await asyncio.gather(
+                *(_run_pair_world(w, mine, seed, bool(only), slots) for w, mine in worlds)
+            )
+        finally:
+            for world, _ in worlds:
+                await world.setup.aclose()
+    seconds = round(time.perf_counter() - started, 1)
+    results = []
+    for pairing in dict.fromkeys(w.pairing for w, _ in worlds):
+        mine = [(w, f) for (w, _), f in zip(worlds, figures, strict=True) if w.pairing == pairing]
+        per_fault: dict[str, dict[str, Any]] = {}
+        for world, figure in mine:
+            into = per_fault.setdefault(world.fault, Counter())
+            for name, value in figure.items():
+                into[name] = max(into[name], value) if name == "seconds" else into[name] + value
+        told: Counter[str] = Counter()
+        gaps: Counter[str] = Counter()
+        lags: dict[str, float] = {}
+        for world, _ in mine:
+            told.update(world.told)
+            gaps.update(world.gaps)
+            for name, value in world.lags.items():
+                lags[name] = max(lags.get(name, 0.0), value)
+        operation, roles = PAIRINGS[pairing]
+        results.append(
+            {
+                "pairing": pairing,
+                "operation": operation,
+                "roles": list(roles),
+                "runs": sum(f["runs"] for _, f in mine),
+                **{
+                    name: sum(f[name] for _, f in mine)
+                    for name in ("duplicates", "contradictions", "unresolved", "crashes")
+                },
+                "service_refused": sum(w.refused for w, _ in mine),
+                "faults": {fault: dict(figure) for fault, figure in per_fault.items()},
+                "gaps": dict(sorted(gaps.items())),
+                "told": dict(sorted(told.items())),
+                **{f"max_{name}": value for name, value in sorted(lags.items())},
+                "seconds": seconds,
+                "described_runs": sorted(
+                    (d for w, _ in mine for d in w.described),
+                    key=lambda d: (d["fault"], d["run"]),
+                ),
+            }
+        )
+    return results
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks.chaos", description=__doc__)
-    parser.add_argument("--runs", type=int, default=10, help="runs per kind (default 10)")
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.chaos",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--runs",
+        type=int,
+        default=10,
+        help="runs per kind; with --two-actors, per pairing and fault kind (default 10)",
+    )
     parser.add_argument("--seed", type=int, default=1, help="seed of the schedules (default 1)")
     parser.add_argument(
         "--kinds",
@@ -621,15 +1154,51 @@ def main(argv: list[str] | None = None) -> int:
         help=f"comma list of kinds (default: all: {','.join(KINDS)})",
     )
     parser.add_argument(
+        "--two-actors",
+        action="store_true",
+        help="run the two-actor mode instead of the kinds (see above)",
+    )
+    parser.add_argument(
+        "--pairings",
+        default=",".join(PAIRINGS),
+        help=f"with --two-actors: comma list (default: all: {','.join(PAIRINGS)})",
+    )
+    parser.add_argument(
+        "--faults",
+        default=",".join(FAULTS),
+        help=f"with --two-actors: comma list of fault kinds (default: all: {','.join(FAULTS)})",
+    )
+    parser.add_argument(
         "--run",
         type=int,
         action="append",
         default=[],
         metavar="N",
-        help="rerun only run N of each kind (repeatable): the schedule a failed run reported",
+        help="rerun only run N of each kind (with --two-actors: of each pairing and fault),"
+        " repeatable: the schedule a failed run reported",
     )
-    parser.add_argument("--verbose", action="store_true", help="describe each failed run on stderr")
+    parser.add_argument(
+        "--parallel",
+        type=int,
+        default=PARALLEL,
+        help=f"with --two-actors: runs at once (default {PARALLEL})",
+    )
+    parser.add_argument(
+        "--shards",
+        type=int,
+        default=1,
+        help="with --two-actors: sandbox apps per pairing and fault, whose runs go on side by"
+        " side (default 1)",
+    )
+    parser.add_argument(
+        "--verbose",
+        action="store_true",
+        help="describe each failed run on stderr (with --two-actors: also each run with a"
+        " commit the service refused)",
+    )
     args = parser.parse_args(argv)
+    if args.two_actors:
+        return _main_two_actors(parser, args)
     kinds = tuple(k.strip() for k in args.kinds.split(",") if k.strip())
     unknown = set(kinds) - set(KINDS)
     if unknown:
@@ -642,6 +1211,35 @@ def main(argv: list[str] | None = None) -> int:
         for detail in failed if args.verbose else ():
             print("  " + json.dumps(detail, default=str), file=sys.stderr)
         bad = bad or bool(result["duplicates"] or result["contradictions"])
+    return 1 if bad else 0
+
+
+def _main_two_actors(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    pairings = tuple(p.strip() for p in args.pairings.split(",") if p.strip())
+    faults = tuple(f.strip() for f in args.faults.split(",") if f.strip())
+    unknown = (set(pairings) - set(PAIRINGS)) | (set(faults) - set(FAULTS))
+    if unknown:
+        parser.error(f"unknown pairings or faults: {', '.join(sorted(unknown))}")
+    results = asyncio.run(
+        run_two_actors(
+            args.runs,
+            args.seed,
+            pairings,
+            faults,
+            only=tuple(args.run),
+            parallel=args.parallel,
+            shards=args.shards,
+        )
+    )
+    bad = False
+    for result in results:
+        failed = result.pop("described_runs")
+        print(json.dumps(result), flush=True)
+        for detail in failed if args.verbose else ():
+            print("  " + json.dumps(detail, default=str), file=sys.stderr)
+        bad = bad or any(
+            result[name] for name in ("duplicates", "contradictions", "unresolved", "crashes")
+        )
     return 1 if bad else 0
 
 

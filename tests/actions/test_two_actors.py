@@ -22,6 +22,7 @@ from paytui.actions.errors import (
     EarlierAttemptApplied,
     RecentlyDone,
     TargetChanged,
+    UnresolvedAction,
 )
 from paytui.actions.journal import Journal
 from paytui.api.client import PaymentClient
@@ -268,3 +269,35 @@ def test_the_journal_migrates_to_one_key_per_service(journal_path: Path) -> None
     with Journal(journal_path) as journal:
         assert [e.base_url for e in journal.list()] == ["http://localhost:8000"]
     assert time.monotonic() - started < 30
+
+
+async def test_a_live_senders_late_request_is_left_to_it_not_proven_absent(
+    client: PaymentClient, journal: Journal, journal_path: Path, clock: FakeClock, sale: Charge
+) -> None:
+    """Process one's refund is "sent" but its request leaves late (a slow "sent" write or
+    token fetch); process two, meaning the same refund, must not read one's entry back, prove
+    "not applied" after one's deadline by its own clock, and send a second refund: it is told
+    the refund is being sent by one, and one's refund is the only one."""
+    with Journal(journal_path) as other:
+        one = clocked_executor(client, journal, clock, actor="the command line of ana@desk-3")
+        two = clocked_executor(client, other, clock, actor="the command line of bo@desk-7")
+        held, release = asyncio.Event(), asyncio.Event()
+        send = client.create_refund
+
+        async def late(request: object) -> object:
+            held.set()
+            await release.wait()  # the request has not left yet
+            return await send(request)  # type: ignore[arg-type]
+
+        client.create_refund = late  # type: ignore[method-assign]
+        first = asyncio.ensure_future(one.refund(sale.charge_id, Decimal("5.00")))
+        await held.wait()
+        await clock.sleep(one.settle_seconds + 1)  # past one's deadline by the clock
+        client.create_refund = send  # type: ignore[method-assign]
+        basis = await two.observe("refund", sale.charge_id)
+        with pytest.raises(UnresolvedAction) as told:
+            await two.refund(sale.charge_id, Decimal("5.00"), basis=basis)
+        release.set()
+        assert (await first).succeeded
+    assert "being sent by the command line of ana@desk-3" in told.value.message
+    assert len(await refunds_of(client, sale.charge_id)) == 1

@@ -38,6 +38,8 @@ gets its outcome. Journal writes run in a thread so an fsync never blocks the ev
 from __future__ import annotations
 
 import asyncio
+import os
+import socket
 import uuid
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -128,6 +130,9 @@ _SUMMARY_TARGETS = {
 }
 #: Seconds added to the client's request deadline before "not found" proves "not applied".
 DEFAULT_SETTLE_MARGIN = 2.0
+#: Seconds past its settle time that an entry still "sent" by a live process of another paytui is
+#: left to that process (its request may leave late); after that it is read back as an orphan.
+LIVE_SENDER_GRACE = 60.0
 #: How long a success counts as "recent": the same action with the same amount on the same target
 #: within it needs an explicit "again" (the profile's `again_window_hours` changes it).
 DEFAULT_AGAIN_WINDOW = timedelta(hours=24)
@@ -311,6 +316,9 @@ class ActionExecutor:
         #: Who acts, in words another person understands ("the command line of ana@desk-3"):
         #: written with every entry, so "changed since you looked" can say by whom.
         self.actor = actor
+        #: This process ("host:pid"), written with each entry it sends: another process tells
+        #: from it whether an entry still "sent" has a live sender (`_sent_elsewhere`).
+        self.owner = f"{socket.gethostname()}:{os.getpid()}"
         self.again_window = again_window
         self.journal = journal
         self.policy = policy
@@ -426,6 +434,25 @@ class ActionExecutor:
             settled = await self._reconcile(entry, background=True)
             found.append(_outcome_of(settled))
         return found
+
+    def _sent_elsewhere(self, entry: JournalEntry) -> bool:
+        """Is `entry` being sent right now by another executor whose process is alive?
+
+        "pending" / "sent", not one of ours, stamped within the settle time plus
+        `LIVE_SENDER_GRACE`, and its owner either another machine or a process of this one that
+        is still running. Older, or its process gone: left to the read-back (an orphan)."""
+        if entry.state not in {"pending", "sent"} or entry.owner is None:
+            return False
+        if any(slot.entry_id == entry.id for slot in self._in_flight.values()):
+            return False
+        stamp = entry.sent_at or entry.created_at
+        age = (self.clock() - stamp).total_seconds()
+        if age > self.settle_seconds + LIVE_SENDER_GRACE:
+            return False
+        host, _, pid = entry.owner.rpartition(":")
+        if host == socket.gethostname() and pid.isdigit() and not _alive(int(pid)):
+            return False
+        return True
 
     def _in_flight_ids(self, operation: str, target: str, mark: int) -> frozenset[int]:
         """Entries of `operation` on `target` unsettled at `mark` (a worker thread's read)."""
@@ -1227,6 +1254,7 @@ class ActionExecutor:
                 guard_in_flight=flying,
                 account_id=target if _SUMMARY_TARGETS.get(operation) == "account_id" else None,
                 actor=self.actor,
+                owner=self.owner,
             )
         except JournalConflict as conflict:
             other = conflict.entry
@@ -1508,6 +1536,17 @@ class ActionExecutor:
             )
         )
         for entry in entries:
+            if self._sent_elsewhere(entry):
+                # Its sender is alive and waiting for the answer: only it knows when its request
+                # really left (a slow "sent" write or token fetch delays it), so a read-back from
+                # here could prove "not applied" too early. Nothing is sent; it settles it.
+                noun = _NOUNS.get(operation, operation)
+                who = f" by {entry.actor}" if entry.actor else " by another paytui"
+                raise UnresolvedAction(
+                    f"The same {noun} (#{entry.id}) is being sent{who} right now; nothing was"
+                    " sent — see History for its outcome",
+                    entry.id,
+                )
             settled = await self._prove(entry, slot, background=True)
             if settled.entry.state == "succeeded" and entry.id != acknowledge:
                 # Unsettled when this began, it happened (told by its own sender meanwhile, or
@@ -1588,6 +1627,17 @@ class _Go:
     #: The amount asked (a refund's), kept with a refusal in the audit trail.
     amount: Decimal | None = None
     depth: int = 0
+
+
+def _alive(pid: int) -> bool:
+    """Is process `pid` of this machine running? (Signal 0 checks without sending anything.)"""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # it exists, owned by another user
+        return True
+    return True
 
 
 def _amount_identity(amount: Decimal | None) -> str | None:

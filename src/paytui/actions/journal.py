@@ -119,7 +119,8 @@ CREATE TABLE IF NOT EXISTS actions (
     never_sent       INTEGER NOT NULL DEFAULT 0,
     unacknowledged   INTEGER NOT NULL DEFAULT 0,
     client_id        TEXT,
-    actor            TEXT
+    actor            TEXT,
+    owner            TEXT
 );
 """
 _REFUSALS = """
@@ -191,6 +192,8 @@ def _migrate(db: sqlite3.Connection) -> None:
             db.execute("ALTER TABLE actions ADD COLUMN client_id TEXT")
         if "actor" not in present:  # schema 3: who acted
             db.execute("ALTER TABLE actions ADD COLUMN actor TEXT")
+        if "owner" not in present:  # schema 3: which process on which machine sends it
+            db.execute("ALTER TABLE actions ADD COLUMN owner TEXT")
         if version < 4:  # schema 4: one key per service
             _canonical_services(db)
     db.executescript(_TABLE + _REFUSALS + _INDEXES + f"PRAGMA user_version = {_SCHEMA_VERSION};")
@@ -268,6 +271,9 @@ class JournalEntry:
     #: Who acted, in words for another person: "the command line of ana@desk-3" (None: unknown,
     #: a journal of an older paytui).
     actor: str | None = None
+    #: The process that sends it, "host:pid" (None: a journal of an older paytui). Another
+    #: process leaves an entry it finds "sent" by a live sender to that sender.
+    owner: str | None = None
 
     @property
     def unresolved(self) -> bool:
@@ -324,6 +330,7 @@ class JournalEntry:
             unacknowledged=bool(row["unacknowledged"]),
             client_id=row["client_id"],
             actor=row["actor"],
+            owner=row["owner"],
         )
 
 
@@ -418,6 +425,7 @@ class Journal:
         guard_in_flight: Iterable[int] = (),
         account_id: str | None = None,
         actor: str | None = None,
+        owner: str | None = None,
     ) -> JournalEntry:
         """Write (and commit, durably) the intent of an action; returns the "pending" entry.
 
@@ -451,8 +459,8 @@ class Journal:
                 cursor = self._db.execute(
                     "INSERT INTO actions (client_reference, profile, base_url, operation,"
                     " charge_id, amount, request_summary, state, retry_of, created_at,"
-                    " updated_at, settle_seconds, client_id, actor)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?)",
+                    " updated_at, settle_seconds, client_id, actor, owner)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?)",
                     (
                         reference,
                         profile,
@@ -467,6 +475,7 @@ class Journal:
                         settle_seconds,
                         client_id,
                         actor,
+                        owner,
                     ),
                 )
                 self._db.execute("COMMIT")
