@@ -450,9 +450,8 @@ class ActionExecutor:
         if age > self.settle_seconds + LIVE_SENDER_GRACE:
             return False
         host, _, pid = entry.owner.rpartition(":")
-        if host == socket.gethostname() and pid.isdigit() and not _alive(int(pid)):
-            return False
-        return True
+        gone = host == socket.gethostname() and pid.isdigit() and not _alive(int(pid))
+        return not gone
 
     def _in_flight_ids(self, operation: str, target: str, mark: int) -> frozenset[int]:
         """Entries of `operation` on `target` unsettled at `mark` (a worker thread's read)."""
