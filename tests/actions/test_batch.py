@@ -8,6 +8,8 @@ way and resumed leaves exactly one refund per charge.
 from __future__ import annotations
 
 import asyncio
+import socket
+import subprocess
 from decimal import Decimal
 from pathlib import Path
 from types import SimpleNamespace
@@ -101,6 +103,13 @@ async def test_bulk_capture_of_200_leaves_exactly_200_captures(
     log.close()
 
 
+def _finished_pid() -> int:
+    """The id of a process that has ended (a killed paytui's, as far as the journal can tell)."""
+    done = subprocess.Popen(["true"])
+    done.wait()
+    return done.pid
+
+
 async def test_a_bulk_refund_killed_half_way_and_resumed_refunds_each_charge_once(
     client: PaymentClient, journal_path: Path, clock: FakeClock, wire: WireTransport, sale: Charge
 ) -> None:
@@ -108,6 +117,9 @@ async def test_a_bulk_refund_killed_half_way_and_resumed_refunds_each_charge_onc
     plan = plan_batch("refund", sales)
     first_journal = Journal(journal_path)
     first = clocked_executor(client, first_journal, clock)
+    # Its entries name a process that is gone by the resume, as a killed one is (not this one,
+    # which is alive, so its entries would read as "being sent right now" by a live sender).
+    first.owner = f"{socket.gethostname()}:{_finished_pid()}"
     runner = BatchRunner(first, BatchLog(journal_path))
     run = asyncio.ensure_future(runner.start(plan))
 
