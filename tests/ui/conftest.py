@@ -66,6 +66,26 @@ def make_app(
     return PaytuiApp(factory, **kwargs)
 
 
+def switchable_app(sandbox_transport: httpx.AsyncBaseTransport) -> tuple[PaytuiApp, Any]:
+    """An app whose every profile reaches the same sandbox, and a second sandbox profile
+    ("alpha") to switch to (`apply_connection`): for what happens during a profile switch."""
+    from pydantic import SecretStr
+
+    from paytui.config.connection import Connection
+
+    app = make_app(sandbox_transport)
+    same_backend = app._client_factory
+    app._factory_builder = lambda _connection: same_backend
+    connection = Connection(
+        profile_name="alpha",
+        environment="sandbox",
+        base_url="http://sandbox",
+        client_id=DEMO_CLIENT_ID,
+        client_secret=SecretStr(DEMO_CLIENT_SECRET),
+    )
+    return app, connection
+
+
 def screen_text(app: PaytuiApp) -> str:
     """What the terminal shows right now, as plain text (for asserting on visible words)."""
     width, height = app.size

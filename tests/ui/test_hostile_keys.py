@@ -9,14 +9,17 @@ import sqlite3
 from pathlib import Path
 
 import httpx
-from pydantic import SecretStr
 from textual.command import CommandList
 
-from paytui.config.connection import Connection
 from paytui.ui.screens.help import HelpScreen
 from paytui.ui.widgets.charge_table import ChargeTable
 from paytui.ui.widgets.palette import GuardedCommandPalette
-from tests.ui.conftest import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET, make_app, screen_text, settle
+from tests.ui.conftest import (
+    make_app,
+    screen_text,
+    settle,
+    switchable_app,
+)
 
 
 async def test_palette_page_keys_before_its_list_is_laid_out_do_not_crash(
@@ -51,16 +54,7 @@ async def test_palette_page_keys_before_its_list_is_laid_out_do_not_crash(
 async def test_keys_typed_during_a_profile_switch_do_not_crash(
     sandbox_transport: httpx.AsyncBaseTransport,
 ) -> None:
-    app = make_app(sandbox_transport)
-    same_backend = app._client_factory
-    app._factory_builder = lambda _connection: same_backend
-    connection = Connection(
-        profile_name="alpha",
-        environment="sandbox",
-        base_url="http://sandbox",
-        client_id=DEMO_CLIENT_ID,
-        client_secret=SecretStr(DEMO_CLIENT_SECRET),
-    )
+    app, connection = switchable_app(sandbox_transport)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         app._switching_modes = True  # input in the middle of the rebuild is dropped

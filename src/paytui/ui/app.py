@@ -24,7 +24,8 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.reactive import reactive
 from textual.screen import Screen
 from textual.signal import Signal
-from textual.worker import NoActiveWorker, get_current_worker
+from textual.widget import AwaitMount
+from textual.worker import NoActiveWorker, WorkerCancelled, get_current_worker
 
 from paytui.actions.registry import spec_for
 from paytui.collector import RESUME_AFTER, resume_collector
@@ -36,8 +37,9 @@ from paytui.ui.screens.charges import ChargeSearchScreen
 from paytui.ui.widgets.list_state import ListState, waiting_text
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Mapping, Sequence
 
+    from textual.command import CommandListItem
     from textual.dom import DOMNode
 
     from paytui.api.client import PaymentClient, RetryWait
@@ -270,6 +272,7 @@ class PaytuiApp(App[None]):
         """True once the first page of charges is on screen (or `RESUME_AFTER` passed)."""
         self._sandbox: EmbeddedSandbox | None = None
         self._switching_modes = False
+        self._profile_switch = asyncio.Lock()
         #: Published after an action changed charges (their ids): every list and detail on any
         #: screen stack that shows one of them reads it again, without ctrl+r.
         self.charges_changed: Signal[tuple[str, ...]] = Signal(self, "charges_changed")
@@ -318,13 +321,42 @@ class PaytuiApp(App[None]):
         return safe(super().validate_sub_title(sub_title))
 
     def action_command_palette(self) -> None:
-        """Textual's palette, with the guard against its PageDown crash (`widgets.palette`)."""
+        """Textual's palette, with the guards against its crashes (`widgets.palette`)."""
         from textual.command import CommandPalette
 
         from paytui.ui.widgets.palette import GuardedCommandPalette
 
         if self.use_command_palette and not CommandPalette.is_open(cast(App[object], self)):
-            self.push_screen(GuardedCommandPalette(id="--command-palette"))
+            # No id (Textual gives its own "--command-palette"; `is_open` looks at a class): a
+            # palette just dismissed keeps its id until it has been removed, which takes a few
+            # turns of the loop, and ctrl+p typed in that window raised `DuplicateIds` (UI fuzz).
+            self.push_screen(GuardedCommandPalette())
+
+    def search_themes(self) -> None:
+        """The theme picker (the palette's "Theme", Textual's `change_theme`): Textual's, in the
+        guarded palette. Textual's own pushed a plain `CommandPalette`, in which PageDown typed
+        as it opened raised `KeyError` and two enters popped the screen beneath it
+        (`ScreenStackError`): both seen in the UI fuzz."""
+        from textual.theme import ThemeProvider
+
+        from paytui.ui.widgets.palette import GuardedCommandPalette
+
+        self.push_screen(
+            GuardedCommandPalette(providers=[ThemeProvider], placeholder="Search for themes…")
+        )
+
+    def search_commands(
+        self, commands: Sequence[CommandListItem], placeholder: str = "Search for commands…"
+    ) -> AwaitMount:
+        """Textual's list of commands, in the guarded palette (as `search_themes`)."""
+        from textual.command import SimpleProvider
+
+        from paytui.ui.widgets.palette import GuardedCommandPalette
+
+        # As Textual's own: a provider instance, which its `ProviderSource` type does not list.
+        provider: Any = SimpleProvider(self.screen, list(commands))
+        palette = GuardedCommandPalette(providers=[provider], placeholder=placeholder)
+        return self.push_screen(palette)
 
     # --- connection -------------------------------------------------------------------------------
     def _apply_connection_attributes(self, connection: Connection | None) -> None:
@@ -545,7 +577,9 @@ class PaytuiApp(App[None]):
         if self._client is not None:
             return self._client
         future = self._client_future
-        if future is None or (future.done() and future.exception() is not None):
+        if future is None or (
+            future.done() and (future.cancelled() or future.exception() is not None)
+        ):
             future = self._client_future = asyncio.get_running_loop().create_future()
             future.add_done_callback(lambda f: f.cancelled() or f.exception())
             self._connect_started = False
@@ -570,6 +604,12 @@ class PaytuiApp(App[None]):
                 client = await self._client_factory()
             else:
                 client = await self._embedded_client()
+        except asyncio.CancelledError:
+            # Superseded (a profile switch, `apply_connection`) or the app is exiting: the
+            # waiters are cancelled with it. A failure would be reported by each of them (an
+            # export, a list read), and was: an empty `RuntimeError`, then `WorkerCancelled`.
+            future.cancel()
+            raise
         except BaseException as exc:  # the waiters report it; the app keeps running
             if not future.done():
                 future.set_exception(exc if isinstance(exc, Exception) else RuntimeError(str(exc)))
@@ -599,7 +639,14 @@ class PaytuiApp(App[None]):
         worker = self.run_worker(
             self._wait_for_sandbox, thread=True, group="sandbox", exit_on_error=False
         )
-        await worker.wait()
+        try:
+            await worker.wait()
+        except WorkerCancelled:
+            # `Worker.wait` awaits the worker's task, so cancelling this connection (a profile
+            # switch cancels the "connect" group) cancels that task too, and `wait` reports it as
+            # `WorkerCancelled`, an `Exception`: it was taken for a failed connection, and an
+            # export waiting for the client ended the app (the UI fuzz). It is a cancellation.
+            raise asyncio.CancelledError from None
         from paytui.ui.launch import embedded_client
 
         return embedded_client(self._spawn_sandbox())  # started by `_wait_for_sandbox`
@@ -899,12 +946,23 @@ class PaytuiApp(App[None]):
         Screens are rebuilt by resetting every mode (each screen and its stack is discarded and
         re-created on first visit), which cancels their workers with the old client and repaints
         the header; simpler and more robust than asking each screen to reload.
+
+        One switch at a time: a second one (chosen while the first rebuilt the modes) waits,
+        then applies; two rebuilds at once removed each other's modes.
         """
+        async with self._profile_switch:
+            await self._apply_connection(connection)
+
+    async def _apply_connection(self, connection: Connection) -> None:
         self._register_secrets(connection)  # the old ones stay registered: scrubbing more is safe
         builder = self._factory_builder or _default_factory_builder
         factory = builder(connection)
         old_client = self._client
         self.workers.cancel_group(self, "connect")
+        if self._client_future is not None:
+            # Whoever waits for the old profile's client (a list read, an export) waits no more:
+            # cancelled, as their screens are about to be (`_reset_modes`).
+            self._client_future.cancel()
         self._apply_connection_attributes(connection)
         self._client_factory = factory
         self._client = None
@@ -945,15 +1003,25 @@ class PaytuiApp(App[None]):
         self._switching_modes = True
         try:
             self.add_mode(holding, Screen)
-            await self.switch_mode(holding)
+            await super().switch_mode(holding)
             for mode in [m for m in self._modes if m != holding]:
                 base = self._modes[mode]
                 await self.remove_mode(mode)
                 self.add_mode(mode, base)
-            await self.switch_mode(current)
+            await super().switch_mode(current)
             await self.remove_mode(holding)
         finally:
             self._switching_modes = False
+
+    def switch_mode(self, mode: str) -> AwaitMount:
+        """Textual's, except while a profile switch rebuilds the modes (`_reset_modes`): then
+        only the rebuild switches. A key that was past the input filter (`on_event`) when the
+        rebuild began (`5`, escape, a palette's "Go to" run after the palette closed) switched
+        to a mode in the middle of it, and removing that mode, now the active one, raised
+        `ActiveModeError` (UI fuzz). Such a key is dropped, as input during the rebuild is."""
+        if self._switching_modes:
+            return AwaitMount(self.screen, [])
+        return super().switch_mode(mode)
 
     async def on_event(self, event: events.Event) -> None:
         # Upstream bug (Textual 8.2.8): `App.on_event` forwards every key and click to

@@ -280,7 +280,11 @@ class HistoryScreen(PaytuiScreen[None]):
     async def _open_export(self) -> None:
         from paytui.ui.screens.modals.export import ExportModal
 
-        executor = await paytui_app(self).actions.executor()
+        try:
+            executor = await paytui_app(self).actions.executor()
+        except Exception as exc:  # no journal or not connected (the list says why too)
+            self.notify(f"Cannot export: {exc}", title="Export", severity="error", markup=False)
+            return
         what = "Export the audit trail" + (
             f" ({self.query_one('#history-filter', Input).value.strip()})"
             if self.filter != AuditFilter()

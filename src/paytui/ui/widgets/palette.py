@@ -14,14 +14,25 @@ ctrl+p, a letter, escape) its children are already gone, so the watcher's `query
 closed, failed the same way on its first `query_one`. A palette without its children has
 nothing to show busy on and nothing to search for.
 And, like every paytui screen, it is dismissed once (`paytui.ui.dismiss.DismissOnce`).
+
+A third (same version, `CommandPalette._select_command` / `_select_or_command`): keys typed fast
+are all handed to the palette's input before the palette handles the first one's choice, so two
+enters queued two choices; the palette, already dismissed by the first, ran the command again for
+each (and a plain `CommandPalette` dismissed itself again: the screen beneath it was popped, up to
+"Can't pop screen", `ScreenStackError`). A palette no longer on top takes no choice.
+
+Every palette paytui opens is this one: ctrl+p (`PaytuiApp.action_command_palette`) and Textual's
+own pickers (`PaytuiApp.search_themes`, `search_commands`: the theme picker was a plain
+`CommandPalette`, and the fuzz crashed in it with both bugs above).
 """
 
 from __future__ import annotations
 
-from textual import work
+from textual import on, work
 from textual.command import CommandList, CommandPalette
 from textual.css.query import NoMatches
-from textual.widgets import LoadingIndicator
+from textual.message import Message
+from textual.widgets import Button, Input, LoadingIndicator, OptionList
 
 from paytui.ui.dismiss import DismissOnce
 
@@ -31,7 +42,18 @@ _PAGE_MOVES = frozenset({"page_down", "page_up"})
 
 
 class GuardedCommandPalette(DismissOnce, CommandPalette):
-    """`CommandPalette` whose page moves wait until its list has been laid out."""
+    """`CommandPalette` whose page moves wait until its list has been laid out, and that takes
+    one choice: the first one dismisses it, any queued behind it is dropped."""
+
+    @on(Input.Submitted)
+    @on(Button.Pressed)
+    @on(OptionList.OptionSelected)
+    def _no_choice_once_dismissed(self, event: Message) -> None:
+        # Runs before `CommandPalette`'s own handlers of these messages (this class comes first
+        # in the MRO), and `prevent_default` skips those.
+        if not self.is_active:  # dismissed: no longer the top screen
+            event.stop()
+            event.prevent_default()
 
     def _action_command_list(self, action: str) -> None:
         if action in _PAGE_MOVES:
