@@ -5,11 +5,30 @@ Fixture modules are registered as plugins so that each layer owns its own fixtur
 
 from __future__ import annotations
 
+import compileall
+import os
+import sys
 from pathlib import Path
 
 import pytest
 
 pytest_plugins = ["tests.fixtures_sandbox", "tests.fixtures_api"]
+
+# Bytecode is written and reused during the run, whatever the environment says. With
+# PYTHONDONTWRITEBYTECODE set (as it is on this project's machines), every Python process of the
+# suite compiled paytui and the test modules from source again: each of the three workers as it
+# collected (about 8 of its 13 s of CPU), then every `paytui` process a test starts (the CLI, the
+# served sandbox, the second actor). Set here, in the process that starts the workers, before
+# they start, so that they and every process they start inherit it.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+sys.dont_write_bytecode = False
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Compile paytui once, on both cores, before the workers start importing it."""
+    if not hasattr(config, "workerinput"):  # the run's first process, not an xdist worker
+        source = Path(__file__).resolve().parents[1] / "src" / "paytui"
+        compileall.compile_dir(source, quiet=2, workers=2)
 
 
 @pytest.fixture(autouse=True)

@@ -23,22 +23,53 @@ pytestmark = pytest.mark.asyncio
 AppFactory = Callable[..., PaytuiApp]
 
 
-def _app(app_factory: AppFactory, profile: str) -> PaytuiApp:
-    if profile == "read-only":
-        app = app_factory()
-        app.read_only = True
-        return app
-    return app_factory(client_id=LIMITED_CLIENT_ID, client_secret=LIMITED_CLIENT_SECRET)
-
-
-@pytest.mark.parametrize("profile", ["read-only", "limited-scopes"])
-async def test_every_write_action_is_disabled_on_every_screen(
-    app_factory: AppFactory, profile: str
-) -> None:
-    app = _app(app_factory, profile)
+async def _write_actions_are_off(app: PaytuiApp, pilot: Any, name: str, seen: set[str]) -> None:
+    """On the screen on top: every writing action bound here is disabled, says why, and does
+    nothing when run anyway (its id is added to `seen`)."""
     writes = {spec.id for spec in writing_actions()}
-    seen: set[str] = set()
-    async with app.run_test(size=(120, 40)) as pilot:
+    screen = app.screen
+    for live in keys.live_bindings(screen):
+        # Help's headings are words for people, never a class name ("FitNavTable").
+        assert not re.fullmatch(r"(?:[A-Z][a-z]+){2,}", live.scope), (name, live.scope)
+        spec = spec_for(live.binding.action)
+        if spec is None or spec.id not in writes:
+            continue
+        seen.add(spec.id)
+        where = f"{name}: {live.binding.action} (read-only: {app.read_only})"
+        assert not live.enabled, where
+        assert live.reason, where  # help says why
+        depth = len(app.screen_stack)
+        assert await app.run_action(live.binding.action, live.namespace) is False, where
+        await pilot.pause()
+        assert len(app.screen_stack) == depth and app.screen is screen, where
+
+
+async def test_every_screen_and_modal_shows_production_and_runs_no_write_action(
+    sandbox_transport: Any,
+) -> None:
+    """One walk over every screen and modal, each opened on a production profile whose token
+    lacks every write scope:
+
+    - the red PRODUCTION bar is on the top line, at 120x40 and at 80x24 (full-screen dialogs
+      included; what is checked is the layout at each size, so the app is resized on each
+      screen rather than started twice);
+    - every writing action bound there is disabled, says why and does nothing when run, both
+      as the profile is read-only and, read-only off, for want of the scope (two reasons from
+      the one gate, `PaytuiApp.why_disabled`: a screen that looked at one only would fail).
+    """
+    from tests.ui.conftest import make_app, screen_text
+    from tests.ui.every_screen import _connection
+
+    app = make_app(
+        sandbox_transport,
+        connection=_connection(),
+        client_id=LIMITED_CLIENT_ID,
+        client_secret=LIMITED_CLIENT_SECRET,
+    )
+    sizes = [(120, 40), (80, 24)]
+    seen: dict[bool, set[str]] = {True: set(), False: set()}
+    hidden = []
+    async with app.run_test(size=sizes[0]) as pilot:
         await settle(app, pilot)
         await app.actions.executor()  # the token's scopes are known from here on
         for name, build in every_screen():
@@ -46,24 +77,23 @@ async def test_every_write_action_is_disabled_on_every_screen(
             await app.push_screen(screen)
             await settle(app, pilot)
             assert app.screen is screen, name
-            for live in keys.live_bindings(screen):
-                # Help's headings are words for people, never a class name ("FitNavTable").
-                assert not re.fullmatch(r"(?:[A-Z][a-z]+){2,}", live.scope), (name, live.scope)
-                spec = spec_for(live.binding.action)
-                if spec is None or spec.id not in writes:
-                    continue
-                seen.add(spec.id)
-                where = f"{name}: {live.binding.action}"
-                assert not live.enabled, where
-                assert live.reason, where  # help says why
-                depth = len(app.screen_stack)
-                assert await app.run_action(live.binding.action, live.namespace) is False, where
-                await pilot.pause()
-                assert len(app.screen_stack) == depth and app.screen is screen, where
+            # Each screen is opened at the size the last one was left at, then resized.
+            for size in sizes:
+                if app.size != size:
+                    await pilot.resize_terminal(*size)
+                    await settle(app, pilot)
+                top = screen_text(app).splitlines()[0]
+                if "PRODUCTION" not in top or "prod" not in top:
+                    hidden.append((name, "{}x{}".format(*size), top))
+            sizes.reverse()
+            for read_only in (True, False):
+                app.read_only = read_only
+                await _write_actions_are_off(app, pilot, name, seen[read_only])
             await app.pop_screen()
-            await settle(app, pilot)
+    assert not hidden
     # Not vacuous: every writing action of the registry is bound on some screen.
-    assert seen == writes, writes - seen
+    writes = {spec.id for spec in writing_actions()}
+    assert seen[True] == seen[False] == writes, writes - seen[True]
 
 
 async def test_write_actions_are_enabled_with_every_scope(app_factory: AppFactory) -> None:
@@ -106,30 +136,3 @@ def _subject_for(action: str, kind: str | None) -> Any:
 
         return SESSION
     return None
-
-
-async def test_production_bar_shows_on_every_screen_and_modal(sandbox_transport: Any) -> None:
-    """Under a production profile the red PRODUCTION bar is on the top line of every screen and
-    every modal, full-screen dialogs included, at 120x40 and at 80x24 (one app, resized on each
-    screen: what is checked is the layout at each size, not a second start-up)."""
-    from tests.ui.conftest import make_app, screen_text
-    from tests.ui.every_screen import _connection
-
-    app = make_app(sandbox_transport, connection=_connection())
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(app, pilot)
-        hidden = []
-        for name, build in every_screen():
-            screen = build()
-            await app.push_screen(screen)
-            await settle(app, pilot)
-            for width, height in ((120, 40), (80, 24)):
-                await pilot.resize_terminal(width, height)
-                await settle(app, pilot)
-                top = screen_text(app).splitlines()[0]
-                if "PRODUCTION" not in top or "prod" not in top:
-                    hidden.append((name, f"{width}x{height}", top))
-            await pilot.resize_terminal(120, 40)
-            await app.pop_screen()
-            await settle(app, pilot)
-        assert not hidden

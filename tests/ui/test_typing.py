@@ -1,10 +1,10 @@
 """Keys typed with no pause land field by field, in every form (issue 15, part 1).
 
-Each form is typed two ways: a burst (every key event posted into the app's queue at once, as a
-fast typist on a busy machine delivers them), and the burst again while a worker keeps the event
-loop busy. (One key after the other, `pilot.press`, is how every other UI test types.) Then each
-field's exact value is checked, and that no other screen or dialog opened (digits and letters are
-global keys beneath the forms).
+Each form is typed in a burst (every key event posted into the app's queue at once, as a fast
+typist on a busy machine delivers them) while a worker keeps the event loop busy; the card form and
+the search line also in a burst alone. (One key after the other, `pilot.press`, is how every other
+UI test types.) Then each field's exact value is checked, and that no other screen or dialog opened
+(digits and letters are global keys beneath the forms).
 
 Why a burst failed before: a `tab` was queued at the focused field like any key and moved focus
 only after bubbling up to the screen's binding, by which time the keys typed after it were already
@@ -45,7 +45,10 @@ def journal(tmp_path: Path) -> Path:
 
 
 ACCOUNT = "pa_b4kfel3guxntcchyplvq"
-MODES = ["burst", "busy"]
+#: Every form is typed in a burst on a busy loop (the burst posted while a worker keeps the loop
+#: busy: the harder case); the card form and the search line also in a burst alone.
+MODES = ["busy"]
+BOTH_MODES = ["burst", "busy"]
 _NAMES = {
     "\t": "tab",
     ".": "full_stop",
@@ -111,7 +114,7 @@ async def open_new_charge(app: PaytuiApp, pilot: Any, method: str = "card") -> N
     return screen
 
 
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", BOTH_MODES)
 async def test_new_charge_by_card(app_factory: AppFactory, mode: str) -> None:
     app = app_factory()
     async with app.run_test(size=(120, 40)) as pilot:
@@ -315,7 +318,7 @@ async def test_tags_editor(app_factory: AppFactory, mode: str, journal: Path) ->
         assert value(dialog, "attributes") == "team=blue\nshift=night"
 
 
-@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("mode", BOTH_MODES)
 async def test_search_line(app_factory: AppFactory, mode: str) -> None:
     app = app_factory()
     async with app.run_test(size=(120, 40)) as pilot:
