@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-pytest_plugins = ["tests.fixtures_sandbox", "tests.fixtures_api"]
+pytest_plugins = ["tests.fixtures_sandbox", "tests.fixtures_api", "tests.second_service.fixtures"]
 
 # Bytecode is written and reused during the run, whatever the environment says. With
 # PYTHONDONTWRITEBYTECODE set (as it is on this project's machines), every Python process of the

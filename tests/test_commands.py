@@ -4,13 +4,11 @@ code, and that a money command sends once. The commands run against the in-proce
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import io
 import json
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,16 +18,14 @@ import pytest
 from paytui.api.client import PaymentClient
 from paytui.cli import main as paytui_main
 from paytui.cli import split_globals
-from paytui.commands import main
-from paytui.commands.runtime import Exit, Io
+from paytui.commands.runtime import Exit
 from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
 from tests.actions.support import WireTransport
+from tests.cli_support import Run, cli_runner
 
 CARD = "4111111111111111"
 #: An ad hoc production connection (the connector still talks to the sandbox).
 PRODUCTION = {"PAYTUI_BASE_URL": "https://pay.example.com", "PAYTUI_TOKEN": "t0ken-for-tests"}
-
-Run = Callable[..., tuple[int, str, str]]
 
 
 @pytest.fixture
@@ -40,31 +36,15 @@ def wire(sandbox_transport: httpx.AsyncBaseTransport) -> WireTransport:
 @pytest.fixture
 def run(wire: WireTransport, tmp_path: Path) -> Run:
     """`run(*argv, stdin="", tty=False, env={})` -> (exit code, stdout, stderr)."""
-
-    @contextlib.asynccontextmanager
-    async def connector(_connection: Any) -> AsyncIterator[PaymentClient]:
-        async with PaymentClient(
+    return cli_runner(
+        lambda: PaymentClient(
             "http://sandbox",
             client_id=DEMO_CLIENT_ID,
             client_secret=DEMO_CLIENT_SECRET,
             transport=wire,
-        ) as client:
-            yield client
-
-    def invoke(
-        *argv: str, stdin: str = "", tty: bool = False, env: dict[str, str] | None = None
-    ) -> tuple[int, str, str]:
-        out, err = io.StringIO(), io.StringIO()
-        code = main(
-            list(argv),
-            io=Io(out=out, err=err, inp=io.StringIO(stdin), interactive=tty),
-            connector=connector,
-            journal_path=tmp_path / "journal.sqlite3",
-            environ=env or {},
-        )
-        return code, out.getvalue(), err.getvalue()
-
-    return invoke
+        ),
+        tmp_path / "journal.sqlite3",
+    )
 
 
 def _jsonl(text: str) -> list[dict[str, Any]]:
@@ -160,6 +140,34 @@ def test_charges_show_json_and_not_found(run: Run) -> None:
     assert fields["status"] == "chargeback" and fields["time"].endswith("Z")
     code, out, err = run("charges", "show", "f" * 24)
     assert code == Exit.NOT_FOUND and out == "" and err.startswith("paytui: error:")
+
+
+def test_charges_show_json_prints_the_charge_as_the_service_sent_it(
+    run: Run, sandbox_transport: httpx.AsyncBaseTransport
+) -> None:
+    """No key the service did not send (the model's unset fields as nulls), none dropped."""
+    import asyncio
+
+    charge_id = _first(run, "status:success", "type:sale")["charge_id"]
+
+    async def as_sent() -> dict[str, Any]:
+        http = httpx.AsyncClient(transport=sandbox_transport, base_url="http://sandbox")
+        async with http:
+            token = await http.post(
+                "/v2/services/oauth2/token",
+                data={"grant_type": "client_credentials"},
+                auth=(DEMO_CLIENT_ID, DEMO_CLIENT_SECRET),
+            )
+            bearer = {"Authorization": f"Bearer {token.json()['access_token']}"}
+            answer = await http.get(f"/v2/charges/{charge_id}", headers=bearer)
+            return dict(answer.json())
+
+    sent = asyncio.run(as_sent())
+    code, out, _ = run("charges", "show", charge_id, "--format", "json")
+    shown = json.loads(out)
+    assert code == Exit.OK
+    assert sorted(shown) == sorted(sent)
+    assert shown == sent
 
 
 def test_capture_asks_or_needs_yes_and_sends_once(run: Run, wire: WireTransport) -> None:

@@ -44,7 +44,7 @@ from paytui.text import safe
 
 if TYPE_CHECKING:
     from paytui.api.client import PaymentClient
-    from paytui.api.models import Charge
+    from paytui.api.models import Charge, Trust
     from paytui.api.queries import ChargeQuery
 
 __all__ = [
@@ -427,6 +427,7 @@ async def charge_pages(
     page_size: int = PAGE_SIZE,
     progress: Progress | None = None,
     now: datetime | None = None,
+    trust: Trust | None = None,
 ) -> AsyncIterator[list[Charge]]:
     """Every page of a search, one list at a time (nothing kept: the caller writes and drops
     it). `progress.total` is set from the first page when the service says how many.
@@ -443,6 +444,8 @@ async def charge_pages(
     async for page in client.search_charges(pinned, page_size=page_size):
         if progress is not None and progress.total is None:
             progress.total = page.total
+        if trust is not None:  # what the rows showed of the filters (`paytui.api.models.Trust`)
+            trust.add(page)
         yield list(page.items)
 
 
@@ -606,7 +609,10 @@ def write_record(stream: IO[str], row: Any, fmt: str, table: dict[str, Column]) 
         from paytui.api.errors import redact_data
         from paytui.text import escaped
 
-        data = row.model_dump(mode="json") if hasattr(row, "model_dump") else row
+        # Only the fields the service sent (its unknown ones included), not a None for every
+        # field the model knows.
+        dump = getattr(row, "model_dump", None)
+        data = dump(mode="json", exclude_unset=True) if dump is not None else row
         text = json.dumps(redact_data(data), ensure_ascii=False, indent=2)
         stream.write(escaped(text, keep_lines=True) + "\n")
         return

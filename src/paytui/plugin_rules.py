@@ -5,8 +5,9 @@ docs/api-assumptions.md), so the forms, the client's request models and the sand
 disagree. Neither layer may import the other, so the rules live beside `boarding` and `limits`.
 
 - The account's processing limit is its ``max_transaction_amount`` (the spec's words for the
-  payment plugin's default: "the max_transaction_amount limit of the merchant account"); an
-  account that does not show one has `DEFAULT_ACCOUNT_LIMIT`.
+  payment plugin's default: "the max_transaction_amount limit of the merchant account"). In the
+  sandbox an account that does not show one has `DEFAULT_ACCOUNT_LIMIT`; the client assumes no
+  default (the spec shows none) and leaves such a session to the service.
 - The limit applies **fees included**: a payment through a session may be as large as the
   session's ``max_transaction_amount`` and the session's fixed fees (``convenience_fee.amount``
   and ``tax_amount``) come on top, so ``max_transaction_amount + fees`` must fit within the
@@ -46,7 +47,7 @@ SESSION_CHARGE_TYPES: tuple[str, ...] = ("sale", "authorization")
 PAYMENT_METHODS: tuple[str, ...] = ("card", "bank_account")
 #: max_attempts when the request leaves it out (spec: changed from 0 to 2).
 DEFAULT_MAX_ATTEMPTS = 2
-#: The processing limit of an account that does not show its own.
+#: The sandbox's processing limit of an account that does not show its own (server side only).
 DEFAULT_ACCOUNT_LIMIT = Decimal("10000.00")
 #: The merchant category of tax payments, the only one with a tax authority.
 TAX_MCC = "9311"

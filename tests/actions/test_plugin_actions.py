@@ -52,7 +52,7 @@ async def test_payment_session_is_checked_sent_once_and_read_back(
     assert entry is not None and entry.operation == "plugin_session"
     assert entry.result_id == made.result.session_id
 
-    # Refused before sending: fees on top of the whole limit, and an account not approved.
+    # Refused before sending: fees on top of the whole limit the account shows (the spec's rule).
     too_big = request.model_copy(
         update={
             "max_transaction_amount": Decimal(5000),
@@ -61,12 +61,14 @@ async def test_payment_session_is_checked_sent_once_and_read_back(
     )
     with pytest.raises(PrecheckFailed, match="at most 4999"):
         await executor.create_plugin_session(too_big)
-    suspended = await _account(client, "Northwind Phone Orders")
-    with pytest.raises(PrecheckFailed, match="Only approved"):
-        await executor.create_plugin_session(
-            PaymentPluginSessionRequest(account_id=suspended.account_id)
-        )
     assert len(wire.posts("/plugins/payment")) == 1
+    # No local gate on the boarding status: the session is sent and the service's refusal shown.
+    suspended = await _account(client, "Northwind Phone Orders")
+    refused = await executor.create_plugin_session(
+        PaymentPluginSessionRequest(account_id=suspended.account_id)
+    )
+    assert refused.state == "failed" and "only approved accounts" in (refused.message or "")
+    assert len(wire.posts("/plugins/payment")) == 2
 
     # The answer is lost: the session is found by its reference, nothing is sent again.
     wire.post_timeout = 0
@@ -75,7 +77,7 @@ async def test_payment_session_is_checked_sent_once_and_read_back(
     wire.post_timeout = None
     assert lost.state == "succeeded" and lost.reconciled
     assert isinstance(lost.result, PluginSession)
-    assert len(wire.posts("/plugins/payment")) == 2
+    assert len(wire.posts("/plugins/payment")) == 3
 
     gone = await executor.delete_plugin_session(made.result.session_id)
     assert gone.state == "succeeded" and gone.result_id == made.result.session_id

@@ -10,6 +10,7 @@ import pytest
 from pydantic import SecretStr
 
 from paytui.config import ConfigError, client_kwargs, resolve_connection
+from paytui.config.model import Profile
 from paytui.config.secrets import store_secret
 
 CONFIG = """
@@ -86,8 +87,27 @@ def test_default_profile_from_config(configured: Path) -> None:
         "client_id": "acme",
         "client_secret": conn.client_secret,
         "scopes": ["urn:v2:charges:read"],
+        "token_auth": "auto",
         "verify": True,
     }
+
+
+def test_token_auth_is_read_from_the_profile_and_needs_a_client_id(
+    write_config: Callable[[str], Path],
+) -> None:
+    write_config(
+        CONFIG.replace('client_id = "acme"\n', 'client_id = "acme"\ntoken_auth = "form"\n')
+    )
+    conn = resolve_connection(environ=ENV)
+    assert conn.token_auth == "form"
+    assert client_kwargs(conn)["token_auth"] == "form"
+    assert conn.describe()["token_auth"] == "form"
+    staging = resolve_connection(profile="staging", environ=ENV)
+    assert client_kwargs(staging)["token_auth"] == "auto"  # unused without client credentials
+    with pytest.raises(ValueError, match="token_auth only applies"):
+        Profile(base_url="https://api.example.com", token_env="T", token_auth="basic")
+    with pytest.raises(ValueError):
+        Profile(base_url="https://api.example.com", client_id="acme", token_auth="both")  # type: ignore[arg-type]
 
 
 def test_env_profile_beats_config_default(configured: Path) -> None:

@@ -250,7 +250,16 @@ def test_parse_never_raises_and_keeps_its_promises() -> None:
         ("charge_t", ["type:"]),
         ("zzz", []),
         ("6206", []),
-        ("status:", ["status:success", "status:declined", "status:chargeback", "status:return"]),
+        (
+            "status:",
+            [
+                "status:success",
+                "status:declined",
+                "status:chargeback",
+                "status:return",
+                "status:voided",
+            ],
+        ),
         ("status:c", ["status:chargeback"]),
         ("status:cb", ["status:chargeback"]),
         ("STATUS:ach", ["STATUS:return"]),

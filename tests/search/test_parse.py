@@ -89,6 +89,8 @@ def test_result_types() -> None:
         ("CB", "chargeback"),
         ("return", "return"),
         ("ach_return", "return"),
+        ("voided", "voided"),
+        ("void", "voided"),
     ],
 )
 def test_status(typed: str, status: str) -> None:
@@ -362,7 +364,7 @@ def test_unknown_values_suggest() -> None:
     )
     assert only_error("status:zzz") == (
         "zzz",
-        "unknown status 'zzz'; use one of: success, declined, chargeback, return",
+        "unknown status 'zzz'; use one of: success, declined, chargeback, return, voided",
     )
     assert only_error("method:crad") == ("crad", "unknown method 'crad'; did you mean card?")
     assert only_error("type:zzz") == (

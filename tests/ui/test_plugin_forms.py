@@ -14,6 +14,7 @@ from paytui.ui.plugin_forms import (
     limit_line,
     payment_request,
     prepopulate_allowed,
+    session_cap_text,
 )
 
 TODAY = datetime(2026, 11, 20, tzinfo=UTC)
@@ -110,7 +111,22 @@ def test_the_cap_fits_the_accounts_limit_with_the_fees() -> None:
     _, errors = payment_request({"account": "pa_1", "max-amount": "500.01"}, {}, ACCOUNT, TODAY)
     assert "at most the account limit 500" in errors["max-amount"]
     assert limit_line(ACCOUNT) == "Processing limit 500.00, fees included"
-    assert limit_line(Account(account_id="pa_2")).endswith("10,000.00 (the default), fees included")
+    assert limit_line(Account(account_id="pa_2")).endswith(
+        "not shown (the service applies its own)"
+    )
+
+
+def test_an_account_showing_no_limit_is_not_given_one() -> None:
+    """No assumed 10,000: with no limit on the account, a large cap is the service's to judge."""
+    unlimited = Account(account_id="pa_2", status="pending_underwriting")
+    big = {"account": "pa_2", "max-amount": "250000", "convenience-fee": "5"}
+    request, errors = payment_request(big, {}, unlimited, TODAY)
+    assert errors == {} and request is not None
+    assert request.max_transaction_amount == Decimal(250000)
+    assert session_cap_text(request, unlimited) == "250,000.00"
+    default, _ = payment_request({"account": "pa_2"}, {}, unlimited, TODAY)
+    assert default is not None and default.max_transaction_amount is None  # the service sets it
+    assert session_cap_text(default, unlimited) == "the account's limit (set by the service)"
 
 
 def test_enrollment_prepopulates_only_with_the_scope() -> None:

@@ -18,10 +18,11 @@ PAGE_HINTS = ("has_more", "total", "limit")
 
 
 class SecondItemUnreadable(httpx.AsyncBaseTransport):
-    """Every list page answered has its second item's own id moved to a bare ``id`` (so the item
-    lacks the id its model requires, as a broken server would send) and its timestamps replaced
-    by objects; the ids so spoiled are kept. (An odd timestamp alone only makes that field
-    unreadable, tests/api/test_trust.py; without its id an item is an unreadable row.)"""
+    """Every list page answered has its second item's own id replaced by an object (its value
+    moved to a bare ``id``: the item has no id its model can read, as a broken server would
+    send) and its timestamps replaced by objects; the ids so spoiled are kept. (An odd
+    timestamp alone only makes that field unreadable, tests/api/test_trust.py; without its id
+    an item is an unreadable row.)"""
 
     def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
         self.inner = inner
@@ -40,8 +41,11 @@ class SecondItemUnreadable(httpx.AsyncBaseTransport):
             stamps = [key for key in item if key.endswith("_timestamp")] or ["created_timestamp"]
             for key in stamps:
                 item[key] = {"hostile": True}
+            # Its own id becomes an object (a bare ``id`` alone is read as the id, as some
+            # services key it), its value kept under ``id``.
             own = next(key for key in item if key.endswith("_id"))
-            item["id"] = item.pop(own)
+            item["id"] = item[own]
+            item[own] = {"hostile": True}
             self.spoiled.add(str(item["id"]))
         return httpx.Response(response.status_code, json=body)
 

@@ -125,9 +125,22 @@ async def read_back(
         return ReadBack("not_applied")
     if operation == "refund":
         refund_query = RefundQuery(charge_id=entry.charge_id, attributes=((REF_ATTRIBUTE, ref),))
+        blind: list[str] = []
         async for refund in _scan(client.search_refunds(refund_query, page_size=50)):
             if refund.charge_id == entry.charge_id and _has_ref(refund.attributes, ref):
                 return ReadBack("succeeded", refund.refund_id, refund.total_amount, refund=refund)
+            if refund.charge_id in (None, entry.charge_id) and "attributes" not in (
+                refund.model_fields_set
+            ):
+                # A refund of this charge (or of an unnamed one) sent without its attributes:
+                # it may be ours, and nothing here can tell. Only what carries our reference
+                # is ours; an earlier refund of the same charge must never pass for it.
+                blind.append(refund.refund_id)
+        if blind:
+            raise Unprovable(
+                f"the service lists {len(blind)} refund(s) of this charge without their"
+                f" attributes ({', '.join(blind[:3])}): cannot tell whether one is this one"
+            )
         return ReadBack("not_applied")
     if operation == "charge":
         account = entry.request_summary.get("account_id")

@@ -90,14 +90,6 @@ def _distribute(charge: Any) -> str | None:
     return None
 
 
-def _approved_account(account: Any) -> str | None:
-    """Plugin sessions take payments: only an approved account may have one."""
-    status = getattr(account, "status", None)
-    if status is not None and status != "approved":
-        return f"Only approved accounts take payments; this one is {status}"
-    return None
-
-
 def _retry(entry: Any) -> str | None:
     if not getattr(entry, "retryable", False):
         return "Only an action proven not to have happened can be sent again"
@@ -150,13 +142,9 @@ ACTIONS: dict[str, ActionSpec] = {
         # Whether the token has expired depends on the app's clock: the Tokens screen adds it.
         ActionSpec("charge_token", "Charge token", "charge", None, "token"),
         ActionSpec("retry", "Retry", "retry", _retry, "entry"),
-        ActionSpec(
-            "new_payment_session",
-            "New payment session",
-            "plugin_session",
-            _approved_account,
-            "account",
-        ),
+        # No local rule on the account's boarding status: the spec shows no status values, so
+        # which statuses may take payments is the service's to say (its refusal is shown).
+        ActionSpec("new_payment_session", "New payment session", "plugin_session", None, "account"),
         ActionSpec("new_enrollment_session", "New enrollment session", "plugin_session"),
         ActionSpec("delete_session", "Delete session", "plugin_delete", None, "session"),
         ActionSpec("new_account", "New account", "account_create"),

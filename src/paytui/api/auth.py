@@ -1,10 +1,17 @@
 """Authentication: a static bearer token, or OAuth2 client credentials with refresh.
 
 The client asks its `Authenticator` for a header before every request and tells it about a 401.
-Client credentials fetch a token from ``{base_url}/v2/services/oauth2/token`` (HTTP Basic, form
-``grant_type=client_credentials``, optional space-separated ``scope``), keep it until about a minute
-before ``expires_in`` runs out, and fetch a new one when the server answers 401. A lock makes
-concurrent requests (the UI loads several panes at once) share one token fetch.
+Client credentials fetch a token from ``{base_url}/v2/services/oauth2/token`` (form
+``grant_type=client_credentials``, optional space-separated ``scope``), keep it until a margin
+before ``expires_in`` runs out (a minute, or a quarter of a shorter lifetime), and fetch a new one
+when the server answers 401. A lock makes concurrent requests (the UI loads several panes at once)
+share one token fetch.
+
+The client id and secret go as HTTP Basic or as the form fields ``client_id`` / ``client_secret``
+(public clients do both: shared/spec/api-facts.md). ``"auto"`` (the default) tries Basic first and,
+when the token endpoint refuses it as a client (401, or 400 ``invalid_client``), once more with
+the form fields; the style that worked is kept for the rest of the session. A profile may pin
+``"basic"`` or ``"form"`` (`token_auth`).
 
 Secrets stay in `SecretStr` and never reach a log or an exception message.
 """
@@ -16,7 +23,7 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 import httpx
 from pydantic import SecretStr
@@ -39,6 +46,13 @@ TOKEN_PATH = "/v2/services/oauth2/token"
 #: Fetch a new token this many seconds before the old one expires, so no request carries a token
 #: that dies in flight.
 REFRESH_MARGIN = 60.0
+#: A token living less than `REFRESH_MARGIN` is refreshed this fraction of its life before it ends
+#: (a 30 s token is reused for about 22 s), not before every request.
+SHORT_LIFE_FRACTION = 0.25
+
+#: How the client id and secret reach the token endpoint (see the module docstring).
+TokenAuthStyle = Literal["auto", "basic", "form"]
+TOKEN_AUTH_STYLES: tuple[str, ...] = ("auto", "basic", "form")
 
 
 class Authenticator(Protocol):
@@ -92,7 +106,10 @@ class ClientCredentialsAuth:
         scopes: Sequence[str] | None = None,
         timeout: float = 10.0,
         clock: Callable[[], datetime] | None = None,
+        style: TokenAuthStyle = "auto",
     ) -> None:
+        if style not in TOKEN_AUTH_STYLES:
+            raise ValueError(f"token_auth must be one of {', '.join(TOKEN_AUTH_STYLES)}")
         self._http = http
         self._client_id = client_id
         self._client_secret = _secret(client_secret)
@@ -100,7 +117,13 @@ class ClientCredentialsAuth:
         self._timeout = timeout
         self._clock = clock or (lambda: datetime.now(UTC))
         self._info: TokenInfo | None = None
+        #: Seconds before `_info` expires at which it is fetched again (scaled to its lifetime).
+        self._margin = REFRESH_MARGIN
         self._lock = asyncio.Lock()
+        self.style: TokenAuthStyle = style
+        #: The credential style the token endpoint accepted ("basic" / "form"); None until one
+        #: did. With ``style="auto"`` it is what every later fetch of this session uses.
+        self.learned_style: Literal["basic", "form"] | None = None if style == "auto" else style
 
     @property
     def current(self) -> TokenInfo | None:
@@ -108,13 +131,14 @@ class ClientCredentialsAuth:
 
     async def token(self) -> TokenInfo:
         info = self._info
-        if info is not None and not info.expires_within(REFRESH_MARGIN, self._clock()):
+        if info is not None and not info.expires_within(self._margin, self._clock()):
             return info
         async with self._lock:
             # Another task may have fetched while this one waited for the lock.
             info = self._info
-            if info is None or info.expires_within(REFRESH_MARGIN, self._clock()):
+            if info is None or info.expires_within(self._margin, self._clock()):
                 info = self._info = await self.fetch()
+                self._margin = _refresh_margin(info, self._clock())
             return info
 
     async def invalidate(self, rejected: TokenInfo | None) -> bool:
@@ -125,16 +149,48 @@ class ClientCredentialsAuth:
         return True
 
     async def fetch(self) -> TokenInfo:
-        """Ask the token endpoint for a new token; every failure becomes an `ApiError`."""
+        """Ask the token endpoint for a new token; every failure becomes an `ApiError`.
+
+        Before a style is known (``auto``): HTTP Basic, then once the form fields when Basic is
+        refused as a client; the one that works is kept. Both refused: the second refusal."""
+        if self.learned_style is not None:
+            return await self._fetch_with(self.learned_style)
+        try:
+            info = await self._fetch_with("basic")
+        except AuthenticationError as err:
+            if not _client_refused(err):
+                raise
+            logger.info("the token endpoint refused HTTP Basic; trying the form fields")
+            try:
+                info = await self._fetch_with("form")
+            except AuthenticationError as second:
+                raise AuthenticationError(
+                    f"{second.message} (tried form fields after HTTP Basic)",
+                    second.status,
+                    second.code,
+                    second.body,
+                ) from None
+            self.learned_style = "form"
+            return info
+        self.learned_style = "basic"
+        return info
+
+    async def _fetch_with(self, style: Literal["basic", "form"]) -> TokenInfo:
         form: dict[str, str] = {"grant_type": "client_credentials"}
         if self._scopes:
             form["scope"] = " ".join(self._scopes)
+        auth: httpx.Auth | None = None
+        if style == "basic":
+            auth = httpx.BasicAuth(self._client_id, self._client_secret.get_secret_value())
+        else:
+            form["client_id"] = self._client_id
+            form["client_secret"] = self._client_secret.get_secret_value()
         started = time.perf_counter()
         try:
             response = await self._http.post(
                 TOKEN_PATH,
                 data=form,
-                auth=httpx.BasicAuth(self._client_id, self._client_secret.get_secret_value()),
+                auth=auth if auth is not None else httpx.USE_CLIENT_DEFAULT,
                 headers={"Accept": "application/json"},
                 timeout=self._timeout,
             )
@@ -151,8 +207,9 @@ class ClientCredentialsAuth:
                 f"token request failed ({type(exc).__name__})", request_sent=True
             ) from exc
         logger.debug(
-            "POST %s -> %s (%.1f ms)",
+            "POST %s (%s) -> %s (%.1f ms)",
             TOKEN_PATH,
+            "HTTP Basic" if style == "basic" else "form fields",
             response.status_code,
             (time.perf_counter() - started) * 1000,
         )
@@ -196,6 +253,21 @@ class ClientCredentialsAuth:
             scopes=scopes,
             token_type=str(body.get("token_type") or "Bearer"),
         )
+
+
+def _refresh_margin(info: TokenInfo, now: datetime) -> float:
+    """How long before `info` expires to fetch the next one: `REFRESH_MARGIN`, or a fraction of
+    a shorter lifetime (a 30 s token is not fetched again before every request)."""
+    if info.expires_at is None:
+        return REFRESH_MARGIN
+    lifetime = max((info.expires_at - now).total_seconds(), 0.0)
+    return min(REFRESH_MARGIN, lifetime * SHORT_LIFE_FRACTION)
+
+
+def _client_refused(err: AuthenticationError) -> bool:
+    """The token endpoint refused the client's credentials (401, or RFC 6749's 400
+    ``invalid_client``): worth one try with the other credential style."""
+    return err.status == 401 or err.code == "invalid_client"
 
 
 def _token_error(response: httpx.Response, body: object) -> ApiError:

@@ -66,14 +66,15 @@ async def find_capture(client: PaymentClient, authorization: Any) -> CaptureLook
         for charge in page.items:
             if charge.original_charge_id == auth_id:
                 return CaptureLookup(charge.charge_id, proven=True, capture=charge)
-        # Checked here, on the items themselves: any item that is no capture of this
-        # authorization shows the service ignored the filter.
-        if not page.items or "original_charge_id" not in query.ignored_by(page.items):
+        # Checked on the rows themselves (`Page.ignored_filters`): a row that is no capture of
+        # this authorization shows the service ignored the filter (and was left out).
+        ignored = {*page.ignored_filters, *query.ignored_by(page.items)}
+        if "original_charge_id" not in ignored:
             # The service honoured the filter (nothing contradicts it): no item, no capture.
             # Unreadable items may hide it, though: then nothing is proven.
             return CaptureLookup(None, proven=honoured and not page.unreadable)
         honoured = False
-        if not page.has_more or not page.items:
+        if not page.has_more or page.next_offset <= offset:
             break
         offset = page.next_offset
     return CaptureLookup(None, proven=False)

@@ -51,7 +51,12 @@ import pydantic
 from pydantic import SecretStr
 from pydantic_core import PydanticSerializationError
 
-from paytui.api.auth import Authenticator, ClientCredentialsAuth, StaticTokenAuth
+from paytui.api.auth import (
+    Authenticator,
+    ClientCredentialsAuth,
+    StaticTokenAuth,
+    TokenAuthStyle,
+)
 from paytui.api.errors import (
     ApiError,
     AuthenticationError,
@@ -86,14 +91,16 @@ from paytui.api.models import (
     TokenRequest,
     TokenUpdate,
     UnreadableItem,
+    row_id,
 )
 from paytui.api.money import loads_json, to_wire
+from paytui.api.paging import Hints, Pager, PagingStyle, hints_of, more, row_key, unwrap
 from paytui.api.plugins import (
     AccountRequest,
     EnrollmentPluginSessionRequest,
     PaymentPluginSessionRequest,
 )
-from paytui.api.queries import ChargeQuery, RefundQuery, ignored_filters, plain_contradictions
+from paytui.api.queries import ChargeQuery, RefundQuery, plain_contradictions
 
 logger = logging.getLogger("paytui.api")
 
@@ -103,8 +110,6 @@ M = TypeVar("M", bound=pydantic.BaseModel)
 RETRY_STATUSES = frozenset({429, 502, 503, 504})
 #: Methods that are retried at all. Only reads: a repeated POST may charge a card twice.
 RETRY_METHODS = frozenset({"GET"})
-#: Keys a list may sit under (besides the resource's plural name).
-LIST_KEYS = ("data", "items", "results")
 USER_AGENT = "paytui/0.1"
 
 
@@ -137,13 +142,18 @@ class PaymentClient:
         client_id: str | None = None,
         client_secret: str | SecretStr | None = None,
         scopes: Sequence[str] | None = None,
+        token_auth: TokenAuthStyle = "auto",
         transport: httpx.AsyncBaseTransport | None = None,
         timeout: float = 10.0,
         max_retries: int = 3,
         verify: bool | str = True,
         deadline: float | None = None,
+        paging: PagingStyle = "offset",
     ) -> None:
         self.base_url = base_url.rstrip("/")
+        #: Turns offsets into the service's own continuation (a next link, page numbers) and
+        #: stops a list whose service ignores paging (`paytui.api.paging`).
+        self._pager = Pager(self.base_url, paging)
         self.timeout = timeout
         #: Overall limit of one attempt: connect + send + the whole body (httpx's `timeout` is
         #: per read, so a trickling server would never trip it).
@@ -175,7 +185,12 @@ class PaymentClient:
             if client_secret is None:
                 raise ValueError("client_id needs a client_secret")
             self._auth = ClientCredentialsAuth(
-                self._http, client_id, client_secret, scopes=scopes, timeout=timeout
+                self._http,
+                client_id,
+                client_secret,
+                scopes=scopes,
+                timeout=timeout,
+                style=token_auth,
             )
         else:
             self._auth = None
@@ -224,8 +239,18 @@ class PaymentClient:
         self, query: ChargeQuery | None = None, *, limit: int = 50, offset: int = 0
     ) -> Page[Charge]:
         params = query.to_params() if query is not None else []
-        check = query.contradicted_by if query is not None else None
-        return await self._page("/v2/charges", params, Charge, "charges", limit, offset, check)
+        if query is None:
+            return await self._page("/v2/charges", params, Charge, "charges", limit, offset)
+        return await self._page(
+            "/v2/charges",
+            params,
+            Charge,
+            "charges",
+            limit,
+            offset,
+            query.verdicts,
+            query.sort_ignored_by,
+        )
 
     async def search_charges(
         self, query: ChargeQuery | None = None, *, page_size: int = 50
@@ -235,7 +260,8 @@ class PaymentClient:
         while True:
             page = await self.search_charges_page(query, limit=page_size, offset=offset)
             yield page
-            if not page.has_more or not page.items:
+            # Not "no items": every row of a page can be filtered here, and more may match.
+            if not page.has_more or page.next_offset <= offset:
                 return
             offset = page.next_offset
 
@@ -311,8 +337,8 @@ class PaymentClient:
         self, query: RefundQuery | None = None, *, limit: int = 50, offset: int = 0
     ) -> Page[Refund]:
         params = query.to_params() if query is not None else []
-        check = query.contradicted_by if query is not None else None
-        return await self._page("/v2/refunds", params, Refund, "refunds", limit, offset, check)
+        verdicts = query.verdicts if query is not None else None
+        return await self._page("/v2/refunds", params, Refund, "refunds", limit, offset, verdicts)
 
     async def search_refunds(
         self, query: RefundQuery | None = None, *, page_size: int = 50
@@ -321,7 +347,8 @@ class PaymentClient:
         while True:
             page = await self.search_refunds_page(query, limit=page_size, offset=offset)
             yield page
-            if not page.has_more or not page.items:
+            # Not "no items": every row of a page can be filtered here, and more may match.
+            if not page.has_more or page.next_offset <= offset:
                 return
             offset = page.next_offset
 
@@ -454,17 +481,50 @@ class PaymentClient:
         plural: str,
         limit: int,
         offset: int,
-        contradictions: Callable[[Any], list[str]] | None = None,
+        verdicts: Callable[[Any], Mapping[str, bool | None]] | None = None,
+        sort_ignored: Callable[[Sequence[Any]], bool] | None = None,
     ) -> Page[M]:
-        """One page, checked against its filters: `contradictions(item)` names the filters an
-        item contradicts (default: every parameter is a plain equality on the item's field)."""
-        wire = [*params, ("limit", str(limit)), ("offset", str(offset))]
-        body = await self._request("GET", path, params=wire)
+        """One page, its filters proven or applied here: `verdicts(item)` says, for each filter
+        asked, whether the item matches (True), does not (False: the service ignored it; the
+        item is left out) or cannot tell (None: kept, listed in `Page.unproven`). Without
+        `verdicts` every parameter is a plain equality on the item's field, and only a field
+        that contradicts it counts."""
+        where, wire = self._pager.request(path, params, limit, offset)
+        body = await self._request("GET", where, params=wire)
         page = _parse_page(body, model, plural, limit, offset)
+        page = self._settled(page, body, plural, path, params, limit, offset)
         if params:
-            check = contradictions or (lambda item: plain_contradictions(params, item))
+            judge = verdicts or (lambda item: _plain_verdicts(params, item))
             order = [name for name, _ in params]
-            page = _checked(page, ignored_filters(page.items, check, order))
+            page = _judged(page, judge, order, track_unproven=verdicts is not None)
+        if sort_ignored is not None and sort_ignored(page.items):
+            logger.info("the service ignored the sort")
+            page.sort_ignored = True
+        return page
+
+    def _settled(
+        self,
+        page: Page[M],
+        body: Any,
+        plural: str,
+        path: str,
+        params: Sequence[tuple[str, str]],
+        limit: int,
+        offset: int,
+    ) -> Page[M]:
+        """Paging that ends (`paytui.api.paging.Pager`): how to continue from this page is
+        remembered, and a page that repeats the one before it ends the list with a note."""
+        ids = [row_key(item, plural) for item in page.items]
+        ids += [item.id or f"#{item.position}" for item in page.unreadable]
+        found = unwrap(body, plural)
+        hints = hints_of(found[1]) if found is not None else Hints()
+        settled = self._pager.settle(path, params, limit, offset, ids, hints, page.has_more)
+        page.has_more = settled.has_more
+        if settled.repeated:
+            page.items, page.unreadable = [], []
+        if settled.note is not None:
+            logger.info("paging stopped: %s", settled.note)
+            page.paging_note = settled.note
         return page
 
     async def _request(
@@ -717,23 +777,18 @@ def _shape_message(name: str, exc: pydantic.ValidationError) -> str:
 
 
 def _parse_page(body: Any, model: type[M], plural: str, limit: int, offset: int) -> Page[M]:
-    """A page from a bare array or an envelope (data/items/results/<plural>), with paging hints.
+    """A page from a bare array or an envelope (`paytui.api.paging.unwrap`: data, items, results,
+    content, <plural>, nested ``data.<plural>`` with ``meta``), with its paging hints.
 
-    Without `has_more` or `total` a full page is taken to mean "maybe more" and a short page
-    ends the iteration.
+    `has_more` follows `paytui.api.paging.more`: ``has_more``, a ``next`` link, a count
+    (``total``, ``count``, ``total_count``), the page size the service says it used; with no hint
+    at all a non-empty page means "maybe more" (the next read confirms: an empty page ends).
     """
-    meta: Mapping[str, Any] = {}
-    if isinstance(body, list):
-        raw_items: Any = body
-    elif isinstance(body, Mapping):
-        meta = body
-        raw_items = next(
-            (body[key] for key in (*LIST_KEYS, plural) if isinstance(body.get(key), list)), None
-        )
-        if raw_items is None:
-            raise MalformedResponseError(f"expected a list of {plural}, got an object")
-    else:
-        raise MalformedResponseError(f"expected a list of {plural}, got {type(body).__name__}")
+    found = unwrap(body, plural)
+    if found is None:
+        shape = "an object" if isinstance(body, Mapping) else type(body).__name__
+        raise MalformedResponseError(f"expected a list of {plural}, got {shape}")
+    raw_items, meta = found
     items: list[M] = []
     unreadable: list[UnreadableItem] = []
     for position, raw in enumerate(raw_items):
@@ -747,22 +802,17 @@ def _parse_page(body: Any, model: type[M], plural: str, limit: int, offset: int)
                     reason=exc.message.removeprefix(f"unexpected {model.__name__} shape: "),
                 )
             )
-    page_limit = _int(meta.get("limit"), limit)
+    hints = hints_of(meta)
+    page_limit = hints.size if hints.size is not None else limit
     page_offset = _int(meta.get("offset"), offset)
-    total = _int(meta.get("total"), None)
-    has_more = meta.get("has_more")
-    if not isinstance(has_more, bool):
-        if total is not None:
-            has_more = page_offset + len(raw_items) < total
-        else:
-            has_more = bool(raw_items) and len(raw_items) >= page_limit
+    has_more = more(hints, len(raw_items), limit, page_offset)
     # Items are parsed already: the page only carries them (the static type says what they are).
     page_type: Any = Page
     return cast(
         "Page[M]",
         page_type.model_construct(
             items=items,
-            total=total,
+            total=hints.total,
             limit=page_limit,
             offset=page_offset,
             has_more=has_more,
@@ -771,13 +821,43 @@ def _parse_page(body: Any, model: type[M], plural: str, limit: int, offset: int)
     )
 
 
-def _checked(page: Page[M], ignored: Sequence[str]) -> Page[M]:
-    """The page with the filters its items show the service ignored added (logged at INFO, by
-    name only: a filter value may be a customer's name)."""
-    names = tuple(dict.fromkeys([*page.ignored_filters, *ignored]))
-    if names != page.ignored_filters:
-        logger.info("the service ignored filter(s): %s", ", ".join(names))
+def _plain_verdicts(params: Sequence[tuple[str, str]], item: Any) -> dict[str, bool | None]:
+    """Equality filters an item contradicts (False); a missing field is not judged."""
+    return {name: False for name in plain_contradictions(params, item)}
+
+
+def _judged(
+    page: Page[M],
+    verdicts: Callable[[Any], Mapping[str, bool | None]],
+    order: Sequence[str],
+    *,
+    track_unproven: bool,
+) -> Page[M]:
+    """The page with the rows a filter shows do not match left out (the filter applied here,
+    named in `ignored_filters`) and, with `track_unproven`, the rows that cannot show they match
+    listed by id. Logged at INFO by filter name only: a filter value may be a customer's name."""
+    kept: list[M] = []
+    ignored: set[str] = set()
+    unproven: dict[str, tuple[str, ...]] = {}
+    for item in page.items:
+        judged = verdicts(item)
+        failed = [name for name, verdict in judged.items() if verdict is False]
+        if failed:
+            ignored.update(failed)
+            continue
+        kept.append(item)
+        missing = tuple(name for name, verdict in judged.items() if verdict is None)
+        if track_unproven and missing:
+            unproven[row_id(item)] = missing
+    if ignored:
+        ordered = [name for name in dict.fromkeys(order) if name in ignored]
+        names = tuple(dict.fromkeys([*page.ignored_filters, *ordered, *sorted(ignored)]))
+        logger.info("the service ignored filter(s), applied here: %s", ", ".join(names))
         page.ignored_filters = names
+        page.filtered_out += len(page.items) - len(kept)
+        page.items = kept
+    if unproven:
+        page.unproven = {**page.unproven, **unproven}
     return page
 
 
@@ -785,9 +865,11 @@ def _item_id(raw: Any, plural: str) -> str | None:
     """The id of an unreadable list item (``charge_id`` for charges...), when it has one."""
     if not isinstance(raw, Mapping):
         return None
-    key = f"{plural.removesuffix('s')}_id"
-    value = raw.get(key, raw.get("id"))
-    return quote(str(value), 60) if isinstance(value, str | int) else None
+    for key in (f"{plural.removesuffix('s')}_id", "id"):  # whichever of the two is readable
+        value = raw.get(key)
+        if isinstance(value, str | int) and not isinstance(value, bool):
+            return quote(str(value), 60)
+    return None
 
 
 def _int(value: Any, default: int | None) -> Any:

@@ -14,13 +14,14 @@ when the client builds the HTTP body) writes the real value.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Annotated, Any, Generic, Literal, TypeVar
 
 from pydantic import (
     AfterValidator,
+    AliasChoices,
     BaseModel,
     BeforeValidator,
     ConfigDict,
@@ -344,7 +345,8 @@ class Chargebacks(ResponseModel):
     """The chargebacks of a charge (its inner fields are not in the spec; ours are a guess)."""
 
     total_amount: Amount | None = None
-    items: list[ChargebackItem] = Field(default_factory=list)
+    #: None: the service sent no ``items`` list (its chargebacks are in other keys, or unknown).
+    items: list[ChargebackItem] | None = None
 
 
 class ReturnInfo(ResponseModel):
@@ -475,8 +477,13 @@ def is_authorization(charge_type: object, result_code: object, total_amount: obj
         return False
 
 
+#: A refund or plugin session keyed ``id`` (the spec shows neither response): read as its own id.
+_REFUND_ID = Field(validation_alias=AliasChoices("refund_id", "id"))
+_SESSION_ID = Field(validation_alias=AliasChoices("session_id", "id"))
+
+
 class Refund(Resource):
-    refund_id: str
+    refund_id: str = _REFUND_ID
     charge_id: str | None = None
     account_id: str | None = None
     merchant_id: str | None = None
@@ -507,7 +514,8 @@ class Token(Resource):
 
 
 class Account(Resource):
-    """A payment account (``pa_...``); only ``approved`` accounts can take charges."""
+    """A payment account (``pa_...``). Its `status` is shown as sent: the spec shows no boarding
+    status values, so the client never refuses an action for one (the service does)."""
 
     account_id: str
     merchant_id: str | None = None
@@ -538,7 +546,7 @@ class PluginSession(Resource):
     """A plugin session as the service answers it: its settings are echoed (kept as they come,
     unknown ones as extras); `status` is set when the merchant's state forbids editing."""
 
-    session_id: str
+    session_id: str = _SESSION_ID
     type: str | None = None
     url: str | None = None
     created_timestamp: Timestamp | None = None
@@ -563,6 +571,60 @@ class UnreadableItem(BaseModel):
     reason: str = ""
 
 
+def trust_note(
+    filtered_here: Sequence[str], unproven: Mapping[str, Sequence[str]], sort_ignored: bool
+) -> str | None:
+    """One line on how far a list's rows are the service's answer: "Filtered here: name, amount
+    (the service ignored them) · 3 rows not proven to match (tag not shown) · sort ignored"."""
+    parts: list[str] = []
+    if filtered_here:
+        parts.append(f"Filtered here: {', '.join(filtered_here)} (the service ignored them)")
+    if unproven:
+        names = ", ".join(dict.fromkeys(name for names in unproven.values() for name in names))
+        count = len(unproven)
+        rows = "1 row" if count == 1 else f"{count} rows"
+        parts.append(f"{rows} not proven to match ({names} not shown by the service)")
+    if sort_ignored:
+        parts.append("the service ignored the sort: rows are in its order")
+    return " · ".join(parts) or None
+
+
+def row_id(item: Any) -> str:
+    """A list row's own id (`charge_id`, `refund_id`...): the key of `Page.unproven`."""
+    for name in ("charge_id", "refund_id", "account_id", "token_id", "session_id", "id"):
+        value = getattr(item, name, None)
+        if isinstance(value, str) and value:
+            return value
+    return str(id(item))
+
+
+class Trust:
+    """What the pages of one list, read one after the other, showed of its filters: the
+    line to print (`note`), and whether the rows can be taken as matches (`doubtful`)."""
+
+    def __init__(self) -> None:
+        self.filtered_here: dict[str, None] = {}
+        self.unproven: dict[str, tuple[str, ...]] = {}
+        self.sort_ignored = False
+        #: Why the list stopped before its end (`Page.paging_note`), None when it did not.
+        self.paging_note: str | None = None
+
+    def add(self, page: Page[Any]) -> None:
+        self.filtered_here.update(dict.fromkeys(page.ignored_filters))
+        self.unproven.update(page.unproven)
+        self.sort_ignored = self.sort_ignored or page.sort_ignored
+        self.paging_note = self.paging_note or page.paging_note
+
+    @property
+    def note(self) -> str | None:
+        return trust_note(tuple(self.filtered_here), self.unproven, self.sort_ignored)
+
+    @property
+    def doubtful(self) -> bool:
+        """Some rows cannot show they match, or they are not in the order asked."""
+        return bool(self.unproven) or self.sort_ignored
+
+
 class Page(BaseModel, Generic[T]):
     """One page of a list. `total` is None when the service did not say how many match.
 
@@ -575,22 +637,36 @@ class Page(BaseModel, Generic[T]):
     offset: int = 0
     has_more: bool = False
     unreadable: list[UnreadableItem] = Field(default_factory=list)
-    #: Filters asked for that the items show the service ignored (by query parameter name):
-    #: an item carries a value the filter excludes. Empty: nothing seen contradicts the query.
+    #: Filters asked for that the rows show the service ignored (by query parameter name): a row
+    #: carried a value the filter excludes. They are applied here: such rows are left out of
+    #: `items` (`filtered_out` counts them). Empty: nothing seen contradicts the query.
     ignored_filters: tuple[str, ...] = ()
+    #: Rows read from the service and left out because a filter shows they do not match.
+    filtered_out: int = 0
+    #: Rows in `items` that cannot show they match, by id: the filters each lacks the field for
+    #: (a service that does not echo `tags`, say). Shown, but never acted on as matches in bulk.
+    unproven: dict[str, tuple[str, ...]] = Field(default_factory=dict)
+    #: The service ignored `sort` (the rows are out of the order asked); it cannot be applied
+    #: here across pages, so it is said, never pretended.
+    sort_ignored: bool = False
+    #: Why the list stops at this page although it may not be its end (the service sent the
+    #: same rows again: it ignores paging; a next link pointing elsewhere), one line for a
+    #: person; None when the list simply ended or goes on (`paytui.api.paging`).
+    paging_note: str | None = None
 
     @property
     def ignored_note(self) -> str | None:
-        """One line for the screen when the service ignored a filter (None when it did not)."""
-        if not self.ignored_filters:
-            return None
-        names = ", ".join(self.ignored_filters)
-        plural = "s" if len(self.ignored_filters) > 1 else ""
-        return f"The service ignored the filter{plural} {names}: these rows may not match the query"
+        """One line for the screen and stderr when this page's rows are not simply the service's
+        answer to the query: filters applied here, rows not proven, sort ignored (None if so)."""
+        return trust_note(self.ignored_filters, self.unproven, self.sort_ignored)
+
+    def proven(self, item_id: str) -> bool:
+        """Does the row `item_id` show it matches every filter asked?"""
+        return item_id not in self.unproven
 
     @property
     def next_offset(self) -> int:
-        return self.offset + len(self.items) + len(self.unreadable)
+        return self.offset + len(self.items) + len(self.unreadable) + self.filtered_out
 
     def rows(self) -> list[T | UnreadableItem]:
         """Every item in the order sent, unreadable ones in their places."""

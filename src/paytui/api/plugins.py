@@ -19,7 +19,6 @@ from paytui.api.models import Attributes, RequestModel, Tags, Timestamp
 from paytui.api.money import Money
 from paytui.limits import check_texts
 from paytui.plugin_rules import (
-    DEFAULT_ACCOUNT_LIMIT,
     check_cap,
     check_colour,
     check_tax_fields,
@@ -194,10 +193,10 @@ class AccountRequest(RequestModel):
         return self
 
 
-def account_limit(account: Account | None) -> Decimal:
-    """The account's processing limit (fees included); the default when it shows none."""
-    limit = account.max_transaction_amount if account is not None else None
-    return limit if limit is not None else DEFAULT_ACCOUNT_LIMIT
+def account_limit(account: Account | None) -> Decimal | None:
+    """The account's processing limit (fees included) when it shows one; None otherwise (the
+    spec shows no default: the service applies its own limit and answers a session above it)."""
+    return account.max_transaction_amount if account is not None else None
 
 
 def _fees(request: PaymentPluginSessionRequest) -> Decimal:
@@ -205,14 +204,22 @@ def _fees(request: PaymentPluginSessionRequest) -> Decimal:
     return session_fees(fee, request.tax_amount)
 
 
-def session_cap(request: PaymentPluginSessionRequest, limit: Decimal) -> Decimal:
-    """The cap a session gets: the one asked for, else what fits in `limit` with the fees."""
+def session_cap(request: PaymentPluginSessionRequest, limit: Decimal | None) -> Decimal | None:
+    """The cap a session gets: the one asked for, else what fits in `limit` with the fees;
+    None when neither is known (the service sets it from the account's limit)."""
     if request.max_transaction_amount is not None:
         return request.max_transaction_amount
-    return default_cap(limit, _fees(request))
+    return default_cap(limit, _fees(request)) if limit is not None else None
 
 
-def cap_problem(request: PaymentPluginSessionRequest, limit: Decimal) -> str | None:
-    """Why the session's cap does not fit the account's limit, fees included (None: it fits)."""
-    message = check_cap(session_cap(request, limit), _fees(request), limit)
+def cap_problem(request: PaymentPluginSessionRequest, limit: Decimal | None) -> str | None:
+    """Why the session's cap does not fit the limit the account shows, fees included (None: it
+    fits, or the account shows no limit: then the service is the judge)."""
+    cap = session_cap(request, limit)
+    if cap is None:
+        return None
+    if limit is None:
+        message = "must be above 0" if cap <= 0 else None
+    else:
+        message = check_cap(cap, _fees(request), limit)
     return f"max_transaction_amount {message}" if message else None

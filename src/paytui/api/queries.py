@@ -15,7 +15,10 @@ No textual imports: this module is part of the API layer.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import itertools
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Literal, Self
@@ -39,11 +42,12 @@ __all__ = [
     "format_wire_amount",
     "format_wire_timestamp",
     "ignored_filters",
+    "name_words",
     "plain_contradictions",
 ]
 
 #: Values of the `status` filter (`chargeback` and `return` find charges that had one).
-CHARGE_STATUSES: tuple[str, ...] = ("success", "declined", "chargeback", "return")
+CHARGE_STATUSES: tuple[str, ...] = ("success", "declined", "chargeback", "return", "voided")
 #: Values of the `method` filter.
 METHODS: tuple[str, ...] = ("card", "bank_account")
 #: Values of the `charge_type` filter.
@@ -96,24 +100,66 @@ def _fold(text: object) -> str:
     return str(text).casefold()
 
 
-def _label_contradictions(query: Any, item: Any) -> list[str]:
-    """`tag` / `attribute` filters an item contradicts (it was sent tags without the one asked)."""
-    found: list[str] = []
-    if query.tags and _sent(item, "tags"):
+#: What a row shows of one filter: True, it matches; False, it does not (the service did not
+#: apply the filter); None, it cannot tell (the row lacks the field). Only True is a proof.
+Verdict = bool | None
+
+_NAME_SPLIT = re.compile(r"[\s\-\u2010-\u2014]+")
+_NAME_DROP = str.maketrans("", "", "'\u2019`.")
+
+
+def name_words(text: str) -> tuple[str, ...]:
+    """The words of a customer's name (or of a name typed in a search), folded as the search
+    language defines `name:` (docs/search.md): accents removed, case folded, split at spaces and
+    hyphens, apostrophes and dots dropped ("O'Brien" is `obrien`)."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    plain = "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
+    words = (word.translate(_NAME_DROP) for word in _NAME_SPLIT.split(plain))
+    return tuple(dict.fromkeys(word for word in words if word))
+
+
+def _name_verdict(wanted: str, name: str) -> Verdict:
+    """Every word typed begins a word of the name; None when the row shows no name."""
+    have = name_words(name)
+    if not have:
+        return None
+    return all(any(word.startswith(typed) for word in have) for typed in name_words(wanted))
+
+
+def _equal(item: Any, name: str, wanted: str) -> Verdict:
+    value = getattr(item, name, None)
+    if value is None or isinstance(value, Mapping | list):
+        return None
+    return str(value) == wanted
+
+
+def _compare(value: Any, ok: bool) -> Verdict:
+    return None if value is None else ok
+
+
+def _label_verdicts(query: Any, item: Any) -> dict[str, Verdict]:
+    """`tag` / `attribute`: proven only on an item that was sent its tags (attributes)."""
+    found: dict[str, Verdict] = {}
+    if query.tags:
         have = {_fold(tag) for tag in getattr(item, "tags", ())}
-        if any(_fold(tag) not in have for tag in query.tags):
-            found.append("tag")
-    if query.attributes and _sent(item, "attributes"):
+        sent = _sent(item, "tags")
+        found["tag"] = all(_fold(tag) in have for tag in query.tags) if sent else None
+    if query.attributes:
         attrs = getattr(item, "attributes", {}) or {}
-        if any(value not in attrs.get(key, ()) for key, value in query.attributes):
-            found.append("attribute")
+        sent = _sent(item, "attributes")
+        matches = all(value in attrs.get(key, ()) for key, value in query.attributes)
+        found["attribute"] = matches if sent else None
     return found
 
 
-def _outside(moment: Any, start: datetime | None, end: datetime | None) -> bool:
-    if not isinstance(moment, datetime):
-        return False
-    return (start is not None and moment < start) or (end is not None and moment >= end)
+def _time_verdicts(moment: Any, start: datetime | None, end: datetime | None) -> dict[str, Verdict]:
+    found: dict[str, Verdict] = {}
+    known = isinstance(moment, datetime)
+    if start is not None:
+        found["created_from"] = (moment >= start) if known else None
+    if end is not None:
+        found["created_to"] = (moment < end) if known else None
+    return found
 
 
 def plain_contradictions(params: Iterable[tuple[str, str]], item: Any) -> list[str]:
@@ -137,6 +183,14 @@ def ignored_filters(
         seen.update(contradictions(item))
     ordered = [name for name in dict.fromkeys(order) if name in seen]
     return tuple(ordered + sorted(seen - set(ordered)))
+
+
+def _sort_key(charge: Any, column: str) -> Any:
+    """The value a charge sorts by in `column` (a `SORT_COLUMNS` name); None when not shown."""
+    value = getattr(charge, column, None)
+    if isinstance(value, str):
+        return value.casefold() or None
+    return value
 
 
 def _utc(value: datetime | None) -> datetime | None:
@@ -301,60 +355,97 @@ class ChargeQuery(_QueryBase):
                 params.append((name, text))
         return params
 
-    def contradicted_by(self, charge: Any) -> list[str]:
-        """The filters this charge contradicts (by their query parameter): proof that the service
-        ignored them. Only what the charge itself shows counts; a field it does not carry proves
-        nothing, except `original_charge_id`: a charge without one is no capture of anything.
-        `contact_name` is not checked (the service's word matching is its own)."""
+    def verdicts(self, charge: Any) -> dict[str, Verdict]:
+        """What this charge shows of each filter asked (by its query parameter, in `to_params`
+        order): True, it matches; False, it does not (the service ignored that filter);
+        None, it cannot tell (the charge lacks the field: the real service echoes neither
+        `charge_type` nor `tags` on every charge, and `captured_charge_id` is the sandbox's).
+
+        Exceptions, by what the spec shows: a charge without `original_charge_id` is no capture
+        of anything (False); an authorization is told by its result code when `charge_type` is
+        not sent (`is_authorization`); `status:chargeback` / `status:return` match a charge that
+        carries a chargeback / return whatever its status. `sort` is not a row filter
+        (`sort_ignored_by`)."""
         from paytui.api.models import is_authorization
 
-        found: list[str] = []
-        status = getattr(charge, "status", None)
-        if self.status and status is not None and status != self.status:
+        found: dict[str, Verdict] = {}
+        if self.status:
+            status = getattr(charge, "status", None)
             kept = {"chargeback": "chargebacks", "return": "return_info"}.get(self.status)
-            if kept is None or getattr(charge, kept, None) is None:
-                found.append("status")
-        found += _label_contradictions(self, charge)
-        found += plain_contradictions(
-            [
-                (n, v)
-                for n, v in (("account_id", self.account_id), ("merchant_id", self.merchant_id))
-                if v
-            ],
-            charge,
+            if kept is not None and getattr(charge, kept, None) is not None:
+                found["status"] = True
+            else:
+                found["status"] = _compare(status, status == self.status)
+        found.update(_label_verdicts(self, charge))
+        for name, wanted in (("account_id", self.account_id), ("merchant_id", self.merchant_id)):
+            if wanted:
+                found[name] = _equal(charge, name, wanted)
+        found.update(
+            _time_verdicts(
+                getattr(charge, "charge_timestamp", None), self.created_from, self.created_to
+            )
         )
-        if _outside(getattr(charge, "charge_timestamp", None), self.created_from, None):
-            found.append("created_from")
-        if _outside(getattr(charge, "charge_timestamp", None), None, self.created_to):
-            found.append("created_to")
         amount = getattr(charge, "total_amount", None)
-        if amount is not None and self.min_amount is not None and amount < self.min_amount:
-            found.append("min_amount")
-        if amount is not None and self.max_amount is not None and amount > self.max_amount:
-            found.append("max_amount")
-        method = getattr(charge, "method", None)
-        if self.method and method is not None and method != self.method:
-            found.append("method")
-        last4 = getattr(charge, "last4", None)
-        if self.last4 and last4 is not None and last4 != self.last4:
-            found.append("last4")
-        kind = getattr(charge, "charge_type", None)
-        if self.charge_type and kind is not None and kind != self.charge_type:
-            found.append("charge_type")
-        elif self.charge_type == "authorization" and kind is None:
+        if self.min_amount is not None:
+            found["min_amount"] = _compare(amount, amount is not None and amount >= self.min_amount)
+        if self.max_amount is not None:
+            found["max_amount"] = _compare(amount, amount is not None and amount <= self.max_amount)
+        for name, wanted in (("method", self.method), ("last4", self.last4)):
+            if wanted:
+                value = getattr(charge, name, None)
+                found[name] = _compare(value, value == wanted)
+        if self.charge_type:
+            kind = getattr(charge, "charge_type", None)
             code = getattr(charge, "result_code", None)
-            if code is not None and not is_authorization(None, code, amount):
-                found.append("charge_type")
-        if self.captured is False and getattr(charge, "captured_charge_id", None):
-            found.append("captured")
-        if self.original_charge_id and (
-            getattr(charge, "original_charge_id", None) != self.original_charge_id
-        ):
-            found.append("original_charge_id")
-        charge_id = str(getattr(charge, "charge_id", "") or "")
-        if self.charge_id and not charge_id.lower().startswith(self.charge_id.strip().lower()):
-            found.append("charge_id")
+            if kind is not None:
+                found["charge_type"] = kind == self.charge_type
+            elif self.charge_type == "authorization" and code is not None:
+                found["charge_type"] = is_authorization(None, code, amount)
+            else:
+                found["charge_type"] = None
+        if self.captured is not None:
+            captured = getattr(charge, "captured_charge_id", None) is not None
+            sent = _sent(charge, "captured_charge_id")
+            found["captured"] = (captured == self.captured) if sent else None
+        if self.original_charge_id:
+            found["original_charge_id"] = (
+                getattr(charge, "original_charge_id", None) == self.original_charge_id
+            )
+        if self.charge_id:
+            charge_id = str(getattr(charge, "charge_id", "") or "").lower()
+            found["charge_id"] = charge_id.startswith(self.charge_id.strip().lower())
+        if self.contact_name:
+            found["contact_name"] = _name_verdict(
+                self.contact_name, str(getattr(charge, "contact_name", "") or "")
+            )
         return found
+
+    def contradicted_by(self, charge: Any) -> list[str]:
+        """The filters this charge shows the service ignored (`verdicts` False)."""
+        return [name for name, verdict in self.verdicts(charge).items() if verdict is False]
+
+    def unproven_by(self, charge: Any) -> list[str]:
+        """The filters this charge cannot show it matches (`verdicts` None)."""
+        return [name for name, verdict in self.verdicts(charge).items() if verdict is None]
+
+    def sort_ignored_by(self, charges: Sequence[Any]) -> bool:
+        """Do these charges, in the order sent, show that the service ignored `sort`? Told only
+        from two neighbours that both carry the column and are out of order; a sort cannot be
+        applied here across pages, so it is reported, never pretended."""
+        if not self.sort:
+            return False
+        column = self.sort.lstrip("-")
+        descending = self.sort.startswith("-")
+        keys = [_sort_key(charge, column) for charge in charges]
+        for before, after in itertools.pairwise(keys):
+            if before is None or after is None:
+                continue
+            try:
+                if (after > before) if descending else (after < before):
+                    return True
+            except TypeError:
+                continue
+        return False
 
     def ignored_by(self, charges: Iterable[Any]) -> tuple[str, ...]:
         """The filters of this query a page of charges shows the service ignored."""
@@ -391,23 +482,27 @@ class RefundQuery(_QueryBase):
             params.append(("created_to", format_wire_timestamp(self.created_to)))
         return params
 
-    def contradicted_by(self, refund: Any) -> list[str]:
-        """The filters this refund contradicts (see `ChargeQuery.contradicted_by`)."""
-        found = plain_contradictions(
-            [
-                (n, v)
-                for n, v in (("charge_id", self.charge_id), ("account_id", self.account_id))
-                if v
-            ],
-            refund,
+    def verdicts(self, refund: Any) -> dict[str, Verdict]:
+        """What this refund shows of each filter asked (see `ChargeQuery.verdicts`)."""
+        found: dict[str, Verdict] = {}
+        for name, wanted in (("charge_id", self.charge_id), ("account_id", self.account_id)):
+            if wanted:
+                found[name] = _equal(refund, name, wanted)
+        found.update(_label_verdicts(self, refund))
+        found.update(
+            _time_verdicts(
+                getattr(refund, "refund_timestamp", None), self.created_from, self.created_to
+            )
         )
-        found += _label_contradictions(self, refund)
-        moment = getattr(refund, "refund_timestamp", None)
-        if _outside(moment, self.created_from, None):
-            found.append("created_from")
-        if _outside(moment, None, self.created_to):
-            found.append("created_to")
         return found
+
+    def contradicted_by(self, refund: Any) -> list[str]:
+        """The filters this refund shows the service ignored (`verdicts` False)."""
+        return [name for name, verdict in self.verdicts(refund).items() if verdict is False]
+
+    def unproven_by(self, refund: Any) -> list[str]:
+        """The filters this refund cannot show it matches (`verdicts` None)."""
+        return [name for name, verdict in self.verdicts(refund).items() if verdict is None]
 
     def ignored_by(self, refunds: Iterable[Any]) -> tuple[str, ...]:
         """The filters of this query a page of refunds shows the service ignored."""

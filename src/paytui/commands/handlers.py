@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, TextIO, cast
 
+from paytui.api.models import Trust
 from paytui.commands.runtime import CommandError, Exit, Runtime
 from paytui.exporter import (
     ACCOUNT_COLUMNS,
@@ -31,6 +32,7 @@ from paytui.exporter import (
     write_record,
     write_rows,
 )
+from paytui.text import safe
 
 if TYPE_CHECKING:
     from paytui.actions.executor import ActionExecutor, ActionOutcome
@@ -106,18 +108,38 @@ def _listing_format(args: argparse.Namespace) -> str:
 
 
 async def _collect(
-    fetch: Callable[[int, int], Awaitable[Any]], limit: int, page_size: int = 100
+    fetch: Callable[[int, int], Awaitable[Any]],
+    limit: int,
+    page_size: int = 100,
+    trust: Trust | None = None,
 ) -> list[Any]:
-    """Up to `limit` items of a paged list (`fetch(limit, offset)` -> Page)."""
+    """Up to `limit` items of a paged list (`fetch(limit, offset)` -> Page); what the pages
+    showed of the filters goes to `trust`. Rows a filter was applied to here are not items,
+    so a page can hold none and more still follow."""
     items: list[Any] = []
     offset = 0
     while len(items) < limit:
         page = await fetch(min(page_size, limit - len(items)), offset)
         items.extend(page.items)
-        if not page.has_more or not page.items:
+        if trust is not None:
+            trust.add(page)
+        if not page.has_more or page.next_offset <= offset:
             break
         offset = page.next_offset
     return items[:limit]
+
+
+def _trusted(runtime: Runtime, trust: Trust) -> int:
+    """Say on stderr how far the rows printed are the service's answer (filters applied here,
+    rows not proven to match, sort ignored); `Exit.UNPROVEN` when they cannot all be taken as
+    matches."""
+    note = trust.note
+    if note:
+        runtime.io.err.write(f"paytui: {safe(note)}\n")
+    if trust.paging_note:  # the list stopped before its end (`paytui.api.paging`)
+        runtime.io.err.write(f"paytui: {safe(trust.paging_note)}\n")
+        return Exit.INCOMPLETE
+    return Exit.UNPROVEN if trust.doubtful else Exit.OK
 
 
 def _amount(text: str | None, what: str, *, allow_zero: bool = False) -> Decimal | None:
@@ -217,23 +239,25 @@ async def charges_search(runtime: Runtime, args: argparse.Namespace) -> int:
     fmt = _listing_format(args)
     default = TABLE_CHARGE_COLUMNS if fmt == "table" else DEFAULT_CHARGE_COLUMNS
     keys = _columns(args, CHARGE_COLUMNS, default)
+    trust = Trust()
     async with runtime.client() as client:
         if args.all:
             await export_charges(
-                charge_pages(client, query),
+                charge_pages(client, query, trust=trust),
                 runtime.io.out,
                 fmt,
                 columns=keys,
                 local=args.local_time,
             )
-            return Exit.OK
+            return _trusted(runtime, trust)
         limit = _limit(args)
         rows = await _collect(
             lambda size, offset: client.search_charges_page(query, limit=size, offset=offset),
             limit,
+            trust=trust,
         )
     write_listing(runtime.io.out, rows, fmt, CHARGE_COLUMNS, columns=keys, local=args.local_time)
-    return Exit.OK
+    return _trusted(runtime, trust)
 
 
 async def charges_show(runtime: Runtime, args: argparse.Namespace) -> int:
@@ -344,11 +368,13 @@ async def refunds_list(runtime: Runtime, args: argparse.Namespace) -> int:
     fmt = _listing_format(args)
     keys = _columns(args, REFUND_COLUMNS, list(REFUND_COLUMNS))
     query = RefundQuery(charge_id=args.charge, account_id=args.account)
+    trust = Trust()
     async with runtime.client() as client:
         if args.all:
 
             async def pages() -> Any:
                 async for page in client.search_refunds(query, page_size=100):
+                    trust.add(page)
                     yield page.items
 
             await export_charges(
@@ -359,13 +385,14 @@ async def refunds_list(runtime: Runtime, args: argparse.Namespace) -> int:
                 table=REFUND_COLUMNS,
                 local=args.local_time,
             )
-            return Exit.OK
+            return _trusted(runtime, trust)
         rows = await _collect(
             lambda size, offset: client.search_refunds_page(query, limit=size, offset=offset),
             _limit(args),
+            trust=trust,
         )
     write_listing(runtime.io.out, rows, fmt, REFUND_COLUMNS, columns=keys, local=args.local_time)
-    return Exit.OK
+    return _trusted(runtime, trust)
 
 
 # --------------------------------------------------------------------------------------------
@@ -624,14 +651,15 @@ async def export(runtime: Runtime, args: argparse.Namespace) -> int:
             io.err.write(f"\r{p.rows}{of} rows")
             io.err.flush()
 
+    trust = Trust()
     async with runtime.client() as client:
-        pages = charge_pages(client, query, progress=progress)
+        pages = charge_pages(client, query, progress=progress, trust=trust)
         if args.output == "-":
             rows = await export_charges(
                 pages, io.out, args.format, columns=keys, local=args.local_time, progress=progress
             )
             io.message(f"{rows} rows")
-            return Exit.OK
+            return _trusted(runtime, trust)
         path = Path(args.output) if args.output else default_export_path(args.format)
         result = await export_charges_to_file(
             pages,
@@ -646,7 +674,7 @@ async def export(runtime: Runtime, args: argparse.Namespace) -> int:
         io.err.write("\n")
     io.out.write(f"{result.path}\n")
     io.message(f"{result.rows} rows written to {result.path}")
-    return Exit.OK
+    return _trusted(runtime, trust)
 
 
 HANDLERS: dict[str, Handler] = {

@@ -65,6 +65,13 @@ class Exit(enum.IntEnum):
     """Nothing sent: no terminal to confirm on and no --yes, or production without --confirm."""
     UNAVAILABLE = 10
     """The service could not be reached, timed out, or was busy (5xx, 429)."""
+    UNPROVEN = 11
+    """A list was printed, but some rows cannot show they match its filters, or the service
+    ignored the sort: the line on stderr says which (`Page.unproven`, `Page.sort_ignored`)."""
+    INCOMPLETE = 12
+    """A list was printed, but it stopped before its end: the service ignored paging (sent the
+    same rows again) or its next-page link pointed elsewhere; the line on stderr says which
+    (`Page.paging_note`). The rows printed are right, once each; more may exist."""
     INTERRUPTED = 130
     """Ctrl-C, or an export cancelled."""
 

@@ -393,6 +393,7 @@ def _show(args: argparse.Namespace) -> int:
         rows.append(("auth", "OAuth client credentials"))
         rows.append(("client_id", str(profile.client_id)))
         rows.append(("scopes", " ".join(profile.scopes) or "(all the client holds)"))
+        rows.append(("token_auth", profile.token_auth))
         rows.append(("client secret", _secret_whereabouts(name, profile, "client_secret")))
     elif profile.auth_kind == "token":
         rows.append(("auth", "static bearer token"))

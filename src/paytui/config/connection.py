@@ -30,6 +30,7 @@ from paytui.config.model import (
     Config,
     Environment,
     Profile,
+    TokenAuth,
     UiPrefs,
 )
 from paytui.config.secrets import SecretKind, SecretStoreError, get_secret
@@ -67,6 +68,8 @@ class Connection:
     client_id: str | None = None
     client_secret: SecretStr | None = None
     scopes: tuple[str, ...] = ()
+    token_auth: TokenAuth = "auto"
+    """How the client id and secret go to the token endpoint (the profile's `token_auth`)."""
     verify: bool | str = True
     """True, or a CA bundle path; False only with insecure_skip_verify (see `insecure`)."""
     read_only: bool = False
@@ -131,6 +134,8 @@ class Connection:
             facts["client_id"] = self.client_id
         if self.scopes:
             facts["requested_scopes"] = " ".join(self.scopes)
+        if self.client_id and self.token_auth != "auto":
+            facts["token_auth"] = self.token_auth
         if self.account_id:
             facts["account_id"] = self.account_id
         return facts
@@ -246,6 +251,7 @@ def _build(
         client_id=client_id,
         client_secret=client_secret,
         scopes=chosen.scopes if client_id else (),
+        token_auth=chosen.token_auth if client_id else "auto",
         verify=_verify(chosen) if url is not None else True,
         read_only=chosen.read_only,
         account_id=account_id or chosen.account_id,
@@ -353,5 +359,6 @@ def client_kwargs(connection: Connection) -> dict[str, Any]:
         "client_id": connection.client_id,
         "client_secret": connection.client_secret,
         "scopes": list(connection.scopes) or None,
+        "token_auth": connection.token_auth,
         "verify": connection.verify,
     }

@@ -17,6 +17,8 @@ from paytui.config.urls import UrlPolicyError, check_base_url
 Environment = Literal["sandbox", "production"]
 AuthKind = Literal["embedded", "client_credentials", "token"]
 SecretStoreName = Literal["keyring", "file"]
+#: How the OAuth client id and secret reach the token endpoint (`paytui.api.auth`).
+TokenAuth = Literal["auto", "basic", "form"]
 
 #: The profile that exists even when the file defines none: the embedded sandbox. Reserved:
 #: `paytui profile add sandbox --base-url …` would silently point a bare `paytui` elsewhere.
@@ -88,6 +90,10 @@ class Profile(BaseModel):
     as production, the cautious reading)."""
     client_id: str | None = None
     scopes: tuple[str, ...] = ()
+    token_auth: TokenAuth = "auto"
+    """How the client id and secret go to the token endpoint: "basic" (HTTP Basic), "form"
+    (`client_id` / `client_secret` form fields) or "auto" (Basic, then the form fields when
+    Basic is refused; the style that worked is kept for the session)."""
     client_secret_env: str | None = None
     token_env: str | None = None
     secret_store: SecretStoreName | None = None
@@ -171,6 +177,8 @@ class Profile(BaseModel):
             raise ValueError("client_secret_env needs client_id")
         if self.client_id is None and self.scopes:
             raise ValueError("scopes only apply to OAuth client credentials (client_id)")
+        if self.client_id is None and self.token_auth != "auto":
+            raise ValueError("token_auth only applies to OAuth client credentials (client_id)")
         if isinstance(self.verify, str) and self.insecure_skip_verify:
             raise ValueError("verify names a CA bundle but insecure_skip_verify is true; pick one")
         if self.base_url is None and (self.client_id or self.token_env or self.secret_store):

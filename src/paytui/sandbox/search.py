@@ -20,7 +20,8 @@ from paytui.sandbox.wire import AmountError, cents_from_decimal, iso_ms, parse_i
 
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 500
-CHARGE_STATUSES = ("success", "declined", "chargeback", "return")
+#: `voided` is accepted (a service may show voided charges); the sandbox never voids one.
+CHARGE_STATUSES = ("success", "declined", "chargeback", "return", "voided")
 CHARGE_TYPES = ("sale", "authorization", "pre_authorization", "capture")
 METHODS = ("card", "bank_account")
 SORT_COLUMNS = {

@@ -106,6 +106,8 @@ _STATUS_VALUES: dict[str, str] = {
     "cb": "chargeback",
     "return": "return",
     "ach_return": "return",
+    "voided": "voided",
+    "void": "voided",
 }
 _METHOD_VALUES: dict[str, str] = {
     "card": "card",
@@ -163,7 +165,7 @@ _RELATIVE_VALUES: tuple[str, ...] = ("today", "yesterday", "24h", "7d", "30d")
 
 # Canonical values offered by `complete`, per key.
 _VALUE_COMPLETIONS: dict[str, tuple[str, ...]] = {
-    "status": ("success", "declined", "chargeback", "return"),
+    "status": ("success", "declined", "chargeback", "return", "voided"),
     "method": ("card", "bank_account"),
     "type": ("sale", "authorization", "pre_authorization", "capture"),
     "captured": ("yes", "no"),

@@ -6,6 +6,7 @@ the user is data, never markup.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from functools import lru_cache
 
@@ -178,6 +179,14 @@ BOARDING_MEANINGS = {
     "suspended": "paused",
     "closed": "ended",
 }
+
+
+def boarding_statuses(seen: Iterable[str | None] = ()) -> tuple[str, ...]:
+    """The statuses to filter by: the sandbox's, then every other one the service showed (in
+    `seen`), as it came — the spec shows no list, so a real service may have its own."""
+    known = set(BOARDING_STATUSES)
+    extra = [status for status in dict.fromkeys(seen) if status and status not in known]
+    return (*BOARDING_STATUSES, *extra)
 
 
 def boarding_meaning(value: str | None) -> str:

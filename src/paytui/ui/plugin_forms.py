@@ -188,11 +188,12 @@ def _build(
 
 
 def limit_text(account: Account | None) -> str:
-    """The account's processing limit, as the account detail shows it."""
+    """The account's processing limit, as the account detail shows it (information: the
+    service applies its own limit when the account shows none)."""
     limit = account_limit(account)
-    own = account is not None and account.max_transaction_amount is not None
-    shown = "" if own else " (the default)"
-    return f"{format_amount(limit)}{shown}, fees included"
+    if limit is None:
+        return "not shown (the service applies its own)"
+    return f"{format_amount(limit)}, fees included"
 
 
 def limit_line(account: Account | None) -> str:
@@ -388,5 +389,7 @@ def session_settings(session: PluginSession) -> str:
 def session_cap_text(request: PaymentPluginSessionRequest, account: Account | None) -> str:
     """The cap the session will get, for the review ("4,990.00 (the limit minus the fees)")."""
     cap = session_cap(request, account_limit(account))
+    if cap is None:
+        return "the account's limit (set by the service)"
     note = "" if request.max_transaction_amount is not None else " (the limit minus the fees)"
     return f"{format_amount(cap)}{note}"

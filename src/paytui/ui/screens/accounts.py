@@ -106,11 +106,12 @@ class StatusFilterCommands(Provider):
         commands: list[tuple[str, str, str | None]] = [
             ("Accounts: show all statuses", "Clear the boarding status filter", None)
         ]
-        for status in fmt.BOARDING_STATUSES:
+        screen = self.screen
+        seen = [a.status for a in screen.accounts] if isinstance(screen, AccountsScreen) else []
+        for status in fmt.boarding_statuses(seen):
             meaning = fmt.boarding_meaning(status)
-            commands.append(
-                (f"Accounts: show only {status}", f"Boarding status {status} ({meaning})", status)
-            )
+            about = f"Boarding status {status}" + (f" ({meaning})" if meaning else "")
+            commands.append((f"Accounts: show only {status}", about, status))
         return commands
 
     def _run(self, status: str | None) -> None:
@@ -377,7 +378,8 @@ class AccountsScreen(PaytuiScreen[None]):
             self._render_table()
 
     def action_cycle_filter(self) -> None:
-        order: list[str | None] = [None, *fmt.BOARDING_STATUSES]
+        seen = (account.status for account in self.accounts)
+        order: list[str | None] = [None, *fmt.boarding_statuses(seen)]
         index = order.index(self.status_filter) if self.status_filter in order else 0
         self.set_status_filter(order[(index + 1) % len(order)])
 

@@ -221,6 +221,19 @@ class ChargeSearchScreen(PaytuiScreen[None]):
             api = await paytui_app(self).get_client()
             return await api.search_charges_page(effective, limit=limit, offset=offset)
 
+        if page.ignored_filters:
+            # Rows the service sent that a filter excludes were left out (applied here): the
+            # table's page n is no longer the service's page n, so pages are filled from the
+            # service's pages read in order (`FilledPages`), the first one included.
+            from paytui.api.filled import FilledPages
+
+            filled = FilledPages(loader, page)
+            loader = filled.page
+            try:
+                page = await filled.page(0, ChargeTable.PAGE_SIZE)
+            except Exception as exc:
+                self._show_error(exc)
+                return
         table.show(loader, page, sort=effective.sort or DEFAULT_SORT, cursor=cursor)
         self._shown = query
         # A filter the service ignored is said, not hidden: these rows may not match the query.
@@ -502,16 +515,27 @@ class ChargeSearchScreen(PaytuiScreen[None]):
     @work(exclusive=True, group="mark-all")
     async def mark_all_matching(self, query: ChargeQuery) -> None:
         """Read every page of the search (not only what is on screen) and mark each charge."""
+        from paytui.api.models import Trust
+
         found: list[Any] = []
+        trust = Trust()
+        unproven = 0
         try:
             client = await paytui_app(self).get_client()
+            offset = 0
             while len(found) <= MARK_ALL_LIMIT:
                 page = await client.search_charges_page(
-                    query, limit=ChargeTable.PAGE_SIZE, offset=len(found)
+                    query, limit=ChargeTable.PAGE_SIZE, offset=offset
                 )
-                found.extend(page.items)
-                if not page.items or not page.has_more:
+                trust.add(page)
+                # Only rows that show they match every filter: a bulk action acts on marks, and
+                # a row the service sent without the field a filter needs proves nothing.
+                proven = [charge for charge in page.items if page.proven(charge.charge_id)]
+                unproven += len(page.items) - len(proven)
+                found.extend(proven)
+                if not page.has_more or page.next_offset <= offset:
                     break
+                offset = page.next_offset
         except Exception as exc:
             self.app.notify(f"Could not read every page: {exc}", severity="error", markup=False)
             return
@@ -519,9 +543,11 @@ class ChargeSearchScreen(PaytuiScreen[None]):
         added = table.marks.add(found[:MARK_ALL_LIMIT])
         table.refresh()
         self._show_marks()
+        left = f" Not marked: {trust.note}." if unproven else ""
         self.app.notify(
-            f"Marked {added:,} more ({len(table.marks):,} marked).",
+            f"Marked {added:,} more ({len(table.marks):,} marked).{left}",
             title="Mark all matching",
+            severity="warning" if unproven else "information",
             markup=False,
         )
 
@@ -621,6 +647,11 @@ class ChargeSearchScreen(PaytuiScreen[None]):
             event.error, rows_on_screen=True, note="some rows did not load"
         )
         self.app.notify(info.message, title=info.title, severity="error", markup=False)
+
+    def on_charge_table_paging_stopped(self, event: ChargeTable.PagingStopped) -> None:
+        # The list ends here although the service may hold more rows (it ignores paging): one
+        # line says so where the filter notes go (`paytui.api.paging`).
+        self._page_status(fmt.literal(event.note, style="bold"))
 
     def _page_status(self, text: Text) -> None:
         self._set_text("#page-status", text)

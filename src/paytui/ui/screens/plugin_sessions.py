@@ -97,7 +97,7 @@ class PluginSessionsScreen(PaytuiScreen[None]):
             self.query_one(ListState).show_results()
         else:
             self.query_one(ListState).show_empty(
-                "No plugin sessions yet.\nCreate one with L on an approved account's detail."
+                "No plugin sessions yet.\nCreate one with L on an account's detail."
             )
         self.refresh_bindings()
 

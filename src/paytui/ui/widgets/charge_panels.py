@@ -140,12 +140,8 @@ def summary_panel(
         ("Result text", value_text(wire.get("result_text"))),
         ("Type", value_text(wire.get("charge_type"))),
         ("Amount", money_text(wire.get("total_amount"))),
-        (
-            "Reversal",
-            value_text(None)
-            if reversal is None
-            else Text("yes (refunded in full)" if reversal else "no"),
-        ),
+        # The spec gives reversal_flag no meaning (api-facts: undocumented): shown as sent.
+        ("Reversal flag", value_text(reversal)),
         ("Account", value_text(wire.get("account_id"))),
         ("Merchant", value_text(wire.get("merchant_id"))),
         ("Authorization code", value_text(wire.get("authorization_code"))),
@@ -266,11 +262,13 @@ def chargebacks_panel(wire: Mapping[str, Any]) -> Panel:
     if not chargebacks:
         return None
     data = as_mapping(chargebacks)
-    items = [as_mapping(i) for i in data.get("items") or ()]
-    rest = {k: v for k, v in data.items() if k not in {"total_amount", "items"}}
+    listed = data.get("items")
+    items = [as_mapping(i) for i in listed] if isinstance(listed, list | tuple) else []
+    rest = {k: v for k, v in data.items() if k not in {"total_amount", "items"} and v is not None}
     rows: list[tuple[str, RenderableType]] = [
         ("Total charged back", money_text(data.get("total_amount"))),
-        ("Chargebacks", Text(str(len(items)))),
+        # No `items` list: how many is not known (never "0"); the fields sent show below.
+        ("Chargebacks", Text(str(len(items))) if listed is not None else value_text(None)),
     ]
     rows += [(k, value_text(v)) for k, v in rest.items()]
     # Each chargeback as its own block of rows rather than a table: a chargeback id, a

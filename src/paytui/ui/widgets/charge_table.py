@@ -250,6 +250,13 @@ class ChargeTable(ScrollView, can_focus=True):
             self.last = last
             self.total = total
 
+    class PagingStopped(Message):
+        """The list stopped before its end (`Page.paging_note`: the service ignores paging)."""
+
+        def __init__(self, note: str) -> None:
+            super().__init__()
+            self.note = note
+
     class PageFailed(Message):
         """A page could not be loaded; its rows stay placeholders until a refresh."""
 
@@ -418,14 +425,28 @@ class ChargeTable(ScrollView, can_focus=True):
                     self.marks.refresh(item)
         self.pages_fetched += 1
         self._evict()
-        if page.total is not None and page.total != self.total:
-            self.total = page.total
+        grown = self._grown(page_index, page)
+        if grown is not None and grown != self.total:
+            self.total = grown
             self.virtual_size = Size(self.size.width, self.total + 1)
             self.cursor_row = min(self.cursor_row, max(0, self.total - 1))
+        if page.paging_note:
+            self.post_message(self.PagingStopped(page.paging_note))
         self.refresh()
         if page_index == self.cursor_row // self.PAGE_SIZE:
             self.post_message(self.Highlighted(self.cursor_row, self.cursor_charge))
         self._post_window()
+
+    def _grown(self, page_index: int, page: Page[Any]) -> int:
+        """The row count after loading `page_index`: the service's count when it gives one;
+        without one the list grows as pages arrive (one row more while it may go on) and ends
+        at a page that says there is no more."""
+        if page.total is not None:
+            return page.total
+        end = page_index * self.PAGE_SIZE + len(self._pages[page_index])
+        if page.has_more:
+            return max(self.total, end + 1)
+        return end
 
     def _stamp(self, page_index: int) -> None:
         self._loads += 1

@@ -18,7 +18,6 @@ from textual.binding import BindingType
 from textual.widget import Widget
 from textual.widgets import Checkbox, Input, Static
 
-from paytui.actions import ActionError
 from paytui.api.models import PluginSession
 from paytui.text import safe, safe_lines
 from paytui.ui.bindings import MONEY_MODAL_BINDINGS, PLUGIN_RESULT_BINDINGS
@@ -222,12 +221,9 @@ class PaymentSessionModal(_PluginFormModal):
         yield from text_field("Hosted page data (name=value; name=value)", "data")
 
     async def prepare(self, executor: ActionExecutor) -> Text:
-        from paytui.actions.registry import why_not
-
+        # The boarding status is not checked here: which statuses take payments is the
+        # service's to say (the spec shows none); its refusal is shown.
         account = await executor.client.get_account(self.charge_id)
-        reason = why_not("new_payment_session", account)
-        if reason is not None:
-            raise ActionError(reason)
         self.account = account
         text = Text.assemble(("Account ", "bold"), safe(account.name or account.account_id), "\n")
         text.append(limit_line(account))

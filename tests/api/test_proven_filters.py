@@ -1,0 +1,221 @@
+"""A filter is proven on the rows, applied here, or said — never passed off (issue 23, point 1).
+
+The service here is written from the spec alone and makes the other plausible choices: it applies
+`status` and nothing else (every other parameter is ignored, as many services do with unknown
+ones), and its charges are the published shape: no `tags` key, no `charge_type`, no
+`captured_charge_id`. Against it, no row that contradicts a filter is shown as a match, a row
+that cannot show it matches is listed as not proven, and the command line says so on stderr
+with its own exit code.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from paytui.actions.journal import JournalEntry
+from paytui.actions.reconcile import REF_ATTRIBUTE, Unprovable, read_back
+from paytui.api.client import PaymentClient
+from paytui.api.queries import ChargeQuery
+from paytui.commands.runtime import Exit
+from tests.cli_support import cli_runner
+
+NAMES = ["Ada Lovelace", "Grace Hopper", "Edsger Dijkstra", "Alan Turing", "Barbara Liskov"]
+START = datetime(2026, 11, 1, tzinfo=UTC)
+
+
+def published_charge(index: int) -> dict[str, Any]:
+    """A charge as the spec publishes one: no tags, no charge_type, no captured_charge_id."""
+    first, last = NAMES[index % len(NAMES)].split()
+    return {
+        "charge_id": f"{index + 1:024x}",
+        "charge_timestamp": (START + timedelta(hours=index)).isoformat().replace("+00:00", "Z"),
+        "total_amount": 10 + index,
+        "status": "declined" if index % 7 == 3 else "success",
+        "result_code": "Approved",
+        "account_id": "pa_1",
+        "payment_method": {
+            "method": "card",
+            "type": "visa",
+            "card_number": f"XXXXXXXXXXXX{1000 + index % 9}",
+            "contact": {"first_name": first, "last_name": last},
+        },
+    }
+
+
+CHARGES = [published_charge(i) for i in range(120)]
+
+
+def status_only_service(refunds: list[dict[str, Any]] | None = None) -> httpx.MockTransport:
+    """Applies `status`, pages by `limit`/`offset` with a `total`, newest first; ignores every
+    other parameter. `refunds` is its whole refund list (no filter applied)."""
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        params = request.url.params
+        path = request.url.path
+        if path.endswith("/oauth2/token"):
+            return httpx.Response(200, json={"access_token": "t", "expires_in": 3600})
+        offset, limit = int(params.get("offset", 0)), int(params.get("limit", 50))
+        if path == "/v2/charges":
+            found = [
+                c for c in reversed(CHARGES) if c["status"] == params.get("status", c["status"])
+            ]
+            body = {"data": found[offset : offset + limit], "total": len(found)}
+            return httpx.Response(200, json=body)
+        if path == "/v2/refunds":
+            found = refunds or []
+            body = {"data": found[offset : offset + limit], "total": len(found)}
+            return httpx.Response(200, json=body)
+        return httpx.Response(404, json={"message": "not here"})
+
+    return httpx.MockTransport(handle)
+
+
+def client_of(transport: httpx.AsyncBaseTransport) -> PaymentClient:
+    return PaymentClient("http://other", client_id="id", client_secret="s", transport=transport)
+
+
+async def test_a_name_the_service_ignores_is_applied_here_across_pages() -> None:
+    async with client_of(status_only_service()) as client:
+        page = await client.search_charges_page(ChargeQuery(contact_name="ada"), limit=50)
+        every = [
+            c async for p in client.search_charges(ChargeQuery(contact_name="ada")) for c in p.items
+        ]
+    # Only Ada's charges, every one of them (24 of 120, over three pages of the service).
+    assert {c.contact_name for c in page.items} == {"Ada Lovelace"}
+    assert page.ignored_filters == ("contact_name",) and page.filtered_out == 40
+    assert page.next_offset == 50  # the next page starts after the rows left out
+    assert len(every) == 24 and {c.contact_name for c in every} == {"Ada Lovelace"}
+    assert page.ignored_note is not None and page.ignored_note.startswith(
+        "Filtered here: contact_name"
+    )
+
+
+async def test_a_page_whose_every_row_is_left_out_does_not_end_the_search() -> None:
+    # `last4` 1008 is one row in 9; pages of 5 hold none of them now and then.
+    async with client_of(status_only_service()) as client:
+        pages = [p async for p in client.search_charges(ChargeQuery(last4="1008"), page_size=5)]
+    assert any(not p.items for p in pages[:-1])
+    assert sum(len(p.items) for p in pages) == len(
+        [c for c in CHARGES if c["payment_method"]["card_number"].endswith("1008")]
+    )
+
+
+async def test_a_tag_the_rows_cannot_show_is_not_proven_and_the_sort_is_said() -> None:
+    async with client_of(status_only_service()) as client:
+        tagged = await client.search_charges_page(ChargeQuery(tags=("vip",)), limit=20)
+        sorted_ = await client.search_charges_page(ChargeQuery(sort="total_amount"), limit=20)
+        kept = await client.search_charges_page(ChargeQuery(status="declined"), limit=20)
+    # No row carries `tags`: none is left out (nothing contradicts), none is proven either.
+    assert len(tagged.items) == 20 and set(tagged.unproven) == {c.charge_id for c in tagged.items}
+    assert not any(tagged.proven(c.charge_id) for c in tagged.items)
+    assert "20 rows not proven to match (tag not shown by the service)" in (
+        tagged.ignored_note or ""
+    )
+    # Newest first came back for "cheapest first": said, never pretended.
+    assert sorted_.sort_ignored and "ignored the sort" in (sorted_.ignored_note or "")
+    # The filter the service applies is proven on every row.
+    assert (
+        kept.items and not kept.unproven and not kept.ignored_filters and kept.ignored_note is None
+    )
+
+
+def run_cli(
+    transport: httpx.AsyncBaseTransport, tmp_path: Path, *argv: str
+) -> tuple[int, str, str]:
+    return cli_runner(lambda: client_of(transport), tmp_path / "journal.sqlite3")(*argv)
+
+
+def test_the_command_line_says_what_it_could_not_prove(tmp_path: Path) -> None:
+    transport = status_only_service()
+    code, out, err = run_cli(
+        transport, tmp_path, "charges", "search", "tag:vip", "--format", "jsonl"
+    )
+    assert code == Exit.UNPROVEN == 11
+    assert len(out.splitlines()) == 50
+    assert err.startswith("paytui: 50 rows not proven to match (tag not shown by the service)")
+    # A name is applied here: every row printed matches, the line says how; exit 0.
+    code, out, err = run_cli(
+        transport, tmp_path, "charges", "search", "name:ada", "--all", "--format", "jsonl"
+    )
+    assert code == Exit.OK and len(out.splitlines()) == 24 and "Lovelace" in out
+    assert "Grace" not in out and err.startswith("paytui: Filtered here: contact_name")
+    code, _out, err = run_cli(
+        transport, tmp_path, "export", "tag:vip", "--output", str(tmp_path / "x.csv")
+    )
+    assert code == Exit.UNPROVEN and "not proven to match" in err
+
+
+def refund_entry(charge_id: str, ref: str) -> JournalEntry:
+    now = datetime(2026, 11, 20, tzinfo=UTC)
+    return JournalEntry(
+        id=1,
+        client_reference=ref,
+        profile="p",
+        base_url="http://other",
+        operation="refund",
+        charge_id=charge_id,
+        amount=Decimal("5.00"),
+        request_summary={},
+        state="unknown",
+        result_id=None,
+        error=None,
+        retry_of=None,
+        created_at=now,
+        sent_at=now,
+        updated_at=now,
+        resolved_at=None,
+    )
+
+
+async def test_the_read_back_is_not_fooled_by_an_ignored_refund_filter() -> None:
+    charge = CHARGES[0]["charge_id"]
+    other = CHARGES[1]["charge_id"]
+    earlier = {"refund_id": "r-earlier", "charge_id": charge, "total_amount": 5, "attributes": {}}
+    elsewhere = {
+        "refund_id": "r-other",
+        "charge_id": other,
+        "total_amount": 5,
+        "attributes": {REF_ATTRIBUTE: ["ours"]},
+    }
+    # An earlier refund of the same charge (its attributes shown, no reference of ours) and ours
+    # on another charge's row: neither is the lost one.
+    async with client_of(status_only_service([earlier, elsewhere])) as client:
+        found = await read_back(client, refund_entry(charge, "ours"))
+    assert found.state == "not_applied"
+    # The same earlier refund listed without its attributes: nothing here can tell it from
+    # ours, so nothing is claimed either way.
+    blind = {"refund_id": "r-earlier", "charge_id": charge, "total_amount": 5}
+    async with client_of(status_only_service([blind])) as client:
+        try:
+            await read_back(client, refund_entry(charge, "ours"))
+        except Unprovable as err:
+            assert "cannot tell" in str(err)
+        else:
+            raise AssertionError("an unreadable refund of the charge passed for a verdict")
+
+
+async def test_a_service_that_always_has_more_ends_in_too_many_results() -> None:
+    charge = CHARGES[0]["charge_id"]
+
+    def endless(request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/oauth2/token"):
+            return httpx.Response(200, json={"access_token": "t", "expires_in": 3600})
+        offset = int(request.url.params.get("offset", 0))
+        rows = [
+            {"refund_id": f"r{offset + i}", "charge_id": charge, "attributes": {}}
+            for i in range(50)
+        ]
+        return httpx.Response(200, json={"data": rows, "has_more": True})
+
+    async with client_of(httpx.MockTransport(endless)) as client:
+        try:
+            await read_back(client, refund_entry(charge, "ours"))
+        except Unprovable as err:
+            assert "too many results to be sure" in str(err)
+        else:
+            raise AssertionError("an endless list gave a verdict")

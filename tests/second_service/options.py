@@ -1,0 +1,59 @@
+"""The choices of the second service where the spec says "not shown", one switch each."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+Envelope = Literal["data", "results", "content", "bare", "nested"]
+CountKey = Literal["total", "count", "total_count"]
+Paging = Literal["offset", "page", "ignore", "cursor"]
+AuthStyle = Literal["basic", "form", "both"]
+
+
+@dataclass(frozen=True)
+class ServiceOptions:
+    """How this service behaves where the spec is silent. Defaults: a plausible service that
+    applies only the `status` filter and sends the published charge shape (no `tags` key, no
+    `charge_type`), a list under `data` with `total`, paged by `limit`/`offset`."""
+
+    #: Query parameters it applies as filters; every other filter is accepted and ignored (or
+    #: rejected, see `unknown_params`). Names as paytui sends them: status, tag, account_id,
+    #: charge_id (refunds), merchant_id, ...
+    applied_filters: frozenset[str] = frozenset({"status"})
+    #: Echo fields the published charge does not show.
+    echo_tags: bool = False
+    echo_charge_type: bool = False
+    echo_captured_charge_id: bool = False
+    #: The payer's contact in `payment_method` (the spec shows it).
+    echo_contact: bool = True
+    #: `data` | `results` | `content` (a list under that key), `bare` (the list itself),
+    #: `nested` (`{"data": {"charges": [...]}, "meta": {"total": n}}`).
+    envelope: Envelope = "data"
+    #: The key of the number of matches, or None for no count at all.
+    count_key: CountKey | None = "total"
+    #: `offset` (limit/offset), `page` (page/per_page, 1-based), `ignore` (always the first
+    #: `page_size` rows, whatever is asked), `cursor` (limit + an opaque cursor, `next` link).
+    paging: Paging = "offset"
+    #: Rows per page when the request does not say (and always, with `ignore`).
+    page_size: int = 25
+    max_page_size: int = 100
+    #: Echo the paging parameters it used (limit/offset, page/per_page) in the envelope.
+    echo_paging: bool = True
+    #: Add `has_more` to the envelope (True/False as it is).
+    has_more: bool = False
+    #: A `next` link that is an absolute URL (True) or a path with its query (False).
+    next_absolute: bool = False
+    #: How the token endpoint takes the client id and secret.
+    auth: AuthStyle = "both"
+    #: `ignore` unknown query parameters, or `reject` them with a 400.
+    unknown_params: Literal["ignore", "reject"] = "ignore"
+    #: Lifetime of an access token, seconds.
+    expires_in: int = 3600
+    #: The key of a refund's id in its JSON.
+    refund_id_key: Literal["refund_id", "id"] = "refund_id"
+    #: After this many requests every call answers 400 "looping": a test of a client that never
+    #: stops fails quickly instead of hanging.
+    max_requests: int = 600
+    #: Extra scopes granted (informational; the service does not check scopes).
+    scopes: tuple[str, ...] = field(default=("urn:v2:charges:all", "urn:v2:refunds:all"))

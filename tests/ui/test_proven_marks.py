@@ -1,0 +1,52 @@
+"""Mark-all marks only rows proven to match (issue 23): against a service that ignores `tag` and
+does not show charges' tags, `M M` on `tag:vip` marks nothing and says why, so a bulk refund
+(`B`) has nothing to act on; a name it ignores is applied here, and only the matches are marked.
+"""
+
+from __future__ import annotations
+
+from paytui.ui.screens.charges import ChargeSearchScreen
+from paytui.ui.widgets.charge_table import ChargeTable
+from paytui.ui.widgets.query_input import QueryInput
+from tests.api.test_proven_filters import status_only_service
+from tests.ui.conftest import make_app, screen_text, settle
+
+
+async def search(app: object, pilot: object, text: str) -> ChargeSearchScreen:
+    screen = app.screen  # type: ignore[attr-defined]
+    assert isinstance(screen, ChargeSearchScreen)
+    field = screen.query_one(QueryInput)
+    field.value = text
+    await pilot.press("/")  # type: ignore[attr-defined]
+    await pilot.press("enter")  # type: ignore[attr-defined]
+    await settle(app, pilot)  # type: ignore[arg-type]
+    return screen
+
+
+async def test_mark_all_marks_only_rows_proven_to_match() -> None:
+    app = make_app(status_only_service())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        screen = await search(app, pilot, "tag:vip")
+        table = screen.query_one(ChargeTable)
+        assert "not proven to match (tag not shown by the service)" in screen_text(app)
+        for _ in range(2):
+            await pilot.press("escape")  # back to the list from the query line
+            await pilot.press("M")
+            await settle(app, pilot)
+        assert len(table.marks) == 0
+        said = [note.message for note in app._notifications]
+        assert said[-1] == (
+            "Marked 0 more (0 marked). Not marked: 120 rows not proven to match"
+            " (tag not shown by the service)."
+        )
+
+        screen = await search(app, pilot, "name:ada")
+        table = screen.query_one(ChargeTable)
+        assert "Filtered here: contact_name" in screen_text(app)
+        for _ in range(2):
+            await pilot.press("escape")
+            await pilot.press("M")
+            await settle(app, pilot)
+        assert len(table.marks) == 24
+        assert {charge.contact_name for charge in table.marks.charges()} == {"Ada Lovelace"}
