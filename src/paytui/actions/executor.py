@@ -1496,7 +1496,7 @@ class ActionExecutor:
         # sandbox's captured_charge_id above is a shortcut only). Not found, or not provable on a
         # service that ignores the filter: the service itself refuses a second capture.
         try:
-            lookup = await find_capture(self.client, auth)
+            lookup = await find_capture(self.client, auth, thorough=True)
         except ApiError as err:
             raise PrecheckFailed(f"Could not look for an earlier capture: {err}") from err
         if lookup.capture_id is not None:

@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from paytui.actions import tokens
 from paytui.actions.journal import UNRESOLVED_STATES, Journal, JournalEntry
+from paytui.api.captures import find_capture
 from paytui.api.errors import ApiError, NotFoundError
 from paytui.api.models import Account, Charge, Page, Refund
 from paytui.api.queries import ChargeQuery, RefundQuery
@@ -113,15 +114,17 @@ async def read_back(
     operation = entry.operation
     ref = entry.client_reference
     if operation == "capture":
-        auth_id = entry.charge_id or ""
-        query = ChargeQuery(original_charge_id=auth_id)
-        async for charge in _scan(client.search_charges(query, page_size=20)):
-            if charge.original_charge_id == auth_id:
-                return ReadBack("succeeded", charge.charge_id, charge.total_amount, charge=charge)
-        # Belt and braces: the authorization itself names its capture once there is one.
-        auth = await client.get_charge(auth_id)
-        if auth.captured_charge_id:
-            return ReadBack("succeeded", auth.captured_charge_id)
+        # The one proof of a capture (`paytui.api.captures.find_capture`): the sandbox's link on
+        # the authorization, a search by original_charge_id, or, where the service refuses that
+        # parameter, every charge read newest first back to the authorization's time.
+        auth = await client.get_charge(entry.charge_id or "")
+        lookup = await find_capture(client, auth, thorough=True)
+        if lookup.capture_id is not None:
+            capture = lookup.capture
+            amount = capture.total_amount if capture is not None else None
+            return ReadBack("succeeded", lookup.capture_id, amount, charge=capture)
+        if not lookup.proven:
+            raise Unprovable(f"cannot tell whether it was captured: {lookup.describe()}")
         return ReadBack("not_applied")
     if operation == "refund":
         refund_query = RefundQuery(charge_id=entry.charge_id, attributes=((REF_ATTRIBUTE, ref),))

@@ -1,0 +1,68 @@
+"""Prechecks degrade, never block (issue 23, point 5): against a service that answers 400 to a
+query parameter it does not know, a capture still checks for an earlier capture (every charge
+read, newest first, back to the authorization's time) and is sent exactly once; its read-back
+finds it the same way. Against one that ignores the parameter, the same scan proves it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from paytui.actions.executor import ActionExecutor
+from paytui.actions.journal import Journal
+from paytui.actions.policy import ActionPolicy
+from paytui.actions.reconcile import read_back
+from paytui.api.captures import find_capture
+from paytui.api.queries import ChargeQuery
+from tests.second_service.app import SecondService
+from tests.second_service.fixtures import client_for
+
+
+async def _open_authorization(client: Any) -> Any:
+    page = await client.search_charges_page(ChargeQuery(status="success"), limit=100)
+    captured = {c.original_charge_id for c in page.items if c.original_charge_id}
+    return next(
+        c
+        for c in page.items
+        if c.result_code == "Authorized" and c.charge_id not in captured and c.is_authorization
+    )
+
+
+async def test_a_capture_is_checked_sent_once_and_read_back_when_the_parameter_is_refused(
+    second_service: Callable[..., SecondService], tmp_path: Path
+) -> None:
+    service = second_service(unknown_params="reject")
+    async with client_for(service) as client:
+        auth = await _open_authorization(client)
+        before = await find_capture(client, auth, thorough=True)
+        assert before.capture_id is None and before.proven  # read every charge: none
+        journal = Journal(tmp_path / "journal.sqlite3")
+        executor = ActionExecutor(
+            client, journal, ActionPolicy(), profile="p", base_url=service.base_url
+        )
+        outcome = await executor.capture(auth.charge_id)
+        assert outcome.state == "succeeded" and outcome.result_id
+        # Its trace, found without the parameter the service refuses.
+        entry = journal.get(outcome.entry_id)
+        assert entry is not None
+        found = await read_back(client, entry)
+        assert (found.state, found.result_id) == ("succeeded", outcome.result_id)
+        # A second capture is refused here, before anything is sent.
+        again = await find_capture(client, await client.get_charge(auth.charge_id), thorough=True)
+        assert again.capture_id == outcome.result_id
+        journal.close()
+
+
+async def test_an_ignored_parameter_is_proven_by_the_same_scan(
+    second_service: Callable[..., SecondService],
+) -> None:
+    service = second_service()  # accepts original_charge_id and ignores it
+    async with client_for(service) as client:
+        auth = await _open_authorization(client)
+        quick = await find_capture(client, auth)
+        thorough = await find_capture(client, auth, thorough=True)
+    # The quick look (the detail screen) says it cannot tell; the executor's proves it.
+    assert not quick.proven and quick.capture_id is None
+    assert thorough.proven and thorough.capture_id is None
