@@ -66,3 +66,18 @@ async def test_an_ignored_parameter_is_proven_by_the_same_scan(
     # The quick look (the detail screen) says it cannot tell; the executor's proves it.
     assert not quick.proven and quick.capture_id is None
     assert thorough.proven and thorough.capture_id is None
+
+
+def test_a_refused_filter_is_applied_here_and_export_finishes(
+    second_service: Callable[..., SecondService], second_cli: Callable[[SecondService], Any]
+) -> None:
+    # The export pins created_to, and a name search sends contact_name: both parameters the
+    # spec does not show, which this service refuses with a 400. Both are asked again with the
+    # spec's own filters only and applied here (exit 6 before).
+    service = second_service(unknown_params="reject")
+    run = second_cli(service)
+    code, out, err = run("export", "--output", "-", "--format", "jsonl")
+    assert code == 0 and len(out.splitlines()) == 126
+    code, out, err = run("charges", "search", "status:success", "name:ada", "--format", "jsonl")
+    assert code == 0 and out and err.startswith("paytui: Filtered here: contact_name")
+    assert all("Ada" in line for line in out.splitlines())

@@ -333,4 +333,4 @@ async def test_an_account_s_charges_say_when_the_service_ignored_the_account(
         account, detail = await open_account_detail(app, pilot, "Blue Fern Café POS")
         # Another account's charges came back: left out (the filter applied here), and said.
         assert all(c.account_id == account.account_id for c in detail.charges)
-        assert "Filtered here: account_id (the service ignored them)" in screen_text(app)
+        assert "Filtered here: account_id (the service did not apply them)" in screen_text(app)

@@ -154,6 +154,10 @@ class PaymentClient:
         #: Turns offsets into the service's own continuation (a next link, page numbers) and
         #: stops a list whose service ignores paging (`paytui.api.paging`).
         self._pager = Pager(self.base_url, paging)
+        #: Lists whose service refused a filter parameter the spec does not show (a 400 / 422
+        #: on `contact_name`...): they are asked with the spec's own filters only, the rest
+        #: applied here (`_page`).
+        self._spec_filters_only: set[str] = set()
         self.timeout = timeout
         #: Overall limit of one attempt: connect + send + the whole body (httpx's `timeout` is
         #: per read, so a trickling server would never trip it).
@@ -489,10 +493,23 @@ class PaymentClient:
         item is left out) or cannot tell (None: kept, listed in `Page.unproven`). Without
         `verdicts` every parameter is a plain equality on the item's field, and only a field
         that contradicts it counts."""
-        where, wire = self._pager.request(path, params, limit, offset)
-        body = await self._request("GET", where, params=wire)
+        sent = _spec_filters(params) if path in self._spec_filters_only else params
+        where, wire = self._pager.request(path, sent, limit, offset)
+        try:
+            body = await self._request("GET", where, params=wire)
+        except ValidationError:
+            # The service refuses a parameter: if the query holds filters the spec does not
+            # show, ask again with the spec's own (status, tag, attribute) and apply the others
+            # here, on every row, as for a service that ignores them. Remembered for the list.
+            if path in self._spec_filters_only or _spec_filters(params) == params:
+                raise
+            logger.info("the service refused a filter of %s: applying it here", path)
+            self._spec_filters_only.add(path)
+            sent = _spec_filters(params)
+            where, wire = self._pager.request(path, sent, limit, offset)
+            body = await self._request("GET", where, params=wire)
         page = _parse_page(body, model, plural, limit, offset)
-        page = self._settled(page, body, plural, path, params, limit, offset)
+        page = self._settled(page, body, plural, path, sent, limit, offset)
         if params:
             judge = verdicts or (lambda item: _plain_verdicts(params, item))
             order = [name for name, _ in params]
@@ -819,6 +836,15 @@ def _parse_page(body: Any, model: type[M], plural: str, limit: int, offset: int)
             unreadable=unreadable,
         ),
     )
+
+
+#: The filters the spec shows for lists ("status and tag/attribute searching"); every other
+#: query parameter is paytui's guess (docs/api-assumptions.md).
+SPEC_FILTERS = frozenset({"status", "tag", "attribute"})
+
+
+def _spec_filters(params: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    return [(name, value) for name, value in params if name in SPEC_FILTERS]
 
 
 def _plain_verdicts(params: Sequence[tuple[str, str]], item: Any) -> dict[str, bool | None]:

@@ -574,11 +574,12 @@ class UnreadableItem(BaseModel):
 def trust_note(
     filtered_here: Sequence[str], unproven: Mapping[str, Sequence[str]], sort_ignored: bool
 ) -> str | None:
-    """One line on how far a list's rows are the service's answer: "Filtered here: name, amount
-    (the service ignored them) · 3 rows not proven to match (tag not shown) · sort ignored"."""
+    """One line on how far a list's rows are the service's answer: "Filtered here: name (the
+    service did not apply them) · 3 rows not proven to match (tag not shown) · sort ignored"."""
     parts: list[str] = []
     if filtered_here:
-        parts.append(f"Filtered here: {', '.join(filtered_here)} (the service ignored them)")
+        names = ", ".join(filtered_here)
+        parts.append(f"Filtered here: {names} (the service did not apply them)")
     if unproven:
         names = ", ".join(dict.fromkeys(name for names in unproven.values() for name in names))
         count = len(unproven)
