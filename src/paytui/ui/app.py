@@ -58,7 +58,7 @@ SCREENS: tuple[tuple[str, str, str], ...] = (
     ("tokens", "Tokens", "Stored card tokens"),
     ("accounts", "Accounts", "Merchant accounts and their boarding status"),
     ("distributions", "Distributions", "Payouts to merchant accounts"),
-    ("history", "History", "What you did in this session"),
+    ("history", "History", "Every action taken with paytui, across sessions and processes"),
 )
 
 #: Palette entries of the plugin sessions and new accounts (issue 12): title, blurb, app action.
@@ -166,7 +166,7 @@ class PaytuiCommands(Provider):
                 commands.append(
                     (
                         f"Browse {family.name}",
-                        f"Read-only list of {family.name} (shape not shown by the spec)",
+                        f"Read-only list of {family.name}, its columns as the service sends them",
                         partial(app.run_action, f"browse('{family.name}')"),
                     )
                 )

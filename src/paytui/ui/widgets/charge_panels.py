@@ -138,7 +138,7 @@ def summary_panel(
         ("Status", fmt.status(wire.get("status"))),
         ("Result code", fmt.result_code(wire.get("result_code"))),
         ("Result text", value_text(wire.get("result_text"))),
-        ("Type", value_text(wire.get("charge_type"))),
+        ("Type", value_text(fmt.charge_type_name(wire.get("charge_type")))),
         ("Amount", money_text(wire.get("total_amount"))),
         # The spec gives reversal_flag no meaning (api-facts: undocumented): shown as sent.
         ("Reversal flag", value_text(reversal)),

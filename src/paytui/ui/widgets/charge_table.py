@@ -89,13 +89,9 @@ def _charge_id(charge: Any) -> Text:
     return Text(safe(str(getattr(charge, "charge_id", "") or "")))
 
 
-_TYPE_NAMES = {"authorization": "auth", "pre_authorization": "pre-auth"}
-
-
 def _charge_type(charge: Any) -> Text:
     """Sale, auth, pre-auth or capture: an authorization must not look like a sale."""
-    kind = getattr(charge, "charge_type", None)
-    return Text(_TYPE_NAMES.get(kind, kind) if kind else "—")
+    return Text(fmt.charge_type_name(getattr(charge, "charge_type", None), short=True) or "—")
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,37 @@
+"""One vocabulary (issue 22, item 15): a charge type reads the same wherever it shows, and the
+words people read describe the product, not the spec or an earlier design."""
+
+from __future__ import annotations
+
+from rich.console import Console
+
+from paytui.api.models import Charge
+from paytui.ui import format as fmt
+from paytui.ui.app import SCREENS
+from paytui.ui.widgets.charge_panels import summary_panel
+from paytui.ui.widgets.charge_table import COLUMNS
+
+
+def test_a_charge_type_reads_the_same_in_the_list_and_the_detail() -> None:
+    check = Charge(charge_id="c1", charge_type="pre_authorization", total_amount=0)
+    column = next(column for column in COLUMNS if column.key == "type")
+    assert column.render(check).plain == "pre-auth"  # the list's narrow column, shortened
+    panel = summary_panel(
+        check.model_dump(mode="json", by_alias=True, exclude_none=True),
+        is_authorization=False,
+        capture_id=None,
+        capture_lookup=None,
+    )
+    console = Console(width=80, record=True, color_system=None, file=None)
+    with console.capture() as captured:
+        console.print(panel)
+    type_line = next(line for line in captured.get().splitlines() if "Type" in line)
+    assert "pre-authorization" in type_line and "pre_authorization" not in type_line
+    assert fmt.charge_type_name("authorization") == "authorization"
+    assert fmt.charge_type_name("authorization", short=True) == "auth"
+    assert fmt.charge_type_name("refund\x1b[2J") == "refund␛[2J"  # another service's, made safe
+
+
+def test_history_is_described_as_what_it_holds() -> None:
+    (blurb,) = [blurb for mode, _title, blurb in SCREENS if mode == "history"]
+    assert "this session" not in blurb and "across sessions" in blurb
