@@ -88,6 +88,7 @@ def test_default_profile_from_config(configured: Path) -> None:
         "client_secret": conn.client_secret,
         "scopes": ["urn:v2:charges:read"],
         "token_auth": "auto",
+        "paging": "offset",
         "verify": True,
     }
 

@@ -176,3 +176,23 @@ def test_export_finishes_and_says_why_it_stopped(
 @pytest.fixture
 def make(second_service: Make) -> Make:
     return second_service
+
+
+
+def test_paging_in_a_profile_reaches_the_client() -> None:
+    """`paging = "page"` in a profile is what the client is built with (`client_kwargs`), so
+    the test above is what a user of that profile gets."""
+    from paytui.config.connection import client_kwargs, resolve_connection
+    from paytui.config.model import Config
+    from paytui.config.store import LoadResult
+
+    config = Config.model_validate(
+        {
+            "default_profile": "other",
+            "profiles": {"other": {"base_url": "https://pay.example.com", "paging": "page"}},
+        }
+    )
+    connection = resolve_connection(
+        environ={"PAYTUI_TOKEN": "t0ken-for-tests"}, loaded=LoadResult(config=config)
+    )
+    assert client_kwargs(connection)["paging"] == "page"

@@ -389,6 +389,8 @@ def _show(args: argparse.Namespace) -> int:
         ("environment", profile.effective_environment),
         ("base_url", profile.base_url or "embedded sandbox (private socket)"),
     ]
+    if profile.base_url is not None:
+        rows.append(("paging", profile.paging))
     if profile.auth_kind == "client_credentials":
         rows.append(("auth", "OAuth client credentials"))
         rows.append(("client_id", str(profile.client_id)))

@@ -30,6 +30,7 @@ from paytui.config.model import (
     Config,
     Environment,
     Profile,
+    Paging,
     TokenAuth,
     UiPrefs,
 )
@@ -70,6 +71,8 @@ class Connection:
     scopes: tuple[str, ...] = ()
     token_auth: TokenAuth = "auto"
     """How the client id and secret go to the token endpoint (the profile's `token_auth`)."""
+    paging: Paging = "offset"
+    """How the service pages a list (the profile's `paging`)."""
     verify: bool | str = True
     """True, or a CA bundle path; False only with insecure_skip_verify (see `insecure`)."""
     read_only: bool = False
@@ -136,6 +139,8 @@ class Connection:
             facts["requested_scopes"] = " ".join(self.scopes)
         if self.client_id and self.token_auth != "auto":
             facts["token_auth"] = self.token_auth
+        if self.paging != "offset":
+            facts["paging"] = self.paging
         if self.account_id:
             facts["account_id"] = self.account_id
         return facts
@@ -252,6 +257,7 @@ def _build(
         client_secret=client_secret,
         scopes=chosen.scopes if client_id else (),
         token_auth=chosen.token_auth if client_id else "auto",
+        paging=chosen.paging,
         verify=_verify(chosen) if url is not None else True,
         read_only=chosen.read_only,
         account_id=account_id or chosen.account_id,
@@ -360,5 +366,6 @@ def client_kwargs(connection: Connection) -> dict[str, Any]:
         "client_secret": connection.client_secret,
         "scopes": list(connection.scopes) or None,
         "token_auth": connection.token_auth,
+        "paging": connection.paging,
         "verify": connection.verify,
     }

@@ -19,6 +19,8 @@ AuthKind = Literal["embedded", "client_credentials", "token"]
 SecretStoreName = Literal["keyring", "file"]
 #: How the OAuth client id and secret reach the token endpoint (`paytui.api.auth`).
 TokenAuth = Literal["auto", "basic", "form"]
+#: How the service pages a list (`paytui.api.paging.PagingStyle`).
+Paging = Literal["offset", "page"]
 
 #: The profile that exists even when the file defines none: the embedded sandbox. Reserved:
 #: `paytui profile add sandbox --base-url …` would silently point a bare `paytui` elsewhere.
@@ -94,6 +96,9 @@ class Profile(BaseModel):
     """How the client id and secret go to the token endpoint: "basic" (HTTP Basic), "form"
     (`client_id` / `client_secret` form fields) or "auto" (Basic, then the form fields when
     Basic is refused; the style that worked is kept for the session)."""
+    paging: Paging = "offset"
+    """How the service pages a list where it gives no next link: "offset" (`limit` / `offset`)
+    or "page" (`page` / `per_page`, 1-based). The spec does not show it."""
     client_secret_env: str | None = None
     token_env: str | None = None
     secret_store: SecretStoreName | None = None
