@@ -178,7 +178,6 @@ def make(second_service: Make) -> Make:
     return second_service
 
 
-
 def test_paging_in_a_profile_reaches_the_client() -> None:
     """`paging = "page"` in a profile is what the client is built with (`client_kwargs`), so
     the test above is what a user of that profile gets."""

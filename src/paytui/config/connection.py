@@ -29,8 +29,8 @@ from paytui.config.model import (
     AuthKind,
     Config,
     Environment,
-    Profile,
     Paging,
+    Profile,
     TokenAuth,
     UiPrefs,
 )
