@@ -219,3 +219,58 @@ async def test_a_service_that_always_has_more_ends_in_too_many_results() -> None
             assert "too many results to be sure" in str(err)
         else:
             raise AssertionError("an endless list gave a verdict")
+
+
+def test_verdicts_prove_only_what_the_row_shows() -> None:
+    from paytui.api.models import Charge, Refund, row_id
+    from paytui.api.queries import RefundQuery
+
+    tagged = Charge.model_validate({"charge_id": "c1", "tags": ["VIP"], "attributes": {"k": []}})
+    # Tags match exactly: another case is the service's own matching, not a proof either way.
+    assert ChargeQuery(tags=("vip",)).verdicts(tagged) == {"tag": None}
+    assert ChargeQuery(tags=("VIP",)).verdicts(tagged) == {"tag": True}
+    assert ChargeQuery(tags=("gold",)).verdicts(tagged) == {"tag": False}
+    # `attr:k` (sent as `k=`) asks for the key at all.
+    assert ChargeQuery(attributes=(("k", ""),)).verdicts(tagged) == {"attribute": True}
+    assert ChargeQuery(attributes=(("j", ""),)).verdicts(tagged) == {"attribute": False}
+    # An empty chargebacks object, sent on every charge by some services, is no chargeback.
+    quiet = Charge.model_validate(
+        {"charge_id": "c2", "status": "success", "chargebacks": {"total_amount": 0, "items": []}}
+    )
+    assert ChargeQuery(status="chargeback").verdicts(quiet) == {"status": None}
+    # A declined charge without charge_type could be a sale or an authorization.
+    declined = Charge.model_validate({"charge_id": "c3", "result_code": "Declined"})
+    assert ChargeQuery(charge_type="authorization").verdicts(declined) == {"charge_type": None}
+    # A refund row is keyed by its own id, not by the charge it refunds.
+    refund = Refund.model_validate({"refund_id": "r1", "charge_id": "c1"})
+    assert row_id(refund) == "r1"
+    assert RefundQuery(tags=("vip",)).verdicts(refund) == {"tag": None}
+
+
+async def test_our_reference_is_ours_even_on_a_row_without_its_charge() -> None:
+    charge = CHARGES[0]["charge_id"]
+    ours = {"refund_id": "r-ours", "total_amount": 5, "attributes": {REF_ATTRIBUTE: ["ours"]}}
+    async with client_of(status_only_service([ours])) as client:
+        found = await read_back(client, refund_entry(charge, "ours"))
+    assert (found.state, found.result_id) == ("succeeded", "r-ours")
+
+
+async def test_a_refund_list_that_ignores_paging_is_no_proof_of_absence() -> None:
+    charge = CHARGES[0]["charge_id"]
+
+    def same_page(request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/oauth2/token"):
+            return httpx.Response(200, json={"access_token": "t", "expires_in": 3600})
+        rows = [
+            {"refund_id": f"r{i}", "charge_id": charge, "attributes": {REF_ATTRIBUTE: ["x"]}}
+            for i in range(50)
+        ]
+        return httpx.Response(200, json={"data": rows, "total": 120})
+
+    async with client_of(httpx.MockTransport(same_page)) as client:
+        try:
+            found = await read_back(client, refund_entry(charge, "ours"))
+        except Unprovable as err:
+            assert "could not be read to its end" in str(err)
+        else:
+            raise AssertionError(f"a list read once and again gave a verdict: {found.state}")

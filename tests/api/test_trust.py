@@ -116,7 +116,12 @@ async def test_an_ignored_filter_is_noticed_and_said_in_one_line() -> None:
     ("query", "charge", "expected"),
     [
         (ChargeQuery(captured=False), {"captured_charge_id": "x"}, ["captured"]),
-        (ChargeQuery(charge_type="authorization"), {"result_code": "Approved"}, ["charge_type"]),
+        (
+            ChargeQuery(charge_type="authorization"),
+            {"result_code": "Approved", "status": "success"},
+            ["charge_type"],
+        ),
+        (ChargeQuery(charge_type="authorization"), {"result_code": "Declined"}, []),
         (
             ChargeQuery(charge_type="authorization"),
             {"result_code": "Authorized", "total_amount": 3},

@@ -378,3 +378,31 @@ async def test_keys_typed_at_once_after_the_opening_key_land_in_the_new_field(
         assert isinstance(form, NewChargeScreen)
         assert value(form, "amount") in {"19.99", ""}  # in the first field whole, or dropped
         assert [value(form, n) for n in ("expiry", "first", "last", "tags")] == ["", "", "", ""]
+
+
+async def test_a_long_burst_in_the_query_line_starts_one_search(app_factory: AppFactory) -> None:
+    """A key costs the same at any length of the query (issue 22, item 5): a burst of 600 keys
+    starts no worker per key (each used to cancel every one before it, still queued: 6 ms a
+    key at 1,500), and the search follows the pause with the whole text."""
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("slash")
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, ChargeSearchScreen)
+        started: list[object] = []
+        run_worker = screen.run_worker
+
+        def counting(*args: Any, **kwargs: Any) -> Any:
+            started.append(kwargs.get("group"))
+            return run_worker(*args, **kwargs)
+
+        screen.run_worker = counting  # type: ignore[method-assign]
+        text = "eds " * 150
+        for event in key_events(text):
+            app.post_message(event)
+        await settle(app, pilot)
+        await settle(app, pilot)
+        assert screen.query_one(QueryInput).value == text
+        assert 1 <= started.count("search") <= 2, len(started)

@@ -97,6 +97,10 @@ async def _scan(pages: AsyncIterator[Page[T]]) -> AsyncIterator[T]:
         count += 1
         for item in page.items:
             yield item
+        if page.paging_note:
+            # The list stopped before its end (a repeated page: the service ignores paging):
+            # not having seen it is no proof that it is not there.
+            raise Unprovable(f"the list could not be read to its end: {page.paging_note}")
         if count >= MAX_PAGES and page.has_more:
             raise Unprovable("too many results to be sure")
 
@@ -130,7 +134,9 @@ async def read_back(
         refund_query = RefundQuery(charge_id=entry.charge_id, attributes=((REF_ATTRIBUTE, ref),))
         blind: list[str] = []
         async for refund in _scan(client.search_refunds(refund_query, page_size=50)):
-            if refund.charge_id == entry.charge_id and _has_ref(refund.attributes, ref):
+            # Our reference is ours alone: a refund carrying it is this one, whether or not
+            # the row names its charge (one naming another charge is not).
+            if refund.charge_id in (None, entry.charge_id) and _has_ref(refund.attributes, ref):
                 return ReadBack("succeeded", refund.refund_id, refund.total_amount, refund=refund)
             if refund.charge_id in (None, entry.charge_id) and "attributes" not in (
                 refund.model_fields_set

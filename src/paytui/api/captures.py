@@ -86,6 +86,8 @@ async def find_capture(
         # Checked on the rows themselves (`Page.ignored_filters`): a row that is no capture of
         # this authorization shows the service ignored the filter (and was left out).
         ignored = {*page.ignored_filters, *query.ignored_by(page.items)}
+        if page.paging_note and not page.items:
+            return CaptureLookup(None, proven=False)  # a list that did not read to its end
         if "original_charge_id" not in ignored:
             # The service honoured the filter (nothing contradicts it): no item, no capture.
             # Unreadable items may hide it, though: then nothing is proven.
@@ -125,6 +127,8 @@ async def _scan_for_capture(
             if stamp is not None:
                 in_order = in_order and (previous is None or stamp <= previous)
                 previous = stamp
+        if page.paging_note:  # stopped before its end (a repeated page): nothing proven
+            return CaptureLookup(None, proven=False)
         if not page.has_more or page.next_offset <= offset:
             return CaptureLookup(None, proven=not unreadable)
         if in_order and since is not None and previous is not None and previous < since:

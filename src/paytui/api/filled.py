@@ -52,7 +52,9 @@ class FilledPages(Generic[T]):
         self._rows.extend(page.items)
         self._trust.add(page)
         # Ended: the service says so, or it did not move on (a page that repeats the offset).
-        self._done = not page.has_more or page.next_offset <= self._wire
+        self._done = (
+            not page.has_more or page.next_offset <= self._wire or page.paging_note is not None
+        )
         self._wire = page.next_offset
 
     async def page(self, offset: int, limit: int) -> Page[T]:
@@ -78,5 +80,6 @@ class FilledPages(Generic[T]):
             filtered_out=0,
             unproven={key: names for key, names in self._trust.unproven.items() if key in ids},
             sort_ignored=self._trust.sort_ignored,
+            paging_note=self._trust.paging_note,
         )
         return page

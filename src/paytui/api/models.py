@@ -592,7 +592,13 @@ def trust_note(
 
 def row_id(item: Any) -> str:
     """A list row's own id (`charge_id`, `refund_id`...): the key of `Page.unproven`."""
-    for name in ("charge_id", "refund_id", "account_id", "token_id", "session_id", "id"):
+    fields = getattr(type(item), "model_fields", {})
+    # The row's own id first: a refund also names its charge, a charge its account.
+    for name in ("refund_id", "session_id", "token_id", "distribution_id", "charge_id"):
+        value = getattr(item, name, None) if name in fields else None
+        if isinstance(value, str) and value:
+            return value
+    for name in ("account_id", "id"):
         value = getattr(item, name, None)
         if isinstance(value, str) and value:
             return value

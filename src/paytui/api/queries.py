@@ -120,10 +120,10 @@ def name_words(text: str) -> tuple[str, ...]:
 
 def _name_verdict(wanted: str, name: str) -> Verdict:
     """Every word typed begins a word of the name; None when the row shows no name."""
-    have = name_words(name)
-    if not have:
+    have, typed_words = name_words(name), name_words(wanted)
+    if not have or not typed_words:
         return None
-    return all(any(word.startswith(typed) for word in have) for typed in name_words(wanted))
+    return all(any(word.startswith(typed) for word in have) for typed in typed_words)
 
 
 def _equal(item: Any, name: str, wanted: str) -> Verdict:
@@ -141,13 +141,23 @@ def _label_verdicts(query: Any, item: Any) -> dict[str, Verdict]:
     """`tag` / `attribute`: proven only on an item that was sent its tags (attributes)."""
     found: dict[str, Verdict] = {}
     if query.tags:
-        have = {_fold(tag) for tag in getattr(item, "tags", ())}
-        sent = _sent(item, "tags")
-        found["tag"] = all(_fold(tag) in have for tag in query.tags) if sent else None
+        tags = [str(tag) for tag in getattr(item, "tags", ())]
+        if not _sent(item, "tags"):
+            found["tag"] = None
+        elif all(tag in tags for tag in query.tags):
+            found["tag"] = True  # exactly, as tags are matched (docs/search.md)
+        elif all(_fold(tag) in {_fold(have) for have in tags} for tag in query.tags):
+            found["tag"] = None  # only in another case: the service's matching is its own
+        else:
+            found["tag"] = False
     if query.attributes:
         attrs = getattr(item, "attributes", {}) or {}
         sent = _sent(item, "attributes")
-        matches = all(value in attrs.get(key, ()) for key, value in query.attributes)
+        # `key=` (an empty value) asks for charges that have the key at all.
+        matches = all(
+            (key in attrs) if value == "" else (value in attrs.get(key, ()))
+            for key, value in query.attributes
+        )
         found["attribute"] = matches if sent else None
     return found
 
@@ -183,6 +193,22 @@ def ignored_filters(
         seen.update(contradictions(item))
     ordered = [name for name in dict.fromkeys(order) if name in seen]
     return tuple(ordered + sorted(seen - set(ordered)))
+
+
+def _carries(charge: Any, kind: str) -> bool | None:
+    """Does the charge show a chargeback (items, or an amount) or a return (a return code)?
+    None: it carries the object empty, as some services send on every charge (no proof
+    either way); False: it carries none."""
+    if kind == "return":
+        info = getattr(charge, "return_info", None)
+        if info is None:
+            return False
+        return True if getattr(info, "return_code", None) else None
+    chargebacks = getattr(charge, "chargebacks", None)
+    if chargebacks is None:
+        return False
+    amount = getattr(chargebacks, "total_amount", None)
+    return True if (getattr(chargebacks, "items", None) or amount) else None
 
 
 def _sort_key(charge: Any, column: str) -> Any:
@@ -371,9 +397,11 @@ class ChargeQuery(_QueryBase):
         found: dict[str, Verdict] = {}
         if self.status:
             status = getattr(charge, "status", None)
-            kept = {"chargeback": "chargebacks", "return": "return_info"}.get(self.status)
-            if kept is not None and getattr(charge, kept, None) is not None:
-                found["status"] = True
+            shown = (
+                _carries(charge, self.status) if self.status in {"chargeback", "return"} else False
+            )
+            if shown is not False:
+                found["status"] = shown  # True: it carries one; None: an empty object
             else:
                 found["status"] = _compare(status, status == self.status)
         found.update(_label_verdicts(self, charge))
@@ -399,9 +427,15 @@ class ChargeQuery(_QueryBase):
             code = getattr(charge, "result_code", None)
             if kind is not None:
                 found["charge_type"] = kind == self.charge_type
-            elif self.charge_type == "authorization" and code is not None:
-                found["charge_type"] = is_authorization(None, code, amount)
-            else:
+            elif self.charge_type == "authorization" and is_authorization(None, code, amount):
+                found["charge_type"] = True  # `Authorized` on a non-zero amount
+            elif (
+                self.charge_type == "authorization"
+                and code is not None
+                and getattr(charge, "status", None) == "success"
+            ):
+                found["charge_type"] = False  # a successful authorization shows `Authorized`
+            else:  # a declined one, or no result code: a sale could look the same
                 found["charge_type"] = None
         if self.captured is not None:
             captured = getattr(charge, "captured_charge_id", None) is not None

@@ -118,8 +118,11 @@ async def _collect(
     so a page can hold none and more still follow."""
     items: list[Any] = []
     offset = 0
+    # One page size throughout: a page-numbered service reads `offset // size`, so a size that
+    # shrank as rows were filtered out here would re-read some rows and skip others.
+    size = min(page_size, limit)
     while len(items) < limit:
-        page = await fetch(min(page_size, limit - len(items)), offset)
+        page = await fetch(size, offset)
         items.extend(page.items)
         if trust is not None:
             trust.add(page)

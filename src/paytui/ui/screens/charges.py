@@ -6,10 +6,11 @@ Enter to open it, `escape` to come back to the same row. Everything that talks t
 a worker (`exclusive=True` per purpose, so a new search cancels a stale one); what the user typed
 is never touched by an error.
 
-Search as you type: every change of the line starts the "search" worker again, which cancels the
-one before it (its wait, or its request). A key after a pause is parsed and sent at once; a key
-within `TYPE_DELAY` of the one before waits that long first, so a burst of keys (or a paste)
-sends one request. Only a query that parses is sent; the parser's complaints are underlined.
+Search as you type: a key after a pause starts the "search" worker, which cancels the one before
+it (its request), and is parsed and sent at once; a key within `TYPE_DELAY` of the one before
+only restarts one timer, so a burst of keys (or a paste) sends one request once it pauses, and
+costs the same per key at any length of the query. Only a query that parses is sent; the
+parser's complaints are underlined.
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ from paytui.ui.widgets.list_state import ErrorLine, ListState, showing
 from paytui.ui.widgets.query_input import CompletionSuggester, QueryInput
 
 if TYPE_CHECKING:
+    from textual.worker import Worker
+
     from paytui.api.models import Charge, Page
     from paytui.api.queries import ChargeQuery
 
@@ -101,6 +104,9 @@ class ChargeSearchScreen(PaytuiScreen[None]):
         """The user's sort, overriding the query's (None: the query's own, else newest first)."""
         self._view_title = QUICK_VIEWS["all"]
         self._last_key = 0.0
+        #: The query line's text waiting for a pause in typing, and the one worker that waits.
+        self._typed = ""
+        self._typing_timer: Worker[None] | None = None
         """`time.monotonic()` of the last change of the query line."""
         self._shown: ChargeQuery | None = None
         """The query whose results the table shows (None: none yet, or an error)."""
@@ -274,19 +280,42 @@ class ChargeSearchScreen(PaytuiScreen[None]):
         return not errors
 
     def on_input_changed(self, event: Input.Changed) -> None:
+        """A key in the query line. Within `TYPE_DELAY` of the one before, it only restarts one
+        timer (the search follows the pause); the first key of a burst stops the search in
+        flight. A key costs the same whatever the query's length: a worker per key (each one
+        cancelling all those before it, still queued in a burst) cost 6 ms a key at 1,500."""
         if event.input.id != "query":
             return
         now = time.monotonic()
         burst = now - self._last_key < self.TYPE_DELAY
         self._last_key = now
-        self.search_as_typed(event.value, wait=self.TYPE_DELAY if burst else 0.0)
+        self._typed = event.value
+        if not burst:
+            self._stop_typing_timer()
+            self.search_as_typed(event.value)
+            return
+        if self._typing_timer is None or self._typing_timer.is_finished:
+            self.workers.cancel_group(self, "search")  # the results of a query being replaced
+            self._typing_timer = self._await_pause()
+
+    def _stop_typing_timer(self) -> None:
+        if self._typing_timer is not None:
+            self._typing_timer.cancel()
+            self._typing_timer = None
+
+    @work(group="typing")
+    async def _await_pause(self) -> None:
+        """Wait until no key came for `TYPE_DELAY` (each key moves `_last_key`), then search
+        the line's latest text. One worker for a whole burst, whatever its length."""
+        while (left := self._last_key + self.TYPE_DELAY - time.monotonic()) > 0:
+            await asyncio.sleep(left)
+        self._typing_timer = None
+        self.search_as_typed(self._typed)
 
     @work(exclusive=True, group="search")
-    async def search_as_typed(self, text: str, wait: float) -> None:
+    async def search_as_typed(self, text: str) -> None:
         """Follow the query line: parse, underline, and send the query when it parses and
-        differs from what the table shows. The next key cancels this (wait or request)."""
-        if wait:
-            await asyncio.sleep(wait)
+        differs from what the table shows. The next key cancels this (its request)."""
         result = self._parse(text)
         if not self._show_parse_errors(result, text) or result.query == self._shown:
             return
@@ -305,6 +334,7 @@ class ChargeSearchScreen(PaytuiScreen[None]):
         if event.input.id != "query":
             return
         event.stop()
+        self._stop_typing_timer()  # Enter searches now; the pause it waited for is moot
         text = event.value
         result = self._parse(text)
         if not self._show_parse_errors(result, text):
@@ -544,6 +574,8 @@ class ChargeSearchScreen(PaytuiScreen[None]):
         table.refresh()
         self._show_marks()
         left = f" Not marked: {trust.note}." if unproven else ""
+        if trust.paging_note:  # the list stopped early: rows beyond it were not read
+            left += f" {trust.paging_note}."
         self.app.notify(
             f"Marked {added:,} more ({len(table.marks):,} marked).{left}",
             title="Mark all matching",
