@@ -274,3 +274,37 @@ async def test_a_refund_list_that_ignores_paging_is_no_proof_of_absence() -> Non
             assert "could not be read to its end" in str(err)
         else:
             raise AssertionError(f"a list read once and again gave a verdict: {found.state}")
+
+
+async def test_only_a_parameter_the_service_calls_unknown_is_left_out() -> None:
+    """A refusal naming a parameter as unknown: asked again without it, applied here (the sort
+    said to be ignored). A refusal of a malformed value is the user's to see, not swallowed."""
+    from paytui.api.errors import ValidationError
+
+    seen: list[list[str]] = []
+
+    def strict(request: httpx.Request) -> httpx.Response:
+        if request.url.path.endswith("/oauth2/token"):
+            return httpx.Response(200, json={"access_token": "t", "expires_in": 3600})
+        names = [name for name, _ in request.url.params.multi_items()]
+        seen.append(names)
+        for name in ("contact_name", "sort"):
+            if name in names:
+                return httpx.Response(400, json={"message": f"unknown query parameter: {name}"})
+        if request.url.params.get("charge_id") == "zz":
+            return httpx.Response(422, json={"message": "charge_id: must be hexadecimal"})
+        offset = int(request.url.params.get("offset", 0))
+        return httpx.Response(200, json={"data": CHARGES[offset : offset + 50], "total": 120})
+
+    async with client_of(httpx.MockTransport(strict)) as client:
+        page = await client.search_charges_page(
+            ChargeQuery(contact_name="ada", sort="-total_amount"), limit=50
+        )
+        assert {c.contact_name for c in page.items} == {"Ada Lovelace"} and page.sort_ignored
+        assert seen[-1] == ["limit", "offset"]  # neither is sent again
+        try:
+            await client.search_charges_page(ChargeQuery(charge_id="zz"), limit=50)
+        except ValidationError as err:
+            assert "must be hexadecimal" in str(err)
+        else:
+            raise AssertionError("a malformed value was swallowed")

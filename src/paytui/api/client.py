@@ -36,6 +36,7 @@ import asyncio
 import email.utils
 import logging
 import random
+import re
 import ssl
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
@@ -154,10 +155,10 @@ class PaymentClient:
         #: Turns offsets into the service's own continuation (a next link, page numbers) and
         #: stops a list whose service ignores paging (`paytui.api.paging`).
         self._pager = Pager(self.base_url, paging)
-        #: Lists whose service refused a filter parameter the spec does not show (a 400 / 422
-        #: on `contact_name`...): they are asked with the spec's own filters only, the rest
-        #: applied here (`_page`).
-        self._spec_filters_only: set[str] = set()
+        #: Per list, the parameters the spec does not show that its service said it does not
+        #: know (a 400 / 422 naming `contact_name` as unknown...): left out from then on, the
+        #: filters applied here (`_page`).
+        self._refused: dict[str, set[str]] = {}
         self.timeout = timeout
         #: Overall limit of one attempt: connect + send + the whole body (httpx's `timeout` is
         #: per read, so a trickling server would never trip it).
@@ -493,28 +494,30 @@ class PaymentClient:
         item is left out) or cannot tell (None: kept, listed in `Page.unproven`). Without
         `verdicts` every parameter is a plain equality on the item's field, and only a field
         that contradicts it counts."""
-        sent = _spec_filters(params) if path in self._spec_filters_only else params
-        where, wire = self._pager.request(path, sent, limit, offset)
-        try:
-            body = await self._request("GET", where, params=wire)
-        except ValidationError:
-            # The service refuses a parameter: if the query holds filters the spec does not
-            # show, ask again with the spec's own (status, tag, attribute) and apply the others
-            # here, on every row, as for a service that ignores them. Remembered for the list.
-            if path in self._spec_filters_only or _spec_filters(params) == params:
-                raise
-            logger.info("the service refused a filter of %s: applying it here", path)
-            self._spec_filters_only.add(path)
-            sent = _spec_filters(params)
+        refused = self._refused.setdefault(path, set())
+        sent = [(name, value) for name, value in params if name not in refused]
+        while True:
             where, wire = self._pager.request(path, sent, limit, offset)
-            body = await self._request("GET", where, params=wire)
+            try:
+                body = await self._request("GET", where, params=wire)
+                break
+            except ValidationError as err:
+                # The service says it does not know a parameter the spec does not show: ask
+                # again without it and apply that filter here, on every row, as for a service
+                # that ignores it. Any other refusal (a malformed value) is the user's to see.
+                named = _unknown_parameters(str(err), sent)
+                if not named:
+                    raise
+                logger.info("the service refused %s on %s: applied here", ", ".join(named), path)
+                refused.update(named)
+                sent = [(name, value) for name, value in sent if name not in refused]
         page = _parse_page(body, model, plural, limit, offset)
         page = self._settled(page, body, plural, path, sent, limit, offset)
         if params:
             judge = verdicts or (lambda item: _plain_verdicts(params, item))
             order = [name for name, _ in params]
             page = _judged(page, judge, order, track_unproven=verdicts is not None)
-        if sort_ignored is not None and sort_ignored(page.items):
+        if "sort" in refused or (sort_ignored is not None and sort_ignored(page.items)):
             logger.info("the service ignored the sort")
             page.sort_ignored = True
         return page
@@ -843,8 +846,23 @@ def _parse_page(body: Any, model: type[M], plural: str, limit: int, offset: int)
 SPEC_FILTERS = frozenset({"status", "tag", "attribute"})
 
 
-def _spec_filters(params: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    return [(name, value) for name, value in params if name in SPEC_FILTERS]
+_UNKNOWN_WORDS = re.compile(
+    r"unknown|unrecogni[sz]ed|unsupported|unexpected|not (?:allowed|permitted|supported)|invalid"
+    r" (?:query )?param",
+    re.IGNORECASE,
+)
+
+
+def _unknown_parameters(message: str, sent: Sequence[tuple[str, str]]) -> set[str]:
+    """The parameters we sent that the spec does not show and that a refusal names as unknown
+    (its text says "unknown", "unsupported"... and names them). Empty: some other refusal."""
+    if not _UNKNOWN_WORDS.search(message):
+        return set()
+    return {
+        name
+        for name, _ in sent
+        if name not in SPEC_FILTERS and re.search(rf"\b{re.escape(name)}\b", message)
+    }
 
 
 def _plain_verdicts(params: Sequence[tuple[str, str]], item: Any) -> dict[str, bool | None]:
