@@ -192,6 +192,9 @@ async def _tax_account(app: PaytuiApp, pilot: Any) -> None:
     assert form.step == "result", _message(form)
     made = form.outcome.result if form.outcome else None
     assert isinstance(made, Account)
+    # One form of a limit (issue 22, item 15): "10,000.00", as everywhere, never "10000".
+    assert made.max_transaction_amount is not None
+    assert "processing limit 10,000.00, fees included" in _message(form)
     account = await (await app.get_client()).get_account(made.account_id)
     assert (account.tax_authority, account.merchant_category_code) == (
         "Lakeside Township",

@@ -16,7 +16,7 @@ from textual.app import ComposeResult
 from paytui.api.models import Account
 from paytui.plugin_rules import TAX_MCC
 from paytui.text import safe
-from paytui.ui.plugin_forms import account_request
+from paytui.ui.plugin_forms import account_request, limit_text
 from paytui.ui.screens.modals.confirm import outcome_text
 from paytui.ui.screens.modals.plugin_session import _PluginFormModal, text_field
 
@@ -85,7 +85,8 @@ class NewAccountModal(_PluginFormModal):
             text.append(safe(account.account_id), style="bold reverse")
             text.append(f"  (copied)\nStatus: {safe(account.status or '—')}")
             if account.max_transaction_amount is not None:
-                text.append(f" · processing limit {account.max_transaction_amount}")
+                # The one form of a limit, as the account detail and the session form say it.
+                text.append(f" · processing limit {limit_text(account)}")
             if account.tax_authority:
                 text.append(
                     f"\nTax authority: {safe(account.tax_authority)}"
