@@ -282,3 +282,26 @@ async def test_production_retry_from_history_asks_for_the_phrase(
         page = await client.search_refunds_page(RefundQuery(charge_id=sale.charge_id))
         assert sum(1 for r in page.items if r.total_amount == Decimal("1.00")) >= 1
         assert [e.state for e in executor.history()] == ["succeeded", "not_applied"]
+
+
+async def test_at_80_columns_a_refusal_keeps_its_reason(
+    sandbox_transport: httpx.AsyncBaseTransport, tmp_path: Path
+) -> None:
+    """80x24 (issue 22, item 10): a refusal's reason (Message) stays and the result id goes
+    first; with no message on any row, no Message column takes the ids' room."""
+    from decimal import Decimal
+
+    from tests.ui.conftest import screen_text
+
+    app = make_app(sandbox_transport, journal_path=tmp_path / "journal.sqlite3")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        executor = await app.actions.executor()
+        await executor.record_refusal(
+            "refund", "0123456789abcdef01234567", "Nothing left to refund", Decimal("5.00")
+        )
+        await pilot.press("5")
+        await settle(app, pilot)
+        assert isinstance(app.screen, HistoryScreen)
+        text = screen_text(app)
+        assert "Message" in text and "Nothing lef" in text, text

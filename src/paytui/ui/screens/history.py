@@ -68,8 +68,11 @@ COLUMNS = (
     FitColumn("Charge", "Charge", priority=1, min_width=12),
     FitColumn("Amount", Text("Amount", justify="right")),
     FitColumn("State", "State"),
-    FitColumn("Result", "Result", priority=2, min_width=10),
-    FitColumn("Message", "Message", priority=3, min_width=12, free_text=True),
+    # Narrow (80 columns), a refusal's reason stays and the result id goes: a refused or failed
+    # entry has no result, and its reason is why one reads History. No row with a message: no
+    # Message column (`FitTable`), so the ids keep its room.
+    FitColumn("Result", "Result", priority=3, min_width=10),
+    FitColumn("Message", "Message", priority=2, min_width=12, free_text=True),
     FitColumn("Client", "Client", priority=4, min_width=8),
 )
 

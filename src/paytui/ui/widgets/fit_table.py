@@ -72,6 +72,9 @@ class FitTable(DataTable[Any]):
         self._fit_columns = tuple(columns)
         self._rows: list[tuple[str | None, list[Text]]] = []
         self._natural = [_cell(c.label).cell_len for c in self._fit_columns]
+        #: Per column: does any row hold a value in it (a free-text column none fills is left
+        #: out, its room given to the others)?
+        self._filled = [False for _ in self._fit_columns]
         self._layout: tuple[tuple[int, int], ...] = ()
         self._fit_pending = False
 
@@ -87,6 +90,7 @@ class FitTable(DataTable[Any]):
         self._rows.append((key, texts))
         for index, text in enumerate(texts[: len(self._natural)]):
             self._natural[index] = max(self._natural[index], text.cell_len)
+            self._filled[index] = self._filled[index] or text.cell_len > 0
         self._schedule_fit()
         return super().add_row(*self._shown(texts), height=height, key=key, label=label)
 
@@ -97,6 +101,10 @@ class FitTable(DataTable[Any]):
         for row_key, texts in self._rows:
             if row_key == key and index < len(texts):
                 texts[index] = text
+        if text.cell_len and not self._filled[index]:
+            self._filled[index] = True  # a column left out for want of values may show now
+            self._natural[index] = max(self._natural[index], text.cell_len)
+            self._schedule_fit()
         if column in self.shown_columns:
             self.update_cell(key, column, text)
 
@@ -107,6 +115,7 @@ class FitTable(DataTable[Any]):
         if not columns:
             self._rows.clear()
             self._natural = [_cell(c.label).cell_len for c in self._fit_columns]
+            self._filled = [False for _ in self._fit_columns]
         super().clear(columns=columns)
         return self
 
@@ -155,7 +164,11 @@ class FitTable(DataTable[Any]):
 
     def _shapes(self) -> list[_Shape]:
         shapes = []
-        for column, natural in zip(self._fit_columns, self._natural, strict=True):
+        for column, natural, filled in zip(
+            self._fit_columns, self._natural, self._filled, strict=True
+        ):
+            if column.free_text and not filled and self._rows:
+                continue  # a message column no row fills: its room goes to the others
             least = natural if column.min_width is None else min(natural, column.min_width)
             shapes.append(
                 _Shape(
