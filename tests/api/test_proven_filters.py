@@ -58,7 +58,14 @@ def status_only_service(refunds: list[dict[str, Any]] | None = None) -> httpx.Mo
         params = request.url.params
         path = request.url.path
         if path.endswith("/oauth2/token"):
-            return httpx.Response(200, json={"access_token": "t", "expires_in": 3600})
+            return httpx.Response(
+                200,
+                json={
+                    "access_token": "t",
+                    "expires_in": 3600,
+                    "scope": "urn:v2:charges:all urn:v2:refunds:all",
+                },
+            )
         offset, limit = int(params.get("offset", 0)), int(params.get("limit", 50))
         if path == "/v2/charges":
             found = [

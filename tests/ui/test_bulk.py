@@ -48,6 +48,7 @@ async def test_mark_then_bulk_capture_from_the_keyboard(app_factory: Any, tmp_pa
         assert isinstance(modal, BulkActionModal)
         info = str(modal.query_one("#dialog-info", Static).content)
         assert "Capture of 3 authorizations" in info and "skipped" not in info
+        assert "Marked: 3 by hand." in info  # how the rows were chosen
         await pilot.press("enter")
         await settle(app, pilot)
         assert modal.query_one(ProgressBar).progress == 3

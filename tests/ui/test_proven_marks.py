@@ -5,7 +5,10 @@ does not show charges' tags, `M M` on `tag:vip` marks nothing and says why, so a
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from paytui.ui.screens.charges import ChargeSearchScreen
+from paytui.ui.screens.modals.bulk import BulkActionModal
 from paytui.ui.widgets.charge_table import ChargeTable
 from paytui.ui.widgets.query_input import QueryInput
 from tests.api.test_proven_filters import status_only_service
@@ -23,8 +26,8 @@ async def search(app: object, pilot: object, text: str) -> ChargeSearchScreen:
     return screen
 
 
-async def test_mark_all_marks_only_rows_proven_to_match() -> None:
-    app = make_app(status_only_service())
+async def test_mark_all_marks_only_rows_proven_to_match(tmp_path: Path) -> None:
+    app = make_app(status_only_service(), journal_path=tmp_path / "journal.sqlite3")
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         screen = await search(app, pilot, "tag:vip")
@@ -50,3 +53,10 @@ async def test_mark_all_marks_only_rows_proven_to_match() -> None:
             await settle(app, pilot)
         assert len(table.marks) == 24
         assert {charge.contact_name for charge in table.marks.charges()} == {"Ada Lovelace"}
+        # The bulk dry run says how its rows were chosen.
+        await pilot.press("B")
+        await settle(app, pilot)
+        assert isinstance(app.screen, BulkActionModal)
+        assert "Marked: 24 by mark all on 'name:ada', each row showing it matches." in screen_text(
+            app
+        )

@@ -14,10 +14,12 @@ from collections.abc import Iterable
 from decimal import Decimal
 from typing import Any
 
-__all__ = ["MARK", "Marks"]
+__all__ = ["BY_HAND", "MARK", "Marks"]
 
 #: Drawn before a marked row (a sign, never a colour alone).
 MARK = "●"
+#: A mark the person set on the row itself (space).
+BY_HAND = "by hand"
 
 
 class Marks:
@@ -26,6 +28,8 @@ class Marks:
 
     def __init__(self) -> None:
         self._charges: dict[str, Any] = {}
+        #: How each was marked: `BY_HAND`, or the mark-all that proved it matches its search.
+        self._how: dict[str, str] = {}
         self.version = 0
 
     def __len__(self) -> int:
@@ -40,22 +44,38 @@ class Marks:
         self.version += 1
         if charge_id in self._charges:
             del self._charges[charge_id]
+            self._how.pop(charge_id, None)
             return False
         self._charges[charge_id] = charge
+        self._how[charge_id] = BY_HAND
         return True
 
-    def add(self, charges: Iterable[Any]) -> int:
-        """Mark every one of `charges` (already marked ones stay); how many were new."""
+    def add(self, charges: Iterable[Any], how: str = BY_HAND) -> int:
+        """Mark every one of `charges` (already marked ones stay, as they were marked); how many
+        were new. `how` says how they were chosen, for the bulk dry run (`provenance`)."""
         before = len(self._charges)
         for charge in charges:
-            self._charges.setdefault(str(charge.charge_id), charge)
+            charge_id = str(charge.charge_id)
+            if charge_id not in self._charges:
+                self._charges[charge_id] = charge
+                self._how[charge_id] = how
         self.version += 1
         return len(self._charges) - before
+
+    def provenance(self) -> list[tuple[str, int]]:
+        """(how, how many) of the marks, in the order first used: what a bulk dry run says of
+        the rows it acts on."""
+        counts: dict[str, int] = {}
+        for charge_id in self._charges:
+            how = self._how.get(charge_id, BY_HAND)
+            counts[how] = counts.get(how, 0) + 1
+        return list(counts.items())
 
     def clear(self) -> int:
         """Unmark everything; how many were marked."""
         count = len(self._charges)
         self._charges.clear()
+        self._how.clear()
         self.version += 1
         return count
 
@@ -63,6 +83,7 @@ class Marks:
         """Unmark these (a bulk action did them); the others stay marked."""
         for charge_id in charge_ids:
             self._charges.pop(charge_id, None)
+            self._how.pop(charge_id, None)
         self.version += 1
 
     def refresh(self, charge: Any) -> None:

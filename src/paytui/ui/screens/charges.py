@@ -570,7 +570,9 @@ class ChargeSearchScreen(PaytuiScreen[None]):
             self.app.notify(f"Could not read every page: {exc}", severity="error", markup=False)
             return
         table = self.query_one(ChargeTable)
-        added = table.marks.add(found[:MARK_ALL_LIMIT])
+        searched = self.query_one(QueryInput).value.strip() or self._view_title
+        how = f"by mark all on {searched!r}, each row showing it matches"
+        added = table.marks.add(found[:MARK_ALL_LIMIT], how=how)
         table.refresh()
         self._show_marks()
         left = f" Not marked: {trust.note}." if unproven else ""

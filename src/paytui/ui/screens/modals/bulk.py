@@ -29,7 +29,7 @@ from paytui.ui.screens.base import PaytuiModal
 from paytui.ui.widgets.safe_input import SafeInput
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
 
     from paytui.actions.batch_log import BatchItem, BatchRecord
     from paytui.ui.marks import Marks
@@ -45,8 +45,12 @@ _STATE_STYLES = {
 }
 
 
-def dry_run_text(plan: BatchPlan, *, needs_phrase: bool) -> Text:
-    """How many, the total, which are skipped and why (the registry's words)."""
+def dry_run_text(
+    plan: BatchPlan, *, needs_phrase: bool, marked: Sequence[tuple[str, int]] = ()
+) -> Text:
+    """How many, the total, how the rows were chosen (`Marks.provenance`: by hand, or by a
+    mark-all that proved each row matches its search), which are skipped and why (the
+    registry's words)."""
     noun = "authorization" if plan.operation == "capture" else "charge"
     text = Text()
     text.append(f"{plan.label} of {plan.count} {noun}{'s' if plan.count != 1 else ''}", "bold")
@@ -55,6 +59,10 @@ def dry_run_text(plan: BatchPlan, *, needs_phrase: bool) -> Text:
     if plan.operation == "refund":
         text.append(" at most (what is left of each charge is refunded)")
     text.append(".\n")
+    if marked:
+        text.append("Marked: ")
+        text.append_text(fmt.literal("; ".join(f"{count:,} {how}" for how, count in marked)))
+        text.append(".\n")
     if plan.skipped:
         text.append(f"{len(plan.skipped)} marked will be skipped:\n", fmt.tone("bold warning"))
         for skipped in plan.skipped[:SHOWN_SKIPPED]:
@@ -88,10 +96,18 @@ class BulkActionModal(PaytuiModal[list[str] | None]):
     HELP_TITLE = "Bulk action"
     TEXT_ENTRY = True
 
-    def __init__(self, plan: BatchPlan, *, resume: BatchRecord | None = None) -> None:
+    def __init__(
+        self,
+        plan: BatchPlan,
+        *,
+        resume: BatchRecord | None = None,
+        marked: Sequence[tuple[str, int]] = (),
+    ) -> None:
         super().__init__()
         self.plan = plan
         self.resume = resume
+        #: How the rows were chosen (`Marks.provenance`), said in the dry run.
+        self.marked = tuple(marked)
         self.step = "review"  # review | running | done
         self.runner: BatchRunner | None = None
         self.done_ids: list[str] = []
@@ -112,7 +128,10 @@ class BulkActionModal(PaytuiModal[list[str] | None]):
             title = f"Resume batch #{self.resume.id}: {title.lower()}"
         with Vertical(id="dialog") as dialog:
             dialog.border_title = title
-            yield Static(dry_run_text(self.plan, needs_phrase=self.needs_phrase), id="dialog-info")
+            yield Static(
+                dry_run_text(self.plan, needs_phrase=self.needs_phrase, marked=self.marked),
+                id="dialog-info",
+            )
             phrase = SafeInput(id="confirm-phrase", placeholder="type the total here")
             phrase.display = self.needs_phrase and bool(self.plan.count)
             yield phrase
@@ -234,7 +253,8 @@ async def open_bulk(app: Any, operation: str, marks: Marks, after: Callable[[], 
             marks.discard(done)
         after()
 
-    await app.push_screen(BulkActionModal(plan_batch(operation, marks.charges())), callback=closed)
+    dialog = BulkActionModal(plan_batch(operation, marks.charges()), marked=marks.provenance())
+    await app.push_screen(dialog, callback=closed)
 
 
 __all__ = ["BulkActionModal", "dry_run_text", "item_line", "open_bulk"]
