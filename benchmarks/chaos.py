@@ -436,6 +436,21 @@ async def _press(session: Session, target: Target) -> bool:
     return outcome.succeeded
 
 
+async def _settle_the_run(world: Any, path: Any, settings: Any) -> list[Any]:
+    """The end of every run: the network is back, whatever was in flight has landed, and a
+    restarted paytui (a patient client) reconciles what it does not know; its journal then."""
+    world.chaos.reads_down_until = 0.0
+    await world.chaos.drain()
+    world.faults.reset()
+    world.counter.armed = False
+    final = await Session.open(world.chaos, path, settings, 5.0)
+    try:
+        await final.executor.reconcile_all(wait=True)
+        return final.journal.list()
+    finally:
+        await final.close()
+
+
 async def one_run(
     world: KindWorld, run: int, rng: random.Random, describe: bool = False
 ) -> dict[str, int]:
@@ -488,18 +503,7 @@ async def one_run(
     finally:
         world.chaos.kill_next_send = False
         await session.close()
-    # The end of every run: the network is back, whatever was in flight has landed, and a
-    # restarted paytui (a patient client) reconciles what it does not know.
-    world.chaos.reads_down_until = 0.0
-    await world.chaos.drain()
-    world.faults.reset()
-    world.counter.armed = False
-    final = await Session.open(world.chaos, path, settings, 5.0)
-    try:
-        await final.executor.reconcile_all(wait=True)
-        entries = final.journal.list()
-    finally:
-        await final.close()
+    entries = await _settle_the_run(world, path, settings)
     verdict = _verdict(world, entries, fault)
     _note_lags(world, entries)
     if describe or any(verdict.values()):
@@ -947,18 +951,7 @@ async def one_pair_run(
             )
     finally:
         world.chaos.kill_next_send = False
-    # The end of every run, as in `one_run`: the network is back, whatever was in flight has
-    # landed, and a restarted paytui reconciles what it does not know.
-    world.chaos.reads_down_until = 0.0
-    await world.chaos.drain()
-    world.faults.reset()
-    world.counter.armed = False
-    final = await Session.open(world.chaos, path, settings, 5.0)
-    try:
-        await final.executor.reconcile_all(wait=True)
-        entries = final.journal.list()
-    finally:
-        await final.close()
+    entries = await _settle_the_run(world, path, settings)
     verdict = _verdict(world, entries, world.fault)
     crashed = sum(1 for a in actors for told in a.told if told.startswith("crashed"))
     verdict["crashes"] = crashed

@@ -99,7 +99,6 @@ from paytui.api.plugins import (
     account_limit,
     cap_problem,
 )
-from paytui.api.queries import RefundQuery
 
 if TYPE_CHECKING:
     from paytui.api.client import PaymentClient
@@ -378,11 +377,8 @@ class ActionExecutor:
         The UI uses it as the refund field's default and `parse_amount`'s maximum.
         """
         charge = await self.client.get_charge(charge_id)
-        total = charge.total_amount or Decimal(0)
-        refunded = Decimal(0)
-        async for page in self.client.search_refunds(_refund_query(charge_id), page_size=100):
-            refunded += sum((r.total_amount or Decimal(0) for r in page.items), Decimal(0))
-        return max(total - refunded, Decimal(0))
+        refunds = await read_refunds(self.client, charge_id)  # the one way refunds are read
+        return max((charge.total_amount or Decimal(0)) - refunded_total(refunds), Decimal(0))
 
     async def observe(self, operation: str, target: str) -> Basis:
         """Read the charge as a person is about to decide on `operation` (refund, capture), and
@@ -1270,13 +1266,7 @@ class ActionExecutor:
                         left=await self._left_now(operation, target),
                     ) from None
                 raise EarlierAttemptApplied(_earlier_message(other), other) from None
-            noun = _NOUNS.get(operation, operation)
-            who = f" by {other.actor}" if other.actor else " by another paytui"
-            raise UnresolvedAction(
-                f"The same {noun} (#{other.id}) is being sent{who} right now;"
-                " nothing was sent — see History for its outcome",
-                other.id,
-            ) from None
+            raise _being_sent(operation, other) from None
         return entry, plan
 
     async def _check_unchanged(self, basis: Basis) -> tuple[RefundSeen, ...]:
@@ -1539,13 +1529,7 @@ class ActionExecutor:
                 # Its sender is alive and waiting for the answer: only it knows when its request
                 # really left (a slow "sent" write or token fetch delays it), so a read-back from
                 # here could prove "not applied" too early. Nothing is sent; it settles it.
-                noun = _NOUNS.get(operation, operation)
-                who = f" by {entry.actor}" if entry.actor else " by another paytui"
-                raise UnresolvedAction(
-                    f"The same {noun} (#{entry.id}) is being sent{who} right now; nothing was"
-                    " sent — see History for its outcome",
-                    entry.id,
-                )
+                raise _being_sent(operation, entry)
             settled = await self._prove(entry, slot, background=True)
             if settled.entry.state == "succeeded" and entry.id != acknowledge:
                 # Unsettled when this began, it happened (told by its own sender meanwhile, or
@@ -1724,6 +1708,17 @@ def _request_of(
     return EnrollmentPluginSessionRequest.model_validate(body)
 
 
+def _being_sent(operation: str, entry: JournalEntry) -> UnresolvedAction:
+    """The refusal when the same action is being sent by another paytui right now."""
+    noun = _NOUNS.get(operation, operation)
+    who = f" by {entry.actor}" if entry.actor else " by another paytui"
+    return UnresolvedAction(
+        f"The same {noun} (#{entry.id}) is being sent{who} right now; nothing was sent — see"
+        " History for its outcome",
+        entry.id,
+    )
+
+
 def _earlier_message(entry: JournalEntry) -> str:
     """ "The refund of 5.00 sent at 14:02 UTC did go through: refund 3f2a…" (what happened)."""
     noun = _NOUNS.get(entry.operation, entry.operation)
@@ -1744,10 +1739,6 @@ def _earlier_message(entry: JournalEntry) -> str:
         f"The {noun}{amount} sent at {when:%H:%M} UTC did go through{found}. Nothing new was"
         " sent; confirm to send another."
     )
-
-
-def _refund_query(charge_id: str) -> RefundQuery:
-    return RefundQuery(charge_id=charge_id)
 
 
 def _decimal(value: Any) -> Decimal | None:

@@ -40,7 +40,6 @@ class FilledPages(Generic[T]):
         self._fetch = fetch
         self._size = first.limit
         self._rows: list[T] = []
-        self._unproven: dict[str, tuple[str, ...]] = {}
         self._trust = Trust()
         self._wire = first.offset
         self._done = False

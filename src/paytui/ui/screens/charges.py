@@ -106,7 +106,7 @@ class ChargeSearchScreen(PaytuiScreen[None]):
         self._last_key = 0.0
         #: The query line's text waiting for a pause in typing, and the one worker that waits.
         self._typed = ""
-        self._typing_timer: Worker[None] | None = None
+        self._typing_wait: Worker[None] | None = None
         """`time.monotonic()` of the last change of the query line."""
         self._shown: ChargeQuery | None = None
         """The query whose results the table shows (None: none yet, or an error)."""
@@ -291,17 +291,17 @@ class ChargeSearchScreen(PaytuiScreen[None]):
         self._last_key = now
         self._typed = event.value
         if not burst:
-            self._stop_typing_timer()
+            self._stop_typing_wait()
             self.search_as_typed(event.value)
             return
-        if self._typing_timer is None or self._typing_timer.is_finished:
+        if self._typing_wait is None or self._typing_wait.is_finished:
             self.workers.cancel_group(self, "search")  # the results of a query being replaced
-            self._typing_timer = self._await_pause()
+            self._typing_wait = self._await_pause()
 
-    def _stop_typing_timer(self) -> None:
-        if self._typing_timer is not None:
-            self._typing_timer.cancel()
-            self._typing_timer = None
+    def _stop_typing_wait(self) -> None:
+        if self._typing_wait is not None:
+            self._typing_wait.cancel()
+            self._typing_wait = None
 
     @work(group="typing")
     async def _await_pause(self) -> None:
@@ -309,7 +309,7 @@ class ChargeSearchScreen(PaytuiScreen[None]):
         the line's latest text. One worker for a whole burst, whatever its length."""
         while (left := self._last_key + self.TYPE_DELAY - time.monotonic()) > 0:
             await asyncio.sleep(left)
-        self._typing_timer = None
+        self._typing_wait = None
         self.search_as_typed(self._typed)
 
     @work(exclusive=True, group="search")
@@ -334,7 +334,7 @@ class ChargeSearchScreen(PaytuiScreen[None]):
         if event.input.id != "query":
             return
         event.stop()
-        self._stop_typing_timer()  # Enter searches now; the pause it waited for is moot
+        self._stop_typing_wait()  # Enter searches now; the pause it waited for is moot
         text = event.value
         result = self._parse(text)
         if not self._show_parse_errors(result, text):
