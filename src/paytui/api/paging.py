@@ -209,8 +209,9 @@ class Pager:
             way = "its next link" if before.follow is not None else f"offset {offset}"
             return Settled(
                 False,
-                f"Stopped after {offset} rows: asked for the next page ({way}), the service sent"
-                " the same rows again — it ignores paging, so more rows may exist than shown",
+                # The cause first: a narrow status line shows the start of it.
+                f"The service ignores paging: stopped after {offset} rows (asked for the next"
+                f" page by {way}, it sent the same rows again); more rows may exist than shown",
                 repeated=True,
             )
         follow: tuple[str, Params] | None = None
@@ -220,8 +221,8 @@ class Pager:
             if follow is None:
                 has_more = False
                 note = (
-                    f"Stopped after {offset + len(ids)} rows: the service's next-page link points"
-                    " outside this service's list, and is not followed"
+                    f"Next-page link not followed: stopped after {offset + len(ids)} rows (the"
+                    " service's link points outside this service's list)"
                 )
         elif has_more and hints.page is not None:
             size = hints.size or len(ids) or limit

@@ -227,10 +227,12 @@ class ChargeSearchScreen(PaytuiScreen[None]):
             api = await paytui_app(self).get_client()
             return await api.search_charges_page(effective, limit=limit, offset=offset)
 
-        if page.ignored_filters:
-            # Rows the service sent that a filter excludes were left out (applied here): the
+        if page.ignored_filters or (page.has_more and page.next_offset < ChargeTable.PAGE_SIZE):
+            # Rows the service sent that a filter excludes were left out (applied here), or it
+            # sent fewer rows than asked (a smaller page size, or paging it ignores): the
             # table's page n is no longer the service's page n, so pages are filled from the
-            # service's pages read in order (`FilledPages`), the first one included.
+            # service's pages read in order (`FilledPages`), the first one included; its count
+            # is claimed only once the rows were reached.
             from paytui.api.filled import FilledPages
 
             filled = FilledPages(loader, page)
@@ -243,7 +245,9 @@ class ChargeSearchScreen(PaytuiScreen[None]):
         table.show(loader, page, sort=effective.sort or DEFAULT_SORT, cursor=cursor)
         self._shown = query
         # A filter the service ignored is said, not hidden: these rows may not match the query.
-        self._page_status(fmt.literal(page.ignored_note or "", style="bold"))
+        # So is a list that stopped before its end (the service ignores paging).
+        notes = [note for note in (page.paging_note, page.ignored_note) if note]
+        self._page_status(fmt.literal(" · ".join(notes), style="bold"))
         if page.total == 0 or (page.total is None and not page.items):
             self._show_empty(self.query_one(QueryInput).value.strip())
         else:
