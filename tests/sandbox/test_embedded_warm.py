@@ -7,6 +7,7 @@ import sqlite3
 import tempfile
 import time
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 
 import httpx
@@ -25,7 +26,9 @@ from paytui.sandbox.embedded import (
     warm_paths,
 )
 from paytui.sandbox.schema import USER_VERSION
-from tests.sandbox.helpers import get_token
+from paytui.sandbox.seed import DEFAULT_ANCHOR, demo_anchor, demo_data_state
+from paytui.sandbox.wire import iso_ms
+from tests.sandbox.helpers import card, get_token
 
 
 def _set_version(db: Path, version: int) -> None:
@@ -52,13 +55,64 @@ def test_an_outdated_database_given_explicitly_is_refused_with_a_fix(sandbox_db:
     assert database_version(sandbox_db) == 0  # untouched
 
 
-def test_an_outdated_default_database_is_rebuilt(sandbox_db: Path) -> None:
+def _as_default(db: Path) -> Path:
     default = default_db_path()  # inside the test's own XDG data dir
     default.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(sandbox_db, default)
+    conn = sqlite3.connect(db)
+    try:
+        conn.execute("PRAGMA wal_checkpoint(FULL)")  # what a sandbox wrote is in the file
+    finally:
+        conn.close()
+    shutil.copyfile(db, default)
+    return default
+
+
+def _as_todays_demo(db: Path) -> None:
+    """Say the copy ends this hour, so the sandbox keeps it (tests here are not about its dates)."""
+    conn = sqlite3.connect(db)
+    try:
+        conn.execute("UPDATE meta SET value = ? WHERE key = 'anchor'", (iso_ms(demo_anchor()),))
+        conn.commit()
+    finally:
+        conn.close()
+
+
+def test_an_outdated_default_database_is_rebuilt(sandbox_db: Path) -> None:
+    default = _as_default(sandbox_db)
     _set_version(default, 0)
-    assert ensure_database(default) is True
+    assert ensure_database(default, charges=100) is True
     assert database_version(default) == USER_VERSION
+
+
+def test_demo_data_that_ended_before_today_is_brought_up_to_today(sandbox_db: Path) -> None:
+    default = _as_default(sandbox_db)
+    assert demo_data_state(default).anchor == DEFAULT_ANCHOR  # days ago: from:yesterday is empty
+    assert ensure_database(default, charges=300) is True
+    state = demo_data_state(default)
+    assert state.anchor is not None and not state.behind() and not state.changed
+    conn = sqlite3.connect(default)
+    try:
+        newest = conn.execute("SELECT max(ts) FROM charges").fetchone()[0]
+    finally:
+        conn.close()
+    assert newest > iso_ms(demo_anchor() - timedelta(days=2))  # charges yesterday and today
+    assert ensure_database(default) is False  # up to date: kept
+
+
+async def test_demo_data_holding_the_users_changes_is_kept_with_a_way_to_refresh(
+    sandbox_db: Path, api: httpx.AsyncClient, account_id: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sale = await api.post(
+        "/v2/charges",
+        json={"account_id": account_id, "total_amount": 4, "payment_method": card()},
+    )
+    assert sale.status_code == 201
+    default = _as_default(sandbox_db)
+    assert demo_data_state(default).changed
+    assert ensure_database(default) is False
+    assert demo_data_state(default).anchor == DEFAULT_ANCHOR  # the user's sale is still there
+    said = capsys.readouterr().err
+    assert "ends 2026-11-20" in said and "paytui sandbox --fresh" in said
 
 
 # -- keep-warm -----------------------------------------------------------------------------------
@@ -74,6 +128,7 @@ def warm_env(monkeypatch: pytest.MonkeyPatch, sandbox_db: Path) -> Iterator[Path
     default = default_db_path()
     default.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(sandbox_db, default)
+    _as_todays_demo(default)
     try:
         yield default
     finally:

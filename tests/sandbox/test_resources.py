@@ -118,6 +118,43 @@ async def test_auto_boarding_advances_on_read(sandbox_db: Path) -> None:
         assert (await http.get(f"/v2/accounts/{auto['account_id']}")).json()["status"] == "approved"
 
 
+async def test_the_demo_account_keeps_moving_so_watch_mode_always_shows_a_change(
+    sandbox_db: Path,
+) -> None:
+    """Approved is not the end on the automatic clock: a periodic review suspends it for a while."""
+    app = create_app(sandbox_db, boarding_interval=20)
+    store = app.state.store
+    start = datetime.now(UTC)
+    store.clock = lambda: start
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url=BASE) as http:
+        http.headers["Authorization"] = "Bearer " + await get_token(
+            http, DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
+        )
+        accounts = (await http.get("/v2/accounts")).json()["data"]
+        auto = next(a for a in accounts if a["attributes"].get("sandbox_boarding") == ["auto"])
+        url = f"/v2/accounts/{auto['account_id']}"
+
+        async def status_at(seconds: float) -> str:
+            store.clock = lambda: start + timedelta(seconds=seconds)
+            return str((await http.get(url)).json()["status"])
+
+        # approved at 60 s, suspended 6 intervals later, approved again one interval after that
+        assert [await status_at(s) for s in (61, 179, 181, 201)] == [
+            "approved",
+            "approved",
+            "suspended",
+            "approved",
+        ]
+        # a week on it is still cycling (140 s a cycle: 7 of every 7 intervals, one suspended)
+        week = 7 * 86400
+        store.clock = lambda: start + timedelta(seconds=week)
+        http.headers["Authorization"] = "Bearer " + await get_token(
+            http, DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
+        )
+        seen = {await status_at(week + step * 20 + 1) for step in range(8)}
+        assert seen == {"approved", "suspended"}
+
+
 async def test_merchants(api: httpx.AsyncClient) -> None:
     merchants = (await api.get("/v2/merchants")).json()
     assert merchants["total"] == len(merchants["data"]) >= 6

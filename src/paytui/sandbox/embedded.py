@@ -89,9 +89,12 @@ def ensure_database(
 ) -> bool:
     """Build the demo database when missing (or when `fresh`); answers whether it built one.
 
-    A database of another schema version (`schema.USER_VERSION`) is rebuilt when
-    `rebuild_outdated` (default: only for `default_db_path()`, the demo database that paytui owns);
-    any other raises `OutdatedDatabaseError` with what to do about it.
+    `rebuild_outdated` (default: only for `default_db_path()`, the demo database that paytui owns)
+    also rebuilds one of another schema version (`schema.USER_VERSION`), and one whose data ends on
+    an earlier day than today and that nobody has written to since (a demo that stops days ago
+    finds nothing for `from:yesterday`); one that was written to is kept, with a line saying how
+    to bring it up to today. Any other database of another version raises
+    `OutdatedDatabaseError` with what to do about it. A new database ends at the current hour.
     """
     from paytui.sandbox.schema import USER_VERSION
 
@@ -107,20 +110,47 @@ def ensure_database(
                 raise
             version = "unreadable"
         if version == USER_VERSION:
-            return False
-        if not rebuild_outdated:
+            if not rebuild_outdated or not _behind_and_untouched(db_path):
+                return False
+            say("paytui sandbox: bringing the demo data up to today", err=True)
+        elif not rebuild_outdated:
             raise OutdatedDatabaseError(
                 f"{db_path} has sandbox schema version {version}, this paytui needs "
                 f"{USER_VERSION}: rebuild it with `paytui sandbox --db {db_path} --fresh` "
                 "(its data is replaced by the demo seed)"
             )
+        else:
+            say(
+                f"paytui sandbox: rebuilding {db_path} (schema version {version}, "
+                f"need {USER_VERSION})",
+                err=True,
+            )
+    from paytui.sandbox.seed import build_database, demo_anchor
+
+    build_database(db_path, charges=charges, seed=seed, anchor=demo_anchor())
+    return True
+
+
+def _behind_and_untouched(db_path: Path) -> bool:
+    """The demo data ends before today and holds nothing a user made (else: say how to refresh)."""
+    import sqlite3
+
+    from paytui.sandbox.seed import demo_data_state
+
+    try:
+        state = demo_data_state(db_path)
+    except sqlite3.DatabaseError:
+        return False
+    if not state.behind():
+        return False
+    if state.changed:
+        ends = state.anchor.date().isoformat() if state.anchor else "on an unknown day"
         say(
-            f"paytui sandbox: rebuilding {db_path} (schema version {version}, need {USER_VERSION})",
+            f"paytui sandbox: the demo data ends {ends} and holds your changes, so it is kept;"
+            f" `paytui sandbox --fresh` brings it up to today (replacing them)",
             err=True,
         )
-    from paytui.sandbox.seed import build_database
-
-    build_database(db_path, charges=charges, seed=seed)
+        return False
     return True
 
 

@@ -32,6 +32,11 @@ BOARDING_NEXT = {
     "info_required": "approved",
     "suspended": "approved",
 }
+#: The demo account on the automatic clock never stops: once approved, a periodic review suspends
+#: it after `REVIEW_AFTER_STEPS` intervals and it is approved again one interval later, so watch
+#: mode shows a change on a sandbox that has run for hours (issue 22, "a newcomer sees it work").
+AUTO_NEXT = {**BOARDING_NEXT, "approved": "suspended"}
+REVIEW_AFTER_STEPS = 6
 STATUS_MESSAGES = {
     "draft": "Application started; the merchant has not submitted it yet.",
     "submitted": "Application submitted; waiting for underwriting to pick it up.",
@@ -176,7 +181,8 @@ class Store:
         """Advance accounts on the automatic boarding clock by the steps due since last time.
 
         Computed lazily (on reads and before charges) rather than by a timer, so nothing runs in
-        the background and a restarted sandbox catches up on its first read.
+        the background and a restarted sandbox catches up on its first read. Each status waits
+        one interval, except `approved`, which waits `REVIEW_AFTER_STEPS` (see `AUTO_NEXT`).
         """
         now = self.clock().timestamp()
         with self.read() as conn:
@@ -192,28 +198,36 @@ class Store:
                 " WHERE auto_boarding = 1 AND auto_since <= ?",
                 (now - self.boarding_interval,),
             ).fetchall()
-            for account_id, status, since, doc_text in rows:
-                steps = int((now - since) // self.boarding_interval)
-                for _ in range(steps):
-                    status = BOARDING_NEXT.get(status, status)
+            for account_id, old_status, old_since, doc_text in rows:
+                status, since = self._boarding_steps(old_status, old_since, now)
+                if status == old_status:
+                    continue
                 doc = loads_doc(doc_text)
                 doc.update(
                     status=status,
                     status_message=STATUS_MESSAGES[status],
                     last_updated_timestamp=self.now_iso(),
                 )
-                still_auto = int(status in BOARDING_NEXT)
                 conn.execute(
                     "UPDATE accounts SET status = ?, doc = ?, auto_since = ?, auto_boarding = ?"
                     " WHERE account_id = ?",
-                    (
-                        status,
-                        dumps(doc),
-                        since + steps * self.boarding_interval,
-                        still_auto,
-                        account_id,
-                    ),
+                    (status, dumps(doc), since, int(status in AUTO_NEXT), account_id),
                 )
+
+    def _boarding_steps(self, status: str, since: float, now: float) -> tuple[str, float]:
+        """The status reached by `now` from `status` entered at `since`, and when it was entered."""
+        interval = self.boarding_interval
+        cycle = interval * (REVIEW_AFTER_STEPS + 1)  # approved -> suspended -> approved
+        while status in AUTO_NEXT:
+            wait = interval * (REVIEW_AFTER_STEPS if status == "approved" else 1)
+            if since + wait > now:
+                break
+            if status == "approved" and now - since > 2 * cycle:
+                since += (now - since) // cycle * cycle - cycle  # whole review cycles at once
+                continue
+            since += wait
+            status = AUTO_NEXT[status]
+        return status, since
 
     def get_account(self, account_id: str) -> dict[str, Any]:
         self.refresh_boarding()
