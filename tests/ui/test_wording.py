@@ -35,3 +35,28 @@ def test_a_charge_type_reads_the_same_in_the_list_and_the_detail() -> None:
 def test_history_is_described_as_what_it_holds() -> None:
     (blurb,) = [blurb for mode, _title, blurb in SCREENS if mode == "history"]
     assert "this session" not in blurb and "across sessions" in blurb
+
+
+def test_a_length_of_time_reads_in_its_two_largest_units() -> None:
+    """Who-am-I said a token expires "in 7783 min"; a person reads days and hours."""
+    assert [fmt.span(s) for s in (7, 61, 3599, 7783 * 60 + 5, 3 * 86400 + 4 * 3600 + 59)] == [
+        "7 s",
+        "1 min 1 s",
+        "59 min 59 s",
+        "5 d 9 h",
+        "3 d 4 h",
+    ]
+    assert fmt.span(-3 * 3600) == "3 h 0 min"
+
+
+def test_a_scope_name_is_never_broken_inside_a_word() -> None:
+    from paytui.ui.screens.whoami import scope_lines
+
+    long = "urn:v2:plugins:enrollment:create:prepopulate-processing-info"
+    lines = scope_lines(["urn:v2:plugins:all", long, "urn:v2:refunds:all"], 44).splitlines()
+    assert lines == [
+        "urn:v2:plugins:all",
+        "urn:v2:plugins:enrollment:create:",
+        "  prepopulate-processing-info",
+        "urn:v2:refunds:all",
+    ]

@@ -131,6 +131,24 @@ def age(value: datetime | None, now: datetime) -> str:
     return f"{seconds}s"
 
 
+def span(seconds: float) -> str:
+    """A length of time in its two largest units ("59 min 12 s", "2 h 10 min", "5 d 9 h").
+
+    "in 7783 min" cannot be read at a glance; "5 d 9 h" can. Negative spans read as positive:
+    callers say "in" or "ago" themselves.
+    """
+    left = abs(int(seconds))
+    units = (("d", 86400), ("h", 3600), ("min", 60), ("s", 1))
+    for index, (name, size) in enumerate(units):
+        if left >= size or size == 1:
+            whole, rest = divmod(left, size)
+            if index + 1 == len(units):
+                return f"{whole} {name}"
+            small_name, small_size = units[index + 1]
+            return f"{whole} {name} {rest // small_size} {small_name}"
+    return "0 s"  # not reached: the last unit always matches
+
+
 def literal(value: object, style: str = "", *, justify: JustifyMethod | None = None) -> Text:
     """API, user, config or error text, shown as it is: markup inside it is data, and control
     characters show as placeholders (`paytui.text.safe`, the one display sanitiser). `style` is a

@@ -59,8 +59,32 @@ def _when(value: datetime | None, now: datetime) -> str:
     stamp = f"{fmt.timestamp(value)} UTC"
     if seconds <= 0:
         return f"{stamp} (expired; renewed on the next request)"
-    minutes, secs = divmod(seconds, 60)
-    return f"{stamp} (in {minutes} min {secs:02d} s)"
+    return f"{stamp} (in {fmt.span(seconds)})"
+
+
+def scope_lines(scopes: list[str], width: int) -> str:
+    """Scopes packed into lines of `width`, never broken inside a word.
+
+    A scope longer than a line (`urn:v2:plugins:enrollment:create:prepopulate-processing-info`
+    at 80 columns) is broken after a `:` of its own, the rest indented, so it still reads as one
+    name; only a single part longer than the line is folded.
+    """
+    lines: list[str] = []
+    line = ""
+    for scope in scopes:
+        if line and len(line) + 1 + len(scope) <= width:
+            line += " " + scope
+            continue
+        if line:
+            lines.append(line)
+        line = scope
+        while len(line) > width and ":" in line[1:width]:
+            cut = line.rindex(":", 0, width) + 1
+            lines.append(line[:cut])
+            line = "  " + line[cut:]
+    if line:
+        lines.append(line)
+    return "\n".join(lines)
 
 
 class WhoAmIScreen(PaytuiModal[None]):
@@ -109,10 +133,22 @@ class WhoAmIScreen(PaytuiModal[None]):
         table = Table(box=None, show_header=False, expand=True, padding=(0, 1))
         table.add_column("Fact", no_wrap=True, style="bold")
         table.add_column("Value", ratio=1, overflow="fold")
-        for key, label in _LABELS:
-            if key in self.facts:
-                table.add_row(Text(label), Text(safe(self.facts[key])))
+        labels = [(key, label) for key, label in _LABELS if key in self.facts]
+        # The value column's text width: the table's, less the widest label and 4 cells of padding.
+        shown = self.query_one("#whoami-table").size.width if self.is_mounted else 0
+        width = max(20, (shown or 86) - max(len(label) for _, label in labels) - 4)
+        for key, label in labels:
+            value = safe(self.facts[key])
+            if key.endswith("_scopes"):
+                value = scope_lines(value.split(), width) if " " in value or ":" in value else value
+            table.add_row(Text(label), Text(value))
         return table
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._refit)
+
+    def _refit(self) -> None:
+        self.query_one("#whoami-table", Static).update(self._table())
 
     def _problems_text(self) -> Text:
         from paytui.logs import redact
