@@ -60,3 +60,23 @@ def test_a_scope_name_is_never_broken_inside_a_word() -> None:
         "  prepopulate-processing-info",
         "urn:v2:refunds:all",
     ]
+
+
+def test_the_open_hint_stays_on_its_ids_line_in_a_half_width_panel() -> None:
+    """At 120 columns the summary panel is about 55 cells wide; "o opens" wrapped onto a line
+    of its own under the authorization id."""
+    capture = Charge(
+        charge_id="c" * 24, charge_type="capture", total_amount=5, original_charge_id="a" * 24
+    )
+    panel = summary_panel(
+        capture.model_dump(mode="json", by_alias=True, exclude_none=True),
+        is_authorization=False,
+        capture_id=None,
+        capture_lookup=None,
+    )
+    console = Console(width=53, record=True, color_system=None, file=None)
+    with console.capture() as captured:
+        console.print(panel)
+    lines = captured.get().splitlines()
+    row = next(index for index, line in enumerate(lines) if "a" * 24 in line)
+    assert "(o)" in lines[row]

@@ -151,12 +151,12 @@ def summary_panel(
         rows.append(
             (
                 "Captured authorization",
-                Text.assemble(Text(safe(original)), ("  o opens", "dim")),
+                Text.assemble(Text(safe(original)), ("  (o)", "dim")),
             )
         )
     if is_authorization or capture_id:
         if capture_id:
-            capture: Text = Text.assemble(Text(safe(capture_id)), ("  o opens", "dim"))
+            capture: Text = Text.assemble(Text(safe(capture_id)), ("  (o)", "dim"))
         else:
             capture = Text(capture_lookup or "not captured yet", style="dim")
         rows.append(("Capture", capture))
