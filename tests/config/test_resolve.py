@@ -89,6 +89,8 @@ def test_default_profile_from_config(configured: Path) -> None:
         "scopes": ["urn:v2:charges:read"],
         "token_auth": "auto",
         "paging": "offset",
+        "parameters": {},
+        "refund_parameters": {},
         "verify": True,
     }
 

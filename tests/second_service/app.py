@@ -246,10 +246,18 @@ def _decode_cursor(cursor: str) -> int | None:
 
 
 def _applied(options: ServiceOptions, name: str, query: Request) -> list[str]:
-    """The values of filter `name` when this service applies it (else [], i.e. ignored)."""
+    """The values of filter `name` (paytui's name) when this service applies it, sent under
+    this service's name for it (else [], i.e. ignored)."""
     if name not in options.applied_filters:
         return []
-    return [value for key, value in query.query_params.multi_items() if key == name and value]
+    wire = options.parameter_names.get(name, name)
+    return [value for key, value in query.query_params.multi_items() if key == wire and value]
+
+
+def _known(options: ServiceOptions, shown: frozenset[str] = frozenset()) -> frozenset[str]:
+    """The query parameters of a list this service knows, by its own names."""
+    names = {options.parameter_names.get(name, name) for name in shown | options.applied_filters}
+    return frozenset(names) | paging_params(options)
 
 
 # --------------------------------------------------------------------------------------------
@@ -313,7 +321,7 @@ def create_app(service: SecondService) -> Starlette:
     # --- charges -------------------------------------------------------------------------------
     async def list_charges(request: Request) -> Response:
         query = list(request.query_params.multi_items())
-        known = CHARGE_SHOWN | options.applied_filters | paging_params(options)
+        known = _known(options, CHARGE_SHOWN)
         if (refused := unknown_params(query, known, options)) is not None:
             return refused
         rows = list(store.charges)
@@ -384,7 +392,7 @@ def create_app(service: SecondService) -> Starlette:
     # --- refunds -------------------------------------------------------------------------------
     async def list_refunds(request: Request) -> Response:
         query = list(request.query_params.multi_items())
-        known = options.applied_filters | paging_params(options)
+        known = _known(options)
         if (refused := unknown_params(query, known, options)) is not None:
             return refused
         rows = list(store.refunds)
@@ -417,7 +425,7 @@ def create_app(service: SecondService) -> Starlette:
     # --- accounts ------------------------------------------------------------------------------
     async def list_accounts(request: Request) -> Response:
         query = list(request.query_params.multi_items())
-        known = options.applied_filters | paging_params(options)
+        known = _known(options)
         if (refused := unknown_params(query, known, options)) is not None:
             return refused
         rows = list(store.accounts)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -46,6 +47,9 @@ class ServiceOptions:
     next_absolute: bool = False
     #: How the token endpoint takes the client id and secret.
     auth: AuthStyle = "both"
+    #: Its own names of some filters (paytui's name -> this service's): a filter is applied
+    #: only when it comes under this service's name; paytui's name is then unknown to it.
+    parameter_names: Mapping[str, str] = field(default_factory=dict)
     #: `ignore` unknown query parameters, or `reject` them with a 400.
     unknown_params: Literal["ignore", "reject"] = "ignore"
     #: Lifetime of an access token, seconds.

@@ -96,6 +96,7 @@ from paytui.api.models import (
 )
 from paytui.api.money import loads_json, to_wire
 from paytui.api.paging import Hints, Pager, PagingStyle, hints_of, more, row_key, unwrap
+from paytui.api.parameters import CHARGE_FILTERS, REFUND_FILTERS, ParameterNames, on_the_wire
 from paytui.api.plugins import (
     AccountRequest,
     EnrollmentPluginSessionRequest,
@@ -150,8 +151,16 @@ class PaymentClient:
         verify: bool | str = True,
         deadline: float | None = None,
         paging: PagingStyle = "offset",
+        parameters: ParameterNames | None = None,
+        refund_parameters: ParameterNames | None = None,
     ) -> None:
         self.base_url = base_url.rstrip("/")
+        #: Per list, the service's name for each filter whose name is not paytui's, or None for
+        #: a filter not sent (applied here): the profile's `parameters` (`paytui.api.parameters`).
+        self._names: dict[str, dict[str, str | None]] = {
+            "/v2/charges": _names(parameters, CHARGE_FILTERS, "parameters"),
+            "/v2/refunds": _names(refund_parameters, REFUND_FILTERS, "refund_parameters"),
+        }
         #: Turns offsets into the service's own continuation (a next link, page numbers) and
         #: stops a list whose service ignores paging (`paytui.api.paging`).
         self._pager = Pager(self.base_url, paging)
@@ -227,6 +236,26 @@ class PaymentClient:
         if info is None:  # pragma: no cover - both strategies always return a token
             raise AuthenticationError("no token available")
         return info
+
+    @property
+    def token_style(self) -> Literal["basic", "form"] | None:
+        """How the client id and secret reached the token endpoint that accepted them (HTTP
+        Basic or the form fields); None before a token, or with a static token."""
+        if isinstance(self._auth, ClientCredentialsAuth):
+            return self._auth.learned_style
+        return None
+
+    def refused_parameters(self, path: str) -> frozenset[str]:
+        """The filters of the list at `path` its service refused as unknown this session (by
+        paytui's name): left out since, and applied here."""
+        return frozenset(self._refused.get(path, ()))
+
+    async def read(self, path: str, params: Sequence[tuple[str, str]] = ()) -> Any:
+        """One GET of `path` (under /v2) as the service answers it: the JSON body, nothing
+        judged or unwrapped (`paytui profile probe` looks at the envelope itself)."""
+        if not path.startswith("/v2/"):
+            raise ValueError(f"not a path of the service's API: {path!r}")
+        return await self._request("GET", path, params=params)
 
     @property
     def granted_scopes(self) -> frozenset[str] | None:
@@ -495,29 +524,33 @@ class PaymentClient:
         `verdicts` every parameter is a plain equality on the item's field, and only a field
         that contradicts it counts."""
         refused = self._refused.setdefault(path, set())
-        sent = [(name, value) for name, value in params if name not in refused]
+        names = self._names.get(path, {})
         while True:
-            where, wire = self._pager.request(path, sent, limit, offset)
+            # Each filter under the service's name; one the profile says not to send, or the
+            # service refused, is not sent: it is applied here (`_judged`).
+            chosen, unsent = on_the_wire(params, names, refused)
+            sent = [(wire, value) for _, wire, value in chosen]
+            where, query = self._pager.request(path, sent, limit, offset)
             try:
-                body = await self._request("GET", where, params=wire)
+                body = await self._request("GET", where, params=query)
                 break
             except ValidationError as err:
                 # The service says it does not know a parameter the spec does not show: ask
                 # again without it and apply that filter here, on every row, as for a service
                 # that ignores it. Any other refusal (a malformed value) is the user's to see.
-                named = _unknown_parameters(str(err), sent)
+                named = _unknown_parameters(str(err), chosen)
                 if not named:
                     raise
                 logger.info("the service refused %s on %s: applied here", ", ".join(named), path)
                 refused.update(named)
-                sent = [(name, value) for name, value in sent if name not in refused]
         page = _parse_page(body, model, plural, limit, offset)
         page = self._settled(page, body, plural, path, sent, limit, offset)
         if params:
             judge = verdicts or (lambda item: _plain_verdicts(params, item))
             order = [name for name, _ in params]
-            page = _judged(page, judge, order, track_unproven=verdicts is not None)
-        if "sort" in refused or (sort_ignored is not None and sort_ignored(page.items)):
+            not_sent = [name for name in unsent if name != "sort"]
+            page = _judged(page, judge, order, not_sent, track_unproven=verdicts is not None)
+        if "sort" in unsent or (sort_ignored is not None and sort_ignored(page.items)):
             logger.info("the service ignored the sort")
             page.sort_ignored = True
         return page
@@ -853,16 +886,27 @@ _UNKNOWN_WORDS = re.compile(
 )
 
 
-def _unknown_parameters(message: str, sent: Sequence[tuple[str, str]]) -> set[str]:
-    """The parameters we sent that the spec does not show and that a refusal names as unknown
-    (its text says "unknown", "unsupported"... and names them). Empty: some other refusal."""
+def _unknown_parameters(message: str, sent: Sequence[tuple[str, str, str]]) -> set[str]:
+    """The filters we sent, as (paytui's name, the service's name, value), that the spec does
+    not show and that a refusal names as unknown (its text says "unknown", "unsupported"...
+    and names them as sent), by paytui's name. Empty: some other refusal."""
     if not _UNKNOWN_WORDS.search(message):
         return set()
     return {
         name
-        for name, _ in sent
-        if name not in SPEC_FILTERS and re.search(rf"\b{re.escape(name)}\b", message)
+        for name, wire, _ in sent
+        if name not in SPEC_FILTERS
+        and re.search(rf"(?<![\w\[\]]){re.escape(wire)}(?![\w\[\]])", message)
     }
+
+
+def _names(given: ParameterNames | None, known: Sequence[str], what: str) -> dict[str, str | None]:
+    """A list's filter names, checked: every key a filter of that list."""
+    names = dict(given or {})
+    unknown = sorted(set(names) - set(known))
+    if unknown:
+        raise ValueError(f"{what}: not a filter of this list: {', '.join(unknown)}")
+    return names
 
 
 def _plain_verdicts(params: Sequence[tuple[str, str]], item: Any) -> dict[str, bool | None]:
@@ -874,14 +918,16 @@ def _judged(
     page: Page[M],
     verdicts: Callable[[Any], Mapping[str, bool | None]],
     order: Sequence[str],
+    not_sent: Sequence[str] = (),
     *,
     track_unproven: bool,
 ) -> Page[M]:
     """The page with the rows a filter shows do not match left out (the filter applied here,
     named in `ignored_filters`) and, with `track_unproven`, the rows that cannot show they match
-    listed by id. Logged at INFO by filter name only: a filter value may be a customer's name."""
+    listed by id. A filter `not_sent` is applied here whatever the rows show, and named so.
+    Logged at INFO by filter name only: a filter value may be a customer's name."""
     kept: list[M] = []
-    ignored: set[str] = set()
+    ignored: set[str] = set(not_sent)
     unproven: dict[str, tuple[str, ...]] = {}
     for item in page.items:
         judged = verdicts(item)

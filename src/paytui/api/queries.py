@@ -400,7 +400,9 @@ class ChargeQuery(_QueryBase):
             shown = (
                 _carries(charge, self.status) if self.status in {"chargeback", "return"} else False
             )
-            if shown is not False:
+            if status == self.status:
+                found["status"] = True  # the row says so itself
+            elif shown is not False:
                 found["status"] = shown  # True: it carries one; None: an empty object
             else:
                 found["status"] = _compare(status, status == self.status)

@@ -19,7 +19,12 @@ from typing import NoReturn, TextIO
 from pydantic import SecretStr, ValidationError
 
 from paytui.config import files
-from paytui.config.model import IMPLICIT_PROFILE, Profile, check_profile_name
+from paytui.config.model import (
+    IMPLICIT_PROFILE,
+    Profile,
+    check_profile_name,
+    describe_parameters,
+)
 from paytui.config.secrets import (
     SecretKind,
     SecretStoreError,
@@ -391,6 +396,9 @@ def _show(args: argparse.Namespace) -> int:
     ]
     if profile.base_url is not None:
         rows.append(("paging", profile.paging))
+        charges, refunds = profile.parameters.names(), profile.parameters.refunds.names()
+        if charges or refunds:
+            rows.append(("parameters", describe_parameters(charges, refunds)))
     if profile.auth_kind == "client_credentials":
         rows.append(("auth", "OAuth client credentials"))
         rows.append(("client_id", str(profile.client_id)))

@@ -33,6 +33,7 @@ from paytui.config.model import (
     Profile,
     TokenAuth,
     UiPrefs,
+    describe_parameters,
 )
 from paytui.config.secrets import SecretKind, SecretStoreError, get_secret
 from paytui.config.store import ConfigError, ConfigProblem, LoadResult, load_config
@@ -73,6 +74,11 @@ class Connection:
     """How the client id and secret go to the token endpoint (the profile's `token_auth`)."""
     paging: Paging = "offset"
     """How the service pages a list (the profile's `paging`)."""
+    parameters: Mapping[str, str | None] = field(default_factory=dict)
+    """The service's names of the charge list's filters where they are not paytui's (None: not
+    sent, applied here): the profile's `parameters`."""
+    refund_parameters: Mapping[str, str | None] = field(default_factory=dict)
+    """The same for the refund list (`parameters.refunds`)."""
     verify: bool | str = True
     """True, or a CA bundle path; False only with insecure_skip_verify (see `insecure`)."""
     read_only: bool = False
@@ -141,6 +147,8 @@ class Connection:
             facts["token_auth"] = self.token_auth
         if self.paging != "offset":
             facts["paging"] = self.paging
+        if self.parameters or self.refund_parameters:
+            facts["parameters"] = describe_parameters(self.parameters, self.refund_parameters)
         if self.account_id:
             facts["account_id"] = self.account_id
         return facts
@@ -258,6 +266,8 @@ def _build(
         scopes=chosen.scopes if client_id else (),
         token_auth=chosen.token_auth if client_id else "auto",
         paging=chosen.paging,
+        parameters=chosen.parameters.names(),
+        refund_parameters=chosen.parameters.refunds.names(),
         verify=_verify(chosen) if url is not None else True,
         read_only=chosen.read_only,
         account_id=account_id or chosen.account_id,
@@ -367,5 +377,7 @@ def client_kwargs(connection: Connection) -> dict[str, Any]:
         "scopes": list(connection.scopes) or None,
         "token_auth": connection.token_auth,
         "paging": connection.paging,
+        "parameters": dict(connection.parameters),
+        "refund_parameters": dict(connection.refund_parameters),
         "verify": connection.verify,
     }

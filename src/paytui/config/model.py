@@ -7,11 +7,13 @@ costs that profile only, never the whole file: the app must always be able to st
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from decimal import Decimal
-from typing import Annotated, Literal
+from typing import Annotated, ClassVar, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from paytui.api.parameters import CHARGE_FILTERS, REFUND_FILTERS, check_parameter_name
 from paytui.config.urls import UrlPolicyError, check_base_url
 
 Environment = Literal["sandbox", "production"]
@@ -75,6 +77,90 @@ class UiPrefs(BaseModel):
         return _to_decimal_text(value)
 
 
+#: A service's name for one filter, or false (not sent: applied here). Unset: paytui's name.
+ServiceParameter = str | Literal[False] | None
+
+
+def _service_parameter(value: object) -> object:
+    """A name as the service spells it; "" is false (not sent); true means nothing."""
+    if value is True:
+        raise ValueError("a filter takes the service's parameter name, or false (not sent)")
+    if isinstance(value, str):
+        return check_parameter_name(value) if value.strip() else False
+    return value
+
+
+class _FilterNames(BaseModel):
+    """The service's names of one list's filters (`FILTERS`, paytui's names)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    FILTERS: ClassVar[tuple[str, ...]] = ()
+
+    @model_validator(mode="after")
+    def _one_name_each(self) -> Self:
+        """Two filters sent under one name could not be told apart by the service."""
+        by_wire: dict[str, list[str]] = {}
+        for name, wire in self.filters().items():
+            if wire is not False:
+                by_wire.setdefault(wire or name, []).append(name)
+        for wire, names in by_wire.items():
+            if len(names) > 1:
+                raise ValueError(f"{' and '.join(names)} would both be sent as {wire!r}")
+        return self
+
+    def filters(self) -> dict[str, ServiceParameter]:
+        return {name: getattr(self, name) for name in self.FILTERS}
+
+    def names(self) -> dict[str, str | None]:
+        """For the client: each filter not sent under paytui's name (None: not sent)."""
+        return {k: v or None for k, v in self.filters().items() if v is not None and v != k}
+
+
+class RefundParameters(_FilterNames):
+    """`[profiles.NAME.parameters.refunds]`: the service's names of the `GET /v2/refunds`
+    filters."""
+
+    FILTERS = REFUND_FILTERS
+
+    charge_id: ServiceParameter = None
+    account_id: ServiceParameter = None
+    tag: ServiceParameter = None
+    attribute: ServiceParameter = None
+    created_from: ServiceParameter = None
+    created_to: ServiceParameter = None
+
+    _check = field_validator(*REFUND_FILTERS, mode="before")(_service_parameter)
+
+
+class Parameters(_FilterNames):
+    """`[profiles.NAME.parameters]`: the service's names of the `GET /v2/charges` filters,
+    where the spec does not show them; `refunds` those of `GET /v2/refunds`. A filter set to
+    false is not sent: it is applied here."""
+
+    FILTERS = CHARGE_FILTERS
+
+    status: ServiceParameter = None
+    tag: ServiceParameter = None
+    attribute: ServiceParameter = None
+    account_id: ServiceParameter = None
+    merchant_id: ServiceParameter = None
+    created_from: ServiceParameter = None
+    created_to: ServiceParameter = None
+    min_amount: ServiceParameter = None
+    max_amount: ServiceParameter = None
+    method: ServiceParameter = None
+    last4: ServiceParameter = None
+    charge_type: ServiceParameter = None
+    captured: ServiceParameter = None
+    original_charge_id: ServiceParameter = None
+    charge_id: ServiceParameter = None
+    contact_name: ServiceParameter = None
+    sort: ServiceParameter = None
+    refunds: RefundParameters = RefundParameters()
+
+    _check = field_validator(*CHARGE_FILTERS, mode="before")(_service_parameter)
+
+
 class Profile(BaseModel):
     """One `[profiles.NAME]` table.
 
@@ -99,6 +185,8 @@ class Profile(BaseModel):
     paging: Paging = "offset"
     """How the service pages a list where it gives no next link: "offset" (`limit` / `offset`)
     or "page" (`page` / `per_page`, 1-based). The spec does not show it."""
+    parameters: Parameters = Parameters()
+    """The service's names of the list filters (the spec does not show them); unset: paytui's."""
     client_secret_env: str | None = None
     token_env: str | None = None
     secret_store: SecretStoreName | None = None
@@ -270,6 +358,23 @@ class Config(BaseModel):
         if name == IMPLICIT_PROFILE:
             return Profile()
         return None
+
+
+def describe_parameters(
+    charges: Mapping[str, str | None], refunds: Mapping[str, str | None]
+) -> str:
+    """The filters a profile renames or does not send, in one line ("status as state,
+    contact_name applied here; refunds: charge_id as charge")."""
+
+    def one(names: Mapping[str, str | None]) -> str:
+        return ", ".join(
+            f"{name} as {wire}" if wire else f"{name} applied here" for name, wire in names.items()
+        )
+
+    parts = [one(charges)] if charges else []
+    if refunds:
+        parts.append(f"refunds: {one(refunds)}")
+    return "; ".join(parts)
 
 
 def check_profile_name(name: str) -> str:

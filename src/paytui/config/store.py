@@ -246,6 +246,11 @@ def _validate_section(
             for error in exc.errors():
                 err_loc = tuple(str(part) for part in error["loc"])
                 key = err_loc[0] if err_loc else None
+                if error["type"] == "extra_forbidden" and len(err_loc) > 1:
+                    # A typo inside a nested table costs that key only, not the whole table.
+                    report((*loc, *err_loc), _describe_error(loc, err_loc, error, model))
+                    values = _without(values, err_loc)
+                    continue
                 report((*loc, *err_loc[:1]), _describe_error(loc, err_loc, error))
                 if error["type"] == "extra_forbidden" or drop_bad_fields:
                     if key is not None:
@@ -259,11 +264,39 @@ def _validate_section(
     return None
 
 
+def _without(values: dict[str, Any], path: tuple[str, ...]) -> dict[str, Any]:
+    """`values` without the key at `path` (the tables along it copied, never changed)."""
+    head, *rest = path
+    inner = values.get(head)
+    if not rest:
+        return {k: v for k, v in values.items() if k != head}
+    if not isinstance(inner, dict):
+        return values
+    return {**values, head: _without(inner, tuple(rest))}
+
+
+def _known_keys(model: type[BaseModel], table: tuple[str, ...]) -> list[str]:
+    """The keys a nested table of `model` takes (`parameters` -> status, tag, ...)."""
+    for part in table:
+        field = model.model_fields.get(part)
+        inner = field.annotation if field is not None else None
+        if not (isinstance(inner, type) and issubclass(inner, BaseModel)):
+            return []
+        model = inner
+    return list(model.model_fields)
+
+
 def _describe_error(
-    loc: tuple[str, ...], err_loc: tuple[str, ...], error: Mapping[str, Any]
+    loc: tuple[str, ...],
+    err_loc: tuple[str, ...],
+    error: Mapping[str, Any],
+    model: type[BaseModel] | None = None,
 ) -> str:
     dotted = ".".join((*loc, *err_loc))
     if error["type"] == "extra_forbidden":
+        known = _known_keys(model, err_loc[:-1]) if model is not None else []
+        if known:
+            return f"unknown setting {dotted!r} (ignored; known here: {', '.join(known)})"
         return f"unknown setting {dotted!r} (ignored)"
     message = str(error["msg"]).removeprefix("Value error, ")
     if err_loc:
