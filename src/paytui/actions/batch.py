@@ -40,6 +40,7 @@ from paytui.actions.errors import (
 )
 from paytui.actions.executor import ActionExecutor, ActionOutcome
 from paytui.actions.journal import Journal
+from paytui.actions.operations import OPERATIONS
 from paytui.actions.policy import ActionPolicy
 from paytui.actions.registry import why_not
 
@@ -73,8 +74,10 @@ __all__ = [
     "summarise",
 ]
 
-#: The actions that may be done in bulk, and their labels.
-BULK_OPERATIONS: dict[str, str] = {"capture": "Capture", "refund": "Full refund"}
+#: The actions that may be done in bulk, and their labels (`Operation.bulk_label`).
+BULK_OPERATIONS: dict[str, str] = {
+    name: spec.bulk_label for name, spec in OPERATIONS.items() if spec.bulk_label
+}
 #: Items sent at the same time: enough to finish 200 in seconds, few enough to stay polite.
 CONCURRENCY = 4
 

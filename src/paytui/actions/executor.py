@@ -63,6 +63,7 @@ from paytui.actions.errors import (
     UnresolvedAction,
 )
 from paytui.actions.journal import Journal, JournalConflict, JournalEntry
+from paytui.actions.operations import OPERATIONS
 from paytui.actions.policy import ActionPolicy, Decision
 from paytui.actions.reconcile import (
     REF_ATTRIBUTE,
@@ -105,28 +106,6 @@ if TYPE_CHECKING:
 
 __all__ = ["ActionExecutor", "ActionOutcome", "is_definite_failure"]
 
-#: Operations the executor runs (the journal's operations).
-_NOUNS = {
-    "capture": "capture",
-    "refund": "refund",
-    "charge": "charge",
-    "update_charge": "change of tags and attributes",
-    "update_refund": "change of the refund's tags and attributes",
-    "distribute": "distribution",
-    "plugin_session": "plugin session",
-    "plugin_delete": "deletion of a plugin session",
-    "account_create": "new account",
-    "token_create": "new token",
-    "token_update": "change of a token",
-}
-#: Operations whose target is kept in the journal's summary (under this key), not as the charge.
-_SUMMARY_TARGETS = {
-    "charge": "account_id",
-    "plugin_session": "target",
-    "plugin_delete": "session_id",
-    "account_create": "merchant_id",
-    "token_create": "account_id",
-}
 #: Seconds added to the client's request deadline before "not found" proves "not applied".
 DEFAULT_SETTLE_MARGIN = 2.0
 #: Seconds past its settle time that an entry still "sent" by a live process of another paytui is
@@ -954,7 +933,7 @@ class ActionExecutor:
             if _same_target(later, entry) and (
                 later.state == "succeeded" or not later.proven(self.settle_seconds)
             ):
-                noun = _NOUNS.get(entry.operation, entry.operation)
+                noun = OPERATIONS[entry.operation].noun
                 what = "went through" if later.state == "succeeded" else "may have happened"
                 raise NotRetryable(
                     f"A later {noun} (#{later.id}) of the same charge {what}; retrying #{entry.id}"
@@ -975,62 +954,7 @@ class ActionExecutor:
                     f"Could not check again whether it happened ({rechecked.error});"
                     " nothing was sent — try again when the service answers"
                 )
-        operation = entry.operation
-        if operation == "capture":
-            return await self.capture(
-                entry.charge_id or "",
-                convenience_fee=_decimal(summary.get("convenience_fee")),
-                supplemental_fee=_decimal(summary.get("supplemental_fee")),
-                confirmation=confirmation,
-                _retry_of=entry_id,
-            )
-        if operation == "refund":
-            return await self.refund(
-                entry.charge_id or "",
-                _decimal(summary.get("total_amount")),
-                reason=summary.get("reason"),
-                tags=summary.get("tags"),
-                attributes=summary.get("attributes"),
-                confirmation=confirmation,
-                _retry_of=entry_id,
-            )
-        if operation == "charge":
-            if not isinstance(original, ChargeRequest):
-                raise NotRetryable(
-                    "The card details of a new charge are never stored; enter it again"
-                )
-            return await self.create_charge(original, confirmation=confirmation, _retry_of=entry_id)
-        if operation in ("update_charge", "update_refund"):
-            return await self._update_labels(
-                operation,
-                entry.charge_id or "",
-                summary.get("tags"),
-                summary.get("attributes"),
-                None,
-                entry_id,
-            )
-        if operation == "distribute":
-            return await self.distribute(entry.charge_id or "", _retry_of=entry_id)
-        if operation == "plugin_delete":
-            return await self.delete_plugin_session(
-                str(summary.get("session_id", "")), _retry_of=entry_id
-            )
-        if operation in ("plugin_session", "account_create"):
-            request = original if original is not None else _request_of(operation, summary)
-            if isinstance(request, AccountRequest):
-                return await self.create_account(request, _retry_of=entry_id)
-            return await self.create_plugin_session(request, _retry_of=entry_id)
-        if operation == "token_create":
-            if not isinstance(original, TokenRequest):
-                raise NotRetryable("The card number of a new token is never stored; enter it again")
-            return await self.create_token(original, _retry_of=entry_id)
-        if operation == "token_update":
-            update = (
-                original if isinstance(original, TokenUpdate) else token_actions.update_of(summary)
-            )
-            token_id = str(summary.get("token_id") or entry.charge_id or "")
-            return await self.update_token(token_id, update, _retry_of=entry_id)
-        raise NotRetryable(f"Cannot retry a {operation}")  # pragma: no cover
+        return await OPERATIONS[entry.operation].resend(self, entry, original, confirmation)
 
     async def reconcile_entry(self, entry_id: int) -> ActionOutcome:
         """ "Check again": read the service back for one unresolved (or not_applied) entry."""
@@ -1247,7 +1171,7 @@ class ActionExecutor:
                 client_id=self.client_id,
                 guard_since=mark,
                 guard_in_flight=flying,
-                account_id=target if _SUMMARY_TARGETS.get(operation) == "account_id" else None,
+                account_id=target if OPERATIONS[operation].target_key == "account_id" else None,
                 actor=self.actor,
                 owner=self.owner,
             )
@@ -1331,17 +1255,17 @@ class ActionExecutor:
             charge_id=plan.charge_id,
             since=since,
         )
-        noun = _NOUNS.get(plan.operation, plan.operation)
+        noun = OPERATIONS[plan.operation].noun
         for entry in entries:
             if not _same_target_as(entry, plan) or entry.id == go.acknowledge:
                 continue
             if entry.result_id in shown or _identity_of(entry) != plan.identity:
                 continue
             amount = f" of {format_amount(entry.amount)}" if entry.amount is not None else ""
+            made = OPERATIONS[entry.operation].result_word(entry)
             raise RecentlyDone(
-                f"The same {noun}{amount} was made {self._by_and_when(entry)}"
-                f" ({_result_word(entry)}). Nothing was sent; sending it again needs an explicit"
-                " “again”.",
+                f"The same {noun}{amount} was made {self._by_and_when(entry)} ({made})."
+                " Nothing was sent; sending it again needs an explicit “again”.",
                 entry.result_id or f"#{entry.id}",
                 entry,
             )
@@ -1375,9 +1299,9 @@ class ActionExecutor:
 
     def _describe_entry(self, entry: JournalEntry) -> str:
         """ "refunded 5.00 by the command line of ana@desk 3 s ago (refund re_1)" """
-        verb = {"refund": "refunded", "capture": "captured"}.get(entry.operation, "done")
+        spec = OPERATIONS[entry.operation]
         amount = f" {format_amount(entry.amount)}" if entry.amount is not None else ""
-        return f"{verb}{amount} {self._by_and_when(entry)} ({_result_word(entry)})"
+        return f"{spec.done}{amount} {self._by_and_when(entry)} ({spec.result_word(entry)})"
 
     def _describe_refund(self, refund: RefundSeen, entry: JournalEntry | None) -> str:
         if entry is not None:
@@ -1507,7 +1431,7 @@ class ActionExecutor:
         did happen — now, or found earlier by a look the user was not shown — nothing is sent
         (`EarlierAttemptApplied`) unless the user acknowledged exactly that entry. One that
         stays unknown refuses the action (`UnresolvedAction`): doing it again could do it twice."""
-        key = _SUMMARY_TARGETS.get(operation)
+        key = OPERATIONS[operation].target_key
         charge_id = None if key is not None else target
 
         def same_target(entries: list[JournalEntry]) -> list[JournalEntry]:
@@ -1537,7 +1461,7 @@ class ActionExecutor:
                 raise EarlierAttemptApplied(_earlier_message(settled.entry), settled.entry)
             # Still not proven (a failed read-back leaves "unknown", or an early "not_applied").
             if not settled.entry.proven(self.settle_seconds):
-                noun = _NOUNS[operation]
+                noun = OPERATIONS[operation].noun
                 raise UnresolvedAction(
                     f"An earlier {noun} (#{entry.id}) has an unknown outcome; check it on the"
                     " History screen before doing it again",
@@ -1639,20 +1563,10 @@ def _identity_of(entry: JournalEntry) -> str | None:
 
 
 def _same_target_as(entry: JournalEntry, plan: _Plan) -> bool:
-    key = _SUMMARY_TARGETS.get(plan.operation)
+    key = OPERATIONS[plan.operation].target_key
     if key is not None:
         return entry.request_summary.get(key) == plan.summary.get(key)
     return entry.charge_id == plan.charge_id
-
-
-def _result_word(entry: JournalEntry) -> str:
-    word = {
-        "capture": "new charge",
-        "refund": "refund",
-        "charge": "charge",
-        "token_create": "token",
-    }.get(entry.operation, "entry")
-    return f"{word} {entry.result_id}" if entry.result_id else f"journal entry #{entry.id}"
 
 
 def _ago(then: datetime, now: datetime) -> str:
@@ -1674,7 +1588,7 @@ def _same_target(one: JournalEntry, other: JournalEntry) -> bool:
     """Same operation on the same charge (a new charge: on the same account)."""
     if one.operation != other.operation:
         return False
-    key = _SUMMARY_TARGETS.get(one.operation)
+    key = OPERATIONS[one.operation].target_key
     if key is not None:
         return one.request_summary.get(key) == other.request_summary.get(key)
     return one.charge_id == other.charge_id
@@ -1694,23 +1608,9 @@ def _result_id(result: Charge | Refund | Distribution | PluginSession | Account 
     return result.charge_id
 
 
-def _request_of(
-    operation: str, summary: dict[str, Any]
-) -> PaymentPluginSessionRequest | EnrollmentPluginSessionRequest | AccountRequest:
-    """The request of a journaled plugin session or account, for a retry in a later run."""
-    body = summary.get("request")
-    if summary.get("redacted") or not isinstance(body, dict):
-        raise NotRetryable("Its details are kept masked in the journal; start it again")
-    if operation == "account_create":
-        return AccountRequest.model_validate(body)
-    if summary.get("kind") == "payment":
-        return PaymentPluginSessionRequest.model_validate(body)
-    return EnrollmentPluginSessionRequest.model_validate(body)
-
-
 def _being_sent(operation: str, entry: JournalEntry) -> UnresolvedAction:
     """The refusal when the same action is being sent by another paytui right now."""
-    noun = _NOUNS.get(operation, operation)
+    noun = OPERATIONS[operation].noun
     who = f" by {entry.actor}" if entry.actor else " by another paytui"
     return UnresolvedAction(
         f"The same {noun} (#{entry.id}) is being sent{who} right now; nothing was sent — see"
@@ -1721,48 +1621,23 @@ def _being_sent(operation: str, entry: JournalEntry) -> UnresolvedAction:
 
 def _earlier_message(entry: JournalEntry) -> str:
     """ "The refund of 5.00 sent at 14:02 UTC did go through: refund 3f2a…" (what happened)."""
-    noun = _NOUNS.get(entry.operation, entry.operation)
+    spec = OPERATIONS[entry.operation]
     amount = f" of {format_amount(entry.amount)}" if entry.amount is not None else ""
     when = entry.sent_at or entry.created_at
-    result = {
-        "capture": "new charge",
-        "refund": "refund",
-        "charge": "charge",
-        "distribute": "distribution",
-        "plugin_session": "session",
-        "account_create": "account",
-        "token_create": "token",
-        "token_update": "token",
-    }.get(entry.operation)
+    result = spec.result_noun
     found = f": {result} {entry.result_id}" if result and entry.result_id else ""
     return (
-        f"The {noun}{amount} sent at {when:%H:%M} UTC did go through{found}. Nothing new was"
+        f"The {spec.noun}{amount} sent at {when:%H:%M} UTC did go through{found}. Nothing new was"
         " sent; confirm to send another."
     )
 
 
-def _decimal(value: Any) -> Decimal | None:
-    return Decimal(str(value)) if value is not None else None
-
-
 def _message(entry: JournalEntry, cause: str | None = None) -> str:
     """One line for the user about an entry's state."""
-    noun = _NOUNS.get(entry.operation, entry.operation)
+    noun = OPERATIONS[entry.operation].noun
     if entry.state == "succeeded":
         amount = f" {format_amount(entry.amount)}" if entry.amount is not None else ""
-        done = {
-            "capture": f"Captured: new charge {entry.result_id}",
-            "refund": f"Refunded{amount}: refund {entry.result_id}",
-            "charge": f"Charge {entry.result_id} created",
-            "update_charge": "Tags and attributes saved",
-            "update_refund": "Tags and attributes of the refund saved",
-            "distribute": f"Added to distribution {entry.result_id}",
-            "plugin_session": f"Plugin session {entry.result_id} created",
-            "plugin_delete": f"Plugin session {entry.result_id} deleted",
-            "account_create": f"Account {entry.result_id} created",
-            "token_create": f"Token {entry.result_id} stored",
-            "token_update": f"Token {entry.result_id} updated",
-        }[entry.operation]
+        done = OPERATIONS[entry.operation].success.format(result_id=entry.result_id, amount=amount)
         if cause:
             return f"{done} (the answer was lost — {cause} — but the service shows it happened)"
         if entry.error:  # a "not applied" corrected by a later look

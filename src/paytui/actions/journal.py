@@ -58,7 +58,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Any, Literal
+
+from paytui.actions.operations import OPERATIONS as OPERATION_SPECS
+from paytui.actions.operations import OperationName
 
 __all__ = [
     "FINAL_STATES",
@@ -72,24 +75,12 @@ __all__ = [
     "default_journal_path",
 ]
 
-#: Schema 3 checks the operation in Python (`record_intent`), not in SQL: the plugin sessions,
-#: account creation and refund edits (issue 12) needed no rebuild of their own.
-Operation = Literal[
-    "capture",
-    "refund",
-    "charge",
-    "update_charge",
-    "update_refund",
-    "distribute",
-    "plugin_session",
-    "plugin_delete",
-    "account_create",
-    "token_create",
-    "token_update",
-]
+#: Schema 3 checks the operation in Python (`record_intent`), not in SQL: a new operation
+#: (`paytui.actions.operations`) needs no rebuild of the journal.
+Operation = OperationName
 State = Literal["pending", "sent", "succeeded", "failed", "unknown", "not_applied"]
 
-OPERATIONS: tuple[str, ...] = get_args(Operation)
+OPERATIONS: tuple[str, ...] = tuple(OPERATION_SPECS)
 STATES: tuple[str, ...] = ("pending", "sent", "succeeded", "failed", "unknown", "not_applied")
 #: Entries whose outcome is not proven: reconciled on start and before a repeat of the action.
 UNRESOLVED_STATES = frozenset({"pending", "sent", "unknown"})

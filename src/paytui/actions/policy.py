@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from paytui.actions.amounts import AmountError, format_amount, parse_amount
+from paytui.actions.operations import MONEY, OPERATIONS
 
 __all__ = [
     "CHANGING_OPERATIONS",
@@ -24,45 +25,12 @@ __all__ = [
     "Decision",
 ]
 
-CHARGES_ALL = "urn:v2:charges:all"
-REFUNDS_ALL = "urn:v2:refunds:all"
-TOKENS_ALL = "urn:v2:tokens:all"
-DISTRIBUTE = "urn:v2:charges:distribute:create"
-PLUGINS_ALL = "urn:v2:plugins:all"
-ACCOUNTS_ALL = "urn:v2:accounts:all"
-
 #: The scope each action needs (the spec's scope table, by method and path family).
-REQUIRED_SCOPES: dict[str, str] = {
-    "capture": CHARGES_ALL,
-    "charge": CHARGES_ALL,
-    "update_charge": CHARGES_ALL,
-    "refund": REFUNDS_ALL,
-    "update_refund": REFUNDS_ALL,
-    "token_create": TOKENS_ALL,
-    "token_update": TOKENS_ALL,
-    "distribute": DISTRIBUTE,
-    "plugin_session": PLUGINS_ALL,
-    "plugin_delete": PLUGINS_ALL,
-    "account_create": ACCOUNTS_ALL,
-}
+REQUIRED_SCOPES: dict[str, str] = {name: spec.scope for name, spec in OPERATIONS.items()}
 #: Actions that move money: these get the production typed confirmation.
-MONEY_OPERATIONS = frozenset({"capture", "charge", "refund"})
+MONEY_OPERATIONS = MONEY
 #: Every action that changes data; a read-only profile forbids all of them.
-CHANGING_OPERATIONS = frozenset(REQUIRED_SCOPES)
-
-_LABELS = {
-    "capture": "Capture",
-    "charge": "New charge",
-    "update_charge": "Editing tags and attributes",
-    "update_refund": "Editing a refund's tags and attributes",
-    "refund": "Refund",
-    "token_create": "Creating a token",
-    "token_update": "Updating a token",
-    "distribute": "Distributing a charge",
-    "plugin_session": "Creating a plugin session",
-    "plugin_delete": "Deleting a plugin session",
-    "account_create": "Creating an account",
-}
+CHANGING_OPERATIONS = frozenset(OPERATIONS)
 
 
 @dataclass(frozen=True)
@@ -96,7 +64,7 @@ class ActionPolicy:
         """May `operation` run at all? Unknown operations are refused (fail closed)."""
         if operation not in CHANGING_OPERATIONS:
             return Decision(False, f"Unknown action {operation!r}")
-        label = _LABELS[operation]
+        label = OPERATIONS[operation].label
         if self.read_only:
             return Decision(False, f"{label} is off: this profile is read-only")
         needed = REQUIRED_SCOPES[operation]

@@ -70,9 +70,6 @@ def _refund(charge: Any) -> str | None:
         return "A pre-authorization moved no money; there is nothing to refund"
     if kind is not None and kind not in SETTLED_TYPES:
         return f"A {kind} cannot be refunded"
-    left = getattr(charge, "left_to_refund", None)
-    if left is not None and left <= 0:
-        return "Nothing left to refund: this charge is refunded in full"
     return None
 
 

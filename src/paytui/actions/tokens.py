@@ -35,7 +35,7 @@ from paytui.api.models import Token, TokenRequest, TokenUpdate, TokenUpdatePayme
 
 if TYPE_CHECKING:
     from paytui.actions.journal import JournalEntry
-    from paytui.actions.reconcile import ReadBack
+    from paytui.actions.read_backs import ReadBack
     from paytui.api.client import PaymentClient
 
 __all__ = [
@@ -168,7 +168,7 @@ async def read_back_create(
     """Find the token `entry` stored: see the module's docstring. `desired`: the summary as the
     executor still holds it unmasked (else the journal's). Raises `ApiError` (the list could
     not be read) or `TokensUnprovable`."""
-    from paytui.actions.reconcile import ReadBack
+    from paytui.actions.read_backs import ReadBack
 
     summary = desired if desired is not None else entry.request_summary
     account = str(summary.get("account_id") or "")
@@ -240,7 +240,7 @@ async def read_back_update(
     """GET the token: every field sent shows on it → "succeeded"; otherwise "not_applied" (a
     PUT is idempotent). The token expiry is compared by its UTC day (the service may keep a
     day, not the instant sent)."""
-    from paytui.actions.reconcile import ReadBack
+    from paytui.actions.read_backs import ReadBack
 
     wanted = desired if desired is not None else entry.request_summary
     if desired is None and wanted.get("redacted"):

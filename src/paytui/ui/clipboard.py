@@ -30,17 +30,9 @@ def copy_json(app: Any, obj: Any, noun: str) -> None:
 
 def entry_request(entry: Any) -> tuple[str, str, list[tuple[str, str]] | None, Any] | None:
     """The request a journal entry stands for (method, path, query, JSON body), as far as the
-    journal keeps it; None for a new charge, whose card details are never kept."""
-    summary = dict(getattr(entry, "request_summary", None) or {})
-    summary.pop("redacted", None)
-    charge_id = entry.charge_id or ""
-    operation = entry.operation
-    if operation == "capture":
-        return ("POST", f"/v2/charges/{charge_id}/capture", None, summary)
-    if operation == "refund":
-        return ("POST", "/v2/refunds", None, {"charge_id": charge_id, **summary})
-    if operation == "update_charge":
-        return ("PATCH", f"/v2/charges/{charge_id}", None, summary)
-    if operation == "distribute":
-        return ("POST", f"/v2/charges/{charge_id}/distribute", None, {})
-    return None
+    journal keeps it (`Operation.request_of`); None for a new charge, whose card details are
+    never kept, and for operations whose request is not kept."""
+    from paytui.actions.operations import OPERATIONS
+
+    spec = OPERATIONS.get(getattr(entry, "operation", ""))
+    return spec.request_of(entry) if spec is not None else None

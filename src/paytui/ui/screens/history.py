@@ -25,6 +25,8 @@ from textual.widgets import DataTable, Input, Static
 
 from paytui.actions import ActionError, ConfirmationRequired
 from paytui.actions.audit import AuditFilter, parse_filter
+from paytui.actions.operations import MONEY
+from paytui.actions.operations import OPERATIONS as OPERATION_SPECS
 from paytui.ui import format as fmt
 from paytui.ui import messages
 from paytui.ui.bindings import HISTORY_BINDINGS
@@ -43,24 +45,11 @@ if TYPE_CHECKING:
 #: Rows the screen shows at most (the export writes every row the filter finds).
 SHOWN = 500
 
-OPERATIONS = {
-    "capture": "capture",
-    "refund": "refund",
-    "charge": "new charge",
-    "update_charge": "edit tags",
-    "update_refund": "edit refund tags",
-    "distribute": "distribute",
-    "plugin_session": "plugin session",
-    "plugin_delete": "delete session",
-    "account_create": "new account",
-    "token_create": "new token",
-    "token_update": "edit token",
-}
+#: History's Action column: each operation's short name (`Operation.short`).
+OPERATIONS = {name: spec.short for name, spec in OPERATION_SPECS.items()}
 #: Operations whose journal `charge_id` holds another object's id (the refund, token edited; a
 #: refused new token's account).
-NOT_A_CHARGE = frozenset({"update_refund", "token_update", "token_create"})
-#: Operations whose amount means money moved (an edit's journal amount is the charge's total).
-MONEY = frozenset({"capture", "refund", "charge"})
+NOT_A_CHARGE = frozenset(name for name, spec in OPERATION_SPECS.items() if not spec.names_a_charge)
 #: The message is free text (it gets what is left); ids are cut with `…` before it is dropped.
 COLUMNS = (
     FitColumn("Time (UTC)", "Time (UTC)"),

@@ -22,6 +22,7 @@ from textual.widgets import Input, ProgressBar, RichLog, Static
 
 from paytui.actions.batch import BULK_OPERATIONS, BatchPlan, BatchRunner, plan_batch, summarise
 from paytui.actions.errors import ActionError, ConfirmationRequired
+from paytui.actions.operations import OPERATIONS
 from paytui.text import safe
 from paytui.ui import format as fmt
 from paytui.ui.bindings import BULK_BINDINGS
@@ -51,12 +52,12 @@ def dry_run_text(
     """How many, the total, how the rows were chosen (`Marks.provenance`: by hand, or by a
     mark-all that proved each row matches its search), which are skipped and why (the
     registry's words)."""
-    noun = "authorization" if plan.operation == "capture" else "charge"
+    noun = OPERATIONS[plan.operation].bulk_noun or "charge"
     text = Text()
     text.append(f"{plan.label} of {plan.count} {noun}{'s' if plan.count != 1 else ''}", "bold")
     text.append(": total ")
     text.append(fmt.money(plan.total), "bold")
-    if plan.operation == "refund":
+    if plan.operation == "refund":  # a full refund: what is left of each, known when sent
         text.append(" at most (what is left of each charge is refunded)")
     text.append(".\n")
     if marked:
