@@ -295,15 +295,6 @@ class Profile(BaseModel):
         return "sandbox" if self.base_url is None else "production"
 
     @property
-    def secret_kind(self) -> Literal["client_secret", "token"] | None:
-        """Which secret this profile needs, if any."""
-        if self.auth_kind == "client_credentials":
-            return "client_secret"
-        if self.auth_kind == "token":
-            return "token"
-        return None
-
-    @property
     def secret_env(self) -> str | None:
         """The environment variable named as holding this profile's secret, if any."""
         return self.client_secret_env if self.client_id is not None else self.token_env

@@ -37,14 +37,6 @@ class ApiError(Exception):
         return body
 
 
-class InvalidRequest(ApiError):
-    status, code = 400, "invalid_request"
-
-
-class Unauthorized(ApiError):
-    status, code = 401, "unauthorized"
-
-
 class Forbidden(ApiError):
     status, code = 403, "forbidden"
 

@@ -10,7 +10,7 @@ Screens and widgets use the lists here as their `BINDINGS`; nothing else defines
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -510,20 +510,6 @@ GROUPS: list[BindingGroup] = [
     BindingGroup("Plugin session view", tuple(SESSION_VIEW_BINDINGS)),
     BindingGroup("Plugin session dialogs", tuple(PLUGIN_RESULT_BINDINGS)),
 ]
-
-
-def register_group(title: str, bindings: Iterable[Binding]) -> None:
-    """Let a screen module add its bindings to the docs and keymap validation.
-
-    Screens owned by other modules (charge detail, tokens, ...) call this at import time, so the
-    registry stays complete without this file importing every screen.
-    """
-    group = BindingGroup(title, tuple(bindings))
-    for index, existing in enumerate(GROUPS):
-        if existing.title == title:
-            GROUPS[index] = group
-            return
-    GROUPS.append(group)
 
 
 #: Screens whose modules keep their own `BINDINGS` (module, class, title), read for the docs and
