@@ -41,6 +41,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from paytui.sandbox.cli import main as sandbox_main
 
         return sandbox_main(args[1:])
+    if args[:2] == ["profile", "probe"]:  # talks to the service: a command, not config
+        from paytui.commands.probe import cli as probe_main
+
+        return probe_main(args[2:])
     if args and args[0] == "profile":
         from paytui.config.cli import main as profile_main
 

@@ -8,7 +8,6 @@ applied here, and said); these tests read the rows and what the service was sent
 from __future__ import annotations
 
 import json
-import textwrap
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -19,9 +18,13 @@ import pytest
 from paytui.api.client import PaymentClient
 from paytui.api.queries import ChargeQuery, RefundQuery
 from paytui.commands.runtime import Exit
-from paytui.config import files
 from tests.second_service.app import SecondService
-from tests.second_service.fixtures import client_for
+from tests.second_service.fixtures import (
+    PROFILE_ENV,
+    client_for,
+    profile_clients,
+    write_profile,
+)
 
 Make = Callable[..., SecondService]
 
@@ -31,48 +34,35 @@ def _sent(service: SecondService, path: str = "/v2/charges") -> set[str]:
     return {name for seen in service.requests_to(path) for name, _ in seen.query}
 
 
-def _profile_cli(service: SecondService, profile: str, journal: Path) -> Callable[..., Any]:
-    """`run(*argv)` on the command line with the config file's profile `second`: the client is
-    built from the resolved connection (`client_kwargs`), only its transport is the service's."""
+def _profile_cli(service: SecondService, extra: str, journal: Path) -> Callable[..., Any]:
+    """`run(*argv)` on the command line with the config file's profile `second` (`extra` added
+    to it): the client is built from the resolved connection, only its transport is the
+    service's."""
     import io
 
     from paytui.commands import main
     from paytui.commands.runtime import Io
-    from paytui.config import client_kwargs
 
-    path = files.config_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(textwrap.dedent(profile).lstrip(), encoding="utf-8")
-    path.chmod(0o600)
+    write_profile(extra)
+    clients = profile_clients(service)
 
     @asynccontextmanager
     async def connector(connection: Any) -> AsyncIterator[PaymentClient]:
-        kwargs = {**client_kwargs(connection), "transport": service.transport, "max_retries": 0}
-        async with PaymentClient(**kwargs) as client:
+        async with clients(connection)() as client:
             yield client
 
     def run(*argv: str) -> tuple[int, str, str]:
         out, err = io.StringIO(), io.StringIO()
-        environ = {"SECOND_SECRET": service.client_secret}
         code = main(
             [*argv, "--profile", "second"],
             io=Io(out=out, err=err, inp=io.StringIO(""), interactive=False),
             connector=connector,
             journal_path=journal,
-            environ=environ,
+            environ=PROFILE_ENV,
         )
         return code, out.getvalue(), err.getvalue()
 
     return run
-
-
-PROFILE = """
-    [profiles.second]
-    base_url = "https://second.test"
-    client_id = "second-client"
-    client_secret_env = "SECOND_SECRET"
-    {extra}
-"""
 
 
 def test_the_profile_names_the_services_status_parameter(make: Make, tmp_path: Path) -> None:
@@ -80,8 +70,8 @@ def test_the_profile_names_the_services_status_parameter(make: Make, tmp_path: P
     `charges search status:chargeback --all` gets the service's chargebacks, nothing filtered
     here, and `status` is never sent. (Without it every charge came back and was filtered here.)"""
     service = make(parameter_names={"status": "state"})
-    extra = '[profiles.second.parameters]\n    status = "state"'
-    run = _profile_cli(service, PROFILE.format(extra=extra), tmp_path / "journal.sqlite3")
+    extra = '[profiles.second.parameters]\nstatus = "state"\n'
+    run = _profile_cli(service, extra, tmp_path / "journal.sqlite3")
     code, out, err = run("charges", "search", "status:chargeback", "--all", "--format", "jsonl")
     chargebacks = [c.charge_id for c in service.store.charges if c.status == "chargeback"]
     assert code == Exit.OK, err

@@ -74,23 +74,31 @@ def _int(value: Any) -> int | None:
 
 def unwrap(body: Any, plural: str) -> tuple[list[Any], dict[str, Any]] | None:
     """The raw rows of a list answer and the flat hints beside them; None: no list found."""
+    found = locate(body, plural)
+    return None if found is None else (found[1], found[2])
+
+
+def locate(body: Any, plural: str) -> tuple[str, list[Any], dict[str, Any]] | None:
+    """`unwrap`, and where the rows were: "" (the body is the list), a key (``data``) or two
+    (``data.charges``)."""
     if isinstance(body, list):
-        return body, {}
+        return "", body, {}
     if not isinstance(body, Mapping):
         return None
     keys = (*LIST_KEYS, plural)
-    rows = next((body[key] for key in keys if isinstance(body.get(key), list)), None)
+    where = next((key for key in keys if isinstance(body.get(key), list)), None)
+    rows = body[where] if where is not None else None
     meta: dict[str, Any] = {}
     if rows is None:  # nested: {"data": {"charges": [...], ...}, "meta": {...}}
         for key in keys:
             inner = body.get(key)
             if isinstance(inner, Mapping):
-                found = next((inner[k] for k in keys if isinstance(inner.get(k), list)), None)
+                found = next((k for k in keys if isinstance(inner.get(k), list)), None)
                 if found is not None:
-                    rows = found
+                    where, rows = f"{key}.{found}", inner[found]
                     meta.update((k, v) for k, v in inner.items() if not isinstance(v, list))
                     break
-    if rows is None:
+    if rows is None or where is None:
         return None
     for key in META_KEYS:
         inner = body.get(key)
@@ -99,11 +107,17 @@ def unwrap(body: Any, plural: str) -> tuple[list[Any], dict[str, Any]] | None:
                 meta.setdefault(name, value)
     # The body's own keys win over the ones found beside it.
     meta.update((k, v) for k, v in body.items() if k not in META_KEYS)
-    return rows, meta
+    return where, rows, meta
+
+
+def count_of(meta: Mapping[str, Any]) -> tuple[str, int] | None:
+    """The number of matching rows a list answer gives, and its key (``total``...)."""
+    return next(((k, v) for k in COUNT_KEYS if (v := _int(meta.get(k))) is not None), None)
 
 
 def hints_of(meta: Mapping[str, Any]) -> Hints:
-    total = next((v for k in COUNT_KEYS if (v := _int(meta.get(k))) is not None), None)
+    counted = count_of(meta)
+    total = counted[1] if counted is not None else None
     size = next((v for k in SIZE_KEYS if (v := _int(meta.get(k))) is not None), None)
     has_more = meta.get("has_more")
     link: str | None = None
@@ -217,7 +231,7 @@ class Pager:
         follow: tuple[str, Params] | None = None
         note: str | None = None
         if has_more and hints.next_link is not None:
-            follow = self._link(path, hints.next_link)
+            follow = self.link(path, hints.next_link)
             if follow is None:
                 has_more = False
                 note = (
@@ -235,7 +249,7 @@ class Pager:
                 self._reached.popitem(last=False)
         return Settled(has_more, note)
 
-    def _link(self, path: str, link: str) -> tuple[str, Params] | None:
+    def link(self, path: str, link: str) -> tuple[str, Params] | None:
         """A next link as (path, query) when it stays on this list of this service; else None
         (the bearer token is never sent elsewhere)."""
         parts = urlsplit(link)
@@ -268,7 +282,9 @@ __all__ = [
     "Hints",
     "Pager",
     "Settled",
+    "count_of",
     "hints_of",
+    "locate",
     "more",
     "row_key",
     "unwrap",

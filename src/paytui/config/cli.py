@@ -1,5 +1,8 @@
 """`paytui profile add|list|show|remove|use`: manage connection profiles from the shell.
 
+(`paytui profile probe` talks to the service, so it lives with the command line's commands:
+`paytui.commands.probe`, dispatched by `paytui.cli`.)
+
 Secrets are never command-line arguments (the process list shows arguments to every user): they
 are prompted for without echo, read from stdin (`--secret-stdin`), or referenced by the name of
 an environment variable that holds them. Every failure is one line on stderr and exit code 2.
@@ -99,6 +102,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog=PROG,
         description="Manage paytui connection profiles (stored in "
         f"{files.config_path()}; secrets in the system keyring or secrets.toml).",
+        epilog="`paytui profile probe NAME [--write]` tries a profile's service with harmless "
+        "reads and says what it does (see its --help; docs/cli.md).",
         allow_abbrev=False,
     )
     sub = parser.add_subparsers(dest="command", metavar="{add,list,show,remove,use}")

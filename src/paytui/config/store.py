@@ -435,6 +435,49 @@ def save_profile(name: str, profile: Profile, path: Path | str | None = None) ->
     return write_raw(raw, path)
 
 
+def update_profile(name: str, changes: Mapping[str, Any], path: Path | str | None = None) -> Path:
+    """Set keys of one profile in place (None removes one; a mapping, such as `parameters`, is
+    merged key by key), leaving its comments, its other keys and the rest of the file as they
+    are. Refused (`ConfigError`) when the file has no such profile or the result would not be a
+    valid profile."""
+    import tomlkit
+
+    raw = read_raw(path)
+    profiles = raw.get("profiles")
+    table = profiles.get(name) if isinstance(profiles, dict) else None
+    if not isinstance(table, dict):
+        raise ConfigError(f"no profile {name!r} in {Path(path) if path else config_path()}")
+
+    def merge(into: Any, values: Mapping[str, Any]) -> None:
+        for key, value in values.items():
+            existing = into.get(key)
+            if isinstance(value, Mapping) and isinstance(existing, dict):
+                merge(existing, value)
+                if not existing:
+                    del into[key]
+            elif isinstance(value, Mapping):  # a new table, `[profiles.NAME.parameters]`
+                table = tomlkit.table()
+                merge(table, value)
+                if table:
+                    table.add(tomlkit.nl())
+                    into[key] = table
+            elif value is None:
+                into.pop(key, None)
+            else:
+                into[key] = value
+
+    merge(table, changes)
+    plain = table.unwrap() if hasattr(table, "unwrap") else dict(table)
+    try:  # keys it does not know were reported when it was read: not this change's business
+        Profile.model_validate({k: v for k, v in plain.items() if k in Profile.model_fields})
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        where = ".".join(str(part) for part in error["loc"])
+        message = str(error["msg"]).removeprefix("Value error, ")
+        raise ConfigError(f"profiles.{name}.{where}: {message}; nothing written") from None
+    return write_raw(raw, path)
+
+
 def remove_profile(name: str, path: Path | str | None = None) -> bool:
     """Remove a profile (and unset default_profile if it named it). False if there was none."""
     raw = read_raw(path)
