@@ -896,7 +896,7 @@ def _unknown_parameters(message: str, sent: Sequence[tuple[str, str, str]]) -> s
         name
         for name, wire, _ in sent
         if name not in SPEC_FILTERS
-        and re.search(rf"(?<![\w\[\]]){re.escape(wire)}(?![\w\[\]])", message)
+        and re.search(rf"(?<![\w.-]){re.escape(wire)}(?![\w-])", message)
     }
 
 
