@@ -47,8 +47,7 @@ from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from paytui.actions import tokens as token_actions
-from paytui.actions.amounts import check_amount, format_amount
+from paytui.actions.amounts import format_amount
 from paytui.actions.basis import Basis, RefundSeen, read_refunds, refunded_total
 from paytui.actions.errors import (
     ActionError,
@@ -64,11 +63,18 @@ from paytui.actions.errors import (
 )
 from paytui.actions.journal import Journal, JournalConflict, JournalEntry
 from paytui.actions.operations import OPERATIONS
+from paytui.actions.ops import account as account_op
+from paytui.actions.ops import capture as capture_op
+from paytui.actions.ops import charge as charge_op
+from paytui.actions.ops import distribute as distribute_op
+from paytui.actions.ops import labels as labels_op
+from paytui.actions.ops import plugins as plugins_op
+from paytui.actions.ops import refund as refund_op
+from paytui.actions.ops import token as token_op
+from paytui.actions.plan import Plan, amount_identity
 from paytui.actions.policy import ActionPolicy, Decision
 from paytui.actions.reconcile import (
-    REF_ATTRIBUTE,
     Reconciled,
-    distribution_items,
     reconcile_all,
     reconcile_detail,
 )
@@ -81,14 +87,11 @@ from paytui.api.errors import (
 )
 from paytui.api.models import (
     Account,
-    BankAccountPaymentMethodRequest,
-    CardPaymentMethodRequest,
     Charge,
     ChargeRequest,
     Distribution,
     PluginSession,
     Refund,
-    RefundRequest,
     Token,
     TokenRequest,
     TokenUpdate,
@@ -97,8 +100,6 @@ from paytui.api.plugins import (
     AccountRequest,
     EnrollmentPluginSessionRequest,
     PaymentPluginSessionRequest,
-    account_limit,
-    cap_problem,
 )
 
 if TYPE_CHECKING:
@@ -170,68 +171,6 @@ def is_definite_failure(error: BaseException) -> bool:
     return False
 
 
-def _clean(value: Any) -> tuple[Any, bool]:
-    """`value` with every string redacted (card-like digit runs, bearer tokens, secrets);
-    the flag says whether anything changed (then the summary cannot be used to retry)."""
-    if isinstance(value, str):
-        cleaned = redact(value)
-        return cleaned, cleaned != value
-    if isinstance(value, Mapping):
-        out: dict[str, Any] = {}
-        changed = False
-        for key, item in value.items():
-            new_key, key_changed = _clean(str(key))
-            out[new_key], item_changed = _clean(item)
-            changed = changed or key_changed or item_changed
-        return out, changed
-    if isinstance(value, list | tuple):
-        items = [_clean(item) for item in value]
-        return [item for item, _ in items], any(flag for _, flag in items)
-    if isinstance(value, Decimal):
-        return str(value), False
-    return value, False
-
-
-def _summary(**fields: Any) -> dict[str, Any]:
-    """A journal summary from an allow-list of fields (None left out), redacted."""
-    kept = {key: value for key, value in fields.items() if value is not None}
-    cleaned: dict[str, Any]
-    cleaned, changed = _clean(kept)
-    if changed:
-        cleaned["redacted"] = True
-    return cleaned
-
-
-def _mask_token(token_id: str) -> str:
-    return f"{token_id[:3]}…{token_id[-4:]}" if len(token_id) > 8 else "…"
-
-
-def _charge_summary(request: ChargeRequest) -> dict[str, Any]:
-    """The charge request without its card/bank number or token: method and last four only."""
-    method = request.payment_method
-    payment: dict[str, Any]
-    if isinstance(method, CardPaymentMethodRequest):
-        number = method.card_number.get_secret_value()
-        payment = {"method": "card", "last4": number[-4:]}
-    elif isinstance(method, BankAccountPaymentMethodRequest):
-        number = method.account_number.get_secret_value()
-        payment = {"method": "bank_account", "last4": number[-4:]}
-    else:  # the request model admits only the three kinds: this is a token
-        payment = {"method": "token", "token": _mask_token(method.token_id)}
-    return _summary(
-        account_id=request.account_id,
-        total_amount=request.total_amount,
-        charge_type=request.charge_type,
-        payment_method=payment,
-        invoice_number=request.invoice_number,
-        po_number=request.po_number,
-        convenience_fee=request.convenience_fee,
-        supplemental_fee=request.supplemental_fee,
-        tags=request.tags,
-        attributes=request.attributes,
-    )
-
-
 @dataclass
 class _InFlight:
     entry_id: int | None = None
@@ -239,26 +178,6 @@ class _InFlight:
     task: asyncio.Task[ActionOutcome] = field(init=False)
     #: While an earlier attempt is being settled: that entry and when its read-back is proof.
     settling: tuple[JournalEntry, datetime] | None = None
-
-
-@dataclass
-class _Plan:
-    """Everything `_execute` needs for one action, prepared by the public method."""
-
-    operation: str
-    target: str  # the in-flight key: the charge id (the account for a new charge)
-    charge_id: str | None
-    amount: Decimal | None
-    summary: dict[str, Any]
-    send: Callable[[str], Awaitable[Any]]
-    retry_of: int | None = None
-    desired: dict[str, Any] | None = None
-    original: Any = None
-    slot: _InFlight | None = field(default=None, repr=False)
-    #: What makes two actions of this operation on this target "the same" (a refund's amount,
-    #: a token's card): a recent success with the same identity needs an explicit "again".
-    #: None: the operation has no such rule (an edit, a delete).
-    identity: str | None = None
 
 
 class ActionExecutor:
@@ -450,40 +369,20 @@ class ActionExecutor:
 
         `basis`: what the person saw (`observe`); None reads it now. If the authorization was
         captured or changed since, nothing is sent (`TargetChanged`)."""
-
-        async def prepare() -> _Plan:
-            fees = {
-                name: check_amount(value, allow_zero=True)
-                for name, value in (
-                    ("convenience_fee", convenience_fee),
-                    ("supplemental_fee", supplemental_fee),
-                )
-                if value is not None
-            }
-            auth = await self.read_authorization(charge_id)
-            amount = None
-            if auth.total_amount is not None:
-                amount = auth.total_amount + sum(fees.values(), Decimal(0))
-            self._confirm("capture", amount, charge_id, confirmation)
-
-            async def send(_ref: str) -> Charge:
-                return await self.client.capture(
-                    charge_id,
-                    convenience_fee=fees.get("convenience_fee"),
-                    supplemental_fee=fees.get("supplemental_fee"),
-                )
-
-            return _Plan(
-                "capture",
+        return await self.perform(
+            "capture",
+            charge_id,
+            lambda: capture_op.prepare(
+                self,
                 charge_id,
-                charge_id,
-                amount,
-                _summary(**fees),
-                send,
+                convenience_fee=convenience_fee,
+                supplemental_fee=supplemental_fee,
+                confirmation=confirmation,
                 retry_of=_retry_of,
-            )
-
-        return await self._start("capture", charge_id, prepare, acknowledge_earlier, basis=basis)
+            ),
+            acknowledge_earlier,
+            basis=basis,
+        )
 
     async def refund(
         self,
@@ -506,39 +405,19 @@ class ActionExecutor:
         status since → nothing is sent (`TargetChanged`). A refund of the same amount of this
         charge that succeeded within `again_window` and was not shown to the person → nothing
         is sent (`RecentlyDone`) unless `again`."""
-
-        async def prepare() -> _Plan:
-            checked = check_amount(amount) if amount is not None else None
-            self._confirm("refund", checked, charge_id, confirmation)
-            user_tags = list(tags) if tags is not None else None
-            user_attrs = (
-                {str(k): [str(v) for v in vs] for k, vs in attributes.items()}
-                if attributes is not None
-                else None
-            )
-
-            async def send(ref: str) -> Refund:
-                sent_attrs = {**(user_attrs or {}), REF_ATTRIBUTE: [ref]}
-                request = RefundRequest(
-                    charge_id=charge_id,
-                    total_amount=checked,
-                    reason=reason,
-                    tags=user_tags,
-                    attributes=sent_attrs,
-                )
-                return await self.client.create_refund(request)
-
-            summary = _summary(
-                total_amount=checked, reason=reason, tags=user_tags, attributes=user_attrs
-            )
-            plan = _Plan("refund", charge_id, charge_id, checked, summary, send, _retry_of)
-            plan.identity = _amount_identity(checked)
-            return plan
-
-        return await self._start(
+        return await self.perform(
             "refund",
             charge_id,
-            prepare,
+            lambda: refund_op.prepare(
+                self,
+                charge_id,
+                amount,
+                reason=reason,
+                tags=tags,
+                attributes=attributes,
+                confirmation=confirmation,
+                retry_of=_retry_of,
+            ),
             acknowledge_earlier,
             basis=basis,
             again=again,
@@ -553,38 +432,13 @@ class ActionExecutor:
         acknowledge_earlier: int | None = None,
         _retry_of: int | None = None,
     ) -> ActionOutcome:
-        """Create a charge (sale, authorization, pre-authorization). It carries ``paytui_ref``
-        (merged into its attributes); the journal keeps the method and last four only, never the
-        number or token. A pre-authorization (a card check for 0) is journaled like the rest."""
-
-        async def prepare() -> _Plan:
-            pre_auth = request.charge_type == "pre_authorization"
-            amount = check_amount(request.total_amount, allow_zero=pre_auth)
-            # What the card pays: the fees are added at create as at capture (one rule).
-            amount += sum(
-                (fee for fee in (request.convenience_fee, request.supplemental_fee) if fee),
-                Decimal(0),
-            )
-            self._confirm("charge", amount, None, confirmation)
-
-            async def send(ref: str) -> Charge:
-                attrs = {**(request.attributes or {}), REF_ATTRIBUTE: [ref]}
-                return await self.client.create_charge(
-                    request.model_copy(update={"attributes": attrs})
-                )
-
-            return _Plan(
-                "charge",
-                request.account_id,
-                None,
-                amount,
-                _charge_summary(request),
-                send,
-                _retry_of,
-                original=request,
-            )
-
-        return await self._start("charge", request.account_id, prepare, acknowledge_earlier)
+        """Create a charge (sale, authorization, pre-authorization) (`ops.charge`)."""
+        return await self.perform(
+            "charge",
+            request.account_id,
+            lambda: charge_op.prepare(self, request, confirmation=confirmation, retry_of=_retry_of),
+            acknowledge_earlier,
+        )
 
     async def update_charge(
         self,
@@ -625,41 +479,12 @@ class ActionExecutor:
         retry_of: int | None,
     ) -> ActionOutcome:
         """A tag / attribute edit of a charge or a refund: one PATCH, read back by comparing."""
-
-        async def prepare() -> _Plan:
-            if tags is None and attributes is None:
-                raise ActionError("Nothing to change")
-            new_tags = list(tags) if tags is not None else None
-            new_attrs = (
-                {str(k): [str(v) for v in vs] for k, vs in attributes.items()}
-                if attributes is not None
-                else None
-            )
-            desired: dict[str, Any] = {}
-            if new_tags is not None:
-                desired["tags"] = new_tags
-            if new_attrs is not None:
-                desired["attributes"] = new_attrs
-
-            async def send(_ref: str) -> Charge | Refund:
-                if operation == "update_refund":
-                    return await self.client.update_refund(
-                        target, tags=new_tags, attributes=new_attrs
-                    )
-                return await self.client.update_charge(target, tags=new_tags, attributes=new_attrs)
-
-            return _Plan(
-                operation,
-                target,
-                target,
-                None,
-                _summary(tags=new_tags, attributes=new_attrs),
-                send,
-                retry_of,
-                desired=desired,
-            )
-
-        return await self._start(operation, target, prepare, acknowledge_earlier)
+        return await self.perform(
+            operation,
+            target,
+            lambda: labels_op.prepare(self, operation, target, tags, attributes, retry_of),
+            acknowledge_earlier,
+        )
 
     async def distribute(
         self,
@@ -668,30 +493,13 @@ class ActionExecutor:
         acknowledge_earlier: int | None = None,
         _retry_of: int | None = None,
     ) -> ActionOutcome:
-        """Add a settled charge to its account's open distribution. The journal keeps how many
-        distribution items named the charge before, so a read-back can tell whether it did."""
-
-        async def prepare() -> _Plan:
-            try:
-                charge = await self.client.get_charge(charge_id, expand="distributions")
-            except ApiError as err:
-                raise PrecheckFailed(f"Could not read the charge: {err}") from err
-            before = distribution_items(charge)
-
-            async def send(_ref: str) -> Distribution:
-                return await self.client.distribute_charge(charge_id)
-
-            return _Plan(
-                "distribute",
-                charge_id,
-                charge_id,
-                None,
-                _summary(items_before=before),
-                send,
-                _retry_of,
-            )
-
-        return await self._start("distribute", charge_id, prepare, acknowledge_earlier)
+        """Add a settled charge to its account's open distribution (`ops.distribute`)."""
+        return await self.perform(
+            "distribute",
+            charge_id,
+            lambda: distribute_op.prepare(self, charge_id, _retry_of),
+            acknowledge_earlier,
+        )
 
     async def create_plugin_session(
         self,
@@ -701,56 +509,13 @@ class ActionExecutor:
         _retry_of: int | None = None,
     ) -> ActionOutcome:
         """Create a payment plugin session (for `request.account_id`) or an enrollment session
-        (for its merchant, or a new one). It carries ``paytui_ref`` in its attributes, which a
-        read-back finds in GET /v2/plugins; the journal keeps the whole request (no secrets)."""
-        payment = isinstance(request, PaymentPluginSessionRequest)
-        if isinstance(request, PaymentPluginSessionRequest):
-            target = request.account_id
-        else:
-            target = request.merchant_id or "enrollment"
-
-        async def prepare() -> _Plan:
-            if isinstance(request, PaymentPluginSessionRequest):
-                await self._check_session_account(request)
-
-            async def send(ref: str) -> PluginSession:
-                attrs = {**(request.attributes or {}), REF_ATTRIBUTE: [ref]}
-                tagged = request.model_copy(update={"attributes": attrs})
-                if isinstance(tagged, PaymentPluginSessionRequest):
-                    return await self.client.create_payment_plugin_session(tagged)
-                return await self.client.create_enrollment_plugin_session(tagged)
-
-            return _Plan(
-                "plugin_session",
-                target,
-                None,
-                None,
-                _summary(
-                    kind="payment" if payment else "enrollment",
-                    target=target,
-                    request=request.to_body(),
-                ),
-                send,
-                _retry_of,
-                original=request,
-            )
-
-        return await self._start("plugin_session", target, prepare, acknowledge_earlier)
-
-    async def _check_session_account(self, request: PaymentPluginSessionRequest) -> None:
-        """Read the account first: the cap must fit the limit the account *shows*, fees
-        included (the spec's rule; `paytui.api.plugins`, as the form applies it). No rule on its
-        boarding status and no assumed limit: the spec shows neither, the service decides and
-        its refusal is what the person sees. An account that cannot be read (a client with
-        the plugins scope but not the accounts one) is no reason to refuse: the service
-        checks the limit itself."""
-        try:
-            account = await self.client.get_account(request.account_id)
-        except ApiError:
-            return
-        reason = cap_problem(request, account_limit(account))
-        if reason is not None:
-            raise PrecheckFailed(reason)
+        (for its merchant, or a new one) (`ops.plugins`)."""
+        return await self.perform(
+            "plugin_session",
+            plugins_op.session_target(request),
+            lambda: plugins_op.prepare_session(self, request, _retry_of),
+            acknowledge_earlier,
+        )
 
     async def delete_plugin_session(
         self,
@@ -762,22 +527,12 @@ class ActionExecutor:
         """End a plugin session (DELETE). Read back: the session is gone (404) or still there."""
         if not session_id:
             raise ActionError("No plugin session given")
-
-        async def prepare() -> _Plan:
-            async def send(_ref: str) -> None:
-                await self.client.delete_plugin_session(session_id)
-
-            return _Plan(
-                "plugin_delete",
-                session_id,
-                None,
-                None,
-                _summary(session_id=session_id),
-                send,
-                _retry_of,
-            )
-
-        return await self._start("plugin_delete", session_id, prepare, acknowledge_earlier)
+        return await self.perform(
+            "plugin_delete",
+            session_id,
+            lambda: plugins_op.prepare_delete(self, session_id, _retry_of),
+            acknowledge_earlier,
+        )
 
     async def create_account(
         self,
@@ -786,29 +541,12 @@ class ActionExecutor:
         acknowledge_earlier: int | None = None,
         _retry_of: int | None = None,
     ) -> ActionOutcome:
-        """Create a payment account of a merchant. It carries ``paytui_ref`` in its attributes,
-        which a read-back finds among the merchant's accounts."""
-
-        async def prepare() -> _Plan:
-            async def send(ref: str) -> Account:
-                attrs = {**(request.attributes or {}), REF_ATTRIBUTE: [ref]}
-                return await self.client.create_account(
-                    request.model_copy(update={"attributes": attrs})
-                )
-
-            return _Plan(
-                "account_create",
-                request.merchant_id,
-                None,
-                None,
-                _summary(merchant_id=request.merchant_id, request=request.to_body()),
-                send,
-                _retry_of,
-                original=request,
-            )
-
-        return await self._start(
-            "account_create", request.merchant_id, prepare, acknowledge_earlier
+        """Create a payment account of a merchant (`ops.account`)."""
+        return await self.perform(
+            "account_create",
+            request.merchant_id,
+            lambda: account_op.prepare(self, request, _retry_of),
+            acknowledge_earlier,
         )
 
     # ------------------------------------------------------------- stored cards (tokens)
@@ -821,42 +559,15 @@ class ActionExecutor:
         again: bool = False,
         _retry_of: int | None = None,
     ) -> ActionOutcome:
-        """Store a card as a token of `request.account_id` (POST /v2/tokens), journaled like a
-        charge. A token takes no attributes, so its trace is the card: before sending, the
-        account's tokens that already hold it are journaled (digests of their ids), and a
-        read-back looks for exactly one new one (`paytui.actions.tokens`). The journal keeps
-        last four, expiry, holder and country — never the number. The same card stored on the
-        account recently needs `again` (`RecentlyDone`)."""
+        """Store a card as a token of `request.account_id` (`ops.token`), journaled like a
+        charge. The same card stored on the account recently needs `again` (`RecentlyDone`)."""
         stored: list[Token] = []
-
-        async def prepare() -> _Plan:
-            try:
-                before = await token_actions.same_card_before(self.client, request)
-            except ApiError as err:
-                raise PrecheckFailed(f"Could not read the account's tokens: {err}") from err
-            fields = token_actions.create_summary(request, before)
-
-            async def send(_ref: str) -> Token:
-                token = await self.client.create_token(request)
-                stored.append(token)
-                return token
-
-            return _Plan(
-                "token_create",
-                request.account_id,
-                None,
-                None,
-                _summary(**fields),
-                send,
-                _retry_of,
-                # The read-back's card, unmasked while this executor runs.
-                desired={key: value for key, value in fields.items() if value is not None},
-                original=request,
-                identity=token_actions.card_identity(request),
-            )
-
-        outcome = await self._start(
-            "token_create", request.account_id, prepare, acknowledge_earlier, again=again
+        outcome = await self.perform(
+            "token_create",
+            request.account_id,
+            lambda: token_op.prepare_create(self, request, stored, _retry_of),
+            acknowledge_earlier,
+            again=again,
         )
         return self._with_token(outcome, stored)
 
@@ -869,35 +580,16 @@ class ActionExecutor:
         _retry_of: int | None = None,
     ) -> ActionOutcome:
         """Change a token's card expiry, holder or token expiry (PUT; what is not given is
-        kept). Read back by comparing the token with what was sent. The journal keeps the
-        token's id where a charge action keeps the charge's (its target)."""
+        kept). The journal keeps the token's id where a charge action keeps the charge's."""
         if not token_id:
             raise ActionError("No token given")
         stored: list[Token] = []
-
-        async def prepare() -> _Plan:
-            fields = token_actions.update_summary(token_id, update)
-            if all(value is None for key, value in fields.items() if key != "token_id"):
-                raise ActionError("Nothing to change")
-
-            async def send(_ref: str) -> Token:
-                token = await self.client.update_token(token_id, update)
-                stored.append(token)
-                return token
-
-            return _Plan(
-                "token_update",
-                token_id,
-                token_id,
-                None,
-                _summary(**fields),
-                send,
-                _retry_of,
-                desired=fields,
-                original=update,
-            )
-
-        outcome = await self._start("token_update", token_id, prepare, acknowledge_earlier)
+        outcome = await self.perform(
+            "token_update",
+            token_id,
+            lambda: token_op.prepare_update(self, token_id, update, stored, _retry_of),
+            acknowledge_earlier,
+        )
         return self._with_token(outcome, stored)
 
     @staticmethod
@@ -1002,19 +694,21 @@ class ActionExecutor:
 
     # --------------------------------------------------------------------------- internals
 
-    async def _start(
+    async def perform(
         self,
         operation: str,
         target: str,
-        prepare: Callable[[], Awaitable[_Plan]],
+        prepare: Callable[[], Awaitable[Plan]],
         acknowledge_earlier: int | None = None,
         *,
         basis: Basis | None = None,
         again: bool = False,
         amount: Decimal | None = None,
     ) -> ActionOutcome:
-        """Policy and in-flight guard (synchronously, before any await), then run the action
-        in its own task and wait for it shielded from our caller's cancellation."""
+        """Run one action through the pipeline: `prepare` (the operation's, `paytui.actions.ops`)
+        builds its `Plan` once the past is settled. Policy and in-flight guard first
+        (synchronously, before any await), then the action in its own task, awaited shielded
+        from our caller's cancellation. The methods above are typed conveniences over this."""
         decision = self.policy.check(operation)
         if not decision.allowed:
             await self.record_refusal(operation, target, decision.reason or "Not allowed", amount)
@@ -1044,7 +738,7 @@ class ActionExecutor:
         self,
         operation: str,
         target: str,
-        prepare: Callable[[], Awaitable[_Plan]],
+        prepare: Callable[[], Awaitable[Plan]],
         slot: _InFlight,
         go: _Go,
     ) -> ActionOutcome:
@@ -1128,10 +822,10 @@ class ActionExecutor:
         self,
         operation: str,
         target: str,
-        prepare: Callable[[], Awaitable[_Plan]],
+        prepare: Callable[[], Awaitable[Plan]],
         slot: _InFlight,
         go: _Go,
-    ) -> tuple[JournalEntry, _Plan]:
+    ) -> tuple[JournalEntry, Plan]:
         """Settle the past, check the decision still holds, prepare, and write the intent.
 
         The decision is tied to what the person saw (`go.basis`; read now when none was given):
@@ -1235,7 +929,7 @@ class ActionExecutor:
 
     async def _check_recent(
         self,
-        plan: _Plan,
+        plan: Plan,
         basis: Basis | None,
         current: tuple[RefundSeen, ...] | None,
         go: _Go,
@@ -1270,7 +964,7 @@ class ActionExecutor:
                 entry,
             )
         for refund in current or ():
-            if refund.refund_id in shown or _amount_identity(refund.amount) != plan.identity:
+            if refund.refund_id in shown or amount_identity(refund.amount) != plan.identity:
                 continue
             if refund.at is None or refund.at < since:
                 continue
@@ -1417,9 +1111,10 @@ class ActionExecutor:
             raise PrecheckFailed(f"Already captured as {lookup.capture_id}", lookup.capture_id)
         return auth
 
-    def _confirm(
+    def confirm(
         self, operation: str, amount: Decimal | None, charge_id: str | None, typed: str | None
     ) -> None:
+        """The production typed confirmation, checked by an operation's `prepare`."""
         if not self.policy.confirmation_ok(operation, amount, charge_id, typed):
             raise ConfirmationRequired(self.policy.confirmation_phrase(amount, charge_id))
 
@@ -1547,22 +1242,17 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _amount_identity(amount: Decimal | None) -> str | None:
-    """A refund's identity: its amount (None: "whatever is left", never identical)."""
-    return f"amount={amount:.2f}" if amount is not None else None
-
-
 def _identity_of(entry: JournalEntry) -> str | None:
     """The identity an entry was written with; a refund of an older journal: its amount."""
     kept = entry.request_summary.get("identity")
     if isinstance(kept, str):
         return kept
     if entry.operation == "refund":
-        return _amount_identity(entry.amount)
+        return amount_identity(entry.amount)
     return None
 
 
-def _same_target_as(entry: JournalEntry, plan: _Plan) -> bool:
+def _same_target_as(entry: JournalEntry, plan: Plan) -> bool:
     key = OPERATIONS[plan.operation].target_key
     if key is not None:
         return entry.request_summary.get(key) == plan.summary.get(key)

@@ -1,0 +1,102 @@
+"""The shape of an operation's description (`Operation`); the table is `operations.py`.
+
+Kept apart from the table so each operation's module (`paytui.actions.ops`) can build its own
+spec without importing the others.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from paytui.actions.executor import ActionExecutor, ActionOutcome
+    from paytui.actions.journal import JournalEntry
+    from paytui.actions.read_backs import ReadBack
+    from paytui.api.client import PaymentClient
+
+__all__ = ["Operation", "OperationName", "Request", "decimal_or_none"]
+
+OperationName = Literal[
+    "capture",
+    "refund",
+    "charge",
+    "update_charge",
+    "update_refund",
+    "distribute",
+    "plugin_session",
+    "plugin_delete",
+    "account_create",
+    "token_create",
+    "token_update",
+]
+
+CHARGES_ALL = "urn:v2:charges:all"
+REFUNDS_ALL = "urn:v2:refunds:all"
+TOKENS_ALL = "urn:v2:tokens:all"
+DISTRIBUTE = "urn:v2:charges:distribute:create"
+PLUGINS_ALL = "urn:v2:plugins:all"
+ACCOUNTS_ALL = "urn:v2:accounts:all"
+
+#: (method, path, query, JSON body) of a request, as `paytui.api.curl` writes it.
+Request = tuple[str, str, list[tuple[str, str]] | None, Any]
+ReadBackFn = Callable[
+    ["PaymentClient", "JournalEntry", dict[str, Any] | None], Awaitable["ReadBack"]
+]
+ResendFn = Callable[["ActionExecutor", "JournalEntry", Any, str | None], Awaitable["ActionOutcome"]]
+
+
+@dataclass(frozen=True)
+class Operation:
+    """One operation. `name` is what the journal records; the words are for sentences.
+
+    - `noun`: "The same {noun} is being sent…", "A later {noun} of the same charge…".
+    - `label`: the subject of a policy refusal ("{label} is off: this profile is read-only").
+    - `short`: History's Action column.
+    - `done`: what was done, in "refunded 5.00 by … 4 s ago".
+    - `success`: the line when it went through (`{result_id}`, `{amount}`: " 5.00" or "").
+    - `result_noun`: what its result id names ("new charge 3f2a…"); None: it makes nothing.
+    - `target_key`: where the journal keeps its target when that is not a charge (the summary
+      key); None: the journal's `charge_id` column.
+    - `names_a_charge`: the journal's `charge_id` is a charge History can open (not a refund's,
+      a token's or an account's id).
+    - `bulk_label` / `bulk_noun`: set when it may be done on many marked charges at once.
+    """
+
+    name: OperationName
+    noun: str
+    label: str
+    short: str
+    scope: str
+    success: str
+    read_back: ReadBackFn
+    resend: ResendFn
+    moves_money: bool = False
+    done: str = "done"
+    result_noun: str | None = None
+    target_key: str | None = None
+    names_a_charge: bool = True
+    bulk_label: str | None = None
+    bulk_noun: str | None = None
+    request: Callable[[str, dict[str, Any]], Request | None] | None = None
+
+    def request_of(self, entry: JournalEntry) -> Request | None:
+        """The request an entry stands for, as far as the journal keeps it (None: not kept)."""
+        if self.request is None:
+            return None
+        summary = dict(entry.request_summary or {})
+        summary.pop("redacted", None)
+        return self.request(entry.charge_id or "", summary)
+
+    def result_word(self, entry: JournalEntry) -> str:
+        """ "new charge 3f2a…", or the journal entry when it made nothing that has an id."""
+        if entry.result_id:
+            return f"{self.result_noun or 'entry'} {entry.result_id}"
+        return f"journal entry #{entry.id}"
+
+
+def decimal_or_none(value: Any) -> Decimal | None:
+    """An amount the journal kept as text, back as a Decimal."""
+    return Decimal(str(value)) if value is not None else None

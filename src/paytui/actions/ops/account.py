@@ -1,0 +1,61 @@
+"""A new payment account of a merchant. It carries ``paytui_ref`` in its attributes, which a
+read-back finds among the merchant's accounts."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from paytui.actions.operation import ACCOUNTS_ALL, Operation
+from paytui.actions.ops.plugins import journaled_request
+from paytui.actions.plan import Plan, journal_summary
+from paytui.actions.read_backs import REF_ATTRIBUTE, ReadBack, has_ref, merchant_accounts, scan
+
+if TYPE_CHECKING:
+    from paytui.actions.executor import ActionExecutor, ActionOutcome
+    from paytui.actions.journal import JournalEntry
+    from paytui.api.client import PaymentClient
+    from paytui.api.models import Account
+    from paytui.api.plugins import AccountRequest
+
+
+async def prepare(executor: ActionExecutor, request: AccountRequest, retry_of: int | None) -> Plan:
+    async def send(ref: str) -> Account:
+        attrs = {**(request.attributes or {}), REF_ATTRIBUTE: [ref]}
+        return await executor.client.create_account(
+            request.model_copy(update={"attributes": attrs})
+        )
+
+    summary = journal_summary(merchant_id=request.merchant_id, request=request.to_body())
+    return Plan(
+        "account_create", request.merchant_id, None, None, summary, send, retry_of, original=request
+    )
+
+
+async def read_back(
+    client: PaymentClient, entry: JournalEntry, desired: dict[str, Any] | None
+) -> ReadBack:
+    merchant = entry.request_summary.get("merchant_id")
+    async for account in scan(merchant_accounts(client, merchant)):
+        if account.merchant_id == merchant and has_ref(account.attributes, entry.client_reference):
+            return ReadBack("succeeded", account.account_id, result=account)
+    return ReadBack("not_applied")
+
+
+async def resend(
+    executor: ActionExecutor, entry: JournalEntry, original: Any, confirmation: str | None
+) -> ActionOutcome:
+    return await executor.create_account(journaled_request(entry, original), _retry_of=entry.id)
+
+
+SPEC = Operation(
+    "account_create",
+    noun="new account",
+    label="Creating an account",
+    short="new account",
+    scope=ACCOUNTS_ALL,
+    success="Account {result_id} created",
+    result_noun="account",
+    target_key="merchant_id",
+    read_back=read_back,
+    resend=resend,
+)

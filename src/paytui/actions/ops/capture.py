@@ -1,0 +1,106 @@
+"""Capture an authorization: the full authorized amount plus the fees given."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+from paytui.actions.amounts import check_amount
+from paytui.actions.operation import CHARGES_ALL, Operation, decimal_or_none
+from paytui.actions.plan import Plan, journal_summary
+from paytui.actions.read_backs import ReadBack, Unprovable
+from paytui.api.captures import find_capture
+
+if TYPE_CHECKING:
+    from paytui.actions.executor import ActionExecutor, ActionOutcome
+    from paytui.actions.journal import JournalEntry
+    from paytui.api.client import PaymentClient
+    from paytui.api.models import Charge
+
+
+async def prepare(
+    executor: ActionExecutor,
+    charge_id: str,
+    *,
+    convenience_fee: Decimal | None,
+    supplemental_fee: Decimal | None,
+    confirmation: str | None,
+    retry_of: int | None,
+) -> Plan:
+    fees = {
+        name: check_amount(value, allow_zero=True)
+        for name, value in (
+            ("convenience_fee", convenience_fee),
+            ("supplemental_fee", supplemental_fee),
+        )
+        if value is not None
+    }
+    auth = await executor.read_authorization(charge_id)
+    amount = None
+    if auth.total_amount is not None:
+        amount = auth.total_amount + sum(fees.values(), Decimal(0))
+    executor.confirm("capture", amount, charge_id, confirmation)
+
+    async def send(_ref: str) -> Charge:
+        return await executor.client.capture(
+            charge_id,
+            convenience_fee=fees.get("convenience_fee"),
+            supplemental_fee=fees.get("supplemental_fee"),
+        )
+
+    return Plan(
+        "capture", charge_id, charge_id, amount, journal_summary(**fees), send, retry_of=retry_of
+    )
+
+
+async def read_back(
+    client: PaymentClient, entry: JournalEntry, desired: dict[str, Any] | None
+) -> ReadBack:
+    """The one proof of a capture (`find_capture`): the sandbox's link on the authorization, a
+    search by original_charge_id, or, where the service refuses that parameter, every charge
+    read newest first back to the authorization's time."""
+    auth = await client.get_charge(entry.charge_id or "")
+    lookup = await find_capture(client, auth, thorough=True)
+    if lookup.capture_id is not None:
+        found = lookup.capture
+        amount = found.total_amount if found is not None else None
+        return ReadBack("succeeded", lookup.capture_id, amount, charge=found)
+    if not lookup.proven:
+        raise Unprovable(f"cannot tell whether it was captured: {lookup.describe()}")
+    return ReadBack("not_applied")
+
+
+async def resend(
+    executor: ActionExecutor, entry: JournalEntry, original: Any, confirmation: str | None
+) -> ActionOutcome:
+    summary = entry.request_summary
+    return await executor.capture(
+        entry.charge_id or "",
+        convenience_fee=decimal_or_none(summary.get("convenience_fee")),
+        supplemental_fee=decimal_or_none(summary.get("supplemental_fee")),
+        confirmation=confirmation,
+        _retry_of=entry.id,
+    )
+
+
+SPEC = Operation(
+    "capture",
+    noun="capture",
+    label="Capture",
+    short="capture",
+    scope=CHARGES_ALL,
+    success="Captured: new charge {result_id}",
+    moves_money=True,
+    done="captured",
+    result_noun="new charge",
+    bulk_label="Capture",
+    bulk_noun="authorization",
+    read_back=read_back,
+    resend=resend,
+    request=lambda charge_id, summary: (
+        "POST",
+        f"/v2/charges/{charge_id}/capture",
+        None,
+        summary,
+    ),
+)

@@ -1,0 +1,73 @@
+"""Add a settled charge to its account's open distribution. The journal keeps how many
+distribution items named the charge before, so a read-back can tell whether it did."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from paytui.actions.errors import PrecheckFailed
+from paytui.actions.operation import DISTRIBUTE, Operation
+from paytui.actions.plan import Plan, journal_summary
+from paytui.actions.read_backs import ReadBack, distribution_items
+from paytui.api.errors import ApiError
+
+if TYPE_CHECKING:
+    from paytui.actions.executor import ActionExecutor, ActionOutcome
+    from paytui.actions.journal import JournalEntry
+    from paytui.api.client import PaymentClient
+    from paytui.api.models import Distribution
+
+
+async def prepare(executor: ActionExecutor, charge_id: str, retry_of: int | None) -> Plan:
+    try:
+        charge = await executor.client.get_charge(charge_id, expand="distributions")
+    except ApiError as err:
+        raise PrecheckFailed(f"Could not read the charge: {err}") from err
+    before = distribution_items(charge)
+
+    async def send(_ref: str) -> Distribution:
+        return await executor.client.distribute_charge(charge_id)
+
+    summary = journal_summary(items_before=before)
+    return Plan("distribute", charge_id, charge_id, None, summary, send, retry_of)
+
+
+async def read_back(
+    client: PaymentClient, entry: JournalEntry, desired: dict[str, Any] | None
+) -> ReadBack:
+    charge_id = entry.charge_id or ""
+    before = int(entry.request_summary.get("items_before", 0))
+    found = await client.get_charge(charge_id, expand="distributions")
+    if distribution_items(found) > before:
+        holding = [
+            dist.distribution_id
+            for dist in found.distributions or []
+            if any(item.charge_id == charge_id for item in dist.items or [])
+        ]
+        return ReadBack("succeeded", holding[-1], charge=found)
+    return ReadBack("not_applied")
+
+
+async def resend(
+    executor: ActionExecutor, entry: JournalEntry, original: Any, confirmation: str | None
+) -> ActionOutcome:
+    return await executor.distribute(entry.charge_id or "", _retry_of=entry.id)
+
+
+SPEC = Operation(
+    "distribute",
+    noun="distribution",
+    label="Distributing a charge",
+    short="distribute",
+    scope=DISTRIBUTE,
+    success="Added to distribution {result_id}",
+    result_noun="distribution",
+    read_back=read_back,
+    resend=resend,
+    request=lambda charge_id, summary: (
+        "POST",
+        f"/v2/charges/{charge_id}/distribute",
+        None,
+        {},
+    ),
+)

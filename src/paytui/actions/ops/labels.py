@@ -1,0 +1,122 @@
+"""Tags and attributes of a charge (update_charge) or a refund (update_refund): one PATCH, which
+replaces what it names and keeps the rest; read back by comparing."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from paytui.actions.errors import ActionError
+from paytui.actions.operation import CHARGES_ALL, REFUNDS_ALL, Operation
+from paytui.actions.plan import Plan, journal_summary
+from paytui.actions.read_backs import ReadBack, Unprovable
+from paytui.api.errors import NotFoundError
+from paytui.api.models import Charge, Refund
+
+if TYPE_CHECKING:
+    from paytui.actions.executor import ActionExecutor, ActionOutcome
+    from paytui.actions.journal import JournalEntry
+    from paytui.api.client import PaymentClient
+
+
+async def prepare(
+    executor: ActionExecutor,
+    operation: str,
+    target: str,
+    tags: Sequence[str] | None,
+    attributes: Mapping[str, Sequence[str]] | None,
+    retry_of: int | None,
+) -> Plan:
+    if tags is None and attributes is None:
+        raise ActionError("Nothing to change")
+    new_tags = list(tags) if tags is not None else None
+    new_attrs = (
+        {str(k): [str(v) for v in vs] for k, vs in attributes.items()}
+        if attributes is not None
+        else None
+    )
+    desired: dict[str, Any] = {}
+    if new_tags is not None:
+        desired["tags"] = new_tags
+    if new_attrs is not None:
+        desired["attributes"] = new_attrs
+
+    async def send(_ref: str) -> Charge | Refund:
+        if operation == "update_refund":
+            return await executor.client.update_refund(target, tags=new_tags, attributes=new_attrs)
+        return await executor.client.update_charge(target, tags=new_tags, attributes=new_attrs)
+
+    return Plan(
+        operation,
+        target,
+        target,
+        None,
+        journal_summary(tags=new_tags, attributes=new_attrs),
+        send,
+        retry_of,
+        desired=desired,
+    )
+
+
+async def read_back(
+    client: PaymentClient, entry: JournalEntry, desired: dict[str, Any] | None
+) -> ReadBack:
+    """The object shows the tags and attributes sent. `desired` (the executor still holds the
+    unmasked values) overrides the journal's summary."""
+    wanted = desired if desired is not None else entry.request_summary
+    if desired is None and wanted.get("redacted"):
+        raise Unprovable("the journal holds only a masked copy of the change")
+    target = entry.charge_id or ""
+    try:
+        found: Charge | Refund = (
+            await client.get_refund(target)
+            if entry.operation == "update_refund"
+            else await client.get_charge(target)
+        )
+    except NotFoundError:
+        return ReadBack("not_applied")
+    same_tags = "tags" not in wanted or list(found.tags) == list(wanted["tags"])
+    same_attrs = "attributes" not in wanted or found.attributes == wanted["attributes"]
+    if not (same_tags and same_attrs):
+        return ReadBack("not_applied")
+    if isinstance(found, Refund):
+        return ReadBack("succeeded", found.refund_id, refund=found)
+    return ReadBack("succeeded", found.charge_id, charge=found)
+
+
+async def resend(
+    executor: ActionExecutor, entry: JournalEntry, original: Any, confirmation: str | None
+) -> ActionOutcome:
+    summary = entry.request_summary
+    is_refund = entry.operation == "update_refund"
+    update = executor.update_refund if is_refund else executor.update_charge
+    return await update(
+        entry.charge_id or "",
+        tags=summary.get("tags"),
+        attributes=summary.get("attributes"),
+        _retry_of=entry.id,
+    )
+
+
+CHARGE_SPEC = Operation(
+    "update_charge",
+    noun="change of tags and attributes",
+    label="Editing tags and attributes",
+    short="edit tags",
+    scope=CHARGES_ALL,
+    success="Tags and attributes saved",
+    read_back=read_back,
+    resend=resend,
+    request=lambda charge_id, summary: ("PATCH", f"/v2/charges/{charge_id}", None, summary),
+)
+REFUND_SPEC = Operation(
+    "update_refund",
+    noun="change of the refund's tags and attributes",
+    label="Editing a refund's tags and attributes",
+    short="edit refund tags",
+    scope=REFUNDS_ALL,
+    success="Tags and attributes of the refund saved",
+    names_a_charge=False,
+    read_back=read_back,
+    resend=resend,
+)
