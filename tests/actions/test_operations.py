@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
-from typing import get_args
-
 from paytui.actions.batch import BULK_OPERATIONS
 from paytui.actions.journal import OPERATIONS as JOURNAL_OPERATIONS
-from paytui.actions.operations import MONEY, OPERATIONS, OperationName
+from paytui.actions.operations import MONEY, OPERATIONS
 from paytui.actions.policy import CHANGING_OPERATIONS, REQUIRED_SCOPES, ActionPolicy
 from paytui.sandbox.scopes import GRANTABLE_SCOPES, required_scopes
 
 
 def test_every_operation_name_has_one_spec_and_everything_reads_it() -> None:
-    assert tuple(OPERATIONS) == get_args(OperationName)
-    assert JOURNAL_OPERATIONS == tuple(OPERATIONS)
+    assert all(name == spec.name for name, spec in OPERATIONS.items())
+    assert tuple(OPERATIONS) == JOURNAL_OPERATIONS
     assert set(CHANGING_OPERATIONS) == set(OPERATIONS)
     assert BULK_OPERATIONS == {"capture": "Capture", "refund": "Full refund"}
-    assert MONEY == {"capture", "refund", "charge"}
+    assert {"capture", "refund", "charge"} == MONEY
     production = ActionPolicy(environment="production")
     assert {op for op in OPERATIONS if production.needs_typed_confirmation(op, None)} == MONEY
 

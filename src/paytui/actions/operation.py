@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from paytui.actions.executor import ActionExecutor, ActionOutcome
@@ -19,19 +19,9 @@ if TYPE_CHECKING:
 
 __all__ = ["Operation", "OperationName", "Request", "decimal_or_none"]
 
-OperationName = Literal[
-    "capture",
-    "refund",
-    "charge",
-    "update_charge",
-    "update_refund",
-    "distribute",
-    "plugin_session",
-    "plugin_delete",
-    "account_create",
-    "token_create",
-    "token_update",
-]
+#: A journal operation's name: a key of `paytui.actions.operations.OPERATIONS`, which is the
+#: list (not a `Literal` here: a new operation is one module and one line in that table).
+OperationName = str
 
 CHARGES_ALL = "urn:v2:charges:all"
 REFUNDS_ALL = "urn:v2:refunds:all"
