@@ -327,7 +327,7 @@ def test_tokens_create_with_its_answer_lost_is_settled_never_unavailable(
 
 
 def test_history_takes_every_journal_operation(run: Run) -> None:
-    from paytui.actions.journal import OPERATIONS
+    from paytui.actions.operations import OPERATIONS
 
     for operation in OPERATIONS:
         assert run("history", "--action", operation)[0] == Exit.OK, operation

@@ -14,7 +14,8 @@ from dataclasses import dataclass, fields
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from paytui.actions.journal import OPERATIONS, STATES
+from paytui.actions.journal import STATES
+from paytui.actions.operations import OPERATIONS
 
 __all__ = ["FILTER_KEYS", "OUTCOMES", "AuditFilter", "parse_filter", "parse_moment"]
 

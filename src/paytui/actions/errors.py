@@ -9,12 +9,21 @@ action method: a failure of the request itself is an outcome, not an exception.
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from paytui.actions.executor import ActionOutcome
-    from paytui.actions.journal import JournalEntry
-    from paytui.actions.policy import Decision
+    from paytui.actions.entry import JournalEntry
+    from paytui.actions.outcome import ActionOutcome
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The answer to "may I?": `reason` is a sentence for the user when not allowed."""
+
+    allowed: bool
+    reason: str | None = None
+    missing_scope: str | None = None
 
 
 class ActionError(Exception):

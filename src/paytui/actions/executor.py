@@ -71,6 +71,7 @@ from paytui.actions.ops import labels as labels_op
 from paytui.actions.ops import plugins as plugins_op
 from paytui.actions.ops import refund as refund_op
 from paytui.actions.ops import token as token_op
+from paytui.actions.outcome import ActionOutcome
 from paytui.actions.plan import Plan, amount_identity
 from paytui.actions.policy import ActionPolicy, Decision
 from paytui.actions.reconcile import (
@@ -119,40 +120,6 @@ DEFAULT_AGAIN_WINDOW = timedelta(hours=24)
 
 def _utcnow() -> datetime:
     return datetime.now(UTC)
-
-
-@dataclass(frozen=True)
-class ActionOutcome:
-    """What happened, for the UI: `state` is "succeeded", "failed", "not_applied" or "unknown".
-
-    `result_id` is the new charge (capture, charge) or refund id; `message` is one line for the
-    user; `charge` / `refund` the object when the service returned (or the read-back found) it.
-    """
-
-    entry_id: int
-    operation: str
-    charge_id: str | None
-    state: str
-    result_id: str | None = None
-    message: str | None = None
-    charge: Charge | None = None
-    refund: Refund | None = None
-    client_reference: str = ""
-    reconciled: bool = False
-    #: "failed" because the request never left (a connection that could not be made).
-    never_sent: bool = False
-    #: What a plugin session or account action answered (the session, the account), if known.
-    result: Any = None
-
-    @property
-    def succeeded(self) -> bool:
-        return self.state == "succeeded"
-
-    @property
-    def retryable(self) -> bool:
-        """Only proven "did not happen" may be retried, by the user: "not_applied", or a
-        failure where the request never left. A refusal (4xx) is final."""
-        return self.state == "not_applied" or (self.state == "failed" and self.never_sent)
 
 
 def is_definite_failure(error: BaseException) -> bool:
@@ -569,7 +536,7 @@ class ActionExecutor:
             acknowledge_earlier,
             again=again,
         )
-        return self._with_token(outcome, stored)
+        return token_op.with_token(outcome, stored)
 
     async def update_token(
         self,
@@ -590,20 +557,7 @@ class ActionExecutor:
             lambda: token_op.prepare_update(self, token_id, update, stored, _retry_of),
             acknowledge_earlier,
         )
-        return self._with_token(outcome, stored)
-
-    @staticmethod
-    def _with_token(outcome: ActionOutcome, stored: list[Token]) -> ActionOutcome:
-        """The outcome with the token the service answered (`result`) when it does not carry
-        one already (a read-back's outcome carries the token it found)."""
-        if outcome.result is not None or not outcome.succeeded:
-            return outcome
-        token = next((t for t in stored if t.token_id == outcome.result_id), None)
-        if token is None:
-            return outcome
-        from dataclasses import replace
-
-        return replace(outcome, result=token)
+        return token_op.with_token(outcome, stored)
 
     async def retry(self, entry_id: int, *, confirmation: str | None = None) -> ActionOutcome:
         """Send again, as a NEW journal entry, an action proven not to have happened.
@@ -865,7 +819,7 @@ class ActionExecutor:
                 client_id=self.client_id,
                 guard_since=mark,
                 guard_in_flight=flying,
-                account_id=target if OPERATIONS[operation].target_key == "account_id" else None,
+                target=(key, target) if (key := OPERATIONS[operation].target_key) else None,
                 actor=self.actor,
                 owner=self.owner,
             )

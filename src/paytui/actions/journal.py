@@ -55,17 +55,22 @@ import threading
 import uuid
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 from typing import Any, Literal
 
-from paytui.actions.operations import OPERATIONS as OPERATION_SPECS
-from paytui.actions.operations import OperationName
+from paytui.actions.entry import (
+    FINAL_STATES,
+    STATES,
+    UNRESOLVED_STATES,
+    JournalEntry,
+    required_time,
+)
+from paytui.actions.operations import OPERATIONS
 
 __all__ = [
     "FINAL_STATES",
-    "OPERATIONS",
     "STATES",
     "UNRESOLVED_STATES",
     "AuditRow",
@@ -75,17 +80,9 @@ __all__ = [
     "default_journal_path",
 ]
 
-#: Schema 3 checks the operation in Python (`record_intent`), not in SQL: a new operation
-#: (`paytui.actions.operations`) needs no rebuild of the journal.
-Operation = OperationName
-State = Literal["pending", "sent", "succeeded", "failed", "unknown", "not_applied"]
-
-OPERATIONS: tuple[str, ...] = tuple(OPERATION_SPECS)
-STATES: tuple[str, ...] = ("pending", "sent", "succeeded", "failed", "unknown", "not_applied")
-#: Entries whose outcome is not proven: reconciled on start and before a repeat of the action.
-UNRESOLVED_STATES = frozenset({"pending", "sent", "unknown"})
-FINAL_STATES = frozenset({"succeeded", "failed", "not_applied"})
-
+#: An operation's name: a key of `paytui.actions.operations.OPERATIONS` (checked in Python, not in
+#: SQL, so a new operation needs no rebuild of the journal).
+Operation = str
 _SCHEMA_VERSION = 4
 _TABLE = f"""
 CREATE TABLE IF NOT EXISTS actions (
@@ -222,109 +219,6 @@ def _iso(value: datetime) -> str:
     return value.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def _parse_time(value: str | None) -> datetime | None:
-    if value is None:
-        return None
-    return _time(value)
-
-
-def _time(value: str) -> datetime:
-    """A timestamp column that is never NULL (created_at, updated_at)."""
-    return datetime.fromisoformat(value.replace("Z", "+00:00"))
-
-
-@dataclass(frozen=True)
-class JournalEntry:
-    """One action as recorded. `amount` None means "not known yet" (a full refund before its
-    answer, a capture whose authorization amount was not read)."""
-
-    id: int
-    client_reference: str
-    profile: str
-    base_url: str
-    operation: str
-    charge_id: str | None
-    amount: Decimal | None
-    request_summary: dict[str, Any]
-    state: str
-    result_id: str | None
-    error: str | None
-    retry_of: int | None
-    created_at: datetime
-    sent_at: datetime | None
-    updated_at: datetime
-    resolved_at: datetime | None
-    settle_seconds: float | None = None
-    checked_at: datetime | None = None
-    never_sent: bool = False
-    unacknowledged: bool = False
-    client_id: str | None = None
-    #: Who acted, in words for another person: "the command line of ana@desk-3" (None: unknown,
-    #: a journal of an older paytui).
-    actor: str | None = None
-    #: The process that sends it, "host:pid" (None: a journal of an older paytui). Another
-    #: process leaves an entry it finds "sent" by a live sender to that sender.
-    owner: str | None = None
-
-    @property
-    def unresolved(self) -> bool:
-        return self.state in UNRESOLVED_STATES
-
-    @property
-    def retryable(self) -> bool:
-        """Only "did not happen" may be tried again: a "not_applied" (re-proven before the
-        retry) or a failure where the request never left. A refusal (4xx) is final."""
-        return self.state == "not_applied" or (self.state == "failed" and self.never_sent)
-
-    def settle_at(self, default_seconds: float) -> datetime | None:
-        """When a commit still in flight would be visible: `sent_at` + the settle time (this
-        entry's, else `default_seconds`). None when the request never left (nothing to wait)."""
-        if self.sent_at is None:
-            return None
-        seconds = self.settle_seconds if self.settle_seconds is not None else default_seconds
-        return self.sent_at + timedelta(seconds=seconds)
-
-    def proven(self, default_seconds: float) -> bool:
-        """Is the verdict proven? succeeded / failed are answers; "not_applied" only when its
-        read-back was made after `settle_at` (or the request never left)."""
-        if self.state in {"succeeded", "failed"}:
-            return True
-        if self.state != "not_applied":
-            return False
-        settle = self.settle_at(default_seconds)
-        if settle is None:
-            return True
-        return self.checked_at is not None and self.checked_at >= settle
-
-    @classmethod
-    def _from_row(cls, row: sqlite3.Row) -> JournalEntry:
-        return cls(
-            id=row["id"],
-            client_reference=row["client_reference"],
-            profile=row["profile"],
-            base_url=row["base_url"],
-            operation=row["operation"],
-            charge_id=row["charge_id"],
-            amount=Decimal(row["amount"]) if row["amount"] is not None else None,
-            request_summary=json.loads(row["request_summary"]),
-            state=row["state"],
-            result_id=row["result_id"],
-            error=row["error"],
-            retry_of=row["retry_of"],
-            created_at=_time(row["created_at"]),
-            sent_at=_parse_time(row["sent_at"]),
-            updated_at=_time(row["updated_at"]),
-            resolved_at=_parse_time(row["resolved_at"]),
-            settle_seconds=row["settle_seconds"],
-            checked_at=_parse_time(row["checked_at"]),
-            never_sent=bool(row["never_sent"]),
-            unacknowledged=bool(row["unacknowledged"]),
-            client_id=row["client_id"],
-            actor=row["actor"],
-            owner=row["owner"],
-        )
-
-
 class JournalConflict(Exception):
     """`record_intent(guard_since=...)` found the same action on the same target in the way: one
     not settled yet (another process is sending it) or one done since the caller began."""
@@ -414,7 +308,7 @@ class Journal:
         client_id: str | None = None,
         guard_since: int | None = None,
         guard_in_flight: Iterable[int] = (),
-        account_id: str | None = None,
+        target: tuple[str, str] | None = None,
         actor: str | None = None,
         owner: str | None = None,
     ) -> JournalEntry:
@@ -423,7 +317,8 @@ class Journal:
         `settle_seconds`: how long after sending a commit still in flight could show up.
         `guard_since`: the last entry id the caller had seen when it began (`last_id`). Then, in
         the same transaction as the insert, an entry of the same action on the same target
-        (`charge_id`; for a new charge `account_id`) that is not settled, or that succeeded after
+        (`charge_id`; where the target is not a charge, `target`: the summary key that holds it and
+        its value, such as a new charge's `account_id`) that is not settled, or that succeeded after
         `guard_since`, raises `JournalConflict` and nothing is written. `guard_in_flight`: the
         entries that were unsettled when the caller looked (their ids are at or below
         `guard_since`): one that succeeded since was not seen either, and is in the way too.
@@ -441,7 +336,7 @@ class Journal:
                         base_url,
                         operation,
                         charge_id,
-                        account_id,
+                        target,
                         guard_since,
                         frozenset(guard_in_flight),
                     )
@@ -484,7 +379,7 @@ class Journal:
         base_url: str,
         operation: str,
         charge_id: str | None,
-        account_id: str | None,
+        target: tuple[str, str] | None,
         since: int,
         in_flight: frozenset[int],
     ) -> JournalEntry | None:
@@ -505,8 +400,10 @@ class Journal:
             params.append(charge_id)
         for row in self._db.execute(sql + " ORDER BY id", params).fetchall():
             entry = JournalEntry._from_row(row)
-            if charge_id is None and entry.request_summary.get("account_id") != account_id:
-                continue  # a new charge: the same account only
+            if charge_id is None and target is not None:
+                key, value = target
+                if entry.request_summary.get(key) != value:
+                    continue  # a new charge: the same account only (a session: the same target)
             return entry
         return None
 
@@ -835,7 +732,7 @@ class Journal:
                 yield AuditRow(
                     kind=row["kind"],
                     id=row["id"],
-                    time=_time(row["time"]),
+                    time=required_time(row["time"]),
                     profile=row["profile"],
                     base_url=row["base_url"],
                     client_id=row["client_id"],

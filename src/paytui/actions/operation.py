@@ -9,15 +9,18 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from paytui.actions.executor import ActionExecutor, ActionOutcome
-    from paytui.actions.journal import JournalEntry
+    from paytui.actions.basis import Basis
+    from paytui.actions.entry import JournalEntry
+    from paytui.actions.outcome import ActionOutcome
+    from paytui.actions.plan import Plan
     from paytui.actions.read_backs import ReadBack
     from paytui.api.client import PaymentClient
+    from paytui.api.models import Charge
 
-__all__ = ["Operation", "OperationName", "Request", "decimal_or_none"]
+__all__ = ["Executor", "Operation", "OperationName", "Request", "decimal_or_none"]
 
 #: A journal operation's name: a key of `paytui.actions.operations.OPERATIONS`, which is the
 #: list (not a `Literal` here: a new operation is one module and one line in that table).
@@ -30,12 +33,39 @@ DISTRIBUTE = "urn:v2:charges:distribute:create"
 PLUGINS_ALL = "urn:v2:plugins:all"
 ACCOUNTS_ALL = "urn:v2:accounts:all"
 
+
+class Executor(Protocol):
+    """What an operation's module may use of the executor (`ActionExecutor` is one): the
+    client, the checks every operation shares, and the pipeline to run a prepared action."""
+
+    @property
+    def client(self) -> PaymentClient: ...
+
+    def confirm(
+        self, operation: str, amount: Decimal | None, charge_id: str | None, typed: str | None
+    ) -> None: ...
+
+    async def read_authorization(self, charge_id: str) -> Charge: ...
+
+    async def perform(
+        self,
+        operation: str,
+        target: str,
+        prepare: Callable[[], Awaitable[Plan]],
+        acknowledge_earlier: int | None = None,
+        *,
+        basis: Basis | None = None,
+        again: bool = False,
+        amount: Decimal | None = None,
+    ) -> ActionOutcome: ...
+
+
 #: (method, path, query, JSON body) of a request, as `paytui.api.curl` writes it.
 Request = tuple[str, str, list[tuple[str, str]] | None, Any]
 ReadBackFn = Callable[
     ["PaymentClient", "JournalEntry", dict[str, Any] | None], Awaitable["ReadBack"]
 ]
-ResendFn = Callable[["ActionExecutor", "JournalEntry", Any, str | None], Awaitable["ActionOutcome"]]
+ResendFn = Callable[["Executor", "JournalEntry", Any, str | None], Awaitable["ActionOutcome"]]
 
 
 @dataclass(frozen=True)

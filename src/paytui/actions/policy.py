@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from paytui.actions.amounts import AmountError, format_amount, parse_amount
+from paytui.actions.errors import Decision
 from paytui.actions.operations import MONEY, OPERATIONS
 
 __all__ = [
@@ -31,15 +32,6 @@ REQUIRED_SCOPES: dict[str, str] = {name: spec.scope for name, spec in OPERATIONS
 MONEY_OPERATIONS = MONEY
 #: Every action that changes data; a read-only profile forbids all of them.
 CHANGING_OPERATIONS = frozenset(OPERATIONS)
-
-
-@dataclass(frozen=True)
-class Decision:
-    """The answer to "may I?": `reason` is a sentence for the user when not allowed."""
-
-    allowed: bool
-    reason: str | None = None
-    missing_scope: str | None = None
 
 
 @dataclass(frozen=True)

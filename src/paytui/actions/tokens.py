@@ -34,7 +34,7 @@ from paytui.api.errors import NotFoundError
 from paytui.api.models import Token, TokenRequest, TokenUpdate, TokenUpdatePaymentMethod
 
 if TYPE_CHECKING:
-    from paytui.actions.journal import JournalEntry
+    from paytui.actions.entry import JournalEntry
     from paytui.actions.read_backs import ReadBack
     from paytui.api.client import PaymentClient
 

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from paytui.actions.journal import OPERATIONS
+from paytui.actions.operations import OPERATIONS
 from paytui.commands.runtime import CommandError, Connector, Exit, Io, Runtime, exit_code_of
 from paytui.console import SafeArgumentParser
 
@@ -177,7 +177,7 @@ def build_parser() -> argparse.ArgumentParser:
     history.add_argument("--client-id", metavar="ID")
     history.add_argument(
         "--action",
-        choices=OPERATIONS,  # the journal's own list: one place names the operations
+        choices=tuple(OPERATIONS),  # the table of operations: one place names them
     )
     history.add_argument("--charge", metavar="ID")
     history.add_argument("--outcome", metavar="STATE", help="succeeded, failed, refused, ...")

@@ -5,20 +5,20 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from paytui.actions.operation import ACCOUNTS_ALL, Operation
+from paytui.actions.operation import ACCOUNTS_ALL, Executor, Operation
 from paytui.actions.ops.plugins import journaled_request
 from paytui.actions.plan import Plan, journal_summary
 from paytui.actions.read_backs import REF_ATTRIBUTE, ReadBack, has_ref, merchant_accounts, scan
 
 if TYPE_CHECKING:
-    from paytui.actions.executor import ActionExecutor, ActionOutcome
-    from paytui.actions.journal import JournalEntry
+    from paytui.actions.entry import JournalEntry
+    from paytui.actions.outcome import ActionOutcome
     from paytui.api.client import PaymentClient
     from paytui.api.models import Account
     from paytui.api.plugins import AccountRequest
 
 
-async def prepare(executor: ActionExecutor, request: AccountRequest, retry_of: int | None) -> Plan:
+async def prepare(executor: Executor, request: AccountRequest, retry_of: int | None) -> Plan:
     async def send(ref: str) -> Account:
         attrs = {**(request.attributes or {}), REF_ATTRIBUTE: [ref]}
         return await executor.client.create_account(
@@ -42,9 +42,12 @@ async def read_back(
 
 
 async def resend(
-    executor: ActionExecutor, entry: JournalEntry, original: Any, confirmation: str | None
+    executor: Executor, entry: JournalEntry, original: Any, confirmation: str | None
 ) -> ActionOutcome:
-    return await executor.create_account(journaled_request(entry, original), _retry_of=entry.id)
+    request = journaled_request(entry, original)
+    return await executor.perform(
+        "account_create", request.merchant_id, lambda: prepare(executor, request, entry.id)
+    )
 
 
 SPEC = Operation(

@@ -6,20 +6,20 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from paytui.actions.amounts import check_amount
-from paytui.actions.operation import CHARGES_ALL, Operation, decimal_or_none
+from paytui.actions.operation import CHARGES_ALL, Executor, Operation, decimal_or_none
 from paytui.actions.plan import Plan, journal_summary
 from paytui.actions.read_backs import ReadBack, Unprovable
 from paytui.api.captures import find_capture
 
 if TYPE_CHECKING:
-    from paytui.actions.executor import ActionExecutor, ActionOutcome
-    from paytui.actions.journal import JournalEntry
+    from paytui.actions.entry import JournalEntry
+    from paytui.actions.outcome import ActionOutcome
     from paytui.api.client import PaymentClient
     from paytui.api.models import Charge
 
 
 async def prepare(
-    executor: ActionExecutor,
+    executor: Executor,
     charge_id: str,
     *,
     convenience_fee: Decimal | None,
@@ -71,15 +71,21 @@ async def read_back(
 
 
 async def resend(
-    executor: ActionExecutor, entry: JournalEntry, original: Any, confirmation: str | None
+    executor: Executor, entry: JournalEntry, original: Any, confirmation: str | None
 ) -> ActionOutcome:
     summary = entry.request_summary
-    return await executor.capture(
-        entry.charge_id or "",
-        convenience_fee=decimal_or_none(summary.get("convenience_fee")),
-        supplemental_fee=decimal_or_none(summary.get("supplemental_fee")),
-        confirmation=confirmation,
-        _retry_of=entry.id,
+    charge_id = entry.charge_id or ""
+    return await executor.perform(
+        "capture",
+        charge_id,
+        lambda: prepare(
+            executor,
+            charge_id,
+            convenience_fee=decimal_or_none(summary.get("convenience_fee")),
+            supplemental_fee=decimal_or_none(summary.get("supplemental_fee")),
+            confirmation=confirmation,
+            retry_of=entry.id,
+        ),
     )
 
 

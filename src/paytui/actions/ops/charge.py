@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from paytui.actions.amounts import check_amount
 from paytui.actions.errors import NotRetryable
-from paytui.actions.operation import CHARGES_ALL, Operation
+from paytui.actions.operation import CHARGES_ALL, Executor, Operation
 from paytui.actions.plan import Plan, journal_summary, mask_token
 from paytui.actions.read_backs import REF_ATTRIBUTE, ReadBack, has_ref, scan
 from paytui.api.models import (
@@ -20,8 +20,8 @@ from paytui.api.models import (
 from paytui.api.queries import ChargeQuery
 
 if TYPE_CHECKING:
-    from paytui.actions.executor import ActionExecutor, ActionOutcome
-    from paytui.actions.journal import JournalEntry
+    from paytui.actions.entry import JournalEntry
+    from paytui.actions.outcome import ActionOutcome
     from paytui.api.client import PaymentClient
 
 
@@ -52,7 +52,7 @@ def charge_summary(request: ChargeRequest) -> dict[str, Any]:
 
 
 async def prepare(
-    executor: ActionExecutor,
+    executor: Executor,
     request: ChargeRequest,
     *,
     confirmation: str | None,
@@ -97,11 +97,15 @@ async def read_back(
 
 
 async def resend(
-    executor: ActionExecutor, entry: JournalEntry, original: Any, confirmation: str | None
+    executor: Executor, entry: JournalEntry, original: Any, confirmation: str | None
 ) -> ActionOutcome:
     if not isinstance(original, ChargeRequest):
         raise NotRetryable("The card details of a new charge are never stored; enter it again")
-    return await executor.create_charge(original, confirmation=confirmation, _retry_of=entry.id)
+    return await executor.perform(
+        "charge",
+        original.account_id,
+        lambda: prepare(executor, original, confirmation=confirmation, retry_of=entry.id),
+    )
 
 
 SPEC = Operation(

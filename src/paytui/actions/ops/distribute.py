@@ -6,19 +6,19 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from paytui.actions.errors import PrecheckFailed
-from paytui.actions.operation import DISTRIBUTE, Operation
+from paytui.actions.operation import DISTRIBUTE, Executor, Operation
 from paytui.actions.plan import Plan, journal_summary
 from paytui.actions.read_backs import ReadBack, distribution_items
 from paytui.api.errors import ApiError
 
 if TYPE_CHECKING:
-    from paytui.actions.executor import ActionExecutor, ActionOutcome
-    from paytui.actions.journal import JournalEntry
+    from paytui.actions.entry import JournalEntry
+    from paytui.actions.outcome import ActionOutcome
     from paytui.api.client import PaymentClient
     from paytui.api.models import Distribution
 
 
-async def prepare(executor: ActionExecutor, charge_id: str, retry_of: int | None) -> Plan:
+async def prepare(executor: Executor, charge_id: str, retry_of: int | None) -> Plan:
     try:
         charge = await executor.client.get_charge(charge_id, expand="distributions")
     except ApiError as err:
@@ -49,9 +49,12 @@ async def read_back(
 
 
 async def resend(
-    executor: ActionExecutor, entry: JournalEntry, original: Any, confirmation: str | None
+    executor: Executor, entry: JournalEntry, original: Any, confirmation: str | None
 ) -> ActionOutcome:
-    return await executor.distribute(entry.charge_id or "", _retry_of=entry.id)
+    charge_id = entry.charge_id or ""
+    return await executor.perform(
+        "distribute", charge_id, lambda: prepare(executor, charge_id, entry.id)
+    )
 
 
 SPEC = Operation(

@@ -7,20 +7,20 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from paytui.actions.errors import ActionError
-from paytui.actions.operation import CHARGES_ALL, REFUNDS_ALL, Operation
+from paytui.actions.operation import CHARGES_ALL, REFUNDS_ALL, Executor, Operation
 from paytui.actions.plan import Plan, journal_summary
 from paytui.actions.read_backs import ReadBack, Unprovable
 from paytui.api.errors import NotFoundError
 from paytui.api.models import Charge, Refund
 
 if TYPE_CHECKING:
-    from paytui.actions.executor import ActionExecutor, ActionOutcome
-    from paytui.actions.journal import JournalEntry
+    from paytui.actions.entry import JournalEntry
+    from paytui.actions.outcome import ActionOutcome
     from paytui.api.client import PaymentClient
 
 
 async def prepare(
-    executor: ActionExecutor,
+    executor: Executor,
     operation: str,
     target: str,
     tags: Sequence[str] | None,
@@ -85,16 +85,15 @@ async def read_back(
 
 
 async def resend(
-    executor: ActionExecutor, entry: JournalEntry, original: Any, confirmation: str | None
+    executor: Executor, entry: JournalEntry, original: Any, confirmation: str | None
 ) -> ActionOutcome:
     summary = entry.request_summary
-    is_refund = entry.operation == "update_refund"
-    update = executor.update_refund if is_refund else executor.update_charge
-    return await update(
-        entry.charge_id or "",
-        tags=summary.get("tags"),
-        attributes=summary.get("attributes"),
-        _retry_of=entry.id,
+    target = entry.charge_id or ""
+    tags, attributes = summary.get("tags"), summary.get("attributes")
+    return await executor.perform(
+        entry.operation,
+        target,
+        lambda: prepare(executor, entry.operation, target, tags, attributes, entry.id),
     )
 
 

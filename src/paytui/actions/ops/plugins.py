@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from paytui.actions.errors import NotRetryable, PrecheckFailed
-from paytui.actions.operation import PLUGINS_ALL, Operation
+from paytui.actions.operation import PLUGINS_ALL, Executor, Operation
 from paytui.actions.plan import Plan, journal_summary
 from paytui.actions.read_backs import REF_ATTRIBUTE, ReadBack, has_ref, scan
 from paytui.api.errors import ApiError, NotFoundError
@@ -20,8 +20,8 @@ from paytui.api.plugins import (
 )
 
 if TYPE_CHECKING:
-    from paytui.actions.executor import ActionExecutor, ActionOutcome
-    from paytui.actions.journal import JournalEntry
+    from paytui.actions.entry import JournalEntry
+    from paytui.actions.outcome import ActionOutcome
     from paytui.api.client import PaymentClient
     from paytui.api.models import PluginSession
 
@@ -34,7 +34,7 @@ def session_target(request: PaymentPluginSessionRequest | EnrollmentPluginSessio
 
 
 async def prepare_session(
-    executor: ActionExecutor,
+    executor: Executor,
     request: PaymentPluginSessionRequest | EnrollmentPluginSessionRequest,
     retry_of: int | None,
 ) -> Plan:
@@ -73,7 +73,7 @@ async def _check_session_account(
         raise PrecheckFailed(reason)
 
 
-async def prepare_delete(executor: ActionExecutor, session_id: str, retry_of: int | None) -> Plan:
+async def prepare_delete(executor: Executor, session_id: str, retry_of: int | None) -> Plan:
     async def send(_ref: str) -> None:
         await executor.client.delete_plugin_session(session_id)
 
@@ -119,17 +119,23 @@ def journaled_request(entry: JournalEntry, original: Any) -> Any:
 
 
 async def resend_session(
-    executor: ActionExecutor, entry: JournalEntry, original: Any, confirmation: str | None
+    executor: Executor, entry: JournalEntry, original: Any, confirmation: str | None
 ) -> ActionOutcome:
     request = journaled_request(entry, original)
-    return await executor.create_plugin_session(request, _retry_of=entry.id)
+    return await executor.perform(
+        "plugin_session",
+        session_target(request),
+        lambda: prepare_session(executor, request, entry.id),
+    )
 
 
 async def resend_delete(
-    executor: ActionExecutor, entry: JournalEntry, original: Any, confirmation: str | None
+    executor: Executor, entry: JournalEntry, original: Any, confirmation: str | None
 ) -> ActionOutcome:
     session_id = str(entry.request_summary.get("session_id", ""))
-    return await executor.delete_plugin_session(session_id, _retry_of=entry.id)
+    return await executor.perform(
+        "plugin_delete", session_id, lambda: prepare_delete(executor, session_id, entry.id)
+    )
 
 
 SESSION_SPEC = Operation(

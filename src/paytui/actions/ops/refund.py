@@ -8,20 +8,20 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from paytui.actions.amounts import check_amount
-from paytui.actions.operation import REFUNDS_ALL, Operation, decimal_or_none
+from paytui.actions.operation import REFUNDS_ALL, Executor, Operation, decimal_or_none
 from paytui.actions.plan import Plan, amount_identity, journal_summary
 from paytui.actions.read_backs import REF_ATTRIBUTE, ReadBack, Unprovable, has_ref, scan
 from paytui.api.models import Refund, RefundRequest
 from paytui.api.queries import RefundQuery
 
 if TYPE_CHECKING:
-    from paytui.actions.executor import ActionExecutor, ActionOutcome
-    from paytui.actions.journal import JournalEntry
+    from paytui.actions.entry import JournalEntry
+    from paytui.actions.outcome import ActionOutcome
     from paytui.api.client import PaymentClient
 
 
 async def prepare(
-    executor: ActionExecutor,
+    executor: Executor,
     charge_id: str,
     amount: Decimal | None,
     *,
@@ -86,17 +86,25 @@ async def read_back(
 
 
 async def resend(
-    executor: ActionExecutor, entry: JournalEntry, original: Any, confirmation: str | None
+    executor: Executor, entry: JournalEntry, original: Any, confirmation: str | None
 ) -> ActionOutcome:
     summary = entry.request_summary
-    return await executor.refund(
-        entry.charge_id or "",
-        decimal_or_none(summary.get("total_amount")),
-        reason=summary.get("reason"),
-        tags=summary.get("tags"),
-        attributes=summary.get("attributes"),
-        confirmation=confirmation,
-        _retry_of=entry.id,
+    charge_id = entry.charge_id or ""
+    amount = decimal_or_none(summary.get("total_amount"))
+    return await executor.perform(
+        "refund",
+        charge_id,
+        lambda: prepare(
+            executor,
+            charge_id,
+            amount,
+            reason=summary.get("reason"),
+            tags=summary.get("tags"),
+            attributes=summary.get("attributes"),
+            confirmation=confirmation,
+            retry_of=entry.id,
+        ),
+        amount=amount,
     )
 
 

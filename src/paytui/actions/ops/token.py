@@ -6,24 +6,25 @@ number."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from paytui.actions import tokens
 from paytui.actions.errors import ActionError, NotRetryable, PrecheckFailed
-from paytui.actions.operation import TOKENS_ALL, Operation
+from paytui.actions.operation import TOKENS_ALL, Executor, Operation
 from paytui.actions.plan import Plan, journal_summary
 from paytui.actions.read_backs import ReadBack, Unprovable
 from paytui.api.errors import ApiError
 from paytui.api.models import Token, TokenRequest, TokenUpdate
 
 if TYPE_CHECKING:
-    from paytui.actions.executor import ActionExecutor, ActionOutcome
-    from paytui.actions.journal import JournalEntry
+    from paytui.actions.entry import JournalEntry
+    from paytui.actions.outcome import ActionOutcome
     from paytui.api.client import PaymentClient
 
 
 async def prepare_create(
-    executor: ActionExecutor, request: TokenRequest, stored: list[Token], retry_of: int | None
+    executor: Executor, request: TokenRequest, stored: list[Token], retry_of: int | None
 ) -> Plan:
     """`stored` receives the token the service answers (the outcome carries it)."""
     try:
@@ -53,7 +54,7 @@ async def prepare_create(
 
 
 async def prepare_update(
-    executor: ActionExecutor,
+    executor: Executor,
     token_id: str,
     update: TokenUpdate,
     stored: list[Token],
@@ -100,20 +101,43 @@ async def read_back_update(
 
 
 async def resend_create(
-    executor: ActionExecutor, entry: JournalEntry, original: Any, confirmation: str | None
+    executor: Executor, entry: JournalEntry, original: Any, confirmation: str | None
 ) -> ActionOutcome:
     if not isinstance(original, TokenRequest):
         raise NotRetryable("The card number of a new token is never stored; enter it again")
-    return await executor.create_token(original, _retry_of=entry.id)
+    stored: list[Token] = []
+    outcome = await executor.perform(
+        "token_create",
+        original.account_id,
+        lambda: prepare_create(executor, original, stored, entry.id),
+    )
+    return with_token(outcome, stored)
 
 
 async def resend_update(
-    executor: ActionExecutor, entry: JournalEntry, original: Any, confirmation: str | None
+    executor: Executor, entry: JournalEntry, original: Any, confirmation: str | None
 ) -> ActionOutcome:
     summary = entry.request_summary
     update = original if isinstance(original, TokenUpdate) else tokens.update_of(summary)
     token_id = str(summary.get("token_id") or entry.charge_id or "")
-    return await executor.update_token(token_id, update, _retry_of=entry.id)
+    stored: list[Token] = []
+    outcome = await executor.perform(
+        "token_update",
+        token_id,
+        lambda: prepare_update(executor, token_id, update, stored, entry.id),
+    )
+    return with_token(outcome, stored)
+
+
+def with_token(outcome: ActionOutcome, stored: list[Token]) -> ActionOutcome:
+    """The outcome with the token the service answered (`result`) when it does not carry one
+    already (a read-back's outcome carries the token it found)."""
+    if outcome.result is not None or not outcome.succeeded:
+        return outcome
+    token = next((t for t in stored if t.token_id == outcome.result_id), None)
+    if token is None:
+        return outcome
+    return replace(outcome, result=token)
 
 
 CREATE_SPEC = Operation(
