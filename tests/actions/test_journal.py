@@ -113,3 +113,26 @@ def test_reopening_keeps_entries(tmp_path: Path) -> None:
     with Journal(path) as journal:
         again = journal.get(entry.id)
     assert again is not None and again.client_reference == entry.client_reference
+
+
+def test_the_guard_keys_a_target_kept_in_the_summary_by_its_own_key(tmp_path: Path) -> None:
+    """A plugin session's target is its account (summary key "target"): one being sent for
+    an account stands in the way of another for that account only."""
+    from paytui.actions.journal import JournalConflict
+
+    def session(account: str, **guard: object) -> object:
+        return _intent(
+            journal,
+            operation="plugin_session",
+            charge_id=None,
+            amount=None,
+            request_summary={"kind": "payment", "target": account},
+            target=("target", account),
+            **guard,
+        )
+
+    with Journal(tmp_path / "j.sqlite3") as journal:
+        session("pa_one")
+        session("pa_two", guard_since=journal.last_id())  # another account: not in the way
+        with pytest.raises(JournalConflict):
+            session("pa_one", guard_since=journal.last_id())
