@@ -8,6 +8,7 @@ test's own sandbox copy: `app = app_factory()` / `app_factory(client_id="paytui-
 from __future__ import annotations
 
 import io
+import os
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -207,15 +208,22 @@ def frozen_cursor(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(TextArea, "_toggle_cursor_blink_visible", lambda self: None)
 
 
+#: The suite patches Textual in two places for speed only (`fewer_frames`, `quick_idle`): no
+#: test's outcome may depend on them. `PAYTUI_TEST_AS_SHIPPED=1` runs the suite without them, on
+#: Textual as it ships (slower), to show that.
+SPEED_PATCHES = os.environ.get("PAYTUI_TEST_AS_SHIPPED") != "1"
+
+
 @pytest.fixture(autouse=True)
 def fewer_frames(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Screens repaint at most 5 times a second in tests instead of 60.
+    """Speed only (`SPEED_PATCHES`): screens repaint at most 5 times a second instead of 60.
 
     Nothing a test checks depends on frames in between: `pilot.pause()` (and so `settle`)
     refreshes the screen itself, and `screen_text` and the snapshots render the screen afresh.
     The frames a test never looks at were a fifth of the suite's CPU time on this 2-core machine.
     """
-    monkeypatch.setattr(textual.screen, "UPDATE_PERIOD", 0.2)
+    if SPEED_PATCHES:
+        monkeypatch.setattr(textual.screen, "UPDATE_PERIOD", 0.2)
 
 
 #: The two fixed terminal sizes every screen is snapshotted at.
@@ -362,10 +370,12 @@ async def _wait_for_idle(min_sleep: float = 0.02, max_sleep: float = 1) -> None:
 
 @pytest.fixture(autouse=True)
 def quick_idle(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Pilots wait for idle in short steps (`_wait_for_idle`)."""
+    """Speed only (`SPEED_PATCHES`): pilots wait for idle in short steps (`_wait_for_idle`)."""
     import textual.app
     import textual.pilot
 
+    if not SPEED_PATCHES:
+        return
     monkeypatch.setattr(textual.pilot, "wait_for_idle", _wait_for_idle)
     monkeypatch.setattr(textual.app, "wait_for_idle", _wait_for_idle)
 

@@ -19,7 +19,7 @@ from textual.worker import WorkerState
 from paytui.config.connection import Connection
 from paytui.ui.screens.charges import ChargeSearchScreen
 from paytui.ui.screens.help import HelpScreen
-from paytui.ui.widgets.palette import GuardedCommandPalette
+from paytui.ui.textual_fixes import GuardedCommandPalette
 from tests.ui.conftest import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET, make_app, settle, switchable_app
 from tests.ui.test_fuzz_keys import queue_keys
 

@@ -12,8 +12,8 @@ import httpx
 from textual.command import CommandList
 
 from paytui.ui.screens.help import HelpScreen
+from paytui.ui.textual_fixes import GuardedCommandPalette
 from paytui.ui.widgets.charge_table import ChargeTable
-from paytui.ui.widgets.palette import GuardedCommandPalette
 from tests.ui.conftest import (
     make_app,
     screen_text,

@@ -15,7 +15,6 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
-from textual import events
 from textual.actions import ActionParseResult
 from textual.actions import parse as parse_action
 from textual.app import App
@@ -34,6 +33,7 @@ from paytui.ui import bindings as keys
 from paytui.ui import format as fmt
 from paytui.ui import messages
 from paytui.ui.screens.charges import ChargeSearchScreen
+from paytui.ui.textual_fixes import ScreenSwitchGuards
 from paytui.ui.widgets.list_state import ListState, waiting_text
 
 if TYPE_CHECKING:
@@ -220,7 +220,7 @@ class PaytuiCommands(Provider):
                 yield Hit(score, matcher.highlight(name), callback, help=help_text)
 
 
-class PaytuiApp(App[None]):
+class PaytuiApp(ScreenSwitchGuards, App[None]):
     """The paytui dashboard. `PaytuiApp()` runs on the embedded sandbox."""
 
     TITLE = "paytui"
@@ -321,10 +321,10 @@ class PaytuiApp(App[None]):
         return safe(super().validate_sub_title(sub_title))
 
     def action_command_palette(self) -> None:
-        """Textual's palette, with the guards against its crashes (`widgets.palette`)."""
+        """Textual's palette, with the guards against its crashes (`textual_fixes`)."""
         from textual.command import CommandPalette
 
-        from paytui.ui.widgets.palette import GuardedCommandPalette
+        from paytui.ui.textual_fixes import GuardedCommandPalette
 
         if self.use_command_palette and not CommandPalette.is_open(cast(App[object], self)):
             # No id (Textual gives its own "--command-palette"; `is_open` looks at a class): a
@@ -339,7 +339,7 @@ class PaytuiApp(App[None]):
         (`ScreenStackError`): both seen in the UI fuzz."""
         from textual.theme import ThemeProvider
 
-        from paytui.ui.widgets.palette import GuardedCommandPalette
+        from paytui.ui.textual_fixes import GuardedCommandPalette
 
         self.push_screen(
             GuardedCommandPalette(providers=[ThemeProvider], placeholder="Search for themes…")
@@ -351,7 +351,7 @@ class PaytuiApp(App[None]):
         """Textual's list of commands, in the guarded palette (as `search_themes`)."""
         from textual.command import SimpleProvider
 
-        from paytui.ui.widgets.palette import GuardedCommandPalette
+        from paytui.ui.textual_fixes import GuardedCommandPalette
 
         # As Textual's own: a provider instance, which its `ProviderSource` type does not list.
         provider: Any = SimpleProvider(self.screen, list(commands))
@@ -982,66 +982,21 @@ class PaytuiApp(App[None]):
             markup=False,
         )
 
-    async def _replace_screen(self, screen: Screen[Any]) -> Screen[Any]:
-        """Cancel the workers of a screen that is about to be removed, then let Textual remove it.
-
-        Upstream (Textual 8.2.8) removes a screen's widgets before its workers end, so a list read
-        that resumed in between found no table to fill and ended the app (seen in the UI fuzz: a
-        token reload during a profile switch; a browser page read when its screen was closed).
-        Every removal (pop, switch, a profile switch's mode reset) passes here.
-        """
-        if not self.is_screen_installed(screen) and all(
-            screen not in stack for stack in self._screen_stacks.values()
-        ):
-            for node in screen.walk_children(with_self=True):
-                self.workers.cancel_node(node)
-        return await super()._replace_screen(screen)
-
     async def _reset_modes(self) -> None:
         current = self.current_mode
         holding = "_switching_profile"
         self._switching_modes = True
         try:
             self.add_mode(holding, Screen)
-            await super().switch_mode(holding)
+            await App.switch_mode(self, holding)  # past the guard: this is the rebuild
             for mode in [m for m in self._modes if m != holding]:
                 base = self._modes[mode]
                 await self.remove_mode(mode)
                 self.add_mode(mode, base)
-            await super().switch_mode(current)
+            await App.switch_mode(self, current)
             await self.remove_mode(holding)
         finally:
             self._switching_modes = False
-
-    def switch_mode(self, mode: str) -> AwaitMount:
-        """Textual's, except while a profile switch rebuilds the modes (`_reset_modes`): then
-        only the rebuild switches. A key that was past the input filter (`on_event`) when the
-        rebuild began (`5`, escape, a palette's "Go to" run after the palette closed) switched
-        to a mode in the middle of it, and removing that mode, now the active one, raised
-        `ActiveModeError` (UI fuzz). Such a key is dropped, as input during the rebuild is."""
-        if self._switching_modes:
-            return AwaitMount(self.screen, [])
-        return super().switch_mode(mode)
-
-    async def on_event(self, event: events.Event) -> None:
-        # Upstream bug (Textual 8.2.8): `App.on_event` forwards every key and click to
-        # `self.screen`, which raises `ScreenStackError: No screens on stack` while
-        # `switch_mode` is between two stacks (the new mode's screen not pushed yet). Keys typed
-        # right after a profile switch hit that window and ended the app. Input that arrives
-        # while the modes are being rebuilt, or with no screen to take it, is dropped instead.
-        if isinstance(event, events.InputEvent) and not event.is_forwarded:
-            stack = self._screen_stacks.get(self._current_mode)
-            if self._switching_modes or not stack:
-                return
-        await super().on_event(event)
-
-    async def _on_key(self, event: events.Key) -> None:  # awaits nothing: no window opens
-        # The same upstream bug by a second door: after `on_event`, Textual's own `App._on_key`
-        # handler checks the bindings of `self.screen`, and a mode switch may have emptied the
-        # stack in between (keys queued fast behind a profile switch). No screen: the key is
-        # dropped (`prevent_default` skips `App._on_key`, the next handler along the MRO).
-        if not self._screen_stacks.get(self._current_mode):
-            event.prevent_default()
 
     def _after_first_paint(self) -> None:
         self._first_paint_done = True

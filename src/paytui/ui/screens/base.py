@@ -10,7 +10,7 @@ Why a base: three things every screen must do the same way, decided once.
   so an action that cannot apply is shown disabled with its reason (`disabled_reason`), never
   opened only to say no. Screens decide their own actions in `check_own_action`.
 - Modals show the environment bar themselves (production is never out of sight).
-- A screen is dismissed once (`paytui.ui.dismiss.DismissOnce`): a second closing key queued
+- A screen is dismissed once (`paytui.ui.textual_fixes.DismissOnce`): a second closing key queued
   behind the first never pops the screen beneath.
 - Forms (`TEXT_ENTRY = True`) swallow every printable key that no field took: a key typed while
   focus is on a select, a button, or not yet on the first field (keys typed right after the key
@@ -26,7 +26,7 @@ from textual.screen import ModalScreen, Screen
 
 from paytui.actions.registry import spec_for
 from paytui.ui import messages
-from paytui.ui.dismiss import DismissOnce
+from paytui.ui.textual_fixes import DismissOnce
 from paytui.ui.widgets.header import PaytuiHeader
 
 if TYPE_CHECKING:

@@ -1,0 +1,161 @@
+"""Every workaround of a Textual bug, in one place (Textual 8.2.8).
+
+Each one says what goes wrong upstream and is held by a test in
+`tests/ui/test_upstream_bugs.py` that shows the bug *still happens* in plain Textual: when an
+upgrade fixes it, that test fails, and the workaround (and its test) can go.
+
+- `DismissOnce` (every paytui screen): `Screen.dismiss` pops whatever screen is on top of the
+  stack. Two closing keys handled before the first pop lands (enter then escape typed fast in a
+  dialog, the profile switcher or the command palette) popped the screen *beneath* as well, up
+  to "Can't pop screen" (`ScreenStackError`) and the end of the app. Here a dismiss of a screen
+  that is no longer on top is ignored.
+- `GuardedCommandPalette` (every palette paytui opens): see its docstring; three races of
+  `CommandPalette` and `OptionList` that ended the app under fast keys.
+- `ScreenSwitchGuards` (the App): keys and removed screens during a mode switch.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual import events, on, work
+from textual.app import App
+from textual.await_complete import AwaitComplete
+from textual.command import CommandList, CommandPalette
+from textual.css.query import NoMatches
+from textual.message import Message
+from textual.screen import Screen
+from textual.widget import AwaitMount
+from textual.widgets import Button, Input, LoadingIndicator, OptionList
+
+__all__ = ["DismissOnce", "GuardedCommandPalette", "ScreenSwitchGuards"]
+
+
+async def _nothing() -> None:
+    """The awaitable of a dismiss that had nothing to do."""
+
+
+class DismissOnce:
+    """Mixin for a `Screen` subclass (before it in the bases): a dismiss of a screen that is no
+    longer on top is ignored (see the module docstring)."""
+
+    def dismiss(self, result: Any = None) -> AwaitComplete:
+        screen: Any = self
+        if not screen.is_attached or screen.app.screen is not screen:
+            return AwaitComplete(_nothing())
+        return super().dismiss(result)  # type: ignore[misc, no-any-return]
+
+
+class ScreenSwitchGuards(App[Any]):
+    """The App's part: set `_switching_modes` while the modes are being rebuilt (a profile
+    switch), and input and removals are kept out of the window in which Textual has no screen.
+    """
+
+    _switching_modes = False
+
+    async def _replace_screen(self, screen: Screen[Any]) -> Screen[Any]:
+        """Cancel the workers of a screen that is about to be removed, then let Textual remove it.
+
+        Upstream (Textual 8.2.8) removes a screen's widgets before its workers end, so a list read
+        that resumed in between found no table to fill and ended the app (seen in the UI fuzz: a
+        token reload during a profile switch; a browser page read when its screen was closed).
+        Every removal (pop, switch, a profile switch's mode reset) passes here.
+        """
+        if not self.is_screen_installed(screen) and all(
+            screen not in stack for stack in self._screen_stacks.values()
+        ):
+            for node in screen.walk_children(with_self=True):
+                self.workers.cancel_node(node)
+        return await super()._replace_screen(screen)
+
+    def switch_mode(self, mode: str) -> AwaitMount:
+        """Textual's, except while a profile switch rebuilds the modes (`_reset_modes`): then
+        only the rebuild switches. A key that was past the input filter (`on_event`) when the
+        rebuild began (`5`, escape, a palette's "Go to" run after the palette closed) switched
+        to a mode in the middle of it, and removing that mode, now the active one, raised
+        `ActiveModeError` (UI fuzz). Such a key is dropped, as input during the rebuild is."""
+        if self._switching_modes:
+            return AwaitMount(self.screen, [])
+        return super().switch_mode(mode)
+
+    async def on_event(self, event: events.Event) -> None:
+        # Upstream bug (Textual 8.2.8): `App.on_event` forwards every key and click to
+        # `self.screen`, which raises `ScreenStackError: No screens on stack` while
+        # `switch_mode` is between two stacks (the new mode's screen not pushed yet). Keys typed
+        # right after a profile switch hit that window and ended the app. Input that arrives
+        # while the modes are being rebuilt, or with no screen to take it, is dropped instead.
+        if isinstance(event, events.InputEvent) and not event.is_forwarded:
+            stack = self._screen_stacks.get(self._current_mode)
+            if self._switching_modes or not stack:
+                return
+        await super().on_event(event)
+
+    async def _on_key(self, event: events.Key) -> None:  # awaits nothing: no window opens
+        # The same upstream bug by a second door: after `on_event`, Textual's own `App._on_key`
+        # handler checks the bindings of `self.screen`, and a mode switch may have emptied the
+        # stack in between (keys queued fast behind a profile switch). No screen: the key is
+        # dropped (`prevent_default` skips `App._on_key`, the next handler along the MRO).
+        if not self._screen_stacks.get(self._current_mode):
+            event.prevent_default()
+
+
+_PAGE_MOVES = frozenset({"page_down", "page_up"})
+
+
+class GuardedCommandPalette(DismissOnce, CommandPalette):
+    """`CommandPalette` whose page moves wait until its list has been laid out, and that takes
+    one choice: the first one dismisses it, any queued behind it is dropped.
+
+    1. `OptionList._move_page`: PageDown/PageUp read the list's line map
+       (`_index_to_line[highlighted]`), which is only built once the list has a size. Right
+       after `ctrl+p` the list can hold options and a highlight before its first layout, so
+       PageDown raised ``KeyError: 0``. Page moves on a list without a size are ignored.
+    2. `CommandPalette._watch__show_busy`: the search worker sets `_show_busy` on its way out;
+       when the palette was dismissed meanwhile (ctrl+p, a letter, escape typed fast) its
+       children are gone and the watcher's `query_one` raised `NoMatches`; the search worker
+       started by a key typed as the palette closed failed the same way. A palette without its
+       children has nothing to show busy on and nothing to search for.
+    3. `CommandPalette._select_command` / `_select_or_command`: two enters typed fast queued two
+       choices; the palette, already dismissed by the first, ran the command again (and a plain
+       palette dismissed itself again, popping the screen beneath). A palette no longer on top
+       takes no choice.
+
+    Every palette paytui opens is this one: ctrl+p and Textual's own pickers (themes, commands).
+    """
+
+    @on(Input.Submitted)
+    @on(Button.Pressed)
+    @on(OptionList.OptionSelected)
+    def _no_choice_once_dismissed(self, event: Message) -> None:
+        # Runs before `CommandPalette`'s own handlers of these messages (this class comes first
+        # in the MRO), and `prevent_default` skips those.
+        if not self.is_active:  # dismissed: no longer the top screen
+            event.stop()
+            event.prevent_default()
+
+    def _action_command_list(self, action: str) -> None:
+        if action in _PAGE_MOVES:
+            commands = self.query_one(CommandList)
+            if not commands.scrollable_content_region:
+                return
+        super()._action_command_list(action)
+
+    async def _watch__show_busy(self) -> None:
+        try:
+            self.query_one(LoadingIndicator)
+            self.query_one(CommandList)
+        except NoMatches:  # dismissed while its search was ending
+            return
+        await super()._watch__show_busy()
+
+    @work(exclusive=True, group=CommandPalette._GATHER_COMMANDS_GROUP)
+    async def _gather_commands(self, search_value: str) -> None:
+        try:
+            self.query_one(CommandList)
+        except NoMatches:  # dismissed before its search began
+            return
+        gather = CommandPalette._gather_commands.__wrapped__  # type: ignore[attr-defined]
+        try:
+            await gather(self, search_value)
+        except NoMatches:  # dismissed while it searched
+            return
