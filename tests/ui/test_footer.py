@@ -62,6 +62,29 @@ def check_footer(app: PaytuiApp) -> list[str]:
     return labels
 
 
+def help_lines(help_screen: HelpScreen) -> dict[str, object]:
+    """The help's keys as drawn at its own width: how wide the key column is (where the header's
+    "Action" starts) and the most lines one action takes (its first line has a key; a key list
+    cut after " /" goes on on the next line)."""
+    body = help_screen.query_one("#help-table")
+    console = Console(width=body.content_region.width, file=io.StringIO(), record=True)
+    console.print(help_screen._table())
+    lines = console.export_text(styles=False).splitlines()
+    header = next(line for line in lines if line.split()[:2] == ["Key", "Action"])
+    start = header.index("Action")
+    counts: list[tuple[str, int]] = []
+    previous_key = ""
+    for line in lines[lines.index(header) + 1 :]:
+        key, action = line[:start].strip(), line[start:].strip()
+        if key and not previous_key.endswith("/"):
+            counts.append((key, 0))
+        if action and counts:
+            counts[-1] = (counts[-1][0], counts[-1][1] + 1)
+        previous_key = key
+    worst = max(counts, key=lambda pair: pair[1])
+    return {"key_width": start, "longest": worst[1], "worst": worst[0]}
+
+
 async def test_footer_at_80_120_200_and_a_chargeback_says_why(app_factory: AppFactory) -> None:
     app = app_factory()
     async with app.run_test(size=(80, 24)) as pilot:
@@ -108,6 +131,11 @@ async def test_footer_at_80_120_200_and_a_chargeback_says_why(app_factory: AppFa
         console = Console(width=400, file=io.StringIO(), record=True)  # one line a key
         console.print(help_screen._table())
         assert f"(not available: {why.reason})" in console.export_text()
+        # At 80x24 the key column is as wide as its keys and each action, its reason
+        # included, takes at most two lines (the key column took 24 cells, capture 8 lines).
+        drawn = help_lines(help_screen)
+        assert drawn["key_width"] <= len("shift+tab") + 2, drawn
+        assert drawn["longest"] <= 2, drawn
         await pilot.press("escape")
         await settle(app, pilot)
 

@@ -109,6 +109,15 @@ def notes(app: PaytuiApp) -> list[str]:
     return [n.message for n in app._notifications]
 
 
+def assert_on_screen(dialog: MoneyActionModal, *ids: str) -> None:
+    """Each widget is drawn whole: not cut by the form's edge, nor scrolled out of it."""
+    for widget_id in ids:
+        widget = dialog.query_one(f"#{widget_id}")
+        geometry = dialog.find_widget(widget)
+        shown = geometry.region.intersection(geometry.clip)
+        assert geometry.region.height > 0 and shown == geometry.region, (widget_id, geometry)
+
+
 # --- capture ----------------------------------------------------------------------------------
 
 
@@ -224,8 +233,9 @@ async def test_double_press_while_in_flight_sends_once(
 
 
 async def test_partial_refund(money_app: AppFactory) -> None:
+    """At 80x24: every field of the dialog is on screen, and each one tab reaches."""
     app = money_app()
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(80, 24)) as pilot:
         await settle(app, pilot)
         sale = await find(
             app,
@@ -239,10 +249,29 @@ async def test_partial_refund(money_app: AppFactory) -> None:
         assert isinstance(dialog, RefundModal)
         amount = dialog.query_one("#amount", Input)
         assert Decimal(amount.value) == dialog.remaining  # defaults to what is left
+        assert_on_screen(dialog, "amount", "reason", "tags", "attributes", "go", "close")
+        for field in ("reason", "tags", "attributes"):
+            await pilot.press("tab")
+            await pilot.pause()
+            assert dialog.focused is dialog.query_one(f"#{field}"), (field, dialog.focused)
+            assert_on_screen(dialog, field)
+        await pilot.press("shift+tab", "shift+tab", "shift+tab")
+        assert dialog.focused is amount
         amount.value = str((dialog.remaining or 0) + 1)
         await pilot.press("enter")
         await pilot.pause()
         assert "More than the" in str(dialog.query_one("#amount-error").render())
+        # Shorter (as when many earlier refunds are listed above the form): the form scrolls
+        # within what is left, the buttons stay whole, a field tab reaches shows with its error.
+        await pilot.resize_terminal(80, 16)
+        await settle(app, pilot)
+        await pilot.press("tab", "tab", "tab")
+        await settle(app, pilot)  # scrolled, then drawn
+        assert_on_screen(dialog, "attributes", "go", "close")
+        await pilot.press("shift+tab", "shift+tab", "shift+tab")
+        await settle(app, pilot)
+        assert_on_screen(dialog, "amount", "amount-error", "go", "close")
+        await pilot.resize_terminal(80, 24)
         amount.value = "10.00"
         dialog.query_one("#reason", Input).value = "customer request"
         dialog.query_one("#tags", Input).value = "goodwill, ui"

@@ -124,8 +124,10 @@ COLUMNS: tuple[Column, ...] = (
         lambda c: Text(fmt.timestamp(getattr(c, "charge_timestamp", None))),
         descending_first=True,
     ),
-    # At 80 columns the id goes before the contact's name is cut (`y` copies it, enter shows it).
-    Column("id", "Charge", 11, "charge_id", _charge_id, priority=2, max_width=24),
+    # Which go first when the width is short (highest number first): tags and account, the
+    # result code (status says most of it), then the name (free text: it takes what is left),
+    # then the card. At 80 columns: time, id (cut with an ellipsis), status, type, amount, card.
+    Column("id", "Charge", 9, "charge_id", _charge_id, priority=1, max_width=24),
     Column("status", "Status", 10, "status", lambda c: fmt.status(getattr(c, "status", None))),
     Column("type", "Type", 8, None, _charge_type),
     Column(
@@ -134,7 +136,7 @@ COLUMNS: tuple[Column, ...] = (
         12,
         "result_code",
         lambda c: fmt.result_code(getattr(c, "result_code", None)),
-        priority=2,
+        priority=4,
         max_width=23,
     ),
     Column(
@@ -146,15 +148,16 @@ COLUMNS: tuple[Column, ...] = (
         right=True,
         descending_first=True,
     ),
-    Column("method", "Method", 13, "method", _method, priority=2, max_width=18),
+    # 15: a whole "mastercard 4444" (the last four are what a caller reads off their statement).
+    Column("method", "Method", 15, "method", _method, priority=2, max_width=18),
     Column(
         "name",
         "Contact",
         None,
         "contact_name",
         lambda c: _text(getattr(c, "contact_name", None)),
-        priority=1,
-        min_width=18,  # a whole name ("Karen Spärck Jones") at 80 columns
+        priority=3,
+        min_width=18,  # a whole name ("Karen Spärck Jones") wherever it is shown
     ),
     Column(
         "account",
@@ -162,10 +165,10 @@ COLUMNS: tuple[Column, ...] = (
         12,
         "account_id",
         lambda c: _text(getattr(c, "account_id", None)),
-        priority=3,
+        priority=5,
         max_width=23,
     ),
-    Column("tags", "Tags", None, None, _tags, priority=3, min_width=6),
+    Column("tags", "Tags", None, None, _tags, priority=5, min_width=6),
 )
 SORT_FIELDS: tuple[str, ...] = tuple(c.sort for c in COLUMNS if c.sort)
 

@@ -16,6 +16,7 @@ A value wider than its column is cut by the table with a trailing `…` (never s
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
 
@@ -36,6 +37,17 @@ class ColumnShape(Protocol):
 
     @property
     def priority(self) -> int: ...
+
+
+@dataclass(frozen=True)
+class Shape:
+    """A column measured for `layout_columns` (a table that keeps no richer column of its own)."""
+
+    key: str
+    width: int | None
+    min_width: int
+    max_width: int | None
+    priority: int
 
 
 C = TypeVar("C", bound=ColumnShape)
@@ -71,4 +83,4 @@ def layout_columns(width: int, columns: Sequence[C], *, gap: int = 1) -> list[tu
     return widths
 
 
-__all__ = ["ColumnShape", "layout_columns"]
+__all__ = ["ColumnShape", "Shape", "layout_columns"]

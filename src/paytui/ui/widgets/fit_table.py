@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 from textual.widgets import DataTable
 
-from paytui.ui.widgets.columns import layout_columns
+from paytui.ui.widgets.columns import Shape, layout_columns
 from paytui.ui.widgets.nav_table import NavTable
 
 if TYPE_CHECKING:
@@ -43,17 +43,6 @@ class FitColumn:
     priority: int = 0
     min_width: int | None = None
     free_text: bool = False
-
-
-@dataclass(frozen=True)
-class _Shape:
-    """A `FitColumn` measured against the rows: what `layout_columns` reads."""
-
-    key: str
-    width: int | None
-    min_width: int
-    max_width: int | None
-    priority: int
 
 
 def _cell(value: object) -> Text:
@@ -162,7 +151,7 @@ class FitTable(DataTable[Any]):
         arriving (a scrollbar appearing) do not shift the layout."""
         return max(1, self.size.width - self.styles.scrollbar_size_vertical)
 
-    def _shapes(self) -> list[_Shape]:
+    def _shapes(self) -> list[Shape]:
         shapes = []
         for column, natural, filled in zip(
             self._fit_columns, self._natural, self._filled, strict=True
@@ -171,7 +160,7 @@ class FitTable(DataTable[Any]):
                 continue  # a message column no row fills: its room goes to the others
             least = natural if column.min_width is None else min(natural, column.min_width)
             shapes.append(
-                _Shape(
+                Shape(
                     column.key,
                     None if column.free_text else least,
                     least,

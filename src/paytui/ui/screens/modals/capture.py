@@ -8,12 +8,12 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.widgets import Input, Static
+from textual.widgets import Input
 
 from paytui.actions import AmountError, parse_amount
 from paytui.text import safe
 from paytui.ui import format as fmt
-from paytui.ui.screens.modals.confirm import MoneyActionModal
+from paytui.ui.screens.modals.confirm import MoneyActionModal, field_beside
 from paytui.ui.widgets.safe_input import SafeInput
 
 if TYPE_CHECKING:
@@ -50,9 +50,9 @@ class CaptureModal(MoneyActionModal):
 
     def compose_form(self) -> ComposeResult:
         for field, label in FEES:
-            yield Static(Text(f"{label} (optional)"), classes="field-label")
-            yield SafeInput(id=field, placeholder="0.00")
-            yield Static(Text(""), id=f"{field}-error", classes="field-error")
+            yield field_beside(
+                label, SafeInput(id=field, placeholder="optional, 0.00", compact=True), field
+            )
 
     async def prepare(self, executor: ActionExecutor) -> Text:
         # The executor's own check (pre-authorization, sale, already captured, declined):

@@ -34,6 +34,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.css.query import NoMatches
 from textual.notifications import SeverityLevel
 from textual.reactive import reactive
+from textual.widget import Widget
 from textual.widgets import Button, Input, Static
 
 from paytui.actions import (
@@ -77,6 +78,32 @@ def outcome_text(outcome: ActionOutcome, noun: str) -> Text:
         text.append("\n")
         text.append(safe_lines(outcome.message))
     return text
+
+
+class FieldLine(Horizontal):
+    """A label and its field on one line; the label stands out while the field has focus (a
+    compact field's own focus mark is faint), and the field comes into view with its error."""
+
+    def on_descendant_focus(self) -> None:
+        self.add_class("-focused")
+        self.scroll_visible(animate=False)
+
+    def on_descendant_blur(self) -> None:
+        self.remove_class("-focused")
+
+
+def field_beside(label: str, widget: Widget, name: str) -> FieldLine:
+    """A form field with its label on its left and its error line under it (`field_error`).
+
+    Give it a compact field (one line; a text area three): the form of a refund (four fields)
+    then fits 80x24 with the charge above it and the buttons below.
+    """
+    error = Static(Text(""), id=f"{name}-error", classes="field-error")
+    return FieldLine(
+        Static(Text(label), classes="field-label"),
+        Vertical(widget, error, classes="field-cell"),
+        classes="field-line",
+    )
 
 
 def settling_text(noun: str, entry_id: int, sent: Any, ready: Any, now: Any) -> Text:
@@ -151,8 +178,26 @@ class MoneyActionModal(PaytuiModal[str | None]):
         yield from ()
 
     def on_resize(self, event: events.Resize) -> None:
-        """Keep the buttons on screen: the form scrolls within what is left (80x24 too)."""
-        self.query_one("#dialog-form").styles.max_height = max(6, min(20, event.size.height - 14))
+        self._fit_form()
+
+    def _fit_form(self) -> None:
+        """Keep the buttons on screen: the form gets the rows the rest of the dialog leaves (the
+        charge above it grows with each earlier refund) and scrolls within them, its focused
+        field in view (80x24 too)."""
+        if not self.is_attached:
+            return
+        dialog = self.query_one("#dialog")
+        form = self.query_one("#dialog-form")
+        # The screen's own lines (the environment bar docked on top), the dialog's border, and
+        # every other part of the dialog shown now.
+        docked = [
+            w for w in self.children if w is not dialog and w.styles.dock in ("top", "bottom")
+        ]
+        used = sum(w.outer_size.height for w in docked) + dialog.styles.gutter.height
+        for child in dialog.children:
+            if child is not form and child.display:
+                used += child.outer_size.height + child.styles.margin.height
+        form.styles.max_height = max(3, min(20, self.size.height - used))
 
     def on_mount(self) -> None:
         self.watch_step(self.step)
@@ -183,6 +228,7 @@ class MoneyActionModal(PaytuiModal[str | None]):
     def watch_step(self, step: str) -> None:
         for name in STEPS:
             self.set_class(step == name, f"-{name}")
+        self.call_after_refresh(self._fit_form)  # the charge above the form is shown by now
         go = self.query_one("#go", Button)
         go.label = "Review" if step == "form" else self.SEND_LABEL
         if step == "review" and self.acknowledge_earlier is not None:
@@ -282,8 +328,10 @@ class MoneyActionModal(PaytuiModal[str | None]):
 
     def _message(self, text: Text | str, *, error: bool = False) -> None:
         widget = self.query_one("#dialog-message", Static)
-        widget.update(text if isinstance(text, Text) else Text(safe_lines(text)))
+        shown = text if isinstance(text, Text) else Text(safe_lines(text))
+        widget.update(shown)
         widget.set_class(error, "-error")
+        widget.display = bool(shown.plain.strip())  # no blank rows above the buttons
 
     def _block(self, message: str) -> None:
         self._message(Text(safe_lines(message), style="bold"), error=True)

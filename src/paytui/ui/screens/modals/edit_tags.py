@@ -8,12 +8,12 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.widgets import Input, Static, TextArea
+from textual.widgets import Input, TextArea
 
 from paytui.limits import check_attributes, check_tags
 from paytui.text import safe, safe_lines
 from paytui.ui import format as fmt
-from paytui.ui.screens.modals.confirm import MoneyActionModal
+from paytui.ui.screens.modals.confirm import MoneyActionModal, field_beside
 from paytui.ui.validation import format_attributes, parse_attributes, parse_tags
 from paytui.ui.widgets.safe_input import SafeInput
 from paytui.ui.widgets.safe_text_area import SafeTextArea
@@ -78,12 +78,13 @@ class EditTagsModal(MoneyActionModal):
         self.old_attrs: dict[str, list[str]] = {}
 
     def compose_form(self) -> ComposeResult:
-        yield Static(Text("Tags (comma separated)"), classes="field-label")
-        yield SafeInput(id="tags")
-        yield Static(Text(""), id="tags-error", classes="field-error")
-        yield Static(Text("Attributes (one key=value,value a line)"), classes="field-label")
-        yield SafeTextArea(id="attributes", soft_wrap=False)
-        yield Static(Text(""), id="attributes-error", classes="field-error")
+        yield field_beside(
+            "Tags", SafeInput(id="tags", placeholder="comma separated", compact=True), "tags"
+        )
+        attributes = SafeTextArea(
+            id="attributes", soft_wrap=False, compact=True, placeholder="one key=value,value a line"
+        )
+        yield field_beside("Attributes", attributes, "attributes")
 
     async def read_current(self, executor: ActionExecutor) -> Any:
         """The object edited, as the service has it now (its tags and attributes)."""
@@ -100,7 +101,9 @@ class EditTagsModal(MoneyActionModal):
         # is sent back) with its placeholder, which the review step lists as a change.
         self.query_one("#attributes", TextArea).text = safe_lines(format_attributes(self.old_attrs))
         return Text(
-            "Change the lists below; the next step shows exactly what will change.", style="dim"
+            "Tags are comma separated, attributes one key=value,value a line. The next step"
+            " shows exactly what will change.",
+            style="dim",
         )
 
     def validate(self) -> dict[str, Any] | None:

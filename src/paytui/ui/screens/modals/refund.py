@@ -16,7 +16,7 @@ from paytui.limits import check_attributes, check_tags, check_text
 from paytui.text import safe
 from paytui.ui import format as fmt
 from paytui.ui.screens.modals.capture import card_text
-from paytui.ui.screens.modals.confirm import MoneyActionModal
+from paytui.ui.screens.modals.confirm import MoneyActionModal, field_beside
 from paytui.ui.validation import parse_attributes, parse_tags
 from paytui.ui.widgets.safe_input import SafeInput
 from paytui.ui.widgets.safe_text_area import SafeTextArea
@@ -43,18 +43,20 @@ class RefundModal(MoneyActionModal):
         self.remaining: Decimal | None = None
 
     def compose_form(self) -> ComposeResult:
-        yield Static(Text("Amount"), classes="field-label")
-        yield SafeInput(id="amount")
-        yield Static(Text(""), id="amount-error", classes="field-error")
-        yield Static(Text("Reason (optional)"), classes="field-label")
-        yield SafeInput(id="reason", placeholder="e.g. customer request")
-        yield Static(Text(""), id="reason-error", classes="field-error")
-        yield Static(Text("Tags (optional, comma separated)"), classes="field-label")
-        yield SafeInput(id="tags", placeholder="vip, goodwill")
-        yield Static(Text(""), id="tags-error", classes="field-error")
-        yield Static(Text("Attributes (optional, one key=value a line)"), classes="field-label")
-        yield SafeTextArea(id="attributes", soft_wrap=False)
-        yield Static(Text(""), id="attributes-error", classes="field-error")
+        yield field_beside("Amount", SafeInput(id="amount", compact=True), "amount")
+        reason = SafeInput(id="reason", placeholder="optional, e.g. customer request", compact=True)
+        yield field_beside("Reason", reason, "reason")
+        tags = SafeInput(
+            id="tags", placeholder="optional, comma separated: vip, goodwill", compact=True
+        )
+        yield field_beside("Tags", tags, "tags")
+        attributes = SafeTextArea(
+            id="attributes",
+            soft_wrap=False,
+            compact=True,
+            placeholder="optional, one key=value a line",
+        )
+        yield field_beside("Attributes", attributes, "attributes")
 
     async def prepare(self, executor: ActionExecutor) -> Text:
         # What the person decides on — its refunds are listed in the dialog, so a refund of the
