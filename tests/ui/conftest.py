@@ -75,8 +75,8 @@ def switchable_app(sandbox_transport: httpx.AsyncBaseTransport) -> tuple[PaytuiA
     from paytui.config.connection import Connection
 
     app = make_app(sandbox_transport)
-    same_backend = app._client_factory
-    app._factory_builder = lambda _connection: same_backend
+    same_backend = app.session._client_factory
+    app.session._factory_builder = lambda _connection: same_backend
     connection = Connection(
         profile_name="alpha",
         environment="sandbox",

@@ -224,6 +224,6 @@ async def test_no_arguments_runs_on_the_embedded_sandbox() -> None:
         assert client is not None
         await settle(app, pilot)
         assert app.screen.query_one(ChargeTable).total == 3000
-        sandbox = app._sandbox
+        sandbox = app.session._sandbox
         assert sandbox is not None and sandbox.running
     assert not sandbox.running

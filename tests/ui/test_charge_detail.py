@@ -471,7 +471,7 @@ async def test_failed_connection_is_an_inline_error_and_retry_connects(
     async def flaky_factory() -> Any:
         if broken["now"]:
             raise OSError("sandbox did not start")
-        return await working._client_factory()  # type: ignore[misc]
+        return await working.session._client_factory()  # type: ignore[misc]
 
     app = PaytuiApp(flaky_factory, clock=frozen_clock)
     async with app.run_test(size=(120, 40)) as pilot:

@@ -107,11 +107,11 @@ async def test_export_waiting_for_a_connection_a_profile_switch_replaced_does_no
     # cancelled the connection, `Worker.wait` turned that into `WorkerCancelled` (an Exception),
     # the connection's waiters got it as a failure, and the export's worker ended the app.
     app = make_app(sandbox_transport)
-    same_backend = app._client_factory
+    same_backend = app.session._client_factory
     # "embedded" connects to the embedded sandbox (no factory); "alpha" to the test's sandbox.
-    app._factory_builder = lambda c: None if c.profile_name == "embedded" else same_backend
+    app.session._factory_builder = lambda c: None if c.profile_name == "embedded" else same_backend
     sandbox_started = threading.Event()  # the embedded sandbox never comes up in this test
-    app._wait_for_sandbox = lambda: sandbox_started.wait(30)  # type: ignore[method-assign]
+    app.session._wait_for_sandbox = lambda: sandbox_started.wait(30)  # type: ignore[method-assign]
 
     def connection(name: str) -> Connection:
         return Connection(

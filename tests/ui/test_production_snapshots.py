@@ -31,7 +31,7 @@ def production_app(transport: httpx.AsyncBaseTransport, **overrides: Any) -> Pay
     }
     fields.update(overrides)
     app = make_app(transport, connection=Connection(**fields))
-    factory = app._client_factory
+    factory = app.session._client_factory
     assert factory is not None
 
     async def frozen_token_clock() -> Any:
@@ -40,7 +40,7 @@ def production_app(transport: httpx.AsyncBaseTransport, **overrides: Any) -> Pay
         client._auth._clock = frozen_clock
         return client
 
-    app._client_factory = frozen_token_clock
+    app.session._client_factory = frozen_token_clock
     return app
 
 

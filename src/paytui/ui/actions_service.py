@@ -26,7 +26,7 @@ from paytui.text import safe
 if TYPE_CHECKING:
     from paytui.actions.batch_log import BatchLog
     from paytui.api.client import PaymentClient
-    from paytui.ui.app import PaytuiApp
+    from paytui.ui.session import Session
 
 
 def _decimal_or_none(value: object) -> Decimal | None:
@@ -41,8 +41,8 @@ def _decimal_or_none(value: object) -> Decimal | None:
 class ActionsService:
     """Builds (once) the journal and the executor; answers the policy question for screens."""
 
-    def __init__(self, app: PaytuiApp, *, journal_path: Path | str | None = None) -> None:
-        self.app = app
+    def __init__(self, session: Session, *, journal_path: Path | str | None = None) -> None:
+        self.session = session  # what it reads: the client, the profile's facts, the clock
         self.journal_path = journal_path
         self._journal: Journal | None = None
         self._executor: ActionExecutor | None = None
@@ -58,7 +58,7 @@ class ActionsService:
     # --- policy -----------------------------------------------------------------------------
     def policy(self) -> ActionPolicy:
         """The policy as of now: scopes from the client, the rest from the app's attributes."""
-        app = self.app
+        app = self.session
         # getattr: the UI tests' stand-in clients answer lists only, without scopes.
         scopes = getattr(app.connected_client, "granted_scopes", None)
         return ActionPolicy(
@@ -94,7 +94,7 @@ class ActionsService:
         if self._lock is None:
             self._lock = asyncio.Lock()
         async with self._lock:
-            client: PaymentClient = await self.app.get_client()
+            client: PaymentClient = await self.session.get_client()
             # A profile switch replaces the client: a new executor for it (same journal).
             if self._executor is None or self._executor.client is not client:
                 if getattr(client, "granted_scopes", None) is None:
@@ -108,11 +108,11 @@ class ActionsService:
                     client,
                     journal,
                     self.policy(),
-                    profile=self.app.profile_name,
+                    profile=self.session.profile_name,
                     base_url=str(getattr(client, "base_url", "")),
-                    client_id=acting_client_id(getattr(self.app, "connection", None)),
+                    client_id=acting_client_id(self.session.connection),
                     actor=actor_name("the dashboard"),
-                    again_window=again_window(getattr(self.app, "connection", None)),
+                    again_window=again_window(self.session.connection),
                     **self.executor_options,
                 )
         self._executor.policy = self.policy()
@@ -132,8 +132,7 @@ class ActionsService:
         if self.journal_error is not None:
             raise ActionRefused(Decision(False, self.journal_error))
         # The app's clock (frozen in snapshot tests; the wall clock otherwise).
-        clock = getattr(self.app, "now", None)
-        kwargs = {"clock": clock} if callable(clock) else {}
+        kwargs = {"clock": self.session.now}
         try:
             return await asyncio.to_thread(Journal, self.journal_path, **kwargs)
         except (OSError, sqlite3.Error) as exc:

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable, Callable
-from datetime import UTC, datetime
+from collections.abc import Callable
+from datetime import datetime
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, cast
@@ -24,7 +24,7 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.signal import Signal
 from textual.widget import AwaitMount
-from textual.worker import NoActiveWorker, WorkerCancelled, get_current_worker
+from textual.worker import NoActiveWorker, get_current_worker
 
 from paytui.actions.registry import spec_for
 from paytui.collector import RESUME_AFTER, resume_collector
@@ -33,24 +33,21 @@ from paytui.ui import bindings as keys
 from paytui.ui import format as fmt
 from paytui.ui import messages
 from paytui.ui.screens.charges import ChargeSearchScreen
+from paytui.ui.session import ClientFactory, FactoryBuilder, Session
 from paytui.ui.textual_fixes import ScreenSwitchGuards
 from paytui.ui.widgets.list_state import ListState, waiting_text
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
+    from decimal import Decimal
 
     from textual.command import CommandListItem
     from textual.dom import DOMNode
 
     from paytui.api.client import PaymentClient, RetryWait
     from paytui.config.connection import Connection
-    from paytui.sandbox.embedded import EmbeddedSandbox
     from paytui.ui.actions_service import ActionsService
 
-ClientFactory = Callable[[], Awaitable["PaymentClient"]]
-#: Builds the client factory for a connection chosen in the profile switcher (None: the app's
-#: own embedded sandbox). `launch.build_app` passes `client_factory_for`; tests pass their own.
-FactoryBuilder = Callable[["Connection"], "ClientFactory | None"]
 
 #: (mode name, title, one-line help) of every top-level screen, in key order `1`..`5`.
 SCREENS: tuple[tuple[str, str, str], ...] = (
@@ -72,17 +69,6 @@ PLUGIN_COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("New enrollment plugin session", "Enroll a new merchant", "new_enrollment_session"),
     ("New account", "A payment account of a merchant (tax authority for 9311)", "new_account"),
 )
-
-SANDBOX_STARTUP_TIMEOUT = 30.0
-
-
-def _default_factory_builder(connection: Connection) -> ClientFactory | None:
-    """A remote profile gets `launch.client_factory_for`; the embedded sandbox the app's own."""
-    if connection.is_embedded:
-        return None
-    from paytui.ui.launch import client_factory_for
-
-    return client_factory_for(connection)
 
 
 def _lazy_screen(module: str, name: str) -> Callable[[], Screen[Any]]:
@@ -159,7 +145,7 @@ class PaytuiCommands(Provider):
         from paytui.api.families import FAMILIES
 
         # Scopes of the token in use; None (not connected, a static token): unknown, all offered.
-        granted = getattr(getattr(app, "_client", None), "granted_scopes", None)
+        granted = getattr(app.connected_client, "granted_scopes", None)
         for family in FAMILIES.values():
             # Gated by the token's scopes: a family the token may not read is not offered.
             if family.readable_with(granted):
@@ -254,23 +240,24 @@ class PaytuiApp(ScreenSwitchGuards, App[None]):
         """`connection` None is the embedded sandbox; explicit keywords override the connection's
         values (tests use `environment=`, `profile_name=`, `keymap=` on their own)."""
         super().__init__()
-        self._journal_path = journal_path
-        self._actions: ActionsService | None = None
-        self._factory_builder = factory_builder
-        self._apply_connection_attributes(connection)
+        #: The connection in use and all that hangs on it (client, actions, clock, profile).
+        self.session = Session(
+            self,
+            client_factory,
+            connection,
+            clock=clock,
+            factory_builder=factory_builder,
+            journal_path=journal_path,
+            on_retry_wait=self._on_retry_wait,
+        )
         if environment is not None:
-            self.environment = environment
+            self.session.environment = environment
         if profile_name is not None:
-            self.profile_name = profile_name
-        self._client_factory = client_factory
-        self._clock = clock
-        self._client: PaymentClient | None = None
-        self._client_future: asyncio.Future[PaymentClient] | None = None
-        self._connect_started = False
-        self._first_paint_done = False
+            self.session.profile_name = profile_name
+        if connection is not None:
+            self.set_reactive(PaytuiApp.account_in_focus, connection.account_id)
         self._started = False
         """True once the first page of charges is on screen (or `RESUME_AFTER` passed)."""
-        self._sandbox: EmbeddedSandbox | None = None
         self._switching_modes = False
         self._profile_switch = asyncio.Lock()
         #: Published after an action changed charges (their ids): every list and detail on any
@@ -282,7 +269,6 @@ class PaytuiApp(ScreenSwitchGuards, App[None]):
         }
         if self.keymap_config:
             self.set_keymap(self.keymap_config)
-        self._register_secrets(connection)
         from paytui.ui.themes import HIGH_CONTRAST
 
         self.register_theme(HIGH_CONTRAST)
@@ -358,46 +344,94 @@ class PaytuiApp(ScreenSwitchGuards, App[None]):
         palette = GuardedCommandPalette(providers=[provider], placeholder=placeholder)
         return self.push_screen(palette)
 
-    # --- connection -------------------------------------------------------------------------------
-    def _apply_connection_attributes(self, connection: Connection | None) -> None:
-        """Every attribute other modules read comes from the connection, in this one place.
+    # --- the session's facts, read where the App is at hand (`Session.use`) ----------------------
+    @property
+    def connection(self) -> Connection | None:
+        return self.session.connection
 
-        `read_only`, `environment` and `confirm_threshold` feed the executor's `ActionPolicy`
-        (`ui/actions_service.py`); `watch_interval` / `refresh_interval` the polling screens.
-        """
-        self.connection = connection
-        if connection is None:  # the embedded sandbox, with the defaults of `UiPrefs`
-            self.environment = "sandbox"
-            self.profile_name = "sandbox (embedded)"
-            self.read_only = False
-            self.confirm_threshold: Any = None
-            self.default_account_id: str | None = None
-            self.watch_interval = 5.0
-            self.refresh_interval = 30.0
-            self.insecure = False
-            self.ca_bundle: str | None = None
-            self.base_url: str | None = None
-            return
-        self.environment = connection.environment
-        self.profile_name = connection.display_name
-        self.read_only = connection.read_only
-        self.confirm_threshold = connection.confirm_threshold
-        self.default_account_id = connection.account_id
-        self.watch_interval = float(connection.ui.watch_interval)
-        self.refresh_interval = float(connection.ui.refresh_interval)
-        self.insecure = connection.insecure
-        self.ca_bundle = connection.verify if isinstance(connection.verify, str) else None
-        self.base_url = connection.base_url
-        self.set_reactive(PaytuiApp.account_in_focus, connection.account_id)
+    @connection.setter
+    def connection(self, value: Connection | None) -> None:
+        self.session.connection = value
 
-    @staticmethod
-    def _register_secrets(connection: Connection | None) -> None:
-        if connection is None:
-            return
-        from paytui.logs import register_secret
+    @property
+    def environment(self) -> str:
+        return self.session.environment
 
-        for secret in connection.secret_values():
-            register_secret(secret)
+    @environment.setter
+    def environment(self, value: str) -> None:
+        self.session.environment = value
+
+    @property
+    def profile_name(self) -> str:
+        return self.session.profile_name
+
+    @profile_name.setter
+    def profile_name(self, value: str) -> None:
+        self.session.profile_name = value
+
+    @property
+    def read_only(self) -> bool:
+        return self.session.read_only
+
+    @read_only.setter
+    def read_only(self, value: bool) -> None:
+        self.session.read_only = value
+
+    @property
+    def confirm_threshold(self) -> Decimal | None:
+        return self.session.confirm_threshold
+
+    @confirm_threshold.setter
+    def confirm_threshold(self, value: Decimal | None) -> None:
+        self.session.confirm_threshold = value
+
+    @property
+    def default_account_id(self) -> str | None:
+        return self.session.default_account_id
+
+    @default_account_id.setter
+    def default_account_id(self, value: str | None) -> None:
+        self.session.default_account_id = value
+
+    @property
+    def watch_interval(self) -> float:
+        return self.session.watch_interval
+
+    @watch_interval.setter
+    def watch_interval(self, value: float) -> None:
+        self.session.watch_interval = value
+
+    @property
+    def refresh_interval(self) -> float:
+        return self.session.refresh_interval
+
+    @refresh_interval.setter
+    def refresh_interval(self, value: float) -> None:
+        self.session.refresh_interval = value
+
+    @property
+    def insecure(self) -> bool:
+        return self.session.insecure
+
+    @insecure.setter
+    def insecure(self, value: bool) -> None:
+        self.session.insecure = value
+
+    @property
+    def ca_bundle(self) -> str | None:
+        return self.session.ca_bundle
+
+    @ca_bundle.setter
+    def ca_bundle(self, value: str | None) -> None:
+        self.session.ca_bundle = value
+
+    @property
+    def base_url(self) -> str | None:
+        return self.session.base_url
+
+    @base_url.setter
+    def base_url(self, value: str | None) -> None:
+        self.session.base_url = value
 
     def why_disabled(
         self, action: str, subject: object | None = None, *, target: str | None = None
@@ -421,8 +455,8 @@ class PaytuiApp(ScreenSwitchGuards, App[None]):
             # policy could only say yes, so the executor stack is not imported for the footer of
             # the first paint (`_end_start` reads the scopes back, then refreshes the keys); once
             # an action built it, it answers (an action in flight is disabled).
-            started = self._started or self._actions is not None
-            if operation is not None and self._client is not None and started:
+            started = self._started or self.session._actions is not None
+            if operation is not None and self.session.connected_client is not None and started:
                 decision = self.actions.check(operation)
                 if not decision.allowed:
                     return decision.reason or f"{spec.label} is not allowed"
@@ -466,38 +500,8 @@ class PaytuiApp(ScreenSwitchGuards, App[None]):
     # --- money actions (issue 4) -----------------------------------------------------------------
     @property
     def actions(self) -> ActionsService:
-        """The `ActionsService` (executor, journal, policy); built on first use (lazy import)."""
-        if self._actions is None:
-            from paytui.ui.actions_service import ActionsService
-
-            self._actions = ActionsService(self, journal_path=self._journal_path)
-        return self._actions
-
-    async def _reconcile_on_start(self) -> None:
-        """Settle the journal's unresolved actions (a crash, a lost answer) after connecting."""
-        try:
-            resolved = await self.actions.reconcile_on_start()
-        except Exception as exc:
-            journal_error = getattr(self.actions, "journal_error", None)
-            self.notify(
-                journal_error or f"Could not check earlier actions: {exc}",
-                title="Money actions off" if journal_error else "History",
-                severity="warning",
-                markup=False,
-            )
-            with contextlib.suppress(Exception):
-                self.screen.refresh_bindings()
-            return
-        # The token's scopes are known now: grey out what it cannot do on the current screen.
-        with contextlib.suppress(Exception):
-            self.screen.refresh_bindings()
-        if resolved:
-            plural = "action was" if resolved == 1 else "actions were"
-            self.notify(
-                f"{resolved} unresolved {plural} resolved: see History (5)",
-                title="History",
-                markup=False,
-            )
+        """The session's `ActionsService` (executor, journal, policy)."""
+        return self.session.actions
 
     def charges_changed_by(self, *charge_ids: str | None) -> None:
         """Tell every screen that these charges changed (a capture, refund, edit, new charge…)."""
@@ -558,115 +562,19 @@ class PaytuiApp(ScreenSwitchGuards, App[None]):
         if not isinstance(self.screen, RefundsScreen):
             self.push_screen(RefundsScreen())
 
-    # --- clock and client -------------------------------------------------------------------
+    # --- clock and client (the session's) -------------------------------------------------------
     def now(self) -> datetime:
         """The app's clock (frozen in snapshot tests so ages and dates do not drift)."""
-        return self._clock() if self._clock is not None else datetime.now(UTC)
+        return self.session.now()
 
     @property
     def connected_client(self) -> PaymentClient | None:
         """The client if already connected (for synchronous checks such as granted scopes)."""
-        return self._client
+        return self.session.connected_client
 
     async def get_client(self) -> PaymentClient:
-        """The API client, once connected. Call from workers only: it may wait for the connection.
-
-        The factory runs once; if it failed, the next call tries again (that is what retry means
-        on a screen whose first load failed because the sandbox or the network was not there).
-        """
-        if self._client is not None:
-            return self._client
-        future = self._client_future
-        if future is None or (
-            future.done() and (future.cancelled() or future.exception() is not None)
-        ):
-            future = self._client_future = asyncio.get_running_loop().create_future()
-            future.add_done_callback(lambda f: f.cancelled() or f.exception())
-            self._connect_started = False
-            if self._first_paint_done:
-                self._start_connect()
-        return await asyncio.shield(future)
-
-    def _start_connect(self) -> None:
-        if self._connect_started:
-            return
-        if self._client_future is None:
-            self._client_future = asyncio.get_running_loop().create_future()
-            self._client_future.add_done_callback(lambda f: f.cancelled() or f.exception())
-        self._connect_started = True
-        self.run_worker(
-            self._connect(self._client_future), group="connect", exclusive=True, exit_on_error=False
-        )
-
-    async def _connect(self, future: asyncio.Future[PaymentClient]) -> None:
-        try:
-            if self._client_factory is not None:
-                client = await self._client_factory()
-            else:
-                client = await self._embedded_client()
-        except asyncio.CancelledError:
-            # Superseded (a profile switch, `apply_connection`) or the app is exiting: the
-            # waiters are cancelled with it. A failure would be reported by each of them (an
-            # export, a list read), and was: an empty `RuntimeError`, then `WorkerCancelled`.
-            future.cancel()
-            raise
-        except BaseException as exc:  # the waiters report it; the app keeps running
-            if not future.done():
-                future.set_exception(exc if isinstance(exc, Exception) else RuntimeError(str(exc)))
-            if not isinstance(exc, Exception):
-                raise
-            return
-        self._client = client
-        client.on_wait = self._on_retry_wait
-        if not future.done():
-            future.set_result(client)
-        if self._started:
-            self._start_reconcile()
-        # else: once the first page is on screen (`_end_start`): the journal, the executor and
-        # the read-back of earlier actions are not part of the first page. A money action asked
-        # for before then builds the executor itself, which settles the past before sending.
-
-    def _start_reconcile(self) -> None:
-        self.run_worker(self._reconcile_on_start(), group="reconcile", exit_on_error=False)
-
-    async def _embedded_client(self) -> PaymentClient:
-        """Connect to the embedded sandbox (a child process on a private socket).
-
-        The child was spawned in `on_load`, before the first paint, so it starts FastAPI on the
-        other core while this process paints; the thread worker waits for it and meanwhile
-        imports the client (httpx, pydantic) off the event loop.
-        """
-        worker = self.run_worker(
-            self._wait_for_sandbox, thread=True, group="sandbox", exit_on_error=False
-        )
-        try:
-            await worker.wait()
-        except WorkerCancelled:
-            # `Worker.wait` awaits the worker's task, so cancelling this connection (a profile
-            # switch cancels the "connect" group) cancels that task too, and `wait` reports it as
-            # `WorkerCancelled`, an `Exception`: it was taken for a failed connection, and an
-            # export waiting for the client ended the app (the UI fuzz). It is a cancellation.
-            raise asyncio.CancelledError from None
-        from paytui.ui.launch import embedded_client
-
-        return embedded_client(self._spawn_sandbox())  # started by `_wait_for_sandbox`
-
-    def _spawn_sandbox(self) -> EmbeddedSandbox:
-        """Start the child process (returns at once; stdlib-only import, no FastAPI here)."""
-        if self._sandbox is None:
-            from paytui.sandbox.embedded import EmbeddedSandbox
-
-            self._sandbox = EmbeddedSandbox.start(keep_warm=False)  # ours alone: stopped on exit
-        return self._sandbox
-
-    def _wait_for_sandbox(self) -> None:
-        """Blocking: runs in a thread worker so the UI keeps painting while the child starts."""
-        sandbox = self._spawn_sandbox()
-        import httpx  # noqa: F401  (warm the imports while the child starts)
-
-        import paytui.api.client  # noqa: F401
-
-        sandbox.wait_ready(SANDBOX_STARTUP_TIMEOUT)
+        """The API client, once connected. Call from workers only (`Session.get_client`)."""
+        return await self.session.get_client()
 
     def on_results_painted(self, message: messages.ResultsPainted) -> None:
         self._end_start()
@@ -679,31 +587,19 @@ class PaytuiApp(ScreenSwitchGuards, App[None]):
         self._started = True
         resume_collector()
         self._check_keymap()
-        if self._client is not None:
-            self._start_reconcile()
+        self.session.allow_reconcile()
 
     async def on_unmount(self) -> None:
         resume_collector(freeze=False)
-        if self._actions is not None:
-            await self._actions.aclose()
-        if self._client is not None:
-            with contextlib.suppress(Exception):
-                await self._client.aclose()
-        if self._sandbox is not None:
-            with contextlib.suppress(Exception):
-                self._sandbox.stop()
+        await self.session.aclose()
 
     # --- lifecycle ------------------------------------------------------------------------------
     def on_load(self) -> None:
         """Before the first paint: spawn the embedded sandbox (if it is the app's own) and start
         connecting, so the client's imports, the sandbox's start and the token and first search
         requests overlap the building of the first screen."""
-        if self._client_factory is None:
-            try:
-                self._spawn_sandbox()
-            except OSError:  # reported by the connection worker, which tries again
-                self._sandbox = None
-        self._start_connect()
+        self.session.spawn_sandbox_early()
+        self.session.start_connect()
 
     def on_mount(self) -> None:
         self.set_timer(RESUME_AFTER, self._end_start)  # at the latest
@@ -755,7 +651,8 @@ class PaytuiApp(ScreenSwitchGuards, App[None]):
     def watch_theme(self, theme: str) -> None:
         """A theme picked in the palette is remembered in the config (`[ui] theme`, comments
         kept); the one the config already holds is not written again."""
-        if not getattr(self, "_first_paint_done", False) or theme == self._remembered_theme:
+        session: Session | None = getattr(self, "session", None)  # None: a theme set in __init__
+        if session is None or not session.connect_allowed or theme == self._remembered_theme:
             return
         self._remembered_theme = theme
         from paytui.config.searches import remember_theme
@@ -770,7 +667,7 @@ class PaytuiApp(ScreenSwitchGuards, App[None]):
     @property
     def config_file(self) -> Path | None:
         """The config file of this profile (None: the default place)."""
-        return self.connection.config_path if self.connection is not None else None
+        return self.session.config_file
 
     # --- saved searches, the jump line, copy as curl (docs/saved-searches.md) -------------------
     def saved_searches(self) -> dict[str, str]:
@@ -851,7 +748,7 @@ class PaytuiApp(ScreenSwitchGuards, App[None]):
         ask = getattr(self.screen, "curl_request", None)
         request = ask() if callable(ask) else None
         what = "this view's request"
-        if request is None and self._client is not None:
+        if request is None and self.connected_client is not None:
             history = (await self.actions.executor()).history(limit=1)
             if history:
                 request = entry_request(history[0])
@@ -864,7 +761,7 @@ class PaytuiApp(ScreenSwitchGuards, App[None]):
             )
             return
         method, path, params, body = request
-        base = str(getattr(self._client, "base_url", None) or self.base_url or "")
+        base = str(getattr(self.connected_client, "base_url", None) or self.base_url or "")
         command = curl_command(method, base, path, params=params, body=body)
         copy_text(self, command, f"{what} as curl (the token is {TOKEN_VARIABLE})")
         if base.rstrip("/") == EMBEDDED_BASE_URL:
@@ -938,7 +835,7 @@ class PaytuiApp(ScreenSwitchGuards, App[None]):
 
     def _money_action_in_flight(self) -> bool:
         """True while the executor is sending something: its client must not be closed now."""
-        return self._actions is not None and self._actions.any_in_flight()
+        return self.session.money_action_in_flight()
 
     async def apply_connection(self, connection: Connection) -> None:
         """Make `connection` the app's: attributes, secrets, client, and fresh screens.
@@ -954,20 +851,9 @@ class PaytuiApp(ScreenSwitchGuards, App[None]):
             await self._apply_connection(connection)
 
     async def _apply_connection(self, connection: Connection) -> None:
-        self._register_secrets(connection)  # the old ones stay registered: scrubbing more is safe
-        builder = self._factory_builder or _default_factory_builder
-        factory = builder(connection)
-        old_client = self._client
-        self.workers.cancel_group(self, "connect")
-        if self._client_future is not None:
-            # Whoever waits for the old profile's client (a list read, an export) waits no more:
-            # cancelled, as their screens are about to be (`_reset_modes`).
-            self._client_future.cancel()
-        self._apply_connection_attributes(connection)
-        self._client_factory = factory
-        self._client = None
-        self._client_future = None
-        self._connect_started = False
+        # The old secrets stay registered (scrubbing more is safe); whoever waits for the old
+        # client is cancelled, as their screens are about to be (`_reset_modes`).
+        old_client = self.session.switch_to(connection)
         self.account_in_focus = connection.account_id
         await self._reset_modes()
         if old_client is not None:
@@ -975,7 +861,7 @@ class PaytuiApp(ScreenSwitchGuards, App[None]):
                 await old_client.aclose()
         self._apply_theme()
         self._notify_problems()
-        self._start_connect()
+        self.session.start_connect()
         self.notify(
             f"Now using profile {self.profile_name} ({self.environment}).",
             title="Profile",
@@ -999,8 +885,8 @@ class PaytuiApp(ScreenSwitchGuards, App[None]):
             self._switching_modes = False
 
     def _after_first_paint(self) -> None:
-        self._first_paint_done = True
-        self._start_connect()
+        self.session.connect_allowed = True
+        self.session.start_connect()
 
     # --- routing --------------------------------------------------------------------------------
     async def action_goto(self, mode: str) -> None:

@@ -1,0 +1,327 @@
+"""`Session`: the connection in use and everything that hangs on it.
+
+The App is the shell (screens, keys, routing, themes); the session is what it is connected to:
+the profile's facts (environment, read-only, thresholds, intervals), the API client and how it
+is made (a profile's factory, or the app's own embedded sandbox, spawned before the first
+paint), the actions service (executor, journal, policy), the clock, and switching to another
+profile's connection. Screens reach it as `app.session` (`paytui.ui.host.PaytuiHost`).
+
+It starts work on the App (`run_worker`) and tells the person through it (`notify`): a session
+belongs to one App, which owns it for its whole run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
+from decimal import Decimal
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from textual.worker import WorkerCancelled
+
+if TYPE_CHECKING:
+    from textual.app import App
+
+    from paytui.api.client import PaymentClient, RetryWait
+    from paytui.config.connection import Connection
+    from paytui.sandbox.embedded import EmbeddedSandbox
+    from paytui.ui.actions_service import ActionsService
+
+__all__ = ["ClientFactory", "FactoryBuilder", "Session"]
+
+ClientFactory = Callable[[], Awaitable["PaymentClient"]]
+#: Builds the client factory for a connection chosen in the profile switcher (None: the app's
+#: own embedded sandbox). `launch.build_app` passes `client_factory_for`; tests pass their own.
+FactoryBuilder = Callable[["Connection"], "ClientFactory | None"]
+
+SANDBOX_STARTUP_TIMEOUT = 30.0
+
+
+def default_factory_builder(connection: Connection) -> ClientFactory | None:
+    """A remote profile gets `launch.client_factory_for`; the embedded sandbox the app's own."""
+    if connection.is_embedded:
+        return None
+    from paytui.ui.launch import client_factory_for
+
+    return client_factory_for(connection)
+
+
+class Session:
+    """The connection of one App (see the module docstring)."""
+
+    def __init__(
+        self,
+        app: App[Any],
+        client_factory: ClientFactory | None,
+        connection: Connection | None,
+        *,
+        clock: Callable[[], datetime] | None = None,
+        factory_builder: FactoryBuilder | None = None,
+        journal_path: Path | str | None = None,
+        on_retry_wait: Callable[[RetryWait], None] | None = None,
+    ) -> None:
+        self._app = app
+        self._client_factory = client_factory
+        self._factory_builder = factory_builder
+        self._clock = clock
+        self._journal_path = journal_path
+        self._on_retry_wait = on_retry_wait
+        self._actions: ActionsService | None = None
+        self._client: PaymentClient | None = None
+        self._client_future: asyncio.Future[PaymentClient] | None = None
+        self._connect_started = False
+        self._sandbox: EmbeddedSandbox | None = None
+        #: Set by the App: connecting may start (after its first paint), and the read-back of
+        #: earlier actions may run (once the first page is on screen).
+        self.connect_allowed = False
+        self.reconcile_allowed = False
+        self.use(connection)
+
+    # --- the profile's facts -------------------------------------------------------------------
+    def use(self, connection: Connection | None) -> None:
+        """Every fact other modules read comes from the connection, in this one place.
+
+        `read_only`, `environment` and `confirm_threshold` feed the executor's `ActionPolicy`
+        (`ui/actions_service.py`); `watch_interval` / `refresh_interval` the polling screens.
+        """
+        self.connection = connection
+        self.confirm_threshold: Decimal | None
+        self.ca_bundle: str | None
+        self.base_url: str | None
+        self.default_account_id: str | None
+        if connection is None:  # the embedded sandbox, with the defaults of `UiPrefs`
+            self.environment = "sandbox"
+            self.profile_name = "sandbox (embedded)"
+            self.read_only = False
+            self.confirm_threshold = None
+            self.default_account_id = None
+            self.watch_interval = 5.0
+            self.refresh_interval = 30.0
+            self.insecure = False
+            self.ca_bundle = None
+            self.base_url = None
+            return
+        self.environment = connection.environment
+        self.profile_name = connection.display_name
+        self.read_only = connection.read_only
+        self.confirm_threshold = connection.confirm_threshold
+        self.default_account_id = connection.account_id
+        self.watch_interval = float(connection.ui.watch_interval)
+        self.refresh_interval = float(connection.ui.refresh_interval)
+        self.insecure = connection.insecure
+        self.ca_bundle = connection.verify if isinstance(connection.verify, str) else None
+        self.base_url = connection.base_url
+        self._register_secrets(connection)
+
+    @staticmethod
+    def _register_secrets(connection: Connection) -> None:
+        from paytui.logs import register_secret
+
+        for secret in connection.secret_values():
+            register_secret(secret)
+
+    @property
+    def config_file(self) -> Path | None:
+        return getattr(self.connection, "config_path", None)
+
+    # --- clock and actions -------------------------------------------------------------------
+    def now(self) -> datetime:
+        """The session's clock (frozen in snapshot tests so ages and dates do not drift)."""
+        return self._clock() if self._clock is not None else datetime.now(UTC)
+
+    @property
+    def actions(self) -> ActionsService:
+        """The `ActionsService` (executor, journal, policy); built on first use (lazy import)."""
+        if self._actions is None:
+            from paytui.ui.actions_service import ActionsService
+
+            self._actions = ActionsService(self, journal_path=self._journal_path)
+        return self._actions
+
+    def money_action_in_flight(self) -> bool:
+        """True while the executor is sending something: its client must not be closed now."""
+        return self._actions is not None and self._actions.any_in_flight()
+
+    # --- the client --------------------------------------------------------------------------
+    @property
+    def connected_client(self) -> PaymentClient | None:
+        """The client if already connected (for synchronous checks such as granted scopes)."""
+        return self._client
+
+    async def get_client(self) -> PaymentClient:
+        """The API client, once connected. Call from workers only: it may wait for the connection.
+
+        The factory runs once; if it failed, the next call tries again (that is what retry means
+        on a screen whose first load failed because the sandbox or the network was not there).
+        """
+        if self._client is not None:
+            return self._client
+        future = self._client_future
+        if future is None or (
+            future.done() and (future.cancelled() or future.exception() is not None)
+        ):
+            future = self._client_future = asyncio.get_running_loop().create_future()
+            future.add_done_callback(lambda f: f.cancelled() or f.exception())
+            self._connect_started = False
+            if self.connect_allowed:
+                self.start_connect()
+        return await asyncio.shield(future)
+
+    def start_connect(self) -> None:
+        if self._connect_started:
+            return
+        if self._client_future is None:
+            self._client_future = asyncio.get_running_loop().create_future()
+            self._client_future.add_done_callback(lambda f: f.cancelled() or f.exception())
+        self._connect_started = True
+        self._app.run_worker(
+            self._connect(self._client_future), group="connect", exclusive=True, exit_on_error=False
+        )
+
+    async def _connect(self, future: asyncio.Future[PaymentClient]) -> None:
+        try:
+            if self._client_factory is not None:
+                client = await self._client_factory()
+            else:
+                client = await self._embedded_client()
+        except asyncio.CancelledError:
+            # Superseded (a profile switch) or the app is exiting: the waiters are cancelled
+            # with it. A failure would be reported by each of them (an export, a list read),
+            # and was: an empty `RuntimeError`, then `WorkerCancelled`.
+            future.cancel()
+            raise
+        except BaseException as exc:  # the waiters report it; the app keeps running
+            if not future.done():
+                future.set_exception(exc if isinstance(exc, Exception) else RuntimeError(str(exc)))
+            if not isinstance(exc, Exception):
+                raise
+            return
+        self._client = client
+        if self._on_retry_wait is not None:
+            client.on_wait = self._on_retry_wait
+        if not future.done():
+            future.set_result(client)
+        if self.reconcile_allowed:
+            self.start_reconcile()
+        # else: once the first page is on screen (`allow_reconcile`): the journal, the executor
+        # and the read-back of earlier actions are not part of the first page. A money action
+        # asked for before then builds the executor itself, which settles the past first.
+
+    def allow_reconcile(self) -> None:
+        """The first page is on screen: the read-back of earlier actions may run now."""
+        self.reconcile_allowed = True
+        if self._client is not None:
+            self.start_reconcile()
+
+    def start_reconcile(self) -> None:
+        self._app.run_worker(self._reconcile_on_start(), group="reconcile", exit_on_error=False)
+
+    async def _reconcile_on_start(self) -> None:
+        """Settle the journal's unresolved actions (a crash, a lost answer) after connecting."""
+        app = self._app
+        try:
+            resolved = await self.actions.reconcile_on_start()
+        except Exception as exc:
+            journal_error = self.actions.journal_error
+            app.notify(
+                journal_error or f"Could not check earlier actions: {exc}",
+                title="Money actions off" if journal_error else "History",
+                severity="warning",
+                markup=False,
+            )
+            with contextlib.suppress(Exception):
+                app.screen.refresh_bindings()
+            return
+        # The token's scopes are known now: grey out what it cannot do on the current screen.
+        with contextlib.suppress(Exception):
+            app.screen.refresh_bindings()
+        if resolved:
+            plural = "action was" if resolved == 1 else "actions were"
+            app.notify(
+                f"{resolved} unresolved {plural} resolved: see History (5)",
+                title="History",
+                markup=False,
+            )
+
+    # --- the embedded sandbox ----------------------------------------------------------------
+    def spawn_sandbox_early(self) -> None:
+        """Before the first paint: start the app's own sandbox child (when it is the backend),
+        so its start overlaps the building of the first screen."""
+        if self._client_factory is None:
+            try:
+                self._spawn_sandbox()
+            except OSError:  # reported by the connection worker, which tries again
+                self._sandbox = None
+
+    async def _embedded_client(self) -> PaymentClient:
+        """Connect to the embedded sandbox (a child process on a private socket).
+
+        The child was spawned before the first paint, so it starts FastAPI on the other core
+        while this process paints; the thread worker waits for it and meanwhile imports the
+        client (httpx, pydantic) off the event loop.
+        """
+        worker = self._app.run_worker(
+            self._wait_for_sandbox, thread=True, group="sandbox", exit_on_error=False
+        )
+        try:
+            await worker.wait()
+        except WorkerCancelled:
+            # `Worker.wait` awaits the worker's task, so cancelling this connection (a profile
+            # switch cancels the "connect" group) cancels that task too, and `wait` reports it as
+            # `WorkerCancelled`, an `Exception`: it was taken for a failed connection, and an
+            # export waiting for the client ended the app (the UI fuzz). It is a cancellation.
+            raise asyncio.CancelledError from None
+        from paytui.ui.launch import embedded_client
+
+        return embedded_client(self._spawn_sandbox())  # started by `_wait_for_sandbox`
+
+    def _spawn_sandbox(self) -> EmbeddedSandbox:
+        """Start the child process (returns at once; stdlib-only import, no FastAPI here)."""
+        if self._sandbox is None:
+            from paytui.sandbox.embedded import EmbeddedSandbox
+
+            self._sandbox = EmbeddedSandbox.start(keep_warm=False)  # ours alone: stopped on exit
+        return self._sandbox
+
+    def _wait_for_sandbox(self) -> None:
+        """Blocking: runs in a thread worker so the UI keeps painting while the child starts."""
+        sandbox = self._spawn_sandbox()
+        import httpx  # noqa: F401  (warm the imports while the child starts)
+
+        import paytui.api.client  # noqa: F401
+
+        sandbox.wait_ready(SANDBOX_STARTUP_TIMEOUT)
+
+    # --- switching and closing ---------------------------------------------------------------
+    def switch_to(self, connection: Connection) -> PaymentClient | None:
+        """Make `connection` the session's: its facts and its client factory; whoever waits for
+        the old client waits no more. Returns the old client, for the caller to close once the
+        screens that used it are gone; `start_connect` connects anew."""
+        builder = self._factory_builder or default_factory_builder
+        factory = builder(connection)
+        old_client = self._client
+        self._app.workers.cancel_group(self._app, "connect")
+        if self._client_future is not None:
+            # Whoever waits for the old profile's client (a list read, an export) waits no more:
+            # cancelled, as their screens are about to be.
+            self._client_future.cancel()
+        self.use(connection)
+        self._client_factory = factory
+        self._client = None
+        self._client_future = None
+        self._connect_started = False
+        return old_client
+
+    async def aclose(self) -> None:
+        """On exit: the executor's actions journaled, the client closed, our sandbox stopped."""
+        if self._actions is not None:
+            await self._actions.aclose()
+        if self._client is not None:
+            with contextlib.suppress(Exception):
+                await self._client.aclose()
+        if self._sandbox is not None:
+            with contextlib.suppress(Exception):
+                self._sandbox.stop()
