@@ -122,7 +122,7 @@ class PaytuiCommands(Provider):
     """
 
     def _commands(self) -> list[tuple[str, str, Callable[[], object]]]:
-        app = self.app
+        app = cast("PaytuiApp", self.app)  # the palette of a PaytuiApp
         commands: list[tuple[str, str, Callable[[], object]]] = [
             (f"Go to {title}", blurb, partial(app.run_action, f"goto('{mode}')"))
             for mode, title, blurb in SCREENS
