@@ -20,9 +20,7 @@ from textual.actions import parse as parse_action
 from textual.app import App
 from textual.binding import BindingType
 from textual.command import DiscoveryHit, Hit, Hits, Provider
-from textual.reactive import reactive
 from textual.screen import Screen
-from textual.signal import Signal
 from textual.widget import AwaitMount
 from textual.worker import NoActiveWorker, get_current_worker
 
@@ -32,6 +30,7 @@ from paytui.text import safe, safe_lines
 from paytui.ui import bindings as keys
 from paytui.ui import format as fmt
 from paytui.ui import messages
+from paytui.ui.host import PaytuiHost
 from paytui.ui.screens.charges import ChargeSearchScreen
 from paytui.ui.session import ClientFactory, FactoryBuilder, Session
 from paytui.ui.textual_fixes import ScreenSwitchGuards
@@ -39,14 +38,12 @@ from paytui.ui.widgets.list_state import ListState, waiting_text
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
-    from decimal import Decimal
 
     from textual.command import CommandListItem
     from textual.dom import DOMNode
 
-    from paytui.api.client import PaymentClient, RetryWait
+    from paytui.api.client import RetryWait
     from paytui.config.connection import Connection
-    from paytui.ui.actions_service import ActionsService
 
 
 #: (mode name, title, one-line help) of every top-level screen, in key order `1`..`5`.
@@ -83,7 +80,7 @@ def _lazy_screen(module: str, name: str) -> Callable[[], Screen[Any]]:
     return build
 
 
-def _power_commands(app: Any) -> list[tuple[str, str, Callable[[], object]]]:
+def _power_commands(app: PaytuiApp) -> list[tuple[str, str, Callable[[], object]]]:
     """Jump, saved searches (each by name), copy as curl and the theme picker."""
     commands: list[tuple[str, str, Callable[[], object]]] = [
         (
@@ -206,7 +203,7 @@ class PaytuiCommands(Provider):
                 yield Hit(score, matcher.highlight(name), callback, help=help_text)
 
 
-class PaytuiApp(ScreenSwitchGuards, App[None]):
+class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
     """The paytui dashboard. `PaytuiApp()` runs on the embedded sandbox."""
 
     TITLE = "paytui"
@@ -221,9 +218,6 @@ class PaytuiApp(ScreenSwitchGuards, App[None]):
         "history": _lazy_screen("paytui.ui.screens.history", "HistoryScreen"),
     }
     DEFAULT_MODE = "charges"
-
-    account_in_focus: reactive[str | None] = reactive(None)
-    """The account the user is looking at (the highlighted charge's); the header shows it."""
 
     def __init__(
         self,
@@ -260,9 +254,6 @@ class PaytuiApp(ScreenSwitchGuards, App[None]):
         """True once the first page of charges is on screen (or `RESUME_AFTER` passed)."""
         self._switching_modes = False
         self._profile_switch = asyncio.Lock()
-        #: Published after an action changed charges (their ids): every list and detail on any
-        #: screen stack that shows one of them reads it again, without ctrl+r.
-        self.charges_changed: Signal[tuple[str, ...]] = Signal(self, "charges_changed")
         self.keymap_config: dict[str, str] = {
             **(dict(connection.keymap) if connection is not None else {}),
             **dict(keymap or {}),
@@ -344,95 +335,6 @@ class PaytuiApp(ScreenSwitchGuards, App[None]):
         palette = GuardedCommandPalette(providers=[provider], placeholder=placeholder)
         return self.push_screen(palette)
 
-    # --- the session's facts, read where the App is at hand (`Session.use`) ----------------------
-    @property
-    def connection(self) -> Connection | None:
-        return self.session.connection
-
-    @connection.setter
-    def connection(self, value: Connection | None) -> None:
-        self.session.connection = value
-
-    @property
-    def environment(self) -> str:
-        return self.session.environment
-
-    @environment.setter
-    def environment(self, value: str) -> None:
-        self.session.environment = value
-
-    @property
-    def profile_name(self) -> str:
-        return self.session.profile_name
-
-    @profile_name.setter
-    def profile_name(self, value: str) -> None:
-        self.session.profile_name = value
-
-    @property
-    def read_only(self) -> bool:
-        return self.session.read_only
-
-    @read_only.setter
-    def read_only(self, value: bool) -> None:
-        self.session.read_only = value
-
-    @property
-    def confirm_threshold(self) -> Decimal | None:
-        return self.session.confirm_threshold
-
-    @confirm_threshold.setter
-    def confirm_threshold(self, value: Decimal | None) -> None:
-        self.session.confirm_threshold = value
-
-    @property
-    def default_account_id(self) -> str | None:
-        return self.session.default_account_id
-
-    @default_account_id.setter
-    def default_account_id(self, value: str | None) -> None:
-        self.session.default_account_id = value
-
-    @property
-    def watch_interval(self) -> float:
-        return self.session.watch_interval
-
-    @watch_interval.setter
-    def watch_interval(self, value: float) -> None:
-        self.session.watch_interval = value
-
-    @property
-    def refresh_interval(self) -> float:
-        return self.session.refresh_interval
-
-    @refresh_interval.setter
-    def refresh_interval(self, value: float) -> None:
-        self.session.refresh_interval = value
-
-    @property
-    def insecure(self) -> bool:
-        return self.session.insecure
-
-    @insecure.setter
-    def insecure(self, value: bool) -> None:
-        self.session.insecure = value
-
-    @property
-    def ca_bundle(self) -> str | None:
-        return self.session.ca_bundle
-
-    @ca_bundle.setter
-    def ca_bundle(self, value: str | None) -> None:
-        self.session.ca_bundle = value
-
-    @property
-    def base_url(self) -> str | None:
-        return self.session.base_url
-
-    @base_url.setter
-    def base_url(self, value: str | None) -> None:
-        self.session.base_url = value
-
     def why_disabled(
         self, action: str, subject: object | None = None, *, target: str | None = None
     ) -> str | None:
@@ -498,17 +400,6 @@ class PaytuiApp(ScreenSwitchGuards, App[None]):
         return None
 
     # --- money actions (issue 4) -----------------------------------------------------------------
-    @property
-    def actions(self) -> ActionsService:
-        """The session's `ActionsService` (executor, journal, policy)."""
-        return self.session.actions
-
-    def charges_changed_by(self, *charge_ids: str | None) -> None:
-        """Tell every screen that these charges changed (a capture, refund, edit, new charge…)."""
-        ids = tuple(dict.fromkeys(i for i in charge_ids if i))
-        if ids:
-            self.charges_changed.publish(ids)
-
     async def action_new_charge(self) -> None:
         """Open the virtual terminal for the account in focus (once: not over itself).
 
@@ -561,20 +452,6 @@ class PaytuiApp(ScreenSwitchGuards, App[None]):
 
         if not isinstance(self.screen, RefundsScreen):
             self.push_screen(RefundsScreen())
-
-    # --- clock and client (the session's) -------------------------------------------------------
-    def now(self) -> datetime:
-        """The app's clock (frozen in snapshot tests so ages and dates do not drift)."""
-        return self.session.now()
-
-    @property
-    def connected_client(self) -> PaymentClient | None:
-        """The client if already connected (for synchronous checks such as granted scopes)."""
-        return self.session.connected_client
-
-    async def get_client(self) -> PaymentClient:
-        """The API client, once connected. Call from workers only (`Session.get_client`)."""
-        return await self.session.get_client()
 
     def on_results_painted(self, message: messages.ResultsPainted) -> None:
         self._end_start()
@@ -663,11 +540,6 @@ class PaytuiApp(ScreenSwitchGuards, App[None]):
             group="remember-theme",
             exit_on_error=False,
         )
-
-    @property
-    def config_file(self) -> Path | None:
-        """The config file of this profile (None: the default place)."""
-        return self.session.config_file
 
     # --- saved searches, the jump line, copy as curl (docs/saved-searches.md) -------------------
     def saved_searches(self) -> dict[str, str]:

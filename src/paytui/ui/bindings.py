@@ -785,6 +785,8 @@ def action_state(app: App[object], action: str, node: DOMNode) -> tuple[bool | N
     state = target.check_action(name, parameters)
     reason = None
     if not state:
-        explain = getattr(app, "disabled_reason_of", None)
-        reason = explain(action, node) if callable(explain) else None
+        from paytui.ui.host import host_of
+
+        host = host_of(app)
+        reason = host.disabled_reason_of(action, node) if host is not None else None
     return state, reason

@@ -9,17 +9,20 @@ ignore, so a notification always says what was copied.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from paytui.ui.host import PaytuiHost
 
 __all__ = ["copy_json", "copy_text"]
 
 
-def copy_text(app: Any, text: str, what: str) -> None:
+def copy_text(app: PaytuiHost, text: str, what: str) -> None:
     app.copy_to_clipboard(text)
     app.notify(f"Copied {what}", title="Clipboard", markup=False)
 
 
-def copy_json(app: Any, obj: Any, noun: str) -> None:
+def copy_json(app: PaytuiHost, obj: Any, noun: str) -> None:
     """`obj` (a pydantic model from the API) as JSON on one line, or a warning when none."""
     if obj is None:
         app.notify(f"No {noun} under the cursor to copy.", severity="warning", markup=False)

@@ -129,7 +129,7 @@ def _main(argv: Sequence[str]) -> int:
                 return _fail(f"cannot start the embedded sandbox: {exc}", code=1)
         app = build_app(connection, sandbox=sandbox)
         app.run()
-        return_code = getattr(app, "return_code", 0)
+        return_code = getattr(app, "return_code", 0)  # a test's stand-in App has none
         return int(return_code or 0)
     finally:
         if sandbox is not None:

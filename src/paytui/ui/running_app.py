@@ -1,4 +1,4 @@
-"""`paytui_app(node)`: the running app, typed as `PaytuiApp`.
+"""`paytui_app(node)`: the running app, typed as `PaytuiHost` (the App as screens see it).
 
 Textual types `DOMNode.app` as a plain `App`; every screen and widget of paytui runs inside a
 `PaytuiApp`, and this is the one place that says so, so screens call its public methods
@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING, cast
 if TYPE_CHECKING:
     from textual.dom import DOMNode
 
-    from paytui.ui.app import PaytuiApp
+    from paytui.ui.host import PaytuiHost
 
 
-def paytui_app(node: DOMNode) -> PaytuiApp:
+def paytui_app(node: DOMNode) -> PaytuiHost:
     """The app `node` runs in (a `PaytuiApp`: paytui mounts its screens in nothing else)."""
-    return cast("PaytuiApp", node.app)
+    return cast("PaytuiHost", node.app)

@@ -323,10 +323,7 @@ class AccountsScreen(PaytuiScreen[None]):
 
     # --- watch ----------------------------------------------------------------------------------
     def _interval(self) -> float:
-        try:
-            return max(0.05, float(getattr(self.app, "watch_interval", 5) or 5))
-        except (TypeError, ValueError):
-            return 5.0
+        return max(0.05, float(self.app.session.watch_interval or 5))
 
     def _stop_timer(self) -> None:
         if self._watch_timer is not None:

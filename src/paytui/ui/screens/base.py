@@ -2,7 +2,7 @@
 
 Why a base: three things every screen must do the same way, decided once.
 
-- `app` is a `PaytuiApp` to the type checker, so screens call the app's public methods
+- `app` is a `PaytuiHost` to the type checker, so screens call the app's public methods
   (`get_client`, `actions`, `now`, `why_disabled`) without `getattr` or `# type: ignore`.
 - `check_action` asks the action registry (`paytui.actions.registry`) for every registered
   action: the policy (read-only, scopes) and whether it applies to the object the screen would
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from textual.binding import ActiveBinding
     from textual.message import Message
 
-    from paytui.ui.app import PaytuiApp
+    from paytui.ui.host import PaytuiHost
 
 ResultT = TypeVar("ResultT")
 
@@ -42,7 +42,7 @@ class _Host(Protocol):
     """What the mixin's methods need of the screen they are mixed into."""
 
     @property
-    def app(self) -> PaytuiApp: ...
+    def app(self) -> PaytuiHost: ...
 
     def action_subject(self, action: str) -> object | None: ...
 
@@ -123,8 +123,8 @@ class PaytuiScreen(PaytuiScreenMixin, Screen[ResultT]):
 
     if TYPE_CHECKING:
         # Textual's typed-app property (`textual.getters.app`), for the type checker only: at
-        # run time `app` stays Textual's, so this module needs no import of `paytui.ui.app`.
-        app = getters.app(PaytuiApp)
+        # run time `app` stays Textual's; `PaytuiHost` is the App as screens see it.
+        app = getters.app(PaytuiHost)
 
 
 class PaytuiModal(PaytuiScreenMixin, ModalScreen[ResultT]):
@@ -132,7 +132,7 @@ class PaytuiModal(PaytuiScreenMixin, ModalScreen[ResultT]):
     red PRODUCTION bar is never covered or dimmed by a dialog, full-screen ones included."""
 
     if TYPE_CHECKING:
-        app = getters.app(PaytuiApp)
+        app = getters.app(PaytuiHost)
 
     def on_mount(self) -> None:
         # Textual calls this besides a subclass's own `on_mount` (handlers run along the MRO).

@@ -52,9 +52,11 @@ from paytui.ui.widgets.safe_input import SafeInput
 from paytui.ui.widgets.safe_text_area import SafeTextArea
 
 if TYPE_CHECKING:
+    from textual.notifications import SeverityLevel
+
     from paytui.actions import ActionOutcome
     from paytui.api.models import Charge, ChargeRequest
-    from paytui.ui.app import PaytuiApp
+    from paytui.ui.host import PaytuiHost
 
 CHARGE_TYPES = [
     ("Sale", "sale"),
@@ -65,7 +67,7 @@ METHODS = [("Card", "card"), ("Bank account (checking)", "bank_account"), ("Toke
 
 
 async def send_charge(
-    app: PaytuiApp,
+    app: PaytuiHost,
     request: ChargeRequest,
     *,
     confirmation: str | None = None,
@@ -88,7 +90,6 @@ class ChargeFormSender:
 
     _sending: bool
     _acknowledge: int | None = None
-    app: Any
 
     async def send_charge_request(
         self, request: ChargeRequest, confirmation: str | None, *, title: str
@@ -97,10 +98,11 @@ class ChargeFormSender:
         from paytui.actions import ActionError, ConfirmationRequired, EarlierAttemptApplied
 
         form: Any = self
+        host = paytui_app(form)
         acknowledge, self._acknowledge = self._acknowledge, None
         try:
             outcome = await send_charge(
-                paytui_app(form),
+                host,
                 request,
                 confirmation=confirmation,
                 acknowledge_earlier=acknowledge,
@@ -120,23 +122,23 @@ class ChargeFormSender:
             line = Text(safe(exc.message), style="bold")
             line.append(" Press ctrl+s again to send another charge anyway.")
             form._status(line)
-            self.app.notify(exc.message, title=title, severity="warning", markup=False)
+            host.notify(exc.message, title=title, severity="warning", markup=False)
             return None
         except ActionError as exc:
             self._sending = False
             form._status(Text(safe(f"Nothing sent: {exc.message}"), style="bold"))
-            self.app.notify(exc.message, title=title, severity="error", markup=False)
+            host.notify(exc.message, title=title, severity="error", markup=False)
             return None
         self._sending = False
         if outcome.succeeded:  # every list and detail showing charges reads them again
-            paytui_app(form).charges_changed_by(outcome.result_id)
+            host.charges_changed_by(outcome.result_id)
         line, severity = describe_outcome(outcome)
         form._status(line)
-        self.app.notify(line.plain, title=title, severity=severity, markup=False)
+        host.notify(line.plain, title=title, severity=severity, markup=False)
         return outcome
 
 
-def describe_outcome(outcome: ActionOutcome) -> tuple[Text, str]:
+def describe_outcome(outcome: ActionOutcome) -> tuple[Text, SeverityLevel]:
     """One line about the outcome and a notification severity; declined is a result, not an
     error."""
     charge = outcome.charge
@@ -152,7 +154,7 @@ def describe_outcome(outcome: ActionOutcome) -> tuple[Text, str]:
         return line, "information"
     if outcome.succeeded:
         return Text(safe(outcome.message or f"Charge {outcome.result_id} created")), "information"
-    severity = "warning" if outcome.state == "unknown" else "error"
+    severity: SeverityLevel = "warning" if outcome.state == "unknown" else "error"
     return Text(safe(outcome.message or f"The charge {outcome.state}")), severity
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from rich.table import Table
 from rich.text import Text
@@ -112,16 +112,15 @@ class WhoAmIScreen(PaytuiModal[None]):
         self._load_token_facts()
 
     def _static_facts(self) -> dict[str, str]:
-        app: Any = self.app
-        connection = getattr(app, "connection", None)
+        session = self.app.session
+        connection = session.connection
         facts = dict(connection.describe()) if connection is not None else dict(_EMBEDDED_FACTS)
-        facts["profile"] = str(getattr(app, "profile_name", facts["profile"]))
-        facts["environment"] = str(getattr(app, "environment", facts["environment"]))
-        facts["read_only"] = "yes" if getattr(app, "read_only", False) else "no"
-        threshold = getattr(app, "confirm_threshold", None)
-        if threshold is not None:
-            facts["confirm_threshold"] = f"{threshold} (production money actions)"
-        path = getattr(connection, "config_path", None) if connection is not None else None
+        facts["profile"] = session.profile_name
+        facts["environment"] = session.environment
+        facts["read_only"] = "yes" if session.read_only else "no"
+        if session.confirm_threshold is not None:
+            facts["confirm_threshold"] = f"{session.confirm_threshold} (production money actions)"
+        path = session.config_file
         facts["config_path"] = str(path) if path is not None else "(none: built-in defaults)"
         facts["granted_scopes"] = "connecting…"
         facts["token_expiry"] = "connecting…"
@@ -162,7 +161,7 @@ class WhoAmIScreen(PaytuiModal[None]):
 
     @work(exclusive=True, group="whoami", exit_on_error=False)
     async def _load_token_facts(self) -> None:
-        app: Any = self.app
+        app = self.app
         try:
             client = await app.get_client()
             info = await client.authenticate()

@@ -29,6 +29,8 @@ from rich.text import Text
 from textual.app import App
 from textual.widget import Widget
 
+from paytui.ui.host import host_of
+
 if TYPE_CHECKING:
     from textual import events
     from textual.binding import ActiveBinding
@@ -258,8 +260,8 @@ class PaytuiFooter(Widget, can_focus=False):
         if item is not None:
             reason = None
             if not item.enabled:
-                explain = getattr(self.app, "disabled_reason_of", None)
-                reason = explain(item.action, item.node) if callable(explain) else None
+                host = host_of(self.app)
+                reason = host.disabled_reason_of(item.action, item.node) if host else None
             tooltip = reason or item.tooltip
         if tooltip != self.tooltip:
             self.tooltip = tooltip

@@ -8,6 +8,7 @@ keeps the meaning.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from rich.text import Text
@@ -16,6 +17,10 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from paytui.text import safe
+from paytui.ui.host import host_of
+
+if TYPE_CHECKING:
+    from paytui.ui.session import Session
 
 
 def environment_class(environment: str) -> str:
@@ -28,26 +33,25 @@ def environment_class(environment: str) -> str:
     return "-other"
 
 
-def base_host(app: object) -> str:
-    """The host (and port) of the app's base URL; "embedded" for the built-in sandbox."""
-    url = getattr(app, "base_url", None)
+def base_host(url: str | None) -> str:
+    """The host (and port) of a base URL; "embedded" for the built-in sandbox (None)."""
     if not url:
         return "embedded"
     return urlsplit(str(url)).netloc or str(url)
 
 
-def tls_warning(app: object) -> str | None:
+def tls_warning(session: Session) -> str | None:
     """The TLS badge text: verification off, or a private CA bundle in use; None when normal."""
-    if getattr(app, "insecure", False):
+    if session.insecure:
         return "TLS VERIFY OFF"
-    if getattr(app, "ca_bundle", None):
+    if session.ca_bundle:
         return "CUSTOM CA"
     return None
 
 
 class PaytuiHeader(Widget):
-    """Reads `environment`, `profile_name`, `base_url`, `read_only`, `insecure`, `ca_bundle` and
-    the reactive `account_in_focus` from the App (`PaytuiApp` takes them from the Connection)."""
+    """Reads `environment`, `profile_name`, `base_url`, `read_only`, `insecure`, `ca_bundle` from
+    the session and the reactive `account_in_focus` from the App (`paytui.ui.host`)."""
 
     DEFAULT_CSS = """
     PaytuiHeader {
@@ -117,17 +121,19 @@ class PaytuiHeader(Widget):
     """
 
     def compose(self) -> ComposeResult:
-        app = self.app
-        environment = str(getattr(app, "environment", "sandbox"))
-        profile = str(getattr(app, "profile_name", ""))
+        host = host_of(self.app)
+        session = host.session if host is not None else None  # None: a widget tested alone
+        environment = session.environment if session is not None else "sandbox"
+        profile = session.profile_name if session is not None else ""
         env_class = environment_class(environment)
         self.add_class(env_class)
-        self.set_class(bool(getattr(app, "read_only", False)), "-read-only")
-        tls = tls_warning(app)
+        self.set_class(session is not None and session.read_only, "-read-only")
+        tls = tls_warning(session) if session is not None else None
         self.set_class(tls is not None, "-tls")
         if env_class == "-production":
             # The context banner: "PRODUCTION · <profile> · <host>", the bar red end to end.
-            label = Text(safe(" · ".join(["PRODUCTION", profile, base_host(app)])))
+            url = session.base_url if session is not None else None
+            label = Text(safe(" · ".join(["PRODUCTION", profile, base_host(url)])))
         else:
             label = Text(safe(environment.upper()))
         yield Static(Text("paytui"), classes="header--product")
@@ -138,8 +144,9 @@ class PaytuiHeader(Widget):
         yield Static(Text(""), classes="header--account", id="header-account")
 
     def on_mount(self) -> None:
-        if hasattr(self.app, "account_in_focus"):
-            self.watch(self.app, "account_in_focus", self._show_account)
+        host = host_of(self.app)
+        if host is not None:
+            self.watch(host, "account_in_focus", self._show_account)
 
     def _show_account(self, account_id: str | None) -> None:
         label = self.query_one("#header-account", Static)

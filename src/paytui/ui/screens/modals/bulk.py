@@ -11,7 +11,7 @@ done. The dialog dismisses with the ids of the charges acted on, so the list unm
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import on, work
@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
     from paytui.actions.batch_log import BatchItem, BatchRecord
+    from paytui.ui.host import PaytuiHost
     from paytui.ui.marks import Marks
 
 #: Skipped charges listed by name in the dry run; the rest are counted.
@@ -238,7 +239,9 @@ class BulkActionModal(PaytuiModal[list[str] | None]):
         self._summary(Text(safe(summarise(record).line(self.plan.label))))
 
 
-async def open_bulk(app: Any, operation: str, marks: Marks, after: Callable[[], None]) -> None:
+async def open_bulk(
+    app: PaytuiHost, operation: str, marks: Marks, after: Callable[[], None]
+) -> None:
     """The dry run of `operation` on the marked charges, in the dialog; when it closes, what was
     done is unmarked (the rest stays marked, to look at or to try again) and `after` runs."""
     if not len(marks):

@@ -208,8 +208,7 @@ class MoneyActionModal(PaytuiModal[str | None]):
         """While sending: the countdown of a read-back waiting for the deadline, if any."""
         if self.step != "sending":
             return
-        actions = getattr(self.app, "actions", None)
-        executor = actions.ready if actions is not None else None
+        executor = self.app.actions.ready
         if executor is None:
             return
         settling = executor.settling(self.OPERATION, self.charge_id)

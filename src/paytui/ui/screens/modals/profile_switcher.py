@@ -9,7 +9,7 @@ profile, and applies it.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 from urllib.parse import urlsplit
 
 from rich.text import Text
@@ -51,10 +51,12 @@ class ProfileSwitcher(PaytuiModal[str | None]):
     BINDINGS: ClassVar[list[BindingType]] = [*SWITCHER_BINDINGS]
     HELP_TITLE = "Profile switcher"
 
+    def _current(self) -> str:
+        connection = self.app.session.connection
+        return connection.profile_name if connection is not None else "sandbox"
+
     def compose(self) -> ComposeResult:
-        app: Any = self.app
-        connection = getattr(app, "connection", None)
-        current = connection.profile_name if connection is not None else "sandbox"
+        current = self._current()
         names, problems = _profile_names()
         options = []
         for name, environment in names:
@@ -78,9 +80,7 @@ class ProfileSwitcher(PaytuiModal[str | None]):
 
     def on_mount(self) -> None:
         option_list = self.query_one(OptionList)
-        app: Any = self.app
-        connection = getattr(app, "connection", None)
-        current = connection.profile_name if connection is not None else "sandbox"
+        current = self._current()
         try:
             option_list.highlighted = option_list.get_option_index(current)
         except Exception:

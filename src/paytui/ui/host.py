@@ -1,0 +1,185 @@
+"""`PaytuiHost`: the App as screens and widgets see it.
+
+Screens and widgets run inside a `PaytuiApp`, but they never import `paytui.ui.app` (which
+imports them: the cycle the type checker walked). They see this class instead: Textual's `App`
+plus what paytui adds for them — the session (`paytui.ui.session`), its facts and client, the
+actions service, the clock, the "charges changed" signal, the account in focus, and the gate
+that says why an action is disabled. `PaytuiApp` is its one concrete subclass.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from textual.app import App
+from textual.reactive import reactive
+from textual.signal import Signal
+
+if TYPE_CHECKING:
+    from datetime import datetime
+    from decimal import Decimal
+    from pathlib import Path
+
+    from textual.dom import DOMNode
+
+    from paytui.api.client import PaymentClient
+    from paytui.config.connection import Connection
+    from paytui.ui.actions_service import ActionsService
+    from paytui.ui.session import Session
+
+__all__ = ["PaytuiHost", "host_of"]
+
+
+class PaytuiHost(App[None]):
+    """What paytui's screens and widgets may use of the App (see the module docstring)."""
+
+    session: Session
+    #: Published after an action changed charges (their ids): every list and detail on any
+    #: screen stack that shows one of them reads it again, without ctrl+r.
+    charges_changed: Signal[tuple[str, ...]]
+
+    account_in_focus: reactive[str | None] = reactive(None)
+    """The account the user is looking at (the highlighted charge's); the header shows it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.charges_changed = Signal(self, "charges_changed")
+
+    def charges_changed_by(self, *charge_ids: str | None) -> None:
+        """Tell every screen that these charges changed (a capture, refund, edit, new charge…)."""
+        ids = tuple(dict.fromkeys(i for i in charge_ids if i))
+        if ids:
+            self.charges_changed.publish(ids)
+
+    # --- the gate and routing (`PaytuiApp`) -------------------------------------------------
+    def why_disabled(
+        self, action: str, subject: object | None = None, *, target: str | None = None
+    ) -> str | None:
+        """Why a registered action cannot run now (None: it can)."""
+        raise NotImplementedError
+
+    def disabled_reason_of(self, action: str, namespace: DOMNode | None = None) -> str | None:
+        """`why_disabled` of `action` as bound on `namespace`."""
+        raise NotImplementedError
+
+    async def open_charge_search(self, query: Any) -> None:
+        """Go to the charge search with `query` in the query line, and run it."""
+        raise NotImplementedError
+
+    # --- clock, client, actions (the session's) ----------------------------------------------
+    def now(self) -> datetime:
+        """The app's clock (frozen in snapshot tests so ages and dates do not drift)."""
+        return self.session.now()
+
+    @property
+    def connected_client(self) -> PaymentClient | None:
+        """The client if already connected (for synchronous checks such as granted scopes)."""
+        return self.session.connected_client
+
+    async def get_client(self) -> PaymentClient:
+        """The API client, once connected. Call from workers only (`Session.get_client`)."""
+        return await self.session.get_client()
+
+    @property
+    def actions(self) -> ActionsService:
+        """The session's `ActionsService` (executor, journal, policy)."""
+        return self.session.actions
+
+    @property
+    def config_file(self) -> Path | None:
+        """The config file of this profile (None: the default place)."""
+        return self.session.config_file
+
+    # --- the session's facts ------------------------------------------------------------------
+    @property
+    def connection(self) -> Connection | None:
+        return self.session.connection
+
+    @connection.setter
+    def connection(self, value: Connection | None) -> None:
+        self.session.connection = value
+
+    @property
+    def environment(self) -> str:
+        return self.session.environment
+
+    @environment.setter
+    def environment(self, value: str) -> None:
+        self.session.environment = value
+
+    @property
+    def profile_name(self) -> str:
+        return self.session.profile_name
+
+    @profile_name.setter
+    def profile_name(self, value: str) -> None:
+        self.session.profile_name = value
+
+    @property
+    def read_only(self) -> bool:
+        return self.session.read_only
+
+    @read_only.setter
+    def read_only(self, value: bool) -> None:
+        self.session.read_only = value
+
+    @property
+    def confirm_threshold(self) -> Decimal | None:
+        return self.session.confirm_threshold
+
+    @confirm_threshold.setter
+    def confirm_threshold(self, value: Decimal | None) -> None:
+        self.session.confirm_threshold = value
+
+    @property
+    def default_account_id(self) -> str | None:
+        return self.session.default_account_id
+
+    @default_account_id.setter
+    def default_account_id(self, value: str | None) -> None:
+        self.session.default_account_id = value
+
+    @property
+    def watch_interval(self) -> float:
+        return self.session.watch_interval
+
+    @watch_interval.setter
+    def watch_interval(self, value: float) -> None:
+        self.session.watch_interval = value
+
+    @property
+    def refresh_interval(self) -> float:
+        return self.session.refresh_interval
+
+    @refresh_interval.setter
+    def refresh_interval(self, value: float) -> None:
+        self.session.refresh_interval = value
+
+    @property
+    def insecure(self) -> bool:
+        return self.session.insecure
+
+    @insecure.setter
+    def insecure(self, value: bool) -> None:
+        self.session.insecure = value
+
+    @property
+    def ca_bundle(self) -> str | None:
+        return self.session.ca_bundle
+
+    @ca_bundle.setter
+    def ca_bundle(self, value: str | None) -> None:
+        self.session.ca_bundle = value
+
+    @property
+    def base_url(self) -> str | None:
+        return self.session.base_url
+
+    @base_url.setter
+    def base_url(self, value: str | None) -> None:
+        self.session.base_url = value
+
+
+def host_of(app: object) -> PaytuiHost | None:
+    """`app` as a `PaytuiHost`, or None for another App (a widget tested on its own)."""
+    return app if isinstance(app, PaytuiHost) else None
