@@ -9,32 +9,29 @@ Textual imported. Nothing here imports textual at module level.
 from __future__ import annotations
 
 import argparse
-import asyncio
-import contextlib
-import importlib
 import logging
 import os
-import sys
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, NoReturn
 
 from paytui.connect import embedded_client, sandbox_transport
 from paytui.console import SafeArgumentParser, say
+from paytui.ui.clients import SANDBOX_READY_TIMEOUT, ClientFactory, client_factory_for
 
 if TYPE_CHECKING:
-    import types
-
-    from paytui.api.client import PaymentClient
     from paytui.config.connection import Connection
     from paytui.sandbox.embedded import EmbeddedSandbox
     from paytui.ui.app import PaytuiApp
 
-__all__ = ["build_app", "client_factory_for", "embedded_client", "main", "sandbox_transport"]
+__all__ = [
+    "SANDBOX_READY_TIMEOUT",
+    "build_app",
+    "client_factory_for",
+    "embedded_client",
+    "main",
+    "sandbox_transport",
+]
 
-ClientFactory = Callable[[], Awaitable["PaymentClient"]]
-
-#: Seconds the first request waits for the embedded sandbox child to print READY.
-SANDBOX_READY_TIMEOUT = 30.0
 
 log = logging.getLogger("paytui.launch")
 
@@ -163,73 +160,3 @@ def build_app(connection: Connection, *, sandbox: EmbeddedSandbox | None = None)
         connection=connection,
         factory_builder=factory_builder,
     )
-
-
-def client_factory_for(
-    connection: Connection, *, sandbox: EmbeddedSandbox | None = None
-) -> ClientFactory:
-    """The coroutine factory the app awaits once, after its first paint, to get its client."""
-    if connection.is_embedded:
-        if sandbox is None:
-            raise ValueError("an embedded connection needs the started EmbeddedSandbox")
-        return _embedded_factory(sandbox)
-    from paytui.config import client_kwargs
-
-    kwargs = client_kwargs(connection)
-
-    async def remote() -> PaymentClient:
-        module = await asyncio.to_thread(import_client)
-        client_class: type[PaymentClient] = module.PaymentClient
-        return client_class(**kwargs)
-
-    return remote
-
-
-def import_client() -> types.ModuleType:
-    """Import `paytui.api.client` (and httpx) without httpx's command line; returns the module.
-
-    httpx's package initialiser imports its CLI entry point (`httpx._main`: click, pygments,
-    rich.progress; about 18 ms, a tenth of the start-up budget) only to export `httpx.main`, which
-    paytui never calls. In the UI process a stub stands in for it. No effect once httpx is loaded.
-    """
-    if "httpx" not in sys.modules and "httpx._main" not in sys.modules:
-        import types
-
-        def no_cli(*args: object, **kwargs: object) -> NoReturn:
-            raise RuntimeError("httpx's command line is not loaded in paytui; run `httpx` itself")
-
-        stub = types.ModuleType("httpx._main", "Stand-in for httpx's CLI (see paytui.ui.launch).")
-        stub.__dict__["main"] = no_cli
-        sys.modules["httpx._main"] = stub
-    return importlib.import_module("paytui.api.client")
-
-
-def _embedded_factory(sandbox: EmbeddedSandbox) -> ClientFactory:
-    """Starts importing the client at once, in a thread, so the imports fill the gaps while
-    Textual builds and paints the shell (the factory itself is awaited after the first paint)."""
-    import concurrent.futures
-    import threading
-
-    warmed: concurrent.futures.Future[None] = concurrent.futures.Future()
-
-    def wait_and_warm() -> None:
-        """In a thread: import the client while the child finishes starting."""
-        try:
-            import_client()
-            # What httpcore imports on the first request (its anyio backend): ~10 ms saved then.
-            for module in ("httpcore._backends.anyio", "anyio._backends._asyncio"):
-                with contextlib.suppress(ImportError):
-                    importlib.import_module(module)
-            sandbox.wait_ready(SANDBOX_READY_TIMEOUT)
-        except BaseException as exc:
-            warmed.set_exception(exc)
-        else:
-            warmed.set_result(None)
-
-    threading.Thread(target=wait_and_warm, name="paytui-client-warm", daemon=True).start()
-
-    async def embedded() -> PaymentClient:
-        await asyncio.wrap_future(warmed)
-        return embedded_client(sandbox)
-
-    return embedded

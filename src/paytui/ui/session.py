@@ -14,13 +14,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from textual.worker import WorkerCancelled
+
+from paytui.ui.clients import ClientFactory, client_factory_for
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -32,7 +34,6 @@ if TYPE_CHECKING:
 
 __all__ = ["ClientFactory", "FactoryBuilder", "Session"]
 
-ClientFactory = Callable[[], Awaitable["PaymentClient"]]
 #: Builds the client factory for a connection chosen in the profile switcher (None: the app's
 #: own embedded sandbox). `launch.build_app` passes `client_factory_for`; tests pass their own.
 FactoryBuilder = Callable[["Connection"], "ClientFactory | None"]
@@ -41,11 +42,9 @@ SANDBOX_STARTUP_TIMEOUT = 30.0
 
 
 def default_factory_builder(connection: Connection) -> ClientFactory | None:
-    """A remote profile gets `launch.client_factory_for`; the embedded sandbox the app's own."""
+    """A remote profile gets `clients.client_factory_for`; the embedded sandbox the app's own."""
     if connection.is_embedded:
         return None
-    from paytui.ui.launch import client_factory_for
-
     return client_factory_for(connection)
 
 
@@ -274,7 +273,7 @@ class Session:
             # `WorkerCancelled`, an `Exception`: it was taken for a failed connection, and an
             # export waiting for the client ended the app (the UI fuzz). It is a cancellation.
             raise asyncio.CancelledError from None
-        from paytui.ui.launch import embedded_client
+        from paytui.connect import embedded_client
 
         return embedded_client(self._spawn_sandbox())  # started by `_wait_for_sandbox`
 

@@ -17,8 +17,7 @@ from paytui.ui import format as fmt
 from paytui.ui import messages
 from paytui.ui.running_app import paytui_app
 from paytui.ui.screens.base import PaytuiScreen
-from paytui.ui.screens.distributions import status_text, total_of, total_text
-from paytui.ui.widgets.distribution_tree import TOTAL_CATEGORIES
+from paytui.ui.widgets.distribution_tree import TOTAL_CATEGORIES, status_text, total_of, total_text
 from paytui.ui.widgets.errors import describe_error
 from paytui.ui.widgets.fit_table import FitColumn, FitNavTable
 from paytui.ui.widgets.footer import PaytuiFooter

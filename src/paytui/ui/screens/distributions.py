@@ -9,7 +9,7 @@ far. `enter` opens a distribution's items.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import work
@@ -21,7 +21,12 @@ from textual.widgets import DataTable, Static
 from paytui.ui import format as fmt
 from paytui.ui.running_app import paytui_app
 from paytui.ui.screens.base import PaytuiScreen
-from paytui.ui.widgets.distribution_tree import OUTGOING_CATEGORIES, TOTAL_CATEGORIES, as_decimal
+from paytui.ui.widgets.distribution_tree import (
+    TOTAL_CATEGORIES,
+    status_text,
+    total_of,
+    total_text,
+)
 from paytui.ui.widgets.fit_table import FitColumn, FitNavTable
 from paytui.ui.widgets.footer import PaytuiFooter
 from paytui.ui.widgets.header import PaytuiHeader
@@ -40,29 +45,6 @@ DISTRIBUTIONS_BINDINGS: list[Binding] = [
 ]
 
 PAGE_SIZE = 50
-
-
-def total_text(category: str, amount: object) -> Text:
-    """A total in the table: outgoing categories in the error colour when not zero, net in bold."""
-    value = as_decimal(amount)
-    if value is None and category == "chargebacks":
-        value = as_decimal(0)
-    if value is None:
-        return Text("—", style="dim", justify="right")
-    style = ""
-    if category in OUTGOING_CATEGORIES and value:
-        style = fmt.OUTGOING_STYLE
-    elif category == "net":
-        style = "bold"
-    return Text(fmt.money(value), style=fmt.tone(style), justify="right")
-
-
-def total_of(distribution: Any, category: str) -> Any:
-    totals = getattr(distribution, "total_amounts", None)
-    return getattr(totals, category, None) if totals is not None else None
-
-
-status_text = fmt.distribution_status
 
 
 #: Totals before the account, and at 80 columns the id, chargebacks and Net still on screen:

@@ -37,7 +37,6 @@ from paytui.ui.bindings import NEW_CHARGE_BINDINGS
 from paytui.ui.format import money
 from paytui.ui.running_app import paytui_app
 from paytui.ui.screens.base import PaytuiScreen
-from paytui.ui.screens.modals.token_form import _FORMS_TCSS, FormMixin, field_row
 from paytui.ui.validation import (
     check_country,
     check_expiration,
@@ -47,6 +46,7 @@ from paytui.ui.validation import (
 )
 from paytui.ui.widgets.card_input import CardInput
 from paytui.ui.widgets.footer import PaytuiFooter
+from paytui.ui.widgets.form import FORMS_TCSS, FormMixin, field_row
 from paytui.ui.widgets.header import PaytuiHeader
 from paytui.ui.widgets.safe_input import SafeInput
 from paytui.ui.widgets.safe_text_area import SafeTextArea
@@ -200,7 +200,7 @@ class NewChargeScreen(ChargeFormSender, FormMixin, PaytuiScreen[None]):
 
     TEXT_ENTRY = True
 
-    CSS_PATH: ClassVar = [_FORMS_TCSS, Path(__file__).with_name("new_charge.tcss")]
+    CSS_PATH: ClassVar = [FORMS_TCSS, Path(__file__).with_name("new_charge.tcss")]
     BINDINGS: ClassVar[list[BindingType]] = [*NEW_CHARGE_BINDINGS]
     HELP_TITLE = "New charge"
 

@@ -25,9 +25,10 @@ from paytui.ui import format as fmt
 from paytui.ui import messages
 from paytui.ui.bindings import TOKEN_TABLE_BINDINGS, TOKEN_VIEW_BINDINGS, TOKENS_BINDINGS
 from paytui.ui.screens.base import PaytuiModal, PaytuiScreen
-from paytui.ui.screens.modals.token_form import _FORMS_TCSS, token_summary
+from paytui.ui.screens.modals.token_form import token_summary
 from paytui.ui.widgets.fit_table import FitColumn, FitTable
 from paytui.ui.widgets.footer import PaytuiFooter
+from paytui.ui.widgets.form import FORMS_TCSS
 from paytui.ui.widgets.header import PaytuiHeader
 from paytui.ui.widgets.list_state import ErrorLine, ListState, add_unreadable_rows, showing
 from paytui.ui.widgets.more_rows import MoreRows
@@ -291,7 +292,7 @@ class TokensScreen(PaytuiScreen[None]):
 class TokenViewScreen(PaytuiModal[None]):
     """Every field of one token (fraud score, processor messages included)."""
 
-    CSS_PATH = _FORMS_TCSS
+    CSS_PATH = FORMS_TCSS
     BINDINGS: ClassVar[list[BindingType]] = [*TOKEN_VIEW_BINDINGS]
     HELP_TITLE = "Token"
 

@@ -173,3 +173,27 @@ class DistributionTree(Tree[dict[str, Any]]):
                 ),
                 data=item,
             )
+
+
+def total_text(category: str, amount: object) -> Text:
+    """A total in the table: outgoing categories in the error colour when not zero, net in bold."""
+    value = as_decimal(amount)
+    if value is None and category == "chargebacks":
+        value = as_decimal(0)
+    if value is None:
+        return Text("—", style="dim", justify="right")
+    style = ""
+    if category in OUTGOING_CATEGORIES and value:
+        style = fmt.OUTGOING_STYLE
+    elif category == "net":
+        style = "bold"
+    return Text(fmt.money(value), style=fmt.tone(style), justify="right")
+
+
+def total_of(distribution: Any, category: str) -> Any:
+    totals = getattr(distribution, "total_amounts", None)
+    return getattr(totals, category, None) if totals is not None else None
+
+
+#: A distribution's status, as every list and detail shows it.
+status_text = fmt.distribution_status

@@ -19,8 +19,8 @@ from textual.widgets import Input, Select, Static
 
 from paytui.ui.bindings import FORM_BINDINGS
 from paytui.ui.screens.base import PaytuiModal
-from paytui.ui.screens.modals.token_form import _FORMS_TCSS, FormMixin, field_row
 from paytui.ui.screens.new_charge import ChargeFormSender
+from paytui.ui.widgets.form import FORMS_TCSS, FormMixin, field_row
 from paytui.ui.widgets.safe_input import SafeInput
 
 if TYPE_CHECKING:
@@ -38,7 +38,7 @@ class ChargeTokenScreen(ChargeFormSender, FormMixin, PaytuiModal["Charge | str |
 
     TEXT_ENTRY = True
 
-    CSS_PATH = _FORMS_TCSS
+    CSS_PATH = FORMS_TCSS
     BINDINGS: ClassVar[list[BindingType]] = [*FORM_BINDINGS]
     HELP_TITLE = "Charge a token"
 

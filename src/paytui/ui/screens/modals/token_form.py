@@ -1,4 +1,4 @@
-"""Create or update a stored card token (modal), and the small form helpers the payment forms share.
+"""Create or update a stored card token (modal).
 
 Create: account, card number (`CardInput`: only the last four ever show), card expiry (YYYY-MM),
 holder's first / last name and country, an optional token expiry; reason ``on_file``. Luhn, brand
@@ -16,16 +16,14 @@ as done, and an outcome still unknown says so ("check in History"), never as an 
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import BindingType
-from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widget import Widget
-from textual.widgets import Input, Label, Static
+from textual.containers import Vertical, VerticalScroll
+from textual.widgets import Static
 
 from paytui.text import safe
 from paytui.ui.bindings import FORM_BINDINGS
@@ -35,63 +33,12 @@ from paytui.ui.screens.base import PaytuiModal
 from paytui.ui.validation import check_country, check_expiration
 from paytui.ui.widgets.card_input import CardInput
 from paytui.ui.widgets.errors import describe_error
+from paytui.ui.widgets.form import FORMS_TCSS, FormMixin, field_row
 from paytui.ui.widgets.safe_input import SafeInput
 
 if TYPE_CHECKING:
-    from textual.dom import DOMNode
-
     from paytui.actions import ActionExecutor, ActionOutcome
     from paytui.api.models import Token
-
-_FORMS_TCSS = Path(__file__).with_name("forms.tcss")
-
-
-def field_row(label: str, widget: Widget, name: str) -> Vertical:
-    """A label and its field on one line, with the field's error line under it (hidden when
-    empty)."""
-    return Vertical(
-        Horizontal(Label(Text(label), classes="field-label"), widget, classes="field-line"),
-        Static(Text(""), id=f"err-{name}", classes="field-error"),
-        id=f"row-{name}",
-        classes="field-row",
-    )
-
-
-if TYPE_CHECKING:
-    _FormBase = DOMNode  # the forms mixing this in are screens
-else:
-    _FormBase = object
-
-
-class FormMixin(_FormBase):
-    """Per-field error lines: `set_error(name, message)`, `clear_errors()`."""
-
-    def set_error(self, name: str, message: str | None) -> None:
-        line = self.query_one(f"#err-{name}", Static)
-        line.update(Text(safe(message or "")))
-        line.set_class(bool(message), "-shown")
-        self.query_one(f"#row-{name}").set_class(bool(message), "-invalid")
-
-    def clear_errors(self) -> None:
-        for line in self.query(".field-error").results(Static):
-            line.update(Text(""))
-            line.remove_class("-shown")
-        for row in self.query(".field-row"):
-            row.remove_class("-invalid")
-
-    def show_server_errors(self, exc: BaseException, fields: dict[str, str]) -> bool:
-        """Put a 422's field errors next to our fields (`fields`: wire name -> our name);
-        True when at least one landed on a field."""
-        placed = False
-        for item in getattr(exc, "field_errors", None) or []:
-            name = fields.get(getattr(item, "field", "") or "")
-            if name is not None:
-                self.set_error(name, str(getattr(item, "message", "")))
-                placed = True
-        return placed
-
-    def value(self, name: str) -> str:
-        return self.query_one(f"#{name}", Input).value.strip()
 
 
 def token_expiry_instant(text: str) -> tuple[datetime | None, str | None]:
@@ -124,7 +71,7 @@ class TokenFormScreen(FormMixin, PaytuiModal["Token | None"]):
 
     TEXT_ENTRY = True
 
-    CSS_PATH = _FORMS_TCSS
+    CSS_PATH = FORMS_TCSS
     BINDINGS: ClassVar[list[BindingType]] = [*FORM_BINDINGS]
     HELP_TITLE = "Token form"
 

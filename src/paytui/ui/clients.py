@@ -1,0 +1,102 @@
+"""How a resolved connection becomes an API client, without the UI.
+
+`client_factory_for(connection)` gives the coroutine factory the session awaits once, after the
+first paint: a remote profile's `PaymentClient`, or the embedded sandbox's (whose client imports
+start at once in a thread, so they overlap Textual building the shell). Used by `launch` (the
+first connection) and by the session (a profile switch); imports nothing of Textual.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib
+import sys
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, NoReturn
+
+from paytui.connect import embedded_client
+
+if TYPE_CHECKING:
+    import types
+
+    from paytui.api.client import PaymentClient
+    from paytui.config.connection import Connection
+    from paytui.sandbox.embedded import EmbeddedSandbox
+
+__all__ = ["ClientFactory", "client_factory_for", "import_client"]
+
+ClientFactory = Callable[[], Awaitable["PaymentClient"]]
+
+#: Seconds the first request waits for the embedded sandbox child to print READY.
+SANDBOX_READY_TIMEOUT = 30.0
+
+
+def client_factory_for(
+    connection: Connection, *, sandbox: EmbeddedSandbox | None = None
+) -> ClientFactory:
+    """The coroutine factory the app awaits once, after its first paint, to get its client."""
+    if connection.is_embedded:
+        if sandbox is None:
+            raise ValueError("an embedded connection needs the started EmbeddedSandbox")
+        return _embedded_factory(sandbox)
+    from paytui.config import client_kwargs
+
+    kwargs = client_kwargs(connection)
+
+    async def remote() -> PaymentClient:
+        module = await asyncio.to_thread(import_client)
+        client_class: type[PaymentClient] = module.PaymentClient
+        return client_class(**kwargs)
+
+    return remote
+
+
+def import_client() -> types.ModuleType:
+    """Import `paytui.api.client` (and httpx) without httpx's command line; returns the module.
+
+    httpx's package initialiser imports its CLI entry point (`httpx._main`: click, pygments,
+    rich.progress; about 18 ms, a tenth of the start-up budget) only to export `httpx.main`, which
+    paytui never calls. In the UI process a stub stands in for it. No effect once httpx is loaded.
+    """
+    if "httpx" not in sys.modules and "httpx._main" not in sys.modules:
+        import types
+
+        def no_cli(*args: object, **kwargs: object) -> NoReturn:
+            raise RuntimeError("httpx's command line is not loaded in paytui; run `httpx` itself")
+
+        stub = types.ModuleType("httpx._main", "Stand-in for httpx's CLI (see paytui.ui.launch).")
+        stub.__dict__["main"] = no_cli
+        sys.modules["httpx._main"] = stub
+    return importlib.import_module("paytui.api.client")
+
+
+def _embedded_factory(sandbox: EmbeddedSandbox) -> ClientFactory:
+    """Starts importing the client at once, in a thread, so the imports fill the gaps while
+    Textual builds and paints the shell (the factory itself is awaited after the first paint)."""
+    import concurrent.futures
+    import threading
+
+    warmed: concurrent.futures.Future[None] = concurrent.futures.Future()
+
+    def wait_and_warm() -> None:
+        """In a thread: import the client while the child finishes starting."""
+        try:
+            import_client()
+            # What httpcore imports on the first request (its anyio backend): ~10 ms saved then.
+            for module in ("httpcore._backends.anyio", "anyio._backends._asyncio"):
+                with contextlib.suppress(ImportError):
+                    importlib.import_module(module)
+            sandbox.wait_ready(SANDBOX_READY_TIMEOUT)
+        except BaseException as exc:
+            warmed.set_exception(exc)
+        else:
+            warmed.set_result(None)
+
+    threading.Thread(target=wait_and_warm, name="paytui-client-warm", daemon=True).start()
+
+    async def embedded() -> PaymentClient:
+        await asyncio.wrap_future(warmed)
+        return embedded_client(sandbox)
+
+    return embedded
