@@ -34,6 +34,7 @@ from paytui.ui.host import PaytuiHost
 from paytui.ui.screens.charges import ChargeSearchScreen
 from paytui.ui.session import ClientFactory, FactoryBuilder, Session
 from paytui.ui.textual_fixes import ScreenSwitchGuards
+from paytui.ui.widgets.errors import error_detail
 from paytui.ui.widgets.list_state import ListState, waiting_text
 
 if TYPE_CHECKING:
@@ -607,7 +608,9 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
             try:
                 token = await (await self.get_client()).get_token(argument)
             except Exception as exc:
-                self.notify(f"Token {argument}: {exc}", severity="error", markup=False)
+                self.notify(
+                    f"Token {argument}: {error_detail(exc)}", severity="error", markup=False
+                )
                 return
             await self.push_screen(TokenViewScreen(token))
 
@@ -685,13 +688,12 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
         import os
 
         from paytui.config import ConfigError, resolve_connection
-        from paytui.logs import redact
 
         try:
             connection = resolve_connection(profile=name, environ=os.environ)
         except ConfigError as exc:
             self.notify(
-                redact(str(exc)), title=f"Cannot switch to {name}", severity="error", markup=False
+                error_detail(exc), title=f"Cannot switch to {name}", severity="error", markup=False
             )
             return
         if connection.is_production:

@@ -236,3 +236,13 @@ def charge_type_name(kind: object, *, short: bool = False) -> str:
         return ""
     names = _CHARGE_TYPES_SHORT if short else _CHARGE_TYPES
     return names.get(kind) or safe(kind)
+
+
+def card_text(charge: object) -> str:
+    """The payment method as the service shows it (masked): "visa XXXXXXXXXXXX1111"."""
+    method = getattr(charge, "payment_method", None)
+    if method is None:
+        return "—"
+    number = getattr(method, "card_number", None) or getattr(method, "account_number", None)
+    kind = getattr(method, "type", None) or getattr(method, "method", None) or ""
+    return " ".join(str(part) for part in (kind, number) if part) or "—"

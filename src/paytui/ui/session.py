@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from textual.worker import WorkerCancelled
 
 from paytui.ui.clients import ClientFactory, client_factory_for
+from paytui.ui.widgets.errors import error_detail
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -226,7 +227,7 @@ class Session:
         except Exception as exc:
             journal_error = self.actions.journal_error
             app.notify(
-                journal_error or f"Could not check earlier actions: {exc}",
+                journal_error or f"Could not check earlier actions: {error_detail(exc)}",
                 title="Money actions off" if journal_error else "History",
                 severity="warning",
                 markup=False,

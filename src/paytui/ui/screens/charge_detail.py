@@ -28,6 +28,7 @@ from paytui.ui import messages
 from paytui.ui.screens.base import PaytuiScreen
 from paytui.ui.widgets import charge_panels as panels
 from paytui.ui.widgets.distribution_tree import DistributionTree, as_mapping
+from paytui.ui.widgets.errors import error_detail
 from paytui.ui.widgets.footer import PaytuiFooter
 from paytui.ui.widgets.header import PaytuiHeader
 from paytui.ui.widgets.json_view import JsonView
@@ -280,7 +281,7 @@ class ChargeDetailScreen(PaytuiScreen[None]):
             self._show_error(f"No charge {self.charge_id}", not_found=True)
             return
         except ApiError as exc:
-            self._show_error(f"Could not load the charge: {exc}")
+            self._show_error(f"Could not load the charge: {error_detail(exc)}")
             return
         finally:
             body.loading = False
@@ -303,7 +304,10 @@ class ChargeDetailScreen(PaytuiScreen[None]):
         except ApiError as exc:
             if self._widgets_gone():
                 return
-            self._panel("refunds", Text(safe(f"Could not load the refunds: {exc}"), style="bold"))
+            self._panel(
+                "refunds",
+                Text(safe(f"Could not load the refunds: {error_detail(exc)}"), style="bold"),
+            )
             return
         if self._widgets_gone():  # the screen closed while the refunds were read
             return
@@ -341,7 +345,7 @@ class ChargeDetailScreen(PaytuiScreen[None]):
         try:
             return await self._host.get_client()
         except Exception as exc:
-            self._show_error(f"Could not connect: {exc}")
+            self._show_error(f"Could not connect: {error_detail(exc)}")
             return None
 
     @work(exclusive=True, group="charge-detail-capture")
@@ -360,7 +364,7 @@ class ChargeDetailScreen(PaytuiScreen[None]):
             client = await self._host.get_client()
             lookup = await find_capture(client, self.charge_id)
         except ApiError as exc:
-            self._capture_lookup = f"unknown (lookup failed: {exc})"
+            self._capture_lookup = f"unknown (lookup failed: {error_detail(exc)})"
         else:
             self._capture_id = lookup.capture_id
             self._capture_lookup = None if lookup.captured else lookup.describe()
@@ -621,7 +625,10 @@ class ChargeDetailScreen(PaytuiScreen[None]):
             self.notify(exc.message, title="Distribute", severity="warning", markup=False)
         except ApiError as exc:
             self.notify(
-                f"Could not distribute: {exc}", title="Distribute", severity="error", markup=False
+                f"Could not distribute: {error_detail(exc)}",
+                title="Distribute",
+                severity="error",
+                markup=False,
             )
         else:
             if outcome.succeeded:

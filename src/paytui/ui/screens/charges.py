@@ -36,6 +36,7 @@ from paytui.ui.bindings import CHARGES_BINDINGS
 from paytui.ui.running_app import paytui_app
 from paytui.ui.screens.base import PaytuiScreen
 from paytui.ui.widgets.charge_table import COLUMNS, SORT_FIELDS, ChargeTable
+from paytui.ui.widgets.errors import error_detail
 from paytui.ui.widgets.footer import PaytuiFooter
 from paytui.ui.widgets.header import PaytuiHeader
 from paytui.ui.widgets.list_state import ErrorLine, ListState, showing
@@ -571,7 +572,9 @@ class ChargeSearchScreen(PaytuiScreen[None]):
                     break
                 offset = page.next_offset
         except Exception as exc:
-            self.app.notify(f"Could not read every page: {exc}", severity="error", markup=False)
+            self.app.notify(
+                f"Could not read every page: {error_detail(exc)}", severity="error", markup=False
+            )
             return
         table = self.query_one(ChargeTable)
         searched = self.query_one(QueryInput).value.strip() or self._view_title
@@ -629,7 +632,12 @@ class ChargeSearchScreen(PaytuiScreen[None]):
         try:
             client = await paytui_app(self).get_client()
         except Exception as exc:  # not connected (the list says why too): nothing to export from
-            self.app.notify(f"Cannot export: {exc}", title="Export", severity="error", markup=False)
+            self.app.notify(
+                f"Cannot export: {error_detail(exc)}",
+                title="Export",
+                severity="error",
+                markup=False,
+            )
             return
         text = format_query(query) or "all charges"
         await self.app.push_screen(

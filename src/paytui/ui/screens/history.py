@@ -32,6 +32,7 @@ from paytui.ui import messages
 from paytui.ui.bindings import HISTORY_BINDINGS
 from paytui.ui.running_app import paytui_app
 from paytui.ui.screens.base import PaytuiScreen
+from paytui.ui.widgets.errors import error_detail
 from paytui.ui.widgets.fit_table import FitColumn, FitNavTable
 from paytui.ui.widgets.footer import PaytuiFooter
 from paytui.ui.widgets.header import PaytuiHeader
@@ -260,7 +261,7 @@ class HistoryScreen(PaytuiScreen[None]):
         try:
             self.filter = parse_filter(event.value)
         except ValueError as exc:
-            self.notify(str(exc), title="Filter", severity="warning", markup=False)
+            self.notify(error_detail(exc), title="Filter", severity="warning", markup=False)
             return
         self.query_one(DataTable).focus()
         self.reload()
@@ -275,7 +276,12 @@ class HistoryScreen(PaytuiScreen[None]):
         try:
             executor = await paytui_app(self).actions.executor()
         except Exception as exc:  # no journal or not connected (the list says why too)
-            self.notify(f"Cannot export: {exc}", title="Export", severity="error", markup=False)
+            self.notify(
+                f"Cannot export: {error_detail(exc)}",
+                title="Export",
+                severity="error",
+                markup=False,
+            )
             return
         what = "Export the audit trail" + (
             f" ({self.query_one('#history-filter', Input).value.strip()})"
@@ -337,7 +343,10 @@ class HistoryScreen(PaytuiScreen[None]):
             return
         except Exception as exc:
             self.notify(
-                f"Could not check: {exc}", title="Check again", severity="error", markup=False
+                f"Could not check: {error_detail(exc)}",
+                title="Check again",
+                severity="error",
+                markup=False,
             )
             return
         self.notify(outcome.message or outcome.state, title="Check again", markup=False)

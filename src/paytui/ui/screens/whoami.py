@@ -23,6 +23,7 @@ from paytui.text import safe
 from paytui.ui import format as fmt
 from paytui.ui.bindings import WHOAMI_BINDINGS
 from paytui.ui.screens.base import PaytuiModal
+from paytui.ui.widgets.errors import error_detail
 
 _EMBEDDED_FACTS = {
     "profile": "sandbox (embedded)",
@@ -166,9 +167,7 @@ class WhoAmIScreen(PaytuiModal[None]):
             client = await app.get_client()
             info = await client.authenticate()
         except Exception as exc:  # shown, not raised: the panel is informational
-            from paytui.logs import redact
-
-            reason = redact(str(exc)) or type(exc).__name__
+            reason = error_detail(exc)
             self.facts["granted_scopes"] = f"unknown (not connected: {reason})"
             self.facts["token_expiry"] = "unknown"
         else:

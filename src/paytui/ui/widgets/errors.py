@@ -22,6 +22,13 @@ class ErrorInfo:
     retryable: bool = True
 
 
+def error_detail(exc: BaseException) -> str:
+    """What an error says, as text that may be shown: secrets scrubbed, control characters
+    visible (`paytui.text.safe`). Every error line of the UI says its cause through this or
+    `describe_error`, never `str(exc)` raw."""
+    return safe(redact(str(exc) or type(exc).__name__))
+
+
 def describe_error(exc: BaseException) -> ErrorInfo:
     """Classify by the `paytui.api.errors` hierarchy (by class name: keeps imports light)."""
     names = {cls.__name__ for cls in type(exc).__mro__}

@@ -27,6 +27,7 @@ from paytui.text import safe
 from paytui.ui import format as fmt
 from paytui.ui.bindings import BULK_BINDINGS
 from paytui.ui.screens.base import PaytuiModal
+from paytui.ui.widgets.errors import error_detail
 from paytui.ui.widgets.safe_input import SafeInput
 
 if TYPE_CHECKING:
@@ -208,7 +209,9 @@ class BulkActionModal(PaytuiModal[list[str] | None]):
             self._summary(fmt.literal(err.message, "bold error"))
             return
         except Exception as exc:  # no connection, no journal: nothing was sent
-            self._summary(fmt.literal(f"Cannot start: {exc}; nothing was sent.", "bold error"))
+            self._summary(
+                fmt.literal(f"Cannot start: {error_detail(exc)}; nothing was sent.", "bold error")
+            )
             return
         self.runner = BatchRunner(executor, log, on_item=self._item_done)
         self._set_step("running")
@@ -230,7 +233,9 @@ class BulkActionModal(PaytuiModal[list[str] | None]):
         except Exception as exc:  # e.g. the batch record could not be written: say so, stop
             self._set_step("done")
             self._summary(
-                fmt.literal(f"Stopped: {exc}. What was done is in History.", "bold error")
+                fmt.literal(
+                    f"Stopped: {error_detail(exc)}. What was done is in History.", "bold error"
+                )
             )
             return
         finally:

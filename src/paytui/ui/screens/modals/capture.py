@@ -22,16 +22,6 @@ if TYPE_CHECKING:
 FEES = (("convenience_fee", "Convenience fee"), ("supplemental_fee", "Supplemental fee"))
 
 
-def card_text(charge: Any) -> str:
-    """The payment method as the service shows it (masked): "visa XXXXXXXXXXXX1111"."""
-    method = getattr(charge, "payment_method", None)
-    if method is None:
-        return "—"
-    number = getattr(method, "card_number", None) or getattr(method, "account_number", None)
-    kind = getattr(method, "type", None) or getattr(method, "method", None) or ""
-    return " ".join(str(part) for part in (kind, number) if part) or "—"
-
-
 class CaptureModal(MoneyActionModal):
     """`c` on an authorization. Pre-authorizations, sales and captured ones are explained."""
 
@@ -66,7 +56,7 @@ class CaptureModal(MoneyActionModal):
         when = charge.charge_timestamp
         rows = [
             ("Authorized", fmt.money(charge.total_amount)),
-            ("Card", card_text(charge)),
+            ("Card", fmt.card_text(charge)),
             (
                 "Age",
                 f"{fmt.age(when, now)} (authorized {fmt.timestamp(when)} UTC)" if when else "—",
@@ -124,4 +114,4 @@ class CaptureModal(MoneyActionModal):
         )
 
 
-__all__ = ["CaptureModal", "card_text"]
+__all__ = ["CaptureModal"]

@@ -51,6 +51,7 @@ from paytui.ui import messages
 from paytui.ui.bindings import MONEY_MODAL_BINDINGS
 from paytui.ui.running_app import paytui_app
 from paytui.ui.screens.base import PaytuiModal
+from paytui.ui.widgets.errors import error_detail
 from paytui.ui.widgets.safe_input import SafeInput
 
 if TYPE_CHECKING:
@@ -362,7 +363,7 @@ class MoneyActionModal(PaytuiModal[str | None]):
         try:
             executor = await paytui_app(self).actions.executor()
         except Exception as exc:
-            self._block(f"Could not connect: {exc}")
+            self._block(f"Could not connect: {error_detail(exc)}")
             return
         decision = executor.check(self.OPERATION)
         if not decision.allowed:
@@ -375,7 +376,7 @@ class MoneyActionModal(PaytuiModal[str | None]):
             self._block(exc.message)
             return
         except Exception as exc:
-            self._block(f"Could not read the charge: {exc}")
+            self._block(f"Could not read the charge: {error_detail(exc)}")
             return
         self.query_one("#dialog-info", Static).update(info)
         self.step = "form"
@@ -467,7 +468,9 @@ class MoneyActionModal(PaytuiModal[str | None]):
             self._refused(exc, confirmation)
             return
         except Exception as exc:  # a bug, not an answer: say so, never leave "sending" forever
-            message = f"Unexpected error: {type(exc).__name__}: {exc}. Check History (5)."
+            message = (
+                f"Unexpected error: {type(exc).__name__}: {error_detail(exc)}. Check History (5)."
+            )
             self.app.notify(message, title=self.TITLE, severity="error", markup=False)
             if self.is_attached:
                 self._sending = False

@@ -38,6 +38,7 @@ from paytui.exporter import (
 from paytui.text import safe
 from paytui.ui.bindings import EXPORT_BINDINGS
 from paytui.ui.screens.base import PaytuiModal
+from paytui.ui.widgets.errors import error_detail
 from paytui.ui.widgets.safe_input import SafeInput
 
 #: Pages to export, made when the export starts (told the progress, for the total).
@@ -162,7 +163,7 @@ class ExportModal(PaytuiModal[Path | None]):
         try:
             columns = parse_columns(self._value("columns"), self.table, self.default_columns)
         except ValueError as exc:
-            self._status(f"{exc}. Nothing written.", "bold")
+            self._status(f"{error_detail(exc)}. Nothing written.", "bold")
             return
         zone = self._value("time").lower()
         if zone not in {"utc", "local"}:
@@ -208,7 +209,7 @@ class ExportModal(PaytuiModal[Path | None]):
             self.running = False
             return
         except Exception as exc:
-            self._status(f"Export failed: {exc}. No file was left.", "bold")
+            self._status(f"Export failed: {error_detail(exc)}. No file was left.", "bold")
             self.running = False
             return
         self.running = False

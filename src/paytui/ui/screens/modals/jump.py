@@ -22,6 +22,7 @@ from paytui.ui import format as fmt
 from paytui.ui.bindings import JUMP_BINDINGS
 from paytui.ui.jump import COMMANDS, Jump, JumpError, complete_jump, parse_jump
 from paytui.ui.screens.base import PaytuiModal
+from paytui.ui.widgets.errors import error_detail
 from paytui.ui.widgets.safe_input import SafeInput
 
 if TYPE_CHECKING:
@@ -104,7 +105,7 @@ class JumpModal(PaytuiModal[Jump | None]):
         try:
             jump = self.check(event.value)
         except JumpError as err:
-            self.query_one("#jump-error", Static).update(fmt.literal(str(err)))
+            self.query_one("#jump-error", Static).update(fmt.literal(error_detail(err)))
             self.app.bell()
             return
         self.dismiss(jump)

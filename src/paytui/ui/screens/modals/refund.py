@@ -15,7 +15,6 @@ from paytui.actions import AmountError, format_amount, parse_amount
 from paytui.limits import check_attributes, check_tags, check_text
 from paytui.text import safe
 from paytui.ui import format as fmt
-from paytui.ui.screens.modals.capture import card_text
 from paytui.ui.screens.modals.confirm import MoneyActionModal, field_beside
 from paytui.ui.validation import parse_attributes, parse_tags
 from paytui.ui.widgets.safe_input import SafeInput
@@ -81,7 +80,7 @@ class RefundModal(MoneyActionModal):
         text.append("\nLeft       ", style="bold")
         text.append(fmt.money(self.remaining))
         text.append("\nMethod     ", style="bold")
-        text.append(Text(safe(card_text(charge))))
+        text.append(Text(safe(fmt.card_text(charge))))
         text.append("\nStatus     ", style="bold")
         text.append_text(fmt.status(charge.status))
         basis = self.basis

@@ -21,6 +21,7 @@ from paytui.config.store import ConfigError
 from paytui.ui import format as fmt
 from paytui.ui.bindings import SAVE_SEARCH_BINDINGS, SAVED_SEARCHES_BINDINGS
 from paytui.ui.screens.base import PaytuiModal
+from paytui.ui.widgets.errors import error_detail
 from paytui.ui.widgets.safe_input import SafeInput
 
 
@@ -62,7 +63,7 @@ class SaveSearchModal(PaytuiModal[str | None]):
             else:
                 name = save_search(event.value, self.query_text, path)
         except (ConfigError, OSError) as err:
-            self.query_one("#save-error", Static).update(fmt.literal(str(err)))
+            self.query_one("#save-error", Static).update(fmt.literal(error_detail(err)))
             return
         self.app.notify(f"Saved search {name!r}: :saved {name} runs it", markup=False)
         self.dismiss(name)
@@ -135,7 +136,7 @@ class SavedSearchesModal(PaytuiModal[str | None]):
         try:
             delete_search(name, self.app.config_file)
         except (ConfigError, OSError) as err:
-            self.app.notify(str(err), severity="error", markup=False)
+            self.app.notify(error_detail(err), severity="error", markup=False)
             return
         self.app.notify(f"Deleted saved search {name!r}", markup=False)
         self.reload()
