@@ -10,8 +10,9 @@ from collections import Counter
 from pathlib import Path
 
 from paytui.collector import collector_paused, pause_collector
-from paytui.ui.app import PaytuiApp, PaytuiCommands
+from paytui.ui.app import PaytuiApp
 from paytui.ui.bindings import all_binding_ids, all_groups, keys_markdown
+from paytui.ui.palette_commands import PaytuiCommands
 from paytui.ui.screens.charges import ChargeSearchScreen
 from paytui.ui.widgets.charge_table import ChargeTable, layout_columns
 from tests.ui.conftest import FakeClient, fake_app, frozen_clock, screen_text, settle

@@ -47,7 +47,7 @@ async def test_browse_devices_then_read_one(app_factory: Callable[..., PaytuiApp
 async def test_the_palette_offers_only_what_the_token_may_read(
     sandbox_transport: httpx.AsyncBaseTransport,
 ) -> None:
-    from paytui.ui.app import PaytuiCommands
+    from paytui.ui.palette_commands import PaytuiCommands
 
     app = make_app(
         sandbox_transport, client_id=LIMITED_CLIENT_ID, client_secret=LIMITED_CLIENT_SECRET

@@ -70,7 +70,7 @@ async def test_jump_save_run_copy_and_theme(app_factory: Any) -> None:
         assert str(charges.query_one("#view-name", Static).content) == "Saved: cb"
 
         # The palette offers it by name; the list renames (F2) and deletes it.
-        from paytui.ui.app import _power_commands
+        from paytui.ui.palette_commands import _power_commands
         from paytui.ui.screens.modals.saved_searches import SavedSearchesModal
 
         assert "Saved search: cb" in [name for name, _, _ in _power_commands(app)]

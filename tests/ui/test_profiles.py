@@ -13,7 +13,8 @@ from paytui.config import resolve_connection
 from paytui.config.cli import main as profile_main
 from paytui.config.connection import Connection
 from paytui.ui import launch
-from paytui.ui.app import PaytuiApp, PaytuiCommands
+from paytui.ui.app import PaytuiApp
+from paytui.ui.palette_commands import PaytuiCommands
 from paytui.ui.screens.modals.profile_switcher import ConfirmProductionScreen, ProfileSwitcher
 from paytui.ui.screens.whoami import WhoAmIScreen
 from paytui.ui.widgets.header import PaytuiHeader

@@ -7,7 +7,7 @@ from rich.console import Console
 
 from paytui.api.models import Charge
 from paytui.ui import format as fmt
-from paytui.ui.app import SCREENS
+from paytui.ui.top_screens import SCREENS
 from paytui.ui.widgets.charge_panels import summary_panel
 from paytui.ui.widgets.charge_table import COLUMNS
 

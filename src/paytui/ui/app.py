@@ -19,7 +19,6 @@ from textual.actions import ActionParseResult
 from textual.actions import parse as parse_action
 from textual.app import App
 from textual.binding import BindingType
-from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.screen import Screen
 from textual.widget import AwaitMount
 from textual.worker import NoActiveWorker, get_current_worker
@@ -31,9 +30,11 @@ from paytui.ui import bindings as keys
 from paytui.ui import format as fmt
 from paytui.ui import messages
 from paytui.ui.host import PaytuiHost
+from paytui.ui.palette_commands import PaytuiCommands
 from paytui.ui.screens.charges import ChargeSearchScreen
 from paytui.ui.session import ClientFactory, FactoryBuilder, Session
 from paytui.ui.textual_fixes import ScreenSwitchGuards
+from paytui.ui.top_screens import TOP_SCREENS
 from paytui.ui.widgets.errors import error_detail
 from paytui.ui.widgets.list_state import ListState, waiting_text
 
@@ -45,28 +46,6 @@ if TYPE_CHECKING:
 
     from paytui.api.client import RetryWait
     from paytui.config.connection import Connection
-
-
-#: (mode name, title, one-line help) of every top-level screen, in key order `1`..`5`.
-SCREENS: tuple[tuple[str, str, str], ...] = (
-    ("charges", "Charges", "Search charges: chargebacks, ACH returns, open authorizations"),
-    ("tokens", "Tokens", "Stored card tokens"),
-    ("accounts", "Accounts", "Merchant accounts and their boarding status"),
-    ("distributions", "Distributions", "Payouts to merchant accounts"),
-    ("history", "History", "Every action taken with paytui, across sessions and processes"),
-)
-
-#: Palette entries of the plugin sessions and new accounts (issue 12): title, blurb, app action.
-PLUGIN_COMMANDS: tuple[tuple[str, str, str], ...] = (
-    ("Plugin sessions", "List, view and delete plugin sessions", "plugin_sessions"),
-    (
-        "New payment plugin session",
-        "For the account in focus: tokenize, limits, appearance",
-        "open_payment_session",
-    ),
-    ("New enrollment plugin session", "Enroll a new merchant", "new_enrollment_session"),
-    ("New account", "A payment account of a merchant (tax authority for 9311)", "new_account"),
-)
 
 
 def _lazy_screen(module: str, name: str) -> Callable[[], Screen[Any]]:
@@ -81,129 +60,6 @@ def _lazy_screen(module: str, name: str) -> Callable[[], Screen[Any]]:
     return build
 
 
-def _power_commands(app: PaytuiApp) -> list[tuple[str, str, Callable[[], object]]]:
-    """Jump, saved searches (each by name), copy as curl and the theme picker."""
-    commands: list[tuple[str, str, Callable[[], object]]] = [
-        (
-            "Jump (:)",
-            ":charge ID, :token ID, :account ID, :charges QUERY, :saved NAME, :history",
-            partial(app.run_action, "jump"),
-        ),
-        (
-            "Saved searches",
-            "Run, rename (F2) or delete a saved search",
-            partial(app.run_action, "saved_searches"),
-        ),
-        (
-            "Copy as curl",
-            "The request behind this view (or the last action); the token as $PAYTUI_TOKEN",
-            partial(app.run_action, "copy_curl"),
-        ),
-        (
-            "Theme: pick one (remembered in the config)",
-            "Textual's themes and paytui-high-contrast",
-            partial(app.run_action, "change_theme"),
-        ),
-    ]
-    for name, query in app.saved_searches().items():
-        commands.append(
-            (f"Saved search: {safe(name)}", safe(query), partial(app.run_saved_search, name))
-        )
-    return commands
-
-
-class PaytuiCommands(Provider):
-    """Command palette: every screen by name, plus every action of the screen it was opened on.
-
-    The actions are read from the live bindings (keymap applied), so a screen added later shows up
-    here without touching this class, and the palette never offers an action the screen disabled.
-    """
-
-    def _commands(self) -> list[tuple[str, str, Callable[[], object]]]:
-        app = cast("PaytuiApp", self.app)  # the palette of a PaytuiApp
-        commands: list[tuple[str, str, Callable[[], object]]] = [
-            (f"Go to {title}", blurb, partial(app.run_action, f"goto('{mode}')"))
-            for mode, title, blurb in SCREENS
-        ]
-        commands.append(("Help: keys", "Every key on this screen", partial(app.run_action, "help")))
-        commands.append(
-            (
-                "New charge",
-                "Virtual terminal: take a payment by card, bank account or token",
-                partial(app.run_action, "new_charge"),
-            )
-        )
-        commands.append(
-            (
-                "Refunds",
-                "Search refunds by charge id or account",
-                partial(app.run_action, "refunds"),
-            )
-        )
-        from paytui.api.families import FAMILIES
-
-        # Scopes of the token in use; None (not connected, a static token): unknown, all offered.
-        granted = getattr(app.connected_client, "granted_scopes", None)
-        for family in FAMILIES.values():
-            # Gated by the token's scopes: a family the token may not read is not offered.
-            if family.readable_with(granted):
-                commands.append(
-                    (
-                        f"Browse {family.name}",
-                        f"Read-only list of {family.name}, its columns as the service sends them",
-                        partial(app.run_action, f"browse('{family.name}')"),
-                    )
-                )
-        commands += [
-            (title, blurb, partial(app.run_action, action))
-            for title, blurb, action in PLUGIN_COMMANDS
-        ]
-        commands.append(
-            (
-                "Who am I",
-                "Profile, base URL, scopes, token expiry",
-                partial(app.run_action, "whoami"),
-            )
-        )
-        commands.append(
-            (
-                "Switch profile",
-                "Connect with another profile",
-                partial(app.run_action, "switch_profile"),
-            )
-        )
-        commands += _power_commands(app)
-        seen = {
-            *("help", "quit", "back", "command_palette", "whoami", "switch_profile", "new_charge"),
-            "jump",
-        }
-        for live in keys.live_bindings(self.screen):
-            action = live.binding.action.removeprefix("app.")
-            if action in seen or action.startswith("goto(") or not live.enabled:
-                continue
-            seen.add(action)
-            name = f"{live.scope}: {live.binding.description} ({live.key_display})"
-            commands.append(
-                (
-                    name,
-                    live.binding.tooltip,
-                    partial(app.run_action, live.binding.action, live.namespace),
-                )
-            )
-        return commands
-
-    async def discover(self) -> Hits:
-        for name, help_text, callback in self._commands():
-            yield DiscoveryHit(name, callback, help=help_text)
-
-    async def search(self, query: str) -> Hits:
-        matcher = self.matcher(query)
-        for name, help_text, callback in self._commands():
-            score = matcher.match(name)
-            if score > 0:
-                yield Hit(score, matcher.highlight(name), callback, help=help_text)
-
-
 class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
     """The paytui dashboard. `PaytuiApp()` runs on the embedded sandbox."""
 
@@ -212,11 +68,10 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
     BINDINGS: ClassVar[list[BindingType]] = [*keys.GLOBAL_BINDINGS]
     COMMANDS = App.COMMANDS | {PaytuiCommands}
     MODES: ClassVar = {
-        "charges": ChargeSearchScreen,
-        "tokens": _lazy_screen("paytui.ui.screens.tokens", "TokensScreen"),
-        "accounts": _lazy_screen("paytui.ui.screens.accounts", "AccountsScreen"),
-        "distributions": _lazy_screen("paytui.ui.screens.distributions", "DistributionsScreen"),
-        "history": _lazy_screen("paytui.ui.screens.history", "HistoryScreen"),
+        screen.mode: ChargeSearchScreen
+        if screen.mode == "charges"  # the start screen: imported with the App
+        else _lazy_screen(screen.module, screen.screen_class)
+        for screen in TOP_SCREENS
     }
     DEFAULT_MODE = "charges"
 
@@ -543,11 +398,6 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
         )
 
     # --- saved searches, the jump line, copy as curl (docs/saved-searches.md) -------------------
-    def saved_searches(self) -> dict[str, str]:
-        from paytui.config.searches import saved_searches
-
-        return saved_searches(self.config_file)
-
     def action_saved_searches(self) -> None:
         from paytui.ui.screens.modals.saved_searches import SavedSearchesModal
 

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING
 
 from textual.binding import Binding
 
+from paytui.ui.top_screens import TOP_SCREENS
+
 if TYPE_CHECKING:
     from textual.app import App
     from textual.dom import DOMNode
@@ -23,19 +25,17 @@ if TYPE_CHECKING:
 
 # --- Global: app-wide navigation --------------------------------------------------------------
 GLOBAL_BINDINGS: list[Binding] = [
-    Binding("1", "app.goto('charges')", "Charges", id="app.charges", tooltip="Charge search"),
-    Binding("2", "app.goto('tokens')", "Tokens", id="app.tokens", tooltip="Stored card tokens"),
-    Binding(
-        "3", "app.goto('accounts')", "Accounts", id="app.accounts", tooltip="Merchant accounts"
+    # `1`-`5`: the top-level screens, declared once in `paytui.ui.top_screens`.
+    *(
+        Binding(
+            screen.key,
+            f"app.goto('{screen.mode}')",
+            screen.title,
+            id=f"app.{screen.mode}",
+            tooltip=screen.tooltip,
+        )
+        for screen in TOP_SCREENS
     ),
-    Binding(
-        "4",
-        "app.goto('distributions')",
-        "Distributions",
-        id="app.distributions",
-        tooltip="Payouts to merchant accounts",
-    ),
-    Binding("5", "app.goto('history')", "History", id="app.history", tooltip="Recent actions"),
     Binding(
         "n",
         "app.new_charge",

@@ -66,6 +66,16 @@ class PaytuiHost(App[None]):
         """Go to the charge search with `query` in the query line, and run it."""
         raise NotImplementedError
 
+    def run_saved_search(self, name: str) -> None:
+        """The charge search with the saved search `name` in its query line, run."""
+        raise NotImplementedError
+
+    def saved_searches(self) -> dict[str, str]:
+        """The profile's saved searches (name -> query text), from its config file."""
+        from paytui.config.searches import saved_searches
+
+        return saved_searches(self.config_file)
+
     # --- clock, client, actions (the session's) ----------------------------------------------
     def now(self) -> datetime:
         """The app's clock (frozen in snapshot tests so ages and dates do not drift)."""
