@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -12,6 +13,7 @@ from textual.app import ComposeResult
 from textual.widgets import Input, Static, TextArea
 
 from paytui.actions import AmountError, format_amount, parse_amount
+from paytui.actions.basis import Basis, RefundSeen
 from paytui.limits import check_attributes, check_tags, check_text
 from paytui.text import safe
 from paytui.ui import format as fmt
@@ -40,6 +42,8 @@ class RefundModal(MoneyActionModal):
     def __init__(self, charge_id: str) -> None:
         super().__init__(charge_id)
         self.remaining: Decimal | None = None
+        #: What is left after this dialog's own refund, from the service's answer.
+        self._after_own: Basis | None = None
 
     def compose_form(self) -> ComposeResult:
         yield field_beside("Amount", SafeInput(id="amount", compact=True), "amount")
@@ -99,10 +103,37 @@ class RefundModal(MoneyActionModal):
         # Runs besides the base's `on_mount` (Textual dispatches along the MRO).
         self.app.charges_changed.subscribe(self, self._charges_changed)
 
+    def _show_outcome(self, outcome: ActionOutcome) -> None:
+        """This refund went through: what is left now follows from the service's answer, so
+        the dialog needs no read of its own (the detail beneath reads the charge again)."""
+        refund = outcome.refund
+        if (
+            outcome.succeeded
+            and refund is not None
+            and refund.total_amount is not None
+            and self.basis is not None
+            and self.remaining is not None
+        ):
+            seen = RefundSeen(
+                refund.refund_id, refund.total_amount, refund.refund_timestamp, refund.status
+            )
+            self._after_own = replace(
+                self.basis,
+                refunds=(seen, *self.basis.refunds),
+                left=max(self.remaining - refund.total_amount, Decimal(0)),
+            )
+        super()._show_outcome(outcome)
+
     def _charges_changed(self, charge_ids: tuple[str, ...]) -> None:
         """After this refund (or another on the same charge), "Left" is what is left now."""
-        if self.charge_id in charge_ids and self.step == "result":
-            self._refresh_left()
+        if self.charge_id not in charge_ids or self.step != "result":
+            return
+        own, self._after_own = self._after_own, None
+        if own is not None:  # our own refund, as the service answered it
+            self.basis, self.remaining = own, own.left
+            self.query_one("#dialog-info", Static).update(self._info(own.charge))
+            return
+        self._refresh_left()  # another refund of this charge: read what is left
 
     @work(exclusive=True, group="refund-left")
     async def _refresh_left(self) -> None:
