@@ -2,8 +2,9 @@
 
 When a capture or refund times out, the connection drops after sending, or the service answers
 5xx, the request may or may not have been applied. Sending it again could capture or refund twice,
-so instead we *look*, with the operation's own read-back (`Operation.read_back`, in
-`paytui.actions.read_backs`, which says what trace each operation leaves).
+so instead we *look*, with the operation's own read-back (`Operation.read_back`, in its module
+under `paytui.actions.ops`; `paytui.actions.read_backs` is their kit and says what trace each
+operation leaves).
 
 "Not found" proves "not applied" only when the read-back started after the request deadline
 (plus a margin) since the request was sent: before that a commit may still be in flight, and the

@@ -1,8 +1,10 @@
-"""`PaytuiApp`: the App only. Global bindings, command palette provider, theme, routing, client.
+"""`PaytuiApp`: the shell. Global bindings, the action gate, themes, routing, start-up order.
 
-Screens live in `ui/screens/` and are imported lazily (only the charge search is needed for the
-first paint; start-up time is budgeted). The API client is built by `client_factory`, awaited once
-in a worker after the first paint, so the shell shows immediately while the connection is made.
+The connection and all that hangs on it is the session's (`ui/session.py`); screens see the App
+as `PaytuiHost` (`ui/host.py`); the palette's entries are `ui/palette_commands.py`; the
+top-level screens are declared in `ui/top_screens.py` and imported lazily (only the charge
+search is needed for the first paint; start-up time is budgeted). The client is awaited once in
+a worker after the first paint, so the shell shows immediately while the connection is made.
 """
 
 from __future__ import annotations

@@ -5,7 +5,8 @@ Why data and not decorators scattered over screens: the help screen, the command
 binding by its `id` (Textual's `App.set_keymap`). An id is therefore a public, stable name: rename
 one only with a note in the changelog, because users' config files refer to it.
 
-Screens and widgets use the lists here as their `BINDINGS`; nothing else defines keys.
+Screens and widgets use the lists here as their `BINDINGS`; the few screens that keep their
+lists beside them are named in `SCREEN_MODULES`, so help, docs and keymap checks still see all.
 """
 
 from __future__ import annotations
