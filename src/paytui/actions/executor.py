@@ -255,12 +255,14 @@ class ActionExecutor:
         service cannot be read (the caller says so; nothing is decided on a guess)."""
         mark = await asyncio.to_thread(self.journal.last_id)
         flying = await asyncio.to_thread(self._in_flight_ids, operation, target, mark)
+        spec = OPERATIONS[operation]
         refunds: tuple[RefundSeen, ...] = ()
         left = None
-        if operation == "capture":
+        if spec.seen_capture:
             charge = await self._read_authorization(target)
         else:
             charge = await self.client.get_charge(target)
+        if spec.seen_refunds:
             refunds = await read_refunds(self.client, target)
             charged = charge.total_amount or Decimal(0)
             left = max(charged - refunded_total(refunds), Decimal(0))
@@ -762,7 +764,7 @@ class ActionExecutor:
             result_id=result_id,
             amount=getattr(result, "total_amount", None),
             charge_id=result.charge_id
-            if isinstance(result, Charge) and plan.operation == "charge"
+            if isinstance(result, Charge) and OPERATIONS[plan.operation].makes_a_charge
             else None,
         )
         return await self._outcome(
@@ -846,11 +848,12 @@ class ActionExecutor:
         status that is new since → `TargetChanged`, naming who did it (the journal) and when.
         Returns the refunds listed now (the same as the basis's when nothing changed)."""
         target = basis.target
+        spec = OPERATIONS[basis.operation]
         try:
             charge = await self.client.get_charge(target)
-            now = await read_refunds(self.client, target) if basis.operation == "refund" else ()
+            now = await read_refunds(self.client, target) if spec.seen_refunds else ()
             capture_id = None
-            if basis.operation == "capture":
+            if spec.seen_capture:
                 from paytui.api.captures import find_capture
 
                 capture_id = (await find_capture(self.client, charge)).capture_id
@@ -871,11 +874,11 @@ class ActionExecutor:
             entry = await asyncio.to_thread(self.journal.by_result, self.base_url, capture_id)
             earlier = earlier or entry
             changes.append(self._describe_capture(capture_id, entry))
-        if charge.status != basis.status and not (basis.operation == "capture" and capture_id):
+        if charge.status != basis.status and not (spec.seen_capture and capture_id):
             changes.append(f"its status is now {charge.status or 'unknown'} (was {basis.status})")
         if changes:
             left = None
-            if basis.operation == "refund":
+            if spec.seen_refunds:
                 left = max((charge.total_amount or Decimal(0)) - refunded_total(now), Decimal(0))
                 changes.append(f"{format_amount(left)} left")
             raise TargetChanged(tuple(changes), earlier=earlier, left=left)
@@ -975,7 +978,7 @@ class ActionExecutor:
                 base_url=self.base_url,
                 client_id=self.client_id,
                 operation=operation,
-                charge_id=None if operation == "charge" else target,
+                charge_id=None if _makes_a_charge(operation) else target,
                 amount=amount,
                 reason=redact(reason),
             )
@@ -1196,12 +1199,18 @@ def _alive(pid: int) -> bool:
     return True
 
 
+def _makes_a_charge(operation: str) -> bool:
+    """Its target is an account, not a charge (an unknown operation, refused: neither)."""
+    spec = OPERATIONS.get(operation)
+    return spec is not None and spec.makes_a_charge
+
+
 def _identity_of(entry: JournalEntry) -> str | None:
     """The identity an entry was written with; a refund of an older journal: its amount."""
     kept = entry.request_summary.get("identity")
     if isinstance(kept, str):
         return kept
-    if entry.operation == "refund":
+    if OPERATIONS[entry.operation].amount_is_identity:
         return amount_identity(entry.amount)
     return None
 

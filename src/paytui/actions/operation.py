@@ -83,6 +83,14 @@ class Operation:
     - `names_a_charge`: the journal's `charge_id` is a charge History can open (not a refund's,
       a token's or an account's id).
     - `bulk_label` / `bulk_noun`: set when it may be done on many marked charges at once.
+    - What the person decides on (`ActionExecutor.observe`, checked again before sending):
+      `seen_refunds` — the charge's refunds and what is left (a refund); `seen_capture` —
+      whether the authorization was captured (a capture). Neither: the charge's status only.
+    - `makes_a_charge`: its target is an account and its result a new charge (the journal's
+      charge column holds the result).
+    - `amount_is_identity`: two of them with the same amount on the same target are "the same"
+      (a recent one needs "again"); read from the entry's amount for journals older than the
+      identity they now carry.
     """
 
     name: OperationName
@@ -100,6 +108,10 @@ class Operation:
     names_a_charge: bool = True
     bulk_label: str | None = None
     bulk_noun: str | None = None
+    seen_refunds: bool = False
+    seen_capture: bool = False
+    makes_a_charge: bool = False
+    amount_is_identity: bool = False
     request: Callable[[str, dict[str, Any]], Request | None] | None = None
 
     def request_of(self, entry: JournalEntry) -> Request | None:

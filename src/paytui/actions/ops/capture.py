@@ -101,6 +101,7 @@ SPEC = Operation(
     result_noun="new charge",
     bulk_label="Capture",
     bulk_noun="authorization",
+    seen_capture=True,
     read_back=read_back,
     resend=resend,
     request=lambda charge_id, summary: (

@@ -118,6 +118,7 @@ SPEC = Operation(
     moves_money=True,
     result_noun="charge",
     target_key="account_id",
+    makes_a_charge=True,
     read_back=read_back,
     resend=resend,
 )
