@@ -12,15 +12,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
-from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.widgets import DataTable, Static
 
 from paytui.ui import format as fmt
-from paytui.ui.running_app import paytui_app
-from paytui.ui.screens.base import PaytuiScreen
+from paytui.ui.screens.paged_list import PAGE_SIZE, PagedListScreen
 from paytui.ui.widgets.distribution_tree import (
     TOTAL_CATEGORIES,
     status_text,
@@ -30,11 +28,10 @@ from paytui.ui.widgets.distribution_tree import (
 from paytui.ui.widgets.fit_table import FitColumn, FitNavTable
 from paytui.ui.widgets.footer import PaytuiFooter
 from paytui.ui.widgets.header import PaytuiHeader
-from paytui.ui.widgets.list_state import ErrorLine, ListState, add_unreadable_rows, showing
-from paytui.ui.widgets.more_rows import MoreRows
-from paytui.ui.widgets.nav_table import NavTable
+from paytui.ui.widgets.list_state import ErrorLine, ListState
 
 if TYPE_CHECKING:
+    from paytui.api.client import PaymentClient
     from paytui.api.models import Distribution, Page
 
 DISTRIBUTIONS_BINDINGS: list[Binding] = [
@@ -43,8 +40,6 @@ DISTRIBUTIONS_BINDINGS: list[Binding] = [
     ),
     Binding("ctrl+r", "refresh", "Refresh", id="distributions.refresh", tooltip="Reload / retry"),
 ]
-
-PAGE_SIZE = 50
 
 
 #: Totals before the account, and at 80 columns the id, chargebacks and Net still on screen:
@@ -65,18 +60,15 @@ DISTRIBUTION_COLUMNS = (
 )
 
 
-class DistributionsScreen(PaytuiScreen[None]):
-    """Distributions with their totals; scrolling reads the next page."""
+class DistributionsScreen(PagedListScreen["Distribution"]):
+    """Distributions with their totals; scrolling reads the next page (`PagedListScreen`)."""
 
     CSS_PATH = Path(__file__).with_name("distributions.tcss")
     BINDINGS: ClassVar[list[BindingType]] = [*DISTRIBUTIONS_BINDINGS]
     HELP_TITLE = "Distributions"
     AUTO_FOCUS = "#distributions"
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.distributions: list[Distribution] = []
-        self.more = MoreRows(PAGE_SIZE)
+    NOUN = "distributions"
+    STATUS_ID = "showing"
 
     def compose(self) -> ComposeResult:
         yield PaytuiHeader()
@@ -91,85 +83,41 @@ class DistributionsScreen(PaytuiScreen[None]):
         yield PaytuiFooter()
 
     def on_mount(self) -> None:
-        self._load()
+        self.load()
+
+    @property
+    def distributions(self) -> list[Distribution]:
+        """The distributions read so far, in the table's order."""
+        return self.items
 
     @property
     def state(self) -> str:
         """loading | results | empty | error (the list kit's panel holds it)."""
         return self.query_one(ListState).state
 
-    def _load(self) -> None:
-        """Read the first page again (a refresh); the rows on screen stay until it is read."""
-        if not self.distributions:
-            self.query_one(ListState).show_loading("distributions")
-        self.read_first()
+    # --- what the list says ---------------------------------------------------------------------
+    async def fetch(self, client: PaymentClient, offset: int) -> Page[Distribution]:
+        return await client.list_distributions_page(limit=PAGE_SIZE, offset=offset)
 
-    @work(exclusive=True, group="distributions-read")
-    async def read_first(self) -> None:
-        try:
-            client = await paytui_app(self).get_client()
-            page = await client.list_distributions_page(limit=PAGE_SIZE, offset=0)
-        except Exception as exc:
-            # A reload that fails leaves the last good rows on screen under the error line.
-            info = self.query_one(ListState).show_failed(
-                exc, rows_on_screen=bool(self.distributions)
-            )
-            self.app.notify(info.message, title=info.title, severity="error", markup=False)
-            return
-        self.workers.cancel_group(self, "distributions-more")
-        self.more.reset()
-        self.distributions = []
-        self.query_one(FitNavTable).clear()
-        self._append(page)
-        if not self.more.read:
-            self.query_one(ListState).show_empty("No distributions for this client yet.")
-            return
-        self.query_one(ListState).show_results()
-        self.query_one(FitNavTable).focus()
+    def row_cells(self, item: Distribution) -> list[Text]:
+        return [
+            fmt.literal(item.distribution_id or "—"),
+            Text(fmt.date(item.distribution_timestamp)),
+            status_text(item.status),
+            *(total_text(c, total_of(item, c)) for c in TOTAL_CATEGORIES),
+            fmt.literal(item.account_id or "—"),
+        ]
 
-    @work(exclusive=True, group="distributions-more")
-    async def read_more(self) -> None:
-        async def page_at(offset: int) -> Page[Distribution]:
-            client = await paytui_app(self).get_client()
-            return await client.list_distributions_page(limit=PAGE_SIZE, offset=offset)
+    def empty_text(self) -> str:
+        return "No distributions for this client yet."
 
-        page = await self.more.read_next(page_at, self.query_one(ListState), "distributions")
-        if page is not None:
-            self._append(page)
-
-    def _append(self, page: Page[Distribution]) -> None:
-        """Add a page's distributions (and its unreadable items) under the rows shown."""
-        table = self.query_one(FitNavTable)
-        for dist in page.items:
-            table.add_row(
-                fmt.literal(dist.distribution_id or "—"),
-                Text(fmt.date(dist.distribution_timestamp)),
-                status_text(dist.status),
-                *(total_text(c, total_of(dist, c)) for c in TOTAL_CATEGORIES),
-                fmt.literal(dist.account_id or "—"),
-                key=dist.distribution_id,
-            )
-            self.distributions.append(dist)
-        self.more.took(page, len(page.items) + add_unreadable_rows(table, page.unreadable))
-        self.query_one("#showing", Static).update(showing(self.more.read, self.more.total))
-
-    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        if self.more.wants_more(event.cursor_row):
-            self.read_more()
+    def page_shown(self) -> None:
+        if self.items:
+            self.query_one(FitNavTable).focus()
 
     # --- actions --------------------------------------------------------------------------------
-    def action_refresh(self) -> None:
-        self._load()
-
-    def _current(self) -> Distribution | None:
-        table = self.query_one(NavTable)
-        if not table.row_count:
-            return None
-        row = table.cursor_row
-        return self.distributions[row] if 0 <= row < len(self.distributions) else None
-
     def action_copy_id(self) -> None:
-        dist = self._current()
+        dist = self.highlighted()
         if dist is None:
             return
         self.app.copy_to_clipboard(dist.distribution_id)
@@ -179,9 +127,7 @@ class DistributionsScreen(PaytuiScreen[None]):
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
-        dist = next(
-            (d for d in self.distributions if d.distribution_id == event.row_key.value), None
-        )
+        dist = self.highlighted()
         if dist is None:
             return
         from paytui.ui.screens.distribution_detail import DistributionDetailScreen

@@ -243,6 +243,15 @@ class MoneyActionModal(PaytuiModal[str | None]):
         # second enter must not close the dialog on the answer). Escape still closes it, and
         # the action then finishes in the background and is journaled.
         self.query_one("#close", Button).disabled = step == "sending"
+        # A Button ignores enter while it still shows its last press ("-active", 0.2 s): on a
+        # busy machine a whole send and refusal fit in that time, and the enter meant for
+        # "Review again" was dropped. A new step is a new question: its enter counts.
+        go.remove_class("-active")
+        if step == "review" and (self.focused is None or self.focused.id == "close"):
+            # Back from sending (a refusal: "Review again", "Refund again"): the buttons were
+            # disabled meanwhile and the focus fell to Close, so enter would have closed the
+            # dialog instead of doing what its message says. Enter means the primary button.
+            go.focus()
         retry = self.query_one("#retry", Button)
         retry.display = step == "result" and self.outcome is not None and self.outcome.retryable
         opener = self.query_one("#open", Button)
