@@ -81,7 +81,9 @@ async def test_two_processes_meaning_the_same_refund_send_one(
 ) -> None:
     """Two `paytui refunds create CH --amount 5.00 --yes` on one journal, started 0, 0.3 and 1 s
     apart, one through ``127.0.0.1`` and the other through ``localhost`` (one service): one
-    refund each time; the other exits 8 naming what was done, and nothing more is sent."""
+    refund each time; the other exits 8 naming what was done, and nothing more is sent. (CI once
+    saw the sender's own answer late on a loaded machine: it then exits 7, outcome unknown —
+    what a late answer is — and the refund is still there once.)"""
     port = sandbox_server.rsplit(":", 1)[1]
     spellings = (f"http://127.0.0.1:{port}/", f"http://localhost:{port}")
     async with PaymentClient(
@@ -97,9 +99,14 @@ async def test_two_processes_meaning_the_same_refund_send_one(
             codes = sorted(p.returncode for p in (first, second))
             refunds = await refunds_of(client, sale.charge_id)
             assert len(refunds) == 1, (gap, results)
-            assert codes == [0, 8], (gap, codes, results)
+            # The one that sent it says so (0), or, when its answer was late on a loaded machine,
+            # says its outcome is unknown (7: the refund is there, found later by a read-back);
+            # never both sending. The other exits 8 naming what was done.
+            assert codes in ([0, 8], [7, 8]), (gap, codes, results)
             told = next(
-                err for p, (_, err) in zip((first, second), results, strict=True) if p.returncode
+                err
+                for p, (_, err) in zip((first, second), results, strict=True)
+                if p.returncode == 8
             )
             assert "nothing" in told.lower() and "was sent" in told, told
 
