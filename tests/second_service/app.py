@@ -15,7 +15,7 @@ from __future__ import annotations
 import base64
 import binascii
 import secrets
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any
@@ -254,6 +254,21 @@ def _applied(options: ServiceOptions, name: str, query: Request) -> list[str]:
     return [value for key, value in query.query_params.multi_items() if key == wire and value]
 
 
+def _filtered(
+    options: ServiceOptions,
+    query: Request,
+    rows: Iterable[Any],
+    names: tuple[str, ...],
+    value_of: Callable[[Any, str], Any],
+) -> list[Any]:
+    """`rows` kept by each of the filters `names` this service applies (exact values)."""
+    kept = list(rows)
+    for name in names:
+        for value in _applied(options, name, query):
+            kept = [row for row in kept if value_of(row, name) == value]
+    return kept
+
+
 def _known(options: ServiceOptions, shown: frozenset[str] = frozenset()) -> frozenset[str]:
     """The query parameters of a list this service knows, by its own names."""
     names = {options.parameter_names.get(name, name) for name in shown | options.applied_filters}
@@ -395,10 +410,7 @@ def create_app(service: SecondService) -> Starlette:
         known = _known(options)
         if (refused := unknown_params(query, known, options)) is not None:
             return refused
-        rows = list(store.refunds)
-        for name in ("charge_id", "account_id"):
-            for value in _applied(options, name, request):
-                rows = [r for r in rows if getattr(r, name) == value]
+        rows = _filtered(options, request, store.refunds, ("charge_id", "account_id"), getattr)
         return listing(request, service, "refunds", rows, lambda r: refund_json(r, options))
 
     async def get_refund(request: Request) -> Response:
@@ -428,10 +440,9 @@ def create_app(service: SecondService) -> Starlette:
         known = _known(options)
         if (refused := unknown_params(query, known, options)) is not None:
             return refused
-        rows = list(store.accounts)
-        for name in ("status", "merchant_id"):
-            for value in _applied(options, name, request):
-                rows = [a for a in rows if a.get(name) == value]
+        rows = _filtered(
+            options, request, store.accounts, ("status", "merchant_id"), lambda a, n: a.get(n)
+        )
         return listing(request, service, "accounts", rows, account_json)
 
     async def get_account(request: Request) -> Response:

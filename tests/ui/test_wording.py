@@ -12,20 +12,25 @@ from paytui.ui.widgets.charge_panels import summary_panel
 from paytui.ui.widgets.charge_table import COLUMNS
 
 
-def test_a_charge_type_reads_the_same_in_the_list_and_the_detail() -> None:
-    check = Charge(charge_id="c1", charge_type="pre_authorization", total_amount=0)
-    column = next(column for column in COLUMNS if column.key == "type")
-    assert column.render(check).plain == "pre-auth"  # the list's narrow column, shortened
+def _summary_lines(charge: Charge, width: int) -> list[str]:
+    """The charge detail's summary panel as plain lines at `width` cells."""
     panel = summary_panel(
-        check.model_dump(mode="json", by_alias=True, exclude_none=True),
+        charge.model_dump(mode="json", by_alias=True, exclude_none=True),
         is_authorization=False,
         capture_id=None,
         capture_lookup=None,
     )
-    console = Console(width=80, record=True, color_system=None, file=None)
+    console = Console(width=width, record=True, color_system=None, file=None)
     with console.capture() as captured:
         console.print(panel)
-    type_line = next(line for line in captured.get().splitlines() if "Type" in line)
+    return captured.get().splitlines()
+
+
+def test_a_charge_type_reads_the_same_in_the_list_and_the_detail() -> None:
+    check = Charge(charge_id="c1", charge_type="pre_authorization", total_amount=0)
+    column = next(column for column in COLUMNS if column.key == "type")
+    assert column.render(check).plain == "pre-auth"  # the list's narrow column, shortened
+    type_line = next(line for line in _summary_lines(check, 80) if "Type" in line)
     assert "pre-authorization" in type_line and "pre_authorization" not in type_line
     assert fmt.charge_type_name("authorization") == "authorization"
     assert fmt.charge_type_name("authorization", short=True) == "auth"
@@ -68,15 +73,6 @@ def test_the_open_hint_stays_on_its_ids_line_in_a_half_width_panel() -> None:
     capture = Charge(
         charge_id="c" * 24, charge_type="capture", total_amount=5, original_charge_id="a" * 24
     )
-    panel = summary_panel(
-        capture.model_dump(mode="json", by_alias=True, exclude_none=True),
-        is_authorization=False,
-        capture_id=None,
-        capture_lookup=None,
-    )
-    console = Console(width=53, record=True, color_system=None, file=None)
-    with console.capture() as captured:
-        console.print(panel)
-    lines = captured.get().splitlines()
+    lines = _summary_lines(capture, 53)
     row = next(index for index, line in enumerate(lines) if "a" * 24 in line)
     assert "(o)" in lines[row]
