@@ -315,7 +315,7 @@ async def test_pages_load_as_the_cursor_nears_the_end(
 ) -> None:
     from paytui.ui.screens import tokens
 
-    monkeypatch.setattr(tokens, "PAGE_SIZE", 8)
+    monkeypatch.setattr(tokens.TokensScreen, "PAGE_SIZE", 8)
     app = app_factory()
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await open_tokens(app, pilot)

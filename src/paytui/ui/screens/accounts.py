@@ -4,21 +4,20 @@ The person on this screen is usually waiting for a merchant to be boarded: `f` n
 to one boarding status, `w` turns on watch mode (a re-read every few seconds that highlights and
 announces any account whose status moved), `enter` opens an account with its recent charges.
 
-Accounts are few (tens, not thousands), so the whole list is read (paged under the hood) and
-grouped here; reads run in an exclusive worker and a watch tick never starts a second read while
-one is still in flight, so a slow service cannot pile up requests or block the screen.
+Accounts are few (tens, not thousands), so the whole list is read (paged under the hood: the one
+list base's `READ_ALL_UP_TO`) and grouped here; reads run in an exclusive worker and a watch
+tick never starts a second read while one is still in flight, so a slow service cannot pile up
+requests or block the screen.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.style import Style
 from rich.text import Text
-from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.command import DiscoveryHit, Hit, Hits, Provider
@@ -28,13 +27,14 @@ from textual.widgets import DataTable, Static
 
 from paytui.ui import format as fmt
 from paytui.ui.running_app import paytui_app
-from paytui.ui.screens.base import PaytuiScreen
+from paytui.ui.screens.paged_list import PagedListScreen, read_whole
 from paytui.ui.widgets.fit_table import FitColumn, FitNavTable
 from paytui.ui.widgets.footer import PaytuiFooter
 from paytui.ui.widgets.header import PaytuiHeader
 from paytui.ui.widgets.list_state import ErrorLine, ListState, add_unreadable_rows, showing
 
 if TYPE_CHECKING:
+    from paytui.api.client import PaymentClient
     from paytui.api.models import Account, Merchant, Page, UnreadableItem
 
 ACCOUNTS_BINDINGS: list[Binding] = [
@@ -75,28 +75,6 @@ ACCOUNT_COLUMNS = (
 )
 #: How a status change since the last read looks (on top of the status colour).
 CHANGED_STYLE = Style(bold=True, reverse=True)
-#: The most accounts read (at 500 a page); a credential seeing more is not what this screen is for.
-MAX_ACCOUNTS = 5000
-
-
-async def read_all(
-    fetch: Callable[..., Awaitable[Page[Any]]],
-    unreadable: list[UnreadableItem] | None = None,
-    **filters: Any,
-) -> list[Any]:
-    """Every item of a list endpoint, following the pages; the items that could not be read
-    are added to `unreadable` when given."""
-    items: list[Any] = []
-    offset = 0
-    while len(items) < MAX_ACCOUNTS:
-        page = await fetch(limit=500, offset=offset, **filters)
-        items.extend(page.items)
-        if unreadable is not None:
-            unreadable.extend(page.unreadable)
-        if not page.has_more or not page.items:
-            break
-        offset = page.next_offset
-    return items
 
 
 class StatusFilterCommands(Provider):
@@ -133,18 +111,23 @@ class StatusFilterCommands(Provider):
                 )
 
 
-class AccountsScreen(PaytuiScreen[None]):
-    """Accounts grouped by merchant, with a status filter and watch mode."""
+class AccountsScreen(PagedListScreen["Account"]):
+    """Accounts grouped by merchant, with a status filter and watch mode: a `PagedListScreen`
+    that reads the whole list (`READ_ALL_UP_TO`) and shows it grouped (`show_first`)."""
 
     CSS_PATH = Path(__file__).with_name("accounts.tcss")
     BINDINGS: ClassVar[list[BindingType]] = [*ACCOUNTS_BINDINGS]
     HELP_TITLE = "Accounts"
     AUTO_FOCUS = "#accounts"
     COMMANDS: ClassVar = {StatusFilterCommands}
+    NOUN = "accounts"
+    STATUS_ID = "showing"
+    #: Pages of 500; a credential seeing more than 5,000 is not what this screen is for.
+    PAGE_SIZE = 500
+    READ_ALL_UP_TO = 5000
 
     def __init__(self) -> None:
         super().__init__()
-        self.accounts: list[Account] = []
         #: Accounts the service sent that could not be read: unreadable rows, after the groups.
         self.unreadable: list[UnreadableItem] = []
         self.merchants: dict[str, Merchant] = {}
@@ -154,7 +137,6 @@ class AccountsScreen(PaytuiScreen[None]):
         """Accounts whose status changed during this watch session (highlighted)."""
         self._previous: dict[str, str | None] | None = None
         self._watch_timer: Timer | None = None
-        self._reading = False
         self._last_read: str | None = None
 
     def compose(self) -> ComposeResult:
@@ -179,6 +161,11 @@ class AccountsScreen(PaytuiScreen[None]):
 
     # --- state ----------------------------------------------------------------------------------
     @property
+    def accounts(self) -> list[Account]:
+        """Every account read (whatever the filter shows)."""
+        return self.items
+
+    @property
     def state(self) -> str:
         """loading | results | empty | error (the list kit's panel holds it)."""
         return self.query_one(ListState).state
@@ -188,7 +175,7 @@ class AccountsScreen(PaytuiScreen[None]):
         """True while a failed re-read is shown above the last good list."""
         return self.query_one(ErrorLine).shown
 
-    def _show_error(self, exc: BaseException) -> None:
+    def read_failed(self, exc: BaseException) -> None:
         # The last good list stays on screen under the error line (watch mode keeps trying).
         note = "watch continues" if self.watching else None
         info = self.query_one(ListState).show_failed(
@@ -198,32 +185,34 @@ class AccountsScreen(PaytuiScreen[None]):
             self.app.notify(info.message, title=info.title, severity="error", markup=False)
 
     # --- reading --------------------------------------------------------------------------------
-    def load(self) -> None:
-        if self._reading:
-            return
-        self._reading = True
-        self.read_accounts()
+    def load(self, *, select: str | None = None) -> None:
+        """Read the accounts again, unless a read is in flight (a watch tick never starts a
+        second one)."""
+        if not self.reading:
+            self.read()
 
-    @work(exclusive=True, group="accounts-read")
-    async def read_accounts(self) -> None:
-        try:
+    async def fetch(self, client: PaymentClient, offset: int, limit: int) -> Page[Account]:
+        return await client.list_accounts_page(limit=limit, offset=offset)
+
+    async def read_also(self, client: PaymentClient, page: Page[Account]) -> None:
+        """The merchants' names, when an account's merchant is not known yet."""
+        if not self.merchants or any(a.merchant_id not in self.merchants for a in page.items):
             try:
-                client = await paytui_app(self).get_client()
-                unreadable: list[UnreadableItem] = []
-                accounts = await read_all(client.list_accounts_page, unreadable)
-            except Exception as exc:
-                self._show_error(exc)
+
+                async def merchants_at(offset: int, limit: int) -> Page[Merchant]:
+                    return await client.list_merchants_page(limit=limit, offset=offset)
+
+                merchants = await read_whole(
+                    merchants_at, up_to=self.READ_ALL_UP_TO or 0, limit=self.PAGE_SIZE
+                )
+            except Exception:  # names are a nicety: group by merchant id without them
                 return
-            if not self.merchants or any(a.merchant_id not in self.merchants for a in accounts):
-                try:
-                    merchants = await read_all(client.list_merchants_page)
-                except Exception:  # names are a nicety: group by merchant id without them
-                    merchants = []
-                self.merchants.update({m.merchant_id: m for m in merchants})
-            self.unreadable = unreadable
-            self._apply(accounts)
-        finally:
-            self._reading = False
+            self.merchants.update({m.merchant_id: m for m in merchants.items})
+
+    def show_first(self, page: Page[Account], select: str | None) -> None:
+        """The whole list read: grouped by merchant, changes since the last read marked."""
+        self.unreadable = list(page.unreadable)
+        self._apply(list(page.items))
 
     def _apply(self, accounts: list[Account]) -> None:
         now = paytui_app(self).now()
@@ -243,7 +232,8 @@ class AccountsScreen(PaytuiScreen[None]):
                         markup=False,
                     )
         self._previous = current
-        self.accounts = accounts
+        self.items = accounts
+        self._by_key = {a.account_id: a for a in accounts}
         self.query_one(ErrorLine).clear()
         self._render_table()
         self._update_watch_status()
@@ -281,7 +271,7 @@ class AccountsScreen(PaytuiScreen[None]):
                 key=MERCHANT_ROW + merchant_id,
             )
             for account in sorted(members, key=lambda a: (a.name or "", a.account_id)):
-                table.add_row(*self._cells(account), key=account.account_id)
+                table.add_row(*self.row_cells(account), key=self.row_key(account))
         unreadable = add_unreadable_rows(table, self.unreadable)
         total = len(self.accounts) + unreadable
         shown = len(visible) + unreadable
@@ -303,7 +293,11 @@ class AccountsScreen(PaytuiScreen[None]):
         if table.row_count > 1:
             table.move_cursor(row=1, animate=False)
 
-    def _cells(self, account: Account) -> list[Text]:
+    def row_key(self, item: Account) -> str:
+        return item.account_id
+
+    def row_cells(self, item: Account) -> list[Text]:
+        account = item
         changed = account.account_id in self.changed_ids
         account_id = fmt.literal(("◆ " if changed else "  ") + account.account_id)
         status = fmt.boarding_status(account.status)
@@ -386,8 +380,7 @@ class AccountsScreen(PaytuiScreen[None]):
     def action_refresh(self) -> None:
         if self.state == "error":
             self.query_one(ListState).show_loading("accounts")
-        self._reading = True
-        self.read_accounts()  # exclusive: replaces a read in flight
+        self.read()  # exclusive: replaces a read in flight
 
     # --- table events ---------------------------------------------------------------------------
     def _account(self, key: str | None) -> Account | None:

@@ -96,8 +96,8 @@ class DistributionsScreen(PagedListScreen["Distribution"]):
         return self.query_one(ListState).state
 
     # --- what the list says ---------------------------------------------------------------------
-    async def fetch(self, client: PaymentClient, offset: int) -> Page[Distribution]:
-        return await client.list_distributions_page(limit=PAGE_SIZE, offset=offset)
+    async def fetch(self, client: PaymentClient, offset: int, limit: int) -> Page[Distribution]:
+        return await client.list_distributions_page(limit=limit, offset=offset)
 
     def row_cells(self, item: Distribution) -> list[Text]:
         return [
@@ -133,3 +133,6 @@ class DistributionsScreen(PagedListScreen["Distribution"]):
         from paytui.ui.screens.distribution_detail import DistributionDetailScreen
 
         self.app.push_screen(DistributionDetailScreen(dist.distribution_id, summary=dist))
+
+
+__all__ = ["DISTRIBUTIONS_BINDINGS", "DISTRIBUTION_COLUMNS", "PAGE_SIZE", "DistributionsScreen"]

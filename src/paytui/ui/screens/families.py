@@ -22,7 +22,7 @@ from paytui.api.families import FAMILIES, STATUS_KEYS, TIME_KEYS, Family, Generi
 from paytui.ui import format as fmt
 from paytui.ui.bindings import BROWSE_BINDINGS
 from paytui.ui.running_app import paytui_app
-from paytui.ui.screens.paged_list import PAGE_SIZE, PagedListScreen
+from paytui.ui.screens.paged_list import PagedListScreen
 from paytui.ui.widgets.distribution_tree import as_datetime
 from paytui.ui.widgets.fit_table import FitColumn, FitNavTable
 from paytui.ui.widgets.footer import PaytuiFooter
@@ -86,8 +86,8 @@ class FamilyBrowserScreen(PagedListScreen[GenericObject]):
     def on_mount(self) -> None:
         self.load()
 
-    async def fetch(self, client: PaymentClient, offset: int) -> Page[GenericObject]:
-        return await client.list_objects_page(self.family.name, limit=PAGE_SIZE, offset=offset)
+    async def fetch(self, client: PaymentClient, offset: int, limit: int) -> Page[GenericObject]:
+        return await client.list_objects_page(self.family.name, limit=limit, offset=offset)
 
     def row_cells(self, item: GenericObject) -> list[Text]:
         return row_cells(item, self.family)

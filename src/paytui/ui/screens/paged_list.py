@@ -1,18 +1,32 @@
-"""A list screen read a page at a time (Refunds, Browse): one reader, one status line, and the list
-kit's one paging (`MoreRows`: the next page is added as the cursor nears the end), so every such
-screen loads, fails, pages and says "the service ignored a filter" the same way. A screen says
-what to fetch (`fetch`), how an item shows (`row_cells`) and what an empty list means
-(`empty_text`); the list kit (`ListState`, `ErrorLine`, unreadable rows) does the rest.
+"""The one base of every list screen (Refunds, Browse, Distributions, Tokens, Plugin sessions,
+Accounts): one reader, one status line, and the list kit's one paging (`MoreRows`: the next page
+is added as the cursor nears the end), so every list loads, fails, pages and says "the service
+ignored a filter" the same way.
+
+A screen says what to fetch (`fetch`), how an item shows (`row_cells`) and what an empty list
+means (`empty_text`); the list kit (`ListState`, `ErrorLine`, unreadable rows) does the rest.
+What a screen may add:
+
+- `row_key(item)`: the row's key (an id). Keyed rows are found by key (an unreadable row is
+  never taken for an item), an item already shown is not added twice (something created
+  meanwhile moved the pages), and `load(select=key)` puts the cursor back on a row after a read;
+- `status_note()`: words after "Showing N of M" (Tokens' " · 3 expired");
+- `read_failed(exc)`: how a failed read shows (default: over the rows kept, and notified);
+- `READ_ALL_UP_TO`: read the whole list (pages of `PAGE_SIZE`, up to that many items) instead of
+  a page at a time, for lists that are few and shown as a whole (Accounts, grouped by merchant:
+  it shows them itself by overriding `show_first`); `read_also` reads what else the rows need.
 """
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, ClassVar, Generic, TypeVar
 
 from rich.text import Text
 from textual import on, work
 from textual.widgets import DataTable, Static
 
+from paytui.api.models import Page
 from paytui.ui.running_app import paytui_app
 from paytui.ui.screens.base import PaytuiScreen
 from paytui.ui.widgets.fit_table import FitTable
@@ -21,90 +35,173 @@ from paytui.ui.widgets.more_rows import MoreRows
 
 if TYPE_CHECKING:
     from paytui.api.client import PaymentClient
-    from paytui.api.models import Page
+    from paytui.api.models import UnreadableItem
 
 T = TypeVar("T")
 PAGE_SIZE = 50
 
 
+async def read_whole(
+    fetch: Callable[[int, int], Awaitable[Page[T]]], *, up_to: int, limit: int
+) -> Page[T]:
+    """Every item of a list endpoint as one page, following the pages (`fetch(offset, limit)`)
+    until the end or until `up_to` items were read; the unreadable items of every page too."""
+    items: list[T] = []
+    unreadable: list[UnreadableItem] = []
+    offset = 0
+    while len(items) < up_to:
+        page = await fetch(offset, limit)
+        items.extend(page.items)
+        unreadable.extend(page.unreadable)
+        if not page.has_more or not page.items:
+            break
+        offset = page.next_offset
+    return Page[T].model_construct(items=items, limit=limit, unreadable=unreadable)
+
+
 class PagedListScreen(PaytuiScreen[None], Generic[T]):
-    """A `FitTable` read page by page as the cursor nears its end, a status line (`STATUS_ID`)
-    and ctrl+r."""
+    """A `FitTable` read page by page as the cursor nears its end (or whole, `READ_ALL_UP_TO`),
+    a status line (`STATUS_ID`) and ctrl+r."""
 
     #: What the list holds, for "Loading <noun>…".
     NOUN: ClassVar[str] = "items"
     #: The id of the status line under the query (count, an ignored filter).
     STATUS_ID: ClassVar[str] = "list-status"
+    #: Items a page.
+    PAGE_SIZE: ClassVar[int] = PAGE_SIZE
+    #: None: a page at a time. A number: the whole list up to that many items, in one read.
+    READ_ALL_UP_TO: ClassVar[int | None] = None
 
     def __init__(self) -> None:
         super().__init__()
         self.items: list[T] = []
-        self.more = MoreRows(PAGE_SIZE)
+        self.more = MoreRows(self.PAGE_SIZE)
         self.ignored_note: str | None = None
+        #: True from the start of a read of the first page (or the whole list) to its end.
+        self.reading = False
+        #: The items shown, by row key (screens whose rows are keyed: `row_key`).
+        self._by_key: dict[str, T] = {}
 
     # --- what a screen says ---------------------------------------------------------------------
-    async def fetch(self, client: PaymentClient, offset: int) -> Page[T]:  # pragma: no cover
+    async def fetch(
+        self, client: PaymentClient, offset: int, limit: int
+    ) -> Page[T]:  # pragma: no cover
         raise NotImplementedError
 
     def row_cells(self, item: T) -> list[Text]:  # pragma: no cover
         raise NotImplementedError
 
+    def row_key(self, item: T) -> str | None:
+        """The key of an item's row (its id); None: rows are not keyed (found by position)."""
+        return None
+
     def noun(self) -> str:
         return self.NOUN
+
+    def more_noun(self) -> str:
+        """What a later page holds, for "more <noun> did not load"."""
+        return self.noun()
 
     def empty_text(self) -> str:
         return f"No {self.noun()}."
 
+    def status_note(self) -> str:
+        """Words after "Showing N of M" (none by default)."""
+        return ""
+
     def page_shown(self) -> None:
         """Called once a page is on screen (a screen's hook: show the highlighted item...)."""
 
+    async def read_also(self, client: PaymentClient, page: Page[T]) -> None:
+        """What else a read needs before its rows show (Accounts: the merchants' names)."""
+
+    def read_failed(self, exc: BaseException) -> None:
+        """A failed read: the last good rows stay on screen under the error line; notified."""
+        info = self.query_one(ListState).show_failed(exc, rows_on_screen=bool(self.items))
+        self.app.notify(info.message, title=info.title, severity="error", markup=False)
+
     # --- the reader -----------------------------------------------------------------------------
-    def load(self) -> None:
-        """Read the list again from its first page; the rows on screen stay until it is read."""
+    def load(self, *, select: str | None = None) -> None:
+        """Read the list again from its first page; the rows on screen stay until it is read.
+        `select`: the key of the row to put the cursor on once read (when it is there)."""
         if not self.items:
             self.query_one(ListState).show_loading(self.noun())
-        self._read_first()
+        self.read(select=select)
+
+    def read(self, *, select: str | None = None) -> None:
+        """Start reading the first page (or the whole list), replacing a read in flight."""
+        self.reading = True
+        self._read_first(select)
 
     @work(exclusive=True, group="paged-list-load")
-    async def _read_first(self) -> None:
+    async def _read_first(self, select: str | None = None) -> None:
         try:
-            client = await paytui_app(self).get_client()
-            page = await self.fetch(client, 0)
-        except Exception as exc:
-            info = self.query_one(ListState).show_failed(exc, rows_on_screen=bool(self.items))
-            self.app.notify(info.message, title=info.title, severity="error", markup=False)
-            return
-        self.workers.cancel_group(self, "paged-list-more")
+            try:
+                client = await paytui_app(self).get_client()
+                page = await self._read_page_or_whole(client)
+                await self.read_also(client, page)
+            except Exception as exc:
+                self.read_failed(exc)
+                return
+            self.workers.cancel_group(self, "paged-list-more")
+            self.show_first(page, select)
+        finally:
+            self.reading = False
+
+    async def _read_page_or_whole(self, client: PaymentClient) -> Page[T]:
+        if self.READ_ALL_UP_TO is None:
+            return await self.fetch(client, 0, self.PAGE_SIZE)
+
+        async def page_at(offset: int, limit: int) -> Page[T]:
+            return await self.fetch(client, offset, limit)
+
+        return await read_whole(page_at, up_to=self.READ_ALL_UP_TO, limit=self.PAGE_SIZE)
+
+    def show_first(self, page: Page[T], select: str | None) -> None:
+        """The first page (or the whole list) read: it replaces the rows on screen."""
         self.more.reset()
         self.items = []
+        self._by_key = {}
         self.ignored_note = None
-        self._table().clear()
+        table = self._table()
+        table.clear()
         self._append(page)
         if self.more.read:
             self.query_one(ListState).show_results()
         else:
             self.query_one(ListState).show_empty(self.empty_text())
+        if select is not None and select in self._by_key:
+            table.move_cursor(row=table.get_row_index(select))
         self.page_shown()
         self.refresh_bindings()
 
     @work(exclusive=True, group="paged-list-more")
     async def _read_more(self) -> None:
         async def page_at(offset: int) -> Page[T]:
-            return await self.fetch(await paytui_app(self).get_client(), offset)
+            return await self.fetch(await paytui_app(self).get_client(), offset, self.PAGE_SIZE)
 
-        page = await self.more.read_next(page_at, self.query_one(ListState), self.noun())
+        page = await self.more.read_next(page_at, self.query_one(ListState), self.more_noun())
         if page is not None:
             self._append(page)
 
     def _append(self, page: Page[T]) -> None:
-        """Add a page's items (and its unreadable ones) under the rows already shown."""
+        """Add a page's items (and its unreadable ones) under the rows already shown; an item
+        whose row is already there is shown once."""
         table = self._table()
         for item in page.items:
-            table.add_row(*self.row_cells(item))
+            key = self.row_key(item)
+            if key is not None:
+                if key in self._by_key:
+                    continue
+                self._by_key[key] = item
+            table.add_row(*self.row_cells(item), key=key)
             self.items.append(item)
         self.more.took(page, len(page.items) + add_unreadable_rows(table, page.unreadable))
         self.ignored_note = page.ignored_note or self.ignored_note
         text = showing(self.more.read, self.more.total)
+        note = self.status_note()
+        if note:
+            text.append(note)
         if self.ignored_note:
             text.append(f"   {self.ignored_note}", style="bold")
         self.query_one(f"#{self.STATUS_ID}", Static).update(text)
@@ -123,6 +220,9 @@ class PagedListScreen(PaytuiScreen[None], Generic[T]):
 
     def highlighted(self) -> T | None:
         """The item under the table's cursor (None on an unreadable row or an empty list)."""
+        if self._by_key:
+            key = self._table().cursor_key()
+            return self._by_key.get(key) if key is not None else None
         table = self.query_one(DataTable)
         if not 0 <= table.cursor_row < len(self.items):
             return None
@@ -132,4 +232,4 @@ class PagedListScreen(PaytuiScreen[None], Generic[T]):
         self.load()
 
 
-__all__ = ["PAGE_SIZE", "PagedListScreen"]
+__all__ = ["PAGE_SIZE", "PagedListScreen", "read_whole"]

@@ -1,9 +1,9 @@
 """Plugin sessions (palette "Plugin sessions"): `GET /v2/plugins`, a page at a time.
 
-Built with the list kit (`FitTable`, `ListState`, unreadable rows, `MoreRows`: the next page is
-read as the cursor nears the end). `enter` shows every setting of
-the highlighted session (read again with `GET /v2/plugins/{id}`), `delete` deletes it after a
-review that names it, through the executor (`DeleteSessionModal`), `y` copies its id.
+A `PagedListScreen` (the one list base: the next page is read as the cursor nears the end).
+`enter` shows every setting of the highlighted session (read again with `GET /v2/plugins/{id}`),
+`delete` deletes it after a review that names it, through the executor (`DeleteSessionModal`),
+`y` copies its id.
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Vertical
-from textual.coordinate import Coordinate
 from textual.widgets import DataTable, Static
 
 from paytui.text import safe
@@ -24,19 +23,19 @@ from paytui.ui import format as fmt
 from paytui.ui.bindings import PLUGIN_SESSIONS_BINDINGS, SESSION_VIEW_BINDINGS
 from paytui.ui.plugin_forms import session_settings
 from paytui.ui.running_app import paytui_app
-from paytui.ui.screens.base import PaytuiModal, PaytuiScreen
+from paytui.ui.screens.base import PaytuiModal
+from paytui.ui.screens.paged_list import PagedListScreen
 from paytui.ui.widgets.errors import describe_error
 from paytui.ui.widgets.fit_table import FitColumn, FitNavTable
 from paytui.ui.widgets.footer import PaytuiFooter
 from paytui.ui.widgets.header import PaytuiHeader
 from paytui.ui.widgets.json_view import JsonView
-from paytui.ui.widgets.list_state import ErrorLine, ListState, add_unreadable_rows, showing
-from paytui.ui.widgets.more_rows import MoreRows
+from paytui.ui.widgets.list_state import ErrorLine, ListState
 
 if TYPE_CHECKING:
+    from paytui.api.client import PaymentClient
     from paytui.api.models import Page, PluginSession
 
-PAGE_SIZE = 50
 COLUMNS = (
     FitColumn("session", "Session", priority=1, min_width=12),
     FitColumn("type", "Type"),
@@ -47,19 +46,16 @@ COLUMNS = (
 )
 
 
-class PluginSessionsScreen(PaytuiScreen[None]):
-    """Every plugin session of the caller, newest first; scrolling reads the next page."""
+class PluginSessionsScreen(PagedListScreen["PluginSession"]):
+    """Every plugin session of the caller, newest first; scrolling reads the next page
+    (`PagedListScreen`, keyed by session id)."""
 
     CSS_PATH = Path(__file__).with_name("plugin_sessions.tcss")
     BINDINGS: ClassVar[list[BindingType]] = [*PLUGIN_SESSIONS_BINDINGS]
     HELP_TITLE = "Plugin sessions"
     AUTO_FOCUS = "#sessions"
-
-    def __init__(self) -> None:
-        super().__init__()
-        #: The sessions read so far, by id (the table's row keys).
-        self.sessions: dict[str, PluginSession] = {}
-        self.more = MoreRows(PAGE_SIZE)
+    NOUN = "plugin sessions"
+    STATUS_ID = "sessions-status"
 
     def compose(self) -> ComposeResult:
         yield PaytuiHeader()
@@ -74,71 +70,37 @@ class PluginSessionsScreen(PaytuiScreen[None]):
     def on_mount(self) -> None:
         self.load()
 
-    def load(self) -> None:
-        """Read the first page; more is read as the cursor nears the end."""
-        if not self.sessions:
-            self.query_one(ListState).show_loading("plugin sessions")
-        self._read_first()
+    # --- what the list says ---------------------------------------------------------------------
+    async def fetch(self, client: PaymentClient, offset: int, limit: int) -> Page[PluginSession]:
+        return await client.list_plugin_sessions_page(limit=limit, offset=offset)
 
-    @work(exclusive=True, group="sessions-load")
-    async def _read_first(self) -> None:
-        try:
-            client = await paytui_app(self).get_client()
-            page = await client.list_plugin_sessions_page(limit=PAGE_SIZE, offset=0)
-        except Exception as exc:
-            self.query_one(ListState).show_failed(exc, rows_on_screen=bool(self.sessions))
-            return
-        self.workers.cancel_group(self, "sessions-more")
-        self.more.reset()
-        self.sessions = {}
-        self.query_one(FitNavTable).clear()
-        self._append(page)
-        if self.more.read:
-            self.query_one(ListState).show_results()
-        else:
-            self.query_one(ListState).show_empty(
-                "No plugin sessions yet.\nCreate one with L on an account's detail."
-            )
-        self.refresh_bindings()
+    def row_cells(self, item: PluginSession) -> list[Text]:
+        return [
+            fmt.literal(item.session_id),
+            fmt.literal(item.type or "—"),
+            Text(fmt.timestamp(item.created_timestamp)),
+            fmt.literal(item.account_id or item.merchant_id or "—"),
+            Text(fmt.money(item.max_transaction_amount), justify="right"),
+            fmt.literal(", ".join(item.tags)),
+        ]
 
-    @work(exclusive=True, group="sessions-more")
-    async def _read_more(self) -> None:
-        async def page_at(offset: int) -> Page[PluginSession]:
-            client = await paytui_app(self).get_client()
-            return await client.list_plugin_sessions_page(limit=PAGE_SIZE, offset=offset)
+    def row_key(self, item: PluginSession) -> str:
+        return item.session_id  # a session created meanwhile moved the pages: shown once
 
-        page = await self.more.read_next(page_at, self.query_one(ListState), "sessions")
-        if page is not None:
-            self._append(page)
+    def more_noun(self) -> str:
+        return "sessions"
 
-    def _append(self, page: Page[PluginSession]) -> None:
-        """Add a page's sessions (and its unreadable items) under the rows already shown."""
-        table = self.query_one(FitNavTable)
-        for session in page.items:
-            if session.session_id in self.sessions:
-                continue  # a session created meanwhile moved the pages: shown once
-            table.add_row(
-                fmt.literal(session.session_id),
-                fmt.literal(session.type or "—"),
-                Text(fmt.timestamp(session.created_timestamp)),
-                fmt.literal(session.account_id or session.merchant_id or "—"),
-                Text(fmt.money(session.max_transaction_amount), justify="right"),
-                fmt.literal(", ".join(session.tags)),
-                key=session.session_id,
-            )
-            self.sessions[session.session_id] = session
-        self.more.took(page, len(page.items) + add_unreadable_rows(table, page.unreadable))
-        status = showing(self.more.read, self.more.total)
-        self.query_one("#sessions-status", Static).update(status)
+    def empty_text(self) -> str:
+        return "No plugin sessions yet.\nCreate one with L on an account's detail."
+
+    def read_failed(self, exc: BaseException) -> None:
+        """Said in the list (over the rows kept), not notified."""
+        self.query_one(ListState).show_failed(exc, rows_on_screen=bool(self.items))
 
     # --- the registry's subject: the highlighted session --------------------------------------
     @property
     def selected(self) -> PluginSession | None:
-        table = self.query_one(FitNavTable)
-        if not self.sessions or not (0 <= table.cursor_row < table.row_count):
-            return None
-        key = table.coordinate_to_cell_key(Coordinate(table.cursor_row, 0)).row_key.value
-        return self.sessions.get(str(key))
+        return self.highlighted()
 
     def action_subject(self, action: str) -> object | None:
         return self.selected
@@ -153,8 +115,6 @@ class PluginSessionsScreen(PaytuiScreen[None]):
         return True
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
-        if self.more.wants_more(event.cursor_row):
-            self._read_more()
         self.refresh_bindings()
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
@@ -187,9 +147,6 @@ class PluginSessionsScreen(PaytuiScreen[None]):
                 self.load()
 
         self.app.push_screen(DeleteSessionModal(session.session_id), deleted)
-
-    def action_refresh(self) -> None:
-        self.load()
 
 
 class SessionViewScreen(PaytuiModal[None]):

@@ -20,7 +20,7 @@ from paytui.api.queries import RefundQuery
 from paytui.ui import format as fmt
 from paytui.ui import messages
 from paytui.ui.bindings import REFUNDS_BINDINGS
-from paytui.ui.screens.paged_list import PAGE_SIZE, PagedListScreen
+from paytui.ui.screens.paged_list import PagedListScreen
 from paytui.ui.widgets.fit_table import FitColumn, FitNavTable
 from paytui.ui.widgets.footer import PaytuiFooter
 from paytui.ui.widgets.header import PaytuiHeader
@@ -85,8 +85,8 @@ class RefundsScreen(PagedListScreen["Refund"]):
         """loading | results | empty | error (the list kit's panel holds it)."""
         return self.query_one(ListState).state
 
-    async def fetch(self, client: PaymentClient, offset: int) -> Page[Refund]:
-        return await client.search_refunds_page(self.refund_query, limit=PAGE_SIZE, offset=offset)
+    async def fetch(self, client: PaymentClient, offset: int, limit: int) -> Page[Refund]:
+        return await client.search_refunds_page(self.refund_query, limit=limit, offset=offset)
 
     def row_cells(self, item: Refund) -> list[Text]:
         return [

@@ -12,10 +12,9 @@ from __future__ import annotations
 
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
-from textual import work
 from textual.app import ComposeResult
 from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -24,19 +23,19 @@ from textual.widgets import DataTable, Static
 from paytui.ui import format as fmt
 from paytui.ui import messages
 from paytui.ui.bindings import TOKEN_TABLE_BINDINGS, TOKEN_VIEW_BINDINGS, TOKENS_BINDINGS
-from paytui.ui.screens.base import PaytuiModal, PaytuiScreen
+from paytui.ui.screens.base import PaytuiModal
 from paytui.ui.screens.modals.token_form import token_summary
+from paytui.ui.screens.paged_list import PagedListScreen
 from paytui.ui.widgets.fit_table import FitColumn, FitTable
 from paytui.ui.widgets.footer import PaytuiFooter
 from paytui.ui.widgets.form import FORMS_TCSS
 from paytui.ui.widgets.header import PaytuiHeader
-from paytui.ui.widgets.list_state import ErrorLine, ListState, add_unreadable_rows, showing
-from paytui.ui.widgets.more_rows import MoreRows
+from paytui.ui.widgets.list_state import ErrorLine, ListState
 
 if TYPE_CHECKING:
-    from paytui.api.models import Charge, Token
+    from paytui.api.client import PaymentClient
+    from paytui.api.models import Charge, Page, Token
 
-PAGE_SIZE = 50
 #: Narrow enough for 80 columns; the holder comes last and is the one that gets cut.
 #: At 80 columns the holder's name stays whole and the card's own expiry goes first.
 COLUMNS = (
@@ -93,20 +92,17 @@ class TokenTable(FitTable):
     HELP_TITLE = "Tokens table"
 
 
-class TokensScreen(PaytuiScreen[None]):
-    """List, view, create, update and charge stored card tokens."""
+class TokensScreen(PagedListScreen["Token"]):
+    """List, view, create, update and charge stored card tokens (`PagedListScreen`, keyed by
+    token id)."""
 
     CSS_PATH = Path(__file__).with_name("tokens.tcss")
     BINDINGS: ClassVar[list[BindingType]] = [*TOKENS_BINDINGS]
     HELP_TITLE = "Tokens"
     title_text = "Tokens"
     AUTO_FOCUS = "#tokens"
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.tokens: list[Token] = []
-        #: Where paging stands (the list kit's one paging: more is read near the end).
-        self.more = MoreRows(PAGE_SIZE)
+    NOUN = "tokens"
+    STATUS_ID = "showing"
 
     def compose(self) -> ComposeResult:
         yield PaytuiHeader()
@@ -124,71 +120,45 @@ class TokensScreen(PaytuiScreen[None]):
         self.reload()
 
     @property
+    def tokens(self) -> list[Token]:
+        """The tokens read so far, in the table's order."""
+        return self.items
+
+    @property
     def state(self) -> str:
         """loading | results | empty | error (the list kit's panel holds it)."""
         return self.query_one(ListState).state
 
+    # --- what the list says ---------------------------------------------------------------------
+    async def fetch(self, client: PaymentClient, offset: int, limit: int) -> Page[Token]:
+        return await client.list_tokens_page(limit=limit, offset=offset)
+
+    def row_cells(self, item: Token) -> list[Text]:
+        return token_row(item, self.app.now())
+
+    def row_key(self, item: Token) -> str:
+        return item.token_id
+
+    def empty_text(self) -> str:
+        return "No tokens stored yet.\nPress n to store a card as a token."
+
+    def status_note(self) -> str:
+        now = self.app.now()
+        expired = sum(1 for t in self.items if token_state(t, now) == "expired")
+        return f" · {expired} expired" if expired else ""
+
+    def page_shown(self) -> None:
+        if self.more.read:
+            self.query_one("#tokens", FitTable).focus()
+
     # --- loading ----------------------------------------------------------------------------
     def reload(self, *, select: str | None = None) -> None:
-        self.query_one(ListState).show_loading("tokens")
-        self._load_first(select)
-
-    @work(exclusive=True, group="tokens")
-    async def _load_first(self, select: str | None = None) -> None:
-        try:
-            client = await self.app.get_client()
-            page = await client.list_tokens_page(limit=PAGE_SIZE, offset=0)
-        except Exception as exc:
-            self._show_error(exc)
-            return
-        table = self.query_one("#tokens", DataTable)
-        table.clear()
-        self.tokens = []
-        self.workers.cancel_group(self, "tokens-more")
-        self.more.reset()
-        self._append(page)
-        if not self.more.read:
-            self.query_one(ListState).show_empty(
-                "No tokens stored yet.\nPress n to store a card as a token."
-            )
-            return
-        self.query_one(ListState).show_results()
-        if select is not None and select in self._by_id:
-            table.move_cursor(row=table.get_row_index(select))
-        table.focus()
-
-    def _append(self, page: Any) -> None:
-        now = self.app.now()
-        table = self.query_one("#tokens", FitTable)
-        for token in page.items:
-            table.add_row(*token_row(token, now), key=token.token_id)
-            self.tokens.append(token)
-        self.more.took(page, len(page.items) + add_unreadable_rows(table, page.unreadable))
-        expired = sum(1 for t in self.tokens if token_state(t, now) == "expired")
-        text = showing(self.more.read, self.more.total)
-        if expired:
-            text.append(f" · {expired} expired")
-        self.query_one("#showing", Static).update(text)
-
-    @work(exclusive=True, group="tokens-more")
-    async def _load_more(self) -> None:
-        async def page_at(offset: int) -> Any:
-            client = await self.app.get_client()
-            return await client.list_tokens_page(limit=PAGE_SIZE, offset=offset)
-
-        page = await self.more.read_next(page_at, self.query_one(ListState), "tokens")
-        if page is not None:
-            self._append(page)
-
-    def _show_error(self, exc: BaseException) -> None:
-        """A failed (re)load: the last good tokens stay on screen under the error line."""
-        info = self.query_one(ListState).show_failed(exc, rows_on_screen=bool(self.tokens))
-        self.app.notify(info.message, title=info.title, severity="error", markup=False)
+        """Read again from the first page, "Loading tokens…" over the rows until it is read."""
+        self.query_one(ListState).show_loading(self.noun())
+        self.read(select=select)
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         self.refresh_bindings()  # update / charge follow the highlighted token
-        if self.more.wants_more(event.cursor_row):
-            self._load_more()
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
@@ -196,15 +166,9 @@ class TokensScreen(PaytuiScreen[None]):
 
     # --- the token under the cursor -------------------------------------------------------------
     @property
-    def _by_id(self) -> dict[str, Token]:
-        return {token.token_id: token for token in self.tokens}
-
-    @property
     def current(self) -> Token | None:
-        if self.state != "results":
-            return None
-        key = self.query_one("#tokens", FitTable).cursor_key()
-        return self._by_id.get(key) if key is not None else None  # None on an unreadable row
+        """The highlighted token (None on an unreadable row, or while no list is shown)."""
+        return self.highlighted() if self.state == "results" else None
 
     def action_subject(self, action: str) -> object | None:
         """Update and charge act on the highlighted token."""
