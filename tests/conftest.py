@@ -12,7 +12,12 @@ from pathlib import Path
 
 import pytest
 
-pytest_plugins = ["tests.fixtures_sandbox", "tests.fixtures_api", "tests.second_service.fixtures"]
+pytest_plugins = [
+    "tests.fixtures_sandbox",
+    "tests.fixtures_api",
+    "tests.fixtures_postgres",
+    "tests.second_service.fixtures",
+]
 
 # Bytecode is written and reused during the run, whatever the environment says. With
 # PYTHONDONTWRITEBYTECODE set (as it is on this project's machines), every Python process of the
@@ -58,6 +63,8 @@ def isolated_user_dirs(
         "PAYTUI_TOKEN",
         "PAYTUI_CLIENT_ID",
         "PAYTUI_CLIENT_SECRET",
+        "PAYTUI_JOURNAL_URL",
+        "PAYTUI_AGENT",
     ):
         monkeypatch.delenv(var, raising=False)
     return home

@@ -50,6 +50,17 @@ def journal_path(tmp_path: Path) -> Path:
     return tmp_path / "data" / "journal.sqlite3"
 
 
+@pytest.fixture(params=["sqlite", "postgresql"])
+def journal_location(request: pytest.FixtureRequest, tmp_path: Path) -> Path | str:
+    """A journal on each engine: this person's SQLite file, and a team's PostgreSQL (a schema
+    of its own on the server the environment names). A module that means both overrides
+    `journal_path` with this, so the same tests run on both."""
+    if request.param == "postgresql":
+        url: str = request.getfixturevalue("team_journal_url")
+        return url
+    return tmp_path / "data" / "journal.sqlite3"
+
+
 @pytest.fixture
 def journal(journal_path: Path) -> Iterator[Journal]:
     with Journal(journal_path) as opened:

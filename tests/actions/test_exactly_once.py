@@ -303,7 +303,7 @@ def test_a_schema_1_journal_opens_and_its_verdicts_are_rechecked(tmp_path: Path)
     )
     db.close()
     with Journal(path) as journal:
-        assert journal._db.execute("PRAGMA user_version").fetchone()[0] == 4
+        assert journal._store.connection.execute("PRAGMA user_version").fetchone()[0] == 5
         old = journal.get(1)
         assert old is not None and old.state == "not_applied" and old.checked_at is None
         assert [e.id for e in journal.to_check(12.0)] == [1]  # never proven: read it again
@@ -323,7 +323,7 @@ def test_a_schema_1_journal_opens_and_its_verdicts_are_rechecked(tmp_path: Path)
     db.commit()
     db.close()
     with Journal(path) as migrated:
-        assert migrated._db.execute("PRAGMA user_version").fetchone()[0] == 4
+        assert migrated._store.connection.execute("PRAGMA user_version").fetchone()[0] == 5
         assert [e.state for e in migrated.list()] == ["pending", "failed", "not_applied"]
         migrated.record_intent(
             profile="sandbox",

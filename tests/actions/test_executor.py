@@ -238,11 +238,20 @@ async def test_create_charge_never_stores_the_card_number(
     fresh = ActionExecutor(
         client, executor.journal, ActionPolicy(), profile=PROFILE, base_url=BASE_URL
     )
+    # The same request, written as a never-sent failure (a success's state is final).
+    failed = executor.journal.record_intent(
+        profile=PROFILE,
+        base_url=entry.base_url,
+        operation=entry.operation,
+        charge_id=None,
+        amount=entry.amount,
+        request_summary=entry.request_summary,
+    )
     executor.journal.transition(
-        entry.id, "failed", expected={"succeeded"}, error="test", never_sent=True
+        failed.id, "failed", expected={"pending"}, error="test", never_sent=True
     )
     with pytest.raises(NotRetryable, match="masked"):
-        await fresh.retry(entry.id)
+        await fresh.retry(failed.id)
 
 
 async def test_update_charge(executor: ActionExecutor, client: PaymentClient, sale: Charge) -> None:

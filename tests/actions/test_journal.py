@@ -42,8 +42,8 @@ def test_file_is_private_and_durable(tmp_path: Path) -> None:
         _intent(journal)
         for file in path.parent.iterdir():  # the database and SQLite's -wal / -shm files
             assert stat.S_IMODE(file.stat().st_mode) == 0o600, file.name
-        assert journal._db.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
-        assert journal._db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert journal._store.connection.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+        assert journal._store.connection.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
 
 
 def test_intent_is_committed_and_visible_to_another_connection(tmp_path: Path) -> None:

@@ -131,4 +131,4 @@ def test_a_schema_2_journal_takes_the_new_operations(tmp_path: Path) -> None:
             amount=None,
             request_summary={},
         )
-        assert journal._db.execute("PRAGMA user_version").fetchone()[0] == 4
+        assert journal._store.connection.execute("PRAGMA user_version").fetchone()[0] == 5

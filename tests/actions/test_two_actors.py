@@ -35,6 +35,12 @@ from tests.actions.support import FakeClock, WireTransport, clocked_executor, re
 _CLI = "import sys; from paytui.cli import main; sys.exit(main(sys.argv[1:]))"
 
 
+
+@pytest.fixture
+def journal_path(journal_location: Path | str) -> Path | str:
+    """These tests run on both engines: a file, and a team's PostgreSQL."""
+    return journal_location
+
 def _refund_process(base_url: str, charge_id: str, home: Path) -> subprocess.Popen[str]:
     env = {
         **os.environ,
@@ -254,22 +260,39 @@ async def _refunds_while_reads_down(
         wire.fail_gets = False
 
 
-def test_the_journal_migrates_to_one_key_per_service(journal_path: Path) -> None:
+#: A journal as paytui wrote it at schema 3 (before who acted and the service key).
+SCHEMA_3 = """
+CREATE TABLE actions (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, client_reference TEXT NOT NULL UNIQUE,
+    profile TEXT NOT NULL, base_url TEXT NOT NULL, operation TEXT NOT NULL, charge_id TEXT,
+    amount TEXT, request_summary TEXT NOT NULL, state TEXT NOT NULL, result_id TEXT, error TEXT,
+    retry_of INTEGER REFERENCES actions(id), created_at TEXT NOT NULL, sent_at TEXT,
+    updated_at TEXT NOT NULL, resolved_at TEXT, settle_seconds REAL, checked_at TEXT,
+    never_sent INTEGER NOT NULL DEFAULT 0, unacknowledged INTEGER NOT NULL DEFAULT 0,
+    client_id TEXT
+);
+CREATE TABLE refusals (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, profile TEXT NOT NULL, base_url TEXT NOT NULL,
+    client_id TEXT, operation TEXT NOT NULL, charge_id TEXT, amount TEXT, reason TEXT NOT NULL,
+    created_at TEXT NOT NULL
+);
+"""
+
+
+def test_the_journal_migrates_to_one_key_per_service(tmp_path: Path) -> None:
     """A journal written before the service key: its rows are found under the canonical URL."""
     import sqlite3
 
-    with Journal(journal_path) as journal:
-        journal.record_intent(
-            profile="p",
-            base_url="http://127.0.0.1:8000/",
-            operation="refund",
-            charge_id="c1",
-            amount=Decimal("1.00"),
-            request_summary={},
-        )
+    journal_path = tmp_path / "data" / "journal.sqlite3"
+    journal_path.parent.mkdir(parents=True, exist_ok=True)
     db = sqlite3.connect(journal_path)
-    db.execute("ALTER TABLE actions DROP COLUMN actor")
-    db.execute("PRAGMA user_version = 3")
+    db.executescript(SCHEMA_3 + "PRAGMA user_version = 3;")
+    db.execute(
+        "INSERT INTO actions (client_reference, profile, base_url, operation, charge_id, amount,"
+        " request_summary, state, created_at, updated_at)"
+        " VALUES ('r1', 'p', 'http://127.0.0.1:8000/', 'refund', 'c1', '1.00', '{}', 'pending',"
+        " '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z')"
+    )
     db.commit()
     db.close()
     started = time.monotonic()

@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 
-from paytui.actions.journal import _create_private_file
+from paytui.actions.journal_store import _create_private_file
 
 __all__ = ["ITEM_STATES", "OPEN_ITEM_STATES", "BatchItem", "BatchLog", "BatchRecord"]
 

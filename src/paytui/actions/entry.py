@@ -7,7 +7,7 @@ without importing the store, which itself reads the table of operations.
 from __future__ import annotations
 
 import json
-import sqlite3
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
@@ -74,6 +74,10 @@ class JournalEntry:
     #: The process that sends it, "host:pid" (None: a journal of an older paytui). Another
     #: process leaves an entry it finds "sent" by a live sender to that sender.
     owner: str | None = None
+    #: The person on the journal ("support-07", or login@host) and the machine they acted from
+    #: (None: a journal of an older paytui).
+    agent: str | None = None
+    machine: str | None = None
 
     @property
     def unresolved(self) -> bool:
@@ -106,7 +110,7 @@ class JournalEntry:
         return self.checked_at is not None and self.checked_at >= settle
 
     @classmethod
-    def _from_row(cls, row: sqlite3.Row) -> JournalEntry:
+    def _from_row(cls, row: Mapping[str, Any]) -> JournalEntry:
         return cls(
             id=row["id"],
             client_reference=row["client_reference"],
@@ -131,4 +135,6 @@ class JournalEntry:
             client_id=row["client_id"],
             actor=row["actor"],
             owner=row["owner"],
+            agent=row["agent"],
+            machine=row["machine"],
         )

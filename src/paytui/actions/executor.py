@@ -47,6 +47,7 @@ from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from paytui.actions.actor import default_agent, machine_name
 from paytui.actions.amounts import format_amount
 from paytui.actions.basis import Basis, RefundSeen, read_refunds, refunded_total
 from paytui.actions.errors import (
@@ -171,6 +172,7 @@ class ActionExecutor:
         client_id: str | None = None,
         actor: str | None = None,
         again_window: timedelta = DEFAULT_AGAIN_WINDOW,
+        agent: str | None = None,
     ) -> None:
         from paytui.config.urls import service_key
 
@@ -180,6 +182,10 @@ class ActionExecutor:
         #: Who acts, in words another person understands ("the command line of ana@desk-3"):
         #: written with every entry, so "changed since you looked" can say by whom.
         self.actor = actor
+        #: The person's name on the journal (`PAYTUI_AGENT`, the profile's `agent`; login@host)
+        #: and this machine: every entry and refusal records them (History filters by agent).
+        self.agent = agent or default_agent()
+        self.machine = machine_name()
         #: This process ("host:pid"), written with each entry it sends: another process tells
         #: from it whether an entry still "sent" has a live sender (`_sent_elsewhere`).
         self.owner = f"{socket.gethostname()}:{os.getpid()}"
@@ -298,7 +304,7 @@ class ActionExecutor:
             found.append(_outcome_of(settled))
         return found
 
-    def _sent_elsewhere(self, entry: JournalEntry) -> bool:
+    async def _sent_elsewhere(self, entry: JournalEntry) -> bool:
         """Is `entry` being sent right now by another executor whose process is alive?
 
         "pending" / "sent", not one of ours, stamped within the settle time plus
@@ -312,6 +318,10 @@ class ActionExecutor:
         age = (self.clock() - stamp).total_seconds()
         if age > self.settle_seconds + LIVE_SENDER_GRACE:
             return False
+        # A team journal: the sender's session lock (gone the moment its connection is).
+        held = await asyncio.to_thread(self.journal.sender_alive, entry)
+        if held is not None:
+            return held
         host, _, pid = entry.owner.rpartition(":")
         gone = host == socket.gethostname() and pid.isdigit() and not _alive(int(pid))
         return not gone
@@ -824,6 +834,8 @@ class ActionExecutor:
                 target=(key, target) if (key := OPERATIONS[operation].target_key) else None,
                 actor=self.actor,
                 owner=self.owner,
+                agent=self.agent,
+                machine=self.machine,
             )
         except JournalConflict as conflict:
             other = conflict.entry
@@ -981,6 +993,8 @@ class ActionExecutor:
                 charge_id=None if _makes_a_charge(operation) else target,
                 amount=amount,
                 reason=redact(reason),
+                agent=self.agent,
+                machine=self.machine,
             )
         except Exception:
             return
@@ -1101,7 +1115,7 @@ class ActionExecutor:
             )
         )
         for entry in entries:
-            if self._sent_elsewhere(entry):
+            if await self._sent_elsewhere(entry):
                 # Its sender is alive and waiting for the answer: only it knows when its request
                 # really left (a slow "sent" write or token fetch delays it), so a read-back from
                 # here could prove "not applied" too early. Nothing is sent; it settles it.

@@ -6,11 +6,13 @@ request goes out, so a crash, a kill or a dropped connection at any moment leave
 "this may have happened"; reconciliation (`paytui.actions.reconcile`) later reads the service back
 and settles it. The History screen lists these rows.
 
-Storage: SQLite at ``platformdirs.user_data_dir("paytui")/journal.sqlite3`` (injectable), WAL
-with ``synchronous=FULL`` so a commit is on disk when `record_intent` returns. The file is created
-with mode 0600 (SQLite gives its -wal/-shm files the database's mode). The request summary is
-built by the executor from an allow-list of fields and never holds a card or bank number, a
-token id, a bearer token or a secret.
+Storage (`paytui.actions.journal_store`): one person's SQLite file at
+``platformdirs.user_data_dir("paytui")/journal.sqlite3`` (injectable), WAL with
+``synchronous=FULL`` so a commit is on disk when `record_intent` returns, created 0600; or a
+team's PostgreSQL database (`url`, see docs/team.md), where every agent's machine writes the same
+rows and the guard below holds across machines. The tables and their rules are in
+`paytui.actions.journal_schema`. The request summary is built by the executor from an allow-list
+of fields and never holds a card or bank number, a token id, a bearer token or a secret.
 
 States::
 
@@ -39,21 +41,26 @@ written or sent (a read-only profile, a missing scope, a charge that cannot be c
 earlier attempt not settled). `audit` lists both, newest first, with filters: the History
 screen's audit trail and `paytui history`.
 
-Two processes on one journal (the app and `paytui refunds create`, say): `record_intent` with
-`guard_since` checks and inserts in one ``BEGIN IMMEDIATE`` transaction, SQLite's lock across
-processes, so of two attempts of the same action on the same target only the first is written
-and sent; the other gets `JournalConflict` naming it (see `ActionExecutor`).
+Two processes on one journal (the app and `paytui refunds create`, or two agents' machines on
+one team journal): `record_intent` with `guard_since` checks and inserts in one transaction that
+has the target to itself (SQLite's file lock; PostgreSQL's advisory locks), and a partial unique
+index allows one unsettled intent per service, operation and target, so of two attempts of the
+same action on the same target only the first is written and sent; the other gets
+`JournalConflict` naming it, and who made it (see `ActionExecutor`).
+
+Who (schema 5): every entry and refusal records the agent (a person's name on the team) and the
+machine. The trail: every write appends a row to `trail` whose hash chains to the one before;
+`verify` walks it and names the first broken link. Entries are never deleted and what an intent
+said never changes (the schema's triggers), on both engines.
 """
 
 from __future__ import annotations
 
 import builtins
+import hashlib
 import json
-import os
-import sqlite3
-import threading
 import uuid
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -67,6 +74,17 @@ from paytui.actions.entry import (
     JournalEntry,
     required_time,
 )
+from paytui.actions.journal_schema import SCHEMA_VERSION, migrate
+from paytui.actions.journal_store import (
+    DuplicateIntent,
+    JournalUnavailable,
+    PostgresStore,
+    SqliteStore,
+    Store,
+    lock_key,
+    mask_url,
+    placeholders,
+)
 from paytui.actions.operations import OPERATIONS
 
 __all__ = [
@@ -77,131 +95,21 @@ __all__ = [
     "Journal",
     "JournalConflict",
     "JournalEntry",
+    "JournalUnavailable",
+    "TrailReport",
     "default_journal_path",
+    "describe_location",
+    "is_team_url",
+    "open_journal",
 ]
 
 #: An operation's name: a key of `paytui.actions.operations.OPERATIONS` (checked in Python, not in
 #: SQL, so a new operation needs no rebuild of the journal).
 Operation = str
-_SCHEMA_VERSION = 4
-_TABLE = f"""
-CREATE TABLE IF NOT EXISTS actions (
-    id               INTEGER PRIMARY KEY AUTOINCREMENT,
-    client_reference TEXT NOT NULL UNIQUE,
-    profile          TEXT NOT NULL,
-    base_url         TEXT NOT NULL,
-    operation        TEXT NOT NULL,
-    charge_id        TEXT,
-    amount           TEXT,
-    request_summary  TEXT NOT NULL,
-    state            TEXT NOT NULL CHECK (state IN ({", ".join(repr(s) for s in STATES)})),
-    result_id        TEXT,
-    error            TEXT,
-    retry_of         INTEGER REFERENCES actions(id),
-    created_at       TEXT NOT NULL,
-    sent_at          TEXT,
-    updated_at       TEXT NOT NULL,
-    resolved_at      TEXT,
-    settle_seconds   REAL,
-    checked_at       TEXT,
-    never_sent       INTEGER NOT NULL DEFAULT 0,
-    unacknowledged   INTEGER NOT NULL DEFAULT 0,
-    client_id        TEXT,
-    actor            TEXT,
-    owner            TEXT
-);
-"""
-_REFUSALS = """
-CREATE TABLE IF NOT EXISTS refusals (
-    id          INTEGER PRIMARY KEY AUTOINCREMENT,
-    profile     TEXT NOT NULL,
-    base_url    TEXT NOT NULL,
-    client_id   TEXT,
-    operation   TEXT NOT NULL,
-    charge_id   TEXT,
-    amount      TEXT,
-    reason      TEXT NOT NULL,
-    created_at  TEXT NOT NULL
-);
-"""
-_INDEXES = """
-CREATE INDEX IF NOT EXISTS actions_state ON actions (state);
-CREATE INDEX IF NOT EXISTS actions_target ON actions (profile, base_url, operation, charge_id);
-CREATE INDEX IF NOT EXISTS actions_service ON actions (base_url, operation, charge_id);
-CREATE INDEX IF NOT EXISTS actions_result ON actions (base_url, result_id);
-CREATE INDEX IF NOT EXISTS actions_retry_of ON actions (retry_of);
-"""
-#: Columns of schema 1, copied as they are by the migration.
-_V1_COLUMNS = (
-    "id, client_reference, profile, base_url, operation, charge_id, amount, request_summary,"
-    " state, result_id, error, retry_of, created_at, sent_at, updated_at, resolved_at"
-)
-#: Columns of schema 2 (schema 3 has the same; its `operation` is no longer a SQL CHECK).
-_V2_COLUMNS = _V1_COLUMNS + ", settle_seconds, checked_at, never_sent, unacknowledged"
-
-
-def _migrate(db: sqlite3.Connection) -> None:
-    """Bring the file to schema 4 (a crash in the rebuild leaves the old schema intact).
-
-    Schema 1 lacks the proof columns and its CHECK does not admit "distribute"; schema 2's CHECK
-    does not admit "update_refund". SQLite cannot alter a CHECK: the table is rebuilt and the rows
-    copied. Schema 3 checks `operation` in Python (`record_intent`), so a new operation needs no
-    rebuild again. A schema-1 "not_applied" has no `checked_at`, so it counts as unproven and is
-    read back again. Schema 4 adds who acted (`actor`) and keys rows by the service's canonical
-    URL (`paytui.config.urls.service_key`).
-    """
-    version = db.execute("PRAGMA user_version").fetchone()[0]
-    exists = db.execute(
-        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'actions'"
-    ).fetchone()
-    if version > _SCHEMA_VERSION:
-        raise RuntimeError(
-            f"the action journal is of a newer paytui (schema {version}); update paytui"
-        )
-    if exists and version < 3:  # schema 3 to 4 adds a column in place (below)
-        columns = _V1_COLUMNS if version < 2 else _V2_COLUMNS
-        db.execute("PRAGMA foreign_keys = OFF")
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            db.execute("ALTER TABLE actions RENAME TO actions_old")
-            db.execute(_TABLE.replace("CREATE TABLE IF NOT EXISTS", "CREATE TABLE"))
-            db.execute(f"INSERT INTO actions ({columns}) SELECT {columns} FROM actions_old")
-            db.execute("DROP TABLE actions_old")
-            db.execute("PRAGMA user_version = 3")
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
-        finally:
-            db.execute("PRAGMA foreign_keys = ON")
-    if exists:
-        present = {row[1] for row in db.execute("PRAGMA table_info(actions)")}
-        if "client_id" not in present:  # schema 2: one nullable column, added in place
-            db.execute("ALTER TABLE actions ADD COLUMN client_id TEXT")
-        if "actor" not in present:  # schema 3: who acted
-            db.execute("ALTER TABLE actions ADD COLUMN actor TEXT")
-        if "owner" not in present:  # schema 3: which process on which machine sends it
-            db.execute("ALTER TABLE actions ADD COLUMN owner TEXT")
-        if version < 4:  # schema 4: one key per service
-            _canonical_services(db)
-    db.executescript(_TABLE + _REFUSALS + _INDEXES + f"PRAGMA user_version = {_SCHEMA_VERSION};")
-
-
-def _canonical_services(db: sqlite3.Connection) -> None:
-    """Schema 4 keys every row by the service's canonical URL (`service_key`): two spellings of
-    one service (``127.0.0.1`` and ``localhost``) share one guard, and their past too."""
-    from paytui.config.urls import service_key
-
-    for table in ("actions", "refusals"):
-        has = db.execute(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)
-        ).fetchone()
-        if not has:
-            continue
-        for (url,) in db.execute(f"SELECT DISTINCT base_url FROM {table}").fetchall():
-            key = service_key(url)
-            if key != url:
-                db.execute(f"UPDATE {table} SET base_url = ? WHERE base_url = ?", (key, url))
+_SCHEMA_VERSION = SCHEMA_VERSION
+_GENESIS = "0" * 64
+#: Still being sent by its process (the session lock that marks it lives as long as the sender).
+_SENDING = frozenset({"pending", "sent"})
 
 
 def default_journal_path() -> Path:
@@ -211,12 +119,26 @@ def default_journal_path() -> Path:
     return Path(platformdirs.user_data_dir("paytui")) / "journal.sqlite3"
 
 
+def is_team_url(location: str | Path | None) -> bool:
+    """A PostgreSQL URL (``postgresql://…``/``postgres://…``), not a local file."""
+    return isinstance(location, str) and location.startswith(("postgresql://", "postgres://"))
+
+
 def _now() -> datetime:
     return datetime.now(UTC)
 
 
 def _iso(value: datetime) -> str:
     return value.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _canonical(row: Mapping[str, Any]) -> str:
+    """A row as the trail keeps it: one JSON text, the same for the same values on both engines."""
+    return json.dumps(dict(row), sort_keys=True, separators=(",", ":"), default=str)
+
+
+def _link(prev_hash: str, kind: str, body: str) -> str:
+    return hashlib.sha256(f"{prev_hash}\n{kind}\n{body}".encode()).hexdigest()
 
 
 class JournalConflict(Exception):
@@ -246,50 +168,189 @@ class AuditRow:
     reason: str | None
     """The service's (or the policy's) reason; None for a success."""
     result_id: str | None = None
+    agent: str | None = None
+    machine: str | None = None
 
 
-def _create_private_file(path: Path) -> None:
-    """Create `path` as 0600 (and its directory as 0700) before SQLite opens it.
+@dataclass(frozen=True)
+class TrailReport:
+    """What `Journal.verify` found: links checked, entries matched, the first broken link."""
 
-    Creating it ourselves, rather than chmod-ing after SQLite did, leaves no moment in which the
-    file exists with the umask's (often world-readable) mode.
-    """
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    fd = os.open(path, os.O_CREAT | os.O_RDWR, 0o600)
-    os.close(fd)
-    os.chmod(path, 0o600)
+    links: int
+    entries: int
+    older: int
+    """Entries written before the journal had a trail (an older paytui): not covered."""
+    broken: str | None
+    """The first broken link, in words; None when the whole trail holds."""
+
+    @property
+    def ok(self) -> bool:
+        return self.broken is None
 
 
 class Journal:
-    """The action journal over one SQLite file. Thread-safe: the executor calls it from worker
-    threads (`asyncio.to_thread`) so an fsync never blocks the UI's event loop."""
+    """The action journal over one `Store` (a SQLite file, or a team's PostgreSQL database).
+    Thread-safe: the executor calls it from worker threads (`asyncio.to_thread`) so an fsync or
+    a round trip never blocks the UI's event loop."""
 
     def __init__(
-        self, path: Path | str | None = None, *, clock: Callable[[], datetime] = _now
+        self,
+        path: Path | str | None = None,
+        *,
+        clock: Callable[[], datetime] = _now,
+        password: str | None = None,
     ) -> None:
-        self.path = Path(path) if path is not None else default_journal_path()
+        """`path`: a SQLite file (``sqlite:PATH`` too), or a ``postgresql://`` URL (its
+        password from `password`, ``PGPASSFILE`` or ``PGPASSWORD``; never in the URL of a
+        config file). None: this person's default file."""
         self._clock = clock
-        self._lock = threading.Lock()
-        _create_private_file(self.path)
-        self._db = sqlite3.connect(
-            self.path, check_same_thread=False, isolation_level=None, timeout=10.0
-        )
-        self._db.row_factory = sqlite3.Row
-        self._db.execute("PRAGMA journal_mode = WAL")
-        # FULL: the WAL is fsynced at every commit, so "intent written" means "on disk".
-        self._db.execute("PRAGMA synchronous = FULL")
-        self._db.execute("PRAGMA foreign_keys = ON")
-        _migrate(self._db)
+        self._store: Store
+        if is_team_url(path):
+            assert isinstance(path, str)
+            self._store = PostgresStore(path, password=password)
+            #: Where this machine keeps its record of bulk actions (a team journal's rows are
+            #: shared; a batch in progress is this machine's own).
+            self.path = default_journal_path().with_name("batches.sqlite3")
+        else:
+            if isinstance(path, str) and path.startswith("sqlite:"):
+                path = path.removeprefix("sqlite:")
+            self.path = Path(path) if path is not None else default_journal_path()
+            self._store = SqliteStore(self.path)
+        #: The trail's head: every write takes it, so links are appended one after the other.
+        self._trail_key = self._key("trail")
+        try:
+            migrate(self._store)
+        except BaseException:
+            self._store.close()
+            raise
+
+    def _key(self, *parts: object) -> int:
+        """An advisory-lock key of this journal (its namespace: one database schema)."""
+        return lock_key(self._store.namespace, *parts)
+
+    @property
+    def kind(self) -> str:
+        """ "sqlite" or "postgresql"."""
+        return self._store.kind
+
+    @property
+    def where(self) -> str:
+        """Where the journal is, for people: its file, or its URL with the password masked."""
+        return self._store.where
 
     def close(self) -> None:
-        with self._lock:
-            self._db.close()
+        self._store.close()
 
     def __enter__(self) -> Journal:
         return self
 
     def __exit__(self, *_exc: object) -> None:
         self.close()
+
+    # ---------------------------------------------------------------- the trail
+
+    def _append(
+        self,
+        kind: str,
+        row: Mapping[str, Any],
+        *,
+        action_id: int | None = None,
+        refusal_id: int | None = None,
+    ) -> None:
+        """Chain `row` (as it is now) to the trail (in a transaction that holds the trail key)."""
+        head = self._store.one("SELECT seq, hash FROM trail ORDER BY seq DESC LIMIT 1")
+        seq = int(head["seq"]) + 1 if head else 1
+        prev = str(head["hash"]) if head else _GENESIS
+        body = _canonical(row)
+        self._store.run(
+            "INSERT INTO trail (seq, kind, action_id, refusal_id, at, body, prev_hash, hash)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                seq,
+                kind,
+                action_id,
+                refusal_id,
+                _iso(self._clock()),
+                body,
+                prev,
+                _link(prev, kind, body),
+            ),
+        )
+
+    def verify(self, *, batch: int = 1000) -> TrailReport:
+        """Walk the trail from its first link: each link's hash must chain to the one before, the
+        sequence must have no gap, and every entry and refusal must be what its last link says
+        (nothing changed or deleted behind the journal's back). Stops at the first broken link."""
+        links = 0
+        prev = _GENESIS
+        last_action: dict[int, str] = {}
+        last_refusal: dict[int, str] = {}
+        first_action: int | None = None
+        first_refusal: int | None = None
+        seq = 0
+        while True:
+            rows = self._store.rows(
+                "SELECT * FROM trail WHERE seq > ? ORDER BY seq LIMIT ?", (seq, batch)
+            )
+            for row in rows:
+                if row["seq"] != seq + 1:
+                    return TrailReport(
+                        links, 0, 0, f"link {seq + 1} is missing (the next is {row['seq']})"
+                    )
+                seq = row["seq"]
+                if row["prev_hash"] != prev:
+                    return TrailReport(links, 0, 0, f"link {seq} does not follow link {seq - 1}")
+                if _link(prev, row["kind"], row["body"]) != row["hash"]:
+                    return TrailReport(
+                        links, 0, 0, f"link {seq} was altered (its hash does not match)"
+                    )
+                prev = row["hash"]
+                links += 1
+                digest = hashlib.sha256(row["body"].encode()).hexdigest()
+                if row["action_id"] is not None:
+                    last_action[row["action_id"]] = digest
+                    if first_action is None and row["kind"] == "intent":
+                        first_action = row["action_id"]  # the first entry born with a trail
+                if row["refusal_id"] is not None:
+                    last_refusal[row["refusal_id"]] = digest
+                    if first_refusal is None:
+                        first_refusal = row["refusal_id"]
+            if len(rows) < batch:
+                break
+        entries = older = 0
+        sources: builtins.list[tuple[str, dict[int, str], int | None, str]] = [
+            ("actions", last_action, first_action, "entry"),
+            ("refusals", last_refusal, first_refusal, "refusal"),
+        ]
+        for table, last, first, noun in sources:
+            seen: set[int] = set()
+            after = 0
+            while True:
+                rows = self._store.rows(
+                    f"SELECT * FROM {table} WHERE id > ? ORDER BY id LIMIT ?", (after, batch)
+                )
+                for row in rows:
+                    after = row["id"]
+                    linked = last.get(row["id"])
+                    if linked is None:
+                        if first is None or row["id"] < first:
+                            older += 1
+                            continue
+                        return TrailReport(
+                            links, entries, older, f"{noun} #{row['id']} has no link in the trail"
+                        )
+                    if hashlib.sha256(_canonical(row).encode()).hexdigest() != linked:
+                        return TrailReport(
+                            links, entries, older, f"{noun} #{row['id']} was changed outside paytui"
+                        )
+                    seen.add(row["id"])
+                    entries += 1
+                if len(rows) < batch:
+                    break
+            missing = sorted(set(last) - seen)
+            if missing:
+                return TrailReport(links, entries, older, f"{noun} #{missing[0]} was deleted")
+        return TrailReport(links, entries, older, None)
 
     # ---------------------------------------------------------------- writes
 
@@ -311,6 +372,8 @@ class Journal:
         target: tuple[str, str] | None = None,
         actor: str | None = None,
         owner: str | None = None,
+        agent: str | None = None,
+        machine: str | None = None,
     ) -> JournalEntry:
         """Write (and commit, durably) the intent of an action; returns the "pending" entry.
 
@@ -323,14 +386,23 @@ class Journal:
         entries that were unsettled when the caller looked (their ids are at or below
         `guard_since`): one that succeeded since was not seen either, and is in the way too.
         The guard is the service's (`base_url`), not the profile's: two profiles of one
-        service share it."""
+        service share it, and on a team journal so do all agents. The entry is then marked in
+        flight for as long as this process lives or until it settles (`sender_alive`)."""
         if operation not in OPERATIONS:
             raise ValueError(f"unknown operation {operation!r}")
         reference = client_reference or uuid.uuid4().hex
         now = _iso(self._clock())
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
+        guarded = guard_since is not None
+        guard_target = (
+            (charge_id if charge_id is not None else (target[1] if target else None))
+            if guarded
+            else None
+        )
+        keys = [self._trail_key]
+        if guarded:
+            keys.append(self._key("guard", base_url, operation, guard_target))
+        try:
+            with self._store.transaction(*keys):
                 if guard_since is not None:
                     blocker = self._blocker(
                         base_url,
@@ -342,11 +414,13 @@ class Journal:
                     )
                     if blocker is not None:
                         raise JournalConflict(blocker)
-                cursor = self._db.execute(
+                (row,) = self._store.rows(
                     "INSERT INTO actions (client_reference, profile, base_url, operation,"
                     " charge_id, amount, request_summary, state, retry_of, created_at,"
-                    " updated_at, settle_seconds, client_id, actor, owner)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?)",
+                    " updated_at, settle_seconds, client_id, actor, owner, agent, machine,"
+                    " guard_target)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                    " RETURNING *",
                     (
                         reference,
                         profile,
@@ -362,16 +436,21 @@ class Journal:
                         client_id,
                         actor,
                         owner,
+                        agent,
+                        machine,
+                        guard_target,
                     ),
                 )
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
+                self._append("intent", row, action_id=row["id"])
+        except DuplicateIntent:
+            # The database's own guard (one unsettled intent per target): someone got there
+            # without the lock (an older paytui); name them.
+            blocker = self._blocker(base_url, operation, charge_id, target, 0, frozenset())
+            if blocker is None or not guarded:
                 raise
-            entry_id = cursor.lastrowid
-        assert entry_id is not None  # an INSERT always has one
-        entry = self.get(entry_id)
-        assert entry is not None
+            raise JournalConflict(blocker) from None
+        entry = JournalEntry._from_row(row)
+        self._store.hold(self._key("sender", entry.id))
         return entry
 
     def _blocker(
@@ -385,20 +464,20 @@ class Journal:
     ) -> JournalEntry | None:
         """The first entry of the same action and target (on the same service, by any profile)
         that is unsettled, or succeeded after `since`, or succeeded while it was `in_flight` when
-        the caller looked (called inside `record_intent`'s transaction, lock held)."""
+        the caller looked (called inside `record_intent`'s transaction)."""
         unsettled = sorted(UNRESOLVED_STATES)
         flying = sorted(in_flight)
         sql = (
             "SELECT * FROM actions WHERE base_url = ? AND operation = ?"
-            f" AND (state IN ({', '.join('?' for _ in unsettled)})"
+            f" AND (state IN ({placeholders(unsettled)})"
             " OR (state = 'succeeded' AND (id > ?"
-            f" OR id IN ({', '.join('?' for _ in flying) or 'NULL'}))))"
+            f" OR id IN ({placeholders(flying)}))))"
         )
         params: builtins.list[Any] = [base_url, operation, *unsettled, since, *flying]
         if charge_id is not None:
             sql += " AND charge_id = ?"
             params.append(charge_id)
-        for row in self._db.execute(sql + " ORDER BY id", params).fetchall():
+        for row in self._store.rows(sql + " ORDER BY id", params):
             entry = JournalEntry._from_row(row)
             if charge_id is None and target is not None:
                 key, value = target
@@ -407,12 +486,18 @@ class Journal:
             return entry
         return None
 
+    def sender_alive(self, entry: JournalEntry) -> bool | None:
+        """Is the process that wrote `entry` still holding it in flight? True / False on a team
+        journal (its session lock), None on a file (the caller checks host and pid)."""
+        if entry.state not in _SENDING:
+            return False
+        return self._store.sender_alive(self._key("sender", entry.id))
+
     def last_id(self) -> int:
         """The newest entry's id (0 for an empty journal): what `guard_since` is measured by, and
         where a batch starts counting its own."""
-        with self._lock:
-            row = self._db.execute("SELECT COALESCE(MAX(id), 0) FROM actions").fetchone()
-        return int(row[0])
+        row = self._store.one("SELECT COALESCE(MAX(id), 0) AS last FROM actions")
+        return int(row["last"]) if row else 0
 
     def record_refusal(
         self,
@@ -424,12 +509,15 @@ class Journal:
         amount: Decimal | None,
         reason: str,
         client_id: str | None = None,
+        agent: str | None = None,
+        machine: str | None = None,
     ) -> None:
         """Keep an attempt refused before anything was written or sent (for the audit trail)."""
-        with self._lock:
-            self._db.execute(
+        with self._store.transaction(self._trail_key):
+            (row,) = self._store.rows(
                 "INSERT INTO refusals (profile, base_url, client_id, operation, charge_id,"
-                " amount, reason, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                " amount, reason, created_at, agent, machine)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *",
                 (
                     profile,
                     base_url,
@@ -439,8 +527,11 @@ class Journal:
                     str(amount) if amount is not None else None,
                     reason,
                     _iso(self._clock()),
+                    agent,
+                    machine,
                 ),
             )
+            self._append("refusal", row, refusal_id=row["id"])
 
     def transition(
         self,
@@ -480,7 +571,7 @@ class Journal:
             sets.append("checked_at = ?")
             values.append(_iso(checked_at))
         if settle_seconds is not None:
-            sets.append("settle_seconds = MAX(COALESCE(settle_seconds, 0), ?)")
+            sets.append(f"settle_seconds = {self._store.greatest}(COALESCE(settle_seconds, 0), ?)")
             values.append(settle_seconds)
         for column, flag in (("never_sent", never_sent), ("unacknowledged", unacknowledged)):
             if flag is not None:
@@ -496,26 +587,34 @@ class Journal:
         if amount is not None:
             sets.append("amount = ?")
             values.append(str(amount))
-        marks = ", ".join("?" for _ in expected)
-        with self._lock:
-            cursor = self._db.execute(
-                f"UPDATE actions SET {', '.join(sets)} WHERE id = ? AND state IN ({marks})",
-                (*values, entry_id, *expected),
-            )
-        return cursor.rowcount == 1
+        changed = self._update(
+            f"UPDATE actions SET {', '.join(sets)}"
+            f" WHERE id = ? AND state IN ({placeholders(expected)}) RETURNING *",
+            (*values, entry_id, *expected),
+            entry_id,
+        )
+        if changed and new_state not in _SENDING:
+            self._store.release(self._key("sender", entry_id))
+        return changed
+
+    def _update(self, sql: str, params: Iterable[Any], entry_id: int) -> bool:
+        """One UPDATE of one entry and its link in the trail, in one transaction."""
+        with self._store.transaction(self._trail_key):
+            rows = self._store.rows(sql, tuple(params))
+            if rows:
+                self._append("update", rows[0], action_id=entry_id)
+        return bool(rows)
 
     # ----------------------------------------------------------------- reads
 
     def get(self, entry_id: int) -> JournalEntry | None:
-        with self._lock:
-            row = self._db.execute("SELECT * FROM actions WHERE id = ?", (entry_id,)).fetchone()
+        row = self._store.one("SELECT * FROM actions WHERE id = ?", (entry_id,))
         return JournalEntry._from_row(row) if row else None
 
     def by_reference(self, client_reference: str) -> JournalEntry | None:
-        with self._lock:
-            row = self._db.execute(
-                "SELECT * FROM actions WHERE client_reference = ?", (client_reference,)
-            ).fetchone()
+        row = self._store.one(
+            "SELECT * FROM actions WHERE client_reference = ?", (client_reference,)
+        )
         return JournalEntry._from_row(row) if row else None
 
     def list(
@@ -525,15 +624,25 @@ class Journal:
         offset: int = 0,
         profile: str | None = None,
         base_url: str | None = None,
+        agent: str | None = None,
     ) -> list[JournalEntry]:
-        """Entries newest first (the History screen), optionally of one profile / service."""
-        where, params = self._scope(profile, base_url)
-        with self._lock:
-            rows = self._db.execute(
-                f"SELECT * FROM actions {where} ORDER BY id DESC LIMIT ? OFFSET ?",
-                (*params, limit, offset),
-            ).fetchall()
+        """Entries newest first (the History screen), optionally of one profile / service /
+        agent."""
+        where, params = self._scope(profile, base_url, agent)
+        rows = self._store.rows(
+            f"SELECT * FROM actions {where} ORDER BY id DESC LIMIT ? OFFSET ?",
+            (*params, limit, offset),
+        )
         return [JournalEntry._from_row(row) for row in rows]
+
+    def agents(self) -> builtins.list[tuple[str, str | None, int, datetime]]:
+        """Every agent seen on this journal: (agent, last machine, entries, last seen), most
+        recent first (`paytui journal status`)."""
+        rows = self._store.rows(
+            "SELECT agent, MAX(machine) AS machine, COUNT(*) AS n, MAX(created_at) AS last"
+            " FROM actions WHERE agent IS NOT NULL GROUP BY agent ORDER BY last DESC"
+        )
+        return [(r["agent"], r["machine"], int(r["n"]), required_time(r["last"])) for r in rows]
 
     def unresolved(
         self,
@@ -573,16 +682,15 @@ class Journal:
         wanted = sorted(states)
         where, params = self._scope(profile, base_url)
         clauses = [where.removeprefix("WHERE ")] if where else []
-        clauses.append(f"state IN ({', '.join('?' for _ in wanted)})")
+        clauses.append(f"state IN ({placeholders(wanted)})")
         params += wanted
         for column, value in (("operation", operation), ("charge_id", charge_id)):
             if value is not None:
                 clauses.append(f"{column} = ?")
                 params.append(value)
-        with self._lock:
-            rows = self._db.execute(
-                f"SELECT * FROM actions WHERE {' AND '.join(clauses)} ORDER BY id", params
-            ).fetchall()
+        rows = self._store.rows(
+            f"SELECT * FROM actions WHERE {' AND '.join(clauses)} ORDER BY id", params
+        )
         return [JournalEntry._from_row(row) for row in rows]
 
     def unacknowledged_successes(
@@ -598,18 +706,16 @@ class Journal:
         if charge_id is not None:  # None: any target (a new charge is matched by account)
             sql += " AND charge_id = ?"
             params.append(charge_id)
-        with self._lock:
-            rows = self._db.execute(sql + " ORDER BY id", params).fetchall()
+        rows = self._store.rows(sql + " ORDER BY id", params)
         return [JournalEntry._from_row(row) for row in rows]
 
     def later_of(self, entry: JournalEntry) -> builtins.list[JournalEntry]:
         """Entries of the same service and operation (any profile) made after `entry`, oldest
         first (the caller narrows them to the same target)."""
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT * FROM actions WHERE base_url = ? AND operation = ? AND id > ? ORDER BY id",
-                (entry.base_url, entry.operation, entry.id),
-            ).fetchall()
+        rows = self._store.rows(
+            "SELECT * FROM actions WHERE base_url = ? AND operation = ? AND id > ? ORDER BY id",
+            (entry.base_url, entry.operation, entry.id),
+        )
         return [JournalEntry._from_row(row) for row in rows]
 
     def entries_for(
@@ -626,12 +732,11 @@ class Journal:
         whether an item was already acted on since the batch began; a money action which ones
         were still in flight when the person looked)."""
         del profile
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT * FROM actions WHERE base_url = ? AND operation = ?"
-                " AND charge_id = ? AND id > ? ORDER BY id",
-                (base_url, operation, charge_id, after_id),
-            ).fetchall()
+        rows = self._store.rows(
+            "SELECT * FROM actions WHERE base_url = ? AND operation = ?"
+            " AND charge_id = ? AND id > ? ORDER BY id",
+            (base_url, operation, charge_id, after_id),
+        )
         return [JournalEntry._from_row(row) for row in rows]
 
     def successes_since(
@@ -648,30 +753,29 @@ class Journal:
         if charge_id is not None:
             sql += " AND charge_id = ?"
             params.append(charge_id)
-        with self._lock:
-            rows = self._db.execute(sql + " ORDER BY id", params).fetchall()
+        rows = self._store.rows(sql + " ORDER BY id", params)
         return [JournalEntry._from_row(row) for row in rows]
 
     def by_result(self, base_url: str, result_id: str) -> JournalEntry | None:
         """The entry that made `result_id` (a refund, a capture) on the service, if journaled:
         who did it and when, for telling a person what changed."""
-        with self._lock:
-            row = self._db.execute(
-                "SELECT * FROM actions WHERE base_url = ? AND result_id = ? ORDER BY id LIMIT 1",
-                (base_url, result_id),
-            ).fetchone()
+        row = self._store.one(
+            "SELECT * FROM actions WHERE base_url = ? AND result_id = ? ORDER BY id LIMIT 1",
+            (base_url, result_id),
+        )
         return JournalEntry._from_row(row) if row else None
 
     def acknowledge(self, entry_id: int) -> None:
         """The user was told about this entry's outcome."""
-        with self._lock:
-            self._db.execute("UPDATE actions SET unacknowledged = 0 WHERE id = ?", (entry_id,))
+        self._update(
+            "UPDATE actions SET unacknowledged = 0 WHERE id = ? AND unacknowledged <> 0"
+            " RETURNING *",
+            (entry_id,),
+            entry_id,
+        )
 
     def retries_of(self, entry_id: int) -> builtins.list[JournalEntry]:
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT * FROM actions WHERE retry_of = ? ORDER BY id", (entry_id,)
-            ).fetchall()
+        rows = self._store.rows("SELECT * FROM actions WHERE retry_of = ? ORDER BY id", (entry_id,))
         return [JournalEntry._from_row(row) for row in rows]
 
     def audit(
@@ -683,15 +787,16 @@ class Journal:
         operation: str | None = None,
         charge_id: str | None = None,
         outcome: str | None = None,
+        agent: str | None = None,
         since: datetime | None = None,
         until: datetime | None = None,
         limit: int | None = 500,
         batch: int = 500,
     ) -> Iterator[AuditRow]:
         """The audit trail, newest first: actions and refused attempts, filtered by any of
-        profile, service, client id, operation, charge, outcome (a state, or "refused") and time
-        (`since` inclusive, `until` exclusive). Read `batch` rows at a time, so exporting a long
-        history does not hold it all; `limit` None: every row."""
+        profile, service, client id, operation, charge, outcome (a state, or "refused"), agent
+        and time (`since` inclusive, `until` exclusive). Read `batch` rows at a time, so
+        exporting a long history does not hold it all; `limit` None: every row."""
         clauses: builtins.list[str] = []
         params: builtins.list[Any] = []
         for column, value in (
@@ -701,6 +806,7 @@ class Journal:
             ("operation", operation),
             ("charge_id", charge_id),
             ("outcome", outcome),
+            ("agent", agent),
         ):
             if value is not None:
                 clauses.append(f"{column} = ?")
@@ -715,19 +821,18 @@ class Journal:
         sql = (
             "SELECT * FROM ("
             " SELECT 'action' AS kind, id, created_at AS time, profile, base_url, client_id,"
-            " operation, charge_id, amount, state AS outcome, error AS reason, result_id"
-            " FROM actions"
+            " operation, charge_id, amount, state AS outcome, error AS reason, result_id,"
+            " agent, machine FROM actions"
             " UNION ALL"
             " SELECT 'refused', id, created_at, profile, base_url, client_id, operation,"
-            " charge_id, amount, 'refused', reason, NULL FROM refusals"
-            f") {where} ORDER BY time DESC, kind DESC, id DESC LIMIT ? OFFSET ?"
+            " charge_id, amount, 'refused', reason, NULL, agent, machine FROM refusals"
+            f") AS rows {where} ORDER BY time DESC, kind DESC, id DESC LIMIT ? OFFSET ?"
         )
         offset = 0
         left = limit
         while left is None or left > 0:
             size = batch if left is None else min(batch, left)
-            with self._lock:
-                rows = self._db.execute(sql, (*params, size, offset)).fetchall()
+            rows = self._store.rows(sql, (*params, size, offset))
             for row in rows:
                 yield AuditRow(
                     kind=row["kind"],
@@ -742,6 +847,8 @@ class Journal:
                     outcome=row["outcome"],
                     reason=row["reason"],
                     result_id=row["result_id"],
+                    agent=row["agent"],
+                    machine=row["machine"],
                 )
             if len(rows) < size:
                 return
@@ -750,13 +857,43 @@ class Journal:
                 left -= size
 
     @staticmethod
-    def _scope(profile: str | None, base_url: str | None) -> tuple[str, builtins.list[Any]]:
+    def _scope(
+        profile: str | None, base_url: str | None, agent: str | None = None
+    ) -> tuple[str, builtins.list[Any]]:
         clauses: builtins.list[str] = []
         params: builtins.list[Any] = []
-        if profile is not None:
-            clauses.append("profile = ?")
-            params.append(profile)
-        if base_url is not None:
-            clauses.append("base_url = ?")
-            params.append(base_url)
+        for column, value in (("profile", profile), ("base_url", base_url), ("agent", agent)):
+            if value is not None:
+                clauses.append(f"{column} = ?")
+                params.append(value)
         return ("WHERE " + " AND ".join(clauses) if clauses else ""), params
+
+
+def describe_location(location: str | Path | None) -> str:
+    """Where a journal location points, for people (a URL's password masked)."""
+    if location is None:
+        return str(default_journal_path())
+    return mask_url(str(location))
+
+
+def open_journal(
+    location: Path | str | None,
+    *,
+    password: str | None = None,
+    clock: Callable[[], datetime] = _now,
+) -> Journal:
+    """The journal at `location` (a file, ``sqlite:PATH``, a ``postgresql://`` URL; None: this
+    person's file), or `JournalUnavailable` with one line naming where and why (a password
+    masked): a file that cannot be opened, a server that does not answer, a journal of a newer
+    paytui, a database that refuses this login."""
+    where = describe_location(location)
+    try:
+        return Journal(location, clock=clock, password=password)
+    except JournalUnavailable:
+        raise
+    except Exception as exc:  # OSError, sqlite3.Error, psycopg.Error, a newer schema
+        cause = getattr(exc, "strerror", None) or str(exc).strip().splitlines()[0:1] or [""]
+        text = cause if isinstance(cause, str) else cause[0]
+        raise JournalUnavailable(
+            f"the journal {where} cannot be opened ({text or type(exc).__name__})"
+        ) from None

@@ -230,16 +230,19 @@ class Runtime:
         return self.connector(self.connection)
 
     def journal(self) -> Journal:
+        """The connection's journal (a team's PostgreSQL, or this person's file), opened once."""
         if self._journal is None:
-            from paytui.actions.journal import Journal
+            from paytui.actions.journal import JournalUnavailable, open_journal
 
+            connection = self.connection
+            secret = connection.journal_password
             try:
-                self._journal = Journal(self.journal_path)
-            except Exception as exc:
-                path = self.journal_path or "the journal"
-                raise CommandError(
-                    f"money actions are off: {path} cannot be opened ({exc})", Exit.CONFIG
-                ) from exc
+                self._journal = open_journal(
+                    self.journal_path or connection.journal,
+                    password=secret.get_secret_value() if secret is not None else None,
+                )
+            except JournalUnavailable as exc:
+                raise CommandError(f"money actions are off: {exc}", Exit.CONFIG) from None
         return self._journal
 
     async def executor(self, client: PaymentClient) -> ActionExecutor:
@@ -266,7 +269,8 @@ class Runtime:
             profile=connection.display_name,
             base_url=str(client.base_url),
             client_id=acting_client_id(connection),
-            actor=actor_name("the command line"),
+            actor=actor_name("the command line", connection.agent),
+            agent=connection.agent,
             again_window=again_window(connection),
         )
 

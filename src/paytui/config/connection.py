@@ -33,6 +33,8 @@ from paytui.config.model import (
     Profile,
     TokenAuth,
     UiPrefs,
+    check_agent_name,
+    check_journal_location,
     describe_parameters,
 )
 from paytui.config.secrets import SecretKind, SecretStoreError, get_secret
@@ -45,6 +47,10 @@ ENV_TOKEN = "PAYTUI_TOKEN"
 ENV_CLIENT_ID = "PAYTUI_CLIENT_ID"
 ENV_CLIENT_SECRET = "PAYTUI_CLIENT_SECRET"
 ENV_ACCOUNT_ID = "PAYTUI_ACCOUNT_ID"
+#: Where the action journal is (wins over the profile's `journal`): a team's PostgreSQL.
+ENV_JOURNAL_URL = "PAYTUI_JOURNAL_URL"
+#: This person's name on a team journal (wins over the profile's `agent`).
+ENV_AGENT = "PAYTUI_AGENT"
 ENV_VARS = (ENV_PROFILE, ENV_BASE_URL, ENV_TOKEN, ENV_CLIENT_ID, ENV_CLIENT_SECRET, ENV_ACCOUNT_ID)
 
 #: The profile name shown when the base URL came from the command line or environment with no
@@ -91,6 +97,15 @@ class Connection:
     profile_source: Source = "implicit"
     """Where the profile choice came from (for the who-am-I panel)."""
     config_path: Path | None = None
+    journal: str | None = None
+    """Where the action journal is (`PAYTUI_JOURNAL_URL`, else the profile's `journal`): a
+    ``postgresql://`` URL or ``sqlite:PATH``; None: this person's own file."""
+    journal_password: SecretStr | None = None
+    """The team journal's password from the secret store (None: libpq's PGPASSFILE /
+    PGPASSWORD, or no password)."""
+    agent: str | None = None
+    """This person's name on the journal (`PAYTUI_AGENT`, else the profile's `agent`); None:
+    login@host."""
 
     @property
     def is_embedded(self) -> bool:
@@ -122,7 +137,8 @@ class Connection:
 
     def secret_values(self) -> list[str]:
         """The raw secrets, for `paytui.logs.register_secret` (and nothing else)."""
-        return [s.get_secret_value() for s in (self.token, self.client_secret) if s is not None]
+        secrets = (self.token, self.client_secret, self.journal_password)
+        return [s.get_secret_value() for s in secrets if s is not None]
 
     def describe(self) -> dict[str, str]:
         """Safe facts for a who-am-I panel: never a secret, only where things came from."""
@@ -194,6 +210,7 @@ def resolve_connection(
     if chosen is None:
         raise ConfigError(_unknown_profile_message(name, source, result))
     implicit = name not in config.profiles
+    team = _team(name, chosen, env, secrets_file, problems)
 
     url_override = base_url or _env(env, ENV_BASE_URL)
     url_origin = "--base-url" if base_url else ENV_BASE_URL
@@ -216,7 +233,7 @@ def resolve_connection(
                     f"(set {ENV_BASE_URL} or pick a profile to use them)",
                 )
             )
-        return _build(name, chosen, config, result, problems, source, url=None)
+        return _build(name, chosen, config, result, problems, source, url=None, team=team)
 
     if chosen.base_url is None and implicit:
         name = ADHOC_PROFILE
@@ -233,7 +250,39 @@ def resolve_connection(
         client_id=client_id,
         client_secret=client_secret,
         account_id=_env(env, ENV_ACCOUNT_ID),
+        team=team,
     )
+
+
+#: Where the journal is, its password, who acts.
+_Team = tuple[str | None, SecretStr | None, str | None]
+
+
+def _team(
+    name: str,
+    chosen: Profile,
+    env: Mapping[str, str],
+    secrets_file: Path | None,
+    problems: list[ConfigProblem],
+) -> _Team:
+    """The journal's location and password and the agent's name (the environment wins)."""
+    try:
+        journal = check_journal_location(_env(env, ENV_JOURNAL_URL)) or chosen.journal
+    except ValueError as exc:
+        raise ConfigError(f"{ENV_JOURNAL_URL}: {exc}") from None
+    try:
+        agent = check_agent_name(_env(env, ENV_AGENT)) or chosen.agent
+    except ValueError as exc:
+        raise ConfigError(f"{ENV_AGENT}: {exc}") from None
+    password = None
+    if journal is not None and journal.startswith(("postgresql://", "postgres://")):
+        try:
+            password = get_secret(
+                name, "journal_password", hint=chosen.secret_store, path=secrets_file
+            )
+        except SecretStoreError as exc:
+            problems.append(ConfigProblem(None, None, f"the journal's password: {exc}"))
+    return journal, password, agent
 
 
 def _build(
@@ -249,6 +298,7 @@ def _build(
     client_id: str | None = None,
     client_secret: SecretStr | None = None,
     account_id: str | None = None,
+    team: _Team = (None, None, None),
 ) -> Connection:
     if chosen.environment is not None:
         environment: Environment = chosen.environment
@@ -277,6 +327,9 @@ def _build(
         problems=tuple(problems),
         profile_source=source,
         config_path=result.path,
+        journal=team[0],
+        journal_password=team[1],
+        agent=team[2],
     )
 
 

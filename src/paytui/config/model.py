@@ -54,6 +54,37 @@ def _to_decimal_text(value: object) -> object:
     return value
 
 
+def check_journal_location(value: str | None) -> str | None:
+    """A journal location as written in a config or the environment: a ``postgresql://`` URL
+    without a password (it goes to the secret store, ``PGPASSFILE`` or ``PGPASSWORD``), or a
+    SQLite file (``sqlite:PATH``). One line on anything else."""
+    if value is None:
+        return None
+    text = value.strip()
+    if text.startswith(("postgresql://", "postgres://")):
+        rest = text.split("://", 1)[1]
+        credentials = rest.rpartition("@")[0] if "@" in rest.split("/", 1)[0] else ""
+        if ":" in credentials or "password=" in text:
+            raise ValueError(
+                "a journal URL must not hold its password: store it with `paytui journal"
+                " password` (the keyring or secrets file), or use PGPASSFILE or PGPASSWORD"
+            )
+        return text
+    if text.startswith("sqlite:") and len(text) > len("sqlite:"):
+        return text
+    raise ValueError("a journal is a postgresql:// URL or sqlite:PATH")
+
+
+def check_agent_name(value: str | None) -> str | None:
+    """An agent's name: 1-64 printable characters, no spaces at the ends."""
+    if value is None:
+        return None
+    text = value.strip()
+    if not text or len(text) > 64 or not text.isprintable():
+        raise ValueError("an agent's name is 1 to 64 printable characters")
+    return text
+
+
 class UiPrefs(BaseModel):
     """UI preferences: the `[ui]` table, and the effective values of a connection."""
 
@@ -202,6 +233,22 @@ class Profile(BaseModel):
     watch_interval: Seconds | None = None
     confirm_threshold: Amount | None = None
     again_window_hours: Hours | None = None
+    journal: str | None = None
+    """Where this profile's action journal is: a ``postgresql://`` URL (a team's journal,
+    docs/team.md; its password never here) or a SQLite file (``sqlite:PATH``). Unset: this
+    person's own file."""
+    agent: str | None = None
+    """This person's name on a team journal ("support-07"); unset: login@host."""
+
+    @field_validator("journal")
+    @classmethod
+    def _journal_location(cls, value: str | None) -> str | None:
+        return check_journal_location(value)
+
+    @field_validator("agent")
+    @classmethod
+    def _agent_name(cls, value: str | None) -> str | None:
+        return check_agent_name(value)
 
     @field_validator("confirm_threshold", mode="before")
     @classmethod

@@ -36,7 +36,7 @@ from paytui.config.files import (
 if TYPE_CHECKING:
     from keyring.backend import KeyringBackend
 
-SecretKind = Literal["client_secret", "token"]
+SecretKind = Literal["client_secret", "token", "journal_password"]
 StoreName = Literal["keyring", "file"]
 
 KEYRING_SERVICE = "paytui"
@@ -295,7 +295,9 @@ def delete_secret(
     Returns the stores something was deleted from.
     """
     file = path or secrets_path()
-    kinds: tuple[SecretKind, ...] = (kind,) if kind else ("client_secret", "token")
+    kinds: tuple[SecretKind, ...] = (
+        (kind,) if kind else ("client_secret", "token", "journal_password")
+    )
     removed: list[StoreName] = []
     for each in kinds:
         if _keyring_delete(profile, each) and "keyring" not in removed:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import sqlite3
 from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from paytui.actions import ActionExecutor, ActionPolicy, Decision, Journal
 from paytui.actions.actor import actor_name
 from paytui.actions.errors import ActionRefused
-from paytui.actions.journal import default_journal_path
+from paytui.actions.journal import JournalUnavailable, open_journal
 from paytui.connect import acting_client_id, again_window
 from paytui.text import safe
 
@@ -54,6 +53,11 @@ class ActionsService:
         #: money action is then refused (no action without a journal); reading still works.
         self.journal_error: str | None = None
         self._batch_log: BatchLog | None = None
+
+    @property
+    def agent(self) -> str | None:
+        """This person's name on the journal (the connection's; None: login@host)."""
+        return getattr(self.session.connection, "agent", None)
 
     # --- policy -----------------------------------------------------------------------------
     def policy(self) -> ActionPolicy:
@@ -111,7 +115,8 @@ class ActionsService:
                     profile=self.session.profile_name,
                     base_url=str(getattr(client, "base_url", "")),
                     client_id=acting_client_id(self.session.connection),
-                    actor=actor_name("the dashboard"),
+                    actor=actor_name("the dashboard", self.agent),
+                    agent=self.agent,
                     again_window=again_window(self.session.connection),
                     **self.executor_options,
                 )
@@ -128,20 +133,23 @@ class ActionsService:
         return self._batch_log
 
     async def _open_journal(self) -> Journal:
-        """The journal, or `ActionRefused` with one line naming the path and the cause."""
+        """The journal (the session's: a team's PostgreSQL or this person's file), or
+        `ActionRefused` with one line naming where and the cause."""
         if self.journal_error is not None:
             raise ActionRefused(Decision(False, self.journal_error))
-        # The app's clock (frozen in snapshot tests; the wall clock otherwise).
-        kwargs = {"clock": self.session.now}
+        connection = self.session.connection
+        location = self.journal_path or getattr(connection, "journal", None)
+        secret = getattr(connection, "journal_password", None)
         try:
-            return await asyncio.to_thread(Journal, self.journal_path, **kwargs)
-        except (OSError, sqlite3.Error) as exc:
-            path = self.journal_path or default_journal_path()
-            cause = getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
-            self.journal_error = safe(
-                f"Money actions are off: the journal {path} cannot be opened ({cause}). "
-                "No action without a journal."
+            # The app's clock (frozen in snapshot tests; the wall clock otherwise).
+            return await asyncio.to_thread(
+                open_journal,
+                location,
+                password=secret.get_secret_value() if secret is not None else None,
+                clock=self.session.now,
             )
+        except JournalUnavailable as exc:
+            self.journal_error = safe(f"Money actions are off: {exc}. No action without a journal.")
             raise ActionRefused(Decision(False, self.journal_error)) from None
 
     async def reconcile_on_start(self) -> int:

@@ -1,0 +1,309 @@
+"""The journal's tables on SQLite and on PostgreSQL, and bringing an older journal up to date.
+
+Schema 5 (both engines, the same columns and rules):
+
+- `actions`: one row per action, intent first. `agent` (a person's name on the team) and
+  `machine` say who acted; `guard_target` is the target the exactly-once guard was checked on, and
+  a partial unique index allows one unsettled intent per (service, operation, guard_target): the
+  database itself refuses a second, whatever a writer does.
+- `refusals`: attempts stopped before anything was written or sent.
+- `trail`: every write to the two tables above, appended with a hash chained to the one before
+  (`paytui history verify` walks it). Triggers make `trail` and `refusals` append-only and
+  `actions` constrained: no row is deleted, what was intended (service, operation, target,
+  request, who, when) never changes, and a final state (succeeded, failed) never changes.
+- PostgreSQL keeps its version in `paytui_schema`; SQLite in ``PRAGMA user_version``.
+
+A first connection creates the schema under an advisory lock (PostgreSQL; SQLite's file lock),
+so two first starts do not race.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import TYPE_CHECKING
+
+from paytui.actions.entry import STATES
+from paytui.actions.journal_store import JournalUnavailable, lock_key
+
+if TYPE_CHECKING:
+    from paytui.actions.journal_store import SqliteStore, Store
+
+__all__ = ["IMMUTABLE_COLUMNS", "SCHEMA_VERSION", "migrate"]
+
+SCHEMA_VERSION = 5
+#: What an intent says and who made it: never changed after the insert.
+IMMUTABLE_COLUMNS = (
+    "id",
+    "client_reference",
+    "profile",
+    "base_url",
+    "operation",
+    "request_summary",
+    "retry_of",
+    "created_at",
+    "client_id",
+    "actor",
+    "owner",
+    "agent",
+    "machine",
+    "guard_target",
+)
+_FINAL = ("succeeded", "failed")
+_STATES_SQL = ", ".join(repr(s) for s in STATES)
+_UNSETTLED_SQL = "'pending', 'sent', 'unknown'"
+
+_ACTIONS_COLUMNS = f"""
+    client_reference TEXT NOT NULL UNIQUE,
+    profile          TEXT NOT NULL,
+    base_url         TEXT NOT NULL,
+    operation        TEXT NOT NULL,
+    charge_id        TEXT,
+    amount           TEXT,
+    request_summary  TEXT NOT NULL,
+    state            TEXT NOT NULL CHECK (state IN ({_STATES_SQL})),
+    result_id        TEXT,
+    error            TEXT,
+    retry_of         {{id_ref}} REFERENCES actions(id),
+    created_at       TEXT NOT NULL,
+    sent_at          TEXT,
+    updated_at       TEXT NOT NULL,
+    resolved_at      TEXT,
+    settle_seconds   {{real}},
+    checked_at       TEXT,
+    never_sent       INTEGER NOT NULL DEFAULT 0,
+    unacknowledged   INTEGER NOT NULL DEFAULT 0,
+    client_id        TEXT,
+    actor            TEXT,
+    owner            TEXT,
+    agent            TEXT,
+    machine          TEXT,
+    guard_target     TEXT
+"""
+_REFUSALS_COLUMNS = """
+    profile     TEXT NOT NULL,
+    base_url    TEXT NOT NULL,
+    client_id   TEXT,
+    operation   TEXT NOT NULL,
+    charge_id   TEXT,
+    amount      TEXT,
+    reason      TEXT NOT NULL,
+    created_at  TEXT NOT NULL,
+    agent       TEXT,
+    machine     TEXT
+"""
+_TRAIL_COLUMNS = """
+    seq        {id_ref} PRIMARY KEY,
+    kind       TEXT NOT NULL,
+    action_id  {id_ref},
+    refusal_id {id_ref},
+    at         TEXT NOT NULL,
+    body       TEXT NOT NULL,
+    prev_hash  TEXT NOT NULL,
+    hash       TEXT NOT NULL
+"""
+_INDEXES = f"""
+CREATE INDEX IF NOT EXISTS actions_state ON actions (state);
+CREATE INDEX IF NOT EXISTS actions_target ON actions (profile, base_url, operation, charge_id);
+CREATE INDEX IF NOT EXISTS actions_service ON actions (base_url, operation, charge_id);
+CREATE INDEX IF NOT EXISTS actions_result ON actions (base_url, result_id);
+CREATE INDEX IF NOT EXISTS actions_retry_of ON actions (retry_of);
+CREATE INDEX IF NOT EXISTS actions_agent ON actions (agent);
+CREATE INDEX IF NOT EXISTS trail_action ON trail (action_id);
+CREATE UNIQUE INDEX IF NOT EXISTS actions_one_open ON actions (base_url, operation, guard_target)
+    WHERE guard_target IS NOT NULL AND state IN ({_UNSETTLED_SQL});
+"""
+
+
+def _changed(columns: tuple[str, ...], distinct: str) -> str:
+    return " OR ".join(f"NEW.{c} {distinct} OLD.{c}" for c in columns)
+
+
+_FINAL_SQL = ", ".join(repr(s) for s in _FINAL)
+
+# --- SQLite ---------------------------------------------------------------------------------------
+SQLITE_TABLES = f"""
+CREATE TABLE IF NOT EXISTS actions (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,{_ACTIONS_COLUMNS.format(id_ref="INTEGER", real="REAL")});
+CREATE TABLE IF NOT EXISTS refusals (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,{_REFUSALS_COLUMNS});
+CREATE TABLE IF NOT EXISTS trail ({_TRAIL_COLUMNS.format(id_ref="INTEGER")});
+"""
+_SQLITE_RULES = f"""
+CREATE TRIGGER IF NOT EXISTS trail_no_update BEFORE UPDATE ON trail
+BEGIN SELECT RAISE(ABORT, 'the journal trail is append-only'); END;
+CREATE TRIGGER IF NOT EXISTS trail_no_delete BEFORE DELETE ON trail
+BEGIN SELECT RAISE(ABORT, 'the journal trail is append-only'); END;
+CREATE TRIGGER IF NOT EXISTS refusals_no_update BEFORE UPDATE ON refusals
+BEGIN SELECT RAISE(ABORT, 'refusals are append-only'); END;
+CREATE TRIGGER IF NOT EXISTS refusals_no_delete BEFORE DELETE ON refusals
+BEGIN SELECT RAISE(ABORT, 'refusals are append-only'); END;
+CREATE TRIGGER IF NOT EXISTS actions_no_delete BEFORE DELETE ON actions
+BEGIN SELECT RAISE(ABORT, 'journal entries are never deleted'); END;
+CREATE TRIGGER IF NOT EXISTS actions_constrained BEFORE UPDATE ON actions
+WHEN (OLD.state IN ({_FINAL_SQL}) AND NEW.state IS NOT OLD.state)
+    OR {_changed(IMMUTABLE_COLUMNS, "IS NOT")}
+BEGIN SELECT RAISE(ABORT, 'a journal entry''s intent and final state never change'); END;
+"""
+
+# --- PostgreSQL -----------------------------------------------------------------------------------
+POSTGRES_TABLES = f"""
+CREATE TABLE IF NOT EXISTS paytui_schema (version INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS actions (
+    id BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
+    {_ACTIONS_COLUMNS.format(id_ref="BIGINT", real="DOUBLE PRECISION")});
+CREATE TABLE IF NOT EXISTS refusals (
+    id BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,{_REFUSALS_COLUMNS});
+CREATE TABLE IF NOT EXISTS trail ({_TRAIL_COLUMNS.format(id_ref="BIGINT")});
+"""
+_POSTGRES_RULES = f"""
+CREATE OR REPLACE FUNCTION paytui_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    RAISE EXCEPTION 'paytui: % rows are append-only', TG_TABLE_NAME;
+END $$;
+CREATE OR REPLACE FUNCTION paytui_action_update() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF (OLD.state IN ({_FINAL_SQL}) AND NEW.state IS DISTINCT FROM OLD.state)
+        OR {_changed(IMMUTABLE_COLUMNS, "IS DISTINCT FROM")} THEN
+        RAISE EXCEPTION 'paytui: a journal entry''s intent and final state never change';
+    END IF;
+    RETURN NEW;
+END $$;
+CREATE OR REPLACE TRIGGER trail_append_only BEFORE UPDATE OR DELETE ON trail
+    FOR EACH ROW EXECUTE FUNCTION paytui_append_only();
+CREATE OR REPLACE TRIGGER refusals_append_only BEFORE UPDATE OR DELETE ON refusals
+    FOR EACH ROW EXECUTE FUNCTION paytui_append_only();
+CREATE OR REPLACE TRIGGER actions_no_delete BEFORE DELETE ON actions
+    FOR EACH ROW EXECUTE FUNCTION paytui_append_only();
+CREATE OR REPLACE TRIGGER actions_constrained BEFORE UPDATE ON actions
+    FOR EACH ROW EXECUTE FUNCTION paytui_action_update();
+"""
+
+
+def migrate(store: Store) -> None:
+    """Create or bring the journal's schema up to `SCHEMA_VERSION` (refuses a newer one)."""
+    if store.kind == "postgresql":
+        _migrate_postgres(store)
+    else:
+        from paytui.actions.journal_store import SqliteStore
+
+        assert isinstance(store, SqliteStore)
+        _migrate_sqlite(store)
+
+
+def _migrate_postgres(store: Store) -> None:
+    with store.transaction(
+        lock_key(store.namespace, "schema")
+    ):  # DDL is transactional: all of it or none
+        store.script(POSTGRES_TABLES)
+        row = store.one("SELECT max(version) AS version FROM paytui_schema")
+        version = row["version"] if row and row["version"] is not None else 0
+        if version > SCHEMA_VERSION:
+            raise JournalUnavailable(
+                f"the team journal {store.where} is of a newer paytui (schema {version});"
+                " update paytui"
+            )
+        if version < SCHEMA_VERSION:
+            store.script(_INDEXES + _POSTGRES_RULES)
+            store.run("DELETE FROM paytui_schema")
+            store.run("INSERT INTO paytui_schema (version) VALUES (?)", (SCHEMA_VERSION,))
+
+
+# --- SQLite: files of every earlier paytui --------------------------------------------------------
+#: Columns of schema 1, copied as they are by the rebuild.
+_V1_COLUMNS = (
+    "id, client_reference, profile, base_url, operation, charge_id, amount, request_summary,"
+    " state, result_id, error, retry_of, created_at, sent_at, updated_at, resolved_at"
+)
+#: Columns of schema 2 (schema 3 has the same; its `operation` is no longer a SQL CHECK).
+_V2_COLUMNS = _V1_COLUMNS + ", settle_seconds, checked_at, never_sent, unacknowledged"
+#: Columns added in place since schema 2 (nullable): name, and the schema that added it.
+_ADDED = {
+    "actions": ("client_id", "actor", "owner", "agent", "machine", "guard_target"),
+    "refusals": ("agent", "machine"),
+}
+
+
+def _migrate_sqlite(store: SqliteStore) -> None:
+    """Bring the file to schema 5 (a crash in a rebuild leaves the old schema intact).
+
+    Schema 1 lacks the proof columns and its CHECK does not admit "distribute"; schema 2's CHECK
+    does not admit "update_refund". SQLite cannot alter a CHECK: the table is rebuilt and the rows
+    copied. Schema 3 checks `operation` in Python, so a new operation needs no rebuild again.
+    A schema-1 "not_applied" has no `checked_at`, so it counts as unproven and is read back
+    again. Schema 4 keys rows by the service's canonical URL (`service_key`); schema 5 adds who
+    (agent, machine), the guarded target, the trail and the append-only rules. Entries written
+    before schema 5 have no trail rows (`verify` counts them as older than the trail).
+    """
+    db = store.connection
+    version = db.execute("PRAGMA user_version").fetchone()[0]
+    if version > SCHEMA_VERSION:
+        raise RuntimeError(
+            f"the action journal is of a newer paytui (schema {version}); update paytui"
+        )
+    if version == SCHEMA_VERSION:
+        return
+    exists = db.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'actions'"
+    ).fetchone()
+    if exists and version < 3:  # schema 3 on adds columns in place (below)
+        _rebuild(db, _V1_COLUMNS if version < 2 else _V2_COLUMNS)
+    if exists:
+        for table, columns in _ADDED.items():
+            present = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+            if not present:
+                continue
+            for column in columns:
+                if column not in present:
+                    db.execute(f"ALTER TABLE {table} ADD COLUMN {column} TEXT")
+        if version < 4:
+            _canonical_services(db)
+    try:
+        db.executescript(
+            "BEGIN IMMEDIATE;"
+            + SQLITE_TABLES
+            + _INDEXES
+            + _SQLITE_RULES
+            + f"PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;"
+        )
+    except BaseException:
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+        raise
+
+
+def _rebuild(db: sqlite3.Connection, columns: str) -> None:
+    db.execute("PRAGMA foreign_keys = OFF")
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        db.execute("ALTER TABLE actions RENAME TO actions_old")
+        db.execute(
+            "CREATE TABLE actions (id INTEGER PRIMARY KEY AUTOINCREMENT,"
+            + _ACTIONS_COLUMNS.format(id_ref="INTEGER", real="REAL")
+            + ")"
+        )
+        db.execute(f"INSERT INTO actions ({columns}) SELECT {columns} FROM actions_old")
+        db.execute("DROP TABLE actions_old")
+        db.execute("PRAGMA user_version = 3")
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    finally:
+        db.execute("PRAGMA foreign_keys = ON")
+
+
+def _canonical_services(db: sqlite3.Connection) -> None:
+    """Schema 4 keys every row by the service's canonical URL (`service_key`): two spellings of
+    one service (``127.0.0.1`` and ``localhost``) share one guard, and their past too."""
+    from paytui.config.urls import service_key
+
+    for table in ("actions", "refusals"):
+        has = db.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)
+        ).fetchone()
+        if not has:
+            continue
+        for (url,) in db.execute(f"SELECT DISTINCT base_url FROM {table}").fetchall():
+            key = service_key(url)
+            if key != url:
+                db.execute(f"UPDATE {table} SET base_url = ? WHERE base_url = ?", (key, url))

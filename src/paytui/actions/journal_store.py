@@ -1,0 +1,351 @@
+"""Where the action journal's rows live: one SQLite file (one person) or a PostgreSQL database
+(a team). `Journal` speaks to a `Store` only, in one SQL written for both, so every rule of the
+journal (the guard, the trail, the transitions) exists once and the same tests run on both.
+
+What differs is kept here and nowhere else:
+
+- placeholders (``?`` in the journal's SQL; ``%s`` for psycopg),
+- how a writer gets the journal to itself while it checks and writes (`transaction`): SQLite's
+  ``BEGIN IMMEDIATE`` locks the file; PostgreSQL takes transaction advisory locks on the keys the
+  writer names (the guarded target, the trail's head), so writers of different charges do not
+  wait for each other and the lock ends with the transaction, whatever happens to the agent,
+- the larger of two values (``MAX(a, b)`` / ``GREATEST(a, b)``),
+- whether a process holding an entry "in flight" is still alive (`sender_alive`): on PostgreSQL a
+  session advisory lock taken when the intent is written and released when it settles, so a
+  sender that dies (its machine, its network) lets go at once; SQLite answers None and the
+  executor's own check (host and pid) decides.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    import psycopg
+
+__all__ = [
+    "DuplicateIntent",
+    "JournalUnavailable",
+    "PostgresStore",
+    "SqliteStore",
+    "Store",
+    "lock_key",
+    "mask_url",
+]
+
+Row = Mapping[str, Any]
+
+
+class DuplicateIntent(Exception):
+    """The database refused a second unsettled intent on one target (its unique index)."""
+
+
+class JournalUnavailable(Exception):
+    """The journal cannot be reached or written (one line meant for the user, password masked)."""
+
+
+def lock_key(*parts: object) -> int:
+    """A signed 64-bit advisory-lock key for `parts` (PostgreSQL's lock space is one bigint)."""
+    text = "\x1f".join("" if part is None else str(part) for part in parts)
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big", signed=True)
+
+
+def mask_url(url: str) -> str:
+    """`url` with any password replaced by ``***`` (for status lines and errors)."""
+    scheme, sep, rest = url.partition("://")
+    if not sep or "@" not in rest:
+        return url
+    credentials, _, host = rest.rpartition("@")
+    user, colon, _password = credentials.partition(":")
+    return f"{scheme}://{user}{':***' if colon else ''}@{host}"
+
+
+class Store(Protocol):
+    """The journal's database: statements in the journal's SQL (``?`` placeholders)."""
+
+    #: "sqlite" or "postgresql": the schema module picks its DDL by it.
+    kind: str
+    #: The scalar "larger of two" function's name.
+    greatest: str
+    #: Where it is, for people (a path, or a URL with its password masked).
+    where: str
+    #: What advisory-lock keys are made in (one database's schema: two journals on one
+    #: server never share a lock).
+    namespace: str
+
+    def rows(self, sql: str, params: Sequence[Any] = ()) -> list[Row]: ...
+
+    def one(self, sql: str, params: Sequence[Any] = ()) -> Row | None: ...
+
+    def run(self, sql: str, params: Sequence[Any] = ()) -> int:
+        """Execute a write; the number of rows it changed."""
+        ...
+
+    def script(self, sql: str) -> None: ...
+
+    def transaction(self, *keys: int) -> Any:
+        """A context manager: one transaction, the journal to itself for `keys` (advisory
+        locks on PostgreSQL; the whole file on SQLite)."""
+        ...
+
+    def hold(self, key: int) -> None:
+        """Keep `key` for this process until `release` (or until the process dies)."""
+        ...
+
+    def release(self, key: int) -> None: ...
+
+    def sender_alive(self, key: int) -> bool | None:
+        """Does another live session `hold` `key`? None: this store cannot tell."""
+        ...
+
+    def close(self) -> None: ...
+
+
+class SqliteStore:
+    """One SQLite file, WAL, ``synchronous=FULL`` (a commit is on disk when it returns), 0600."""
+
+    kind = "sqlite"
+    greatest = "MAX"
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.where = str(path)
+        self.namespace = str(path)
+        self._lock = threading.RLock()
+        _create_private_file(path)
+        self._db = sqlite3.connect(
+            path, check_same_thread=False, isolation_level=None, timeout=10.0
+        )
+        self._db.row_factory = sqlite3.Row
+        self._db.execute("PRAGMA journal_mode = WAL")
+        # FULL: the WAL is fsynced at every commit, so "intent written" means "on disk".
+        self._db.execute("PRAGMA synchronous = FULL")
+        self._db.execute("PRAGMA foreign_keys = ON")
+
+    @property
+    def connection(self) -> sqlite3.Connection:
+        """The raw connection (schema migrations of old files only)."""
+        return self._db
+
+    def rows(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        with self._lock:
+            try:
+                return list(self._db.execute(sql, tuple(params)).fetchall())
+            except sqlite3.IntegrityError as exc:
+                if "guard_target" in str(exc):
+                    raise DuplicateIntent(str(exc)) from None
+                raise
+
+    def one(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
+        with self._lock:
+            row: Row | None = self._db.execute(sql, tuple(params)).fetchone()
+            return row
+
+    def run(self, sql: str, params: Sequence[Any] = ()) -> int:
+        with self._lock:
+            return self._db.execute(sql, tuple(params)).rowcount
+
+    def script(self, sql: str) -> None:
+        with self._lock:
+            self._db.executescript(sql)
+
+    @contextmanager
+    def transaction(self, *keys: int) -> Iterator[SqliteStore]:
+        del keys  # the whole file is locked: every writer waits for the one before it
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+    def hold(self, key: int) -> None:
+        del key
+
+    def release(self, key: int) -> None:
+        del key
+
+    def sender_alive(self, key: int) -> bool | None:
+        del key
+        return None
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+
+class PostgresStore:
+    """A PostgreSQL database (psycopg 3): one connection per process, used under a lock.
+
+    Why one connection and not a pool: the journal's statements are short and a person's actions
+    are serial; one connection per agent keeps 200 agents at 200 connections, and the session
+    advisory locks that mark an entry in flight live on it (they end with it). A broken
+    connection is opened again at the next statement (its locks are gone: entries it was sending
+    are then read back like any orphan, after their settle time)."""
+
+    kind = "postgresql"
+    greatest = "GREATEST"
+
+    def __init__(self, url: str, *, password: str | None = None, connect_timeout: float = 5.0):
+        self.url = url
+        self.where = mask_url(url)
+        self._password = password
+        self._timeout = connect_timeout
+        self._lock = threading.RLock()
+        self._held: set[int] = set()
+        self._db: psycopg.Connection[Any] | None = None
+        self._in_transaction = False
+        self._connect()
+        row = self.one("SELECT current_database() AS db, current_schema() AS schema")
+        self.namespace = f"{row['db']}/{row['schema']}" if row else url
+
+    def _connect(self) -> psycopg.Connection[Any]:
+        import psycopg
+        from psycopg.rows import dict_row
+
+        kwargs: dict[str, Any] = {
+            "autocommit": True,
+            "row_factory": dict_row,
+            "connect_timeout": max(1, int(self._timeout)),
+            "application_name": "paytui",
+        }
+        if self._password is not None:
+            kwargs["password"] = self._password
+        try:
+            self._db = psycopg.connect(self.url, **kwargs)
+        except psycopg.Error as exc:
+            raise JournalUnavailable(
+                f"the team journal {self.where} cannot be reached ({_first_line(exc)})"
+            ) from None
+        self._held.clear()
+        return self._db
+
+    def _conn(self) -> psycopg.Connection[Any]:
+        db = self._db
+        if db is None or db.closed or db.broken:
+            return self._connect()
+        return db
+
+    def _sql(self, sql: str) -> str:
+        return sql.replace("?", "%s")
+
+    def _execute(self, sql: str, params: Sequence[Any] | None) -> Any:
+        """`params` None: `sql` is sent as it is (DDL with ``$$`` bodies: no placeholders)."""
+        import psycopg
+
+        with self._lock:
+            try:
+                if params is None:
+                    return self._conn().execute(sql.encode())
+                return self._conn().execute(self._sql(sql), tuple(params))
+            except psycopg.errors.UniqueViolation as exc:
+                if "actions_one_open" in str(exc):
+                    raise DuplicateIntent(str(exc)) from None
+                raise
+            except psycopg.OperationalError as exc:
+                if self._db is not None and self._db.broken and not self._in_transaction:
+                    self._db = None  # opened again by the next statement
+                raise JournalUnavailable(
+                    f"the team journal {self.where} failed ({_first_line(exc)})"
+                ) from None
+
+    def rows(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        with self._lock:
+            return list(self._execute(sql, params).fetchall())
+
+    def one(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
+        with self._lock:
+            row: Row | None = self._execute(sql, params).fetchone()
+            return row
+
+    def run(self, sql: str, params: Sequence[Any] = ()) -> int:
+        with self._lock:
+            count: int = self._execute(sql, params).rowcount
+            return count
+
+    def script(self, sql: str) -> None:
+        with self._lock:
+            self._execute(sql, None)
+
+    @contextmanager
+    def transaction(self, *keys: int) -> Iterator[PostgresStore]:
+        with self._lock:
+            conn = self._conn()
+            self._execute("BEGIN", ())
+            self._in_transaction = True
+            try:
+                for key in sorted(set(keys)):  # one order for everyone: no deadlock
+                    self._execute("SELECT pg_advisory_xact_lock(?)", (key,))
+                yield self
+            except BaseException:
+                self._in_transaction = False
+                if not conn.broken:
+                    conn.execute("ROLLBACK")
+                raise
+            self._in_transaction = False
+            self._execute("COMMIT", ())
+
+    def hold(self, key: int) -> None:
+        with self._lock:
+            if key not in self._held:
+                self._execute("SELECT pg_advisory_lock(?)", (key,))
+                self._held.add(key)
+
+    def release(self, key: int) -> None:
+        with self._lock:
+            if key in self._held:
+                self._held.discard(key)
+                self._execute("SELECT pg_advisory_unlock(?)", (key,))
+
+    def sender_alive(self, key: int) -> bool | None:
+        """Held by another session? Asked of the server's lock table (our own session's locks
+        would be re-entered by a try-lock, and would say "free")."""
+        with self._lock:
+            if key in self._held:
+                return True
+            unsigned = key & 0xFFFFFFFFFFFFFFFF  # a bigint key: classid high, objid low
+            row = self.one(
+                "SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND granted"
+                " AND objsubid = 1 AND classid::bigint = ? AND objid::bigint = ?"
+                " AND pid <> pg_backend_pid()",
+                (unsigned >> 32, unsigned & 0xFFFFFFFF),
+            )
+            return bool(row and row["n"])
+
+    def close(self) -> None:
+        with self._lock:
+            if self._db is not None and not self._db.closed:
+                self._db.close()
+            self._db = None
+            self._held.clear()
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__
+
+
+def _create_private_file(path: Path) -> None:
+    """Create `path` as 0600 (and its directory as 0700) before SQLite opens it.
+
+    Creating it ourselves, rather than chmod-ing after SQLite did, leaves no moment in which the
+    file exists with the umask's (often world-readable) mode.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    fd = os.open(path, os.O_CREAT | os.O_RDWR, 0o600)
+    os.close(fd)
+    os.chmod(path, 0o600)
+
+
+def placeholders(values: Iterable[object]) -> str:
+    """``?, ?, ?`` for `values` (``NULL`` for none, so ``IN (NULL)`` matches nothing)."""
+    return ", ".join("?" for _ in values) or "NULL"

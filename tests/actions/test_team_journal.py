@@ -1,0 +1,256 @@
+"""A team's journal: the same rules on a file and on PostgreSQL, and what only a team needs.
+
+The journal-level tests run on both engines (`journal_location`); the last runs two `paytui`
+processes with two homes (two agents' machines) on one PostgreSQL journal.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sqlite3
+import subprocess
+import sys
+import threading
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from paytui.actions.journal import Journal, JournalConflict, JournalUnavailable, open_journal
+from paytui.actions.journal_store import DuplicateIntent, mask_url
+from paytui.api.client import PaymentClient
+from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
+from tests.actions.support import refunds_of
+from tests.actions.test_two_actors import _unrefunded_sales
+
+SERVICE = "http://sandbox"
+
+
+def _intent(journal: Journal, charge: str = "c" * 24, **extra: Any):
+    values: dict[str, Any] = {
+        "profile": "sandbox",
+        "base_url": SERVICE,
+        "operation": "refund",
+        "charge_id": charge,
+        "amount": Decimal("5.00"),
+        "request_summary": {"total_amount": "5.00"},
+        "agent": "support-07",
+        "machine": "ws-17",
+    }
+    values.update(extra)
+    return journal.record_intent(**values)
+
+
+def _raw(location: Path | str, sql: str) -> None:
+    """A statement straight to the database, as someone going around paytui would."""
+    if isinstance(location, Path):
+        db = sqlite3.connect(location)
+        try:
+            db.executescript(sql)
+        finally:
+            db.close()
+        return
+    import psycopg
+
+    with psycopg.connect(location, autocommit=True) as db:
+        db.execute(sql.encode())
+
+
+def test_the_trail_verifies_and_names_the_first_broken_link(journal_location: Path | str) -> None:
+    with Journal(journal_location) as journal:
+        entry = _intent(journal)
+        journal.transition(entry.id, "sent", expected={"pending"})
+        journal.transition(entry.id, "succeeded", expected={"sent"}, result_id="r1")
+        journal.record_refusal(
+            profile="sandbox",
+            base_url=SERVICE,
+            operation="refund",
+            charge_id="d" * 24,
+            amount=None,
+            reason="read-only profile",
+        )
+        report = journal.verify()
+        assert report.ok and (report.links, report.entries) == (4, 2), report
+    # Someone with the owner's rights turns the rules off and rewrites an amount.
+    if isinstance(journal_location, Path):
+        off = "DROP TRIGGER actions_constrained;"
+    else:
+        off = "ALTER TABLE actions DISABLE TRIGGER actions_constrained;"
+    _raw(journal_location, off + f"UPDATE actions SET amount = '500.00' WHERE id = {entry.id};")
+    with Journal(journal_location) as journal:
+        report = journal.verify()
+    assert not report.ok and report.broken == f"entry #{entry.id} was changed outside paytui"
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "DELETE FROM actions",
+        "UPDATE actions SET request_summary = '{}'",
+        "UPDATE actions SET agent = 'someone-else'",
+        "UPDATE actions SET state = 'failed'",  # a success is final
+        "DELETE FROM trail",
+        "UPDATE trail SET body = '{}'",
+    ],
+)
+def test_entries_are_append_only(journal_location: Path | str, sql: str) -> None:
+    with Journal(journal_location) as journal:
+        entry = _intent(journal)
+        journal.transition(entry.id, "sent", expected={"pending"})
+        journal.transition(entry.id, "succeeded", expected={"sent"}, result_id="r1")
+    with pytest.raises(Exception, match=r"append-only|never"):
+        _raw(journal_location, sql)
+    with Journal(journal_location) as journal:
+        assert journal.verify().ok
+
+
+def test_one_unsettled_intent_per_target_is_the_databases_rule(
+    journal_location: Path | str,
+) -> None:
+    """Even a writer that skips the guard's check (an older paytui) cannot add a second open
+    intent on a target the guard was checked on."""
+    with Journal(journal_location) as journal:
+        first = _intent(journal, guard_since=0)
+        with pytest.raises(JournalConflict) as stopped:
+            _intent(journal, guard_since=first.id)
+        assert stopped.value.entry.id == first.id
+        with pytest.raises(DuplicateIntent):
+            journal._store.rows(
+                "INSERT INTO actions (client_reference, profile, base_url, operation,"
+                " request_summary, state, created_at, updated_at, guard_target)"
+                " VALUES ('x', 'p', ?, 'refund', '{}', 'pending', 'now', 'now', ?)",
+                (SERVICE, first.charge_id),
+            )
+        journal.transition(first.id, "sent", expected={"pending"})
+        journal.transition(first.id, "failed", expected={"sent"}, error="declined")
+        again = _intent(journal, guard_since=first.id)  # settled: the target is free again
+        assert again.id > first.id
+
+
+def test_who_acted_is_recorded_and_filtered(journal_location: Path | str) -> None:
+    with Journal(journal_location) as journal:
+        _intent(journal, "a" * 24)
+        _intent(journal, "b" * 24, agent="support-12", machine="ws-3")
+        assert [e.agent for e in journal.list(agent="support-12")] == ["support-12"]
+        rows = list(journal.audit(agent="support-07"))
+        assert [(r.agent, r.machine, r.charge_id) for r in rows] == [
+            ("support-07", "ws-17", "a" * 24)
+        ]
+        assert [(a, m, n) for a, m, n, _ in journal.agents()] == [
+            ("support-12", "ws-3", 1),
+            ("support-07", "ws-17", 1),
+        ]
+
+
+def test_an_entry_in_flight_is_held_as_long_as_its_sender_lives(
+    journal_location: Path | str,
+) -> None:
+    """On a team journal a sender's session lock says it is alive, and lets go the moment its
+    connection does (a crash, a dead network); a file cannot tell (the caller checks the pid)."""
+    sender = Journal(journal_location)
+    entry = _intent(sender)
+    with Journal(journal_location) as other:
+        if isinstance(journal_location, Path):
+            assert other.sender_alive(entry) is None
+            sender.close()
+            return
+        assert other.sender_alive(entry) is True
+        sender.close()  # the agent's paytui dies
+        assert other.sender_alive(entry) is False
+
+
+def test_two_first_starts_do_not_race(journal_location: Path | str) -> None:
+    opened: list[Journal] = []
+    errors: list[BaseException] = []
+
+    def start() -> None:
+        try:
+            opened.append(Journal(journal_location))
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=start) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    try:
+        assert not errors and len(opened) == 4
+        assert _intent(opened[0]).id == 1
+    finally:
+        for journal in opened:
+            journal.close()
+
+
+def test_an_unreachable_team_journal_is_one_line_with_the_password_masked() -> None:
+    url = "postgresql://agent:s3cret@127.0.0.1:9/journal"
+    with pytest.raises(JournalUnavailable) as failed:
+        open_journal(url)
+    text = str(failed.value)
+    assert "s3cret" not in text and "agent:***@127.0.0.1:9" in text
+    assert "\n" not in text
+    assert mask_url(url) == "postgresql://agent:***@127.0.0.1:9/journal"
+
+
+def _agent_process(
+    base_url: str, charge_id: str, home: Path, journal: str, agent: str
+) -> subprocess.Popen[str]:
+    env = {
+        **os.environ,
+        "HOME": str(home),
+        "XDG_DATA_HOME": str(home / "data"),
+        "XDG_CONFIG_HOME": str(home / "config"),
+        "XDG_STATE_HOME": str(home / "state"),
+        "XDG_CACHE_HOME": str(home / "cache"),
+        "PAYTUI_BASE_URL": base_url,
+        "PAYTUI_CLIENT_ID": DEMO_CLIENT_ID,
+        "PAYTUI_CLIENT_SECRET": DEMO_CLIENT_SECRET,
+        "PAYTUI_JOURNAL_URL": journal,
+        "PAYTUI_AGENT": agent,
+        "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring",
+    }
+    for name in ("PAYTUI_PROFILE", "PAYTUI_TOKEN"):
+        env.pop(name, None)
+    code = "import sys; from paytui.cli import main; sys.exit(main(sys.argv[1:]))"
+    argv = [sys.executable, "-c", code, "refunds", "create", charge_id, "--amount", "5.00"]
+    return subprocess.Popen(
+        [*argv, "--yes", "--format", "json"],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+async def test_two_agents_on_two_machines_send_one_refund_and_the_loser_is_told_who(
+    sandbox_server: str, tmp_path: Path, team_journal_url: str
+) -> None:
+    """Two homes (two machines) share nothing but the team journal: of two agents refunding
+    the same charge, one refund is sent; the other is told which agent did it."""
+    async with PaymentClient(
+        sandbox_server, client_id=DEMO_CLIENT_ID, client_secret=DEMO_CLIENT_SECRET
+    ) as client:
+        (sale,) = await _unrefunded_sales(client, 1)
+        agents = ("support-07", "support-12")
+        processes = [
+            _agent_process(
+                sandbox_server, sale.charge_id, tmp_path / agent, team_journal_url, agent
+            )
+            for agent in agents
+        ]
+        results = [await asyncio.to_thread(p.communicate, timeout=60) for p in processes]
+        assert len(await refunds_of(client, sale.charge_id)) == 1, results
+    codes = [p.returncode for p in processes]
+    assert sorted(codes) in ([0, 8], [7, 8]), (codes, results)
+    loser = codes.index(8)
+    winner = agents[1 - loser]
+    assert winner in results[loser][1], results[loser][1]
+    with Journal(team_journal_url) as journal:
+        done = [e for e in journal.list() if e.charge_id == sale.charge_id]
+        assert [e.agent for e in done] == [winner]
+        refused = [r for r in journal.audit(outcome="refused") if r.charge_id == sale.charge_id]
+        assert [r.agent for r in refused] == [agents[loser]]
+        assert journal.verify().ok
