@@ -37,7 +37,6 @@ from typing import Any
 import httpx
 import pytest
 from textual import events
-from textual.binding import Binding
 from textual.keys import _character_to_key
 
 from paytui.ui import bindings
@@ -63,13 +62,12 @@ NEVER = {"q", "ctrl+q", "ctrl+c"}
 
 
 def binding_keys() -> list[str]:
-    """Every key any paytui binding lists (read from the one bindings module)."""
+    """Every key any paytui binding lists (every group of `bindings.all_groups`: the App's and
+    those found beside their screens and widgets)."""
     found: set[str] = set()
-    for value in vars(bindings).values():
-        if isinstance(value, list | tuple):
-            for item in value:
-                if isinstance(item, Binding):
-                    found.update(key.strip() for key in item.key.split(","))
+    for group in bindings.all_groups():
+        for item in group.bindings:
+            found.update(key.strip() for key in item.key.split(","))
     return sorted(found - NEVER)
 
 

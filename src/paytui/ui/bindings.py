@@ -5,12 +5,18 @@ Why data and not decorators scattered over screens: the help screen, the command
 binding by its `id` (Textual's `App.set_keymap`). An id is therefore a public, stable name: rename
 one only with a note in the changelog, because users' config files refer to it.
 
-Screens and widgets use the lists here as their `BINDINGS`; the few screens that keep their
-lists beside them are named in `SCREEN_MODULES`, so help, docs and keymap checks still see all.
+Here: the App's own list (`GLOBAL_BINDINGS`) and the lists several classes share (tables, forms).
+Every other list lives beside the screen or widget class it belongs to, as its `BINDINGS`; the
+help's grouping, `docs/keys.md` and the keymap's checks find them all by walking the screens and
+widgets packages (`all_groups`), when asked and never at start-up. A class's group is its
+`KEYS_TITLE` or else its `HELP_TITLE`; `ORDER` only orders the groups.
 """
 
 from __future__ import annotations
 
+import functools
+import importlib
+import pkgutil
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -92,256 +98,8 @@ GLOBAL_BINDINGS: list[Binding] = [
     ),
 ]
 
-# --- Charge search screen ---------------------------------------------------------------------
-CHARGES_BINDINGS: list[Binding] = [
-    # Capture and refund first: the footer shows a screen's own actions in this order.
-    Binding(
-        "c",
-        "capture",
-        "Capture",
-        id="charges.capture",
-        tooltip="Capture the highlighted authorization (needs urn:v2:charges:all)",
-    ),
-    Binding(
-        "r",
-        "refund",
-        "Refund",
-        id="charges.refund",
-        tooltip="Refund the highlighted charge (needs urn:v2:refunds:all)",
-    ),
-    # Priority: taken when the app takes the key, so the letters pasted after it already find
-    # the query line (the screen stands it down while a field has focus: there "/" is text).
-    Binding(
-        "slash",
-        "focus_query",
-        "Search",
-        id="charges.search",
-        tooltip="Type a query",
-        priority=True,
-    ),
-    Binding("a", "quick_view('all')", "All", id="charges.view_all", tooltip="All charges"),
-    Binding(
-        "b",
-        "quick_view('chargebacks')",
-        "Chargebacks",
-        id="charges.view_chargebacks",
-        tooltip="Charges with a chargeback",
-    ),
-    Binding(
-        "R",
-        "quick_view('ach_returns')",
-        "ACH returns",
-        id="charges.view_returns",
-        tooltip="Bank-account charges that came back",
-    ),
-    Binding(
-        "O",
-        "quick_view('open_authorizations')",
-        "Open auths",
-        id="charges.view_open_auths",
-        tooltip="Authorized and not yet captured",
-    ),
-    Binding("s", "cycle_sort", "Sort", id="charges.sort", tooltip="Sort by the next column"),
-    Binding("S", "reverse_sort", "Reverse", id="charges.sort_reverse", show=False),
-    Binding("y", "copy_id", "Copy id", id="charges.copy_id", tooltip="Copy the charge id"),
-    Binding(
-        "Y",
-        "copy_json",
-        "Copy JSON",
-        id="charges.copy_json",
-        tooltip="Copy the highlighted charge as JSON",
-        show=False,
-    ),
-    Binding("ctrl+r", "refresh", "Refresh", id="charges.refresh", tooltip="Reload / retry"),
-    # Marks and bulk actions (docs/bulk-actions.md).
-    Binding(
-        "space",
-        "toggle_mark",
-        "Mark",
-        id="charges.mark",
-        tooltip="Mark or unmark the highlighted charge (for a bulk action)",
-        show=False,
-    ),
-    Binding("U", "clear_marks", "Clear marks", id="charges.clear_marks", show=False),
-    Binding(
-        "M",
-        "mark_all",
-        "Mark all matching",
-        id="charges.mark_all",
-        tooltip="Mark every charge of this search, every page (shows the count first)",
-        show=False,
-    ),
-    Binding(
-        "C",
-        "bulk_capture",
-        "Bulk capture",
-        id="charges.bulk_capture",
-        tooltip="Capture the marked authorizations: dry run, confirm, progress",
-        show=False,
-    ),
-    Binding(
-        "B",
-        "bulk_refund",
-        "Bulk full refund",
-        id="charges.bulk_refund",
-        tooltip="Refund the marked charges in full: dry run, confirm, progress",
-        show=False,
-    ),
-    Binding(
-        "W",
-        "save_search",
-        "Save search",
-        id="charges.save_search",
-        tooltip="Save this query under a name (in the config)",
-        show=False,
-    ),
-    Binding(
-        "x",
-        "export",
-        "Export",
-        id="charges.export",
-        tooltip="Export the whole search (every page) to CSV or JSON Lines",
-    ),
-]
-
-# --- Money action dialogs (capture, refund, edit tags) ----------------------------------------
-MONEY_MODAL_BINDINGS: list[Binding] = [
-    Binding("escape", "close", "Close", id="money.close", tooltip="Close (nothing is sent)"),
-    Binding(
-        "ctrl+o",
-        "open_result",
-        "Open result",
-        id="money.open_result",
-        tooltip="Open the charge this action created",
-    ),
-]
-
-# --- Bulk action dialog (docs/bulk-actions.md) ------------------------------------------------
-BULK_BINDINGS: list[Binding] = [
-    Binding(
-        "escape",
-        "close",
-        "Close / cancel",
-        id="bulk.close",
-        tooltip="Before the start: close (nothing sent). Running: stop after the items in flight",
-    ),
-    Binding("enter", "start", "Start", id="bulk.start", tooltip="Start the bulk action"),
-]
-
-# --- The `:` jump line and saved searches (docs/saved-searches.md) -----------------------------
-JUMP_BINDINGS: list[Binding] = [
-    Binding("escape", "close", "Close", id="jump.close", tooltip="Close (nothing happens)"),
-]
-SAVE_SEARCH_BINDINGS: list[Binding] = [
-    Binding("escape", "close", "Close", id="save_search.close", tooltip="Close (nothing saved)"),
-]
-SAVED_SEARCHES_BINDINGS: list[Binding] = [
-    Binding("enter", "run", "Run", id="saved.run", tooltip="Run the highlighted search"),
-    Binding("f2", "rename", "Rename", id="saved.rename", tooltip="Rename the highlighted search"),
-    Binding("delete", "delete", "Delete", id="saved.delete", tooltip="Delete the search"),
-    Binding("escape", "close", "Close", id="saved.close"),
-]
-
-# --- History screen (the action journal) ----------------------------------------------------------
-HISTORY_BINDINGS: list[Binding] = [
-    Binding(
-        "enter",
-        "open_charge",
-        "Open charge",
-        id="history.open",
-        tooltip="Open the charge of the highlighted action",
-    ),
-    Binding(
-        "v",
-        "check_again",
-        "Check again",
-        id="history.check",
-        tooltip="Ask the service again whether an unknown action happened",
-    ),
-    Binding(
-        "t",
-        "retry",
-        "Retry",
-        id="history.retry",
-        tooltip="Send again an action proven not to have happened",
-    ),
-    Binding("ctrl+r", "refresh", "Refresh", id="history.refresh", tooltip="Reload the journal"),
-    Binding(
-        "T",
-        "resume_batch",
-        "Resume batch",
-        id="history.resume_batch",
-        tooltip="Run the rest of a bulk action a crash or a cancel left (never twice)",
-        show=False,
-    ),
-    Binding(
-        "slash",
-        "focus_filter",
-        "Filter",
-        id="history.filter",
-        tooltip="Filter: outcome:refused action:refund charge:ID client:ID since:DAY until:DAY",
-    ),
-    Binding(
-        "x",
-        "export",
-        "Export",
-        id="history.export",
-        tooltip="Export the audit trail (as filtered) to CSV or JSON Lines",
-    ),
-]
-
-# --- Export dialog ------------------------------------------------------------------------------
-EXPORT_BINDINGS: list[Binding] = [
-    Binding(
-        "escape",
-        "close",
-        "Close / cancel",
-        id="export.close",
-        tooltip="Cancel a running export (its file is removed), or close",
-    ),
-]
-
-# --- Refunds screen -----------------------------------------------------------------------------
-REFUNDS_BINDINGS: list[Binding] = [
-    Binding(
-        "slash",
-        "focus_search",
-        "Search",
-        id="refunds.search",
-        tooltip="Search by charge id or account (acct:pa_...)",
-    ),
-    Binding(
-        "enter", "open_charge", "Open charge", id="refunds.open", tooltip="Open the refunded charge"
-    ),
-    Binding(
-        "E",
-        "edit_refund",
-        "Edit refund tags",
-        id="refunds.edit",
-        tooltip="Edit the highlighted refund's tags and attributes (needs urn:v2:refunds:all)",
-    ),
-    Binding("ctrl+r", "refresh", "Refresh", id="refunds.refresh", tooltip="Reload / retry"),
-]
-
-# --- Browse (merchants, customers, partners, devices: read only) -------------------------------
-BROWSE_BINDINGS: list[Binding] = [
-    Binding(
-        "enter",
-        "open_object",
-        "Read",
-        id="browse.open",
-        tooltip="Read the highlighted object again, alone (GET by id), into the JSON view",
-    ),
-    Binding("ctrl+r", "refresh", "Refresh", id="browse.refresh", tooltip="Reload / retry"),
-]
-
-# --- The query line (only keys an Input does not consume) ---------------------------------------
-QUERY_BINDINGS: list[Binding] = [
-    Binding("escape", "leave", "To results", id="query.leave", show=False),
-    Binding("down", "leave", "To results", id="query.to_results", show=False),
-]
-
-# --- Results tables: arrows plus vim keys -----------------------------------------------------
+# --- Lists more than one screen or widget uses -------------------------------------------------
+#: Results tables (`NavTable`, `ChargeTable`): arrows plus vim keys.
 TABLE_BINDINGS: list[Binding] = [
     Binding("enter", "select", "Open", id="table.open", tooltip="Open the highlighted row"),
     Binding("j,down", "cursor_down", "Down", id="table.down", show=False),
@@ -352,128 +110,10 @@ TABLE_BINDINGS: list[Binding] = [
     Binding("pageup,ctrl+b,ctrl+u", "page_up", "Page up", id="table.page_up", show=False),
 ]
 
-# --- Tokens screen (`2`) and its forms -----------------------------------------------------------
-TOKENS_BINDINGS: list[Binding] = [
-    Binding("N", "create_token", "New token", id="tokens.create", tooltip="Store a card"),
-    Binding("enter", "view", "View", id="tokens.view", tooltip="Every field of the token"),
-    Binding("u", "update_token", "Update", id="tokens.update", tooltip="Card expiry, holder"),
-    Binding(
-        "n",
-        "charge_token",
-        "New charge",
-        id="tokens.charge",
-        tooltip="A new charge of the highlighted token: sale or authorization",
-    ),
-    Binding("y", "copy_id", "Copy id", id="tokens.copy_id", tooltip="Copy the token id"),
-    Binding(
-        "Y",
-        "copy_json",
-        "Copy JSON",
-        id="tokens.copy_json",
-        tooltip="Copy the highlighted token as JSON",
-        show=False,
-    ),
-    Binding("ctrl+r", "refresh", "Refresh", id="tokens.refresh", tooltip="Reload / retry"),
-]
-
-#: The tokens table (a plain DataTable): vim keys on top of its arrows, Home/End, PgUp/PgDn.
-TOKEN_TABLE_BINDINGS: list[Binding] = [
-    Binding("j", "cursor_down", "Down", id="tokens_table.down", show=False),
-    Binding("k", "cursor_up", "Up", id="tokens_table.up", show=False),
-    Binding("g", "scroll_top", "Top", id="tokens_table.top", show=False),
-    Binding("G", "scroll_bottom", "Bottom", id="tokens_table.bottom", show=False),
-]
-
 #: Forms (token create/update, charge a token, new charge): keys an Input does not consume.
 FORM_BINDINGS: list[Binding] = [
     Binding("ctrl+s", "submit", "Send", id="form.submit", tooltip="Check and send the form"),
     Binding("escape", "cancel", "Close", id="form.cancel", tooltip="Close without sending"),
-]
-
-TOKEN_VIEW_BINDINGS: list[Binding] = [
-    Binding("escape,q", "close", "Close", id="token_view.close"),
-    Binding("y", "copy_id", "Copy id", id="token_view.copy_id", tooltip="Copy the token id"),
-]
-
-NEW_CHARGE_BINDINGS: list[Binding] = [
-    Binding("ctrl+s", "submit", "Charge", id="new_charge.submit", tooltip="Check and send"),
-    Binding(
-        "ctrl+o", "open_result", "Open charge", id="new_charge.open", tooltip="Open the result"
-    ),
-    Binding("escape", "app.back", "Back", id="new_charge.back", show=False),
-]
-
-# --- Plugin sessions and new accounts (issue 12) ------------------------------------------------
-#: On an account's detail: its plugin sessions and a new account of its merchant.
-ACCOUNT_PLUGIN_BINDINGS: list[Binding] = [
-    Binding(
-        "L",
-        "new_payment_session",
-        "Pay session",
-        id="account.payment_session",
-        tooltip="New payment plugin session for this account (needs urn:v2:plugins:all)",
-    ),
-    Binding(
-        "I",
-        "new_enrollment_session",
-        "Enrollment",
-        id="account.enrollment_session",
-        tooltip="New enrollment plugin session (invite) for this account's merchant",
-    ),
-    Binding(
-        "A",
-        "new_account",
-        "New account",
-        id="account.new_account",
-        tooltip="New payment account of this account's merchant (needs urn:v2:accounts:all)",
-    ),
-]
-#: The plugin sessions list (palette "Plugin sessions").
-PLUGIN_SESSIONS_BINDINGS: list[Binding] = [
-    Binding("enter", "view", "View", id="sessions.view", tooltip="Every setting of the session"),
-    Binding(
-        "delete",
-        "delete_session",
-        "Delete",
-        id="sessions.delete",
-        tooltip="Delete the highlighted session (asks first)",
-    ),
-    Binding("y", "copy_id", "Copy id", id="sessions.copy_id", tooltip="Copy the session id"),
-    Binding("ctrl+r", "refresh", "Refresh", id="sessions.refresh", tooltip="Reload / retry"),
-]
-#: The result of a plugin session dialog.
-PLUGIN_RESULT_BINDINGS: list[Binding] = [
-    Binding(
-        "ctrl+y",
-        "copy_result",
-        "Copy settings",
-        id="plugin.copy",
-        tooltip="Copy the new session's id and settings",
-    ),
-]
-SESSION_VIEW_BINDINGS: list[Binding] = [
-    Binding("escape,q", "close", "Close", id="session_view.close"),
-    Binding("y", "copy_id", "Copy id", id="session_view.copy", tooltip="Copy the session id"),
-    Binding(
-        "Y",
-        "copy_json",
-        "Copy settings",
-        id="session_view.copy_json",
-        tooltip="Copy the session's settings as JSON (to hand to the merchant)",
-    ),
-]
-
-# --- Who am I and profile switcher ----------------------------------------------------------
-WHOAMI_BINDINGS: list[Binding] = [
-    Binding("escape,i,q", "close", "Close", id="whoami.close"),
-]
-SWITCHER_BINDINGS: list[Binding] = [
-    Binding("escape", "close", "Cancel", id="profiles.close", tooltip="Keep this profile"),
-]
-
-# --- Help screen ---------------------------------------------------------------------------------
-HELP_BINDINGS: list[Binding] = [
-    Binding("escape,question_mark,q", "close", "Close", id="help.close"),
 ]
 
 
@@ -485,59 +125,100 @@ class BindingGroup:
     bindings: tuple[Binding, ...]
 
 
-GROUPS: list[BindingGroup] = [
-    BindingGroup("Everywhere", tuple(GLOBAL_BINDINGS)),
-    BindingGroup("Charge search", tuple(CHARGES_BINDINGS)),
-    BindingGroup("Query line", tuple(QUERY_BINDINGS)),
-    BindingGroup("Tables", tuple(TABLE_BINDINGS)),
-    BindingGroup("Tokens", tuple(TOKENS_BINDINGS)),
-    BindingGroup("Tokens table", tuple(TOKEN_TABLE_BINDINGS)),
-    BindingGroup("Token view", tuple(TOKEN_VIEW_BINDINGS)),
-    BindingGroup("Forms (token, charge a token)", tuple(FORM_BINDINGS)),
-    BindingGroup("New charge", tuple(NEW_CHARGE_BINDINGS)),
-    BindingGroup("Help screen", tuple(HELP_BINDINGS)),
-    BindingGroup("Who am I", tuple(WHOAMI_BINDINGS)),
-    BindingGroup("Profile switcher", tuple(SWITCHER_BINDINGS)),
-    BindingGroup("Capture / refund / edit dialogs", tuple(MONEY_MODAL_BINDINGS)),
-    BindingGroup("History", tuple(HISTORY_BINDINGS)),
-    BindingGroup("Bulk action dialog", tuple(BULK_BINDINGS)),
-    BindingGroup("Jump line", tuple(JUMP_BINDINGS)),
-    BindingGroup("Save search", tuple(SAVE_SEARCH_BINDINGS)),
-    BindingGroup("Saved searches", tuple(SAVED_SEARCHES_BINDINGS)),
-    BindingGroup("Export dialog", tuple(EXPORT_BINDINGS)),
-    BindingGroup("Refunds", tuple(REFUNDS_BINDINGS)),
-    BindingGroup("Browse", tuple(BROWSE_BINDINGS)),
-    BindingGroup("Plugin sessions", tuple(PLUGIN_SESSIONS_BINDINGS)),
-    BindingGroup("Plugin session view", tuple(SESSION_VIEW_BINDINGS)),
-    BindingGroup("Plugin session dialogs", tuple(PLUGIN_RESULT_BINDINGS)),
-]
+#: Where the screens and widgets are found (walked when asked, never at start-up).
+PACKAGES = ("paytui.ui.screens", "paytui.ui.widgets")
 
-
-#: Screens whose modules keep their own `BINDINGS` (module, class, title), read for the docs and
-#: keymap validation only; importing them is deferred so start-up does not pay for it.
-SCREEN_MODULES: tuple[tuple[str, str, str], ...] = (
-    ("paytui.ui.screens.charge_detail", "ChargeDetailScreen", "Charge detail"),
-    ("paytui.ui.screens.accounts", "AccountsScreen", "Accounts"),
-    ("paytui.ui.screens.account_detail", "AccountDetailScreen", "Account"),
-    ("paytui.ui.screens.distributions", "DistributionsScreen", "Distributions"),
-    ("paytui.ui.screens.distribution_detail", "DistributionDetailScreen", "Distribution"),
+#: The order of the groups in docs/keys.md (the number keys' screens first, then what they
+#: open). Only an order: a group not named here is still found, and comes after these.
+ORDER = (
+    "Everywhere",
+    "Charge search",
+    "Query line",
+    "Tables",
+    "Tokens",
+    "Tokens table",
+    "Token view",
+    "Forms (token, charge a token)",
+    "New charge",
+    "Help screen",
+    "Who am I",
+    "Profile switcher",
+    "Capture / refund / edit dialogs",
+    "History",
+    "Bulk action dialog",
+    "Jump line",
+    "Save search",
+    "Saved searches",
+    "Export dialog",
+    "Refunds",
+    "Browse",
+    "Plugin sessions",
+    "Plugin session view",
+    "Plugin session dialogs",
+    "Charge detail",
+    "Accounts",
+    "Account",
+    "Distributions",
+    "Distribution",
 )
 
 
-def all_groups() -> list[BindingGroup]:
-    """`GROUPS` plus the bindings of the screens listed in `SCREEN_MODULES`."""
-    import importlib
+_NO_TITLE = object()
 
-    groups = list(GROUPS)
-    titles = {group.title for group in groups}
-    for module_name, class_name, title in SCREEN_MODULES:
-        if title in titles:
-            continue
-        screen_class = getattr(importlib.import_module(module_name), class_name)
-        found = tuple(b for b in screen_class.BINDINGS if isinstance(b, Binding))
-        if found:
-            groups.append(BindingGroup(title, found))
-    return groups
+
+def group_title(cls: type) -> str | None:
+    """The group a class's own `BINDINGS` are listed under: its `KEYS_TITLE` when it has one
+    (None: its keys are answers local to it, such as a confirmation's y / n, and stay out of the
+    key map and the keymap's ids), else its `HELP_TITLE`."""
+    title = getattr(cls, "KEYS_TITLE", _NO_TITLE)
+    if title is _NO_TITLE:
+        title = getattr(cls, "HELP_TITLE", None)
+    return title if isinstance(title, str) else None
+
+
+@functools.cache
+def _found_groups() -> tuple[BindingGroup, ...]:
+    """Every screen and widget class of `PACKAGES` with `BINDINGS` of its own and a title, each
+    list under its class's title (`group_title`), in `ORDER`; a binding already listed (a list
+    two classes share) is listed once, in the first group."""
+    from textual.dom import DOMNode
+
+    by_title: dict[str, list[Binding]] = {}
+    for package_name in PACKAGES:
+        package = importlib.import_module(package_name)
+        for info in pkgutil.walk_packages(package.__path__, f"{package_name}."):
+            module = importlib.import_module(info.name)
+            for cls in vars(module).values():
+                if not (
+                    isinstance(cls, type)
+                    and issubclass(cls, DOMNode)
+                    and cls.__module__ == module.__name__
+                    and "BINDINGS" in vars(cls)
+                ):
+                    continue
+                title = group_title(cls)
+                if title is not None:
+                    own = [b for b in vars(cls)["BINDINGS"] if isinstance(b, Binding)]
+                    by_title.setdefault(title, []).extend(own)
+    rank = {title: index for index, title in enumerate(ORDER)}
+    titles = sorted(by_title, key=lambda title: rank.get(title, len(ORDER)))
+    groups: list[BindingGroup] = []
+    listed: set[str | None] = {b.id for b in GLOBAL_BINDINGS}
+    for title in titles:
+        fresh = []
+        for binding in by_title[title]:
+            if binding.id not in listed or binding.id is None:
+                listed.add(binding.id)
+                fresh.append(binding)
+        if fresh:
+            groups.append(BindingGroup(title, tuple(fresh)))
+    return tuple(groups)
+
+
+def all_groups() -> list[BindingGroup]:
+    """Every binding of paytui, grouped: "Everywhere" (the App's), then the groups found by
+    walking the screens and widgets (`_found_groups`; imported on the first call only)."""
+    return [BindingGroup("Everywhere", tuple(GLOBAL_BINDINGS)), *_found_groups()]
 
 
 def all_binding_ids() -> set[str]:

@@ -21,7 +21,7 @@ from textual.widgets import DataTable, Static
 
 from paytui.ui import format as fmt
 from paytui.ui import messages
-from paytui.ui.bindings import ACCOUNT_PLUGIN_BINDINGS, display_key
+from paytui.ui.bindings import display_key
 from paytui.ui.marks import MARK, Marks
 from paytui.ui.plugin_forms import limit_text
 from paytui.ui.running_app import paytui_app
@@ -34,6 +34,32 @@ from paytui.ui.widgets.list_state import add_unreadable_rows, error_text, is_unr
 
 if TYPE_CHECKING:
     from paytui.api.models import Account, Charge, Merchant
+
+#: On an account's detail: its plugin sessions and a new account of its merchant.
+ACCOUNT_PLUGIN_BINDINGS: list[Binding] = [
+    Binding(
+        "L",
+        "new_payment_session",
+        "Pay session",
+        id="account.payment_session",
+        tooltip="New payment plugin session for this account (needs urn:v2:plugins:all)",
+    ),
+    Binding(
+        "I",
+        "new_enrollment_session",
+        "Enrollment",
+        id="account.enrollment_session",
+        tooltip="New enrollment plugin session (invite) for this account's merchant",
+    ),
+    Binding(
+        "A",
+        "new_account",
+        "New account",
+        id="account.new_account",
+        tooltip="New payment account of this account's merchant (needs urn:v2:accounts:all)",
+    ),
+]
+
 
 ACCOUNT_DETAIL_BINDINGS: list[Binding] = [
     Binding(

@@ -82,6 +82,8 @@ class ChargeDetailScreen(PaytuiScreen[None]):
     """One charge, loaded with its distributions; pushed by the search screen on enter."""
 
     CSS_PATH = "charge_detail.tcss"
+    #: Its group in docs/keys.md and the keymap (help says "This screen").
+    KEYS_TITLE = "Charge detail"
 
     #: (key, action, description, id, tooltip): data, so the help screen and keymap can use it.
     BINDINGS: ClassVar[list[BindingType]] = [

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
-from textual.binding import BindingType
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.screen import Screen
@@ -32,7 +32,6 @@ from textual.widgets import Input, Static, TextArea
 from paytui.text import safe
 from paytui.ui import format as fmt
 from paytui.ui import messages
-from paytui.ui.bindings import CHARGES_BINDINGS
 from paytui.ui.running_app import paytui_app
 from paytui.ui.screens.base import PaytuiScreen
 from paytui.ui.widgets.charge_table import COLUMNS, SORT_FIELDS, ChargeTable
@@ -77,6 +76,118 @@ def format_query(query: ChargeQuery) -> str:
     from paytui.search.query import format_query as fmt
 
     return fmt(query)
+
+
+CHARGES_BINDINGS: list[Binding] = [
+    # Capture and refund first: the footer shows a screen's own actions in this order.
+    Binding(
+        "c",
+        "capture",
+        "Capture",
+        id="charges.capture",
+        tooltip="Capture the highlighted authorization (needs urn:v2:charges:all)",
+    ),
+    Binding(
+        "r",
+        "refund",
+        "Refund",
+        id="charges.refund",
+        tooltip="Refund the highlighted charge (needs urn:v2:refunds:all)",
+    ),
+    # Priority: taken when the app takes the key, so the letters pasted after it already find
+    # the query line (the screen stands it down while a field has focus: there "/" is text).
+    Binding(
+        "slash",
+        "focus_query",
+        "Search",
+        id="charges.search",
+        tooltip="Type a query",
+        priority=True,
+    ),
+    Binding("a", "quick_view('all')", "All", id="charges.view_all", tooltip="All charges"),
+    Binding(
+        "b",
+        "quick_view('chargebacks')",
+        "Chargebacks",
+        id="charges.view_chargebacks",
+        tooltip="Charges with a chargeback",
+    ),
+    Binding(
+        "R",
+        "quick_view('ach_returns')",
+        "ACH returns",
+        id="charges.view_returns",
+        tooltip="Bank-account charges that came back",
+    ),
+    Binding(
+        "O",
+        "quick_view('open_authorizations')",
+        "Open auths",
+        id="charges.view_open_auths",
+        tooltip="Authorized and not yet captured",
+    ),
+    Binding("s", "cycle_sort", "Sort", id="charges.sort", tooltip="Sort by the next column"),
+    Binding("S", "reverse_sort", "Reverse", id="charges.sort_reverse", show=False),
+    Binding("y", "copy_id", "Copy id", id="charges.copy_id", tooltip="Copy the charge id"),
+    Binding(
+        "Y",
+        "copy_json",
+        "Copy JSON",
+        id="charges.copy_json",
+        tooltip="Copy the highlighted charge as JSON",
+        show=False,
+    ),
+    Binding("ctrl+r", "refresh", "Refresh", id="charges.refresh", tooltip="Reload / retry"),
+    # Marks and bulk actions (docs/bulk-actions.md).
+    Binding(
+        "space",
+        "toggle_mark",
+        "Mark",
+        id="charges.mark",
+        tooltip="Mark or unmark the highlighted charge (for a bulk action)",
+        show=False,
+    ),
+    Binding("U", "clear_marks", "Clear marks", id="charges.clear_marks", show=False),
+    Binding(
+        "M",
+        "mark_all",
+        "Mark all matching",
+        id="charges.mark_all",
+        tooltip="Mark every charge of this search, every page (shows the count first)",
+        show=False,
+    ),
+    Binding(
+        "C",
+        "bulk_capture",
+        "Bulk capture",
+        id="charges.bulk_capture",
+        tooltip="Capture the marked authorizations: dry run, confirm, progress",
+        show=False,
+    ),
+    Binding(
+        "B",
+        "bulk_refund",
+        "Bulk full refund",
+        id="charges.bulk_refund",
+        tooltip="Refund the marked charges in full: dry run, confirm, progress",
+        show=False,
+    ),
+    Binding(
+        "W",
+        "save_search",
+        "Save search",
+        id="charges.save_search",
+        tooltip="Save this query under a name (in the config)",
+        show=False,
+    ),
+    Binding(
+        "x",
+        "export",
+        "Export",
+        id="charges.export",
+        tooltip="Export the whole search (every page) to CSV or JSON Lines",
+    ),
+]
 
 
 class ChargeSearchScreen(PaytuiScreen[None]):

@@ -15,12 +15,11 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
-from textual.binding import BindingType
+from textual.binding import Binding, BindingType
 from textual.widgets import DataTable, Static
 
 from paytui.api.families import FAMILIES, STATUS_KEYS, TIME_KEYS, Family, GenericObject
 from paytui.ui import format as fmt
-from paytui.ui.bindings import BROWSE_BINDINGS
 from paytui.ui.running_app import paytui_app
 from paytui.ui.screens.paged_list import PagedListScreen
 from paytui.ui.widgets.distribution_tree import as_datetime
@@ -52,6 +51,18 @@ def row_cells(item: GenericObject, family: Family) -> list[Text]:
         fmt.status(str(status)) if status is not None else fmt.literal("—"),
         Text(fmt.timestamp(when)) if when is not None else fmt.literal("—"),
     ]
+
+
+BROWSE_BINDINGS: list[Binding] = [
+    Binding(
+        "enter",
+        "open_object",
+        "Read",
+        id="browse.open",
+        tooltip="Read the highlighted object again, alone (GET by id), into the JSON view",
+    ),
+    Binding("ctrl+r", "refresh", "Refresh", id="browse.refresh", tooltip="Reload / retry"),
+]
 
 
 class FamilyBrowserScreen(PagedListScreen[GenericObject]):

@@ -15,11 +15,11 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import BindingType
+from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Static
 
-from paytui.ui.bindings import HELP_BINDINGS, LiveBinding
+from paytui.ui.bindings import LiveBinding
 from paytui.ui.screens.base import PaytuiModal
 from paytui.ui.widgets.columns import Shape, layout_columns
 
@@ -115,12 +115,18 @@ class KeyTable:
         yield Group(*parts)
 
 
+HELP_BINDINGS: list[Binding] = [
+    Binding("escape,question_mark,q", "close", "Close", id="help.close"),
+]
+
+
 class HelpScreen(PaytuiModal[None]):
     """A modal listing key, action and binding id, grouped by where the binding acts."""
 
     CSS_PATH = Path(__file__).with_name("help.tcss")  # absolute: subclasses elsewhere work
     BINDINGS: ClassVar[list[BindingType]] = [*HELP_BINDINGS]
     HELP_TITLE = "Help"
+    KEYS_TITLE = "Help screen"
 
     def __init__(self, live: list[LiveBinding]) -> None:
         super().__init__()

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import BindingType
+from textual.binding import Binding, BindingType
 from textual.notifications import SeverityLevel
 from textual.widgets import DataTable, Input, Static
 
@@ -29,7 +29,6 @@ from paytui.actions.operations import MONEY
 from paytui.actions.operations import OPERATIONS as OPERATION_SPECS
 from paytui.ui import format as fmt
 from paytui.ui import messages
-from paytui.ui.bindings import HISTORY_BINDINGS
 from paytui.ui.running_app import paytui_app
 from paytui.ui.screens.base import PaytuiScreen
 from paytui.ui.widgets.errors import error_detail
@@ -68,6 +67,54 @@ COLUMNS = (
 
 
 state_text = fmt.action_state
+
+
+HISTORY_BINDINGS: list[Binding] = [
+    Binding(
+        "enter",
+        "open_charge",
+        "Open charge",
+        id="history.open",
+        tooltip="Open the charge of the highlighted action",
+    ),
+    Binding(
+        "v",
+        "check_again",
+        "Check again",
+        id="history.check",
+        tooltip="Ask the service again whether an unknown action happened",
+    ),
+    Binding(
+        "t",
+        "retry",
+        "Retry",
+        id="history.retry",
+        tooltip="Send again an action proven not to have happened",
+    ),
+    Binding("ctrl+r", "refresh", "Refresh", id="history.refresh", tooltip="Reload the journal"),
+    Binding(
+        "T",
+        "resume_batch",
+        "Resume batch",
+        id="history.resume_batch",
+        tooltip="Run the rest of a bulk action a crash or a cancel left (never twice)",
+        show=False,
+    ),
+    Binding(
+        "slash",
+        "focus_filter",
+        "Filter",
+        id="history.filter",
+        tooltip="Filter: outcome:refused action:refund charge:ID client:ID since:DAY until:DAY",
+    ),
+    Binding(
+        "x",
+        "export",
+        "Export",
+        id="history.export",
+        tooltip="Export the audit trail (as filtered) to CSV or JSON Lines",
+    ),
+]
 
 
 class HistoryScreen(PaytuiScreen[None]):

@@ -26,14 +26,13 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
-from textual.binding import BindingType
+from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Input, Select, Static, TextArea
 
 from paytui.limits import check_attributes, check_tags, check_text
 from paytui.text import safe
 from paytui.ui import messages
-from paytui.ui.bindings import NEW_CHARGE_BINDINGS
 from paytui.ui.format import money
 from paytui.ui.running_app import paytui_app
 from paytui.ui.screens.base import PaytuiScreen
@@ -193,6 +192,15 @@ _CHARGE_FIELDS = {
     "convenience_fee": "convenience",
     "supplemental_fee": "supplemental",
 }
+
+
+NEW_CHARGE_BINDINGS: list[Binding] = [
+    Binding("ctrl+s", "submit", "Charge", id="new_charge.submit", tooltip="Check and send"),
+    Binding(
+        "ctrl+o", "open_result", "Open charge", id="new_charge.open", tooltip="Open the result"
+    ),
+    Binding("escape", "app.back", "Back", id="new_charge.back", show=False),
+]
 
 
 class NewChargeScreen(ChargeFormSender, FormMixin, PaytuiScreen[None]):

@@ -14,13 +14,12 @@ from typing import TYPE_CHECKING, ClassVar
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
-from textual.binding import BindingType
+from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
 from paytui.text import safe
 from paytui.ui import format as fmt
-from paytui.ui.bindings import PLUGIN_SESSIONS_BINDINGS, SESSION_VIEW_BINDINGS
 from paytui.ui.plugin_forms import session_settings
 from paytui.ui.running_app import paytui_app
 from paytui.ui.screens.base import PaytuiModal
@@ -44,6 +43,21 @@ COLUMNS = (
     FitColumn("cap", Text("Max amount", justify="right"), priority=3),
     FitColumn("tags", "Tags", priority=4, min_width=8, free_text=True),
 )
+
+
+#: The plugin sessions list (palette "Plugin sessions").
+PLUGIN_SESSIONS_BINDINGS: list[Binding] = [
+    Binding("enter", "view", "View", id="sessions.view", tooltip="Every setting of the session"),
+    Binding(
+        "delete",
+        "delete_session",
+        "Delete",
+        id="sessions.delete",
+        tooltip="Delete the highlighted session (asks first)",
+    ),
+    Binding("y", "copy_id", "Copy id", id="sessions.copy_id", tooltip="Copy the session id"),
+    Binding("ctrl+r", "refresh", "Refresh", id="sessions.refresh", tooltip="Reload / retry"),
+]
 
 
 class PluginSessionsScreen(PagedListScreen["PluginSession"]):
@@ -149,12 +163,26 @@ class PluginSessionsScreen(PagedListScreen["PluginSession"]):
         self.app.push_screen(DeleteSessionModal(session.session_id), deleted)
 
 
+SESSION_VIEW_BINDINGS: list[Binding] = [
+    Binding("escape,q", "close", "Close", id="session_view.close"),
+    Binding("y", "copy_id", "Copy id", id="session_view.copy", tooltip="Copy the session id"),
+    Binding(
+        "Y",
+        "copy_json",
+        "Copy settings",
+        id="session_view.copy_json",
+        tooltip="Copy the session's settings as JSON (to hand to the merchant)",
+    ),
+]
+
+
 class SessionViewScreen(PaytuiModal[None]):
     """Every setting of one session, read again from the service (`GET /v2/plugins/{id}`)."""
 
     CSS_PATH = Path(__file__).with_name("plugin_sessions.tcss")
     BINDINGS: ClassVar[list[BindingType]] = [*SESSION_VIEW_BINDINGS]
     HELP_TITLE = "Plugin session"
+    KEYS_TITLE = "Plugin session view"
 
     def __init__(self, session: PluginSession) -> None:
         super().__init__()

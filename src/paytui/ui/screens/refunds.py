@@ -13,13 +13,12 @@ from typing import TYPE_CHECKING, ClassVar
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import BindingType
+from textual.binding import Binding, BindingType
 from textual.widgets import DataTable, Input, Static
 
 from paytui.api.queries import RefundQuery
 from paytui.ui import format as fmt
 from paytui.ui import messages
-from paytui.ui.bindings import REFUNDS_BINDINGS
 from paytui.ui.screens.paged_list import PagedListScreen
 from paytui.ui.widgets.fit_table import FitColumn, FitNavTable
 from paytui.ui.widgets.footer import PaytuiFooter
@@ -49,6 +48,28 @@ def parse_refund_search(text: str) -> RefundQuery:
         if text.lower().startswith(prefix):
             return RefundQuery(account_id=text[len(prefix) :].strip() or None)
     return RefundQuery(charge_id=text or None)
+
+
+REFUNDS_BINDINGS: list[Binding] = [
+    Binding(
+        "slash",
+        "focus_search",
+        "Search",
+        id="refunds.search",
+        tooltip="Search by charge id or account (acct:pa_...)",
+    ),
+    Binding(
+        "enter", "open_charge", "Open charge", id="refunds.open", tooltip="Open the refunded charge"
+    ),
+    Binding(
+        "E",
+        "edit_refund",
+        "Edit refund tags",
+        id="refunds.edit",
+        tooltip="Edit the highlighted refund's tags and attributes (needs urn:v2:refunds:all)",
+    ),
+    Binding("ctrl+r", "refresh", "Refresh", id="refunds.refresh", tooltip="Reload / retry"),
+]
 
 
 class RefundsScreen(PagedListScreen["Refund"]):

@@ -16,13 +16,12 @@ from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import BindingType
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import DataTable, Static
 
 from paytui.ui import format as fmt
 from paytui.ui import messages
-from paytui.ui.bindings import TOKEN_TABLE_BINDINGS, TOKEN_VIEW_BINDINGS, TOKENS_BINDINGS
 from paytui.ui.screens.base import PaytuiModal
 from paytui.ui.screens.modals.token_form import token_summary
 from paytui.ui.screens.paged_list import PagedListScreen
@@ -85,11 +84,44 @@ def token_row(token: Token, now: datetime) -> list[Text]:
     ]
 
 
+#: The tokens table (a plain DataTable): vim keys on top of its arrows, Home/End, PgUp/PgDn.
+TOKEN_TABLE_BINDINGS: list[Binding] = [
+    Binding("j", "cursor_down", "Down", id="tokens_table.down", show=False),
+    Binding("k", "cursor_up", "Up", id="tokens_table.up", show=False),
+    Binding("g", "scroll_top", "Top", id="tokens_table.top", show=False),
+    Binding("G", "scroll_bottom", "Bottom", id="tokens_table.bottom", show=False),
+]
+
+
 class TokenTable(FitTable):
     """The tokens table: a table fitted to its width, with vim keys."""
 
     BINDINGS: ClassVar[list[BindingType]] = [*TOKEN_TABLE_BINDINGS]
     HELP_TITLE = "Tokens table"
+
+
+TOKENS_BINDINGS: list[Binding] = [
+    Binding("N", "create_token", "New token", id="tokens.create", tooltip="Store a card"),
+    Binding("enter", "view", "View", id="tokens.view", tooltip="Every field of the token"),
+    Binding("u", "update_token", "Update", id="tokens.update", tooltip="Card expiry, holder"),
+    Binding(
+        "n",
+        "charge_token",
+        "New charge",
+        id="tokens.charge",
+        tooltip="A new charge of the highlighted token: sale or authorization",
+    ),
+    Binding("y", "copy_id", "Copy id", id="tokens.copy_id", tooltip="Copy the token id"),
+    Binding(
+        "Y",
+        "copy_json",
+        "Copy JSON",
+        id="tokens.copy_json",
+        tooltip="Copy the highlighted token as JSON",
+        show=False,
+    ),
+    Binding("ctrl+r", "refresh", "Refresh", id="tokens.refresh", tooltip="Reload / retry"),
+]
 
 
 class TokensScreen(PagedListScreen["Token"]):
@@ -253,12 +285,19 @@ class TokensScreen(PagedListScreen["Token"]):
         self.post_message(messages.OpenCharge(charge_id))
 
 
+TOKEN_VIEW_BINDINGS: list[Binding] = [
+    Binding("escape,q", "close", "Close", id="token_view.close"),
+    Binding("y", "copy_id", "Copy id", id="token_view.copy_id", tooltip="Copy the token id"),
+]
+
+
 class TokenViewScreen(PaytuiModal[None]):
     """Every field of one token (fraud score, processor messages included)."""
 
     CSS_PATH = FORMS_TCSS
     BINDINGS: ClassVar[list[BindingType]] = [*TOKEN_VIEW_BINDINGS]
     HELP_TITLE = "Token"
+    KEYS_TITLE = "Token view"
 
     def __init__(self, token: Token) -> None:
         super().__init__()

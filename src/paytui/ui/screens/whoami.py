@@ -15,13 +15,12 @@ from rich.table import Table
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
-from textual.binding import BindingType
+from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from paytui.text import safe
 from paytui.ui import format as fmt
-from paytui.ui.bindings import WHOAMI_BINDINGS
 from paytui.ui.screens.base import PaytuiModal
 from paytui.ui.widgets.errors import error_detail
 
@@ -86,6 +85,11 @@ def scope_lines(scopes: list[str], width: int) -> str:
     if line:
         lines.append(line)
     return "\n".join(lines)
+
+
+WHOAMI_BINDINGS: list[Binding] = [
+    Binding("escape,i,q", "close", "Close", id="whoami.close"),
+]
 
 
 class WhoAmIScreen(PaytuiModal[None]):

@@ -47,6 +47,8 @@ class CardInput(Widget, can_focus=True):
         Binding("ctrl+u,delete", "clear", "Clear", id="card_input.clear", show=False),
     ]
     HELP_TITLE = "Card number"
+    #: Its keys act inside the field only: not in the key map (ctrl+u pages up in tables).
+    KEYS_TITLE: ClassVar[str | None] = None
     MAX_DIGITS = 19
 
     class Changed(Message):

@@ -183,6 +183,7 @@ class ChargeTable(ScrollView, can_focus=True):
 
     BINDINGS: ClassVar[list[BindingType]] = [*TABLE_BINDINGS]
     HELP_TITLE = "Results table"
+    KEYS_TITLE = "Tables"
     PAGE_SIZE = 100
     #: Few pages and lines are held: every object they hold (a charge is a dozen, a cached line
     #: two dozen) is walked by each full GC collection, a pause in whatever frame it falls on

@@ -20,6 +20,7 @@ class NavTable(DataTable[Any]):
     BINDINGS: ClassVar[list[BindingType]] = [*TABLE_BINDINGS]
     #: The help screen's heading for these keys (a class name is no word for a person).
     HELP_TITLE = "Table"
+    KEYS_TITLE = "Tables"
 
     def action_select(self) -> None:
         self.action_select_cursor()

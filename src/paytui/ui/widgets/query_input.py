@@ -11,11 +11,10 @@ from typing import Any, ClassVar
 
 from rich.highlighter import Highlighter
 from rich.text import Text
-from textual.binding import BindingType
+from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.suggester import Suggester
 
-from paytui.ui.bindings import QUERY_BINDINGS
 from paytui.ui.widgets.safe_input import SafeInput
 
 
@@ -63,6 +62,12 @@ class CompletionSuggester(Suggester):
         except Exception:  # a suggestion is a nicety; never let it break typing
             return None
         return None
+
+
+QUERY_BINDINGS: list[Binding] = [
+    Binding("escape", "leave", "To results", id="query.leave", show=False),
+    Binding("down", "leave", "To results", id="query.to_results", show=False),
+]
 
 
 class QueryInput(SafeInput):

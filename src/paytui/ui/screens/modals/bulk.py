@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, ClassVar
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import BindingType
+from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.widgets import Input, ProgressBar, RichLog, Static
 
@@ -25,7 +25,6 @@ from paytui.actions.errors import ActionError, ConfirmationRequired
 from paytui.actions.operations import OPERATIONS
 from paytui.text import safe
 from paytui.ui import format as fmt
-from paytui.ui.bindings import BULK_BINDINGS
 from paytui.ui.screens.base import PaytuiModal
 from paytui.ui.widgets.errors import error_detail
 from paytui.ui.widgets.safe_input import SafeInput
@@ -91,12 +90,25 @@ def item_line(item: BatchItem) -> Text:
     return line
 
 
+BULK_BINDINGS: list[Binding] = [
+    Binding(
+        "escape",
+        "close",
+        "Close / cancel",
+        id="bulk.close",
+        tooltip="Before the start: close (nothing sent). Running: stop after the items in flight",
+    ),
+    Binding("enter", "start", "Start", id="bulk.start", tooltip="Start the bulk action"),
+]
+
+
 class BulkActionModal(PaytuiModal[list[str] | None]):
     """A bulk capture or full refund of `plan` — or, with `resume`, the rest of a batch."""
 
     CSS_PATH = Path(__file__).with_name("bulk.tcss")
     BINDINGS: ClassVar[list[BindingType]] = [*BULK_BINDINGS]
     HELP_TITLE = "Bulk action"
+    KEYS_TITLE = "Bulk action dialog"
     TEXT_ENTRY = True
 
     def __init__(

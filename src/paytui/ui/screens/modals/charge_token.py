@@ -41,6 +41,7 @@ class ChargeTokenScreen(ChargeFormSender, FormMixin, PaytuiModal["Charge | str |
     CSS_PATH = FORMS_TCSS
     BINDINGS: ClassVar[list[BindingType]] = [*FORM_BINDINGS]
     HELP_TITLE = "Charge a token"
+    KEYS_TITLE = "Forms (token, charge a token)"
 
     def __init__(self, token: Token) -> None:
         super().__init__()

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from rich.text import Text
 from textual import events, on, work
 from textual.app import ComposeResult
-from textual.binding import BindingType
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.css.query import NoMatches
 from textual.notifications import SeverityLevel
@@ -48,7 +48,6 @@ from paytui.actions import (
 )
 from paytui.text import safe, safe_lines
 from paytui.ui import messages
-from paytui.ui.bindings import MONEY_MODAL_BINDINGS
 from paytui.ui.running_app import paytui_app
 from paytui.ui.screens.base import PaytuiModal
 from paytui.ui.widgets.errors import error_detail
@@ -115,6 +114,18 @@ def settling_text(noun: str, entry_id: int, sent: Any, ready: Any, now: Any) -> 
     return text
 
 
+MONEY_MODAL_BINDINGS: list[Binding] = [
+    Binding("escape", "close", "Close", id="money.close", tooltip="Close (nothing is sent)"),
+    Binding(
+        "ctrl+o",
+        "open_result",
+        "Open result",
+        id="money.open_result",
+        tooltip="Open the charge this action created",
+    ),
+]
+
+
 class MoneyActionModal(PaytuiModal[str | None]):
     """Base of the capture / refund / edit dialogs. Dismisses with the result id (or None)."""
 
@@ -123,6 +134,7 @@ class MoneyActionModal(PaytuiModal[str | None]):
     CSS_PATH: ClassVar[list[str | PurePath]] = [Path(__file__).with_name("confirm.tcss")]
     BINDINGS: ClassVar[list[BindingType]] = [*MONEY_MODAL_BINDINGS]
     HELP_TITLE = "Money action"
+    KEYS_TITLE = "Capture / refund / edit dialogs"
 
     #: The entry whose countdown is on screen (so the end of the wait is said, not frozen).
     _counted_down: int | None = None

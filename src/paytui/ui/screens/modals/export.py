@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import BindingType
+from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.widgets import Input, ProgressBar, Static
 
@@ -36,13 +36,23 @@ from paytui.exporter import (
     rows_of,
 )
 from paytui.text import safe
-from paytui.ui.bindings import EXPORT_BINDINGS
 from paytui.ui.screens.base import PaytuiModal
 from paytui.ui.widgets.errors import error_detail
 from paytui.ui.widgets.safe_input import SafeInput
 
 #: Pages to export, made when the export starts (told the progress, for the total).
 PageSource = Callable[[Progress], "AsyncIterator[Sequence[Any]] | Iterable[Sequence[Any]]"]
+
+
+EXPORT_BINDINGS: list[Binding] = [
+    Binding(
+        "escape",
+        "close",
+        "Close / cancel",
+        id="export.close",
+        tooltip="Cancel a running export (its file is removed), or close",
+    ),
+]
 
 
 class ExportModal(PaytuiModal[Path | None]):
@@ -61,6 +71,7 @@ class ExportModal(PaytuiModal[Path | None]):
     """
     BINDINGS: ClassVar[list[BindingType]] = [*EXPORT_BINDINGS]
     HELP_TITLE = "Export"
+    KEYS_TITLE = "Export dialog"
 
     def __init__(
         self,

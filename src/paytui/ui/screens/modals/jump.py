@@ -13,13 +13,12 @@ from typing import TYPE_CHECKING, ClassVar
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import BindingType
+from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.suggester import Suggester
 from textual.widgets import Input, Static
 
 from paytui.ui import format as fmt
-from paytui.ui.bindings import JUMP_BINDINGS
 from paytui.ui.jump import COMMANDS, Jump, JumpError, complete_jump, parse_jump
 from paytui.ui.screens.base import PaytuiModal
 from paytui.ui.widgets.errors import error_detail
@@ -57,12 +56,18 @@ def _help() -> Text:
     return Text("  ".join(parts) + "   → completes · enter jumps · esc closes")
 
 
+JUMP_BINDINGS: list[Binding] = [
+    Binding("escape", "close", "Close", id="jump.close", tooltip="Close (nothing happens)"),
+]
+
+
 class JumpModal(PaytuiModal[Jump | None]):
     """Dismisses with the `Jump` to make (already checked), or None."""
 
     CSS_PATH = Path(__file__).with_name("jump.tcss")
     BINDINGS: ClassVar[list[BindingType]] = [*JUMP_BINDINGS]
     HELP_TITLE = "Jump"
+    KEYS_TITLE = "Jump line"
     TEXT_ENTRY = True
 
     def __init__(self, saved: Callable[[], dict[str, str]]) -> None:

@@ -14,13 +14,12 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import BindingType
+from textual.binding import Binding, BindingType
 from textual.widget import Widget
 from textual.widgets import Checkbox, Input, Static
 
 from paytui.api.models import PluginSession
 from paytui.text import safe, safe_lines
-from paytui.ui.bindings import MONEY_MODAL_BINDINGS, PLUGIN_RESULT_BINDINGS
 from paytui.ui.plugin_forms import (
     enrollment_request,
     limit_line,
@@ -30,7 +29,7 @@ from paytui.ui.plugin_forms import (
     session_settings,
 )
 from paytui.ui.running_app import paytui_app
-from paytui.ui.screens.modals.confirm import MoneyActionModal, outcome_text
+from paytui.ui.screens.modals.confirm import MONEY_MODAL_BINDINGS, MoneyActionModal, outcome_text
 from paytui.ui.widgets.safe_input import SafeInput
 
 if TYPE_CHECKING:
@@ -65,11 +64,24 @@ def body_text(body: dict[str, Any]) -> Text:
     return text
 
 
+#: The result of a plugin session dialog.
+PLUGIN_RESULT_BINDINGS: list[Binding] = [
+    Binding(
+        "ctrl+y",
+        "copy_result",
+        "Copy settings",
+        id="plugin.copy",
+        tooltip="Copy the new session's id and settings",
+    ),
+]
+
+
 class _PluginFormModal(MoneyActionModal):
     """What the plugin dialogs share: errors on their fields, the session as the result."""
 
     CSS_PATH: ClassVar[list[str | Path]] = _CSS  # type: ignore[assignment]
     BINDINGS: ClassVar[list[BindingType]] = [*MONEY_MODAL_BINDINGS, *PLUGIN_RESULT_BINDINGS]
+    KEYS_TITLE = "Plugin session dialogs"
     OPERATION = "plugin_session"
     NOUN = "plugin session"
     SEND_LABEL = "Create"

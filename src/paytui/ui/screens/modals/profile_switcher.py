@@ -20,7 +20,6 @@ from textual.widgets import Button, OptionList, Static
 from textual.widgets.option_list import Option
 
 from paytui.text import safe, safe_lines
-from paytui.ui.bindings import SWITCHER_BINDINGS
 from paytui.ui.screens.base import PaytuiModal
 from paytui.ui.widgets.header import environment_class
 
@@ -42,6 +41,11 @@ def _profile_names() -> tuple[list[tuple[str, str]], list[str]]:
         for name in loaded.config.profile_names()
     ]
     return names, [str(problem) for problem in loaded.problems]
+
+
+SWITCHER_BINDINGS: list[Binding] = [
+    Binding("escape", "close", "Cancel", id="profiles.close", tooltip="Keep this profile"),
+]
 
 
 class ProfileSwitcher(PaytuiModal[str | None]):
@@ -104,6 +108,8 @@ class ConfirmProductionScreen(PaytuiModal[bool]):
         Binding("y", "answer(True)", "Yes", id="profiles.confirm_yes", show=False),
     ]
     HELP_TITLE = "Connect to production"
+    #: Its y / n answer only this question: not in the key map (y copies, n is a new charge).
+    KEYS_TITLE: ClassVar[str | None] = None
 
     def __init__(self, connection: Connection) -> None:
         super().__init__()

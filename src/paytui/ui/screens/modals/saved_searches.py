@@ -13,16 +13,19 @@ from typing import ClassVar
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import BindingType
+from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.widgets import DataTable, Input, Static
 
 from paytui.config.store import ConfigError
 from paytui.ui import format as fmt
-from paytui.ui.bindings import SAVE_SEARCH_BINDINGS, SAVED_SEARCHES_BINDINGS
 from paytui.ui.screens.base import PaytuiModal
 from paytui.ui.widgets.errors import error_detail
 from paytui.ui.widgets.safe_input import SafeInput
+
+SAVE_SEARCH_BINDINGS: list[Binding] = [
+    Binding("escape", "close", "Close", id="save_search.close", tooltip="Close (nothing saved)"),
+]
 
 
 class SaveSearchModal(PaytuiModal[str | None]):
@@ -70,6 +73,14 @@ class SaveSearchModal(PaytuiModal[str | None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+
+SAVED_SEARCHES_BINDINGS: list[Binding] = [
+    Binding("enter", "run", "Run", id="saved.run", tooltip="Run the highlighted search"),
+    Binding("f2", "rename", "Rename", id="saved.rename", tooltip="Rename the highlighted search"),
+    Binding("delete", "delete", "Delete", id="saved.delete", tooltip="Delete the search"),
+    Binding("escape", "close", "Close", id="saved.close"),
+]
 
 
 class SavedSearchesModal(PaytuiModal[str | None]):

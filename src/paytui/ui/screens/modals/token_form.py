@@ -74,6 +74,7 @@ class TokenFormScreen(FormMixin, PaytuiModal["Token | None"]):
     CSS_PATH = FORMS_TCSS
     BINDINGS: ClassVar[list[BindingType]] = [*FORM_BINDINGS]
     HELP_TITLE = "Token form"
+    KEYS_TITLE = "Forms (token, charge a token)"
 
     def __init__(self, *, account_id: str | None = None, token: Token | None = None) -> None:
         super().__init__()
