@@ -1086,6 +1086,18 @@ async def run_two_actors(
             for world, _ in worlds:
                 await world.setup.aclose()
     seconds = round(time.perf_counter() - started, 1)
+    return _summarise(worlds, list(figures), seconds, PAIRINGS)
+
+
+def _summarise(
+    worlds: list[tuple[Any, tuple[int, ...]]],
+    figures: list[dict[str, Any]],
+    seconds: float,
+    table: dict[str, tuple[str, tuple[str, str]]],
+    names: tuple[str, ...] = ("duplicates", "contradictions", "unresolved", "crashes"),
+) -> list[dict[str, Any]]:
+    """One result per pairing from its worlds' figures (`names`: the counts summed), with the
+    figures per fault, what the actors were told, the gaps drawn and the slowest lags."""
     results = []
     for pairing in dict.fromkeys(w.pairing for w, _ in worlds):
         mine = [(w, f) for (w, _), f in zip(worlds, figures, strict=True) if w.pairing == pairing]
@@ -1102,17 +1114,14 @@ async def run_two_actors(
             gaps.update(world.gaps)
             for name, value in world.lags.items():
                 lags[name] = max(lags.get(name, 0.0), value)
-        operation, roles = PAIRINGS[pairing]
+        operation, roles = table[pairing]
         results.append(
             {
                 "pairing": pairing,
                 "operation": operation,
                 "roles": list(roles),
                 "runs": sum(f["runs"] for _, f in mine),
-                **{
-                    name: sum(f[name] for _, f in mine)
-                    for name in ("duplicates", "contradictions", "unresolved", "crashes")
-                },
+                **{name: sum(f[name] for _, f in mine) for name in names},
                 "service_refused": sum(w.refused for w, _ in mine),
                 "faults": {fault: dict(figure) for fault, figure in per_fault.items()},
                 "gaps": dict(sorted(gaps.items())),
@@ -1153,8 +1162,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--pairings",
-        default=",".join(PAIRINGS),
-        help=f"with --two-actors: comma list (default: all: {','.join(PAIRINGS)})",
+        default=None,
+        help=f"with --two-actors: comma list (default: all: {','.join(PAIRINGS)}; with"
+        " --team-journal: cli+cli/refund,cli+cli/capture,app+cli/refund,app+cli/capture, and"
+        " the bulk+single ones on request)",
     )
     parser.add_argument(
         "--faults",
@@ -1184,12 +1195,38 @@ def main(argv: list[str] | None = None) -> int:
         " side (default 1)",
     )
     parser.add_argument(
+        "--team-journal",
+        nargs="?",
+        const="postgresql://",
+        default=None,
+        metavar="URL",
+        help="with --two-actors: each actor a process with a home of its own, both on one"
+        " PostgreSQL journal on the server at URL (default postgresql://: the PG* environment;"
+        " a schema per pairing, fault and shard, dropped after): benchmarks/chaos_team.py",
+    )
+    parser.add_argument(
+        "--spawn",
+        choices=("fork", "exec"),
+        default="fork",
+        help="with --team-journal: fork each agent from a process that imported paytui once"
+        " (default), or start a new interpreter for each",
+    )
+    parser.add_argument(
+        "--agent-timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="with --team-journal: the agents' request deadline (default: the client's own, 10 s)",
+    )
+    parser.add_argument(
         "--verbose",
         action="store_true",
         help="describe each failed run on stderr (with --two-actors: also each run with a"
         " commit the service refused)",
     )
     args = parser.parse_args(argv)
+    if args.team_journal is not None:
+        return _main_team(parser, args)
     if args.two_actors:
         return _main_two_actors(parser, args)
     kinds = tuple(k.strip() for k in args.kinds.split(",") if k.strip())
@@ -1207,8 +1244,21 @@ def main(argv: list[str] | None = None) -> int:
     return 1 if bad else 0
 
 
+def _main_team(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    from benchmarks.chaos_team import DEFAULT_TEAM_PAIRINGS, TEAM_PAIRINGS, main_team
+
+    chosen = args.pairings or ",".join(DEFAULT_TEAM_PAIRINGS)
+    pairings = tuple(p.strip() for p in chosen.split(",") if p.strip())
+    faults = tuple(f.strip() for f in args.faults.split(",") if f.strip())
+    unknown = (set(pairings) - set(TEAM_PAIRINGS)) | (set(faults) - set(FAULTS))
+    if unknown:
+        parser.error(f"unknown pairings or faults: {', '.join(sorted(unknown))}")
+    return main_team(args, pairings, faults)
+
+
 def _main_two_actors(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
-    pairings = tuple(p.strip() for p in args.pairings.split(",") if p.strip())
+    chosen = args.pairings or ",".join(PAIRINGS)
+    pairings = tuple(p.strip() for p in chosen.split(",") if p.strip())
     faults = tuple(f.strip() for f in args.faults.split(",") if f.strip())
     unknown = (set(pairings) - set(PAIRINGS)) | (set(faults) - set(FAULTS))
     if unknown:

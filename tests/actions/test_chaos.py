@@ -1,13 +1,16 @@
 """The chaos harness's small fixed-seed samples: `python -m benchmarks.chaos --runs 2 --seed 330`
-(one actor, every kind) and a sample of `--two-actors` (two actors meaning the same action). Any
-duplicate, any journal verdict that contradicts the server, or any entry left unresolved after
-reconciliation fails the build. The full figures are in docs/reliability.md.
+(one actor, every kind), a sample of `--two-actors` (two actors meaning the same action), and
+one of `--two-actors --team-journal` (two agents' processes, two homes, one PostgreSQL journal).
+Any duplicate, any journal verdict that contradicts the server, or any entry left unresolved
+after reconciliation fails the build. The full figures are in docs/reliability.md.
 
 Two schedules per kind keep it to a few seconds (the waits are real: a late commit is waited
 out); seed 330 is one whose twelve schedules draw every fault — a late commit for a charge, a
 distribution and a tag edit — every follow-up, and reads down after the send."""
 
 from __future__ import annotations
+
+from collections import Counter
 
 from benchmarks.chaos import FAULTS, KINDS, PAIRINGS, run_chaos, run_two_actors
 
@@ -55,3 +58,48 @@ async def test_two_actors_meaning_the_same_action_do_it_once() -> None:
     ran = {(r["pairing"], fault) for r in results for fault, f in r["faults"].items() if f["runs"]}
     assert ran == set(TWO_ACTOR_SAMPLE)
     assert {fault for _, fault in ran} == set(FAULTS)
+
+
+#: Seed of the team sample: its four schedules draw the agents starting together and a little
+#: apart, a kill that hits an agent racing the other, and losers told which agent acted.
+TEAM_SEED = 5
+#: One run per case, all at once: two agents on two machines (processes with homes of their
+#: own) on one PostgreSQL journal. Every pairing; the faults whose runs end within a second or
+#: two (a late commit and a 5xx are waited out for the margin, 2 s: the full run has them).
+TEAM_SAMPLE = (
+    ("cli+cli/refund", "killed"),
+    ("cli+cli/capture", "reset_after_commit"),
+    ("app+cli/refund", "none"),
+    ("app+cli/capture", "drop_after_commit"),
+)
+
+
+async def test_two_machines_on_one_team_journal_do_it_once(postgres_server: str) -> None:
+    """`python -m benchmarks.chaos --two-actors --team-journal`, a fixed-seed sample on the real
+    PostgreSQL server (`postgres_server`: the PG environment; it fails, never skips, without
+    one): each agent a process of its own (forked) with its own home and `PAYTUI_AGENT`, both on
+    one team journal (a schema per case, dropped after); "killed" is a real SIGKILL of the agent
+    whose send the service has just read. Any second effect, contradiction, unresolved entry,
+    trail that does not verify, or crash fails. The agents' request deadline is 1 s
+    (`--agent-timeout`), so an unknown outcome is waited out in about 3 s. The full figures:
+    docs/reliability.md ("Two machines on one team journal")."""
+    from benchmarks.chaos_team import run_team
+
+    results = await run_team(
+        runs=1,
+        seed=TEAM_SEED,
+        server=postgres_server,
+        cases=TEAM_SAMPLE,
+        agent_timeout=1.0,
+        parallel=len(TEAM_SAMPLE),
+    )
+    for result in results:
+        figures = [result[name] for name in ("duplicates", "contradictions", "unresolved")]
+        assert figures == [0, 0, 0], result
+        assert (result["crashes"], result["unverified"], result["kills_missed"]) == (0, 0, 0)
+        assert result["trail_links"] > 0
+    ran = {(r["pairing"], fault) for r in results for fault, f in r["faults"].items() if f["runs"]}
+    assert ran == set(TEAM_SAMPLE)
+    told = Counter(t for r in results for t, n in r["told"].items() for _ in range(n))
+    assert any(t.startswith("killed") for t in told), told  # the kill hit a live agent
+    assert any("names the other agent" in t for t in told), told  # the loser was told who
