@@ -37,6 +37,11 @@ Figures:
   every charge to CSV (`benchmarks/export_memory.py`, its own process, the sandbox in a child):
   the highest resident memory over where it started (target 1.25x), and the rows whose amount
   differs from the API's (target 0).
+- `team_journal_intents_per_s/<engine>/<N>w`, `team_journal_cycle_p50_ms/…`, `…_p99_ms`: how many
+  money actions a second one journal records (intent, "sent", "succeeded": the executor's three
+  writes) with 1, 4 and 16 writer processes at once, each its own connection, on a team's
+  PostgreSQL (the `PG*` environment; without a server, one line says so) and on SQLite
+  (`benchmarks/team_journal.py`, its own process). Printed only.
 """
 
 from __future__ import annotations
@@ -59,7 +64,17 @@ from benchmarks.figures import emit, figure, percentile
 HERE = Path(__file__).resolve().parent
 
 #: The parts `--only` picks from (all by default), in the order they run.
-PARTS = ("sandbox", "typing", "screens", "paging", "frames", "export", "details", "startup")
+PARTS = (
+    "sandbox",
+    "typing",
+    "screens",
+    "paging",
+    "frames",
+    "export",
+    "details",
+    "team",
+    "startup",
+)
 #: The in-process parts: one app, one pilot, in this order.
 IN_PROCESS = ("typing", "screens", "paging")
 #: Holding `j`: one key every 4 ms (250 a second; a terminal repeats a held key 25-30 times).
@@ -488,6 +503,11 @@ def main(argv: list[str] | None = None) -> int:
             from benchmarks.loopback_details import figures as details_figures
 
             for item in details_figures(db, 100 if args.quick else 1000, runs):
+                emit(item)
+        if "team" in parts:
+            from benchmarks.team_journal import separately
+
+            for item in separately(quick=args.quick):
                 emit(item)
         if "startup" in parts:
             for item in startup(runs):

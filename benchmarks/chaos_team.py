@@ -640,6 +640,7 @@ async def _run_team_world(
     seed: int,
     describe: bool,
     slots: asyncio.Semaphore,
+    progress: bool = False,
 ) -> dict[str, Any]:
     started = time.perf_counter()
     totals: Counter[str] = Counter({name: 0 for name in FIGURES})
@@ -647,11 +648,15 @@ async def _run_team_world(
         rng = random.Random(f"{seed}:{world.pairing}:{world.fault}:{run}")
         async with slots:
             totals.update(await one_team_run(world, run, rng, describe=describe))
-    return {
+    figures = {
         "runs": len(chosen),
         **{name: totals[name] for name in FIGURES},
         "seconds": round(time.perf_counter() - started, 1),
     }
+    if progress:  # a long run shows how far it got (a shard's runs, as they end)
+        shard = {"pairing": world.pairing, "fault": world.fault, **figures}
+        print("  done: " + json.dumps(shard), file=sys.stderr, flush=True)
+    return figures
 
 
 def _create_schema(server: str, schema: str) -> str:
@@ -737,9 +742,11 @@ async def run_team(
     parallel: int = PARALLEL,
     shards: int = 1,
     cases: tuple[tuple[str, str], ...] = (),
+    progress: bool = False,
 ) -> list[dict[str, Any]]:
     """Two agents on two machines on one PostgreSQL journal (`server`), `runs` runs per pairing
-    and fault kind (see the module docstring); one result per pairing, as `run_two_actors`."""
+    and fault kind (see the module docstring); one result per pairing, as `run_two_actors`.
+    `progress`: a line on stderr as each shard's runs end."""
     from paytui.actions.journal_store import mask_url
     from paytui.sandbox.seed import build_database
 
@@ -788,7 +795,7 @@ async def run_team(
                     raise failed
             slots = asyncio.Semaphore(max(1, parallel))
             figures = await asyncio.gather(
-                *(_run_team_world(w, mine, seed, bool(only), slots) for w, mine in worlds)
+                *(_run_team_world(w, mine, seed, bool(only), slots, progress) for w, mine in worlds)
             )
         finally:
             for world, _ in worlds:
@@ -829,6 +836,7 @@ def main_team(args: Any, pairings: tuple[str, ...], faults: tuple[str, ...]) -> 
             only=tuple(args.run),
             parallel=args.parallel,
             shards=args.shards,
+            progress=args.verbose,
         )
     )
     bad = False
