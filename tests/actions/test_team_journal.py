@@ -254,3 +254,78 @@ async def test_two_agents_on_two_machines_send_one_refund_and_the_loser_is_told_
         refused = [r for r in journal.audit(outcome="refused") if r.charge_id == sale.charge_id]
         assert [r.agent for r in refused] == [agents[loser]]
         assert journal.verify().ok
+
+
+def test_a_watch_hears_other_writers_and_not_its_own_process(
+    journal_location: Path | str,
+) -> None:
+    from paytui.actions.watch import JournalWatch
+
+    with Journal(journal_location) as mine, Journal(journal_location) as theirs:
+        watch = JournalWatch(mine, own="ws-17:100")
+        try:
+            _intent(mine, "a" * 24, owner="ws-17:100")
+            entry = _intent(theirs, "b" * 24, owner="ws-3:4242", agent="support-12")
+            assert [(e.id, e.agent) for e in watch.next(timeout=0.1)] == [(entry.id, "support-12")]
+            theirs.transition(entry.id, "sent", expected={"pending"})
+            assert [e.state for e in watch.next(timeout=0.1)] == ["sent"]
+            assert watch.next(timeout=0.1) == []  # nothing new
+        finally:
+            watch.close()
+        assert watch.next(timeout=5) == []  # closed: returns at once
+
+
+def test_ten_agents_claiming_at_once_get_ten_different_items(
+    journal_location: Path | str,
+) -> None:
+    """Ten agents (ten connections, as ten machines have) press "claim next" on the same ten
+    open items at once: each gets a different one, and an eleventh gets none."""
+    from paytui.actions.claims import ClaimedElsewhere
+
+    items = [f"ch_{i:02d}" for i in range(10)]
+    journals = [Journal(journal_location) for _ in range(11)]
+    got: dict[int, str | None] = {}
+    start = threading.Barrier(10)
+
+    def agent(n: int) -> None:
+        start.wait()
+        claim = journals[n].claim_next(
+            SERVICE, items, agent=f"support-{n:02d}", machine=f"ws-{n}", owner=f"ws-{n}:1"
+        )
+        got[n] = claim.target if claim else None
+
+    try:
+        threads = [threading.Thread(target=agent, args=(n,)) for n in range(10)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert sorted(t for t in got.values() if t) == items, got
+        late = journals[10]
+        assert late.claim_next(SERVICE, items, agent="x", machine="ws-x", owner="ws-x:1") is None
+        owner_of_first = next(n for n, t in got.items() if t == items[0])
+        with pytest.raises(ClaimedElsewhere) as taken:
+            late.claim(SERVICE, items[0], agent="x", machine="ws-x", owner="ws-x:1")
+        assert taken.value.claim.agent == f"support-{owner_of_first:02d}"
+        seen = late.claims(SERVICE, items[:2])
+        assert {c.agent for c in seen.values()} == {
+            f"support-{n:02d}" for n, t in got.items() if t in items[:2]
+        }
+        # Released by its agent: free for the next one.
+        assert journals[owner_of_first].release(SERVICE, items[0], owner=f"ws-{owner_of_first}:1")
+        assert late.claim(SERVICE, items[0], agent="x", machine="ws-x", owner="ws-x:1").agent == "x"
+    finally:
+        for journal in journals:
+            journal.close()
+    with Journal(journal_location) as journal:
+        assert journal.verify().ok
+
+
+def test_a_claim_dies_with_its_agents_connection(team_journal_url: str) -> None:
+    holder = Journal(team_journal_url)
+    holder.claim(SERVICE, "ch_1", agent="support-07", machine="ws-17", owner="ws-17:1")
+    with Journal(team_journal_url) as other:
+        assert set(other.claims(SERVICE)) == {"ch_1"}
+        holder.close()  # the agent's paytui dies, or its network does
+        assert other.claims(SERVICE) == {}
+        assert other.claim(SERVICE, "ch_1", agent="support-12", machine="ws-3", owner="ws-3:9")

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from paytui.api.queries import RefundQuery
 
 if TYPE_CHECKING:
+    from paytui.actions.claims import Claim
     from paytui.api.client import PaymentClient
     from paytui.api.models import Charge, Refund
 
@@ -66,6 +67,8 @@ class Basis:
     shown: bool = False
     #: The charge as read (for the dialog to show); not part of the comparison.
     charge: Charge | None = field(default=None, compare=False, repr=False)
+    #: Another agent's live claim on the target when it was read (a warning, not a lock).
+    claim: Claim | None = field(default=None, compare=False)
 
     @property
     def refund_ids(self) -> frozenset[str]:

@@ -105,6 +105,7 @@ from paytui.api.plugins import (
 )
 
 if TYPE_CHECKING:
+    from paytui.actions.claims import Claim
     from paytui.api.client import PaymentClient
 
 __all__ = ["ActionExecutor", "ActionOutcome", "is_definite_failure"]
@@ -261,6 +262,7 @@ class ActionExecutor:
         service cannot be read (the caller says so; nothing is decided on a guess)."""
         mark = await asyncio.to_thread(self.journal.last_id)
         flying = await asyncio.to_thread(self._in_flight_ids, operation, target, mark)
+        claim = (await self.claimed([target])).get(target)
         spec = OPERATIONS[operation]
         refunds: tuple[RefundSeen, ...] = ()
         left = None
@@ -283,6 +285,43 @@ class ActionExecutor:
             refunds=refunds,
             left=left,
             charge=charge,
+            claim=claim if claim is not None and not claim.mine(self.owner) else None,
+        )
+
+    # ---------------------------------------------------------------------------- claims
+
+    async def claimed(self, targets: list[str]) -> dict[str, Claim]:
+        """The live claims on `targets` (ours included), by target."""
+        return await asyncio.to_thread(
+            self.journal.claims, self.base_url, targets, owner=self.owner
+        )
+
+    async def claim(self, target: str) -> Claim:
+        """Claim `target` for this agent; `ClaimedElsewhere` names who holds it."""
+        return await asyncio.to_thread(
+            self.journal.claim,
+            self.base_url,
+            target,
+            agent=self.agent,
+            machine=self.machine,
+            owner=self.owner,
+        )
+
+    async def claim_next(self, candidates: list[str]) -> Claim | None:
+        """Claim the first of `candidates` nobody else holds (None: all taken)."""
+        return await asyncio.to_thread(
+            self.journal.claim_next,
+            self.base_url,
+            candidates,
+            agent=self.agent,
+            machine=self.machine,
+            owner=self.owner,
+        )
+
+    async def release(self, target: str) -> bool:
+        """Let go of this agent's claim on `target` (False: it was not ours)."""
+        return await asyncio.to_thread(
+            self.journal.release, self.base_url, target, owner=self.owner
         )
 
     async def settle_earlier(self, operation: str, target: str) -> list[ActionOutcome]:
@@ -959,6 +998,15 @@ class ActionExecutor:
         )
         when = entry.resolved_at or entry.sent_at or entry.created_at
         return f"by {who} {_ago(when, self.clock())}"
+
+    def describe_entry(self, entry: JournalEntry) -> str:
+        """What another paytui's entry did or is doing, in one line for a person: "refunded
+        5.00 by the dashboard of support-12 on ws-3 4 s ago (refund re_1)", or "a refund is
+        being sent by …" while it is in flight."""
+        if entry.state in {"pending", "sent", "unknown"}:
+            who = entry.actor or "another paytui"
+            return f"a {OPERATIONS[entry.operation].noun} is being sent by {who}"
+        return self._describe_entry(entry)
 
     def _describe_entry(self, entry: JournalEntry) -> str:
         """ "refunded 5.00 by the command line of ana@desk 3 s ago (refund re_1)" """

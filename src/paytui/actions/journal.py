@@ -52,6 +52,10 @@ Who (schema 5): every entry and refusal records the agent (a person's name on th
 machine. The trail: every write appends a row to `trail` whose hash chains to the one before;
 `verify` walks it and names the first broken link. Entries are never deleted and what an intent
 said never changes (the schema's triggers), on both engines.
+
+A person's own file joins a team's journal once (`import_from`, `paytui journal migrate`): every
+entry and refusal is copied as a new row with its own link in the trail, an entry's
+`client_reference` (unique) tells which ones an earlier run already copied.
 """
 
 from __future__ import annotations
@@ -59,6 +63,7 @@ from __future__ import annotations
 import builtins
 import hashlib
 import json
+import os
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -67,6 +72,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any, Literal
 
+from paytui.actions.claims import Claim, ClaimedElsewhere, process_alive
 from paytui.actions.entry import (
     FINAL_STATES,
     STATES,
@@ -78,6 +84,7 @@ from paytui.actions.journal_schema import SCHEMA_VERSION, migrate
 from paytui.actions.journal_store import (
     DuplicateIntent,
     JournalUnavailable,
+    Listener,
     PostgresStore,
     SqliteStore,
     Store,
@@ -92,6 +99,7 @@ __all__ = [
     "STATES",
     "UNRESOLVED_STATES",
     "AuditRow",
+    "ImportReport",
     "Journal",
     "JournalConflict",
     "JournalEntry",
@@ -110,6 +118,50 @@ _SCHEMA_VERSION = SCHEMA_VERSION
 _GENESIS = "0" * 64
 #: Still being sent by its process (the session lock that marks it lives as long as the sender).
 _SENDING = frozenset({"pending", "sent"})
+#: An entry's columns as `Journal.import_from` copies them: all but its id (`retry_of` is
+#: re-mapped to the copy's ids).
+_ENTRY_COLUMNS = (
+    "client_reference",
+    "profile",
+    "base_url",
+    "operation",
+    "charge_id",
+    "amount",
+    "request_summary",
+    "state",
+    "result_id",
+    "error",
+    "retry_of",
+    "created_at",
+    "sent_at",
+    "updated_at",
+    "resolved_at",
+    "settle_seconds",
+    "checked_at",
+    "never_sent",
+    "unacknowledged",
+    "client_id",
+    "actor",
+    "owner",
+    "agent",
+    "machine",
+    "guard_target",
+)
+_REFUSAL_COLUMNS = (
+    "profile",
+    "base_url",
+    "client_id",
+    "operation",
+    "charge_id",
+    "amount",
+    "reason",
+    "created_at",
+    "agent",
+    "machine",
+)
+#: What makes a refusal the one an earlier copy made (a refusal has no reference of its own; its
+#: agent is left out: `import_from(agent=...)` may have named it).
+_REFUSAL_KEY = tuple(c for c in _REFUSAL_COLUMNS if c not in {"agent", "machine"})
 
 
 def default_journal_path() -> Path:
@@ -135,6 +187,19 @@ def _iso(value: datetime) -> str:
 def _canonical(row: Mapping[str, Any]) -> str:
     """A row as the trail keeps it: one JSON text, the same for the same values on both engines."""
     return json.dumps(dict(row), sort_keys=True, separators=(",", ":"), default=str)
+
+
+def _whole(value: Any) -> Any:
+    """A whole float as an int: SQLite's RETURNING gives a REAL column's 30.0 as 30 (the value
+    as stored), its SELECT as 30.0; PostgreSQL gives 30.0 to both."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+def _digest(row: Mapping[str, Any]) -> str:
+    """What an entry (or refusal) and its last link in the trail are compared by: the row's
+    canonical JSON, with a number the same however the engine returned it (`_whole`)."""
+    plain = {key: _whole(row[key]) for key in row.keys()}  # noqa: SIM118 (a sqlite3.Row)
+    return hashlib.sha256(_canonical(plain).encode()).hexdigest()
 
 
 def _link(prev_hash: str, kind: str, body: str) -> str:
@@ -188,6 +253,27 @@ class TrailReport:
         return self.broken is None
 
 
+@dataclass(frozen=True)
+class ImportReport:
+    """What `Journal.import_from` did."""
+
+    entries: int
+    """Entries copied."""
+    refusals: int
+    """Refusals copied."""
+    present: int
+    """Entries and refusals this journal had already (an earlier copy): left as they are."""
+    unsettled: int
+    """Entries copied whose outcome is not settled (pending, sent, unknown): read back by this
+    journal's paytuis like their own."""
+    anonymous: int
+    """Entries and refusals copied without an agent (written before paytui recorded who)."""
+
+    @property
+    def copied(self) -> int:
+        return self.entries + self.refusals
+
+
 class Journal:
     """The action journal over one `Store` (a SQLite file, or a team's PostgreSQL database).
     Thread-safe: the executor calls it from worker threads (`asyncio.to_thread`) so an fsync or
@@ -238,6 +324,29 @@ class Journal:
         """Where the journal is, for people: its file, or its URL with the password masked."""
         return self._store.where
 
+    def schema_version(self) -> int:
+        """The version of the journal's tables (SQLite's ``user_version``, PostgreSQL's
+        `paytui_schema`): `SCHEMA_VERSION` once opened."""
+        if self.kind == "postgresql":
+            row = self._store.one("SELECT max(version) AS version FROM paytui_schema")
+            return int(row["version"]) if row and row["version"] is not None else 0
+        row = self._store.one("PRAGMA user_version")
+        return int(row["user_version"]) if row else 0
+
+    def same_as(self, other: Journal) -> bool:
+        """Are the two one journal: one file (however it is spelt), or one database schema at
+        one URL?"""
+        mine, theirs = self._store, other._store
+        if isinstance(mine, SqliteStore) and isinstance(theirs, SqliteStore):
+            try:
+                return os.path.samefile(mine.path, theirs.path)
+            except OSError:
+                return False
+        return mine.kind == theirs.kind and (mine.namespace, mine.where) == (
+            theirs.namespace,
+            theirs.where,
+        )
+
     def close(self) -> None:
         self._store.close()
 
@@ -262,6 +371,7 @@ class Journal:
         seq = int(head["seq"]) + 1 if head else 1
         prev = str(head["hash"]) if head else _GENESIS
         body = _canonical(row)
+        self._store.notify()  # delivered at commit, to every paytui listening on this journal
         self._store.run(
             "INSERT INTO trail (seq, kind, action_id, refusal_id, at, body, prev_hash, hash)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -276,6 +386,30 @@ class Journal:
                 _link(prev, kind, body),
             ),
         )
+
+    def head(self) -> int:
+        """The trail's last link (0 for an empty trail): where a watcher starts."""
+        row = self._store.one("SELECT COALESCE(MAX(seq), 0) AS head FROM trail")
+        return int(row["head"]) if row else 0
+
+    def changes_after(
+        self, seq: int, *, limit: int = 500
+    ) -> tuple[int, builtins.list[JournalEntry]]:
+        """The entries written or moved since link `seq` (each once, as they are now) and the
+        link to ask from next time: what other agents' paytuis learn live."""
+        rows = self._store.rows(
+            "SELECT seq, action_id FROM trail WHERE seq > ? ORDER BY seq LIMIT ?", (seq, limit)
+        )
+        if not rows:
+            return seq, []
+        ids = sorted({int(r["action_id"]) for r in rows if r["action_id"] is not None})
+        entries = [e for e in (self.get(i) for i in ids) if e is not None]
+        return int(rows[-1]["seq"]), entries
+
+    def listener(self) -> Listener:
+        """Something to wait on for another writer's change (PostgreSQL: ``LISTEN``; a file:
+        a short poll). The caller closes it."""
+        return self._store.listener()
 
     def verify(self, *, batch: int = 1000) -> TrailReport:
         """Walk the trail from its first link: each link's hash must chain to the one before, the
@@ -306,10 +440,10 @@ class Journal:
                     )
                 prev = row["hash"]
                 links += 1
-                digest = hashlib.sha256(row["body"].encode()).hexdigest()
+                digest = _digest(json.loads(row["body"]))
                 if row["action_id"] is not None:
                     last_action[row["action_id"]] = digest
-                    if first_action is None and row["kind"] == "intent":
+                    if first_action is None and row["kind"] in {"intent", "import"}:
                         first_action = row["action_id"]  # the first entry born with a trail
                 if row["refusal_id"] is not None:
                     last_refusal[row["refusal_id"]] = digest
@@ -339,7 +473,7 @@ class Journal:
                         return TrailReport(
                             links, entries, older, f"{noun} #{row['id']} has no link in the trail"
                         )
-                    if hashlib.sha256(_canonical(row).encode()).hexdigest() != linked:
+                    if _digest(row) != linked:
                         return TrailReport(
                             links, entries, older, f"{noun} #{row['id']} was changed outside paytui"
                         )
@@ -351,6 +485,112 @@ class Journal:
             if missing:
                 return TrailReport(links, entries, older, f"{noun} #{missing[0]} was deleted")
         return TrailReport(links, entries, older, None)
+
+    # ---------------------------------------------------------------- copying a journal
+
+    def import_from(
+        self, source: Journal, *, agent: str | None = None, batch: int = 200
+    ) -> ImportReport:
+        """Copy `source`'s entries and refusals (a person's own file) into this journal (a
+        team's), once: each becomes a new row here (a new id; `retry_of` re-mapped to the
+        copies) with every other column as it was, and its own link in this journal's trail
+        (kind "import"), `batch` rows a transaction. An entry already here (its
+        `client_reference`) or a refusal already here (the same profile, service, client,
+        action, charge, amount, reason and time) is left as it is, so a second run copies
+        nothing. `agent` names who made the rows written before paytui recorded it (None: they
+        stay without one). An unsettled entry keeps its guarded target unless an unsettled
+        entry here already holds it (then it is copied unguarded: both are read back)."""
+        if self.same_as(source):
+            raise ValueError(f"{source.where} is this journal itself")
+        ids: dict[int, int] = {}  # source's id -> the copy's (or the earlier copy's) id
+        entries = refusals = present = unsettled = anonymous = 0
+        columns = ", ".join(_ENTRY_COLUMNS)
+        insert = (
+            f"INSERT INTO actions ({columns}) VALUES ({placeholders(_ENTRY_COLUMNS)}) RETURNING *"
+        )
+        open_states = sorted(UNRESOLVED_STATES)
+        taken = (
+            "SELECT id FROM actions WHERE base_url = ? AND operation = ? AND guard_target = ?"
+            f" AND state IN ({placeholders(open_states)}) LIMIT 1"
+        )
+        after = 0
+        while True:
+            rows = source._store.rows(
+                "SELECT * FROM actions WHERE id > ? ORDER BY id LIMIT ?", (after, batch)
+            )
+            if not rows:
+                break
+            references = [row["client_reference"] for row in rows]
+            with self._store.transaction(self._trail_key):
+                have = {
+                    found["client_reference"]: int(found["id"])
+                    for found in self._store.rows(
+                        "SELECT id, client_reference FROM actions"
+                        f" WHERE client_reference IN ({placeholders(references)})",
+                        references,
+                    )
+                }
+                for row in rows:
+                    known = have.get(row["client_reference"])
+                    if known is not None:
+                        ids[int(row["id"])] = known
+                        present += 1
+                        continue
+                    values = {column: row[column] for column in _ENTRY_COLUMNS}
+                    if row["retry_of"] is not None:
+                        values["retry_of"] = ids.get(int(row["retry_of"]))
+                    if values["agent"] is None:
+                        values["agent"] = agent
+                    anonymous += values["agent"] is None
+                    if row["state"] in UNRESOLVED_STATES:
+                        unsettled += 1
+                        guarded = (row["base_url"], row["operation"], row["guard_target"])
+                        if row["guard_target"] is not None and self._store.one(
+                            taken, (*guarded, *open_states)
+                        ):
+                            values["guard_target"] = None
+                    (copy,) = self._store.rows(insert, [values[c] for c in _ENTRY_COLUMNS])
+                    self._append("import", copy, action_id=copy["id"])
+                    ids[int(row["id"])] = int(copy["id"])
+                    entries += 1
+            after = int(rows[-1]["id"])
+            if len(rows) < batch:
+                break
+        key = " AND ".join(f"{column} IS NOT DISTINCT FROM ?" for column in _REFUSAL_KEY)
+        if self.kind == "sqlite":
+            key = key.replace("IS NOT DISTINCT FROM", "IS")
+        refusal_insert = (
+            f"INSERT INTO refusals ({', '.join(_REFUSAL_COLUMNS)})"
+            f" VALUES ({placeholders(_REFUSAL_COLUMNS)}) RETURNING *"
+        )
+        after = 0
+        while True:
+            rows = source._store.rows(
+                "SELECT * FROM refusals WHERE id > ? ORDER BY id LIMIT ?", (after, batch)
+            )
+            if not rows:
+                break
+            with self._store.transaction(self._trail_key):
+                for row in rows:
+                    if self._store.one(
+                        f"SELECT id FROM refusals WHERE {key} LIMIT 1",
+                        [row[column] for column in _REFUSAL_KEY],
+                    ):
+                        present += 1
+                        continue
+                    values = {column: row[column] for column in _REFUSAL_COLUMNS}
+                    if values["agent"] is None:
+                        values["agent"] = agent
+                    anonymous += values["agent"] is None
+                    (copy,) = self._store.rows(
+                        refusal_insert, [values[c] for c in _REFUSAL_COLUMNS]
+                    )
+                    self._append("import", copy, refusal_id=copy["id"])
+                    refusals += 1
+            after = int(rows[-1]["id"])
+            if len(rows) < batch:
+                break
+        return ImportReport(entries, refusals, present, unsettled, anonymous)
 
     # ---------------------------------------------------------------- writes
 
@@ -485,6 +725,123 @@ class Journal:
                     continue  # a new charge: the same account only (a session: the same target)
             return entry
         return None
+
+    # ---------------------------------------------------------------- claims
+
+    def _claim_live(self, row: Mapping[str, Any], owner: str | None) -> bool:
+        if owner is not None and row["owner"] == owner:
+            return True
+        held = self._store.sender_alive(self._key("claim", row["base_url"], row["target"]))
+        return held if held is not None else process_alive(row["owner"])
+
+    @staticmethod
+    def _claim_of(row: Mapping[str, Any]) -> Claim:
+        return Claim(
+            row["target"],
+            row["agent"],
+            row["machine"],
+            row["owner"],
+            required_time(row["claimed_at"]),
+        )
+
+    def claims(
+        self, base_url: str, targets: Iterable[str] | None = None, *, owner: str | None = None
+    ) -> dict[str, Claim]:
+        """The live claims on the service (of `targets`, if given), by target. A claim lives
+        as long as its agent's paytui: its session lock on PostgreSQL, its process on a file."""
+        sql = "SELECT * FROM claims WHERE base_url = ?"
+        params: builtins.list[Any] = [base_url]
+        if targets is not None:
+            wanted = sorted(set(targets))
+            if not wanted:
+                return {}
+            sql += f" AND target IN ({placeholders(wanted)})"
+            params += wanted
+        rows = self._store.rows(sql, params)
+        return {r["target"]: self._claim_of(r) for r in rows if self._claim_live(r, owner)}
+
+    def claim(
+        self, base_url: str, target: str, *, agent: str, machine: str | None, owner: str
+    ) -> Claim:
+        """Claim `target` for `agent` (this process: `owner`); `ClaimedElsewhere` when another
+        live paytui holds it. Claiming again what is ours is a no-op."""
+        taken = self._take(base_url, [target], agent=agent, machine=machine, owner=owner)
+        if isinstance(taken, Claim) and taken.mine(owner):
+            return taken
+        assert isinstance(taken, Claim)
+        raise ClaimedElsewhere(taken)
+
+    def claim_next(
+        self,
+        base_url: str,
+        candidates: Iterable[str],
+        *,
+        agent: str,
+        machine: str | None,
+        owner: str,
+    ) -> Claim | None:
+        """Claim the first of `candidates` (in order) nobody else holds; None when all are
+        taken. Claimers of one service take turns (one short transaction each), so ten agents
+        pressing at once get ten different items."""
+        items = list(dict.fromkeys(candidates))
+        taken = self._take(
+            base_url, items, agent=agent, machine=machine, owner=owner, first_free=True
+        )
+        return taken if isinstance(taken, Claim) and taken.mine(owner) else None
+
+    def _take(
+        self,
+        base_url: str,
+        targets: builtins.list[str],
+        *,
+        agent: str,
+        machine: str | None,
+        owner: str,
+        first_free: bool = False,
+    ) -> Claim | None:
+        """In one transaction: the first target that is free (or ours) is claimed and its claim
+        returned; with one target and it taken, the other's claim is returned."""
+        if not targets:
+            return None
+        with self._store.transaction(self._key("claims", base_url), self._trail_key):
+            sql = f"SELECT * FROM claims WHERE base_url = ? AND target IN ({placeholders(targets)})"
+            current = {r["target"]: r for r in self._store.rows(sql, (base_url, *targets))}
+            for target in targets:
+                row = current.get(target)
+                if row is not None and row["owner"] == owner:
+                    return self._claim_of(row)
+                if row is not None and self._claim_live(row, owner):
+                    if first_free:
+                        continue
+                    return self._claim_of(row)
+                (claimed,) = self._store.rows(
+                    "INSERT INTO claims (base_url, target, agent, machine, owner, claimed_at)"
+                    " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (base_url, target) DO UPDATE SET"
+                    " agent = excluded.agent, machine = excluded.machine, owner = excluded.owner,"
+                    " claimed_at = excluded.claimed_at RETURNING *",
+                    (base_url, target, agent, machine, owner, _iso(self._clock())),
+                )
+                self._append("claim", claimed)
+                self._store.hold(self._key("claim", base_url, target))
+                return self._claim_of(claimed)
+        return None
+
+    def release(self, base_url: str, target: str, *, owner: str) -> bool:
+        """Let go of our claim on `target` (False: it was not ours)."""
+        with self._store.transaction(self._trail_key):
+            rows = self._store.rows(
+                "DELETE FROM claims WHERE base_url = ? AND target = ? AND owner = ? RETURNING *",
+                (base_url, target, owner),
+            )
+            if rows:
+                self._append("release", rows[0])
+        self._store.release(self._key("claim", base_url, target))
+        return bool(rows)
+
+    def release_all(self, *, owner: str) -> int:
+        """Let go of every claim of this process (on exit)."""
+        rows = self._store.rows("SELECT base_url, target FROM claims WHERE owner = ?", (owner,))
+        return sum(self.release(r["base_url"], r["target"], owner=owner) for r in rows)
 
     def sender_alive(self, entry: JournalEntry) -> bool | None:
         """Is the process that wrote `entry` still holding it in flight? True / False on a team

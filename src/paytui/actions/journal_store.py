@@ -18,6 +18,7 @@ What differs is kept here and nowhere else:
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import sqlite3
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DuplicateIntent",
     "JournalUnavailable",
+    "Listener",
     "PostgresStore",
     "SqliteStore",
     "Store",
@@ -105,7 +107,66 @@ class Store(Protocol):
         """Does another live session `hold` `key`? None: this store cannot tell."""
         ...
 
+    def notify(self) -> None:
+        """Tell every listener on this journal that it changed (at commit, on PostgreSQL)."""
+        ...
+
+    def listener(self) -> Listener:
+        """A way to wait for another writer's change (`Listener.wait`)."""
+        ...
+
     def close(self) -> None: ...
+
+
+class Listener:
+    """Waits for a change of the journal: this base polls (a file has no notifications); the
+    PostgreSQL one is woken by ``NOTIFY``. `close` wakes a waiter at once."""
+
+    def __init__(self, poll_seconds: float) -> None:
+        self.poll_seconds = poll_seconds
+        self._closed = threading.Event()
+
+    @property
+    def closed(self) -> bool:
+        return self._closed.is_set()
+
+    def wait(self, timeout: float) -> None:
+        """Return after a change may have happened, `timeout` at the latest (or on `close`)."""
+        self._closed.wait(min(timeout, self.poll_seconds))
+
+    def pause(self, seconds: float) -> None:
+        """Wait `seconds` whatever is notified (woken only by `close`)."""
+        self._closed.wait(seconds)
+
+    def close(self) -> None:
+        self._closed.set()
+
+
+class _PostgresListener(Listener):
+    """``LISTEN`` on a connection of its own; a notification ends the wait at once."""
+
+    def __init__(self, store: PostgresStore, channel: str) -> None:
+        super().__init__(poll_seconds=1.0)  # how soon `close` is noticed
+        import psycopg
+
+        self._db = psycopg.connect(store.url, **store.connect_options())
+        self._db.execute(f'LISTEN "{channel}"'.encode())
+
+    def wait(self, timeout: float) -> None:
+        import psycopg
+
+        if self.closed:
+            return
+        try:
+            for _ in self._db.notifies(timeout=min(timeout, self.poll_seconds), stop_after=1):
+                pass
+        except psycopg.Error:
+            self._closed.wait(min(timeout, self.poll_seconds))  # a lost connection: poll
+
+    def close(self) -> None:
+        super().close()
+        with contextlib.suppress(Exception):
+            self._db.close()
 
 
 class SqliteStore:
@@ -178,6 +239,12 @@ class SqliteStore:
         del key
         return None
 
+    def notify(self) -> None:
+        return None  # listeners poll the trail
+
+    def listener(self) -> Listener:
+        return Listener(poll_seconds=2.0)
+
     def close(self) -> None:
         with self._lock:
             self._db.close()
@@ -208,8 +275,8 @@ class PostgresStore:
         row = self.one("SELECT current_database() AS db, current_schema() AS schema")
         self.namespace = f"{row['db']}/{row['schema']}" if row else url
 
-    def _connect(self) -> psycopg.Connection[Any]:
-        import psycopg
+    def connect_options(self) -> dict[str, Any]:
+        """What every connection of this store is opened with (the password never in a URL)."""
         from psycopg.rows import dict_row
 
         kwargs: dict[str, Any] = {
@@ -220,8 +287,13 @@ class PostgresStore:
         }
         if self._password is not None:
             kwargs["password"] = self._password
+        return kwargs
+
+    def _connect(self) -> psycopg.Connection[Any]:
+        import psycopg
+
         try:
-            self._db = psycopg.connect(self.url, **kwargs)
+            self._db = psycopg.connect(self.url, **self.connect_options())
         except psycopg.Error as exc:
             raise JournalUnavailable(
                 f"the team journal {self.where} cannot be reached ({_first_line(exc)})"
@@ -320,6 +392,22 @@ class PostgresStore:
                 (unsigned >> 32, unsigned & 0xFFFFFFFF),
             )
             return bool(row and row["n"])
+
+    @property
+    def channel(self) -> str:
+        """The ``NOTIFY`` channel of this journal (one per database schema)."""
+        return f"paytui_{lock_key(self.namespace) & 0xFFFFFFFF:08x}"
+
+    def notify(self) -> None:
+        self.run("SELECT pg_notify(?, '')", (self.channel,))
+
+    def listener(self) -> Listener:
+        try:
+            return _PostgresListener(self, self.channel)
+        except Exception as exc:
+            raise JournalUnavailable(
+                f"the team journal {self.where} cannot be listened to ({_first_line(exc)})"
+            ) from None
 
     def close(self) -> None:
         with self._lock:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import threading
 from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,7 +24,13 @@ from paytui.connect import acting_client_id, again_window
 from paytui.text import safe
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from textual.app import App
+
     from paytui.actions.batch_log import BatchLog
+    from paytui.actions.entry import JournalEntry
+    from paytui.actions.watch import JournalWatch
     from paytui.api.client import PaymentClient
     from paytui.ui.session import Session
 
@@ -53,6 +60,7 @@ class ActionsService:
         #: money action is then refused (no action without a journal); reading still works.
         self.journal_error: str | None = None
         self._batch_log: BatchLog | None = None
+        self._watch: JournalWatch | None = None
 
     @property
     def agent(self) -> str | None:
@@ -152,6 +160,44 @@ class ActionsService:
             self.journal_error = safe(f"Money actions are off: {exc}. No action without a journal.")
             raise ActionRefused(Decision(False, self.journal_error)) from None
 
+    def watch(self, app: App[Any], deliver: Callable[[list[JournalEntry]], None]) -> None:
+        """Follow the journal for other paytuis' entries (another agent, the command line) in a
+        thread of its own, handing each batch to `deliver` on the app's loop. Once the executor
+        exists; a journal that cannot be followed is simply not followed (the guard still
+        holds when anything is sent)."""
+        if self._watch is not None or self._executor is None:
+            return
+        from paytui.actions.watch import JournalWatch
+
+        try:
+            watch = JournalWatch(self._executor.journal, own=self._executor.owner)
+        except Exception:
+            return
+        self._watch = watch
+
+        def follow() -> None:
+            while not watch.closed:
+                try:
+                    found = watch.next()
+                except Exception:  # the database went away: try again after a while
+                    watch.pause(5.0)
+                    continue
+                if found and not watch.closed:
+                    try:
+                        app.call_from_thread(deliver, found)
+                    except Exception:  # the app is closing
+                        return
+
+        # A thread of its own, not a worker: it never finishes, and waiting for the app's
+        # workers (a test's settle, a screen's) must not wait for it. `aclose` stops it.
+        threading.Thread(target=follow, name="paytui-journal-watch", daemon=True).start()
+
+    def describe(self, entry: JournalEntry) -> str:
+        """Another paytui's entry in one line ("refunded 5.00 by … 4 s ago")."""
+        if self._executor is None:
+            return entry.actor or "another paytui"
+        return self._executor.describe_entry(entry)
+
     async def reconcile_on_start(self) -> int:
         """Read back every entry whose outcome is not proven (unresolved ones, and "not
         applied" verdicts read back too early), waiting for ones sent so recently that a commit
@@ -166,6 +212,8 @@ class ActionsService:
         return sum(1 for e in before if e.id not in after)
 
     async def aclose(self) -> None:
+        if self._watch is not None:
+            self._watch.close()
         if self._executor is not None:
             with contextlib.suppress(Exception):
                 await self._executor.aclose()

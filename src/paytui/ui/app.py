@@ -101,6 +101,7 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
             factory_builder=factory_builder,
             journal_path=journal_path,
             on_retry_wait=self._on_retry_wait,
+            on_journal_change=self.journal_changed_elsewhere,
         )
         if environment is not None:
             self.session.environment = environment

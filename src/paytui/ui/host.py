@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
     from textual.dom import DOMNode
 
+    from paytui.actions.entry import JournalEntry
     from paytui.api.client import PaymentClient
     from paytui.config.connection import Connection
     from paytui.ui.actions_service import ActionsService
@@ -37,6 +38,8 @@ class PaytuiHost(App[None]):
     #: Published after an action changed charges (their ids): every list and detail on any
     #: screen stack that shows one of them reads it again, without ctrl+r.
     charges_changed: Signal[tuple[str, ...]]
+    #: Published when other paytuis' journal entries arrive (the team's, live).
+    journal_changed: Signal[tuple[JournalEntry, ...]]
 
     account_in_focus: reactive[str | None] = reactive(None)
     """The account the user is looking at (the highlighted charge's); the header shows it."""
@@ -44,6 +47,14 @@ class PaytuiHost(App[None]):
     def __init__(self) -> None:
         super().__init__()
         self.charges_changed = Signal(self, "charges_changed")
+        self.journal_changed = Signal(self, "journal_changed")
+
+    def journal_changed_elsewhere(self, entries: list[JournalEntry]) -> None:
+        """Another paytui (an agent on another machine, the command line) wrote these entries:
+        dialogs reviewing their charges say so before anything can be sent, and every list
+        and detail showing the charges reads them again."""
+        self.journal_changed.publish(tuple(entries))
+        self.charges_changed_by(*(i for e in entries for i in (e.charge_id, e.result_id)))
 
     def charges_changed_by(self, *charge_ids: str | None) -> None:
         """Tell every screen that these charges changed (a capture, refund, edit, new charge…)."""

@@ -28,6 +28,7 @@ from paytui.ui.widgets.errors import error_detail
 if TYPE_CHECKING:
     from textual.app import App
 
+    from paytui.actions.entry import JournalEntry
     from paytui.api.client import PaymentClient, RetryWait
     from paytui.config.connection import Connection
     from paytui.sandbox.embedded import EmbeddedSandbox
@@ -62,8 +63,11 @@ class Session:
         factory_builder: FactoryBuilder | None = None,
         journal_path: Path | str | None = None,
         on_retry_wait: Callable[[RetryWait], None] | None = None,
+        on_journal_change: Callable[[list[JournalEntry]], None] | None = None,
     ) -> None:
         self._app = app
+        #: Told of other paytuis' journal entries as they arrive (the app's signals).
+        self._on_journal_change = on_journal_change
         self._client_factory = client_factory
         self._factory_builder = factory_builder
         self._clock = clock
@@ -235,6 +239,9 @@ class Session:
             with contextlib.suppress(Exception):
                 app.screen.refresh_bindings()
             return
+        # Other paytuis on the same journal (the team's, the command line) are followed from now.
+        if self._on_journal_change is not None:
+            self.actions.watch(app, self._on_journal_change)
         # The token's scopes are known now: grey out what it cannot do on the current screen.
         with contextlib.suppress(Exception):
             app.screen.refresh_bindings()

@@ -55,6 +55,7 @@ from paytui.ui.widgets.safe_input import SafeInput
 
 if TYPE_CHECKING:
     from paytui.actions import ActionExecutor, Basis
+    from paytui.actions.entry import JournalEntry
 
 STEPS = ("loading", "blocked", "form", "review", "sending", "result")
 
@@ -216,6 +217,27 @@ class MoneyActionModal(PaytuiModal[str | None]):
         self.watch_step(self.step)
         self._load()
         self.set_interval(0.5, self._show_settling)
+        self.app.journal_changed.subscribe(self, self._changed_elsewhere)
+
+    def _changed_elsewhere(self, entries: tuple[JournalEntry, ...]) -> None:
+        """Another paytui (an agent on another machine, the command line) acted on this charge
+        while the person is deciding: say who and what, and read it again before anything
+        can be sent (the executor would refuse the stale decision anyway)."""
+        here = [
+            e
+            for e in entries
+            if self.charge_id in (e.charge_id, e.request_summary.get("charge_id"))
+            and e.state not in {"failed", "not_applied"}
+        ]
+        if not here or self._sending or self.step not in {"form", "review"}:
+            return
+        told = self.app.actions.describe(here[-1])
+        self._changed = True
+        text = Text(safe_lines(f"Changed since you looked: {told}."), style="bold")
+        text.append("\nPress enter on “Review again” to see the charge as it is now;")
+        text.append(" escape closes (nothing is sent).")
+        self._message(text, error=True)
+        self.watch_step(self.step)
 
     def _show_settling(self) -> None:
         """While sending: the countdown of a read-back waiting for the deadline, if any."""
@@ -247,7 +269,7 @@ class MoneyActionModal(PaytuiModal[str | None]):
             go.label = "Send another"
         if step == "review" and self.again:
             go.label = f"{self.SEND_LABEL} again"
-        if step == "review" and self._changed:
+        if step in {"form", "review"} and self._changed:
             go.label = "Review again"
         go.disabled = step in {"sending", "loading"}
         go.display = step in {"form", "review", "sending"}
@@ -441,6 +463,8 @@ class MoneyActionModal(PaytuiModal[str | None]):
 
     def go(self) -> None:
         """The primary button / enter: review the form, then send."""
+        if self.step == "form" and self._changed:
+            self.step = "review"  # a change told on the form: read again, as from a review
         if self.step == "form":
             params = self.validate()
             if params is None:
