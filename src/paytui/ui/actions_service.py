@@ -61,6 +61,8 @@ class ActionsService:
         self.journal_error: str | None = None
         self._batch_log: BatchLog | None = None
         self._watch: JournalWatch | None = None
+        #: The team's saved searches as last read (name -> (query, who shared it)).
+        self.team_searches: dict[str, tuple[str, str | None]] = {}
 
     @property
     def agent(self) -> str | None:
@@ -191,6 +193,23 @@ class ActionsService:
         # A thread of its own, not a worker: it never finishes, and waiting for the app's
         # workers (a test's settle, a screen's) must not wait for it. `aclose` stops it.
         threading.Thread(target=follow, name="paytui-journal-watch", daemon=True).start()
+
+    # --- the team's saved searches (on the journal) ------------------------------------------
+    async def read_team_searches(self) -> dict[str, tuple[str, str | None]]:
+        """The team's saved searches, read now (kept in `team_searches` for the jump line)."""
+        executor = await self.executor()
+        self.team_searches = await asyncio.to_thread(executor.journal.team_searches)
+        return self.team_searches
+
+    async def share_search(self, name: str, query: str) -> None:
+        executor = await self.executor()
+        await asyncio.to_thread(executor.journal.share_search, name, query, agent=executor.agent)
+        await self.read_team_searches()
+
+    async def unshare_search(self, name: str) -> None:
+        executor = await self.executor()
+        await asyncio.to_thread(executor.journal.unshare_search, name, agent=executor.agent)
+        await self.read_team_searches()
 
     def describe(self, entry: JournalEntry) -> str:
         """Another paytui's entry in one line ("refunded 5.00 by … 4 s ago")."""

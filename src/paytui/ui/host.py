@@ -82,10 +82,13 @@ class PaytuiHost(App[None]):
         raise NotImplementedError
 
     def saved_searches(self) -> dict[str, str]:
-        """The profile's saved searches (name -> query text), from its config file."""
+        """The person's saved searches (name -> query text), from their config file, and the
+        team's as last read from the journal (``team/NAME``)."""
         from paytui.config.searches import saved_searches
 
-        return saved_searches(self.config_file)
+        own = saved_searches(self.config_file)
+        team = self.actions.team_searches
+        return {**own, **{f"team/{name}": query for name, (query, _) in team.items()}}
 
     # --- clock, client, actions (the session's) ----------------------------------------------
     def now(self) -> datetime:
