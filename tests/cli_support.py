@@ -15,9 +15,10 @@ from paytui.api.client import PaymentClient
 Run = Callable[..., tuple[int, str, str]]
 
 
-def cli_runner(make_client: Callable[[], PaymentClient], journal: Path) -> Run:
+def cli_runner(make_client: Callable[[], PaymentClient], journal: Path | str) -> Run:
     """`run(*argv)` runs `paytui *argv` with a client from `make_client` and the journal at
-    `journal`; stdin is `stdin`, a terminal when `tty`, the environment only `env`."""
+    `journal` (a file, or a team's ``postgresql://`` URL); stdin is `stdin`, a terminal when
+    `tty`, the environment only `env`."""
     from paytui.commands import main
     from paytui.commands.runtime import Io
 

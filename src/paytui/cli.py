@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 SUBCOMMANDS = ("sandbox", "profile")
 #: `paytui.commands.COMMANDS`, repeated here so that choosing costs no import.
-SCRIPT_COMMANDS = ("charges", "refunds", "tokens", "accounts", "history", "export")
+SCRIPT_COMMANDS = ("charges", "refunds", "tokens", "accounts", "history", "journal", "export")
 #: Options of the app that may come before a script command (`paytui --profile p charges ...`).
 _GLOBAL_OPTIONS = ("--profile", "--base-url")
 

@@ -213,6 +213,9 @@ AUDIT_COLUMNS: dict[str, Column] = {
         Column("reason", _attr("reason"), help="the service's (or the policy's) reason"),
         Column("result_id", _attr("result_id"), "id"),
         Column("entry", lambda row: f"{'#' if row.kind == 'action' else 'refused-'}{row.id}", "id"),
+        # Last: a file's columns before them keep their places (scripts reading by position).
+        Column("agent", _attr("agent"), help="who acted (a team journal's agent)"),
+        Column("machine", _attr("machine"), help="the agent's machine"),
     )
 }
 

@@ -1,7 +1,8 @@
 """Filters of the audit trail (`Journal.audit`): one grammar for the History screen's filter line
 and the flags of `paytui history`.
 
-    outcome:refused action:refund charge:6206bcbf… client:ops-bot since:2026-01-01 until:2026-02-01
+    outcome:refused action:refund charge:6206bcbf… client:ops-bot agent:support-07
+    since:2026-01-01 until:2026-02-01
 
 Terms are `key:value`, all ANDed; `profile:` picks another profile's rows (the screen shows its
 own profile's by default). Days are UTC; `until` a day includes that whole day. Any mistake is one
@@ -28,6 +29,7 @@ FILTER_KEYS = {
     "action": "operation",
     "charge": "charge_id",
     "outcome": "outcome",
+    "agent": "agent",
     "since": "since",
     "until": "until",
 }
@@ -56,6 +58,8 @@ class AuditFilter:
     operation: str | None = None
     charge_id: str | None = None
     outcome: str | None = None
+    agent: str | None = None
+    """Who acted (a team journal's agent, `Journal.audit`'s `agent`)."""
     since: datetime | None = None
     until: datetime | None = None
 

@@ -1,4 +1,4 @@
-"""The command line for scripts: `paytui charges|refunds|tokens|accounts|history|export ...`.
+"""The command line for scripts: `paytui charges|refunds|tokens|accounts|history|journal|export`.
 
 The same connection, client, journal and exactly-once rule as the dashboard, without the screens
 (docs/cli.md is the user's view, with the exit-code table). The parser is built here; each
@@ -21,7 +21,7 @@ from paytui.console import SafeArgumentParser
 __all__ = ["COMMANDS", "main"]
 
 #: The first word of every command of this module (`paytui.cli` dispatches on it).
-COMMANDS = ("charges", "refunds", "tokens", "accounts", "history", "export")
+COMMANDS = ("charges", "refunds", "tokens", "accounts", "history", "journal", "export")
 
 #: Options that would put a card number on the command line (other users see argv).
 NUMBER_OPTIONS = frozenset({"--card", "--card-number", "--number", "--pan", "--account-number"})
@@ -169,9 +169,10 @@ def build_parser() -> argparse.ArgumentParser:
     history.add_argument(
         "check",
         nargs="*",
-        metavar="check [ENTRY ...]",
+        metavar="check [ENTRY ...] | verify",
         help="`history check`: read back every entry whose outcome is not proven (or these"
-        " entries) and record the verdict",
+        " entries) and record the verdict; `history verify`: walk the journal's trail (its hash"
+        " chain) and name the first broken link",
     )
     history.add_argument("--profile", metavar="NAME", help="only this profile's")
     history.add_argument("--client-id", metavar="ID")
@@ -181,9 +182,55 @@ def build_parser() -> argparse.ArgumentParser:
     )
     history.add_argument("--charge", metavar="ID")
     history.add_argument("--outcome", metavar="STATE", help="succeeded, failed, refused, ...")
+    history.add_argument("--agent", metavar="NAME", help="only this agent's (who acted)")
     history.add_argument("--since", metavar="DATE", help="2026-01-31 or an ISO time (UTC)")
     history.add_argument("--until", metavar="DATE")
     _listing(history)
+
+    journal = top.add_parser(
+        "journal",
+        help="the action journal: status, migrate a local history, the team journal's password",
+    )
+    verbs = journal.add_subparsers(dest="verb", metavar="{status,migrate,password}")
+    verbs.required = True
+    status = sub(
+        verbs,
+        "status",
+        "Where the journal is (a password masked), its engine and schema version, the agents"
+        " seen on it, and this session's agent.",
+    )
+    status.add_argument("--format", choices=("table", "json"), default="table")
+    migrate = sub(
+        verbs,
+        "migrate",
+        "Copy a person's own journal (a SQLite file) into this connection's journal (a team's),"
+        " once: a second run copies nothing again.",
+    )
+    migrate.add_argument(
+        "--from",
+        dest="source",
+        metavar="sqlite:PATH",
+        required=True,
+        help="the file to copy (sqlite:PATH or a path)",
+    )
+    migrate.add_argument(
+        "--agent",
+        metavar="NAME",
+        help="who made the rows that name no agent (written before paytui recorded it);"
+        " default: they stay without one",
+    )
+    migrate.add_argument("--format", choices=("table", "json"), default="table")
+    password = _Parser(add_help=False)
+    password.add_argument("--profile", metavar="NAME", help="the profile to store it for")
+    verbs.add_parser(
+        "password",
+        help="store the team journal's password",
+        description="Store the team journal's password for a profile (the system keyring, else"
+        " the secrets file): typed at a prompt (no echo) or read as one line from stdin;"
+        " never an argument.",
+        parents=[password],
+        allow_abbrev=False,
+    )
 
     export = top.add_parser(
         "export",
@@ -223,7 +270,7 @@ def main(
     *,
     io: Io | None = None,
     connector: Connector | None = None,
-    journal_path: Path | None = None,
+    journal_path: Path | str | None = None,
     environ: Mapping[str, str] | None = None,
 ) -> int:
     """Run one command; returns its exit code (`Exit`). Never raises, never a traceback."""

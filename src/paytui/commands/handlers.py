@@ -63,6 +63,10 @@ Handler = Callable[[Runtime, argparse.Namespace], Awaitable[int]]
 async def run(runtime: Runtime, args: argparse.Namespace) -> int:
     """Dispatch `args` (from `build_parser`) to its handler."""
     key = args.noun if args.noun in {"history", "export"} else f"{args.noun} {args.verb}"
+    if args.noun == "journal":
+        from paytui.commands.journal import JOURNAL_HANDLERS
+
+        return await JOURNAL_HANDLERS[key](runtime, args)
     return await HANDLERS[key](runtime, args)
 
 
@@ -548,6 +552,10 @@ async def accounts_watch(runtime: Runtime, args: argparse.Namespace) -> int:
 
 
 async def history(runtime: Runtime, args: argparse.Namespace) -> int:
+    if args.check[:1] == ["verify"]:
+        from paytui.commands.journal import history_verify
+
+        return await history_verify(runtime, args)
     if args.check:
         return await history_check(runtime, args)
     fmt = _listing_format(args)
@@ -561,6 +569,7 @@ async def history(runtime: Runtime, args: argparse.Namespace) -> int:
             operation=args.action,
             charge_id=args.charge,
             outcome=args.outcome,
+            agent=args.agent,
             since=parse_moment(args.since) if args.since else None,
             until=parse_moment(args.until, end=True) if args.until else None,
         ).checked()
@@ -591,7 +600,9 @@ async def history_check(runtime: Runtime, args: argparse.Namespace) -> int:
     word, *named = args.check
     if word != "check":
         raise CommandError(
-            f"history: unknown word {word!r} (did you mean `paytui history check`?)", Exit.USAGE
+            f"history: unknown word {word!r} (did you mean `paytui history check` or"
+            " `paytui history verify`?)",
+            Exit.USAGE,
         )
     ids: list[int] = []
     for text in named:

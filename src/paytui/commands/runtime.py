@@ -1,4 +1,4 @@
-"""What every `paytui charges|refunds|tokens|accounts|history|export` command shares.
+"""What every `paytui charges|refunds|tokens|accounts|history|journal|export` command shares.
 
 - **Exit codes** by error class (`Exit`, the one table; docs/cli.md prints it) and `exit_code_of`,
   which maps any exception to one of them.
@@ -201,7 +201,8 @@ class Runtime:
     base_url: str | None = None
     environ: Mapping[str, str] | None = None
     connector: Connector = default_connector
-    journal_path: Path | None = None
+    journal_path: Path | str | None = None
+    """Where the journal is instead of the connection's (a file, or a ``postgresql://`` URL)."""
     _connection: Connection | None = None
     _journal: Journal | None = None
 
@@ -229,8 +230,10 @@ class Runtime:
     def client(self) -> contextlib.AbstractAsyncContextManager[PaymentClient]:
         return self.connector(self.connection)
 
-    def journal(self) -> Journal:
-        """The connection's journal (a team's PostgreSQL, or this person's file), opened once."""
+    def journal(self, *, off: str | None = "money actions are off") -> Journal:
+        """The connection's journal (a team's PostgreSQL, or this person's file), opened once.
+        When it cannot be: `CommandError` (exit 3), its line prefixed with `off` (what this
+        means for the command)."""
         if self._journal is None:
             from paytui.actions.journal import JournalUnavailable, open_journal
 
@@ -242,7 +245,8 @@ class Runtime:
                     password=secret.get_secret_value() if secret is not None else None,
                 )
             except JournalUnavailable as exc:
-                raise CommandError(f"money actions are off: {exc}", Exit.CONFIG) from None
+                text = f"{off}: {exc}" if off else str(exc)
+                raise CommandError(text, Exit.CONFIG) from None
         return self._journal
 
     async def executor(self, client: PaymentClient) -> ActionExecutor:
