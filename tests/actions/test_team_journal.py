@@ -329,3 +329,43 @@ def test_a_claim_dies_with_its_agents_connection(team_journal_url: str) -> None:
         holder.close()  # the agent's paytui dies, or its network does
         assert other.claims(SERVICE) == {}
         assert other.claim(SERVICE, "ch_1", agent="support-12", machine="ws-3", owner="ws-3:9")
+
+
+def test_an_agents_role_may_add_and_move_entries_but_never_rewrite_history(
+    postgres_server: str, team_journal_url: str
+) -> None:
+    """The rights docs/team.md gives agents: a journal created by its owner opens and works
+    under them, and history cannot be deleted or rewritten, not even by hand."""
+    import uuid
+    from urllib.parse import parse_qs, quote, urlsplit
+
+    import psycopg
+
+    from paytui.actions.journal_schema import agent_grants
+
+    with Journal(team_journal_url):  # the owner creates the schema
+        pass
+    options = parse_qs(urlsplit(team_journal_url).query)["options"][0]
+    schema = options.split("=", 1)[1]
+    role = f"agent_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(postgres_server, autocommit=True) as db:
+        db.execute(f"CREATE ROLE {role} NOLOGIN".encode())
+        db.execute(agent_grants(role, schema).encode())
+    as_agent = f"{postgres_server}?options={quote(f'{options} -crole={role}')}"
+    try:
+        with Journal(as_agent) as journal:
+            entry = _intent(journal, guard_since=0)
+            journal.transition(entry.id, "sent", expected={"pending"})
+            journal.transition(entry.id, "succeeded", expected={"sent"}, result_id="r1")
+            journal.claim(SERVICE, "ch_1", agent="support-07", machine="ws-17", owner="ws-17:1")
+            journal.share_search("cb", "status:chargeback", agent="support-07")
+            assert journal.verify().ok
+        for sql in ("DELETE FROM actions", "UPDATE trail SET body = '{}'", "DROP TABLE trail"):
+            with pytest.raises(psycopg.Error, match=r"permission denied|must be owner"):
+                _raw(as_agent, sql)
+    finally:
+        with psycopg.connect(postgres_server, autocommit=True) as db:
+            db.execute(f'REVOKE ALL ON ALL TABLES IN SCHEMA "{schema}" FROM {role}'.encode())
+            db.execute(f'REVOKE ALL ON ALL SEQUENCES IN SCHEMA "{schema}" FROM {role}'.encode())
+            db.execute(f'REVOKE ALL ON SCHEMA "{schema}" FROM {role}'.encode())
+            db.execute(f"DROP ROLE {role}".encode())

@@ -31,7 +31,7 @@ from paytui.actions.journal_store import JournalUnavailable, lock_key
 if TYPE_CHECKING:
     from paytui.actions.journal_store import SqliteStore, Store
 
-__all__ = ["IMMUTABLE_COLUMNS", "SCHEMA_VERSION", "migrate"]
+__all__ = ["IMMUTABLE_COLUMNS", "SCHEMA_VERSION", "agent_grants", "migrate"]
 
 SCHEMA_VERSION = 5
 #: What an intent says and who made it: never changed after the insert.
@@ -214,10 +214,24 @@ def migrate(store: Store) -> None:
         _migrate_sqlite(store)
 
 
+def _postgres_version(store: Store) -> int | None:
+    """The schema's version, or None when a table of it is missing (to be created)."""
+    present = " AND ".join(f"to_regclass('{t}') IS NOT NULL" for t in sorted(_TABLES))
+    row = store.one(f"SELECT to_regclass('paytui_schema') IS NOT NULL AND {present} AS ready")
+    if not (row and row["ready"]):
+        return None
+    row = store.one("SELECT max(version) AS version FROM paytui_schema")
+    return int(row["version"]) if row and row["version"] is not None else 0
+
+
 def _migrate_postgres(store: Store) -> None:
-    with store.transaction(
-        lock_key(store.namespace, "schema")
-    ):  # DDL is transactional: all of it or none
+    """Create or update the schema, under an advisory lock, in one transaction (DDL is
+    transactional: all of it or none). A journal already up to date is only read, so an
+    agent's role needs no right to create anything (docs/team.md)."""
+    version = _postgres_version(store)
+    if version == SCHEMA_VERSION:
+        return
+    with store.transaction(lock_key(store.namespace, "schema")):
         store.script(POSTGRES_TABLES)
         row = store.one("SELECT max(version) AS version FROM paytui_schema")
         version = row["version"] if row and row["version"] is not None else 0
@@ -230,6 +244,24 @@ def _migrate_postgres(store: Store) -> None:
             store.script(_INDEXES + _POSTGRES_RULES)
             store.run("DELETE FROM paytui_schema")
             store.run("INSERT INTO paytui_schema (version) VALUES (?)", (SCHEMA_VERSION,))
+
+
+def agent_grants(role: str, schema: str = "public") -> str:
+    """The rights an agents' role needs on a team journal in `schema`, and no more: read
+    everything, add entries, refusals and trail links, move an entry's state (the triggers keep
+    what it said and a final state), keep claims and the team's searches. No DELETE on history,
+    no UPDATE of the trail or refusals, no right to create or change tables."""
+    for name in (role, schema):
+        if not name.replace("_", "").isalnum():
+            raise ValueError("a role or schema name is letters, digits and '_'")
+    on = f'"{schema}"'
+    return f"""GRANT USAGE ON SCHEMA {on} TO {role};
+GRANT SELECT ON ALL TABLES IN SCHEMA {on} TO {role};
+GRANT INSERT, UPDATE ON {on}.actions TO {role};
+GRANT INSERT ON {on}.refusals, {on}.trail TO {role};
+GRANT INSERT, UPDATE, DELETE ON {on}.claims, {on}.team_searches TO {role};
+GRANT USAGE ON ALL SEQUENCES IN SCHEMA {on} TO {role};
+"""
 
 
 # --- SQLite: files of every earlier paytui --------------------------------------------------------
