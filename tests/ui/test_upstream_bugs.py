@@ -11,9 +11,9 @@ import pytest
 from textual import events
 from textual.app import App, ComposeResult, ScreenStackError
 from textual.screen import Screen
-from textual.widgets import OptionList
+from textual.widgets import Button, OptionList
 
-from paytui.ui.textual_fixes import DismissOnce, ScreenSwitchGuards
+from paytui.ui.textual_fixes import DialogButton, DismissOnce, ScreenSwitchGuards
 
 
 class _Plain(Screen[None]):
@@ -75,3 +75,42 @@ async def test_a_key_between_two_mode_stacks_still_ends_a_plain_app() -> None:
     guarded = ScreenSwitchGuards()
     async with guarded.run_test():
         await _key_with_no_screen(guarded)
+
+
+class _OneButton(App[None]):
+    def __init__(self, button: Button) -> None:
+        super().__init__()
+        self.button = button
+        self.presses = 0
+
+    def compose(self) -> ComposeResult:
+        yield self.button
+
+    def on_button_pressed(self) -> None:
+        self.presses += 1
+
+
+async def _press_ask_again_press(button: Button) -> int:
+    """Enter on a button; it is disabled (sending), enabled again and relabelled (a refusal:
+    a new question); enter again. How many presses arrived. The press's look lasts long here,
+    so the test does not depend on how fast the machine gets to the second enter."""
+    button.active_effect_duration = 60
+    app = _OneButton(button)
+    async with app.run_test() as pilot:
+        button.focus()
+        await pilot.press("enter")
+        button.disabled = True
+        await pilot.pause()
+        button.disabled = False
+        button.label = "Review again"
+        button.focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        return app.presses
+
+
+async def test_a_button_asked_anew_still_drops_the_enter_within_its_press_look() -> None:
+    """`DialogButton`: a plain `Button` ignores enter while it shows its last press ("-active"),
+    though it was disabled, enabled and relabelled since; a dialog's next answer was lost."""
+    assert await _press_ask_again_press(Button("Refund")) == 1  # the second enter dropped
+    assert await _press_ask_again_press(DialogButton("Refund")) == 2

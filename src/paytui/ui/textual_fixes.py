@@ -12,6 +12,9 @@ upgrade fixes it, that test fails, and the workaround (and its test) can go.
 - `GuardedCommandPalette` (every palette paytui opens): see its docstring; three races of
   `CommandPalette` and `OptionList` that ended the app under fast keys.
 - `ScreenSwitchGuards` (the App): keys and removed screens during a mode switch.
+- `DialogButton` (every dialog's buttons): a `Button` ignores enter and clicks while it still
+  shows its last press ("-active", 0.2 s), even when it has been disabled and enabled again or
+  relabelled meanwhile: it asks something new, and the answer was dropped.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from textual.screen import Screen
 from textual.widget import AwaitMount
 from textual.widgets import Button, Input, LoadingIndicator, OptionList
 
-__all__ = ["DismissOnce", "GuardedCommandPalette", "ScreenSwitchGuards"]
+__all__ = ["DialogButton", "DismissOnce", "GuardedCommandPalette", "ScreenSwitchGuards"]
 
 
 async def _nothing() -> None:
@@ -44,6 +47,26 @@ class DismissOnce:
         if not screen.is_attached or screen.app.screen is not screen:
             return AwaitComplete(_nothing())
         return super().dismiss(result)  # type: ignore[misc, no-any-return]
+
+
+class DialogButton(Button):
+    """A `Button` whose press counts again as soon as it asks something new.
+
+    Upstream (Textual 8.2.8) `Button.action_press` and `_on_click` ignore a press while the
+    button shows its last one (the "-active" class, `active_effect_duration`, 0.2 s): a debounce
+    of the same question. A dialog asks a new one with the same button: "Review" becomes
+    "Refund", and "Refund" is disabled while sending and enabled again on a refusal ("Review
+    again"). On a busy machine a whole send and refusal fit in 0.2 s, and the enter meant for the
+    new question was dropped. Here a new label, or the button disabled or enabled, ends the last
+    press's look, so the next press counts. Every paytui dialog builds its buttons from this.
+    """
+
+    def watch_label(self) -> None:
+        self.remove_class("-active")
+
+    def watch_disabled(self, disabled: bool) -> None:
+        super().watch_disabled(disabled)
+        self.remove_class("-active")
 
 
 class ScreenSwitchGuards(App[Any]):

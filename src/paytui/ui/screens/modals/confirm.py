@@ -50,6 +50,7 @@ from paytui.text import safe, safe_lines
 from paytui.ui import messages
 from paytui.ui.running_app import paytui_app
 from paytui.ui.screens.base import PaytuiModal
+from paytui.ui.textual_fixes import DialogButton
 from paytui.ui.widgets.errors import error_detail
 from paytui.ui.widgets.safe_input import SafeInput
 
@@ -183,10 +184,10 @@ class MoneyActionModal(PaytuiModal[str | None]):
                 yield Static(Text(""), id="confirm-phrase-error", classes="field-error")
             yield Static(Text(""), id="dialog-message")
             with Horizontal(id="dialog-buttons"):
-                yield Button("Review", id="go", variant="primary")
-                yield Button("Retry", id="retry", variant="warning")
-                yield Button("Open charge", id="open", variant="success")
-                yield Button("Close", id="close")
+                yield DialogButton("Review", id="go", variant="primary")
+                yield DialogButton("Retry", id="retry", variant="warning")
+                yield DialogButton("Open charge", id="open", variant="success")
+                yield DialogButton("Close", id="close")
 
     def compose_form(self) -> ComposeResult:  # pragma: no cover - overridden
         yield from ()
@@ -277,10 +278,6 @@ class MoneyActionModal(PaytuiModal[str | None]):
         # second enter must not close the dialog on the answer). Escape still closes it, and
         # the action then finishes in the background and is journaled.
         self.query_one("#close", Button).disabled = step == "sending"
-        # A Button ignores enter while it still shows its last press ("-active", 0.2 s): on a
-        # busy machine a whole send and refusal fit in that time, and the enter meant for
-        # "Review again" was dropped. A new step is a new question: its enter counts.
-        go.remove_class("-active")
         if step == "review" and (self.focused is None or self.focused.id == "close"):
             # Back from sending (a refusal: "Review again", "Refund again"): the buttons were
             # disabled meanwhile and the focus fell to Close, so enter would have closed the

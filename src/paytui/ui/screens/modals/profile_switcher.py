@@ -21,6 +21,7 @@ from textual.widgets.option_list import Option
 
 from paytui.text import safe, safe_lines
 from paytui.ui.screens.base import PaytuiModal
+from paytui.ui.textual_fixes import DialogButton
 from paytui.ui.widgets.header import environment_class
 
 if TYPE_CHECKING:
@@ -129,8 +130,8 @@ class ConfirmProductionScreen(PaytuiModal[bool]):
             yield Static(Text("Connect to PRODUCTION?"), id="confirm-title")
             yield Static(body, id="confirm-body")
             with Horizontal(id="confirm-buttons"):
-                yield Button("No", id="confirm-no", variant="primary")
-                yield Button("Yes, connect", id="confirm-yes", variant="error")
+                yield DialogButton("No", id="confirm-no", variant="primary")
+                yield DialogButton("Yes, connect", id="confirm-yes", variant="error")
 
     def on_mount(self) -> None:
         self.query_one("#confirm-no", Button).focus()
