@@ -321,14 +321,32 @@ def test_ten_agents_claiming_at_once_get_ten_different_items(
         assert journal.verify().ok
 
 
-def test_a_claim_dies_with_its_agents_connection(team_journal_url: str) -> None:
+def test_a_claim_dies_with_its_agents_connection(
+    postgres_server: str, team_journal_url: str
+) -> None:
+    """The agent's machine dies (its backend is terminated, as when the network goes): the
+    server drops its locks and the claim is free, without any timestamp."""
+    import time
+
+    import psycopg
+
     holder = Journal(team_journal_url)
     holder.claim(SERVICE, "ch_1", agent="support-07", machine="ws-17", owner="ws-17:1")
-    with Journal(team_journal_url) as other:
-        assert set(other.claims(SERVICE)) == {"ch_1"}
-        holder.close()  # the agent's paytui dies, or its network does
-        assert other.claims(SERVICE) == {}
-        assert other.claim(SERVICE, "ch_1", agent="support-12", machine="ws-3", owner="ws-3:9")
+    pid = holder._store.one("SELECT pg_backend_pid() AS pid")
+    assert pid is not None
+    try:
+        with Journal(team_journal_url) as other:
+            assert set(other.claims(SERVICE)) == {"ch_1"}
+            with psycopg.connect(postgres_server, autocommit=True) as admin:
+                admin.execute("SELECT pg_terminate_backend(%s)", (pid["pid"],))
+            # The server ends the backend asynchronously: ask until its locks are gone.
+            deadline = time.monotonic() + 10
+            while other.claims(SERVICE) and time.monotonic() < deadline:
+                time.sleep(0.02)
+            assert other.claims(SERVICE) == {}
+            assert other.claim(SERVICE, "ch_1", agent="support-12", machine="ws-3", owner="ws-3:9")
+    finally:
+        holder.close()
 
 
 def test_an_agents_role_may_add_and_move_entries_but_never_rewrite_history(

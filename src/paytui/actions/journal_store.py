@@ -412,6 +412,11 @@ class PostgresStore:
     def close(self) -> None:
         with self._lock:
             if self._db is not None and not self._db.closed:
+                if self._held and not self._db.broken:
+                    # Let go now, not when the server notices the socket closed: a colleague
+                    # asking the moment after must see this paytui's claims and sends gone.
+                    with contextlib.suppress(Exception):
+                        self._db.execute(b"SELECT pg_advisory_unlock_all()")
                 self._db.close()
             self._db = None
             self._held.clear()
