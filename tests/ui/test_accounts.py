@@ -184,7 +184,7 @@ async def test_watch_mode_highlights_and_announces_a_change(
     still_transport: httpx.AsyncBaseTransport,
 ) -> None:
     app = make_app(still_transport)
-    app.watch_interval = 0.1  # type: ignore[attr-defined]
+    app.session.watch_interval = 0.1  # type: ignore[attr-defined]
     async with app.run_test(size=(140, 40)) as pilot:
         screen = await open_accounts(app, pilot)
         storefront = account_named(screen, STOREFRONT)
@@ -226,7 +226,7 @@ async def test_watch_mode_survives_an_error(
     still_transport: httpx.AsyncBaseTransport, sandbox_faults: Faults
 ) -> None:
     app = make_app(still_transport)
-    app.watch_interval = 0.1  # type: ignore[attr-defined]
+    app.session.watch_interval = 0.1  # type: ignore[attr-defined]
     async with app.run_test(size=(140, 40)) as pilot:
         screen = await open_accounts(app, pilot)
         await pilot.press("w")

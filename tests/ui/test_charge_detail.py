@@ -136,7 +136,7 @@ async def test_sale_shows_every_group(app_factory: AppFactory) -> None:
         await settle(app, pilot)
         assert not isinstance(app.screen, ChargeDetailScreen)
         # Back on the list: the profile's account, not the row under the cursor.
-        assert app.account_in_focus == app.default_account_id
+        assert app.account_in_focus == app.session.default_account_id
 
 
 async def test_chargeback_shows_chargebacks_and_distribution_tree(app_factory: AppFactory) -> None:
@@ -434,7 +434,7 @@ async def test_money_actions_follow_the_policy(app_factory: AppFactory) -> None:
             assert key in footer_keys and footer_keys[key].enabled
             assert "needs urn:v2:" in footer_keys[key].tooltip
         assert not footer_keys["r"].enabled
-        app.read_only = True  # type: ignore[attr-defined]
+        app.session.read_only = True  # type: ignore[attr-defined]
         for action in ("capture", "refund", "edit"):
             assert screen.check_action(action, ()) is None
 

@@ -35,7 +35,7 @@ async def _write_actions_are_off(app: PaytuiApp, pilot: Any, name: str, seen: se
         if spec is None or spec.id not in writes:
             continue
         seen.add(spec.id)
-        where = f"{name}: {live.binding.action} (read-only: {app.read_only})"
+        where = f"{name}: {live.binding.action} (read-only: {app.session.read_only})"
         assert not live.enabled, where
         assert live.reason, where  # help says why
         depth = len(app.screen_stack)
@@ -87,7 +87,7 @@ async def test_every_screen_and_modal_shows_production_and_runs_no_write_action(
                     hidden.append((name, "{}x{}".format(*size), top))
             sizes.reverse()
             for read_only in (True, False):
-                app.read_only = read_only
+                app.session.read_only = read_only
                 await _write_actions_are_off(app, pilot, name, seen[read_only])
             await app.pop_screen()
     assert not hidden

@@ -136,7 +136,7 @@ async def test_export_waiting_for_a_connection_a_profile_switch_replaced_does_no
             await app.workers.wait_for_complete([switch])
             await settle(app, pilot)
             assert export.state is WorkerState.CANCELLED and app.is_running
-            assert app.profile_name == "alpha"
+            assert app.session.profile_name == "alpha"
             await pilot.press("x")  # the new connection exports
             await settle(app, pilot)
             assert type(app.screen).__name__ == "ExportModal"

@@ -65,7 +65,7 @@ async def test_keys_typed_during_a_profile_switch_do_not_crash(
         app.run_worker(app.apply_connection(connection), group="switch-profile")
         await pilot.press("2", "1", "j", "k", "enter", "escape", "question_mark", "escape", "5")
         await settle(app, pilot)
-        assert app.profile_name == "alpha"
+        assert app.session.profile_name == "alpha"
         await pilot.press("question_mark")
         await settle(app, pilot)
         assert isinstance(app.screen, HelpScreen)

@@ -322,7 +322,7 @@ async def test_refund_refused_without_the_scope(
 
 async def test_read_only_profile_disables_every_action(money_app: AppFactory) -> None:
     app = money_app()
-    app.read_only = True
+    app.session.read_only = True
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         sale = await find(app, ChargeQuery(charge_type="sale", status="success"))

@@ -274,7 +274,7 @@ async def test_read_only_profile_cannot_open_the_forms(
     app_factory: Callable[..., PaytuiApp],
 ) -> None:
     app = app_factory()
-    app.read_only = True
+    app.session.read_only = True
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         await pilot.press("n")

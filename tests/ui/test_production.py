@@ -56,8 +56,12 @@ async def test_production_header_is_a_red_bar_with_profile_and_host(
     sandbox_transport: httpx.AsyncBaseTransport,
 ) -> None:
     app = prod_app(sandbox_transport)
-    assert (app.environment, app.profile_name, app.read_only) == ("production", "prod", False)
-    assert app.confirm_threshold == Decimal("250.00")
+    assert (app.session.environment, app.session.profile_name, app.session.read_only) == (
+        "production",
+        "prod",
+        False,
+    )
+    assert app.session.confirm_threshold == Decimal("250.00")
     async with app.run_test(size=(120, 30)) as pilot:
         await settle(app, pilot)
         header = app.screen.query_one(PaytuiHeader)
@@ -104,9 +108,9 @@ async def test_read_only_disables_and_refuses_money_actions(
         assert await app.run_action("capture", app.screen) is False
     # The executor's policy is built from these same attributes (ui/actions_service.py).
     policy = ActionPolicy(
-        read_only=app.read_only,
-        environment=app.environment,
-        confirm_threshold=app.confirm_threshold,
+        read_only=app.session.read_only,
+        environment=app.session.environment,
+        confirm_threshold=app.session.confirm_threshold,
     )
     for operation in ("capture", "refund", "charge", "update_charge", "token_create"):
         decision = policy.check(operation)
@@ -277,7 +281,7 @@ async def test_connection_attributes_theme_and_keymap(
         account_id="pa_00000000000000000042",
         keymap={"charges.copy_id": "c"},
     )
-    assert (app.watch_interval, app.refresh_interval) == (2.0, 45.0)
+    assert (app.session.watch_interval, app.session.refresh_interval) == (2.0, 45.0)
     assert app.account_in_focus == "pa_00000000000000000042"
     assert app.keymap_config == {"charges.copy_id": "c"}
     async with app.run_test(size=(120, 30)) as pilot:
@@ -288,5 +292,9 @@ async def test_connection_attributes_theme_and_keymap(
         await pilot.pause()
         assert any("no-such-theme" in n.message for n in bad._notifications)
     plain = make_app(sandbox_transport)  # no connection: the embedded sandbox's defaults
-    assert (plain.environment, plain.read_only, plain.insecure) == ("sandbox", False, False)
-    assert (plain.watch_interval, plain.refresh_interval) == (5.0, 30.0)
+    assert (plain.session.environment, plain.session.read_only, plain.session.insecure) == (
+        "sandbox",
+        False,
+        False,
+    )
+    assert (plain.session.watch_interval, plain.session.refresh_interval) == (5.0, 30.0)

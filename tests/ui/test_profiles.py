@@ -140,7 +140,7 @@ async def test_switch_between_two_profiles(two_profiles: str) -> None:
     async with app.run_test(size=(120, 30)) as pilot:
         first = await app.get_client()
         await settle(app, pilot)
-        assert app.profile_name == "alpha" and "SANDBOX" in header_line(app)
+        assert app.session.profile_name == "alpha" and "SANDBOX" in header_line(app)
 
         await pilot.press("P")
         await pilot.pause()
@@ -157,7 +157,7 @@ async def test_switch_between_two_profiles(two_profiles: str) -> None:
         second = await app.get_client()
         await settle(app, pilot)
         assert second is not first
-        assert (app.profile_name, app.environment) == ("prod", "production")
+        assert (app.session.profile_name, app.session.environment) == ("prod", "production")
         assert app.screen.query_one(PaytuiHeader).has_class("-production")
         host = two_profiles.removeprefix("http://")
         assert f"PRODUCTION · prod · {host}" in header_line(app)
@@ -170,7 +170,7 @@ async def test_switch_between_two_profiles(two_profiles: str) -> None:
         await settle(app, pilot)
         await app.get_client()
         await settle(app, pilot)
-        assert app.profile_name == "alpha" and "SANDBOX" in header_line(app)
+        assert app.session.profile_name == "alpha" and "SANDBOX" in header_line(app)
         assert "PRODUCTION" not in header_line(app)
 
 
@@ -183,7 +183,7 @@ async def test_declining_production_keeps_the_profile(two_profiles: str) -> None
         assert isinstance(app.screen, ConfirmProductionScreen)
         await pilot.press("escape")
         await settle(app, pilot)
-        assert app.profile_name == "alpha"
+        assert app.session.profile_name == "alpha"
 
 
 async def test_switching_to_a_broken_profile_says_why(two_profiles: str) -> None:
@@ -197,7 +197,7 @@ async def test_switching_to_a_broken_profile_says_why(two_profiles: str) -> None
             title == "Cannot switch to nope" and "no such profile" in message and sev == "error"
             for title, message, sev in notes
         ), notes
-        assert app.profile_name == "alpha"
+        assert app.session.profile_name == "alpha"
 
 
 async def test_no_switch_while_a_money_action_is_in_flight(

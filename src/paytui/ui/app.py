@@ -209,7 +209,7 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
         if spec is None:
             return None
         if spec.writes:
-            if self.read_only:
+            if self.session.read_only:
                 return f"{spec.label} is off: this profile is read-only"
             operation = spec.operation_for(subject)
             # Before the first page is on screen the token's scopes are not known yet and the
@@ -370,7 +370,8 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
         return variables
 
     def _apply_theme(self) -> None:
-        theme = self.connection.ui.theme if self.connection is not None else None
+        connection = self.session.connection
+        theme = connection.ui.theme if connection is not None else None
         self._remembered_theme = theme or self.theme
         if not theme:
             return
@@ -489,7 +490,7 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
             )
             return
         method, path, params, body = request
-        base = str(getattr(self.connected_client, "base_url", None) or self.base_url or "")
+        base = str(getattr(self.connected_client, "base_url", None) or self.session.base_url or "")
         command = curl_command(method, base, path, params=params, body=body)
         copy_text(self, command, f"{what} as curl (the token is {TOKEN_VARIABLE})")
         if base.rstrip("/") == EMBEDDED_BASE_URL:
@@ -504,11 +505,12 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
 
     def _notify_problems(self) -> None:
         """Config problems (the app still runs): one warning each, secrets scrubbed."""
-        if self.connection is None or not self.connection.problems:
+        connection = self.session.connection
+        if connection is None or not connection.problems:
             return
         from paytui.logs import redact
 
-        for problem in self.connection.problems:
+        for problem in connection.problems:
             self.notify(
                 redact(str(problem)), title="Config problem", severity="warning", markup=False
             )
@@ -590,7 +592,7 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
         self._notify_problems()
         self.session.start_connect()
         self.notify(
-            f"Now using profile {self.profile_name} ({self.environment}).",
+            f"Now using profile {self.session.profile_name} ({self.session.environment}).",
             title="Profile",
             markup=False,
         )

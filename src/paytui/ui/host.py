@@ -17,14 +17,12 @@ from textual.signal import Signal
 
 if TYPE_CHECKING:
     from datetime import datetime
-    from decimal import Decimal
     from pathlib import Path
 
     from textual.dom import DOMNode
 
     from paytui.actions.entry import JournalEntry
     from paytui.api.client import PaymentClient
-    from paytui.config.connection import Connection
     from paytui.ui.actions_service import ActionsService
     from paytui.ui.session import Session
 
@@ -115,93 +113,15 @@ class PaytuiHost(App[None]):
         return self.session.config_file
 
     # --- the session's facts ------------------------------------------------------------------
-    @property
-    def connection(self) -> Connection | None:
-        return self.session.connection
-
-    @connection.setter
-    def connection(self, value: Connection | None) -> None:
-        self.session.connection = value
-
+    # Screens and tests read and set the session's facts as `app.session.<fact>`. These two
+    # stay, read only: the launcher's test reads them off the App it builds.
     @property
     def environment(self) -> str:
         return self.session.environment
 
-    @environment.setter
-    def environment(self, value: str) -> None:
-        self.session.environment = value
-
     @property
     def profile_name(self) -> str:
         return self.session.profile_name
-
-    @profile_name.setter
-    def profile_name(self, value: str) -> None:
-        self.session.profile_name = value
-
-    @property
-    def read_only(self) -> bool:
-        return self.session.read_only
-
-    @read_only.setter
-    def read_only(self, value: bool) -> None:
-        self.session.read_only = value
-
-    @property
-    def confirm_threshold(self) -> Decimal | None:
-        return self.session.confirm_threshold
-
-    @confirm_threshold.setter
-    def confirm_threshold(self, value: Decimal | None) -> None:
-        self.session.confirm_threshold = value
-
-    @property
-    def default_account_id(self) -> str | None:
-        return self.session.default_account_id
-
-    @default_account_id.setter
-    def default_account_id(self, value: str | None) -> None:
-        self.session.default_account_id = value
-
-    @property
-    def watch_interval(self) -> float:
-        return self.session.watch_interval
-
-    @watch_interval.setter
-    def watch_interval(self, value: float) -> None:
-        self.session.watch_interval = value
-
-    @property
-    def refresh_interval(self) -> float:
-        return self.session.refresh_interval
-
-    @refresh_interval.setter
-    def refresh_interval(self, value: float) -> None:
-        self.session.refresh_interval = value
-
-    @property
-    def insecure(self) -> bool:
-        return self.session.insecure
-
-    @insecure.setter
-    def insecure(self, value: bool) -> None:
-        self.session.insecure = value
-
-    @property
-    def ca_bundle(self) -> str | None:
-        return self.session.ca_bundle
-
-    @ca_bundle.setter
-    def ca_bundle(self, value: str | None) -> None:
-        self.session.ca_bundle = value
-
-    @property
-    def base_url(self) -> str | None:
-        return self.session.base_url
-
-    @base_url.setter
-    def base_url(self, value: str | None) -> None:
-        self.session.base_url = value
 
 
 def host_of(app: object) -> PaytuiHost | None:

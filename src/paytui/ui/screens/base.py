@@ -103,7 +103,7 @@ class PaytuiScreenMixin(DismissOnce):
 
     def on_screen_resume(self: _Host) -> None:
         self.post_message(
-            messages.AccountInFocus(self.header_account() or self.app.default_account_id)
+            messages.AccountInFocus(self.header_account() or self.app.session.default_account_id)
         )
 
     # --- forms ---------------------------------------------------------------------------------
