@@ -9,6 +9,7 @@ from another machine.
 from __future__ import annotations
 
 from decimal import Decimal
+from pathlib import Path
 
 import httpx
 from textual.widgets import Button
@@ -65,3 +66,46 @@ async def test_a_dialog_is_told_when_another_agent_refunds_its_charge(
         await settle(app, pilot)
         assert dialog.step == "form"
         assert dialog.remaining == left_before - Decimal("5.00")
+
+
+async def test_history_names_the_agents_on_a_team_journal(
+    sandbox_transport: httpx.AsyncBaseTransport, tmp_path: Path
+) -> None:
+    """One person's journal: no Agent column. Two agents on it: History says who did what."""
+    from textual.widgets import DataTable
+
+    from paytui.ui.screens.history import HistoryScreen
+    from paytui.ui.widgets.fit_table import FitTable
+
+    app = make_app(sandbox_transport, journal_path=tmp_path / "journal.sqlite3")
+    async with app.run_test(size=(160, 30)) as pilot:
+        await settle(app, pilot)
+        executor = await app.actions.executor()
+
+        def refused(charge: str, agent: str, machine: str) -> None:
+            executor.journal.record_refusal(
+                profile=executor.profile,
+                base_url=executor.base_url,
+                operation="refund",
+                charge_id=charge,
+                amount=None,
+                reason="read-only profile",
+                agent=agent,
+                machine=machine,
+            )
+
+        refused("a" * 24, "support-07", "ws-17")
+        refused("b" * 24, "support-07", "ws-17")
+        await pilot.press("5")
+        await settle(app, pilot)
+        history = app.screen
+        assert isinstance(history, HistoryScreen)
+        table = history.query_one(DataTable)
+        assert isinstance(table, FitTable) and table.row_count == 2
+        assert "Agent" not in table.shown_columns
+        refused("c" * 24, "support-12", "ws-3")
+        await pilot.press("ctrl+r")
+        await settle(app, pilot)
+        assert "Agent" in table.shown_columns
+        agents = [str(table.get_row_at(n)[-1]) for n in range(table.row_count)]
+        assert agents == ["support-12", "support-07", "support-07"]

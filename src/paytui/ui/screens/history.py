@@ -63,6 +63,8 @@ COLUMNS = (
     FitColumn("Result", "Result", priority=3, min_width=10),
     FitColumn("Message", "Message", priority=2, min_width=12, free_text=True),
     FitColumn("Client", "Client", priority=4, min_width=8),
+    # Who, on a team journal (more than one agent among the rows); one person's: not shown.
+    FitColumn("Agent", "Agent", priority=5, min_width=8, only_when_filled=True),
 )
 
 
@@ -227,6 +229,7 @@ class HistoryScreen(PaytuiScreen[None]):
         table = self.query_one(DataTable)
         cursor = table.cursor_row
         table.clear()
+        team = len({row.agent for row in rows if row.agent}) > 1
         for row in rows:
             entry = entries.get(row.id) if row.kind == "action" else None
             message = row.reason or ""
@@ -244,6 +247,7 @@ class HistoryScreen(PaytuiScreen[None]):
                 fmt.literal(row.result_id or "—"),
                 fmt.literal(message),
                 fmt.literal(row.client_id or "—"),
+                fmt.literal(row.agent or "—") if team else Text(""),
                 key=f"{row.kind}-{row.id}",
             )
         if rows:

@@ -36,6 +36,8 @@ class FitColumn:
     `priority`: higher numbers are dropped first when the width is short. `min_width`: how far a
     value may be cut (with `…`); None means never cut (amounts, dates, statuses). `free_text`: a
     column that takes what width is left once every other column shows its values whole.
+    `only_when_filled`: a column shown only when a row has a value in it (History's agent, on a
+    team journal); a free-text column always is.
     """
 
     key: str
@@ -43,6 +45,7 @@ class FitColumn:
     priority: int = 0
     min_width: int | None = None
     free_text: bool = False
+    only_when_filled: bool = False
 
 
 def _cell(value: object) -> Text:
@@ -156,7 +159,7 @@ class FitTable(DataTable[Any]):
         for column, natural, filled in zip(
             self._fit_columns, self._natural, self._filled, strict=True
         ):
-            if column.free_text and not filled and self._rows:
+            if (column.free_text or column.only_when_filled) and not filled and self._rows:
                 continue  # a message column no row fills: its room goes to the others
             least = natural if column.min_width is None else min(natural, column.min_width)
             shapes.append(
