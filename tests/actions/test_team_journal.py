@@ -387,3 +387,44 @@ def test_an_agents_role_may_add_and_move_entries_but_never_rewrite_history(
             db.execute(f'REVOKE ALL ON ALL SEQUENCES IN SCHEMA "{schema}" FROM {role}'.encode())
             db.execute(f'REVOKE ALL ON SCHEMA "{schema}" FROM {role}'.encode())
             db.execute(f"DROP ROLE {role}".encode())
+
+
+def _cut(postgres_server: str, journal: Journal) -> None:
+    """The journal's database connection dies (a failover, a network cut)."""
+    import psycopg
+
+    row = journal._store.one("SELECT pg_backend_pid() AS pid")
+    assert row is not None
+    with psycopg.connect(postgres_server, autocommit=True) as admin:
+        admin.execute("SELECT pg_terminate_backend(%s)", (row["pid"],))
+
+
+async def test_a_team_journal_lost_before_or_after_sending_is_one_line_and_never_a_resend(
+    postgres_server: str, team_journal_url: str, client: Any, wire: Any, clock: Any, sale: Any
+) -> None:
+    """Lost before the request: nothing is sent and the person is told so. Lost while the
+    request is out: it was sent once, the person is told its outcome is not recorded, and the
+    next look reads it back from the service (a refund, once)."""
+    from paytui.actions.errors import ActionRefused, JournalLost
+    from tests.actions.support import clocked_executor
+
+    with Journal(team_journal_url) as journal:
+        executor = clocked_executor(client, journal, clock)
+        _cut(postgres_server, journal)
+        with pytest.raises(ActionRefused, match=r"^Nothing was sent: the team journal .* failed"):
+            await executor.refund(sale.charge_id, Decimal("5.00"))
+        assert wire.posts("/v2/refunds") == []
+
+        wire.on_send = lambda request: (
+            _cut(postgres_server, journal) if request.method == "POST" else None
+        )
+        with pytest.raises(JournalLost, match=r"^The refund was sent, but the team journal"):
+            await executor.refund(sale.charge_id, Decimal("5.00"))
+        wire.on_send = None
+        assert len(wire.posts("/v2/refunds")) == 1
+        [entry] = journal.list()
+        assert entry.state == "sent"  # what the journal knew when it went away
+        await executor.reconcile_all(wait=True)  # waits out the deadline (a fake clock's sleep)
+        settled = journal.get(entry.id)
+        assert settled is not None and settled.state == "succeeded"
+    assert len(await refunds_of(client, sale.charge_id)) == 1

@@ -132,6 +132,12 @@ class RecentlyDone(ActionError):
         self.entry = entry
 
 
+class JournalLost(ActionError):
+    """The request left, but the journal could not record what came of it (the database went
+    away mid-action). Nothing more is sent; the entry stays "sent" and is read back from the
+    service once the journal answers again, as after a crash."""
+
+
 class NotRetryable(ActionError):
     """`retry` refused: the entry is not proven "did not happen", or was already retried."""
 
@@ -142,6 +148,7 @@ __all__ = [
     "ActionRefused",
     "ConfirmationRequired",
     "EarlierAttemptApplied",
+    "JournalLost",
     "NotRetryable",
     "PrecheckFailed",
     "RecentlyDone",

@@ -38,6 +38,7 @@ gets its outcome. Journal writes run in a thread so an fsync never blocks the ev
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import socket
 import uuid
@@ -56,13 +57,14 @@ from paytui.actions.errors import (
     ActionRefused,
     ConfirmationRequired,
     EarlierAttemptApplied,
+    JournalLost,
     NotRetryable,
     PrecheckFailed,
     RecentlyDone,
     TargetChanged,
     UnresolvedAction,
 )
-from paytui.actions.journal import Journal, JournalConflict, JournalEntry
+from paytui.actions.journal import Journal, JournalConflict, JournalEntry, JournalUnavailable
 from paytui.actions.operations import OPERATIONS
 from paytui.actions.ops import account as account_op
 from paytui.actions.ops import capture as capture_op
@@ -147,6 +149,8 @@ class _InFlight:
     task: asyncio.Task[ActionOutcome] = field(init=False)
     #: While an earlier attempt is being settled: that entry and when its read-back is proof.
     settling: tuple[JournalEntry, datetime] | None = None
+    #: The request has been handed to the client (from then on it may have happened).
+    request_left: bool = False
 
 
 class ActionExecutor:
@@ -747,6 +751,30 @@ class ActionExecutor:
         slot: _InFlight,
         go: _Go,
     ) -> ActionOutcome:
+        """`_steps`, with a journal that stops answering said in one line: before the request
+        left, nothing was sent (no action without a journaled intent); after, it was sent and
+        its outcome is read back once the journal answers again."""
+        try:
+            return await self._steps(operation, target, prepare, slot, go)
+        except JournalUnavailable as exc:
+            noun = OPERATIONS[operation].noun
+            if not slot.request_left:
+                raise ActionRefused(
+                    Decision(False, f"Nothing was sent: {exc}. No action without a journal.")
+                ) from None
+            raise JournalLost(
+                f"The {noun} was sent, but {exc}, so its outcome is not recorded. Nothing more"
+                " is sent; History reads it back from the service once the journal answers."
+            ) from None
+
+    async def _steps(
+        self,
+        operation: str,
+        target: str,
+        prepare: Callable[[], Awaitable[Plan]],
+        slot: _InFlight,
+        go: _Go,
+    ) -> ActionOutcome:
         try:
             entry, plan = await self._intend(operation, target, prepare, slot, go)
         except (
@@ -767,18 +795,21 @@ class ActionExecutor:
         await asyncio.to_thread(
             self.journal.transition, entry.id, "sent", expected={"pending"}, at=stamped
         )
+        slot.request_left = True
         try:
             result = await plan.send(ref)
         except asyncio.CancelledError:
             # Shutting down mid-request: we cannot know what the service did. Written without
-            # awaiting (we are being cancelled); start-up reconciliation settles it.
-            self.journal.transition(
-                entry.id,
-                "unknown",
-                expected={"sent"},
-                error="Interrupted while sending",
-                settle_seconds=self._settle_since(stamped),
-            )
+            # awaiting (we are being cancelled); start-up reconciliation settles it (a journal
+            # that does not answer now leaves it "sent", which is read back the same way).
+            with contextlib.suppress(JournalUnavailable):
+                self.journal.transition(
+                    entry.id,
+                    "unknown",
+                    expected={"sent"},
+                    error="Interrupted while sending",
+                    settle_seconds=self._settle_since(stamped),
+                )
             raise
         except Exception as err:  # ApiError, or a bug after the request left: never resend
             message = str(err) if isinstance(err, ApiError) else f"{type(err).__name__}: {err}"
