@@ -12,7 +12,16 @@ from collections.abc import Sequence
 
 SUBCOMMANDS = ("sandbox", "profile")
 #: `paytui.commands.COMMANDS`, repeated here so that choosing costs no import.
-SCRIPT_COMMANDS = ("charges", "refunds", "tokens", "accounts", "history", "journal", "export")
+SCRIPT_COMMANDS = (
+    "charges",
+    "refunds",
+    "tokens",
+    "accounts",
+    "history",
+    "journal",
+    "claim",
+    "export",
+)
 #: Options of the app that may come before a script command (`paytui --profile p charges ...`).
 _GLOBAL_OPTIONS = ("--profile", "--base-url")
 

@@ -81,4 +81,4 @@ def test_a_remap_onto_another_actions_key_is_named_not_silent() -> None:
     (said,) = keymap_collisions({"charges.refund": "R"})
     assert "charges.refund (Refund)" in said and "charges.view_returns (ACH returns)" in said
     assert keymap_collisions({"charges.refund": "F", "charges.copy_id": "ctrl+y"}) == []
-    assert keymap_collisions({"table.down": "j,down,ctrl+n"}) == []
+    assert keymap_collisions({"table.down": "j,down,ctrl+j"}) == []

@@ -8,7 +8,7 @@ session advisory lock on PostgreSQL, the process on a file journal); `Journal.cl
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 
 __all__ = ["Claim", "ClaimedElsewhere", "process_alive"]
 
@@ -25,6 +25,21 @@ class Claim:
 
     def mine(self, owner: str | None) -> bool:
         return owner is not None and self.owner == owner
+
+    def holder(self, now: datetime | None = None) -> str:
+        """Who holds it, where and since when: "support-07 on ws-17 since 14:02 UTC" (the day
+        too when it is not `now`'s). Raw: the agent and machine are other people's words, so
+        whoever shows it passes it through `paytui.text.safe`."""
+        when = self.claimed_at.astimezone(UTC)
+        same_day = now is not None and now.astimezone(UTC).date() == when.date()
+        since = f"{when:%H:%M} UTC" if same_day else f"{when:%Y-%m-%d %H:%M} UTC"
+        where = f" on {self.machine}" if self.machine else ""
+        return f"{self.agent}{where} since {since}"
+
+    def describe(self, *, owner: str | None = None, now: datetime | None = None) -> str:
+        """ "Claimed by support-07 on ws-17 since 14:02 UTC", or "Claimed by you" when `owner`
+        (this process) holds it."""
+        return "Claimed by you" if self.mine(owner) else f"Claimed by {self.holder(now)}"
 
 
 class ClaimedElsewhere(Exception):

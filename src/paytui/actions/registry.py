@@ -151,6 +151,9 @@ ACTIONS: dict[str, ActionSpec] = {
         ActionSpec("bulk_refund", "Bulk full refund", "refund"),
         # Reads only: the current search (every page) or the audit trail, to a file.
         ActionSpec("export", "Export"),
+        # On the journal, not the service: "I am working on this charge" for the other agents
+        # (`paytui.actions.claims`); no scope, and a read-only profile may say it too.
+        ActionSpec("claim", "Claim", None, None, "charge"),
     )
 }
 

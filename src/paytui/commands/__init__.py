@@ -21,7 +21,7 @@ from paytui.console import SafeArgumentParser
 __all__ = ["COMMANDS", "main"]
 
 #: The first word of every command of this module (`paytui.cli` dispatches on it).
-COMMANDS = ("charges", "refunds", "tokens", "accounts", "history", "journal", "export")
+COMMANDS = ("charges", "refunds", "tokens", "accounts", "history", "journal", "claim", "export")
 
 #: Options that would put a card number on the command line (other users see argv).
 NUMBER_OPTIONS = frozenset({"--card", "--card-number", "--number", "--pan", "--account-number"})
@@ -231,6 +231,10 @@ def build_parser() -> argparse.ArgumentParser:
         parents=[password],
         allow_abbrev=False,
     )
+
+    from paytui.commands.claims import add_parser as add_claim
+
+    add_claim(top, common)
 
     export = top.add_parser(
         "export",

@@ -35,6 +35,7 @@ from paytui.exporter import (
 from paytui.text import safe
 
 if TYPE_CHECKING:
+    from paytui.actions.basis import Basis
     from paytui.actions.executor import ActionExecutor, ActionOutcome
     from paytui.api.queries import ChargeQuery
 
@@ -62,6 +63,10 @@ Handler = Callable[[Runtime, argparse.Namespace], Awaitable[int]]
 
 async def run(runtime: Runtime, args: argparse.Namespace) -> int:
     """Dispatch `args` (from `build_parser`) to its handler."""
+    if args.noun == "claim":
+        from paytui.commands.claims import claim
+
+        return await claim(runtime, args)
     key = args.noun if args.noun in {"history", "export"} else f"{args.noun} {args.verb}"
     if args.noun == "journal":
         from paytui.commands.journal import JOURNAL_HANDLERS
@@ -224,6 +229,14 @@ async def _settle_first(
         runtime.io.message(f"Earlier {operation} #{outcome.entry_id}: {outcome.message}")
 
 
+def _warn_claimed(runtime: Runtime, executor: ActionExecutor, basis: Basis) -> None:
+    """Another agent's live claim on the charge (read with the basis): said on stderr before
+    anything is asked or sent. A warning: the exactly-once guard holds either way."""
+    if basis.claim is not None:
+        told = basis.claim.describe(now=executor.clock())
+        runtime.io.message(f"Warning: {told} — they may be working on it.")
+
+
 async def _allowed(
     executor: ActionExecutor, operation: str, target: str, amount: Decimal | None = None
 ) -> None:
@@ -295,6 +308,7 @@ async def charges_capture(runtime: Runtime, args: argparse.Namespace) -> int:
         except PrecheckFailed as err:
             await executor.record_refusal("capture", args.id, err.message)
             raise
+        _warn_claimed(runtime, executor, basis)
         amount = (basis.charged or Decimal(0)) + (convenience or 0) + (supplemental or 0)
         policy = executor.policy
         typed = runtime.confirm(
@@ -332,6 +346,7 @@ async def refunds_create(runtime: Runtime, args: argparse.Namespace) -> int:
         await _settle_first(runtime, executor, "refund", args.id)
         # What this command decides on: the refund is tied to it (changed since → not sent).
         basis = await executor.observe("refund", args.id)
+        _warn_claimed(runtime, executor, basis)
         reason = why_not("refund", basis.charge)
         if reason is not None:
             await _refuse(executor, "refund", args.id, reason, asked)

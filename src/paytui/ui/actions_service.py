@@ -234,6 +234,16 @@ class ActionsService:
         if self._watch is not None:
             self._watch.close()
         if self._executor is not None:
+            # This paytui's claims go with it: its lock (or process) dies anyway, but the rows
+            # should not linger for the others to read. Bounded: exit never waits on a network.
+            executor = self._executor
+            release = asyncio.to_thread(executor.journal.release_all, owner=executor.owner)
+            try:
+                await asyncio.wait_for(release, timeout=3.0)
+            except TimeoutError:
+                self._journal = None  # still busy in its thread: not closed under it
+            except Exception:
+                pass  # the journal is unreachable: the claims die with this process's lock
             with contextlib.suppress(Exception):
                 await self._executor.aclose()
         if self._journal is not None:

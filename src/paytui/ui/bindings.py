@@ -358,7 +358,7 @@ def keys_markdown() -> str:
         "```toml",
         "[keymap]",
         '"charges.copy_id" = "ctrl+y"',
-        '"table.down" = "j,down,ctrl+n"',
+        '"table.down" = "j,down,ctrl+j"',
         "```",
         "",
         "Press `?` in the app for the keys of the screen you are on (with your remaps applied),",

@@ -25,8 +25,10 @@ from paytui.api.errors import ApiError, NotFoundError
 from paytui.text import safe
 from paytui.ui import format as fmt
 from paytui.ui import messages
+from paytui.ui.claims import claim_or_release, claim_sentence, read_claims
 from paytui.ui.screens.base import PaytuiScreen
 from paytui.ui.widgets import charge_panels as panels
+from paytui.ui.widgets.charge_table import CLAIMED, CLAIMED_MINE
 from paytui.ui.widgets.distribution_tree import DistributionTree, as_mapping
 from paytui.ui.widgets.errors import error_detail
 from paytui.ui.widgets.footer import PaytuiFooter
@@ -34,6 +36,7 @@ from paytui.ui.widgets.header import PaytuiHeader
 from paytui.ui.widgets.json_view import JsonView
 
 if TYPE_CHECKING:
+    from paytui.actions.claims import Claim
     from paytui.api.client import PaymentClient
 
 #: What `get_charge` may expand; None reads the charge alone.
@@ -184,6 +187,14 @@ class ChargeDetailScreen(PaytuiScreen[None]):
             tooltip="Copy the charge as JSON",
             show=False,
         ),
+        Binding(
+            "m",
+            "claim",
+            "Claim",
+            id="detail.claim",
+            tooltip="Claim this charge (others see it and are warned), or release yours",
+            show=False,
+        ),
     ]
 
     def __init__(
@@ -215,6 +226,9 @@ class ChargeDetailScreen(PaytuiScreen[None]):
         yield PaytuiHeader()
         with Vertical(id="detail-body"):
             yield Static(self._heading(), id="detail-heading")
+            claim = Static(id="detail-claim")
+            claim.display = False
+            yield claim
             yield Static(id="detail-error")
             expanded = Static(id="detail-expanded")
             expanded.display = False
@@ -293,6 +307,44 @@ class ChargeDetailScreen(PaytuiScreen[None]):
         if self._needs_capture_lookup():
             self._find_capture()
         self._load_refunds()
+        self._read_claim()
+
+    # ------------------------------------------------------------------ claims
+
+    @work(exclusive=True, group="charge-detail-claim-read", exit_on_error=False)
+    async def _read_claim(self) -> None:
+        """Who claimed this charge, if anyone (a hint: the dialogs read it again and warn)."""
+        try:
+            owner, found = await read_claims(self.app, [self.charge_id])
+        except Exception:
+            return
+        self._show_claim(owner, found.get(self.charge_id))
+
+    def _show_claim(self, owner: str, claim: Claim | None) -> None:
+        """The line under the heading: "Claimed by support-07 on ws-17 since 14:02 UTC — …" or
+        "Claimed by you — …"; hidden when nobody claimed it."""
+        found = self.query("#detail-claim")
+        if not found:  # the screen closed while the journal was read
+            return
+        line = found.first(Static)
+        if claim is None:
+            line.display = False
+            return
+        mine = claim.mine(owner)
+        sign = f"{CLAIMED_MINE if mine else CLAIMED} "
+        style = fmt.tone("bold accent" if mine else "bold warning")
+        line.update(Text(sign + claim_sentence(claim, owner, self.app), style=style))
+        line.display = True
+
+    def action_claim(self) -> None:
+        self._claim()
+
+    @work(group="charge-detail-claim", exit_on_error=False)
+    async def _claim(self) -> None:
+        """`m`: claim this charge for this agent, or release it when it is ours."""
+        now = await claim_or_release(self.app, self.charge_id)
+        if now is not None:
+            self._show_claim(*now)
 
     @work(exclusive=True, group="charge-detail-refunds")
     async def _load_refunds(self) -> None:

@@ -32,9 +32,16 @@ from textual.widgets import Input, Static, TextArea
 from paytui.text import safe
 from paytui.ui import format as fmt
 from paytui.ui import messages
+from paytui.ui.claims import claim_next, claim_or_release, read_claims
 from paytui.ui.running_app import paytui_app
 from paytui.ui.screens.base import PaytuiScreen
-from paytui.ui.widgets.charge_table import COLUMNS, SORT_FIELDS, ChargeTable
+from paytui.ui.widgets.charge_table import (
+    CLAIMED,
+    CLAIMED_MINE,
+    COLUMNS,
+    SORT_FIELDS,
+    ChargeTable,
+)
 from paytui.ui.widgets.errors import error_detail
 from paytui.ui.widgets.footer import PaytuiFooter
 from paytui.ui.widgets.header import PaytuiHeader
@@ -44,6 +51,7 @@ from paytui.ui.widgets.query_input import CompletionSuggester, QueryInput
 if TYPE_CHECKING:
     from textual.worker import Worker
 
+    from paytui.actions.claims import Claim
     from paytui.api.models import Charge, Page
     from paytui.api.queries import ChargeQuery
 
@@ -148,6 +156,23 @@ CHARGES_BINDINGS: list[Binding] = [
         show=False,
     ),
     Binding("U", "clear_marks", "Clear marks", id="charges.clear_marks", show=False),
+    # Claims (docs/team.md): the other agents see who works on a charge, and are warned.
+    Binding(
+        "m",
+        "claim",
+        "Claim",
+        id="charges.claim",
+        tooltip="Claim the highlighted charge (others see it and are warned), or release yours",
+        show=False,
+    ),
+    Binding(
+        "ctrl+n",
+        "claim_next",
+        "Claim next free",
+        id="charges.claim_next",
+        tooltip="Claim the first charge from the cursor down that nobody has claimed; go to it",
+        show=False,
+    ),
     Binding(
         "M",
         "mark_all",
@@ -225,6 +250,8 @@ class ChargeSearchScreen(PaytuiScreen[None]):
         self._focus_results_after_search = False
         self._mark_all_armed: tuple[Any, int] | None = None
         """`M` pressed once: (the query, its count) that a second `M` marks."""
+        self._notes = Text("")
+        """The list's notes on the summary line (a filter ignored, paging stopped)."""
 
     def compose(self) -> ComposeResult:
         yield PaytuiHeader()
@@ -275,10 +302,13 @@ class ChargeSearchScreen(PaytuiScreen[None]):
             self.on_screen_resume()
 
     def on_screen_resume(self) -> None:
-        """Read again what changed while another screen was on top (runs besides the base's)."""
+        """Read again what changed while another screen was on top (runs besides the base's):
+        the charges if an action changed one, else the claims (one was claimed in a detail)."""
         if getattr(self, "_stale", False) and self.state in {"results", "empty"}:
             self._stale = False
             self._search(self._query, cursor=self.query_one(ChargeTable).cursor_row)
+        elif self.state == "results" and self.app.actions.ready is not None:
+            self._read_claims(self.query_one(ChargeTable).loaded_ids())
 
     # --- state ----------------------------------------------------------------------------------
     @property
@@ -483,6 +513,8 @@ class ChargeSearchScreen(PaytuiScreen[None]):
     def check_own_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "focus_query" and isinstance(self.focused, Input | TextArea):
             return False  # a field has focus: "/" is a character there, not a command
+        if action == "claim_next":
+            return True if self.state == "results" else None
         return super().check_own_action(action, parameters)
 
     def action_focus_query(self) -> None:
@@ -793,6 +825,7 @@ class ChargeSearchScreen(PaytuiScreen[None]):
 
     def on_charge_table_highlighted(self, event: ChargeTable.Highlighted) -> None:
         self.refresh_bindings()  # capture / refund follow the highlighted charge's state
+        self._show_status()  # who claimed it, if anyone
 
     def on_charge_table_window_changed(self, event: ChargeTable.WindowChanged) -> None:
         shown = max(0, event.last - event.first)
@@ -811,7 +844,105 @@ class ChargeSearchScreen(PaytuiScreen[None]):
         self._page_status(fmt.literal(event.note, style="bold"))
 
     def _page_status(self, text: Text) -> None:
-        self._set_text("#page-status", text)
+        self._notes = text
+        self._show_status()
+
+    def _show_status(self) -> None:
+        """The summary's middle: the highlighted charge's claim, if any, then the list's notes."""
+        status = self.query_one("#page-status", Static)
+        room = status.size.width - (self._notes.cell_len + 3 if self._notes else 0)
+        claim = self._claim_words(room)
+        if claim is None:
+            self._set_text("#page-status", self._notes)
+            return
+        line = Text(no_wrap=True, overflow="ellipsis")
+        line.append_text(claim)
+        if self._notes:
+            line.append(" · ")
+            line.append_text(self._notes)
+        self._set_text("#page-status", line)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._show_status)  # the claim's words fit the new width
+
+    def _claim_words(self, room: int) -> Text | None:
+        """The highlighted charge's claim in the longest words that fit `room` cells: "⚑ claimed
+        by support-07 on ws-17 since 14:02 UTC", "⚑ claimed by support-07", "⚑ support-07"."""
+        table = self.query_one(ChargeTable)
+        charge = table.cursor_charge
+        claim = table.claims.get(charge.charge_id) if charge is not None else None
+        if claim is None:
+            return None
+        if claim.mine(table.claim_owner):
+            sign, forms = CLAIMED_MINE, ["claimed by you", "yours"]
+        else:
+            holder = claim.holder(paytui_app(self).now())
+            sign, forms = CLAIMED, [f"claimed by {holder}", f"claimed by {claim.agent}"]
+            forms.append(claim.agent)
+        words = next((f for f in forms if len(f) + 2 <= room), forms[-1])
+        return Text.assemble((sign, "bold"), " ", safe(words))
+
+    # --- claims (docs/team.md) ------------------------------------------------------------------
+    def on_charge_table_page_loaded(self, event: ChargeTable.PageLoaded) -> None:
+        """One read of the claims on each page of rows that arrives, after it is painted (the
+        first page is not kept waiting for the journal)."""
+        if event.charge_ids:
+            self.call_after_refresh(self._read_claims, event.charge_ids)
+
+    @work(group="claims", exit_on_error=False)
+    async def _read_claims(self, charge_ids: list[str]) -> None:
+        if not charge_ids:
+            return
+        try:
+            owner, found = await read_claims(paytui_app(self), charge_ids)
+        except Exception:
+            return  # a hint: the dialogs read the claim again (and warn) before anything is sent
+        self._show_claims(charge_ids, found, owner)
+
+    def _show_claims(self, charge_ids: list[str], found: dict[str, Claim], owner: str) -> None:
+        if not self.is_attached:
+            return
+        self.query_one(ChargeTable).set_claims(charge_ids, found, owner)
+        self._show_status()
+
+    def action_claim(self) -> None:
+        """`m`: claim the highlighted charge, or release it when it is ours."""
+        charge = self.query_one(ChargeTable).cursor_charge
+        if charge is not None:
+            self._claim(charge.charge_id)
+
+    # Not exclusive: a claim written in its thread is said and shown, whatever is pressed next.
+    @work(group="claim", exit_on_error=False)
+    async def _claim(self, charge_id: str) -> None:
+        now = await claim_or_release(paytui_app(self), charge_id)
+        if now is not None:
+            owner, claim = now
+            self._show_claims([charge_id], {charge_id: claim} if claim else {}, owner)
+
+    def action_claim_next(self) -> None:
+        """Claim the first free charge of the rows loaded from the cursor down (in list order,
+        yours left out), and move the cursor to it."""
+        table = self.query_one(ChargeTable)
+        if self.state != "results":
+            return
+        rows: dict[str, int] = {}
+        for row, charge in table.loaded_from(table.cursor_row):
+            held = table.claims.get(charge.charge_id)
+            if held is None or not held.mine(table.claim_owner):
+                rows.setdefault(charge.charge_id, row)
+        self._claim_next(rows)
+
+    # Not exclusive: a claim written in its thread is said and shown, whatever is pressed next.
+    @work(group="claim", exit_on_error=False)
+    async def _claim_next(self, rows: dict[str, int]) -> None:
+        now = await claim_next(paytui_app(self), list(rows))
+        if now is None:
+            return
+        owner, claim = now
+        assert claim is not None
+        self._show_claims([claim.target], {claim.target: claim}, owner)
+        if self.is_attached and claim.target in rows:
+            self.query_one(ChargeTable).cursor_row = rows[claim.target]
 
     def _set_text(self, selector: str, text: Text, *, layout: bool = False) -> None:
         """Update a line of the summary or the query's explanation, only when it changes.

@@ -35,9 +35,15 @@ from paytui.ui.widgets.columns import layout_columns as fit_columns
 from paytui.ui.widgets.list_state import UNREADABLE_LABEL
 
 if TYPE_CHECKING:
+    from paytui.actions.claims import Claim
     from paytui.api.models import Charge, Page, UnreadableItem
 
 PageLoader = Callable[[int, int], Awaitable["Page[Any]"]]
+
+#: Before a claimed charge's id: another agent's claim, and this paytui's own (signs, not colours
+#: alone; the screen's status line says who).
+CLAIMED = "⚑"
+CLAIMED_MINE = "⚐"
 
 
 def _rows(page: Page[Any]) -> list[Any]:
@@ -257,6 +263,14 @@ class ChargeTable(ScrollView, can_focus=True):
             super().__init__()
             self.note = note
 
+    class PageLoaded(Message):
+        """A page of rows arrived (the first one included): their charge ids, in list order."""
+
+        def __init__(self, page: int, charge_ids: list[str]) -> None:
+            super().__init__()
+            self.page = page
+            self.charge_ids = charge_ids
+
     class PageFailed(Message):
         """A page could not be loaded; its rows stay placeholders until a refresh."""
 
@@ -292,6 +306,11 @@ class ChargeTable(ScrollView, can_focus=True):
         """How many pages were fetched since the last `show` (tests and diagnostics)."""
         self.marks = Marks()
         """Marked charges, by id: kept across `show` (paging, sorting, refresh) on purpose."""
+        self.claims: dict[str, Claim] = {}
+        """The live claims on loaded rows as last read (by charge id; `set_claims`)."""
+        self.claim_owner: str | None = None
+        """This paytui (`ActionExecutor.owner`): its own claims show as such."""
+        self._claims_version = 0
 
     # --- data ----------------------------------------------------------------------------------
     def show(
@@ -318,6 +337,37 @@ class ChargeTable(ScrollView, can_focus=True):
         self.cursor_row = min(max(0, cursor), max(0, self.total - 1))
         self.refresh()
         self._post_window()
+        self.post_message(self.PageLoaded(0, self._ids(items)))
+
+    @staticmethod
+    def _ids(items: list[Any]) -> list[str]:
+        return [item.charge_id for item in items if item is not None and not _is_unreadable(item)]
+
+    def set_claims(self, charge_ids: list[str], found: dict[str, Claim], owner: str | None) -> None:
+        """The claims just read for `charge_ids` (rows without one in `found` have none); the
+        lines are drawn again only when one changed."""
+        before = {key: self.claims.pop(key) for key in charge_ids if key in self.claims}
+        now = {key: found[key] for key in charge_ids if key in found}
+        self.claims.update(now)
+        if now != before or owner != self.claim_owner:
+            self.claim_owner = owner
+            self._claims_version += 1
+            self.refresh()
+
+    def loaded_ids(self) -> list[str]:
+        """The charge ids of every page held, in list order."""
+        return [i for index in sorted(self._pages) for i in self._ids(self._pages[index])]
+
+    def loaded_from(self, row: int) -> list[tuple[int, Charge]]:
+        """(row, charge) of every loaded charge from `row` down, in list order: the pages held
+        (a few hundred rows), never a walk over the whole virtual list."""
+        found: list[tuple[int, Charge]] = []
+        for index in sorted(self._pages):
+            start = index * self.PAGE_SIZE
+            for offset, item in enumerate(self._pages[index]):
+                if start + offset >= row and item is not None and not _is_unreadable(item):
+                    found.append((start + offset, item))
+        return found
 
     def clear(self) -> None:
         """No result (before the first search, or after an error)."""
@@ -418,6 +468,7 @@ class ChargeTable(ScrollView, can_focus=True):
             return
         self._loading.discard(page_index)
         self._pages[page_index] = _rows(page)
+        arrived = self._ids(self._pages[page_index])
         self._stamp(page_index)
         if len(self.marks):
             for item in self._pages[page_index]:
@@ -432,6 +483,7 @@ class ChargeTable(ScrollView, can_focus=True):
             self.cursor_row = min(self.cursor_row, max(0, self.total - 1))
         if page.paging_note:
             self.post_message(self.PagingStopped(page.paging_note))
+        self.post_message(self.PageLoaded(page_index, arrived))
         self.refresh()
         if page_index == self.cursor_row // self.PAGE_SIZE:
             self.post_message(self.Highlighted(self.cursor_row, self.cursor_charge))
@@ -589,6 +641,7 @@ class ChargeTable(ScrollView, can_focus=True):
             self.sort,
             self.total,
             self.marks.version,
+            self._claims_version,
             None if y == 0 else self._row_state(row),
         )
         cached = self._strip_cache.get(key)
@@ -662,5 +715,14 @@ class ChargeTable(ScrollView, can_focus=True):
         if self._pages and row // self.PAGE_SIZE in self._pages:
             self._pages.move_to_end(row // self.PAGE_SIZE)
         cells = [column.render(charge) for column, _ in widths]
+        claim = self.claims.get(charge.charge_id)
+        keys = [column.key for column, _ in widths]
+        if claim is not None and "id" in keys:
+            mine = claim.mine(self.claim_owner)
+            sign = Text(
+                CLAIMED_MINE if mine else CLAIMED,
+                style=fmt.tone("bold accent" if mine else "bold warning"),
+            )
+            cells[keys.index("id")] = Text.assemble(sign, cells[keys.index("id")])
         marked = charge.charge_id in self.marks
         return self._cells_to_strip(cells, widths, base, width, marked=marked)

@@ -418,8 +418,21 @@ class MoneyActionModal(PaytuiModal[str | None]):
         except Exception as exc:
             self._block(f"Could not read the charge: {error_detail(exc)}")
             return
-        self.query_one("#dialog-info", Static).update(info)
+        self.query_one("#dialog-info", Static).update(self._with_claim(info))
         self.step = "form"
+
+    def _with_claim(self, info: Text) -> Text:
+        """The charge as read, and under it, bold, another agent's claim on it when it was read
+        (`Basis.claim`): they may be working on it, so the person knows before reviewing."""
+        claim = self.basis.claim if self.basis is not None else None
+        if claim is None:
+            return info
+        from paytui.ui.claims import claim_sentence
+
+        shown = info.copy()
+        shown.append("\n")
+        shown.append(claim_sentence(claim, None, self.app), style="bold")
+        return shown
 
     @work(exclusive=True, group="money-load")
     async def _refresh_info(self, told: str) -> None:
@@ -441,7 +454,7 @@ class MoneyActionModal(PaytuiModal[str | None]):
             return
         except Exception:
             return  # the dialog still says what happened; the send stays a choice
-        self.query_one("#dialog-info", Static).update(info)
+        self.query_one("#dialog-info", Static).update(self._with_claim(info))
 
     def action_close(self) -> None:
         # Closing never cancels a running action: the executor finishes it and journals it.
