@@ -1,4 +1,4 @@
-"""The team's saved searches (issue 25, item 7): shared from the saved-searches list with `s`,
+"""The team's saved searches (issue 25, item 7): shared from the saved-searches list with `ctrl+t` (publish to the team),
 listed for everyone on the journal as ``team/NAME`` with who shared them, run by
 ``:saved team/NAME``, removed for everyone with delete. Another agent's share shows at the next
 opening of the list."""
@@ -36,7 +36,7 @@ async def test_a_search_shared_with_the_team_runs_by_its_team_name(
         assert list(listing.searches) == ["cb", "team/auths"]
         row = listing.query_one(DataTable).get_row("team/auths")
         assert str(row[0]) == "team/auths (support-12)"
-        await pilot.press("s")  # share "cb" (highlighted first)
+        await pilot.press("ctrl+t")  # publish "cb" to the team (highlighted first)
         await settle(app, pilot)
         assert list(listing.searches) == ["cb", "team/auths", "team/cb"]
         with Journal(journal_path) as other:

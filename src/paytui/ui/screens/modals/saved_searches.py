@@ -2,8 +2,8 @@
 
 A person's own live in the config's ``[searches]`` table, written with tomlkit so the user's
 comments stay (`paytui.config.searches`). On a team journal the team's are listed under them as
-``team/NAME`` with who shared them (`Journal.team_searches`, read in a worker): `s` shares the
-highlighted own search with the team, delete on a team row removes it for everyone. The list
+``team/NAME`` with who shared them (`Journal.team_searches`, read in a worker): `ctrl+t` (team) shares the
+highlighted own search with the team (publishes it), delete on a team row removes it for everyone. The list
 runs one with enter (the charge search shows it); F2 renames, delete removes. `:saved NAME` and
 the command palette run one by name as well (``:saved team/NAME`` a team's).
 """
@@ -84,11 +84,11 @@ SAVED_SEARCHES_BINDINGS: list[Binding] = [
     Binding("f2", "rename", "Rename", id="saved.rename", tooltip="Rename the highlighted search"),
     Binding("delete", "delete", "Delete", id="saved.delete", tooltip="Delete the search"),
     Binding(
-        "s",
+        "ctrl+t",
         "share",
-        "Share",
+        "Publish",
         id="saved.share",
-        tooltip="Share the highlighted search with the team (everyone on the team journal)",
+        tooltip="Publish the highlighted search to the team (everyone on the team journal)",
     ),
     Binding("escape", "close", "Close", id="saved.close"),
 ]
@@ -109,7 +109,7 @@ class SavedSearchesModal(PaytuiModal[str | None]):
             table: DataTable[Text] = DataTable(id="saved", cursor_type="row")
             yield table
             yield Static(
-                "enter runs · F2 renames · delete removes · s shares with the team · esc closes",
+                "enter runs · F2 renames · delete removes · ctrl+t publishes to the team · esc closes",
                 id="saved-help",
             )
 
