@@ -1,7 +1,7 @@
-"""The team's saved searches (issue 25, item 7): shared from the saved-searches list with `ctrl+t` (publish to the team),
-listed for everyone on the journal as ``team/NAME`` with who shared them, run by
-``:saved team/NAME``, removed for everyone with delete. Another agent's share shows at the next
-opening of the list."""
+"""The team's saved searches (issue 25, item 7): published from the saved-searches list with
+`ctrl+t` (the team), listed for everyone on the journal as ``team/NAME`` with who shared them,
+run by ``:saved team/NAME``, removed for everyone with delete. Another agent's share shows at
+the next opening of the list."""
 
 from __future__ import annotations
 

@@ -2,10 +2,10 @@
 
 A person's own live in the config's ``[searches]`` table, written with tomlkit so the user's
 comments stay (`paytui.config.searches`). On a team journal the team's are listed under them as
-``team/NAME`` with who shared them (`Journal.team_searches`, read in a worker): `ctrl+t` (team) shares the
-highlighted own search with the team (publishes it), delete on a team row removes it for everyone. The list
-runs one with enter (the charge search shows it); F2 renames, delete removes. `:saved NAME` and
-the command palette run one by name as well (``:saved team/NAME`` a team's).
+``team/NAME`` with who shared them (`Journal.team_searches`, read in a worker): `ctrl+t`
+publishes the highlighted own search to the team, delete on a team row removes it for everyone.
+The list runs one with enter (the charge search shows it); F2 renames, delete removes.
+`:saved NAME` and the command palette run one by name as well (``:saved team/NAME`` a team's).
 """
 
 from __future__ import annotations
@@ -109,7 +109,8 @@ class SavedSearchesModal(PaytuiModal[str | None]):
             table: DataTable[Text] = DataTable(id="saved", cursor_type="row")
             yield table
             yield Static(
-                "enter runs · F2 renames · delete removes · ctrl+t publishes to the team · esc closes",
+                "enter runs · F2 renames · delete removes · ctrl+t publishes to the team"
+                " · esc closes",
                 id="saved-help",
             )
 
