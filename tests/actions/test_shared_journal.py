@@ -34,6 +34,7 @@ def journal_path(journal_location: Path | str) -> Path | str:
     """These tests run on both engines: a file, and a team's PostgreSQL."""
     return journal_location
 
+
 async def test_two_processes_refunding_the_same_charge_at_once_send_one_refund(
     client: PaymentClient,
     wire: WireTransport,

@@ -35,11 +35,11 @@ from tests.actions.support import FakeClock, WireTransport, clocked_executor, re
 _CLI = "import sys; from paytui.cli import main; sys.exit(main(sys.argv[1:]))"
 
 
-
 @pytest.fixture
 def journal_path(journal_location: Path | str) -> Path | str:
     """These tests run on both engines: a file, and a team's PostgreSQL."""
     return journal_location
+
 
 def _refund_process(base_url: str, charge_id: str, home: Path) -> subprocess.Popen[str]:
     env = {
