@@ -428,3 +428,28 @@ async def test_a_team_journal_lost_before_or_after_sending_is_one_line_and_never
         settled = journal.get(entry.id)
         assert settled is not None and settled.state == "succeeded"
     assert len(await refunds_of(client, sale.charge_id)) == 1
+
+
+async def test_an_intent_settled_by_another_paytui_before_it_left_is_not_sent(
+    journal_location: Path | str, client: Any, wire: Any, clock: Any, sale: Any
+) -> None:
+    """Between writing the intent and marking it sent, another paytui reads the entry back and
+    settles it ("not applied": it never left). The sender must not send it then: the journal
+    no longer says it may (a refund the journal calls not applied would be a contradiction)."""
+    from paytui.actions.errors import ActionRefused
+    from tests.actions.support import clocked_executor
+
+    class Raced(Journal):
+        def transition(self, entry_id: int, new_state: str, **kwargs: Any) -> bool:
+            if new_state == "sent":
+                with Journal(journal_location) as other:
+                    other.transition(
+                        entry_id, "not_applied", expected={"pending"}, error="an orphan"
+                    )
+            return super().transition(entry_id, new_state, **kwargs)
+
+    with Raced(journal_location) as journal:
+        executor = clocked_executor(client, journal, clock)
+        with pytest.raises(ActionRefused, match=r"^Nothing was sent: the refund #1 was settled"):
+            await executor.refund(sale.charge_id, Decimal("5.00"))
+    assert wire.posts("/v2/refunds") == []

@@ -792,9 +792,21 @@ class ActionExecutor:
         if plan.original is not None:
             self._originals[entry.id] = plan.original
         stamped = self.clock()
-        await asyncio.to_thread(
+        moved = await asyncio.to_thread(
             self.journal.transition, entry.id, "sent", expected={"pending"}, at=stamped
         )
+        if not moved:
+            # Someone settled it meanwhile (another paytui read it back as an orphan): the
+            # journal no longer says it may be sent, so it is not.
+            now = await asyncio.to_thread(self.journal.get, entry.id)
+            state = now.state if now is not None else "gone"
+            raise ActionRefused(
+                Decision(
+                    False,
+                    f"Nothing was sent: the {OPERATIONS[operation].noun} #{entry.id} was settled"
+                    f" ({state}) by another paytui before it left; see History",
+                )
+            )
         slot.request_left = True
         try:
             result = await plan.send(ref)
@@ -1149,6 +1161,8 @@ class ActionExecutor:
             raise PrecheckFailed(f"Could not read the authorization: {err}") from err
         reason = why_not("capture", auth)
         if reason is not None:
+            if auth.captured_charge_id:  # who captured it, when the journal knows
+                reason = await self._captured_by(auth.captured_charge_id) or reason
             raise PrecheckFailed(reason, auth.captured_charge_id)
         # The spec's proof of a capture: a charge whose original_charge_id is this one (the
         # sandbox's captured_charge_id above is a shortcut only). Not found, or not provable on a
@@ -1158,8 +1172,19 @@ class ActionExecutor:
         except ApiError as err:
             raise PrecheckFailed(f"Could not look for an earlier capture: {err}") from err
         if lookup.capture_id is not None:
-            raise PrecheckFailed(f"Already captured as {lookup.capture_id}", lookup.capture_id)
+            told = await self._captured_by(lookup.capture_id)
+            raise PrecheckFailed(
+                told or f"Already captured as {lookup.capture_id}", lookup.capture_id
+            )
         return auth
+
+    async def _captured_by(self, capture_id: str) -> str | None:
+        """ "Already captured 10.00 by the dashboard of support-07 on ws-17 4 s ago (new charge
+        …)" when the journal holds the capture; None otherwise (the service's word stands)."""
+        entry = await asyncio.to_thread(self.journal.by_result, self.base_url, capture_id)
+        if entry is None:
+            return None
+        return f"Already {self._describe_capture(capture_id, entry)}"
 
     def confirm(
         self, operation: str, amount: Decimal | None, charge_id: str | None, typed: str | None
@@ -1372,9 +1397,10 @@ def _earlier_message(entry: JournalEntry) -> str:
     when = entry.sent_at or entry.created_at
     result = spec.result_noun
     found = f": {result} {entry.result_id}" if result and entry.result_id else ""
+    who = f" by {entry.actor}" if entry.actor else ""
     return (
-        f"The {spec.noun}{amount} sent at {when:%H:%M} UTC did go through{found}. Nothing new was"
-        " sent; confirm to send another."
+        f"The {spec.noun}{amount} sent at {when:%H:%M} UTC{who} did go through{found}. Nothing"
+        " new was sent; confirm to send another."
     )
 
 

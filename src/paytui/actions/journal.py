@@ -682,6 +682,10 @@ class Journal:
                     ),
                 )
                 self._append("intent", row, action_id=row["id"])
+                # In flight from the moment it is visible: a colleague who sees it pending sees
+                # a live sender too (the session lock outlives this transaction).
+                sender = self._key("sender", row["id"])
+                self._store.hold(sender)
         except DuplicateIntent:
             # The database's own guard (one unsettled intent per target): someone got there
             # without the lock (an older paytui); name them.
@@ -689,9 +693,7 @@ class Journal:
             if blocker is None or not guarded:
                 raise
             raise JournalConflict(blocker) from None
-        entry = JournalEntry._from_row(row)
-        self._store.hold(self._key("sender", entry.id))
-        return entry
+        return JournalEntry._from_row(row)
 
     def _blocker(
         self,
