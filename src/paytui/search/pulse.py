@@ -1,0 +1,264 @@
+"""The pulse: per UTC day over the last 30 (or 90) days, sales volume, captures, refunds,
+chargebacks and ACH returns, and the chargeback rate against configurable lines (docs/pulse.md).
+
+No Textual. Counts come from a list's `total` asked with `limit=1`, one query per kind and day,
+at most `concurrency` at a time; a total is used only when the page shows the service applied
+every filter (no filter ignored, refused or unproven, no paging note). Otherwise that kind is
+counted by reading its rows over the window, page by page (the client applies the filters the
+service ignores), with progress. Sales volume has no total on the wire: it is always read.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any, Literal
+
+from paytui.api.money import to_decimal
+from paytui.api.queries import ChargeQuery, RefundQuery
+
+if TYPE_CHECKING:
+    from paytui.api.client import PaymentClient
+    from paytui.api.models import Page
+
+__all__ = [
+    "COUNTED",
+    "KINDS",
+    "DayFigures",
+    "Progress",
+    "Pulse",
+    "PulseCache",
+    "compute_pulse",
+    "day_starts",
+]
+
+#: The figures of a day, in the order the strip draws them.
+KINDS: tuple[str, ...] = ("volume", "captures", "refunds", "chargebacks", "returns")
+Kind = Literal["sales", "captures", "refunds", "chargebacks", "returns"]
+#: The kinds counted (the rest is summed from rows); `sales` is the rate's denominator.
+COUNTED: tuple[Kind, ...] = ("sales", "captures", "refunds", "chargebacks", "returns")
+#: Rows per page when a kind is read instead of counted (the sandbox's limit is 500).
+PAGE_SIZE = 500
+
+
+@dataclass(frozen=True)
+class DayFigures:
+    """One UTC day's figures."""
+
+    day: datetime
+    volume: Decimal = Decimal(0)
+    sales: int = 0
+    captures: int = 0
+    refunds: int = 0
+    chargebacks: int = 0
+    returns: int = 0
+
+    @property
+    def chargeback_rate(self) -> float | None:
+        """Chargebacks over successful sales of the day, in percent (None: no sales)."""
+        return 100.0 * self.chargebacks / self.sales if self.sales else None
+
+
+@dataclass(frozen=True)
+class Pulse:
+    """The window's days, oldest first, and how each kind was obtained."""
+
+    days: tuple[DayFigures, ...]
+    computed_at: datetime
+    #: Kinds read row by row because the service gave no total or did not apply a filter.
+    read_whole: tuple[str, ...] = ()
+    #: Filters the service ignored (applied here), by query parameter name: said, never hidden.
+    ignored_filters: tuple[str, ...] = ()
+    #: Kinds counted with rows that could not show they match (a service that does not echo
+    #: `charge_type`, say): an upper bound, drawn as such.
+    unproven: tuple[str, ...] = ()
+
+    def series(self, kind: str) -> list[float]:
+        return [float(getattr(day, kind)) for day in self.days]
+
+    def total(self, kind: str) -> Decimal | int:
+        values = [getattr(day, kind) for day in self.days]
+        return sum(values, Decimal(0)) if kind == "volume" else sum(values)
+
+    @property
+    def chargeback_rate(self) -> float | None:
+        """Chargebacks over successful sales of the whole window, in percent."""
+        sales = int(self.total("sales"))
+        return 100.0 * int(self.total("chargebacks")) / sales if sales else None
+
+
+@dataclass
+class Progress:
+    """How far a computation is: queries and pages done of those known so far."""
+
+    done: int = 0
+    planned: int = 0
+    rows: int = 0
+    phase: str = "counting"
+
+
+def day_starts(now: datetime, days: int) -> list[datetime]:
+    """The starts of the last `days` UTC days, oldest first, today (partial) last."""
+    today = now.astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+    return [today - timedelta(days=offset) for offset in range(days - 1, -1, -1)]
+
+
+def _charge_query(kind: Kind, start: datetime, end: datetime) -> ChargeQuery:
+    if kind == "captures":
+        return ChargeQuery(charge_type="capture", created_from=start, created_to=end)
+    if kind == "chargebacks":
+        return ChargeQuery(status="chargeback", created_from=start, created_to=end)
+    if kind == "returns":
+        return ChargeQuery(status="return", created_from=start, created_to=end)
+    return ChargeQuery(status="success", created_from=start, created_to=end)
+
+
+def _trusted(page: Page[Any]) -> bool:
+    """A total only counts when nothing on the page says a filter was not applied by the
+    service (ignored, refused, unproven) and the paging was plain."""
+    return (
+        page.total is not None
+        and not page.ignored_filters
+        and not page.unproven
+        and page.paging_note is None
+    )
+
+
+def _day_of(moment: datetime | None, starts: Sequence[datetime]) -> int | None:
+    if moment is None:
+        return None
+    moment = moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+    offset = (moment.astimezone(UTC) - starts[0]).days
+    return offset if 0 <= offset < len(starts) else None
+
+
+def _is_sale(charge: Any) -> bool:
+    """A successful charge that moved money: not an authorization still waiting for capture."""
+    return not bool(getattr(charge, "is_authorization", False))
+
+
+async def compute_pulse(
+    client: PaymentClient,
+    *,
+    now: datetime,
+    days: int = 30,
+    concurrency: int = 4,
+    on_progress: Callable[[Progress], None] | None = None,
+) -> Pulse:
+    """The pulse of the `days` UTC days up to `now`, with at most `concurrency` requests at once.
+
+    A kind's totals are used only if none of its days' pages showed a filter not applied by the
+    service: one day whose single row happens to match cannot prove a filter the other days show
+    ignored, so a filter ignored on any day distrusts the kind's every total."""
+    starts = day_starts(now, days)
+    bounds = [*starts, starts[-1] + timedelta(days=1)]
+    gate = asyncio.Semaphore(max(1, concurrency))
+    progress = Progress(planned=len(COUNTED) * days)
+    ignored: dict[str, None] = {}
+    doubted: set[str] = set()  # kinds with a page that showed a filter not applied
+    unproven: set[str] = set()  # kinds read with rows that cannot show they match
+
+    def tick(done: int = 1, rows: int = 0) -> None:
+        progress.done += done
+        progress.rows += rows
+        if on_progress is not None:
+            on_progress(progress)
+
+    def seen(kind: str, page: Page[Any]) -> None:
+        ignored.update(dict.fromkeys(page.ignored_filters))
+        if not _trusted(page):
+            doubted.add(kind)
+
+    counts: dict[str, list[int]] = {kind: [0] * days for kind in COUNTED}
+    volume = [Decimal(0)] * days
+
+    async def count(kind: Kind, index: int) -> None:
+        async with gate:
+            start, end = bounds[index], bounds[index + 1]
+            if kind == "refunds":
+                query = RefundQuery(created_from=start, created_to=end)
+                page: Page[Any] = await client.search_refunds_page(query, limit=1)
+            else:
+                page = await client.search_charges_page(_charge_query(kind, start, end), limit=1)
+        seen(kind, page)
+        counts[kind][index] = page.total or 0
+        tick()
+
+    async def read(kind: Kind, first: int, last: int, *, sales_too: bool = False) -> None:
+        """The rows of `kind` from day `first` to day `last` (inclusive), bucketed by day; the
+        successful charges' volume too (`kind` "sales"), and their count when `sales_too`."""
+        start, end = bounds[first], bounds[last + 1]
+        found = [0] * days
+        async with gate:
+            pages: Any = (
+                client.search_refunds(
+                    RefundQuery(created_from=start, created_to=end), page_size=PAGE_SIZE
+                )
+                if kind == "refunds"
+                else client.search_charges(_charge_query(kind, start, end), page_size=PAGE_SIZE)
+            )
+            async for page in pages:
+                ignored.update(dict.fromkeys(page.ignored_filters))
+                if page.unproven and (kind != "sales" or sales_too):
+                    unproven.add(kind)
+                for item in page.items:
+                    stamp = getattr(
+                        item, "refund_timestamp" if kind == "refunds" else "charge_timestamp", None
+                    )
+                    index = _day_of(stamp, starts)
+                    if index is None or not first <= index <= last:
+                        continue
+                    found[index] += 1
+                    if kind == "sales" and _is_sale(item):
+                        volume[index] += to_decimal(item.total_amount or 0)
+                tick(0, len(page.items))
+        if kind != "sales" or sales_too:
+            for index in range(first, last + 1):
+                counts[kind][index] = found[index]
+        tick()
+
+    await asyncio.gather(*(count(kind, i) for kind in COUNTED for i in range(days)))
+    missing = [kind for kind in COUNTED if kind != "sales" and kind in doubted]
+    sales_too = "sales" in doubted
+    progress.phase = "reading"
+    # Per day, concurrently, while the service applies the date filters; else the window once
+    # (a service that ignores them would send its whole list for each day).
+    per_day = not any(name.startswith("created_") for name in ignored)
+    sales_reads = (
+        [read("sales", i, i, sales_too=sales_too) for i in range(days)]
+        if per_day
+        else [read("sales", 0, days - 1, sales_too=sales_too)]
+    )
+    progress.planned += len(sales_reads) + len(missing)
+    await asyncio.gather(*sales_reads, *(read(kind, 0, days - 1) for kind in missing))
+    figures = tuple(
+        DayFigures(
+            day=starts[i],
+            volume=volume[i],
+            sales=counts["sales"][i],
+            captures=counts["captures"][i],
+            refunds=counts["refunds"][i],
+            chargebacks=counts["chargebacks"][i],
+            returns=counts["returns"][i],
+        )
+        for i in range(days)
+    )
+    read_whole = tuple(kind for kind in COUNTED if kind in doubted)
+    proven_not = tuple(kind for kind in COUNTED if kind in unproven)
+    return Pulse(figures, now, read_whole, tuple(ignored), proven_not)
+
+
+@dataclass
+class PulseCache:
+    """The session's pulses by window length: drawn at once on a later visit, then refreshed."""
+
+    pulses: dict[int, Pulse] = field(default_factory=dict)
+
+    def get(self, days: int) -> Pulse | None:
+        return self.pulses.get(days)
+
+    def put(self, pulse: Pulse) -> None:
+        self.pulses[len(pulse.days)] = pulse
