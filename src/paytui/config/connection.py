@@ -31,6 +31,7 @@ from paytui.config.model import (
     Environment,
     Paging,
     Profile,
+    TodayPrefs,
     TokenAuth,
     UiPrefs,
     check_agent_name,
@@ -92,6 +93,7 @@ class Connection:
     confirm_threshold: Decimal = Decimal("100.00")
     keymap: Mapping[str, str] = field(default_factory=dict)
     ui: UiPrefs = field(default_factory=UiPrefs)
+    today: TodayPrefs = field(default_factory=TodayPrefs)
     problems: tuple[ConfigProblem, ...] = ()
     """Config warnings to show in the UI (the connection is usable despite them)."""
     profile_source: Source = "implicit"
@@ -324,6 +326,7 @@ def _build(
         confirm_threshold=ui.confirm_threshold,
         keymap=dict(config.keymap),
         ui=ui,
+        today=config.today,
         problems=tuple(problems),
         profile_source=source,
         config_path=result.path,

@@ -108,6 +108,43 @@ class UiPrefs(BaseModel):
         return _to_decimal_text(value)
 
 
+Days = Annotated[float, Field(ge=0, le=3650)]
+
+
+class TodayPrefs(BaseModel):
+    """The `[today]` table: the windows of Today's deadlines (docs/today.md). None of them is
+    in the service's spec; each default is paytui's assumption, documented there."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    hold_days: Days = 7.0
+    """Days an authorization holds the amount on the card, for a brand not in `brand_hold_days`."""
+    brand_hold_days: dict[str, Days] = {}
+    """Per card brand (as the service spells it, `visa`): days the hold lasts."""
+    response_days: Days = 10.0
+    """Days to answer a chargeback, counted from when paytui first saw it (docs/today.md)."""
+    buffer_days: Days = 2.0
+    """Taken off the chargeback response window, so the due time is early rather than late."""
+    return_days: Days = 1.0
+    """Days to act on an ACH return, counted from when paytui first saw it."""
+    stale_days: Days = 5.0
+    """An account in a boarding status not final for this many days needs a look."""
+    attention_statuses: tuple[str, ...] = ("info_required",)
+    """Boarding statuses that need a person at once (the account needs information)."""
+    final_statuses: tuple[str, ...] = ("approved", "declined", "closed")
+    """Boarding statuses that never go stale."""
+    lookback_days: Days = 30.0
+    """Items overdue by more than this are left out (counted below the list; their own views
+    list them); 0 keeps every item."""
+    concurrency: Annotated[int, Field(ge=1, le=16)] = 4
+    """Reads of the service at once while the queue is built."""
+
+    @field_validator("brand_hold_days", mode="after")
+    @classmethod
+    def _lower_brands(cls, value: dict[str, float]) -> dict[str, float]:
+        return {brand.strip().lower(): days for brand, days in value.items()}
+
+
 #: A service's name for one filter, or false (not sent: applied here). Unset: paytui's name.
 ServiceParameter = str | Literal[False] | None
 
@@ -377,6 +414,7 @@ class Config(BaseModel):
 
     default_profile: str | None = None
     ui: UiPrefs = UiPrefs()
+    today: TodayPrefs = TodayPrefs()
     keymap: dict[str, str] = {}
     #: Saved searches: name -> query text (docs/saved-searches.md).
     searches: dict[str, str] = {}

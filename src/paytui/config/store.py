@@ -33,13 +33,14 @@ from paytui.config.model import (
     SECRET_KEYS,
     Config,
     Profile,
+    TodayPrefs,
     UiPrefs,
 )
 
 if TYPE_CHECKING:
     from tomlkit import TOMLDocument
 
-TOP_LEVEL_KEYS = ("default_profile", "ui", "keymap", "searches", "profiles")
+TOP_LEVEL_KEYS = ("default_profile", "ui", "today", "keymap", "searches", "profiles")
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -146,6 +147,9 @@ def _validate_raw(raw: dict[str, Any], text: str, file: Path) -> LoadResult:
 
     ui = _validate_section(UiPrefs, raw.get("ui", {}), ("ui",), report, drop_bad_fields=True)
     ui = ui if ui is not None else UiPrefs()
+    today_raw = raw.get("today", {})
+    today = _validate_section(TodayPrefs, today_raw, ("today",), report, drop_bad_fields=True)
+    today = today if today is not None else TodayPrefs()
 
     keymap: dict[str, str] = {}
     raw_keymap = raw.get("keymap", {})
@@ -208,6 +212,7 @@ def _validate_raw(raw: dict[str, Any], text: str, file: Path) -> LoadResult:
     config = Config(
         default_profile=default_profile,
         ui=ui,
+        today=today,
         keymap=keymap,
         searches=searches,
         profiles=profiles,

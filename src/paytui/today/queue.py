@@ -1,0 +1,494 @@
+"""Today's queue: everything that needs a person, soonest deadline first (docs/today.md).
+
+One list from six sources, each read through the client (`PaymentClient`), a few at once
+(`TodayPrefs.concurrency`), and each row checked here against the rule it is listed for: a
+filter the service ignored or could not prove never puts a row in the queue.
+
+- unknown outcomes of the journal: money whose outcome is not proven, always first;
+- chargebacks not known to be closed (an inner status won / lost closes one);
+- ACH returns (status `return`);
+- open authorizations, due at their capture-by time (a hold window per brand);
+- accounts that need information, or whose boarding status has not changed for N days;
+- tokens whose card or token expires this month.
+
+Where the service gives no deadline the due time is an estimate (`estimated`), made from a time
+that does not move: when paytui first saw it (`SeenStore`), or the object's own time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import calendar
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any, Literal
+
+from paytui.config.model import TodayPrefs
+
+if TYPE_CHECKING:
+    from paytui.actions.entry import JournalEntry
+    from paytui.api.client import PaymentClient
+    from paytui.api.models import Account, Charge, Page, Token
+    from paytui.today.seen import SeenStore
+
+__all__ = [
+    "KINDS",
+    "TodayItem",
+    "TodayQueue",
+    "build_queue",
+    "due_words",
+    "items_from_journal",
+    "parse_when",
+]
+
+Kind = Literal["unknown", "chargeback", "return", "authorization", "account", "token"]
+#: Every kind, in the order they are told apart (`--kind`, `kind:` in the screen).
+KINDS: tuple[str, ...] = ("unknown", "chargeback", "return", "authorization", "account", "token")
+#: Chargeback inner statuses that close one (case folded); any other, or none, stays open.
+CLOSED_CHARGEBACK = frozenset({"won", "lost"})
+#: Rows read per page, and at most this many rows per source (the queue stays bounded).
+PAGE_SIZE = 100
+MAX_ROWS = 20_000
+
+
+@dataclass(frozen=True)
+class TodayItem:
+    """One row of the queue. `due_at` is UTC; `target` says what `enter` opens
+    (`charge`, `account`, `token`) and `target_id` which one."""
+
+    kind: str
+    id: str
+    customer: str | None
+    amount: Decimal | None
+    due_at: datetime
+    estimated: bool
+    why: str
+    target: str
+    target_id: str
+
+    @property
+    def sort_key(self) -> tuple[bool, datetime, str, str]:
+        """Unknown outcomes first, then the soonest due."""
+        return (self.kind != "unknown", self.due_at, self.kind, self.id)
+
+
+@dataclass
+class TodayQueue:
+    """The queue as built at `now`, with what it could not show (`notes`, one line each)."""
+
+    items: list[TodayItem]
+    now: datetime
+    notes: list[str] = field(default_factory=list)
+    #: Items overdue by more than `lookback_days`, left out, by kind.
+    left_out: dict[str, int] = field(default_factory=dict)
+
+    def select(
+        self, *, kinds: Iterable[str] = (), due_before: datetime | None = None
+    ) -> list[TodayItem]:
+        """The items of these kinds (all when none), due before `due_before` (when given)."""
+        wanted = set(kinds)
+        return [
+            item
+            for item in self.items
+            if (not wanted or item.kind in wanted)
+            and (due_before is None or item.due_at < due_before)
+        ]
+
+
+def due_words(due_at: datetime, now: datetime, *, estimated: bool = False) -> str:
+    """The time left in words: "due in 2 d 4 h", "overdue 3 h", "≈ due in 5 h"."""
+    seconds = int((due_at - now).total_seconds())
+    span = abs(seconds)
+    days, rest = divmod(span, 86_400)
+    hours, rest = divmod(rest, 3600)
+    minutes = rest // 60
+    if days:
+        text = f"{days} d {hours} h" if hours else f"{days} d"
+    elif hours:
+        text = f"{hours} h {minutes} min" if minutes and hours < 3 else f"{hours} h"
+    else:
+        text = f"{max(minutes, 1)} min"
+    words = f"due in {text}" if seconds > 0 else f"overdue {text}"
+    return f"≈ {words}" if estimated else words
+
+
+def parse_when(text: str, now: datetime) -> datetime:
+    """`--due-before` / `due:`: ``today`` (end of this UTC day), ``tomorrow``, ``2d`` / ``12h``
+    from now, a date (its start, UTC) or an ISO time. ValueError with a sentence otherwise."""
+    word = text.strip().lower()
+    midnight = now.astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+    if word in {"today", "now"}:
+        return now if word == "now" else midnight + timedelta(days=1)
+    if word == "tomorrow":
+        return midnight + timedelta(days=2)
+    if word in {"overdue", "late"}:
+        return now
+    if len(word) > 1 and word[-1] in "dh" and word[:-1].isdigit():
+        unit = timedelta(days=1) if word[-1] == "d" else timedelta(hours=1)
+        return now + int(word[:-1]) * unit
+    try:
+        moment = datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise ValueError(
+            f"{text!r} is not a time: today, tomorrow, overdue, 2d, 12h, 2026-01-31 or an ISO time"
+        ) from None
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+# ------------------------------------------------------------------------------------------------
+# The sources
+# ------------------------------------------------------------------------------------------------
+
+
+def items_from_journal(entries: Iterable[JournalEntry]) -> list[TodayItem]:
+    """Unknown outcomes (entries whose outcome the journal could not prove), due since they were
+    sent: they are first whatever their time."""
+    items = []
+    for entry in entries:
+        target = entry.charge_id or entry.result_id or str(entry.id)
+        items.append(
+            TodayItem(
+                kind="unknown",
+                id=target,
+                customer=None,
+                amount=entry.amount,
+                due_at=(entry.sent_at or entry.created_at).astimezone(UTC),
+                estimated=False,
+                why=f"{entry.operation} #{entry.id}: outcome unknown ({entry.state}); check it"
+                " in History (5)",
+                target="charge" if entry.charge_id else "history",
+                target_id=target,
+            )
+        )
+    return items
+
+
+async def _rows(
+    read: Callable[[int, int], Awaitable[Page[Any]]], notes: list[str], what: str
+) -> AsyncIterator[Any]:
+    """Every readable, proven row of a paged list (at most `MAX_ROWS`)."""
+    offset = 0
+    count = 0
+    while True:
+        page = await read(PAGE_SIZE, offset)
+        if page.unproven:
+            notes.append(f"{what}: {len(page.unproven)} rows not proven to match were left out")
+        if page.unreadable:
+            notes.append(f"{what}: {len(page.unreadable)} unreadable rows left out")
+        for item in page.items:
+            if _row_id(item) in page.unproven:
+                continue
+            count += 1
+            yield item
+        if page.paging_note:
+            notes.append(f"{what}: {page.paging_note}")
+            return
+        if count >= MAX_ROWS:
+            notes.append(f"{what}: stopped after {MAX_ROWS} rows")
+            return
+        if not page.has_more or page.next_offset <= offset:
+            return
+        offset = page.next_offset
+
+
+def _row_id(item: Any) -> str:
+    from paytui.api.models import row_id
+
+    return row_id(item)
+
+
+def _utc(value: datetime | None) -> datetime | None:
+    return value.astimezone(UTC) if value is not None else None
+
+
+def _name(charge: Charge) -> str | None:
+    return charge.contact_name or None
+
+
+async def _chargebacks(
+    client: PaymentClient, prefs: TodayPrefs, seen: SeenStore, now: datetime, notes: list[str]
+) -> list[TodayItem]:
+    from paytui.api.queries import CHARGEBACKS
+
+    found: list[tuple[Charge, str, Any]] = []
+    async for charge in _rows(
+        lambda size, offset: client.search_charges_page(CHARGEBACKS, limit=size, offset=offset),
+        notes,
+        "chargebacks",
+    ):
+        # Proven here, whatever the service did with the filter: it carries a chargeback.
+        if charge.chargebacks is None and charge.status != "chargeback":
+            continue
+        inner = (charge.chargebacks.items if charge.chargebacks is not None else None) or [None]
+        for position, cb in enumerate(inner):
+            status = str(getattr(cb, "status", None) or "").strip().lower()
+            if status in CLOSED_CHARGEBACK:
+                continue
+            key = getattr(cb, "chargeback_id", None) or f"{charge.charge_id}#{position}"
+            found.append((charge, key, cb))
+    first = await asyncio.to_thread(seen.first_seen, "chargeback", [k for _, k, _ in found], now)
+    window = timedelta(days=prefs.response_days - prefs.buffer_days)
+    items = []
+    for charge, key, cb in found:
+        stamp = _utc(getattr(cb, "chargeback_timestamp", None))
+        amount = getattr(cb, "amount", None)
+        if amount is None and charge.chargebacks is not None:
+            amount = charge.chargebacks.total_amount
+        reason = " ".join(
+            str(part)
+            for part in (getattr(cb, "reason_code", None), getattr(cb, "reason", None))
+            if part
+        )
+        state = getattr(cb, "status", None)
+        why = f"chargeback{f' {reason}' if reason else ''}, {state or 'status not shown'}"
+        why += f" (of {stamp:%Y-%m-%d})" if stamp else ""
+        why += f": answer within {_days(prefs.response_days)} of first seen, less the buffer"
+        items.append(
+            TodayItem(
+                "chargeback",
+                charge.charge_id,
+                _name(charge),
+                amount if amount is not None else charge.total_amount,
+                first[key] + window,
+                True,
+                why,
+                "charge",
+                charge.charge_id,
+            )
+        )
+    return items
+
+
+async def _returns(
+    client: PaymentClient, prefs: TodayPrefs, seen: SeenStore, now: datetime, notes: list[str]
+) -> list[TodayItem]:
+    from paytui.api.queries import ACH_RETURNS
+
+    found: list[Charge] = []
+    async for charge in _rows(
+        lambda size, offset: client.search_charges_page(ACH_RETURNS, limit=size, offset=offset),
+        notes,
+        "ACH returns",
+    ):
+        if charge.status == "return" or charge.return_info is not None:
+            found.append(charge)
+    first = await asyncio.to_thread(seen.first_seen, "return", [c.charge_id for c in found], now)
+    items = []
+    for charge in found:
+        info = charge.return_info
+        stamp = _utc(info.return_timestamp if info is not None else None)
+        reason = " ".join(
+            str(part) for part in ((info.return_code, info.reason) if info else ()) if part
+        )
+        of = f" (of {stamp:%Y-%m-%d})" if stamp else ""
+        items.append(
+            TodayItem(
+                "return",
+                charge.charge_id,
+                _name(charge),
+                charge.total_amount,
+                first[charge.charge_id] + timedelta(days=prefs.return_days),
+                True,
+                f"ACH return{f' {reason}' if reason else ''}{of}: act within"
+                f" {_days(prefs.return_days)} of first seen",
+                "charge",
+                charge.charge_id,
+            )
+        )
+    return items
+
+
+def hold_days(prefs: TodayPrefs, brand: str | None) -> float:
+    """The hold window of a card brand (`brand_hold_days`, else `hold_days`)."""
+    return prefs.brand_hold_days.get((brand or "").lower(), prefs.hold_days)
+
+
+async def _authorizations(
+    client: PaymentClient, prefs: TodayPrefs, now: datetime, notes: list[str]
+) -> list[TodayItem]:
+    from paytui.api.queries import OPEN_AUTHORIZATIONS
+
+    items = []
+    async for charge in _rows(
+        lambda size, offset: client.search_charges_page(
+            OPEN_AUTHORIZATIONS, limit=size, offset=offset
+        ),
+        notes,
+        "open authorizations",
+    ):
+        if not charge.is_open_authorization or charge.charge_timestamp is None:
+            continue
+        brand = getattr(charge.payment_method, "type", None)
+        days = hold_days(prefs, brand)
+        items.append(
+            TodayItem(
+                "authorization",
+                charge.charge_id,
+                _name(charge),
+                charge.total_amount,
+                charge.charge_timestamp.astimezone(UTC) + timedelta(days=days),
+                True,
+                f"capture by the end of the {brand or 'card'} hold ({_days(days)}), or it lapses",
+                "charge",
+                charge.charge_id,
+            )
+        )
+    return items
+
+
+async def _accounts(
+    client: PaymentClient, prefs: TodayPrefs, seen: SeenStore, now: datetime, notes: list[str]
+) -> list[TodayItem]:
+    accounts: list[Account] = [
+        account
+        async for account in _rows(
+            lambda size, offset: client.list_accounts_page(limit=size, offset=offset),
+            notes,
+            "accounts",
+        )
+    ]
+    items = []
+    stale = timedelta(days=prefs.stale_days)
+    for account in accounts:
+        status = account.status
+        if not status:
+            continue
+        since = await asyncio.to_thread(seen.observe_status, account.account_id, status, now)
+        updated = _utc(account.last_updated_timestamp)
+        # Both are no earlier than the change itself: the earlier one is the closer.
+        changed = min(since, updated) if updated is not None else since
+        if status in prefs.attention_statuses:
+            due, why = changed, f"{status}: the account needs information"
+            if account.status_message:
+                why += f" ({account.status_message})"
+        elif status not in prefs.final_statuses and now - changed >= stale:
+            due = changed + stale
+            why = f"{status} unchanged since {changed:%Y-%m-%d} (over {_days(prefs.stale_days)})"
+        else:
+            continue
+        items.append(
+            TodayItem(
+                "account",
+                account.account_id,
+                account.name,
+                None,
+                due,
+                True,
+                why,
+                "account",
+                account.account_id,
+            )
+        )
+    return items
+
+
+def _month_bounds(now: datetime) -> tuple[datetime, datetime]:
+    start = now.astimezone(UTC).replace(day=1, hour=0, minute=0, second=0, microsecond=0)
+    days = calendar.monthrange(start.year, start.month)[1]
+    return start, start + timedelta(days=days)
+
+
+def card_expiry(text: str | None) -> datetime | None:
+    """The first moment a card of expiration date ``YYYY-MM`` no longer works (UTC)."""
+    if not text or len(text) < 7:
+        return None
+    try:
+        year, month = int(text[:4]), int(text[5:7])
+        return datetime(year, month, 1, tzinfo=UTC) + timedelta(
+            days=calendar.monthrange(year, month)[1]
+        )
+    except ValueError:
+        return None
+
+
+async def _tokens(client: PaymentClient, now: datetime, notes: list[str]) -> list[TodayItem]:
+    start, end = _month_bounds(now)
+    items = []
+    token: Token
+    async for token in _rows(
+        lambda size, offset: client.list_tokens_page(limit=size, offset=offset), notes, "tokens"
+    ):
+        pm = token.payment_method
+        contact = getattr(pm, "contact", None)
+        name = contact.name if contact is not None else None
+        ends = [
+            (_utc(token.token_expiration_date), "the token expires"),
+            (card_expiry(getattr(pm, "expiration_date", None)), "the card expires"),
+        ]
+        for when, what in ends:
+            # "This month": the card's last valid day is in it (it stops at `end` exactly).
+            if when is None or not (start < when <= end):
+                continue
+            items.append(
+                TodayItem(
+                    "token",
+                    token.token_id,
+                    name or None,
+                    None,
+                    when,
+                    False,
+                    f"{what} this month: ask the customer for a new card",
+                    "token",
+                    token.token_id,
+                )
+            )
+            break
+    return items
+
+
+def _days(value: float) -> str:
+    return f"{value:g} day" if value == 1 else f"{value:g} days"
+
+
+async def build_queue(
+    client: PaymentClient,
+    *,
+    prefs: TodayPrefs | None = None,
+    seen: SeenStore,
+    now: datetime,
+    unknown: Sequence[JournalEntry] = (),
+) -> TodayQueue:
+    """Today's queue at `now`: every source read (at most `prefs.concurrency` at once), each
+    row proven, sorted unknown outcomes first, then by due time. A source that fails costs
+    itself only: its error is a note, the others still show."""
+    prefs = prefs or TodayPrefs()
+    notes: list[str] = []
+    gate = asyncio.Semaphore(prefs.concurrency)
+    sources: list[tuple[str, Callable[[], Awaitable[list[TodayItem]]]]] = [
+        ("chargebacks", lambda: _chargebacks(client, prefs, seen, now, notes)),
+        ("ACH returns", lambda: _returns(client, prefs, seen, now, notes)),
+        ("open authorizations", lambda: _authorizations(client, prefs, now, notes)),
+        ("accounts", lambda: _accounts(client, prefs, seen, now, notes)),
+        ("tokens", lambda: _tokens(client, now, notes)),
+    ]
+
+    async def one(name: str, read: Callable[[], Awaitable[list[TodayItem]]]) -> list[TodayItem]:
+        from paytui.api.errors import ApiError
+
+        async with gate:
+            try:
+                return await read()
+            except ApiError as exc:
+                notes.append(f"{name}: not read ({exc.message})")
+                return []
+
+    results = await asyncio.gather(*(one(name, read) for name, read in sources))
+    items = items_from_journal(unknown)
+    left_out: dict[str, int] = {}
+    oldest = now - timedelta(days=prefs.lookback_days) if prefs.lookback_days else None
+    for found in results:
+        for item in found:
+            if oldest is not None and item.due_at < oldest:
+                left_out[item.kind] = left_out.get(item.kind, 0) + 1
+            else:
+                items.append(item)
+    items.sort(key=lambda item: item.sort_key)
+    if left_out:
+        counts = ", ".join(f"{n} {kind}" for kind, n in sorted(left_out.items()))
+        notes.append(
+            f"overdue by more than {_days(prefs.lookback_days)}, left out: {counts}"
+            " ([today] lookback_days)"
+        )
+    return TodayQueue(items, now, notes, left_out)

@@ -1,0 +1,96 @@
+"""What paytui has seen, kept so an estimate never moves (docs/today.md).
+
+Two small tables in one private SQLite file (0600, in the user data dir, like the journal):
+when an item (a chargeback, an ACH return) was first seen, and each account's boarding status
+with the time paytui first saw it in that status. Keyed by service, so two profiles never mix.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from datetime import UTC, datetime
+from pathlib import Path
+
+from paytui.actions.journal_store import _create_private_file
+
+__all__ = ["SeenStore", "default_seen_path"]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS first_seen (
+    base_url TEXT NOT NULL, kind TEXT NOT NULL, item_id TEXT NOT NULL, seen_at TEXT NOT NULL,
+    PRIMARY KEY (base_url, kind, item_id)
+);
+CREATE TABLE IF NOT EXISTS account_status (
+    base_url TEXT NOT NULL, account_id TEXT NOT NULL, status TEXT NOT NULL, since TEXT NOT NULL,
+    PRIMARY KEY (base_url, account_id)
+);
+"""
+
+
+def default_seen_path() -> Path:
+    """``<user data dir>/today.sqlite3`` (beside the journal)."""
+    import platformdirs
+
+    return Path(platformdirs.user_data_dir("paytui")) / "today.sqlite3"
+
+
+def _iso(value: datetime) -> str:
+    return value.astimezone(UTC).isoformat(timespec="seconds")
+
+
+def _parse(text: str) -> datetime:
+    return datetime.fromisoformat(text).astimezone(UTC)
+
+
+class SeenStore:
+    """First sightings and observed account statuses of one service (`base_url`).
+
+    `path` None keeps them in memory (a test, or a read-only run that must leave no file)."""
+
+    def __init__(self, path: Path | str | None, base_url: str) -> None:
+        self.base_url = base_url
+        if path is None:
+            self._db = sqlite3.connect(":memory:", check_same_thread=False)
+        else:
+            _create_private_file(Path(path))
+            self._db = sqlite3.connect(str(path), timeout=5.0, check_same_thread=False)
+        self._lock = threading.Lock()
+        with self._lock, self._db:
+            self._db.executescript(_SCHEMA)
+
+    def close(self) -> None:
+        self._db.close()
+
+    def first_seen(self, kind: str, ids: list[str], now: datetime) -> dict[str, datetime]:
+        """When each of `ids` was first seen; the ones never seen are recorded as seen `now`."""
+        found: dict[str, datetime] = {}
+        with self._lock, self._db:
+            for item_id in ids:
+                self._db.execute(
+                    "INSERT OR IGNORE INTO first_seen VALUES (?, ?, ?, ?)",
+                    (self.base_url, kind, item_id, _iso(now)),
+                )
+                row = self._db.execute(
+                    "SELECT seen_at FROM first_seen"
+                    " WHERE base_url = ? AND kind = ? AND item_id = ?",
+                    (self.base_url, kind, item_id),
+                ).fetchone()
+                found[item_id] = _parse(row[0])
+        return found
+
+    def observe_status(self, account_id: str, status: str, now: datetime) -> datetime:
+        """Record `status` as seen now; returns since when paytui has seen it in that status
+        (now, when it is new or changed)."""
+        with self._lock, self._db:
+            row = self._db.execute(
+                "SELECT status, since FROM account_status WHERE base_url = ? AND account_id = ?",
+                (self.base_url, account_id),
+            ).fetchone()
+            if row is not None and row[0] == status:
+                return _parse(row[1])
+            self._db.execute(
+                "INSERT OR REPLACE INTO account_status VALUES (?, ?, ?, ?)",
+                (self.base_url, account_id, status, _iso(now)),
+            )
+            return now

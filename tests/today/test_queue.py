@@ -1,0 +1,115 @@
+"""Today's queue against the in-process sandbox (the demo data, anchored at this hour)."""
+
+from __future__ import annotations
+
+import os
+import stat
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from paytui.actions.journal import Journal
+from paytui.config.model import TodayPrefs
+from paytui.today.queue import build_queue, due_words, items_from_journal, parse_when
+from paytui.today.seen import SeenStore
+
+if TYPE_CHECKING:
+    from paytui.api.client import PaymentClient
+
+URL = "http://sandbox"
+
+
+async def test_the_queue_is_sorted_by_deadline_and_proves_each_row(
+    demo_client: PaymentClient, tmp_path: Path
+) -> None:
+    now = datetime.now(UTC)
+    seen = SeenStore(tmp_path / "today.sqlite3", URL)
+    queue = await build_queue(demo_client, seen=seen, now=now)
+    kinds = {item.kind for item in queue.items}
+    assert {"chargeback", "return", "authorization", "account"} <= kinds
+    assert [item.due_at for item in queue.items] == sorted(item.due_at for item in queue.items)
+    # Every open authorization within the lookback is in it, due at its hold's end.
+    for item in queue.select(kinds=["authorization"]):
+        charge = await demo_client.get_charge(item.id)
+        assert charge.is_open_authorization
+        assert charge.charge_timestamp is not None
+        assert item.due_at == charge.charge_timestamp + timedelta(days=7)
+        assert item.estimated
+    # A chargeback whose inner status is won or lost is not in it; an open one is.
+    for item in queue.select(kinds=["chargeback"]):
+        charge = await demo_client.get_charge(item.id)
+        assert charge.chargebacks is not None and charge.chargebacks.items
+        assert any(cb.status == "open" for cb in charge.chargebacks.items)
+        assert item.amount is not None and item.amount > 0
+        assert item.due_at == now.replace(microsecond=0) + timedelta(days=8)
+    assert queue.items[0].due_at < now < queue.items[-1].due_at  # overdue and due later
+    assert stat.S_IMODE(os.stat(tmp_path / "today.sqlite3").st_mode) == 0o600
+
+
+async def test_an_estimate_does_not_move(demo_client: PaymentClient, tmp_path: Path) -> None:
+    seen = SeenStore(tmp_path / "today.sqlite3", URL)
+    now = datetime.now(UTC)
+    prefs = TodayPrefs(lookback_days=0)  # keep the items that become long overdue
+    first = await build_queue(demo_client, prefs=prefs, seen=seen, now=now)
+    later = await build_queue(demo_client, prefs=prefs, seen=seen, now=now + timedelta(days=3))
+    due = {i.id: i.due_at for i in first.select(kinds=["chargeback", "return"])}
+    assert due and due == {i.id: i.due_at for i in later.select(kinds=["chargeback", "return"])}
+    # The account statuses seen: unchanged for 3 more days, the same "since".
+    assert {i.id: i.due_at for i in first.select(kinds=["account"])} == {
+        i.id: i.due_at for i in later.select(kinds=["account"])
+    }
+
+
+async def test_windows_come_from_the_config(demo_client: PaymentClient) -> None:
+    now = datetime.now(UTC)
+    prefs = TodayPrefs(hold_days=1, brand_hold_days={"VISA": 3}, lookback_days=0)
+    queue = await build_queue(demo_client, prefs=prefs, seen=SeenStore(None, URL), now=now)
+    assert queue.left_out == {}
+    for item in queue.select(kinds=["authorization"]):
+        charge = await demo_client.get_charge(item.id)
+        assert charge.charge_timestamp is not None
+        days = 3 if charge.payment_method and charge.payment_method.type == "visa" else 1
+        assert item.due_at == charge.charge_timestamp + timedelta(days=days)
+
+
+async def test_unknown_outcomes_come_first(demo_client: PaymentClient, tmp_path: Path) -> None:
+    with Journal(tmp_path / "journal.sqlite3") as book:
+        entry = book.record_intent(
+            profile="sandbox",
+            base_url=URL,
+            operation="refund",
+            charge_id="ch_unknown",
+            amount=Decimal("5.00"),
+            request_summary={},
+        )
+        book.transition(entry.id, "sent", expected={"pending"})
+        book.transition(entry.id, "unknown", expected={"sent"})
+        unknown = [e for e in book.unresolved(base_url=URL) if e.state == "unknown"]
+    now = datetime.now(UTC) - timedelta(days=400)  # everything else is due later than it
+    queue = await build_queue(
+        demo_client, seen=SeenStore(None, URL), now=now + timedelta(days=400), unknown=unknown
+    )
+    assert queue.items[0].kind == "unknown" and queue.items[0].id == "ch_unknown"
+    assert items_from_journal(unknown)[0].amount == Decimal("5.00")
+
+
+def test_time_left_in_words() -> None:
+    now = datetime(2026, 1, 1, 12, tzinfo=UTC)
+    assert due_words(now + timedelta(days=2, hours=4), now) == "due in 2 d 4 h"
+    assert due_words(now - timedelta(hours=3), now) == "overdue 3 h"
+    assert due_words(now + timedelta(minutes=30), now, estimated=True) == "≈ due in 30 min"
+    assert parse_when("today", now) == datetime(2026, 1, 2, tzinfo=UTC)
+    assert parse_when("2d", now) == now + timedelta(days=2)
+    assert parse_when("2026-03-01", now) == datetime(2026, 3, 1, tzinfo=UTC)
+
+
+def test_the_today_table_of_the_config(tmp_path: Path) -> None:
+    from paytui.config import load_config
+
+    path = tmp_path / "config.toml"
+    path.write_text("[today]\nhold_days = 5\nbrand_hold_days = { Amex = 10 }\nhurry = 1\n")
+    result = load_config(path)
+    assert result.config.today.hold_days == 5
+    assert result.config.today.brand_hold_days == {"amex": 10}
+    assert any("hurry" in str(problem) for problem in result.problems)
