@@ -185,17 +185,19 @@ def test_binding_ids_are_unique_and_present() -> None:
 def test_narrow_layout_drops_low_priority_columns() -> None:
     wide = [column.key for column, _ in layout_columns(117)]
     narrow = [column.key for column, _ in layout_columns(77)]
-    assert wide == ["time", "id", "status", "type", "result", "amount", "method", "name"]
+    assert wide == ["time", "id", "status", "type", "state", "amount", "method", "name"]
     # At 80 columns (77 cells): the id (cut with an ellipsis), status, type, amount and the card
     # fill the row; the name, free text, takes only what is left (here nothing), no blank run.
     assert narrow == ["time", "id", "status", "type", "amount", "method"]
     assert sum(width for _, width in layout_columns(77)) + len(narrow) - 1 == 77
     assert dict((c.key, w) for c, w in layout_columns(77))["method"] >= len("mastercard 4444")
-    # A little narrower the card goes and the whole id shows; a little wider the name comes
-    # back before the result code.
+    # A little narrower the card goes and the whole id shows; a little wider the state word
+    # comes back, then the name, before the result code.
     assert dict((c.key, w) for c, w in layout_columns(76))["id"] == 24
     between = [column.key for column, _ in layout_columns(97)]
-    assert between == ["time", "id", "status", "type", "amount", "method", "name"]
+    assert between == ["time", "id", "status", "type", "state", "amount", "method"]
+    assert [c.key for c, _ in layout_columns(106)][-1] == "name"
+    assert "result" in [c.key for c, _ in layout_columns(119)]
     # Wider: whole ids and result codes before the free text grows.
     huge = dict((column.key, width) for column, width in layout_columns(197))
     assert huge["id"] == 24 and huge["result"] == len("ProcessorPendingACHSale")

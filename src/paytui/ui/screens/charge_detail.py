@@ -38,6 +38,7 @@ from paytui.ui.widgets.json_view import JsonView
 if TYPE_CHECKING:
     from paytui.actions.claims import Claim
     from paytui.api.client import PaymentClient
+    from paytui.charge_state import RefundPosition
 
 #: What `get_charge` may expand; None reads the charge alone.
 Expand = Literal["distributions", "all"] | None
@@ -218,6 +219,8 @@ class ChargeDetailScreen(PaytuiScreen[None]):
         self._before_all: dict[str, Any] | None = None
         #: The refunds of this charge shown in the refunds panel (those naming this charge).
         self._refunds: list[Any] = []
+        #: What the refunds read add up to (None: not read yet, or the read failed).
+        self.refund_position: RefundPosition | None = None
         self.error: str | None = None
 
     # ------------------------------------------------------------------ layout
@@ -358,6 +361,8 @@ class ChargeDetailScreen(PaytuiScreen[None]):
         except ApiError as exc:
             if self._widgets_gone():
                 return
+            self.refund_position = None
+            self.query_one("#detail-heading", Static).update(self._heading())
             self._panel(
                 "refunds",
                 Text(safe(f"Could not load the refunds: {error_detail(exc)}"), style="bold"),
@@ -371,6 +376,7 @@ class ChargeDetailScreen(PaytuiScreen[None]):
         self._refunds = refunds
         self.refresh_bindings()
         note = page.ignored_note
+        self._show_refund_position(refunds, page, note)
         if not refunds and note is None:
             self._panel("refunds", None)
             return
@@ -392,6 +398,41 @@ class ChargeDetailScreen(PaytuiScreen[None]):
         if note is None and page.total is not None and page.total > len(page.items):
             rows.append(("", Text(f"… {page.total - len(page.items)} more (palette: Refunds)")))
         self._panel("refunds", panels.rows_table(rows))
+
+    def _show_refund_position(self, refunds: list[Any], page: Any, note: str | None) -> None:
+        """Refunded so far and left to refund, in the heading: whole only when every refund of
+        this charge was read from a list that honoured the filter (`paytui.charge_state`)."""
+        from paytui.charge_state import refunds_position
+
+        whole = note is None and not page.has_more and (page.total or 0) <= len(page.items)
+        self.refund_position = refunds_position(
+            self.charge_id, self._wire.get("total_amount"), refunds, complete=whole
+        )
+        self.query_one("#detail-heading", Static).update(self._heading())
+
+    def state_line(self) -> Text:
+        """The heading's second line: state words, then refunded so far and left to refund."""
+        from paytui.charge_state import state_words
+        from paytui.ui.widgets.charge_table import state_text
+
+        line = state_text(
+            state_words(self.charge, refunds=self.refund_position, capture_id=self._capture_id)
+        )
+        position = self.refund_position
+        if position is None or self._is_authorization():
+            return line  # an authorization is not refunded (its capture is)
+        if line:
+            line.append("  ")
+        money = fmt.money
+        if position.complete and position.left is not None:
+            refunded, left = money(position.refunded), money(position.left)
+            line.append(f"refunded {refunded}, {left} left to refund")
+        else:
+            line.append(
+                f"refunded at least {money(position.refunded)} (not every refund could be read)",
+                style="bold",
+            )
+        return line
 
     async def _connect(self) -> PaymentClient | None:
         """The app's client; a failed connection (any error: the embedded sandbox may not have
@@ -425,6 +466,7 @@ class ChargeDetailScreen(PaytuiScreen[None]):
         if self._widgets_gone():  # the screen closed while the capture was looked up
             return
         self._render_summary()
+        self.query_one("#detail-heading", Static).update(self._heading())
         self.refresh_bindings()
 
     def _is_authorization(self) -> bool:
@@ -519,6 +561,10 @@ class ChargeDetailScreen(PaytuiScreen[None]):
             heading.append_text(fmt.status(wire.get("status")))
             heading.append("  ")
             heading.append_text(panels.money_text(wire.get("total_amount")))
+            state = self.state_line() if self.charge is not None else Text()
+            if state:
+                heading.append("\n")
+                heading.append_text(state)
         return heading
 
     def _render_summary(self) -> None:

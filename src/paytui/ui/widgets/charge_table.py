@@ -95,6 +95,27 @@ def _charge_id(charge: Any) -> Text:
     return Text(safe(str(getattr(charge, "charge_id", "") or "")))
 
 
+#: How each state word shows (the word itself says it: the colour only repeats it).
+_STATE_TONES = {"Disputed": "bold error", "Returned": "bold warning", "Refunded": "warning"}
+
+
+def state_text(words: Sequence[str]) -> Text:
+    """State words (`paytui.charge_state`), comma-separated, each in its tone; "" for none."""
+    text = Text()
+    for index, word in enumerate(words):
+        if index:
+            text.append(", ")
+        text.append(word, style=fmt.tone(_STATE_TONES.get(word, "")))
+    return text
+
+
+def _state(charge: Any) -> Text:
+    """What the row itself shows of disputes, returns and captures (refunds: not on a row)."""
+    from paytui.charge_state import state_words
+
+    return state_text(state_words(charge))
+
+
 def _charge_type(charge: Any) -> Text:
     """Sale, auth, pre-auth or capture: an authorization must not look like a sale."""
     return Text(fmt.charge_type_name(getattr(charge, "charge_type", None), short=True) or "—")
@@ -136,6 +157,9 @@ COLUMNS: tuple[Column, ...] = (
     Column("id", "Charge", 9, "charge_id", _charge_id, priority=1, max_width=24),
     Column("status", "Status", 10, "status", lambda c: fmt.status(getattr(c, "status", None))),
     Column("type", "Type", 8, None, _charge_type),
+    # Beside the status, as Stripe's list: the state the row shows (docs/screens.md). Gone
+    # before the card at 80 columns (the status column still says chargeback / return).
+    Column("state", "State", 9, None, _state, priority=3, max_width=18),
     Column(
         "result",
         "Result",

@@ -1,0 +1,66 @@
+"""`paytui.charge_state`: a state word only from what the service shows; refunds add up only
+when every refund of the charge was read and named it."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from paytui.actions.basis import RefundSeen
+from paytui.api.models import Charge, Refund
+from paytui.charge_state import refunds_position, state_words
+
+
+def charge(**fields: object) -> Charge:
+    return Charge.model_validate({"charge_id": "c1", "status": "success", **fields})
+
+
+def refund(amount: str | None, charge_id: str | None = "c1") -> Refund:
+    body: dict[str, object] = {"refund_id": f"r{amount}", "charge_id": charge_id}
+    if amount is not None:
+        body["total_amount"] = amount
+    return Refund.model_validate(body)
+
+
+def test_a_plain_row_says_nothing_and_the_reversal_flag_proves_nothing() -> None:
+    assert state_words(charge(total_amount="10.00")) == ()
+    assert state_words(charge(total_amount="10.00", reversal_flag=True)) == ()
+
+
+def test_disputes_returns_and_captures_from_the_row() -> None:
+    assert state_words(charge(status="chargeback")) == ("Disputed",)
+    assert state_words(charge(chargebacks={"items": [{"chargeback_id": "x"}]})) == ("Disputed",)
+    assert state_words(charge(chargebacks={"total_amount": "5.00"})) == ("Disputed",)
+    assert state_words(charge(chargebacks={"total_amount": "0.00", "items": []})) == ()
+    assert state_words(charge(status="return")) == ("Returned",)
+    assert state_words(charge(**{"return": {"return_code": "R01"}})) == ("Returned",)
+    assert state_words(charge(captured_charge_id="cap")) == ("Captured",)
+    assert state_words(charge(captured_charge_id=None)) == ()
+    assert state_words(charge(), capture_id="cap") == ("Captured",)
+
+
+def test_refund_words_only_from_refunds_read_whole() -> None:
+    sale = charge(total_amount="10.00")
+    part = refunds_position("c1", sale.total_amount, [refund("4.00")])
+    assert (part.refunded, part.left, part.word) == (
+        Decimal("4.00"),
+        Decimal("6.00"),
+        "Partly refunded",
+    )
+    assert state_words(sale, refunds=part) == ("Partly refunded",)
+    full = refunds_position("c1", sale.total_amount, [refund("4.00"), refund("6.00")])
+    assert (full.left, full.word) == (Decimal(0), "Refunded")
+    none = refunds_position("c1", sale.total_amount, [])
+    assert (none.refunded, none.left, none.word) == (Decimal(0), Decimal("10.00"), None)
+    # Another charge's refund (a service that ignored the filter) is not counted.
+    other = refunds_position("c1", sale.total_amount, [refund("4.00"), refund("6.00", "c2")])
+    assert other.refunded == Decimal("4.00") and other.count == 1
+    # Not every page read, or a refund without an amount: a floor, no word, nothing "left".
+    cut = refunds_position("c1", sale.total_amount, [refund("10.00")], complete=False)
+    assert (cut.left, cut.word, cut.complete) == (None, None, False)
+    blank = refunds_position("c1", sale.total_amount, [refund("4.00"), refund(None)])
+    assert (blank.left, blank.word) == (None, None)
+
+
+def test_the_executor_s_refund_reads_add_up_the_same() -> None:
+    seen = (RefundSeen("r1", Decimal("2.50"), None, "success"),)
+    assert refunds_position("c1", Decimal("2.50"), seen).word == "Refunded"

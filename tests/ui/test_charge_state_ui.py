@@ -1,0 +1,66 @@
+"""State words in the charge list and the detail heading (issue #26, item 3), on the sandbox."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from textual.widgets import Static
+
+from paytui.api.models import RefundRequest
+from paytui.api.queries import ChargeQuery
+from paytui.ui.screens.charge_detail import ChargeDetailScreen
+from paytui.ui.widgets.charge_table import ChargeTable
+from tests.ui.conftest import screen_text, settle
+from tests.ui.test_charge_detail import AppFactory, find, open_detail
+
+
+def heading(screen: ChargeDetailScreen) -> str:
+    return str(screen.query_one("#detail-heading", Static).content)
+
+
+async def test_detail_heading_says_refunded_so_far_and_left(app_factory: AppFactory) -> None:
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        sale = await find(
+            app,
+            ChargeQuery(charge_type="sale", status="success", min_amount=Decimal("20")),
+            lambda c: c.chargebacks is None and c.return_info is None,
+        )
+        screen = await open_detail(app, pilot, sale.charge_id)
+        left = f"{sale.total_amount:,.2f}"
+        assert f"refunded 0.00, {left} left to refund" in heading(screen)
+        assert "refunded" not in heading(screen).split("\n")[0]
+        await pilot.press("escape")
+
+        client = await app.get_client()
+        await client.create_refund(RefundRequest(charge_id=sale.charge_id, total_amount="5.00"))
+        screen = await open_detail(app, pilot, sale.charge_id)
+        rest = f"{sale.total_amount - Decimal('5.00'):,.2f}"
+        assert f"Partly refunded  refunded 5.00, {rest} left to refund" in heading(screen)
+        assert screen.refund_position is not None and screen.refund_position.left == Decimal(rest)
+        await pilot.press("escape")
+
+        await client.create_refund(RefundRequest(charge_id=sale.charge_id))
+        screen = await open_detail(app, pilot, sale.charge_id)
+        assert f"Refunded  refunded {left}, 0.00 left to refund" in heading(screen)
+
+
+async def test_list_rows_show_disputed_and_captured(app_factory: AppFactory) -> None:
+    app = app_factory()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("b")  # chargebacks
+        await settle(app, pilot)
+        table = app.screen.query_one(ChargeTable)
+        assert table.total > 0
+        assert "State" in screen_text(app)
+        rows = screen_text(app).splitlines()
+        first: Any = table.charge_at(0)
+        line = next(row for row in rows if first.charge_id[:8] in row)
+        assert "Disputed" in line
+
+        auth = await find(app, ChargeQuery(charge_type="authorization", captured=True))
+        detail = await open_detail(app, pilot, auth.charge_id)
+        assert "Captured" in heading(detail)
