@@ -21,6 +21,7 @@ SCRIPT_COMMANDS = (
     "journal",
     "claim",
     "export",
+    "today",
 )
 #: Options of the app that may come before a script command (`paytui --profile p charges ...`).
 _GLOBAL_OPTIONS = ("--profile", "--base-url")

@@ -1,4 +1,5 @@
-"""The command line for scripts: `paytui charges|refunds|tokens|accounts|history|journal|export`.
+"""The command line for scripts: `paytui charges|refunds|tokens|accounts|history|journal|export`,
+`claim` and `today`.
 
 The same connection, client, journal and exactly-once rule as the dashboard, without the screens
 (docs/cli.md is the user's view, with the exit-code table). The parser is built here; each
@@ -21,7 +22,17 @@ from paytui.console import SafeArgumentParser
 __all__ = ["COMMANDS", "main"]
 
 #: The first word of every command of this module (`paytui.cli` dispatches on it).
-COMMANDS = ("charges", "refunds", "tokens", "accounts", "history", "journal", "claim", "export")
+COMMANDS = (
+    "charges",
+    "refunds",
+    "tokens",
+    "accounts",
+    "history",
+    "journal",
+    "claim",
+    "export",
+    "today",
+)
 
 #: Options that would put a card number on the command line (other users see argv).
 NUMBER_OPTIONS = frozenset({"--card", "--card-number", "--number", "--pan", "--account-number"})
@@ -235,6 +246,10 @@ def build_parser() -> argparse.ArgumentParser:
     from paytui.commands.claims import add_parser as add_claim
 
     add_claim(top, common)
+
+    from paytui.commands.today import add_parser as add_today
+
+    add_today(top, common)
 
     export = top.add_parser(
         "export",

@@ -67,6 +67,10 @@ async def run(runtime: Runtime, args: argparse.Namespace) -> int:
         from paytui.commands.claims import claim
 
         return await claim(runtime, args)
+    if args.noun == "today":
+        from paytui.commands.today import today
+
+        return await today(runtime, args)
     key = args.noun if args.noun in {"history", "export"} else f"{args.noun} {args.verb}"
     if args.noun == "journal":
         from paytui.commands.journal import JOURNAL_HANDLERS

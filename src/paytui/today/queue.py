@@ -29,6 +29,7 @@ from paytui.config.model import TodayPrefs
 
 if TYPE_CHECKING:
     from paytui.actions.entry import JournalEntry
+    from paytui.actions.journal import Journal
     from paytui.api.client import PaymentClient
     from paytui.api.models import Account, Charge, Page, Token
     from paytui.today.seen import SeenStore
@@ -41,6 +42,7 @@ __all__ = [
     "due_words",
     "items_from_journal",
     "parse_when",
+    "unknown_outcomes",
 ]
 
 Kind = Literal["unknown", "chargeback", "return", "authorization", "account", "token"]
@@ -83,6 +85,8 @@ class TodayQueue:
     notes: list[str] = field(default_factory=list)
     #: Items overdue by more than `lookback_days`, left out, by kind.
     left_out: dict[str, int] = field(default_factory=dict)
+    #: Sources that could not be read (their items are missing): "tokens", ...
+    failed: list[str] = field(default_factory=list)
 
     def select(
         self, *, kinds: Iterable[str] = (), due_before: datetime | None = None
@@ -135,6 +139,13 @@ def parse_when(text: str, now: datetime) -> datetime:
             f"{text!r} is not a time: today, tomorrow, overdue, 2d, 12h, 2026-01-31 or an ISO time"
         ) from None
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def unknown_outcomes(journal: Journal, base_url: str) -> list[JournalEntry]:
+    """The journal's entries on this service whose outcome is unknown (oldest first)."""
+    from paytui.config.urls import service_key
+
+    return [e for e in journal.unresolved(base_url=service_key(base_url)) if e.state == "unknown"]
 
 
 # ------------------------------------------------------------------------------------------------
@@ -455,6 +466,7 @@ async def build_queue(
     itself only: its error is a note, the others still show."""
     prefs = prefs or TodayPrefs()
     notes: list[str] = []
+    failed: list[str] = []
     gate = asyncio.Semaphore(prefs.concurrency)
     sources: list[tuple[str, Callable[[], Awaitable[list[TodayItem]]]]] = [
         ("chargebacks", lambda: _chargebacks(client, prefs, seen, now, notes)),
@@ -472,6 +484,7 @@ async def build_queue(
                 return await read()
             except ApiError as exc:
                 notes.append(f"{name}: not read ({exc.message})")
+                failed.append(name)
                 return []
 
     results = await asyncio.gather(*(one(name, read) for name, read in sources))
@@ -491,4 +504,4 @@ async def build_queue(
             f"overdue by more than {_days(prefs.lookback_days)}, left out: {counts}"
             " ([today] lookback_days)"
         )
-    return TodayQueue(items, now, notes, left_out)
+    return TodayQueue(items, now, notes, left_out, failed)

@@ -1,0 +1,55 @@
+"""`paytui today` through the command line's entry point, on the in-process sandbox."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+
+import httpx
+
+from paytui.api.client import PaymentClient
+from paytui.commands.runtime import Exit
+from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
+from tests.cli_support import cli_runner
+
+FIELDS = ["kind", "id", "customer", "amount", "due_at", "estimated", "why"]
+
+
+def test_today_prints_the_queue_sorted_by_deadline(
+    sandbox_transport: httpx.AsyncBaseTransport, tmp_path: Path
+) -> None:
+    run = cli_runner(
+        lambda: PaymentClient(
+            "http://sandbox",
+            client_id=DEMO_CLIENT_ID,
+            client_secret=DEMO_CLIENT_SECRET,
+            transport=sandbox_transport,
+        ),
+        tmp_path / "journal.sqlite3",
+    )
+    code, out, err = run("today", "--format", "jsonl")
+    assert code == Exit.OK, err
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert rows and all(list(row) == FIELDS for row in rows)
+    due = [row["due_at"] for row in rows]
+    assert due == sorted(due) and all(d.endswith("Z") for d in due)
+    assert {"chargeback", "authorization", "return"} <= {row["kind"] for row in rows}
+    assert "left out" in err  # the long overdue holds, counted, not hidden silently
+
+    code, out, _ = run("today", "--kind", "chargeback", "--format", "csv")
+    assert code == Exit.OK
+    found = list(csv.DictReader(io.StringIO(out)))
+    assert found and {row["kind"] for row in found} == {"chargeback"}
+    assert all(row["estimated"] == "true" and row["amount"] for row in found)
+
+    code, out, _ = run("today", "--due-before", "today", "--format", "json")
+    end_of_day = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+    assert code == Exit.OK
+    assert all(row["due_at"] < f"{end_of_day.date().isoformat()}T99" for row in json.loads(out))
+    assert not any(row["kind"] == "chargeback" for row in json.loads(out))
+
+    code, out, err = run("today", "--due-before", "someday")
+    assert code == Exit.USAGE and "someday" in err and not out
