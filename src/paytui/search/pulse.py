@@ -11,7 +11,7 @@ service ignores), with progress. Sales volume has no total on the wire: it is al
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
@@ -140,6 +140,16 @@ def _is_sale(charge: Any) -> bool:
     return not bool(getattr(charge, "is_authorization", False))
 
 
+async def _all(coroutines: Sequence[Coroutine[Any, Any, None]]) -> None:
+    """Run them all; the first failure cancels the others and is raised as itself."""
+    try:
+        async with asyncio.TaskGroup() as group:
+            for coroutine in coroutines:
+                group.create_task(coroutine)
+    except BaseExceptionGroup as failed:
+        raise failed.exceptions[0] from None
+
+
 async def compute_pulse(
     client: PaymentClient,
     *,
@@ -220,7 +230,7 @@ async def compute_pulse(
                 counts[kind][index] = found[index]
         tick()
 
-    await asyncio.gather(*(count(kind, i) for kind in COUNTED for i in range(days)))
+    await _all([count(kind, i) for kind in COUNTED for i in range(days)])
     missing = [kind for kind in COUNTED if kind != "sales" and kind in doubted]
     sales_too = "sales" in doubted
     progress.phase = "reading"
@@ -233,7 +243,7 @@ async def compute_pulse(
         else [read("sales", 0, days - 1, sales_too=sales_too)]
     )
     progress.planned += len(sales_reads) + len(missing)
-    await asyncio.gather(*sales_reads, *(read(kind, 0, days - 1) for kind in missing))
+    await _all([*sales_reads, *(read(kind, 0, days - 1) for kind in missing)])
     figures = tuple(
         DayFigures(
             day=starts[i],

@@ -35,6 +35,13 @@ PLUGIN_COMMANDS: tuple[tuple[str, str, str], ...] = (
 )
 
 
+def open_pulse(app: PaytuiHost) -> None:
+    """The pulse's screen (imported on first use)."""
+    from paytui.ui.screens.pulse import PulseScreen
+
+    app.push_screen(PulseScreen())
+
+
 def _power_commands(app: PaytuiHost) -> list[tuple[str, str, Callable[[], object]]]:
     """Jump, saved searches (each by name), copy as curl and the theme picker."""
     commands: list[tuple[str, str, Callable[[], object]]] = [
@@ -92,6 +99,13 @@ class PaytuiCommands(Provider):
                 "Refunds",
                 "Search refunds by charge id or account",
                 partial(app.run_action, "refunds"),
+            )
+        )
+        commands.append(
+            (
+                "Pulse",
+                "Sales volume, captures, refunds, chargebacks, ACH returns by day; chargeback rate",
+                partial(open_pulse, app),
             )
         )
         from paytui.api.families import FAMILIES

@@ -1,0 +1,25 @@
+"""The pulse as a screen of its own (palette: "Pulse"): the `PulseStrip`, full width.
+
+The Today screen shows the same strip at its top; this screen is the pulse one command away
+from any screen. `escape` goes back.
+"""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+
+from paytui.ui.screens.base import PaytuiScreen
+from paytui.ui.widgets.footer import PaytuiFooter
+from paytui.ui.widgets.header import PaytuiHeader
+from paytui.ui.widgets.pulse import PulseStrip
+
+
+class PulseScreen(PaytuiScreen[None]):
+    """Sales volume, captures, refunds, chargebacks, ACH returns and the chargeback rate."""
+
+    AUTO_FOCUS = "PulseStrip"
+
+    def compose(self) -> ComposeResult:
+        yield PaytuiHeader()
+        yield PulseStrip(id="pulse")
+        yield PaytuiFooter()

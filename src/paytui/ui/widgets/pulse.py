@@ -1,0 +1,224 @@
+"""`PulseStrip`: the pulse of the business (docs/pulse.md), small charts with numbers beside.
+
+Each kind of `paytui.search.pulse.KINDS` is one row: its name, a `Sparkline` of the days (oldest
+left) and, as text, today's figure, the window's total and the busiest day's; the chargeback
+rate's row says in words where the window's rate stands against the configured lines, so
+nothing is told by colour alone (screen readers, `NO_COLOR`). Computed in an exclusive worker
+(never in a frame), cached per client (a session's connection), re-read every
+`refresh_seconds`; `d` switches between the short and the long window. Errors are worded by
+`widgets/errors.py`, the one describer.
+"""
+
+from __future__ import annotations
+
+import weakref
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Sparkline, Static
+
+from paytui.search.pulse import KINDS, Progress, Pulse, PulseCache, compute_pulse
+from paytui.ui import format as fmt
+from paytui.ui.running_app import paytui_app
+from paytui.ui.widgets.errors import describe_error
+
+if TYPE_CHECKING:
+    from textual.timer import Timer
+
+#: What each kind is called on screen.
+LABELS = {
+    "volume": "Sales volume",
+    "captures": "Captures",
+    "refunds": "Refunds",
+    "chargebacks": "Chargebacks",
+    "returns": "ACH returns",
+    "rate": "Chargeback rate",
+}
+#: One cache per client: a profile switch brings a new client, so a new cache.
+_CACHES: weakref.WeakKeyDictionary[Any, PulseCache] = weakref.WeakKeyDictionary()
+
+
+@dataclass(frozen=True)
+class PulseSettings:
+    """The `[pulse]` table's values (docs/pulse.md has every default and why)."""
+
+    days: int = 30
+    long_days: int = 90
+    warn_rate: float = 0.9
+    alert_rate: float = 1.0
+    refresh_seconds: float = 300.0
+    concurrency: int = 4
+
+
+def settings_of(node: Any) -> PulseSettings:
+    """The connection's `[pulse]` settings, or the defaults (a plain App, no such table)."""
+    connection = getattr(getattr(getattr(node, "app", None), "session", None), "connection", None)
+    prefs = getattr(connection, "pulse", None)
+    if prefs is None:
+        return PulseSettings()
+    return PulseSettings(
+        days=prefs.days,
+        long_days=prefs.long_days,
+        warn_rate=prefs.warn_rate,
+        alert_rate=prefs.alert_rate,
+        refresh_seconds=prefs.refresh_seconds,
+        concurrency=prefs.concurrency,
+    )
+
+
+def _count(value: Any) -> str:
+    return f"{int(value):,}"
+
+
+def _money(value: Any) -> str:
+    return fmt.money(Decimal(value))
+
+
+def figures_text(pulse: Pulse, kind: str) -> Text:
+    """The numbers beside a kind's chart: today, the window's total, the busiest day."""
+    values = [getattr(day, kind) for day in pulse.days]
+    show = _money if kind == "volume" else _count
+    text = Text()
+    text.append(f"today {show(values[-1])}", "bold")
+    text.append(f" · {len(values)} d {show(pulse.total(kind))} · max {show(max(values))}")
+    if kind in pulse.unproven:
+        text.append(" · not proven (upper bound)", fmt.tone("warning"))
+    return text
+
+
+def rate_text(pulse: Pulse, settings: PulseSettings) -> Text:
+    """The window's chargeback rate and, in words, where it stands against the lines."""
+    rate = pulse.chargeback_rate
+    text = Text()
+    if rate is None:
+        text.append("no sales in the window", "dim")
+        return text
+    text.append(f"{rate:.2f} %", "bold")
+    text.append(f" over {len(pulse.days)} d · lines {settings.warn_rate:g} % / ")
+    text.append(f"{settings.alert_rate:g} % · ")
+    if rate >= settings.alert_rate:
+        text.append(f"ABOVE the {settings.alert_rate:g} % line", fmt.tone("bold error"))
+    elif rate >= settings.warn_rate:
+        text.append(f"above the {settings.warn_rate:g} % warning line", fmt.tone("bold warning"))
+    else:
+        text.append("below both lines", fmt.tone("success"))
+    return text
+
+
+class PulseStrip(Vertical):
+    """The pulse: a title line (window, state), then one chart row per kind."""
+
+    can_focus = True
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("d", "toggle_days", "30/90 days", id="pulse.days"),
+        Binding("ctrl+r", "refresh_pulse", "Refresh pulse", id="pulse.refresh"),
+    ]
+    DEFAULT_CSS = """
+    PulseStrip { height: auto; padding: 0 1; }
+    PulseStrip:focus { background: $boost; }
+    PulseStrip #pulse-title { height: 1; }
+    PulseStrip .pulse-row { height: 1; }
+    PulseStrip .pulse-label { width: 16; }
+    PulseStrip Sparkline { width: 30; margin-right: 1; }
+    PulseStrip .pulse-figures { width: 1fr; }
+    """
+
+    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self.settings = PulseSettings()
+        self.long = False
+        self.pulse: Pulse | None = None
+        self._timer: Timer | None = None
+
+    @property
+    def days(self) -> int:
+        return self.settings.long_days if self.long else self.settings.days
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text("Pulse · loading…", "dim"), id="pulse-title")
+        for kind in (*KINDS, "rate"):
+            with Horizontal(classes="pulse-row", id=f"pulse-{kind}"):
+                yield Static(LABELS[kind], classes="pulse-label")
+                yield Sparkline([], id=f"pulse-{kind}-chart")
+                yield Static("", classes="pulse-figures", id=f"pulse-{kind}-figures")
+
+    def on_mount(self) -> None:
+        self.settings = settings_of(self)
+        self._timer = self.set_interval(max(1.0, self.settings.refresh_seconds), self.load)
+        self.load()
+
+    def action_toggle_days(self) -> None:
+        self.long = not self.long
+        self.load()
+
+    def action_refresh_pulse(self) -> None:
+        self.load(cached=False)
+
+    # --- reading --------------------------------------------------------------------------------
+    def load(self, *, cached: bool = True) -> None:
+        self._compute(cached)
+
+    @work(exclusive=True, group="pulse")
+    async def _compute(self, cached: bool) -> None:
+        host = paytui_app(self)
+        days = self.days
+        try:
+            client = await host.get_client()
+            cache = _CACHES.setdefault(client, PulseCache())
+            known = cache.get(days) if cached else None
+            if known is not None:
+                self.show(known)
+            self._title_progress(Progress(), days, refreshing=known is not None)
+            pulse = await compute_pulse(
+                client,
+                now=host.now(),
+                days=days,
+                concurrency=self.settings.concurrency,
+                on_progress=lambda p: self._title_progress(p, days, refreshing=known is not None),
+            )
+        except Exception as exc:  # every error is worded by the one describer
+            info = describe_error(exc)
+            line = Text(f"Pulse · {days} days · ", "bold")
+            line.append(f"{info.title}: {info.message}", fmt.tone("error"))
+            if info.retryable:
+                line.append(" ctrl+r retries.")
+            self.query_one("#pulse-title", Static).update(line)
+            return
+        cache.put(pulse)
+        self.show(pulse)
+
+    def _title_progress(self, progress: Progress, days: int, *, refreshing: bool) -> None:
+        line = Text(f"Pulse · last {days} days (UTC) · ", "bold")
+        word = "refreshing" if refreshing else progress.phase
+        done = f"{progress.done}/{progress.planned}" if progress.planned else "…"
+        line.append(f"{word} {done}", "dim")
+        if progress.rows:
+            line.append(f" · {progress.rows:,} rows read", "dim")
+        self.query_one("#pulse-title", Static).update(line)
+
+    # --- drawing --------------------------------------------------------------------------------
+    def show(self, pulse: Pulse) -> None:
+        self.pulse = pulse
+        title = Text(f"Pulse · last {len(pulse.days)} days (UTC)", "bold")
+        title.append(f" · as of {fmt.clock(pulse.computed_at)}")
+        other = self.settings.days if self.long else self.settings.long_days
+        title.append(f" · d: {other} days", "dim")
+        if pulse.ignored_filters:
+            title.append(
+                f" · the service ignored {', '.join(pulse.ignored_filters)}: read and "
+                "filtered here",
+                fmt.tone("warning"),
+            )
+        self.query_one("#pulse-title", Static).update(title)
+        for kind in KINDS:
+            self.query_one(f"#pulse-{kind}-chart", Sparkline).data = pulse.series(kind)
+            self.query_one(f"#pulse-{kind}-figures", Static).update(figures_text(pulse, kind))
+        rates = [day.chargeback_rate or 0.0 for day in pulse.days]
+        self.query_one("#pulse-rate-chart", Sparkline).data = rates
+        self.query_one("#pulse-rate-figures", Static).update(rate_text(pulse, self.settings))

@@ -1,0 +1,112 @@
+"""The pulse strip: drawn with its numbers as text, 30/90 days, errors in words, a snapshot.
+
+Against the in-process sandbox at the frozen clock (2026-11-20T18:30Z). Plain `def` for the
+snapshot: `snap_compare` runs its own event loop.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+from textual.widgets import OptionList, Sparkline
+
+from paytui.api.client import PaymentClient
+from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
+from paytui.sandbox.faults import Faults
+from paytui.search.pulse import compute_pulse
+from paytui.ui.palette_commands import open_pulse
+from paytui.ui.screens.pulse import PulseScreen
+from paytui.ui.widgets.pulse import PulseStrip
+from tests.ui.conftest import FROZEN_NOW, make_app, screen_text, settle, wait_for_workers
+
+
+async def expected_pulse(transport: httpx.AsyncBaseTransport, days: int) -> Any:
+    client = PaymentClient(
+        "http://sandbox",
+        client_id=DEMO_CLIENT_ID,
+        client_secret=DEMO_CLIENT_SECRET,
+        transport=transport,
+    )
+    async with client:
+        return await compute_pulse(client, now=FROZEN_NOW, days=days)
+
+
+async def test_the_palette_opens_the_pulse_drawn_with_its_numbers(
+    sandbox_transport: httpx.AsyncBaseTransport,
+) -> None:
+    expected = await expected_pulse(sandbox_transport, 30)
+    app = make_app(sandbox_transport)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"Pulse")
+        palette = app.screen
+        for _ in range(100):  # the palette searches in a worker: wait for its match, bounded
+            await settle(app, pilot)
+            options = palette.query(OptionList)
+            if options and options.first().option_count:
+                break
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert isinstance(app.screen, PulseScreen)
+        strip = app.screen.query_one(PulseStrip)
+        assert strip.pulse is not None and strip.pulse.days == expected.days
+        text = screen_text(app)
+        assert "Pulse · last 30 days (UTC)" in text
+        total = int(expected.total("chargebacks"))
+        assert "Chargebacks" in text and f"30 d {total:,}" in text
+        assert f"{expected.chargeback_rate:.2f} % over 30 d" in text
+        assert "below both lines" in text  # the rate in words, not colour alone
+        chart = app.screen.query_one("#pulse-volume-chart", Sparkline)
+        assert list(chart.data or []) == expected.series("volume")
+
+
+async def test_d_switches_to_ninety_days_and_back(
+    sandbox_transport: httpx.AsyncBaseTransport,
+) -> None:
+    app = make_app(sandbox_transport)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        open_pulse(app)
+        await settle(app, pilot)
+        strip = app.screen.query_one(PulseStrip)
+        await pilot.press("d")
+        await settle(app, pilot)
+        assert strip.pulse is not None and len(strip.pulse.days) == 90
+        assert "Pulse · last 90 days (UTC)" in screen_text(app)
+        await pilot.press("d")
+        await settle(app, pilot)
+        assert len(strip.pulse.days) == 30
+
+
+async def test_a_failing_service_is_said_in_words_and_ctrl_r_retries(
+    sandbox_transport: httpx.AsyncBaseTransport, sandbox_faults: Faults
+) -> None:
+    app = make_app(sandbox_transport)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        sandbox_faults.fail_status = 503
+        sandbox_faults.fail_path_prefix = "/v2/refunds"
+        open_pulse(app)
+        await settle(app, pilot)
+        strip = app.screen.query_one(PulseStrip)
+        assert strip.pulse is None
+        text = screen_text(app)
+        assert "Pulse · 30 days · " in text and "503" in text
+        assert "ctrl+r retries" in text
+        sandbox_faults.fail_status = None
+        await pilot.press("ctrl+r")
+        await settle(app, pilot)
+        assert strip.pulse is not None
+        assert "Pulse · last 30 days (UTC)" in screen_text(app)
+
+
+def test_pulse_snapshot(snap_compare: Any, sandbox_transport: httpx.AsyncBaseTransport) -> None:
+    async def run_before(pilot: Any) -> None:
+        await wait_for_workers(pilot)
+        open_pulse(pilot.app)
+        await wait_for_workers(pilot)
+
+    assert snap_compare(make_app(sandbox_transport), terminal_size=(120, 24), run_before=run_before)
