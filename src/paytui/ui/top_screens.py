@@ -1,9 +1,9 @@
 """The top-level screens, each declared once: its mode, number key, title and words.
 
-The App's modes (`PaytuiApp.MODES`), the number keys `1`-`5` (`bindings.GLOBAL_BINDINGS`) and
-the palette's "Go to …" entries (`palette_commands`) are all built from `TOP_SCREENS`; a new
-top-level screen is one entry here. Each screen's module is imported on first visit only (the
-charge search, the start screen, at start).
+The App's modes (`PaytuiApp.MODES`), the number keys `1`-`5` and `0`
+(`bindings.GLOBAL_BINDINGS`) and the palette's "Go to …" entries (`palette_commands`) are all
+built from `TOP_SCREENS`; a new top-level screen is one entry here. Each screen's module is
+imported on first visit only (the charge search, the start screen, at start).
 """
 
 from __future__ import annotations
@@ -72,7 +72,16 @@ TOP_SCREENS: tuple[TopScreen, ...] = (
         "paytui.ui.screens.history",
         "HistoryScreen",
     ),
+    TopScreen(
+        "today",
+        "0",
+        "Today",
+        "What needs doing next",
+        "Today: chargebacks, holds to capture, returns, accounts, by deadline",
+        "paytui.ui.screens.today",
+        "TodayScreen",
+    ),
 )
 
-#: (mode name, title, one-line help) of every top-level screen, in key order `1`..`5`.
+#: (mode name, title, one-line help) of every top-level screen: `1`..`5`, then `0`.
 SCREENS: tuple[tuple[str, str, str], ...] = tuple((s.mode, s.title, s.blurb) for s in TOP_SCREENS)

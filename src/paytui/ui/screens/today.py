@@ -1,0 +1,278 @@
+"""Today (`0`): everything that needs a person, soonest deadline first (docs/today.md).
+
+The queue is `paytui.today.queue.build_queue`, read whole in one worker (`PagedListScreen`'s
+reader) and shown as one list: kind, what, customer, amount, the due time in the user's time
+zone and the time left in words ("due in 2 d 4 h", "overdue 3 h", "≈" when estimated), never by
+colour alone. `f` steps through the phases (`PHASES`, data beside the screen); `enter` opens the
+item (a charge's detail, an account, a token). On a team journal a "claimed by" column shows who
+works on a charge; on a file journal there is none.
+
+`#pulse` at the top is the pulse's slot (`paytui.ui.widgets.pulse.PulseStrip`, mounted there
+when that module exists).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.widgets import DataTable, Static
+
+from paytui.api.models import Page
+from paytui.text import safe
+from paytui.today.queue import TodayItem, TodayQueue, build_queue, due_words, unknown_outcomes
+from paytui.ui import format as fmt
+from paytui.ui import messages
+from paytui.ui.running_app import paytui_app
+from paytui.ui.screens.paged_list import PagedListScreen
+from paytui.ui.widgets.fit_table import FitColumn, FitNavTable
+from paytui.ui.widgets.footer import PaytuiFooter
+from paytui.ui.widgets.header import PaytuiHeader
+from paytui.ui.widgets.list_state import ErrorLine, ListState
+
+if TYPE_CHECKING:
+    from paytui.api.client import PaymentClient
+
+
+@dataclass(frozen=True)
+class Phase:
+    """One view of the queue: its name, the kinds it holds (all when empty) and, when set,
+    how far ahead it looks (`due_within`, from now; 0: overdue only)."""
+
+    name: str
+    kinds: tuple[str, ...] = ()
+    due_within: timedelta | None = None
+
+
+#: The phases `f` steps through, in order.
+PHASES: tuple[Phase, ...] = (
+    Phase("all"),
+    Phase("due today", due_within=timedelta(0)),
+    Phase("overdue", due_within=timedelta(-1)),
+    Phase("unknown outcomes", ("unknown",)),
+    Phase("chargebacks", ("chargeback",)),
+    Phase("ACH returns", ("return",)),
+    Phase("authorizations", ("authorization",)),
+    Phase("accounts", ("account",)),
+    Phase("tokens", ("token",)),
+)
+
+#: Words for each kind, as the list shows them.
+KIND_WORDS = {
+    "unknown": "unknown outcome",
+    "chargeback": "chargeback",
+    "return": "ACH return",
+    "authorization": "capture by",
+    "account": "account",
+    "token": "expiring",
+}
+
+TODAY_BINDINGS: list[Binding] = [
+    Binding("f", "next_phase", "Phase", id="today.phase", tooltip="Next phase: due today, ..."),
+    Binding("y", "copy_id", "Copy id", id="today.copy_id", tooltip="Copy the item's id"),
+    Binding("ctrl+r", "refresh", "Refresh", id="today.refresh", tooltip="Read the queue again"),
+]
+
+TODAY_COLUMNS = (
+    FitColumn("kind", "Kind"),
+    FitColumn("what", "What", priority=2, min_width=10),
+    FitColumn("customer", "Customer", priority=1, min_width=8),
+    FitColumn("amount", Text("Amount", justify="right")),
+    FitColumn("due", "Due (local)"),
+    FitColumn("left", "Time left"),
+    FitColumn("claimed", "Claimed by", priority=3, min_width=8, only_when_filled=True),
+)
+
+
+def local_due(value: datetime) -> str:
+    """The due time in the user's time zone, to the minute, with the zone's name."""
+    return value.astimezone().strftime("%a %Y-%m-%d %H:%M %Z").strip()
+
+
+class TodayScreen(PagedListScreen[TodayItem]):
+    """The queue, whole (`READ_ALL_UP_TO`), sorted unknown outcomes first, then by due time."""
+
+    CSS_PATH = Path(__file__).with_name("today.tcss")
+    BINDINGS: ClassVar[list[BindingType]] = [*TODAY_BINDINGS]
+    HELP_TITLE = "Today"
+    AUTO_FOCUS = "#today"
+    NOUN = "items"
+    STATUS_ID = "showing"
+    PAGE_SIZE = 10_000
+    READ_ALL_UP_TO = 10_000
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.queue: TodayQueue | None = None
+        self.phase = 0
+        #: Who holds each charge (team journal only: None means no column).
+        self.claimed_by: dict[str, str] | None = None
+
+    def compose(self) -> ComposeResult:
+        yield PaytuiHeader()
+        yield Vertical(id="pulse")
+        with Horizontal(id="summary"):
+            yield Static(Text("Today"), id="view-name")
+            yield Static(Text(""), id="phase")
+            yield Static(Text(""), id="today-notes")
+            yield Static(Text(""), id="showing")
+        line = ErrorLine(id="inline-error")
+        yield line
+        yield ListState(error_line=line)
+        yield FitNavTable(TODAY_COLUMNS, id="today", cursor_type="row")
+        yield PaytuiFooter()
+
+    def on_mount(self) -> None:
+        self._show_phase()
+        self.load()
+
+    @property
+    def state(self) -> str:
+        return self.query_one(ListState).state
+
+    # --- the read -------------------------------------------------------------------------------
+    async def fetch(self, client: PaymentClient, offset: int, limit: int) -> Page[TodayItem]:
+        if offset > 0:  # read whole in one go
+            return Page[TodayItem].model_construct(items=[], limit=limit, unreadable=[])
+        from paytui.today.seen import SeenStore, default_seen_path
+
+        app = paytui_app(self)
+        connection = app.session.connection
+        prefs = connection.today if connection is not None else None
+        base_url = str(client.base_url)
+        unknown = []
+        claims_of = None
+        try:
+            executor = await app.actions.executor()
+        except Exception:  # no journal: no unknown outcomes to show (the header says why)
+            executor = None
+        if executor is not None:
+            unknown = await asyncio.to_thread(unknown_outcomes, executor.journal, base_url)
+            if executor.journal.kind == "postgresql":
+                claims_of = executor
+        seen = await asyncio.to_thread(SeenStore, default_seen_path(), base_url)
+        try:
+            queue = await build_queue(
+                client, prefs=prefs, seen=seen, now=app.now(), unknown=unknown
+            )
+        finally:
+            seen.close()
+        self.claimed_by = None
+        if claims_of is not None:
+            ids = [i.target_id for i in queue.items if i.target == "charge"]
+            held = await claims_of.claimed(ids)
+            now = app.now()
+            self.claimed_by = {key: claim.holder(now) for key, claim in held.items()}
+        self.queue = queue
+        return Page[TodayItem].model_construct(
+            items=self._in_phase(queue), limit=limit, unreadable=[]
+        )
+
+    def _in_phase(self, queue: TodayQueue) -> list[TodayItem]:
+        phase = PHASES[self.phase]
+        before = None
+        if phase.due_within is not None:
+            now = queue.now
+            if phase.due_within < timedelta(0):
+                before = now
+            else:
+                midnight = now.astimezone().replace(hour=0, minute=0, second=0, microsecond=0)
+                before = (midnight + timedelta(days=1)).astimezone(UTC)
+        return queue.select(kinds=phase.kinds, due_before=before)
+
+    def row_key(self, item: TodayItem) -> str | None:
+        return f"{item.kind}:{item.id}:{item.due_at.isoformat()}"
+
+    def row_cells(self, item: TodayItem) -> list[Text]:
+        now = self.queue.now if self.queue is not None else paytui_app(self).now()
+        overdue = item.due_at <= now
+        left = due_words(item.due_at, now, estimated=item.estimated)
+        claimed = ""
+        if self.claimed_by is not None and item.target == "charge":
+            claimed = self.claimed_by.get(item.target_id, "nobody")
+        return [
+            Text(
+                KIND_WORDS.get(item.kind, item.kind),
+                style=fmt.tone("bold") if item.kind == "unknown" else "",
+            ),
+            fmt.literal(item.id),
+            fmt.literal(item.customer or "—"),
+            Text(fmt.money(item.amount) if item.amount is not None else "—", justify="right"),
+            Text(local_due(item.due_at)),
+            Text(left, style=fmt.tone("bold error") if overdue else ""),
+            fmt.literal(claimed) if claimed else Text(""),
+        ]
+
+    def empty_text(self) -> str:
+        phase = PHASES[self.phase]
+        if phase.name == "all":
+            return "Nothing needs a person now."
+        return f"Nothing in {phase.name}. f: next phase."
+
+    def status_note(self) -> str:
+        return f" · {PHASES[self.phase].name}"
+
+    def page_shown(self) -> None:
+        notes = self.queue.notes if self.queue is not None else []
+        self.query_one("#today-notes", Static).update(Text(safe(" · ".join(notes))))
+        if self.items:
+            self.query_one(FitNavTable).focus()
+
+    def _show_phase(self) -> None:
+        names = [p.name if i != self.phase else f"[{p.name}]" for i, p in enumerate(PHASES)]
+        self.query_one("#phase", Static).update(Text(f"f: {names[self.phase]}"))
+
+    # --- actions --------------------------------------------------------------------------------
+    def action_next_phase(self) -> None:
+        self.phase = (self.phase + 1) % len(PHASES)
+        self._show_phase()
+        if self.queue is not None and not self.reading:
+            page = Page[TodayItem].model_construct(
+                items=self._in_phase(self.queue), limit=self.PAGE_SIZE, unreadable=[]
+            )
+            self.show_first(page, None)
+
+    def action_copy_id(self) -> None:
+        item = self.highlighted()
+        if item is None:
+            return
+        self.app.copy_to_clipboard(item.id)
+        self.app.notify(f"Copied {item.id}", title="Clipboard", markup=False)
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        item = self.highlighted()
+        if item is None:
+            return
+        if item.target == "charge":
+            self.post_message(messages.OpenCharge(item.target_id))
+        elif item.target == "account":
+            from paytui.ui.screens.account_detail import AccountDetailScreen
+
+            self.app.push_screen(AccountDetailScreen(item.target_id))
+        elif item.target == "token":
+            self._open_token(item.target_id)
+        else:
+            self.run_worker(self.app.run_action("app.goto('history')"))
+
+    @work(exclusive=True, group="today-open")
+    async def _open_token(self, token_id: str) -> None:
+        from paytui.ui.screens.tokens import TokenViewScreen
+
+        try:
+            token = await (await paytui_app(self).get_client()).get_token(token_id)
+        except Exception as exc:
+            self.app.notify(safe(str(exc)), title="Token", severity="error", markup=False)
+            return
+        self.app.push_screen(TokenViewScreen(token))
+
+
+__all__ = ["KIND_WORDS", "PHASES", "TODAY_BINDINGS", "TODAY_COLUMNS", "Phase", "TodayScreen"]

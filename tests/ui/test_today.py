@@ -1,0 +1,63 @@
+"""Today (`0`): the queue by deadline, the time left in words, phases, `enter` opens the item."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+
+from paytui.ui.app import PaytuiApp
+from paytui.ui.screens.charge_detail import ChargeDetailScreen
+from paytui.ui.screens.today import PHASES, TodayScreen
+from paytui.ui.widgets.nav_table import NavTable
+from tests.ui.conftest import make_app, screen_text, settle
+
+
+async def open_today(app: PaytuiApp, pilot: Any) -> TodayScreen:
+    await settle(app, pilot)
+    await pilot.press("0")
+    await settle(app, pilot)
+    screen = app.screen
+    assert isinstance(screen, TodayScreen)
+    return screen
+
+
+async def test_zero_opens_today_sorted_by_deadline(
+    sandbox_transport: httpx.AsyncBaseTransport,
+) -> None:
+    app = make_app(sandbox_transport)
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await open_today(app, pilot)
+        assert screen.state == "results"
+        assert screen.query_one("#pulse")  # the pulse's slot
+        table = screen.query_one(NavTable)
+        labels = [str(column.label) for column in table.ordered_columns]
+        assert labels[:6] == ["Kind", "What", "Customer", "Amount", "Due (local)", "Time left"]
+        assert "Claimed by" not in labels  # a file journal: no claims to show
+        due = [item.due_at for item in screen.items]
+        assert due == sorted(due) and table.row_count == len(due)
+        text = screen_text(app)
+        assert "≈ overdue" in text and "≈ due in" in text  # words, not colour alone
+        assert {"chargeback", "authorization", "return", "account"} <= {
+            i.kind for i in screen.items
+        }
+        assert "ACH return" in text and "capture by" in text
+
+        # `f` steps to "due today": only items due before the end of the local day.
+        await pilot.press("f")
+        await settle(app, pilot)
+        assert PHASES[screen.phase].name == "due today"
+        assert len(screen.items) < len(due)
+        await pilot.press(
+            *["f"] * (next(i for i, p in enumerate(PHASES) if p.name == "chargebacks") - 1)
+        )
+        await settle(app, pilot)
+        assert screen.items and {item.kind for item in screen.items} == {"chargeback"}
+
+        # `enter` opens the charge of a chargeback.
+        first = screen.items[0]
+        table.focus()
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert isinstance(app.screen, ChargeDetailScreen)
+        assert first.id in screen_text(app)
