@@ -6,12 +6,15 @@ snapshot: `snap_compare` runs its own event loop.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import httpx
 from textual.widgets import OptionList, Sparkline
 
 from paytui.api.client import PaymentClient
+from paytui.config import resolve_connection
+from paytui.config.model import PulsePrefs
 from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
 from paytui.sandbox.faults import Faults
 from paytui.search.pulse import compute_pulse
@@ -110,3 +113,20 @@ def test_pulse_snapshot(snap_compare: Any, sandbox_transport: httpx.AsyncBaseTra
         await wait_for_workers(pilot)
 
     assert snap_compare(make_app(sandbox_transport), terminal_size=(120, 24), run_before=run_before)
+
+
+async def test_the_lines_come_from_the_pulse_table(
+    sandbox_transport: httpx.AsyncBaseTransport,
+) -> None:
+    """`[pulse] warn_rate` / `alert_rate` are the lines the words compare against."""
+    connection = replace(
+        resolve_connection(environ={}), pulse=PulsePrefs(warn_rate=0.1, alert_rate=0.5)
+    )
+    app = make_app(sandbox_transport, connection=connection)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        open_pulse(app)
+        await settle(app, pilot)
+        text = screen_text(app)
+        assert "lines 0.1 % / 0.5 %" in text
+        assert "above the 0.1 % warning line" in text

@@ -31,6 +31,7 @@ from paytui.config.model import (
     Environment,
     Paging,
     Profile,
+    PulsePrefs,
     TodayPrefs,
     TokenAuth,
     UiPrefs,
@@ -94,6 +95,7 @@ class Connection:
     keymap: Mapping[str, str] = field(default_factory=dict)
     ui: UiPrefs = field(default_factory=UiPrefs)
     today: TodayPrefs = field(default_factory=TodayPrefs)
+    pulse: PulsePrefs = field(default_factory=PulsePrefs)
     problems: tuple[ConfigProblem, ...] = ()
     """Config warnings to show in the UI (the connection is usable despite them)."""
     profile_source: Source = "implicit"
@@ -327,6 +329,7 @@ def _build(
         keymap=dict(config.keymap),
         ui=ui,
         today=config.today,
+        pulse=config.pulse,
         problems=tuple(problems),
         profile_source=source,
         config_path=result.path,

@@ -145,6 +145,27 @@ class TodayPrefs(BaseModel):
         return {brand.strip().lower(): days for brand, days in value.items()}
 
 
+class PulsePrefs(BaseModel):
+    """The `[pulse]` table: the pulse's windows, the chargeback rate's lines and how often it is
+    read again (docs/pulse.md). The lines are for the eye, not rules: the card schemes'
+    monitoring programmes start around 0.9-1 % of a month's transactions."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    days: Annotated[int, Field(ge=2, le=366)] = 30
+    """Days of the pulse (today and the days before it, UTC)."""
+    long_days: Annotated[int, Field(ge=2, le=366)] = 90
+    """Days of the long window (`d` on the pulse)."""
+    warn_rate: Annotated[float, Field(ge=0, le=100)] = 0.9
+    """Chargeback rate, in percent of successful charges, said as "above the warning line"."""
+    alert_rate: Annotated[float, Field(ge=0, le=100)] = 1.0
+    """Chargeback rate, in percent, said as "ABOVE the line"."""
+    refresh_seconds: Annotated[float, Field(ge=10, le=86_400)] = 300.0
+    """Seconds between re-reads of the pulse while it is on screen."""
+    concurrency: Annotated[int, Field(ge=1, le=16)] = 4
+    """Reads of the service at once while the pulse is computed."""
+
+
 #: A service's name for one filter, or false (not sent: applied here). Unset: paytui's name.
 ServiceParameter = str | Literal[False] | None
 
@@ -415,6 +436,7 @@ class Config(BaseModel):
     default_profile: str | None = None
     ui: UiPrefs = UiPrefs()
     today: TodayPrefs = TodayPrefs()
+    pulse: PulsePrefs = PulsePrefs()
     keymap: dict[str, str] = {}
     #: Saved searches: name -> query text (docs/saved-searches.md).
     searches: dict[str, str] = {}

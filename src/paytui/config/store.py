@@ -33,6 +33,7 @@ from paytui.config.model import (
     SECRET_KEYS,
     Config,
     Profile,
+    PulsePrefs,
     TodayPrefs,
     UiPrefs,
 )
@@ -40,7 +41,15 @@ from paytui.config.model import (
 if TYPE_CHECKING:
     from tomlkit import TOMLDocument
 
-TOP_LEVEL_KEYS = ("default_profile", "ui", "today", "keymap", "searches", "profiles")
+TOP_LEVEL_KEYS = (
+    "default_profile",
+    "ui",
+    "today",
+    "pulse",
+    "keymap",
+    "searches",
+    "profiles",
+)
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -150,6 +159,9 @@ def _validate_raw(raw: dict[str, Any], text: str, file: Path) -> LoadResult:
     today_raw = raw.get("today", {})
     today = _validate_section(TodayPrefs, today_raw, ("today",), report, drop_bad_fields=True)
     today = today if today is not None else TodayPrefs()
+    pulse_raw = raw.get("pulse", {})
+    pulse = _validate_section(PulsePrefs, pulse_raw, ("pulse",), report, drop_bad_fields=True)
+    pulse = pulse if pulse is not None else PulsePrefs()
 
     keymap: dict[str, str] = {}
     raw_keymap = raw.get("keymap", {})
@@ -213,6 +225,7 @@ def _validate_raw(raw: dict[str, Any], text: str, file: Path) -> LoadResult:
         default_profile=default_profile,
         ui=ui,
         today=today,
+        pulse=pulse,
         keymap=keymap,
         searches=searches,
         profiles=profiles,
