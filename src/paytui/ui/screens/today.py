@@ -7,8 +7,8 @@ colour alone. `f` steps through the phases (`PHASES`, data beside the screen); `
 item (a charge's detail, an account, a token). On a team journal a "claimed by" column shows who
 works on a charge; on a file journal there is none.
 
-`#pulse` at the top is the pulse's slot (`paytui.ui.widgets.pulse.PulseStrip`, mounted there
-when that module exists).
+`#pulse` at the top holds the pulse (`paytui.ui.widgets.pulse.PulseStrip`: its own worker, its
+keys `d` and `ctrl+r` when focused; docs/today.md, "Pulse").
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ from paytui.ui.widgets.fit_table import FitColumn, FitNavTable
 from paytui.ui.widgets.footer import PaytuiFooter
 from paytui.ui.widgets.header import PaytuiHeader
 from paytui.ui.widgets.list_state import ErrorLine, ListState
+from paytui.ui.widgets.pulse import PulseStrip
 
 if TYPE_CHECKING:
     from paytui.api.client import PaymentClient
@@ -118,7 +119,7 @@ class TodayScreen(PagedListScreen[TodayItem]):
 
     def compose(self) -> ComposeResult:
         yield PaytuiHeader()
-        yield Vertical(id="pulse")
+        yield Vertical(PulseStrip(), id="pulse")
         with Horizontal(id="summary"):
             yield Static(Text("Today"), id="view-name")
             yield Static(Text(""), id="phase")
