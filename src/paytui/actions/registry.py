@@ -125,6 +125,14 @@ class ActionSpec:
         return self.rule(subject)
 
 
+def _duplicates(charge: Any) -> str | None:
+    """ "Charged twice?" needs the fields duplicates are matched on (`paytui.duplicates`)."""
+    from paytui.duplicates import why_not_searchable
+
+    reason = why_not_searchable(charge)
+    return None if reason is None else f"Cannot look for duplicates: {reason}"
+
+
 ACTIONS: dict[str, ActionSpec] = {
     spec.id: spec
     for spec in (
@@ -154,6 +162,8 @@ ACTIONS: dict[str, ActionSpec] = {
         # On the journal, not the service: "I am working on this charge" for the other agents
         # (`paytui.actions.claims`); no scope, and a read-only profile may say it too.
         ActionSpec("claim", "Claim", None, None, "charge"),
+        # Reads only: the same card, amount and account within a window (`paytui.duplicates`).
+        ActionSpec("duplicates", "Charged twice?", None, _duplicates, "charge"),
     )
 }
 

@@ -101,6 +101,9 @@ class UiPrefs(BaseModel):
     again_window_hours: Hours = 24.0
     """A refund (token, charge) identical to one that succeeded within these hours, by anyone,
     needs an explicit "again" (docs/money-safety.md); 0 turns the rule off."""
+    duplicate_window_minutes: Annotated[float, Field(gt=0, le=10_080)] = 10.0
+    """"Charged twice?" (`z`): charges of the same card, amount and account within these
+    minutes either way of a charge are listed as likely duplicates (docs/screens.md)."""
 
     @field_validator("confirm_threshold", mode="before")
     @classmethod

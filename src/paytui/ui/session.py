@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -104,6 +104,7 @@ class Session:
             self.default_account_id = None
             self.watch_interval = 5.0
             self.refresh_interval = 30.0
+            self.duplicate_window = timedelta(minutes=10)  # `UiPrefs.duplicate_window_minutes`
             self.insecure = False
             self.ca_bundle = None
             self.base_url = None
@@ -115,6 +116,8 @@ class Session:
         self.default_account_id = connection.account_id
         self.watch_interval = float(connection.ui.watch_interval)
         self.refresh_interval = float(connection.ui.refresh_interval)
+        #: "Charged twice?": how far apart a likely duplicate may be (`paytui.duplicates`).
+        self.duplicate_window = timedelta(minutes=float(connection.ui.duplicate_window_minutes))
         self.insecure = connection.insecure
         self.ca_bundle = connection.verify if isinstance(connection.verify, str) else None
         self.base_url = connection.base_url

@@ -189,6 +189,15 @@ class ChargeDetailScreen(PaytuiScreen[None]):
             show=False,
         ),
         Binding(
+            "z",
+            "duplicates",
+            "Charged twice?",
+            id="detail.duplicates",
+            tooltip="Likely duplicates of this charge: same card, amount and account within "
+            "minutes ([ui] duplicate_window_minutes)",
+            show=False,
+        ),
+        Binding(
             "m",
             "claim",
             "Claim",
@@ -685,6 +694,14 @@ class ChargeDetailScreen(PaytuiScreen[None]):
     def action_copy_id(self) -> None:
         self.app.copy_to_clipboard(self.charge_id)
         self.notify(f"Copied charge id {self.charge_id}", title="Clipboard", markup=False)
+
+    async def action_duplicates(self) -> None:
+        from paytui.ui.screens.duplicates import DuplicatesScreen
+
+        if self.charge is not None:
+            await self.app.push_screen(
+                DuplicatesScreen(self.charge, self.app.session.duplicate_window)
+            )
 
     def action_open_authorization(self) -> None:
         original = self._wire.get("original_charge_id")

@@ -206,6 +206,15 @@ CHARGES_BINDINGS: list[Binding] = [
         show=False,
     ),
     Binding(
+        "z",
+        "duplicates",
+        "Charged twice?",
+        id="charges.duplicates",
+        tooltip="Likely duplicates of the highlighted charge: same card, amount and account "
+        "within minutes ([ui] duplicate_window_minutes)",
+        show=False,
+    ),
+    Binding(
         "x",
         "export",
         "Export",
@@ -815,6 +824,13 @@ class ChargeSearchScreen(PaytuiScreen[None]):
 
     async def action_capture(self) -> None:
         await self._money_action("capture")
+
+    async def action_duplicates(self) -> None:
+        from paytui.ui.screens.duplicates import DuplicatesScreen
+
+        charge = self.query_one(ChargeTable).cursor_charge
+        if charge is not None:
+            await self.app.push_screen(DuplicatesScreen(charge, self.app.session.duplicate_window))
 
     async def action_refund(self) -> None:
         await self._money_action("refund")
