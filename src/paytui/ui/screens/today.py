@@ -94,8 +94,8 @@ TODAY_COLUMNS = (
 
 
 def local_due(value: datetime) -> str:
-    """The due time in the user's time zone, to the minute, with the zone's name."""
-    return value.astimezone().strftime("%a %Y-%m-%d %H:%M %Z").strip()
+    """The due time in the user's time zone (the column says so), to the minute."""
+    return value.astimezone().strftime("%Y-%m-%d %H:%M")
 
 
 class TodayScreen(PagedListScreen[TodayItem]):

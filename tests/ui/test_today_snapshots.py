@@ -1,0 +1,37 @@
+"""Snapshots of Today (`0`) at 120x40 and 80x24, in UTC (the due column is local time).
+
+Plain `def` tests: `snap_compare` runs its own event loop. Update after checking the SVGs by eye:
+`pytest tests/ui/test_today_snapshots.py --snapshot-update`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.ui.conftest import SIZES, make_app, wait_for_workers
+
+
+@pytest.fixture
+def utc(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_today(
+    snap_compare: Any, sandbox_transport: httpx.AsyncBaseTransport, size: tuple[int, int], utc: None
+) -> None:
+    async def run_before(pilot: Any) -> None:
+        await wait_for_workers(pilot)
+        await pilot.press("0")
+        await wait_for_workers(pilot)
+
+    assert snap_compare(make_app(sandbox_transport), terminal_size=size, run_before=run_before)
