@@ -77,7 +77,7 @@ KIND_WORDS = {
 }
 
 TODAY_BINDINGS: list[Binding] = [
-    Binding("f", "next_phase", "Phase", id="today.phase", tooltip="Next phase: due today, ..."),
+    Binding("f", "cycle_filter", "Phase", id="today.phase", tooltip="Next phase: due today, ..."),
     Binding("y", "copy_id", "Copy id", id="today.copy_id", tooltip="Copy the item's id"),
     Binding("ctrl+r", "refresh", "Refresh", id="today.refresh", tooltip="Read the queue again"),
 ]
@@ -232,7 +232,7 @@ class TodayScreen(PagedListScreen[TodayItem]):
         self.query_one("#phase", Static).update(Text(f"f: {names[self.phase]}"))
 
     # --- actions --------------------------------------------------------------------------------
-    def action_next_phase(self) -> None:
+    def action_cycle_filter(self) -> None:
         self.phase = (self.phase + 1) % len(PHASES)
         self._show_phase()
         if self.queue is not None and not self.reading:
