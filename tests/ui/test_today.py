@@ -61,3 +61,31 @@ async def test_zero_opens_today_sorted_by_deadline(
         await settle(app, pilot)
         assert isinstance(app.screen, ChargeDetailScreen)
         assert first.id in screen_text(app)
+
+
+async def test_claimed_by_shows_on_a_team_journal(
+    sandbox_transport: httpx.AsyncBaseTransport, team_journal_url: str
+) -> None:
+    from paytui.actions.journal import Journal
+    from paytui.config.urls import service_key
+    from tests.ui.conftest import frozen_clock
+
+    app = make_app(sandbox_transport, journal_path=team_journal_url)
+    async with app.run_test(size=(160, 40)) as pilot:
+        screen = await open_today(app, pilot)
+        labels = [str(column.label) for column in screen.query_one(NavTable).ordered_columns]
+        assert "Claimed by" in labels  # a team journal: the column, "nobody" where free
+        first = next(item for item in screen.items if item.target == "charge")
+        with Journal(team_journal_url, clock=frozen_clock) as other:
+            other.claim(
+                service_key("http://sandbox"),
+                first.target_id,
+                agent="support-12",
+                machine="ws-3",
+                owner="ws-3:4242",
+            )
+            await pilot.press("ctrl+r")
+            await settle(app, pilot)
+            assert screen.claimed_by is not None
+            assert screen.claimed_by[first.target_id].startswith("support-12")
+            assert "support-12" in screen_text(app)
