@@ -133,6 +133,14 @@ def _duplicates(charge: Any) -> str | None:
     return None if reason is None else f"Cannot look for duplicates: {reason}"
 
 
+def _customer(charge: Any) -> str | None:
+    """One customer's screen needs the payer's name or the card's last four to find them by."""
+    payment_method = getattr(charge, "payment_method", None)
+    if getattr(charge, "contact_name", None) or getattr(payment_method, "last4", None):
+        return None
+    return "The service gave neither the payer's name nor the card's last four"
+
+
 ACTIONS: dict[str, ActionSpec] = {
     spec.id: spec
     for spec in (
@@ -164,6 +172,8 @@ ACTIONS: dict[str, ActionSpec] = {
         ActionSpec("claim", "Claim", None, None, "charge"),
         # Reads only: the same card, amount and account within a window (`paytui.duplicates`).
         ActionSpec("duplicates", "Charged twice?", None, _duplicates, "charge"),
+        # Reads only: the payer's charges, refunds, chargebacks and tokens (`paytui.customer`).
+        ActionSpec("customer", "Customer", None, _customer, "charge"),
     )
 }
 

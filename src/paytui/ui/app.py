@@ -448,6 +448,11 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
             await self.open_query_text(argument)
         elif command == "saved":
             self.run_saved_search(argument)
+        elif command == "customer":
+            from paytui.customer import customer_key
+            from paytui.ui.screens.customer import CustomerScreen
+
+            await self.push_screen(CustomerScreen(customer_key(argument)))
         elif command == "charge":
             from paytui.ui.screens.charge_detail import ChargeDetailScreen
 

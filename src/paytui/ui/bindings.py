@@ -73,7 +73,8 @@ GLOBAL_BINDINGS: list[Binding] = [
         "app.jump",
         "Jump",
         id="app.jump",
-        tooltip=":charge ID, :token ID, :account ID, :charges QUERY, :saved NAME, :history",
+        tooltip=":charge ID, :token ID, :account ID, :charges QUERY, :saved NAME, :customer NAME, "
+        ":history",
         show=False,
     ),
     Binding(

@@ -1,6 +1,7 @@
 """The `:` jump line, k9s style: what a line means and how it completes. Pure (no Textual).
 
-``:charge ID``, ``:token ID``, ``:account ID``, ``:charges QUERY``, ``:saved NAME``, ``:history``.
+``:charge ID``, ``:token ID``, ``:account ID``, ``:charges QUERY``, ``:saved NAME``, ``:history``,
+``:customer NAME|EMAIL|LAST4`` (`paytui.customer`).
 A command may be shortened to an unambiguous prefix (``:acc``, ``:h``); a whole word wins
 (``:charge`` is not ``:charges``). ``:charges QUERY`` is the one query language
 (`paytui.search.query`): the jump line checks it with the same parser as `/`. Completion offers
@@ -22,6 +23,7 @@ COMMANDS: dict[str, tuple[str | None, str]] = {
     "account": ("ID", "open a merchant account"),
     "charges": ("QUERY", "search charges (the / language)"),
     "saved": ("NAME", "run a saved search"),
+    "customer": ("NAME", "one customer: a name, an email or a card's last four"),
     "history": (None, "the action journal"),
 }
 

@@ -198,6 +198,15 @@ class ChargeDetailScreen(PaytuiScreen[None]):
             show=False,
         ),
         Binding(
+            "H",
+            "customer",
+            "Customer",
+            id="detail.customer",
+            tooltip="The payer of this charge: their charges, refunds, chargebacks, tokens and "
+            "totals (by name, else the card's last four)",
+            show=False,
+        ),
+        Binding(
             "m",
             "claim",
             "Claim",
@@ -694,6 +703,12 @@ class ChargeDetailScreen(PaytuiScreen[None]):
     def action_copy_id(self) -> None:
         self.app.copy_to_clipboard(self.charge_id)
         self.notify(f"Copied charge id {self.charge_id}", title="Clipboard", markup=False)
+
+    async def action_customer(self) -> None:
+        from paytui.ui.screens.customer import customer_of
+
+        if self.charge is not None:
+            await self.app.push_screen(customer_of(self.charge))
 
     async def action_duplicates(self) -> None:
         from paytui.ui.screens.duplicates import DuplicatesScreen

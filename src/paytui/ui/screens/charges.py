@@ -215,6 +215,15 @@ CHARGES_BINDINGS: list[Binding] = [
         show=False,
     ),
     Binding(
+        "H",
+        "customer",
+        "Customer",
+        id="charges.customer",
+        tooltip="The payer of the highlighted charge: their charges, refunds, chargebacks, "
+        "tokens and totals (by name, else the card's last four)",
+        show=False,
+    ),
+    Binding(
         "x",
         "export",
         "Export",
@@ -824,6 +833,13 @@ class ChargeSearchScreen(PaytuiScreen[None]):
 
     async def action_capture(self) -> None:
         await self._money_action("capture")
+
+    async def action_customer(self) -> None:
+        from paytui.ui.screens.customer import customer_of
+
+        charge = self.query_one(ChargeTable).cursor_charge
+        if charge is not None:
+            await self.app.push_screen(customer_of(charge))
 
     async def action_duplicates(self) -> None:
         from paytui.ui.screens.duplicates import DuplicatesScreen
