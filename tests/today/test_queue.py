@@ -7,7 +7,7 @@ import stat
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from paytui.actions.journal import Journal
 from paytui.config.model import TodayPrefs
@@ -113,3 +113,30 @@ def test_the_today_table_of_the_config(tmp_path: Path) -> None:
     assert result.config.today.hold_days == 5
     assert result.config.today.brand_hold_days == {"amex": 10}
     assert any("hurry" in str(problem) for problem in result.problems)
+
+
+async def test_a_service_that_ignores_the_filters_adds_nothing(
+    second_service: Any,
+) -> None:
+    """The second service applies no filter: every charge comes back for `status=chargeback`.
+    Only the rows that show a chargeback (or a return) are in the queue; authorizations it
+    cannot show uncaptured are left out and said."""
+    from tests.second_service.fixtures import client_for
+
+    service = second_service(applied_filters=frozenset())
+    now = max(c.moment for c in service.store.charges) + timedelta(hours=1)
+    async with client_for(service) as client:
+        queue = await build_queue(
+            client, prefs=TodayPrefs(lookback_days=0), seen=SeenStore(None, "x"), now=now
+        )
+    by_id = {c.charge_id: c for c in service.store.charges}
+    chargebacks = {i.id for i in queue.select(kinds=["chargeback"])}
+    returns = {i.id for i in queue.select(kinds=["return"])}
+    assert chargebacks and returns
+    assert {by_id[i].status for i in chargebacks} == {"chargeback"}
+    assert {by_id[i].status for i in returns} == {"return"}
+    assert chargebacks == {c.charge_id for c in service.store.charges if c.status == "chargeback"}
+    # Not one authorization shows it is uncaptured here: none is listed, and that is said.
+    assert not queue.select(kinds=["authorization"])
+    assert any(n.startswith("open authorizations: ") and "not proven" in n for n in queue.notes)
+    assert queue.failed == ["tokens"]  # this service has no token list: said, not fatal

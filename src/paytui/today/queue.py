@@ -179,29 +179,34 @@ def items_from_journal(entries: Iterable[JournalEntry]) -> list[TodayItem]:
 async def _rows(
     read: Callable[[int, int], Awaitable[Page[Any]]], notes: list[str], what: str
 ) -> AsyncIterator[Any]:
-    """Every readable, proven row of a paged list (at most `MAX_ROWS`)."""
+    """Every readable, proven row of a paged list (at most `MAX_ROWS`); what was left out is
+    one note at the end."""
     offset = 0
-    count = 0
-    while True:
-        page = await read(PAGE_SIZE, offset)
-        if page.unproven:
-            notes.append(f"{what}: {len(page.unproven)} rows not proven to match were left out")
-        if page.unreadable:
-            notes.append(f"{what}: {len(page.unreadable)} unreadable rows left out")
-        for item in page.items:
-            if _row_id(item) in page.unproven:
-                continue
-            count += 1
-            yield item
-        if page.paging_note:
-            notes.append(f"{what}: {page.paging_note}")
-            return
-        if count >= MAX_ROWS:
-            notes.append(f"{what}: stopped after {MAX_ROWS} rows")
-            return
-        if not page.has_more or page.next_offset <= offset:
-            return
-        offset = page.next_offset
+    count = unproven = unreadable = 0
+    try:
+        while True:
+            page = await read(PAGE_SIZE, offset)
+            unproven += len(page.unproven)
+            unreadable += len(page.unreadable)
+            for item in page.items:
+                if _row_id(item) in page.unproven:
+                    continue
+                count += 1
+                yield item
+            if page.paging_note:
+                notes.append(f"{what}: {page.paging_note}")
+                return
+            if count >= MAX_ROWS:
+                notes.append(f"{what}: stopped after {MAX_ROWS} rows")
+                return
+            if not page.has_more or page.next_offset <= offset:
+                return
+            offset = page.next_offset
+    finally:
+        if unproven:
+            notes.append(f"{what}: {unproven} rows not proven to match were left out")
+        if unreadable:
+            notes.append(f"{what}: {unreadable} unreadable rows left out")
 
 
 def _row_id(item: Any) -> str:
