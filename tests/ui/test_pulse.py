@@ -66,7 +66,7 @@ async def test_the_palette_opens_the_pulse_drawn_with_its_numbers(
         assert list(chart.data or []) == expected.series("volume")
 
 
-async def test_d_switches_to_ninety_days_and_back(
+async def test_V_switches_to_ninety_days_and_back(
     sandbox_transport: httpx.AsyncBaseTransport,
 ) -> None:
     app = make_app(sandbox_transport)
@@ -75,11 +75,11 @@ async def test_d_switches_to_ninety_days_and_back(
         open_pulse(app)
         await settle(app, pilot)
         strip = app.screen.query_one(PulseStrip)
-        await pilot.press("d")
+        await pilot.press("V")
         await settle(app, pilot)
         assert strip.pulse is not None and len(strip.pulse.days) == 90
         assert "Pulse · last 90 days (UTC)" in screen_text(app)
-        await pilot.press("d")
+        await pilot.press("V")
         await settle(app, pilot)
         assert len(strip.pulse.days) == 30
 

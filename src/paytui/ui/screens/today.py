@@ -8,7 +8,7 @@ item (a charge's detail, an account, a token). On a team journal a "claimed by" 
 works on a charge; on a file journal there is none.
 
 `#pulse` at the top holds the pulse (`paytui.ui.widgets.pulse.PulseStrip`: its own worker, its
-keys `d` and `ctrl+r` when focused; docs/today.md, "Pulse").
+keys `V` and `ctrl+r` when focused; docs/today.md, "Pulse").
 """
 
 from __future__ import annotations

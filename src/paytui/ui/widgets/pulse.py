@@ -5,7 +5,7 @@ left) and, as text, today's figure, the window's total and the busiest day's; th
 rate's row says in words where the window's rate stands against the configured lines, so
 nothing is told by colour alone (screen readers, `NO_COLOR`). Computed in an exclusive worker
 (never in a frame), cached per client (a session's connection), re-read every
-`refresh_seconds`; `d` switches between the short and the long window. Errors are worded by
+`refresh_seconds`; `V` switches between the short and the long window. Errors are worded by
 `widgets/errors.py`, the one describer.
 """
 
@@ -115,9 +115,14 @@ class PulseStrip(Vertical):
     """The pulse: a title line (window, state), then one chart row per kind."""
 
     can_focus = True
+    HELP_TITLE = "Pulse"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("d", "toggle_days", "30/90 days", id="pulse.days"),
-        Binding("ctrl+r", "refresh_pulse", "Refresh pulse", id="pulse.refresh"),
+        Binding(
+            "V", "toggle_days", "30/90 days", id="pulse.days", tooltip="The long window, or back"
+        ),
+        Binding(
+            "ctrl+r", "refresh", "Refresh", id="pulse.refresh", tooltip="Compute the pulse again"
+        ),
     ]
     DEFAULT_CSS = """
     PulseStrip { height: auto; padding: 0 1; }
@@ -157,7 +162,7 @@ class PulseStrip(Vertical):
         self.long = not self.long
         self.load()
 
-    def action_refresh_pulse(self) -> None:
+    def action_refresh(self) -> None:
         self.load(cached=False)
 
     # --- reading --------------------------------------------------------------------------------
@@ -208,7 +213,7 @@ class PulseStrip(Vertical):
         title = Text(f"Pulse · last {len(pulse.days)} days (UTC)", "bold")
         title.append(f" · as of {fmt.clock(pulse.computed_at)}")
         other = self.settings.days if self.long else self.settings.long_days
-        title.append(f" · d: {other} days", "dim")
+        title.append(f" · V: {other} days", "dim")
         if pulse.ignored_filters:
             title.append(
                 f" · the service ignored {', '.join(pulse.ignored_filters)}: read and "
