@@ -89,3 +89,22 @@ async def test_claimed_by_shows_on_a_team_journal(
             assert screen.claimed_by is not None
             assert screen.claimed_by[first.target_id].startswith("support-12")
             assert "support-12" in screen_text(app)
+
+
+async def test_a_hold_captured_meanwhile_leaves_the_queue(
+    sandbox_transport: httpx.AsyncBaseTransport,
+) -> None:
+    app = make_app(sandbox_transport)
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await open_today(app, pilot)
+        authorizations = [i for i in screen.items if i.kind == "authorization"]
+        hold = authorizations[-1]  # one still due (its hold not lapsed)
+        await pilot.press("1")  # another screen on top meanwhile
+        await settle(app, pilot)
+        await (await app.get_client()).capture(hold.id)
+        app.charges_changed_by(hold.id)  # what the executor says after a capture
+        await pilot.press("0")
+        await settle(app, pilot)
+        assert app.screen is screen
+        left = [i.id for i in screen.items if i.kind == "authorization"]
+        assert hold.id not in left and len(left) == len(authorizations) - 1

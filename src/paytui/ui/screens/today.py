@@ -134,6 +134,20 @@ class TodayScreen(PagedListScreen[TodayItem]):
     def on_mount(self) -> None:
         self._show_phase()
         self.load()
+        paytui_app(self).charges_changed.subscribe(self, self._charges_changed)
+
+    def _charges_changed(self, charge_ids: tuple[str, ...]) -> None:
+        """An action (here, in a detail, by another paytui) changed charges: a captured hold
+        or an answered outcome leaves the queue, so it is read again (now or on return)."""
+        self._stale = True
+        if self.is_current:
+            self.on_screen_resume()
+
+    def on_screen_resume(self) -> None:
+        if getattr(self, "_stale", False) and self.state in {"results", "empty"}:
+            self._stale = False
+            item = self.highlighted()
+            self.load(select=self.row_key(item) if item is not None else None)
 
     @property
     def state(self) -> str:
