@@ -64,3 +64,14 @@ async def test_list_rows_show_disputed_and_captured(app_factory: AppFactory) -> 
         auth = await find(app, ChargeQuery(charge_type="authorization", captured=True))
         detail = await open_detail(app, pilot, auth.charge_id)
         assert "Captured" in heading(detail)
+
+
+async def test_a_charged_back_charge_has_nothing_left_to_refund(app_factory: AppFactory) -> None:
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        disputed = await find(app, ChargeQuery(status="chargeback"))
+        screen = await open_detail(app, pilot, disputed.charge_id)
+        second = heading(screen).split("\n")[1]
+        assert second == "Disputed  refunded 0.00; not refundable"
+        assert "left to refund" not in second

@@ -442,7 +442,14 @@ class ChargeDetailScreen(PaytuiScreen[None]):
         if line:
             line.append("  ")
         money = fmt.money
-        if position.complete and position.left is not None:
+        from paytui.actions.registry import why_not
+
+        refusal = why_not("refund", self.charge)
+        if refusal is not None and position.complete:
+            # Nothing is "left to refund" on a charge the registry refuses to refund (`?` and
+            # the palette say why, from the same rule).
+            line.append(f"refunded {money(position.refunded)}; not refundable")
+        elif position.complete and position.left is not None:
             refunded, left = money(position.refunded), money(position.left)
             line.append(f"refunded {refunded}, {left} left to refund")
         else:
