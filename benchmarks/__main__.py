@@ -37,6 +37,10 @@ Figures:
   every charge to CSV (`benchmarks/export_memory.py`, its own process, the sandbox in a child):
   the highest resident memory over where it started (target 1.25x), and the rows whose amount
   differs from the API's (target 0).
+- `pulse_first_draw_ms`, `pulse_loop_stall_ms`, `pulse_refresh_rss_ratio`: the pulse's first
+  full draw (a new app each run, nothing cached), the longest the event loop was late while it
+  was computed, and memory after 10 full refreshes (`--quick`: 3) over memory after the first
+  draw (`benchmarks/pulse.py`; the sandbox served in its own process). Printed only.
 - `team_journal_intents_per_s/<engine>/<N>w`, `team_journal_cycle_p50_ms/…`, `…_p99_ms`: how many
   money actions a second one journal records (intent, "sent", "succeeded": the executor's three
   writes) with 1, 4 and 16 writer processes at once, each its own connection, on a team's
@@ -70,6 +74,7 @@ PARTS = (
     "screens",
     "paging",
     "frames",
+    "pulse",
     "export",
     "details",
     "team",
@@ -494,6 +499,11 @@ def main(argv: list[str] | None = None) -> int:
             asyncio.run(in_process(db, texts, runs, parts, hold_rows))
         if "frames" in parts:
             asyncio.run(frames_served(db, runs, hold_rows))
+        if "pulse" in parts:
+            from benchmarks.pulse import figures as pulse_figures
+
+            for item in pulse_figures(db, runs, 3 if args.quick else 10):
+                emit(item)
         if "export" in parts:
             from benchmarks.export_memory import figures as export_figures
 

@@ -7,11 +7,13 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
+import pytest
+
 from paytui.api.client import PaymentClient
 from paytui.api.money import to_decimal
 from paytui.api.queries import ChargeQuery
 from paytui.sandbox.seed import DEFAULT_ANCHOR
-from paytui.search.pulse import Progress, compute_pulse, day_starts
+from paytui.search.pulse import READ_UP_TO, Progress, compute_pulse, day_starts
 from tests.second_service.app import SecondService
 from tests.second_service.fixtures import client_for
 
@@ -21,11 +23,17 @@ def test_days_are_utc_days_oldest_first_today_last() -> None:
     assert starts == [datetime(2026, 11, d, tzinfo=UTC) for d in (18, 19, 20)]
 
 
-async def test_the_pulse_is_what_the_rows_of_the_window_say(demo_client: PaymentClient) -> None:
+@pytest.mark.parametrize("read_up_to", [READ_UP_TO, 0], ids=["rows", "totals-per-day"])
+async def test_the_pulse_is_what_the_rows_of_the_window_say(
+    demo_client: PaymentClient, read_up_to: int
+) -> None:
     """Every figure of every day equals what reading the window's charges and refunds row by
-    row gives (the totals asked with `limit=1` are the sandbox's own, proven)."""
+    row gives, whether the counts were read from rows or from the sandbox's totals, one a day
+    (`read_up_to=0`: the route of a large window)."""
     seen: list[Progress] = []
-    pulse = await compute_pulse(demo_client, now=DEFAULT_ANCHOR, days=30, on_progress=seen.append)
+    pulse = await compute_pulse(
+        demo_client, now=DEFAULT_ANCHOR, days=30, on_progress=seen.append, read_up_to=read_up_to
+    )
     start = pulse.days[0].day
     end = start + timedelta(days=30)
     expected: dict[str, Counter[int]] = {
@@ -57,14 +65,15 @@ async def test_the_pulse_is_what_the_rows_of_the_window_say(demo_client: Payment
         for kind, counter in expected.items():
             assert getattr(day, kind) == counter[index], (kind, day.day)
         assert day.volume == volume[index]
-    assert pulse.read_whole == () and pulse.ignored_filters == () and pulse.unproven == ()
+    assert pulse.ignored_filters == () and pulse.unproven == ()
     assert sum(d.chargebacks for d in pulse.days) > 0 and pulse.chargeback_rate is not None
     assert len({d.volume for d in pulse.days}) > 20  # the demo data is not flat
     assert seen and seen[-1].done == seen[-1].planned
 
 
+@pytest.mark.parametrize("read_up_to", [READ_UP_TO, 0], ids=["rows", "totals-per-day"])
 async def test_a_service_that_ignores_the_date_filters_is_never_counted_by_its_totals(
-    second_service: Callable[..., SecondService],
+    second_service: Callable[..., SecondService], read_up_to: int
 ) -> None:
     """The second service applies only `status` and answers `total` for the whole list: its
     totals are not taken for a day's count (one day's single row may well match). Each kind is
@@ -74,7 +83,7 @@ async def test_a_service_that_ignores_the_date_filters_is_never_counted_by_its_t
     charges = service.store.charges
     now = max(c.moment for c in charges) + timedelta(hours=1)
     async with client_for(service) as client:
-        pulse = await compute_pulse(client, now=now, days=7)
+        pulse = await compute_pulse(client, now=now, days=7, read_up_to=read_up_to)
     start = pulse.days[0].day
 
     def per_day(moments: list[datetime]) -> list[int]:

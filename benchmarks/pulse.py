@@ -1,0 +1,117 @@
+"""The pulse's figures: its first full draw, the event loop while it is computed, memory while
+it refreshes (`python -m benchmarks --only pulse`).
+
+The app talks to `paytui sandbox` served in its own process over a socket, as the product does
+(in process, the sandbox's own work would run on the app's event loop and be counted as the
+pulse's). The clock is the database's anchor, so the 30 days are the seeded ones.
+
+- `pulse_first_draw_ms`: from pushing the pulse's screen (a new app each run: nothing cached)
+  until the strip holds the computed pulse and the screen has refreshed with it. Target 2 s.
+- `pulse_loop_stall_ms`: the longest the event loop was late (a 5 ms heartbeat) while the
+  first draw was computed: what the pulse holds a frame back at worst. Target 50 ms.
+- `pulse_refresh_rss_ratio`: resident memory after `refreshes` full re-computations over the
+  memory after the first draw (flat: about 1.0x; target 1.1x).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import time
+from pathlib import Path
+from typing import Any
+
+from benchmarks.figures import figure
+
+
+def _rss_bytes() -> int:
+    import os
+
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+async def _until(predicate: Any, limit: float = 120.0) -> None:
+    """Poll every millisecond (a pilot's pause waits 20 ms at least, which would be measured)."""
+    deadline = time.perf_counter() + limit
+    while not predicate():
+        if time.perf_counter() > deadline:
+            raise TimeoutError("the pulse did not draw")
+        await asyncio.sleep(0.001)
+
+
+async def _one_draw(url: str, anchor: Any, refreshes: int) -> tuple[float, float, float | None]:
+    from paytui.api.client import PaymentClient
+    from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
+    from paytui.ui.app import PaytuiApp
+    from paytui.ui.screens.pulse import PulseScreen
+    from paytui.ui.widgets.pulse import PulseStrip
+
+    async def factory() -> Any:
+        return PaymentClient(url, client_id=DEMO_CLIENT_ID, client_secret=DEMO_CLIENT_SECRET)
+
+    app = PaytuiApp(factory, clock=lambda: anchor)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await app.get_client()
+        stall = 0.0
+        running = True
+
+        async def heartbeat() -> None:
+            nonlocal stall
+            while running:
+                before = time.perf_counter()
+                await asyncio.sleep(0.005)
+                stall = max(stall, (time.perf_counter() - before - 0.005) * 1000)
+
+        beat = asyncio.create_task(heartbeat())
+        started = time.perf_counter()
+        await app.push_screen(PulseScreen())
+        strip = app.screen.query_one(PulseStrip)
+        await _until(lambda: strip.pulse is not None)
+        painted = asyncio.Event()
+        app.screen.call_after_refresh(painted.set)
+        await painted.wait()
+        took = (time.perf_counter() - started) * 1000
+        running = False
+        await beat
+        ratio = None
+        if refreshes:
+            await app.workers.wait_for_complete()
+            gc.collect()
+            first = _rss_bytes()
+            for _ in range(refreshes):
+                before = strip.pulse
+                strip.load(cached=False)
+                await _until(lambda before=before: strip.pulse is not before)
+            await app.workers.wait_for_complete()
+            gc.collect()
+            ratio = _rss_bytes() / first
+    return took, stall, ratio
+
+
+def figures(db: Path, runs: int, refreshes: int) -> list[dict[str, Any]]:
+    from benchmarks.loopback_details import served
+    from paytui.sandbox.seed import DEFAULT_ANCHOR
+
+    draws: list[float] = []
+    stalls: list[float] = []
+    ratio: float | None = None
+    with served(db) as url:
+        for run in range(runs):
+            last = run == runs - 1
+            took, stall, found = asyncio.run(
+                _one_draw(url, DEFAULT_ANCHOR, refreshes if last else 0)
+            )
+            draws.append(took)
+            stalls.append(stall)
+            ratio = found if found is not None else ratio
+    out = [
+        figure("pulse_first_draw_ms", draws, "ms", 2000.0),
+        figure("pulse_loop_stall_ms", stalls, "ms", 50.0, value=max(stalls)),
+    ]
+    if ratio is not None:
+        out.append(figure("pulse_refresh_rss_ratio", [ratio], "x", 1.1))
+        out.append(figure("pulse_refreshes", [float(refreshes)], "refreshes", None))
+    return out
