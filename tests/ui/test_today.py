@@ -108,3 +108,31 @@ async def test_a_hold_captured_meanwhile_leaves_the_queue(
         assert app.screen is screen
         left = [i.id for i in screen.items if i.kind == "authorization"]
         assert hold.id not in left and len(left) == len(authorizations) - 1
+
+
+async def test_capture_from_today_on_an_authorization_only(
+    sandbox_transport: httpx.AsyncBaseTransport,
+) -> None:
+    from paytui.ui.screens.modals.capture import CaptureModal
+
+    app = make_app(sandbox_transport)
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await open_today(app, pilot)
+        accounts = next(i for i, p in enumerate(PHASES) if p.name == "accounts")
+        await pilot.press(*["f"] * accounts)
+        await settle(app, pilot)
+        assert screen.items and screen.items[0].kind == "account"
+        assert screen.check_action("capture", ()) is None  # off: an account is no charge
+        await pilot.press("c")
+        await settle(app, pilot)
+        assert app.screen is screen
+
+        holds = next(i for i, p in enumerate(PHASES) if p.name == "authorizations")
+        await pilot.press(*["f"] * ((holds - accounts) % len(PHASES)))
+        await settle(app, pilot)
+        assert screen.items and screen.items[0].kind == "authorization"
+        assert screen.check_action("capture", ()) is True
+        await pilot.press("c")
+        await settle(app, pilot)
+        assert isinstance(app.screen, CaptureModal)
+        assert app.screen.charge_id == screen.items[0].id

@@ -69,6 +69,9 @@ class TodayItem:
     why: str
     target: str
     target_id: str
+    #: The object read (a `Charge`, `Account` or `Token`; None for an unknown outcome): what
+    #: an action of the registry acts on, as on any list.
+    subject: Any = field(default=None, compare=False, repr=False)
 
     @property
     def sort_key(self) -> tuple[bool, datetime, str, str]:
@@ -272,6 +275,7 @@ async def _chargebacks(
                 why,
                 "charge",
                 charge.charge_id,
+                charge,
             )
         )
     return items
@@ -311,6 +315,7 @@ async def _returns(
                 f" {_days(prefs.return_days)} of first seen",
                 "charge",
                 charge.charge_id,
+                charge,
             )
         )
     return items
@@ -349,6 +354,7 @@ async def _authorizations(
                 f"capture by the end of the {brand or 'card'} hold ({_days(days)}), or it lapses",
                 "charge",
                 charge.charge_id,
+                charge,
             )
         )
     return items
@@ -395,6 +401,7 @@ async def _accounts(
                 why,
                 "account",
                 account.account_id,
+                account,
             )
         )
     return items
@@ -448,6 +455,7 @@ async def _tokens(client: PaymentClient, now: datetime, notes: list[str]) -> lis
                     f"{what} this month: ask the customer for a new card",
                     "token",
                     token.token_id,
+                    token,
                 )
             )
             break

@@ -24,6 +24,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
 from paytui.api.models import Page
@@ -78,6 +79,20 @@ KIND_WORDS = {
 
 TODAY_BINDINGS: list[Binding] = [
     Binding("f", "cycle_filter", "Phase", id="today.phase", tooltip="Next phase: due today, ..."),
+    Binding(
+        "c",
+        "capture",
+        "Capture",
+        id="today.capture",
+        tooltip="Capture the highlighted authorization (needs urn:v2:charges:all)",
+    ),
+    Binding(
+        "r",
+        "refund",
+        "Refund",
+        id="today.refund",
+        tooltip="Refund the highlighted item's charge (needs urn:v2:refunds:all)",
+    ),
     Binding("y", "copy_id", "Copy id", id="today.copy_id", tooltip="Copy the item's id"),
     Binding("ctrl+r", "refresh", "Refresh", id="today.refresh", tooltip="Read the queue again"),
 ]
@@ -246,6 +261,40 @@ class TodayScreen(PagedListScreen[TodayItem]):
         self.query_one("#phase", Static).update(Text(f"f: {names[self.phase]}"))
 
     # --- actions --------------------------------------------------------------------------------
+    def action_subject(self, action: str) -> object | None:
+        """The charge of the highlighted item: the registry decides capture / refund on it as
+        on any charge list (an account or a token row has none: the keys are off there)."""
+        item = self.highlighted()
+        return item.subject if item is not None and item.target == "charge" else None
+
+    def action_target(self, action: str) -> str | None:
+        item = self.highlighted()
+        return item.target_id if item is not None and item.target == "charge" else None
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self.refresh_bindings()  # capture / refund follow the highlighted item
+
+    async def action_capture(self) -> None:
+        await self._money_action("capture")
+
+    async def action_refund(self) -> None:
+        await self._money_action("refund")
+
+    async def _money_action(self, operation: str) -> None:
+        charge_id = self.action_target(operation)
+        if charge_id is None:
+            return
+        modal: Screen[str | None]
+        if operation == "capture":
+            from paytui.ui.screens.modals.capture import CaptureModal
+
+            modal = CaptureModal(charge_id)
+        else:
+            from paytui.ui.screens.modals.refund import RefundModal
+
+            modal = RefundModal(charge_id)
+        await self.app.push_screen(modal)
+
     def action_cycle_filter(self) -> None:
         self.phase = (self.phase + 1) % len(PHASES)
         self._show_phase()
