@@ -19,7 +19,7 @@ from pydantic import SecretStr
 from textual.screen import Screen
 
 import paytui.ui.screens
-from paytui.api.models import PluginSession, Token
+from paytui.api.models import Charge, PluginSession, Token
 from paytui.config.connection import Connection
 
 CHARGE_ID = "000000000000000000000001"
@@ -35,6 +35,18 @@ TOKEN = Token.model_validate(
             "contact": {"first_name": "Ada", "last_name": "Lovelace", "country": "US"},
         },
         "token_expiration_date": "2031-01-01T00:00:00Z",
+    }
+)
+
+CHARGE = Charge.model_validate(
+    {
+        "charge_id": CHARGE_ID,
+        "status": "success",
+        "charge_type": "sale",
+        "total_amount": "12.50",
+        "account_id": "pa_b4kfel3guxntcchyplvq",
+        "charge_timestamp": "2026-11-20T12:00:00Z",
+        "payment_method": TOKEN.payment_method.model_dump() if TOKEN.payment_method else None,
     }
 )
 
@@ -91,6 +103,10 @@ _OPENERS: dict[str, Callable[[], Screen[Any]]] = dict(
         ),
         "MoneyActionModal": lambda: _class(_M + "modals.refund", "RefundModal")(CHARGE_ID),
         "PagedListScreen": lambda: _class(_M + "refunds", "RefundsScreen")(),
+        "CustomerScreen": lambda: _class(_M + "customer", "CustomerScreen")(
+            _class("paytui.customer", "CustomerKey")("name", "Ada Lovelace")
+        ),
+        "DuplicatesScreen": lambda: _class(_M + "duplicates", "DuplicatesScreen")(CHARGE),
         "TypedConfirmModal": lambda: _class(_M + "modals.confirm", "TypedConfirmModal")(
             "12.50", "Retry action #1."
         ),

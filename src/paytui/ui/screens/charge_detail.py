@@ -193,8 +193,7 @@ class ChargeDetailScreen(PaytuiScreen[None]):
             "duplicates",
             "Charged twice?",
             id="detail.duplicates",
-            tooltip="Likely duplicates of this charge: same card, amount and account within "
-            "minutes ([ui] duplicate_window_minutes)",
+            tooltip="Likely duplicates of this charge (same card, amount, account)",
             show=False,
         ),
         Binding(
@@ -202,8 +201,7 @@ class ChargeDetailScreen(PaytuiScreen[None]):
             "customer",
             "Customer",
             id="detail.customer",
-            tooltip="The payer of this charge: their charges, refunds, chargebacks, tokens and "
-            "totals (by name, else the card's last four)",
+            tooltip="The payer's charges, refunds, chargebacks and tokens, with totals",
             show=False,
         ),
         Binding(

@@ -210,8 +210,7 @@ CHARGES_BINDINGS: list[Binding] = [
         "duplicates",
         "Charged twice?",
         id="charges.duplicates",
-        tooltip="Likely duplicates of the highlighted charge: same card, amount and account "
-        "within minutes ([ui] duplicate_window_minutes)",
+        tooltip="Likely duplicates of the highlighted charge (same card, amount, account)",
         show=False,
     ),
     Binding(
@@ -219,8 +218,7 @@ CHARGES_BINDINGS: list[Binding] = [
         "customer",
         "Customer",
         id="charges.customer",
-        tooltip="The payer of the highlighted charge: their charges, refunds, chargebacks, "
-        "tokens and totals (by name, else the card's last four)",
+        tooltip="The payer's charges, refunds, chargebacks and tokens, with totals",
         show=False,
     ),
     Binding(
