@@ -114,3 +114,17 @@ async def test_t_on_the_list_and_on_the_detail(app_factory: AppFactory) -> None:
         await settle(app, pilot)
         assert listed(app) == []
         assert "No likely duplicate" in screen_text(app)
+
+
+def test_the_registry_gates_both_keys_by_what_the_charge_shows() -> None:
+    from paytui.actions.registry import why_not
+
+    assert why_not("duplicates", row("a")) is None
+    assert why_not("duplicates", row("a", payment_method=None)) == (
+        "Cannot look for duplicates: the service did not give its card's last four"
+    )
+    assert why_not("duplicates", None) == "No charge selected"
+    assert why_not("customer", row("a")) is None  # the card's last four
+    assert why_not("customer", row("a", payment_method=None)) == (
+        "The service gave neither the payer's name nor the card's last four"
+    )
