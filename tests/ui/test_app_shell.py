@@ -196,8 +196,8 @@ def test_narrow_layout_drops_low_priority_columns() -> None:
     assert dict((c.key, w) for c, w in layout_columns(76))["id"] == 24
     between = [column.key for column, _ in layout_columns(97)]
     assert between == ["time", "id", "status", "type", "state", "amount", "method"]
-    assert [c.key for c, _ in layout_columns(106)][-1] == "name"
-    assert "result" in [c.key for c, _ in layout_columns(119)]
+    assert [c.key for c, _ in layout_columns(112)][-1] == "name"
+    assert "result" in [c.key for c, _ in layout_columns(125)]
     # Wider: whole ids and result codes before the free text grows.
     huge = dict((column.key, width) for column, width in layout_columns(197))
     assert huge["id"] == 24 and huge["result"] == len("ProcessorPendingACHSale")

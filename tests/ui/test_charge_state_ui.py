@@ -75,3 +75,46 @@ async def test_a_charged_back_charge_has_nothing_left_to_refund(app_factory: App
         second = heading(screen).split("\n")[1]
         assert second == "Disputed  refunded 0.00; not refundable"
         assert "left to refund" not in second
+
+
+async def test_the_highlighted_row_says_partly_refunded_once_its_refunds_are_read(
+    app_factory: AppFactory,
+) -> None:
+    from paytui.api.models import CardPaymentMethodRequest, ChargeRequest
+
+    app = app_factory()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(app, pilot)
+        client = await app.get_client()
+        account = (await client.list_accounts_page(status="approved", limit=1)).items[0]
+        card = CardPaymentMethodRequest(card_number="4111111111111111", expiration_date="2030-12")
+        sales = [
+            await client.create_charge(
+                ChargeRequest(
+                    account_id=account.account_id, total_amount=Decimal(amount), payment_method=card
+                )
+            )
+            for amount in ("30.00", "40.00")
+        ]
+        for sale in sales:
+            await client.create_refund(RefundRequest(charge_id=sale.charge_id, total_amount="1.00"))
+        await pilot.press("ctrl+r")
+        await settle(app, pilot)
+        table = app.screen.query_one(ChargeTable)
+        assert table.charge_at(0).charge_id == sales[1].charge_id  # the newest first
+
+        def row_of(charge_id: str) -> str:
+            return next(line for line in screen_text(app).splitlines() if charge_id[:8] in line)
+
+        # The cursor rests on the newest: its refunds were read; the other row's were not.
+        assert "Partly refunded" in row_of(sales[1].charge_id)
+        assert "refunded" not in row_of(sales[0].charge_id).lower()
+        await pilot.press("j")
+        await settle(app, pilot)
+        assert "Partly refunded" in row_of(sales[0].charge_id)
+
+        await client.create_refund(RefundRequest(charge_id=sales[0].charge_id))  # the rest
+        await pilot.press("k", "j")
+        await settle(app, pilot)
+        assert "Refunded" in row_of(sales[0].charge_id)
+        assert "Partly" not in row_of(sales[0].charge_id)

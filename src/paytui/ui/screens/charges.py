@@ -856,6 +856,29 @@ class ChargeSearchScreen(PaytuiScreen[None]):
     def on_charge_table_highlighted(self, event: ChargeTable.Highlighted) -> None:
         self.refresh_bindings()  # capture / refund follow the highlighted charge's state
         self._show_status()  # who claimed it, if anyone
+        charge = event.charge
+        if charge is not None and charge.status == "success" and not charge.is_authorization:
+            self._read_row_refunds(charge.charge_id, charge.total_amount)
+
+    @work(exclusive=True, group="row-refunds", exit_on_error=False)
+    async def _read_row_refunds(self, charge_id: str, total: object) -> None:
+        """The highlighted row's refunds (one read, as the detail's): its State cell then says
+        Refunded / Partly refunded. Only a list that honoured the filter and ended counts."""
+        from paytui.api.queries import RefundQuery
+        from paytui.charge_state import refunds_position
+
+        query = RefundQuery(charge_id=charge_id)
+        try:
+            client = await paytui_app(self).get_client()
+            page = await client.search_refunds_page(query, limit=50)
+        except Exception:
+            return  # a hint only: the row shows no refund word, as before the read
+        if not self.is_attached:
+            return
+        refunds = [refund for refund in page.items if not query.contradicted_by(refund)]
+        whole = page.ignored_note is None and not page.has_more
+        position = refunds_position(charge_id, total, refunds, complete=whole)
+        self.query_one(ChargeTable).set_refunds(charge_id, position)
 
     def on_charge_table_window_changed(self, event: ChargeTable.WindowChanged) -> None:
         shown = max(0, event.last - event.first)

@@ -37,6 +37,7 @@ from paytui.ui.widgets.list_state import UNREADABLE_LABEL
 if TYPE_CHECKING:
     from paytui.actions.claims import Claim
     from paytui.api.models import Charge, Page, UnreadableItem
+    from paytui.charge_state import RefundPosition
 
 PageLoader = Callable[[int, int], Awaitable["Page[Any]"]]
 
@@ -159,7 +160,7 @@ COLUMNS: tuple[Column, ...] = (
     Column("type", "Type", 8, None, _charge_type),
     # Beside the status, as Stripe's list: the state the row shows (docs/screens.md). Gone
     # before the card at 80 columns (the status column still says chargeback / return).
-    Column("state", "State", 9, None, _state, priority=3, max_width=18),
+    Column("state", "State", 15, None, _state, priority=3, max_width=26),
     Column(
         "result",
         "Result",
@@ -335,6 +336,10 @@ class ChargeTable(ScrollView, can_focus=True):
         self.claim_owner: str | None = None
         """This paytui (`ActionExecutor.owner`): its own claims show as such."""
         self._claims_version = 0
+        self.refunds: dict[str, RefundPosition] = {}
+        """Refunds read of rows the cursor rested on (by charge id; `set_refunds`): their State
+        cell says Refunded / Partly refunded. A row carries no refund total of its own."""
+        self._refunds_version = 0
 
     # --- data ----------------------------------------------------------------------------------
     def show(
@@ -376,6 +381,13 @@ class ChargeTable(ScrollView, can_focus=True):
         if now != before or owner != self.claim_owner:
             self.claim_owner = owner
             self._claims_version += 1
+            self.refresh()
+
+    def set_refunds(self, charge_id: str, position: RefundPosition) -> None:
+        """What the refunds of `charge_id` add up to, as just read; drawn again if it changed."""
+        if self.refunds.get(charge_id) != position:
+            self.refunds[charge_id] = position
+            self._refunds_version += 1
             self.refresh()
 
     def loaded_ids(self) -> list[str]:
@@ -666,6 +678,7 @@ class ChargeTable(ScrollView, can_focus=True):
             self.total,
             self.marks.version,
             self._claims_version,
+            self._refunds_version,
             None if y == 0 else self._row_state(row),
         )
         cached = self._strip_cache.get(key)
@@ -741,6 +754,11 @@ class ChargeTable(ScrollView, can_focus=True):
         cells = [column.render(charge) for column, _ in widths]
         claim = self.claims.get(charge.charge_id)
         keys = [column.key for column, _ in widths]
+        position = self.refunds.get(charge.charge_id)
+        if position is not None and "state" in keys:
+            from paytui.charge_state import state_words
+
+            cells[keys.index("state")] = state_text(state_words(charge, refunds=position))
         if claim is not None and "id" in keys:
             mine = claim.mine(self.claim_owner)
             sign = Text(
