@@ -20,6 +20,7 @@ from decimal import Decimal
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
+from paytui.api.errors import ApiError
 from paytui.api.queries import ChargeQuery
 from paytui.charge_state import state_words
 
@@ -199,7 +200,10 @@ async def read_customer(client: PaymentClient, key: CustomerKey) -> CustomerView
                 )
             )
     await _read_refunds(client, [c for c in charges if _is_settled(c)], view)
-    await _read_tokens(client, key, name, view)
+    try:
+        await _read_tokens(client, key, name, view)
+    except ApiError as exc:  # the rest stands: a service may list no tokens at all
+        view.notes.append(f"tokens could not be read ({exc})")
     view.rows.sort(key=lambda row: (row.at is None, -(row.at.timestamp() if row.at else 0)))
     return view
 
