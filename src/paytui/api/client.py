@@ -299,6 +299,30 @@ class PaymentClient:
                 return
             offset = page.next_offset
 
+    async def search_charges_as(
+        self, model: type[M], query: ChargeQuery, *, page_size: int = 50
+    ) -> AsyncIterator[Page[M]]:
+        """Every page of a charge search with its rows read into `model`, a lighter `Resource`
+        holding only the fields a caller needs (the pulse: amount, time, status, type): about
+        a tenth of `Charge`'s parsing. The filters are proven on those rows as on `Charge`s, so
+        `model` must carry every field the query's filters are judged by."""
+        offset = 0
+        while True:
+            page = await self._page(
+                "/v2/charges",
+                query.to_params(),
+                model,
+                "charges",
+                page_size,
+                offset,
+                query.verdicts,
+                query.sort_ignored_by,
+            )
+            yield page
+            if not page.has_more or page.next_offset <= offset:
+                return
+            offset = page.next_offset
+
     async def get_charge(
         self, charge_id: str, *, expand: Literal["distributions", "all"] | None = None
     ) -> Charge:
