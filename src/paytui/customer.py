@@ -93,11 +93,14 @@ class CustomerView:
     def totals(self) -> str:
         from paytui.api.money import format_amount
 
+        def count(n: int, word: str) -> str:
+            return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
         return (
-            f"{self.charges} charges, {format_amount(self.charged)} charged · "
-            f"{self.refunds} refunds, {format_amount(self.refunded)} refunded · "
-            f"{self.chargebacks} chargebacks, {format_amount(self.charged_back)} · "
-            f"{self.tokens} tokens"
+            f"{count(self.charges, 'charge')}, {format_amount(self.charged)} charged · "
+            f"{count(self.refunds, 'refund')}, {format_amount(self.refunded)} refunded · "
+            f"{count(self.chargebacks, 'chargeback')}, {format_amount(self.charged_back)} · "
+            f"{count(self.tokens, 'token')}"
         )
 
 
