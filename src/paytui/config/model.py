@@ -150,7 +150,7 @@ class TodayPrefs(BaseModel):
 
 class PulsePrefs(BaseModel):
     """The `[pulse]` table: the pulse's windows, the chargeback rate's lines and how often it is
-    read again (docs/pulse.md). The lines are for the eye, not rules: the card schemes'
+    read again (docs/today.md). The lines are for the eye, not rules: the card schemes'
     monitoring programmes start around 0.9-1 % of a month's transactions."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)

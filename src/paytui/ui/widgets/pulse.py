@@ -1,4 +1,4 @@
-"""`PulseStrip`: the pulse of the business (docs/pulse.md), small charts with numbers beside.
+"""`PulseStrip`: the pulse of the business, small charts with the numbers beside them.
 
 Each kind of `paytui.search.pulse.KINDS` is one row: its name, a `Sparkline` of the days (oldest
 left) and, as text, today's figure, the window's total and the busiest day's; the chargeback
@@ -46,7 +46,7 @@ _CACHES: weakref.WeakKeyDictionary[Any, PulseCache] = weakref.WeakKeyDictionary(
 
 @dataclass(frozen=True)
 class PulseSettings:
-    """The `[pulse]` table's values (docs/pulse.md has every default and why)."""
+    """The `[pulse]` table's values (docs/today.md, "The pulse", has every default and why)."""
 
     days: int = 30
     long_days: int = 90
