@@ -130,3 +130,29 @@ async def test_the_lines_come_from_the_pulse_table(
         text = screen_text(app)
         assert "lines 0.1 % / 0.5 %" in text
         assert "above the 0.1 % warning line" in text
+
+
+async def test_the_timer_reads_again_only_while_the_pulse_is_shown(
+    sandbox_transport: httpx.AsyncBaseTransport,
+) -> None:
+    """On Today, behind another mode, a tick of the refresh timer reads nothing; shown, it
+    computes the pulse again."""
+    app = make_app(sandbox_transport)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("0")
+        await settle(app, pilot)
+        strip = app.screen.query_one(PulseStrip)
+        first = strip.pulse
+        assert first is not None
+        await pilot.press("1")
+        await settle(app, pilot)
+        strip.on_timer()
+        await settle(app, pilot)
+        assert strip.pulse is first
+        await pilot.press("0")
+        await settle(app, pilot)
+        strip.on_timer()
+        await settle(app, pilot)
+        assert strip.pulse is not None and strip.pulse is not first
+        assert strip.pulse.days == first.days

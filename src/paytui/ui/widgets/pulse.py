@@ -155,8 +155,14 @@ class PulseStrip(Vertical):
 
     def on_mount(self) -> None:
         self.settings = settings_of(self)
-        self._timer = self.set_interval(max(1.0, self.settings.refresh_seconds), self.load)
+        self._timer = self.set_interval(max(1.0, self.settings.refresh_seconds), self.on_timer)
         self.load()
+
+    def on_timer(self) -> None:
+        """Read again on the timer only while the strip's screen is the one shown: a pulse
+        behind another screen or mode waits for the first tick after it is shown again."""
+        if self.screen.is_current:
+            self.load(cached=False)
 
     def action_toggle_days(self) -> None:
         self.long = not self.long
