@@ -147,12 +147,12 @@ async def test_the_timer_reads_again_only_while_the_pulse_is_shown(
         assert first is not None
         await pilot.press("1")
         await settle(app, pilot)
-        strip.on_timer()
+        strip.tick()
         await settle(app, pilot)
         assert strip.pulse is first
         await pilot.press("0")
         await settle(app, pilot)
-        strip.on_timer()
+        strip.tick()
         await settle(app, pilot)
         assert strip.pulse is not None and strip.pulse is not first
         assert strip.pulse.days == first.days

@@ -155,10 +155,10 @@ class PulseStrip(Vertical):
 
     def on_mount(self) -> None:
         self.settings = settings_of(self)
-        self._timer = self.set_interval(max(1.0, self.settings.refresh_seconds), self.on_timer)
+        self._timer = self.set_interval(max(1.0, self.settings.refresh_seconds), self.tick)
         self.load()
 
-    def on_timer(self) -> None:
+    def tick(self) -> None:
         """Read again on the timer only while the strip's screen is the one shown: a pulse
         behind another screen or mode waits for the first tick after it is shown again."""
         if self.screen.is_current:
