@@ -117,7 +117,14 @@ async def shot_distribution_detail(app: Any, pilot: Any) -> None:
     await settle(app, pilot)
 
 
+async def shot_today(app: Any, pilot: Any) -> None:
+    """Today (0): the pulse above the queue, soonest deadline first."""
+    await pilot.press("0")
+    await settle(app, pilot)
+
+
 SHOTS: dict[str, Callable[[Any, Any], Awaitable[None]]] = {
+    "today": shot_today,
     "charges": shot_charges,
     "charges-chargebacks": shot_chargebacks,
     "charges-query-error": shot_bad_query,
