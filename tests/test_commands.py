@@ -396,3 +396,32 @@ def test_a_script_command_never_imports_textual() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == []
+
+
+def test_an_earlier_attempt_settled_first_says_whose_it_was(run: Run, tmp_path: Path) -> None:
+    """Another agent's refund left unknown on the journal is read back before this one is sent,
+    and stderr says whose it was (on a team journal it is often not this person's)."""
+    from datetime import UTC, datetime
+    from decimal import Decimal
+
+    from paytui.actions.journal import Journal
+    from paytui.config.urls import service_key
+
+    charge = _first(run, "status:success", "type:sale")["charge_id"]
+    with Journal(tmp_path / "journal.sqlite3") as journal:
+        entry = journal.record_intent(
+            profile="sandbox",
+            base_url=service_key("http://sandbox"),
+            operation="refund",
+            charge_id=charge,
+            amount=Decimal("5.00"),
+            request_summary={"total_amount": "5.00"},
+            actor="the dashboard of support-07 on ws-17",
+        )
+        journal.transition(
+            entry.id, "sent", expected={"pending"}, at=datetime(2026, 1, 1, tzinfo=UTC)
+        )
+        journal.transition(entry.id, "unknown", expected={"sent"}, error="Timed out")
+    code, _, err = run("refunds", "create", charge, "--amount", "5", "--yes")
+    assert code == Exit.OK, err
+    assert f"Earlier refund #{entry.id} by the dashboard of support-07 on ws-17: " in err, err

@@ -230,7 +230,9 @@ async def _settle_first(
     unknown (or not proven) is read back now, its verdict recorded in the journal and said on
     stderr — so "Already captured" is never all a capture that did happen leaves behind."""
     for outcome in await executor.settle_earlier(operation, target):
-        runtime.io.message(f"Earlier {operation} #{outcome.entry_id}: {outcome.message}")
+        entry = await asyncio.to_thread(executor.journal.get, outcome.entry_id)
+        by = f" by {entry.actor}" if entry is not None and entry.actor else ""
+        runtime.io.message(f"Earlier {operation} #{outcome.entry_id}{by}: {outcome.message}")
 
 
 def _warn_claimed(runtime: Runtime, executor: ActionExecutor, basis: Basis) -> None:
