@@ -453,3 +453,25 @@ async def test_an_intent_settled_by_another_paytui_before_it_left_is_not_sent(
         with pytest.raises(ActionRefused, match=r"^Nothing was sent: the refund #1 was settled"):
             await executor.refund(sale.charge_id, Decimal("5.00"))
     assert wire.posts("/v2/refunds") == []
+
+
+def test_today_lists_an_entry_whose_sender_is_gone_as_an_unknown_outcome(
+    team_journal_url: str,
+) -> None:
+    """On a team journal, an entry left "sent" by a paytui that died is money whose outcome is
+    not proven: Today lists it first; one whose sender lives is not (it is being answered)."""
+    from paytui.today.queue import unknown_outcomes
+
+    with Journal(team_journal_url) as mine:
+        sender = Journal(team_journal_url)
+        gone = _intent(sender, "a" * 24)
+        sender.transition(gone.id, "sent", expected={"pending"})
+        live = Journal(team_journal_url)
+        try:
+            flying = _intent(live, "b" * 24)
+            assert unknown_outcomes(mine, SERVICE) == []
+            sender.close()  # its paytui dies
+            assert [e.id for e in unknown_outcomes(mine, SERVICE)] == [gone.id]
+            assert flying.id not in [e.id for e in unknown_outcomes(mine, SERVICE)]
+        finally:
+            live.close()

@@ -145,10 +145,17 @@ def parse_when(text: str, now: datetime) -> datetime:
 
 
 def unknown_outcomes(journal: Journal, base_url: str) -> list[JournalEntry]:
-    """The journal's entries on this service whose outcome is unknown (oldest first)."""
+    """The journal's entries on this service whose outcome is unknown (oldest first): "unknown"
+    ones, and on a team journal those left pending or sent by a paytui that is gone (its
+    session lock released: nobody is waiting for its answer). A file journal cannot tell a
+    live sender from a dead one here; the dashboard's start-up read-back settles those."""
     from paytui.config.urls import service_key
 
-    return [e for e in journal.unresolved(base_url=service_key(base_url)) if e.state == "unknown"]
+    found = []
+    for entry in journal.unresolved(base_url=service_key(base_url)):
+        if entry.state == "unknown" or journal.sender_alive(entry) is False:
+            found.append(entry)
+    return found
 
 
 # ------------------------------------------------------------------------------------------------
