@@ -23,6 +23,7 @@ from paytui.config.connection import resolve_connection
 from paytui.config.model import IMPLICIT_PROFILE, Profile
 from paytui.config.secrets import get_secret
 from paytui.config.store import save_profile
+from tests.actions.support import raw_sql
 from tests.cli_support import Run, cli_runner
 
 SERVICE = "http://sandbox"
@@ -89,28 +90,13 @@ def _fill(location: Path | str) -> JournalEntry:
     return first
 
 
-def _raw(location: Path | str, sql: str) -> None:
-    """A statement straight to the database, as someone going around paytui would."""
-    if isinstance(location, Path):
-        db = sqlite3.connect(location)
-        try:
-            db.executescript(sql)
-        finally:
-            db.close()
-        return
-    import psycopg
-
-    with psycopg.connect(location, autocommit=True) as db:
-        db.execute(sql.encode())
-
-
 def _tamper(location: Path | str, entry_id: int) -> None:
     """Someone with the owner's rights turns the rules off and rewrites an amount."""
     if isinstance(location, Path):
         off = "DROP TRIGGER actions_constrained;"
     else:
         off = "ALTER TABLE actions DISABLE TRIGGER actions_constrained;"
-    _raw(location, off + f"UPDATE actions SET amount = '500.00' WHERE id = {entry_id};")
+    raw_sql(location, off + f"UPDATE actions SET amount = '500.00' WHERE id = {entry_id};")
 
 
 def _one_line(err: str) -> str:

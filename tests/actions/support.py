@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -192,3 +194,19 @@ class FakeClock:
         self.slept.append(seconds)
         self.now += timedelta(seconds=seconds)
         await asyncio.sleep(0)
+
+
+def raw_sql(location: Path | str, sql: str) -> None:
+    """Statements straight to a journal's database (a file, or a team's PostgreSQL URL), as
+    someone going around paytui would."""
+    if isinstance(location, Path):
+        db = sqlite3.connect(location)
+        try:
+            db.executescript(sql)
+        finally:
+            db.close()
+        return
+    import psycopg
+
+    with psycopg.connect(location, autocommit=True) as db:
+        db.execute(sql.encode())

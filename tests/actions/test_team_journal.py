@@ -7,10 +7,6 @@ processes with two homes (two agents' machines) on one PostgreSQL journal.
 from __future__ import annotations
 
 import asyncio
-import os
-import sqlite3
-import subprocess
-import sys
 import threading
 from decimal import Decimal
 from pathlib import Path
@@ -22,8 +18,8 @@ from paytui.actions.journal import Journal, JournalConflict, JournalUnavailable,
 from paytui.actions.journal_store import DuplicateIntent, mask_url
 from paytui.api.client import PaymentClient
 from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
-from tests.actions.support import refunds_of
-from tests.actions.test_two_actors import _unrefunded_sales
+from tests.actions.support import raw_sql, refunds_of
+from tests.actions.test_two_actors import _refund_process, _unrefunded_sales
 
 SERVICE = "http://sandbox"
 
@@ -41,21 +37,6 @@ def _intent(journal: Journal, charge: str = "c" * 24, **extra: Any):
     }
     values.update(extra)
     return journal.record_intent(**values)
-
-
-def _raw(location: Path | str, sql: str) -> None:
-    """A statement straight to the database, as someone going around paytui would."""
-    if isinstance(location, Path):
-        db = sqlite3.connect(location)
-        try:
-            db.executescript(sql)
-        finally:
-            db.close()
-        return
-    import psycopg
-
-    with psycopg.connect(location, autocommit=True) as db:
-        db.execute(sql.encode())
 
 
 def test_the_trail_verifies_and_names_the_first_broken_link(journal_location: Path | str) -> None:
@@ -78,7 +59,7 @@ def test_the_trail_verifies_and_names_the_first_broken_link(journal_location: Pa
         off = "DROP TRIGGER actions_constrained;"
     else:
         off = "ALTER TABLE actions DISABLE TRIGGER actions_constrained;"
-    _raw(journal_location, off + f"UPDATE actions SET amount = '500.00' WHERE id = {entry.id};")
+    raw_sql(journal_location, off + f"UPDATE actions SET amount = '500.00' WHERE id = {entry.id};")
     with Journal(journal_location) as journal:
         report = journal.verify()
     assert not report.ok and report.broken == f"entry #{entry.id} was changed outside paytui"
@@ -101,7 +82,7 @@ def test_entries_are_append_only(journal_location: Path | str, sql: str) -> None
         journal.transition(entry.id, "sent", expected={"pending"})
         journal.transition(entry.id, "succeeded", expected={"sent"}, result_id="r1")
     with pytest.raises(Exception, match=r"append-only|never"):
-        _raw(journal_location, sql)
+        raw_sql(journal_location, sql)
     with Journal(journal_location) as journal:
         assert journal.verify().ok
 
@@ -194,37 +175,6 @@ def test_an_unreachable_team_journal_is_one_line_with_the_password_masked() -> N
     assert mask_url(url) == "postgresql://agent:***@127.0.0.1:9/journal"
 
 
-def _agent_process(
-    base_url: str, charge_id: str, home: Path, journal: str, agent: str
-) -> subprocess.Popen[str]:
-    env = {
-        **os.environ,
-        "HOME": str(home),
-        "XDG_DATA_HOME": str(home / "data"),
-        "XDG_CONFIG_HOME": str(home / "config"),
-        "XDG_STATE_HOME": str(home / "state"),
-        "XDG_CACHE_HOME": str(home / "cache"),
-        "PAYTUI_BASE_URL": base_url,
-        "PAYTUI_CLIENT_ID": DEMO_CLIENT_ID,
-        "PAYTUI_CLIENT_SECRET": DEMO_CLIENT_SECRET,
-        "PAYTUI_JOURNAL_URL": journal,
-        "PAYTUI_AGENT": agent,
-        "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring",
-    }
-    for name in ("PAYTUI_PROFILE", "PAYTUI_TOKEN"):
-        env.pop(name, None)
-    code = "import sys; from paytui.cli import main; sys.exit(main(sys.argv[1:]))"
-    argv = [sys.executable, "-c", code, "refunds", "create", charge_id, "--amount", "5.00"]
-    return subprocess.Popen(
-        [*argv, "--yes", "--format", "json"],
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-
-
 async def test_two_agents_on_two_machines_send_one_refund_and_the_loser_is_told_who(
     sandbox_server: str, tmp_path: Path, team_journal_url: str
 ) -> None:
@@ -236,8 +186,11 @@ async def test_two_agents_on_two_machines_send_one_refund_and_the_loser_is_told_
         (sale,) = await _unrefunded_sales(client, 1)
         agents = ("support-07", "support-12")
         processes = [
-            _agent_process(
-                sandbox_server, sale.charge_id, tmp_path / agent, team_journal_url, agent
+            _refund_process(
+                sandbox_server,
+                sale.charge_id,
+                tmp_path / agent,
+                {"PAYTUI_JOURNAL_URL": team_journal_url, "PAYTUI_AGENT": agent},
             )
             for agent in agents
         ]
@@ -328,17 +281,12 @@ def test_a_claim_dies_with_its_agents_connection(
     server drops its locks and the claim is free, without any timestamp."""
     import time
 
-    import psycopg
-
     holder = Journal(team_journal_url)
     holder.claim(SERVICE, "ch_1", agent="support-07", machine="ws-17", owner="ws-17:1")
-    pid = holder._store.one("SELECT pg_backend_pid() AS pid")
-    assert pid is not None
     try:
         with Journal(team_journal_url) as other:
             assert set(other.claims(SERVICE)) == {"ch_1"}
-            with psycopg.connect(postgres_server, autocommit=True) as admin:
-                admin.execute("SELECT pg_terminate_backend(%s)", (pid["pid"],))
+            _cut(postgres_server, holder)
             # The server ends the backend asynchronously: ask until its locks are gone.
             deadline = time.monotonic() + 10
             while other.claims(SERVICE) and time.monotonic() < deadline:
@@ -380,7 +328,7 @@ def test_an_agents_role_may_add_and_move_entries_but_never_rewrite_history(
             assert journal.verify().ok
         for sql in ("DELETE FROM actions", "UPDATE trail SET body = '{}'", "DROP TABLE trail"):
             with pytest.raises(psycopg.Error, match=r"permission denied|must be owner"):
-                _raw(as_agent, sql)
+                raw_sql(as_agent, sql)
     finally:
         with psycopg.connect(postgres_server, autocommit=True) as db:
             db.execute(f'REVOKE ALL ON ALL TABLES IN SCHEMA "{schema}" FROM {role}'.encode())

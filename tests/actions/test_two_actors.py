@@ -41,7 +41,11 @@ def journal_path(journal_location: Path | str) -> Path | str:
     return journal_location
 
 
-def _refund_process(base_url: str, charge_id: str, home: Path) -> subprocess.Popen[str]:
+def _refund_process(
+    base_url: str, charge_id: str, home: Path, extra_env: dict[str, str] | None = None
+) -> subprocess.Popen[str]:
+    """`paytui refunds create CHARGE --amount 5.00 --yes` in a home of its own (`extra_env`:
+    a team journal, an agent's name)."""
     env = {
         **os.environ,
         "HOME": str(home),
@@ -53,6 +57,7 @@ def _refund_process(base_url: str, charge_id: str, home: Path) -> subprocess.Pop
         "PAYTUI_CLIENT_ID": DEMO_CLIENT_ID,
         "PAYTUI_CLIENT_SECRET": DEMO_CLIENT_SECRET,
         "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring",
+        **(extra_env or {}),
     }
     env.pop("PAYTUI_PROFILE", None)
     env.pop("PAYTUI_TOKEN", None)

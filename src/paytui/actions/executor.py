@@ -51,6 +51,7 @@ from typing import TYPE_CHECKING, Any
 from paytui.actions.actor import default_agent, machine_name
 from paytui.actions.amounts import format_amount
 from paytui.actions.basis import Basis, RefundSeen, read_refunds, refunded_total
+from paytui.actions.claims import process_alive
 from paytui.actions.errors import (
     ActionError,
     ActionInFlight,
@@ -365,9 +366,7 @@ class ActionExecutor:
         held = await asyncio.to_thread(self.journal.sender_alive, entry)
         if held is not None:
             return held
-        host, _, pid = entry.owner.rpartition(":")
-        gone = host == socket.gethostname() and pid.isdigit() and not _alive(int(pid))
-        return not gone
+        return process_alive(entry.owner)  # a file journal: its host and pid
 
     def _in_flight_ids(self, operation: str, target: str, mark: int) -> frozenset[int]:
         """Entries of `operation` on `target` unsettled at `mark` (a worker thread's read)."""
@@ -1304,17 +1303,6 @@ class _Go:
     #: The amount asked (a refund's), kept with a refusal in the audit trail.
     amount: Decimal | None = None
     depth: int = 0
-
-
-def _alive(pid: int) -> bool:
-    """Is process `pid` of this machine running? (Signal 0 checks without sending anything.)"""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:  # it exists, owned by another user
-        return True
-    return True
 
 
 def _makes_a_charge(operation: str) -> bool:

@@ -88,6 +88,7 @@ from paytui.actions.journal_store import (
     PostgresStore,
     SqliteStore,
     Store,
+    first_line,
     lock_key,
     mask_url,
     placeholders,
@@ -1277,8 +1278,5 @@ def open_journal(
     except JournalUnavailable:
         raise
     except Exception as exc:  # OSError, sqlite3.Error, psycopg.Error, a newer schema
-        cause = getattr(exc, "strerror", None) or str(exc).strip().splitlines()[0:1] or [""]
-        text = cause if isinstance(cause, str) else cause[0]
-        raise JournalUnavailable(
-            f"the journal {where} cannot be opened ({text or type(exc).__name__})"
-        ) from None
+        cause = getattr(exc, "strerror", None) or first_line(exc)
+        raise JournalUnavailable(f"the journal {where} cannot be opened ({cause})") from None

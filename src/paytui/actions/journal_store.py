@@ -38,6 +38,7 @@ __all__ = [
     "PostgresStore",
     "SqliteStore",
     "Store",
+    "first_line",
     "lock_key",
     "mask_url",
 ]
@@ -296,7 +297,7 @@ class PostgresStore:
             self._db = psycopg.connect(self.url, **self.connect_options())
         except psycopg.Error as exc:
             raise JournalUnavailable(
-                f"the team journal {self.where} cannot be reached ({_first_line(exc)})"
+                f"the team journal {self.where} cannot be reached ({first_line(exc)})"
             ) from None
         self._held.clear()
         return self._db
@@ -327,7 +328,7 @@ class PostgresStore:
                 if self._db is not None and self._db.broken and not self._in_transaction:
                     self._db = None  # opened again by the next statement
                 raise JournalUnavailable(
-                    f"the team journal {self.where} failed ({_first_line(exc)})"
+                    f"the team journal {self.where} failed ({first_line(exc)})"
                 ) from None
 
     def rows(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
@@ -406,7 +407,7 @@ class PostgresStore:
             return _PostgresListener(self, self.channel)
         except Exception as exc:
             raise JournalUnavailable(
-                f"the team journal {self.where} cannot be listened to ({_first_line(exc)})"
+                f"the team journal {self.where} cannot be listened to ({first_line(exc)})"
             ) from None
 
     def close(self) -> None:
@@ -422,7 +423,7 @@ class PostgresStore:
             self._held.clear()
 
 
-def _first_line(exc: BaseException) -> str:
+def first_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return text[0] if text else type(exc).__name__
 
