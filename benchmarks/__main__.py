@@ -10,6 +10,9 @@ Figures:
 
 - `startup_warm_ratio`, `startup_cold_ratio`: paytui's first painted page over a bare Textual app's
   50-row DataTable, on a real pty (120x40), warm sandbox / a new sandbox every start.
+- `first_paint_modules`, `first_paint_paytui_modules`, `first_paint_import_self_ms`: what is
+  imported before the first page is painted (`import_budget.py`; the count's target is the
+  committed budget, which `tests/test_import_budget.py` enforces).
 - `sandbox_build_s`: building the seeded database.
 - `sandbox_ms/<query>`: the sandbox's own time for one search (`search_charges` on SQLite: the
   first page of 100 and the total), for the mix of queries below.
@@ -127,6 +130,19 @@ def startup(runs: int) -> Iterator[dict[str, Any]]:
         yield figure(f"startup_{case}_ratio", ratios, "x", target, value=ratio)
         yield figure(f"startup_{case}_paytui_s", paytui_s, "s", None)
         yield figure(f"startup_{case}_bare_s", bare_s, "s", None)
+    yield from first_paint_imports()
+
+
+def first_paint_imports() -> Iterator[dict[str, Any]]:
+    """The modules loaded at the first paint (the budget `tests/test_import_budget.py` holds)
+    and what `-X importtime` says their imports cost (self time; moves with the machine)."""
+    from benchmarks.import_budget import load_budget, measure
+
+    found = measure()
+    budget = float(load_budget()["module_count"])  # type: ignore[arg-type]
+    yield figure("first_paint_modules", [len(found.modules)], "modules", budget)
+    yield figure("first_paint_paytui_modules", [len(found.paytui_modules)], "modules", None)
+    yield figure("first_paint_import_self_ms", [found.import_ms], "ms", None)
 
 
 # --- the database and the sandbox's own time -----------------------------------------------------

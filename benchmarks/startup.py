@@ -43,8 +43,13 @@ def byte_compile() -> None:
     compileall.compile_dir(str(Path(paytui.__file__).parent), quiet=1)
 
 
-def _time_once(argv: list[str], env: dict[str, str], timeout: float = 30.0) -> float:
-    """Spawn argv on a fresh pty and return seconds until it writes to the probe pipe."""
+def _time_once(
+    argv: list[str], env: dict[str, str], timeout: float = 30.0, stderr: int | None = None
+) -> float:
+    """Spawn argv on a fresh pty and return seconds until it writes to the probe pipe.
+
+    `stderr` (a file descriptor) takes the child's standard error instead of the terminal.
+    """
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
     probe_r, probe_w = os.pipe()
@@ -60,7 +65,7 @@ def _time_once(argv: list[str], env: dict[str, str], timeout: float = 30.0) -> f
         argv,
         stdin=slave,
         stdout=slave,
-        stderr=slave,
+        stderr=slave if stderr is None else stderr,
         env=child_env,
         pass_fds=(probe_w,),
         start_new_session=True,

@@ -8,6 +8,10 @@ so this script swaps in a subclass that writes one line to the file descriptor n
 PAYTUI_BENCH_FD when the first `ResultsPainted` with rows arrives, then exits the app. The swap
 happens when `build_app` is called (after the sandbox has been started), so the import order of
 the real start path is kept; the product code has no benchmark hook.
+
+With PAYTUI_BENCH_MODULES naming a file, the probe also writes there the modules loaded at that
+moment (one name a line) and a line `import time: painted` to stderr, so that `-X importtime`
+lines before it are the imports of the first paint (`benchmarks/import_budget.py`).
 """
 
 from __future__ import annotations
@@ -34,6 +38,11 @@ def _build_probed_app(connection: Any, *, sandbox: Any = None) -> Any:
             if self._reported or not message.total:
                 return
             self._reported = True
+            modules_file = os.environ.get("PAYTUI_BENCH_MODULES")
+            if modules_file:
+                with open(modules_file, "w", encoding="utf-8") as out:
+                    out.write("\n".join(sorted(sys.modules)) + "\n")
+                os.write(2, b"import time: painted\n")
             fd = os.environ.get("PAYTUI_BENCH_FD")
             if fd:
                 os.write(int(fd), b"painted\n")

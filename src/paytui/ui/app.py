@@ -109,8 +109,6 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
             self.session.profile_name = profile_name
         if connection is not None:
             self.set_reactive(PaytuiApp.account_in_focus, connection.account_id)
-        self._started = False
-        """True once the first page of charges is on screen (or `RESUME_AFTER` passed)."""
         self._switching_modes = False
         self._profile_switch = asyncio.Lock()
         self.keymap_config: dict[str, str] = {
@@ -324,6 +322,7 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
         resume_collector()
         self._check_keymap()
         self.session.allow_reconcile()
+        self._run_after_start()
 
     async def on_unmount(self) -> None:
         resume_collector(freeze=False)

@@ -9,6 +9,7 @@ that says why an action is disabled. `PaytuiApp` is its one concrete subclass.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from textual.app import App
@@ -46,6 +47,24 @@ class PaytuiHost(App[None]):
         super().__init__()
         self.charges_changed = Signal(self, "charges_changed")
         self.journal_changed = Signal(self, "journal_changed")
+        self._started = False
+        """True once the first page of charges is on screen (or `RESUME_AFTER` passed)."""
+        self._after_start: list[Callable[[], object]] = []
+
+    def after_start(self, callback: Callable[[], object]) -> None:
+        """Call `callback` once the first page is on screen (at once if it is): work the first
+        page does not need, such as reading the team's claims (which builds the journal and the
+        executor), must not run between the first rows and their paint
+        (`benchmarks/import_budget.py` holds that path to a budget)."""
+        if self._started:
+            callback()
+        else:
+            self._after_start.append(callback)
+
+    def _run_after_start(self) -> None:
+        waiting, self._after_start = self._after_start, []
+        for callback in waiting:
+            callback()
 
     def journal_changed_elsewhere(self, entries: list[JournalEntry]) -> None:
         """Another paytui (an agent on another machine, the command line) wrote these entries:

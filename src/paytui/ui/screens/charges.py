@@ -938,9 +938,16 @@ class ChargeSearchScreen(PaytuiScreen[None]):
     # --- claims (docs/team.md) ------------------------------------------------------------------
     def on_charge_table_page_loaded(self, event: ChargeTable.PageLoaded) -> None:
         """One read of the claims on each page of rows that arrives, after it is painted (the
-        first page is not kept waiting for the journal)."""
+        first page is not kept waiting for the journal: on the first page, once it is painted)."""
         if event.charge_ids:
-            self.call_after_refresh(self._read_claims, event.charge_ids)
+            charge_ids = event.charge_ids
+            paytui_app(self).after_start(
+                lambda: self.call_after_refresh(self._read_claims_if_shown, charge_ids)
+            )
+
+    def _read_claims_if_shown(self, charge_ids: list[str]) -> None:
+        if self.is_attached:
+            self._read_claims(charge_ids)
 
     @work(group="claims", exit_on_error=False)
     async def _read_claims(self, charge_ids: list[str]) -> None:
