@@ -118,7 +118,11 @@ SecretValue = Annotated[SecretStr, PlainSerializer(_serialize_secret, return_typ
 class ResponseModel(BaseModel):
     """Base of everything read from the service: unknown fields are kept, not rejected."""
 
-    model_config = ConfigDict(extra="allow", validate_by_name=True, serialize_by_alias=True)
+    # Built on first use, like the request models: the first page needs the charge's readers
+    # only, and building the other twenty-odd at import cost about 100 ms of start-up (#29).
+    model_config = ConfigDict(
+        extra="allow", validate_by_name=True, serialize_by_alias=True, defer_build=True
+    )
 
 
 class Resource(ResponseModel):

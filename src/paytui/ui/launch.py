@@ -76,6 +76,13 @@ def main(argv: Sequence[str]) -> int:
 
 
 def _main(argv: Sequence[str]) -> int:
+    # Before the first pydantic model (the config's): pydantic looks for plugins of other
+    # installed packages (a scan of every distribution's entry points, ~35 ms in a development
+    # venv) when the first model is built; a plugin would see every value the models validate
+    # (secrets, account data). paytui uses none.
+    from paytui.pydantic_plugins import disable_pydantic_plugins
+
+    disable_pydantic_plugins()
     from paytui.config.cli import CliError, refuse_secret_arguments
 
     try:
@@ -92,10 +99,6 @@ def _main(argv: Sequence[str]) -> int:
         say(f"paytui {__version__}")
         return 0
 
-    # pydantic looks for plugins of other installed packages (a scan of every distribution's
-    # entry points, ~35 ms in a development venv) when the first model is built; a plugin would
-    # see every value the models validate (secrets, account data). paytui uses none.
-    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     from paytui.config import ConfigError, resolve_connection
 
     try:
