@@ -31,6 +31,9 @@ LIMITS: dict[str, int] = {
     "submit_button": 64,
     "product_description": 255,
     "data_value": 255,
+    # Conversations and messages (issue 27).
+    "message_body": 4000,
+    "subject": 255,
 }
 
 LABELS = {
@@ -48,6 +51,8 @@ LABELS = {
     "submit_button": "The submit button caption",
     "product_description": "The product description",
     "data_value": "A data value",
+    "message_body": "The message",
+    "subject": "The subject",
 }
 
 

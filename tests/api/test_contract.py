@@ -25,6 +25,8 @@ import pytest
 
 from paytui.api import models, plugins
 from paytui.api.client import PaymentClient
+from paytui.api.conversations import closed_state, entry_of
+from paytui.api.families import GenericObject
 from paytui.api.money import loads_json
 
 #: The client's model of each resource schema the sandbox publishes.
@@ -36,11 +38,20 @@ CLIENT_MODELS: dict[str, type[models.Resource]] = {
     "Merchant": models.Merchant,
     "Distribution": models.Distribution,
     "PluginSession": models.PluginSession,
+    # The families whose shapes the spec does not show: read generically, every field kept,
+    # and a message or a thread item read as a line of the thread (checked below).
+    "Channel": GenericObject,
+    "Conversation": GenericObject,
+    "Message": GenericObject,
+    "ConversationItem": GenericObject,
 }
 #: Request bodies the client does not send (with why); every other one must be covered.
 NOT_SENT = {
     ("put", "/sandbox/faults"): "the sandbox's own fault switches",
     ("post", "/v2/charges/{charge_id}/distribute"): "sent with an empty body (checked apart)",
+    ("post", "/v2/channels"): "a support agent reads channels, never makes one",
+    ("post", "/v2/conversations"): "conversations are opened by customers, not by paytui",
+    ("patch", "/v2/conversations/{conversation_id}"): "paytui only closes a conversation",
 }
 
 
@@ -130,6 +141,11 @@ def test_every_published_response_is_read_whole_by_the_client(document: dict[str
             assert parsed.unreadable_fields == {}, (where, parsed.unreadable_fields)
             dumped = parsed.model_dump(by_alias=True, exclude_unset=True)
             assert set(raw) <= set(dumped), (where, set(raw) - set(dumped))
+            if name in ("Message", "ConversationItem"):
+                line = entry_of(parsed)
+                assert line is not None and line.at is not None and line.side, where
+            if name == "Conversation":
+                assert closed_state(parsed) is False, where  # the first status word: open
 
 
 # -- requests ------------------------------------------------------------------------------
@@ -266,6 +282,8 @@ async def send_every_request(client: PaymentClient) -> None:
             ),
         )
     )
+    await client.close_conversation("cv_1")
+    await client.send_message("cv_1", "We refunded it.\nSam", attributes={"paytui_ref": ["r"]})
     await client.create_account(
         plugins.AccountRequest(
             merchant_id="mt_1",

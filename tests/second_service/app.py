@@ -6,6 +6,8 @@ Endpoints (the paths paytui's client calls; the spec's where it shows them):
 - ``GET|POST /v2/charges``, ``GET /v2/charges/{id}``, ``POST /v2/charges/{id}/capture``
 - ``GET|POST /v2/refunds``, ``GET /v2/refunds/{id}``
 - ``GET /v2/accounts``, ``GET /v2/accounts/{id}``
+- ``GET /v2/conversations[/{id}]``, ``POST /v2/conversations/{id}/close``, ``GET|POST /v2/messages``
+  (its own choices: `tests/second_service/conversations.py`)
 
 Errors are ``{"error": {"code", "message"}}`` with 400, 401, 404, 409 (a choice: not shown).
 """
@@ -27,6 +29,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from tests.second_service.conversations import routes as conversation_routes
 from tests.second_service.data import Store, StoredCharge, StoredRefund, result_code_for, stamp
 from tests.second_service.options import ServiceOptions
 
@@ -462,6 +465,7 @@ def create_app(service: SecondService) -> Starlette:
         Route("/v2/refunds/{refund_id}", guarded(get_refund), methods=["GET"]),
         Route("/v2/accounts", guarded(list_accounts), methods=["GET"]),
         Route("/v2/accounts/{account_id}", guarded(get_account), methods=["GET"]),
+        *conversation_routes(service, guarded),
     ]
     return Starlette(routes=routes)
 

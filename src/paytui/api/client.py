@@ -58,6 +58,7 @@ from paytui.api.auth import (
     StaticTokenAuth,
     TokenAuthStyle,
 )
+from paytui.api.conversations import conversation_verdicts
 from paytui.api.errors import (
     ApiError,
     AuthenticationError,
@@ -460,6 +461,62 @@ class PaymentClient:
         """One object of such a family (`GET /v2/<family>/{id}`), kept whole."""
         body = await self._request("GET", _path(FAMILIES[family].path, object_id))
         return _parse(GenericObject, body)
+
+    # ----------------------------------------------------------------------------------------
+    # Conversations and messages (shapes not shown: `paytui.api.conversations`)
+    # ----------------------------------------------------------------------------------------
+
+    async def list_conversations_page(
+        self,
+        *,
+        charge_id: str | None = None,
+        customer_id: str | None = None,
+        status: str | None = None,
+        limit: int = 50,
+        offset: int = 0,
+    ) -> Page[GenericObject]:
+        """GET /v2/conversations, each filter proven on every row: a conversation counts as a
+        charge's or a customer's only when it shows the link itself."""
+        params = _filters(charge_id=charge_id, customer_id=customer_id, status=status)
+        return await self._page(
+            "/v2/conversations",
+            params,
+            GenericObject,
+            "conversations",
+            limit,
+            offset,
+            verdicts=lambda item: conversation_verdicts(params, item),
+        )
+
+    async def conversation_items_page(
+        self, conversation_id: str, *, limit: int = 100, offset: int = 0
+    ) -> Page[GenericObject]:
+        """GET /v2/conversations/{id}/items: its messages and events (paytui's guess of the
+        path; `paytui.api.conversations.read_thread` falls back on the messages)."""
+        path = _path("/v2/conversations", conversation_id, "items")
+        return await self._page(path, [], GenericObject, "items", limit, offset)
+
+    async def list_messages_page(
+        self, *, conversation_id: str | None = None, limit: int = 100, offset: int = 0
+    ) -> Page[GenericObject]:
+        params = _filters(conversation_id=conversation_id)
+        return await self._page("/v2/messages", params, GenericObject, "messages", limit, offset)
+
+    async def close_conversation(self, conversation_id: str) -> GenericObject:
+        """POST /v2/conversations/{id}/close (the spec's scope table names `POST /close`)."""
+        path = _path("/v2/conversations", conversation_id, "close")
+        return _parse(GenericObject, await self._request("POST", path, json={}))
+
+    async def send_message(
+        self, conversation_id: str, body: str, *, attributes: dict[str, list[str]] | None = None
+    ) -> GenericObject:
+        """POST /v2/messages: `body` in the conversation, sent exactly as given."""
+        if not conversation_id:
+            raise ValidationError("a conversation id is required", status=None)
+        payload: dict[str, Any] = {"conversation_id": conversation_id, "body": body}
+        if attributes:
+            payload["attributes"] = attributes
+        return _parse(GenericObject, await self._request("POST", "/v2/messages", json=payload))
 
     async def create_account(self, request: AccountRequest) -> Account:
         """POST /v2/accounts: a new account of a merchant (it starts boarding)."""

@@ -1,5 +1,6 @@
 """The resource families whose shapes the spec does not show — merchants (beyond list and id),
-customers, partners and devices — read through one tolerant, generic client.
+customers, partners, devices, channels, conversations and messages — read through one
+tolerant, generic client (a conversation's thread: `paytui.api.conversations`).
 
 Nothing about their fields is assumed: an object is any JSON object (`GenericObject`, every field
 kept), its id is the family's ``<noun>_id`` (or ``id``), and a few common fields (name, status, a
@@ -48,14 +49,32 @@ FAMILIES: dict[str, Family] = {
         Family("customers", "Customers", "customer", ("urn:v2:customers:all",)),
         Family("partners", "Partners", "partner", ("urn:v2:partners:read",)),
         Family("devices", "Devices", "device", ("urn:v2:devices:all",)),
+        Family("channels", "Channels", "channel", ("urn:v2:channels:all",)),
+        Family("conversations", "Conversations", "conversation", ("urn:v2:conversations:all",)),
+        Family("messages", "Messages", "message", ("urn:v2:messages:all",)),
     )
 }
 
 #: Fields shown as a list's columns when an object has them (first found wins).
-NAME_KEYS = ("name", "display_name", "business_name", "company", "model")
+NAME_KEYS = (
+    "name",
+    "display_name",
+    "business_name",
+    "company",
+    "model",
+    "subject",
+    "title",
+    "body",
+)
 PERSON_KEYS = ("first_name", "last_name")
 STATUS_KEYS = ("status", "state")
-TIME_KEYS = ("created_timestamp", "last_updated_timestamp", "last_seen_timestamp")
+TIME_KEYS = (
+    "created_timestamp",
+    "last_updated_timestamp",
+    "last_seen_timestamp",
+    "created_at",
+    "updated_at",
+)
 
 
 class GenericObject(Resource):

@@ -20,6 +20,7 @@ from paytui.sandbox.middleware import SandboxMiddleware
 from paytui.sandbox.openapi import install as install_openapi
 from paytui.sandbox.routes_auth import router as auth_router
 from paytui.sandbox.routes_charges import router as charges_router
+from paytui.sandbox.routes_conversations import router as conversations_router
 from paytui.sandbox.routes_resources import router as resources_router
 from paytui.sandbox.store import Store
 
@@ -100,6 +101,7 @@ def create_app(
     app.include_router(auth_router)
     app.include_router(charges_router)
     app.include_router(resources_router)
+    app.include_router(conversations_router)
     app.add_exception_handler(ApiError, _api_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)

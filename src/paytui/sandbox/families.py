@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["FAMILY_DATA", "find", "page"]
+__all__ = ["FAMILY_DATA", "envelope", "find", "page"]
 
 _TS = "2026-01-{day:02d}T09:{minute:02d}:00.000Z"
 
@@ -83,7 +83,11 @@ FAMILY_DATA: dict[str, tuple[list[dict[str, Any]], str]] = {
 
 def page(family: str, limit: int, offset: int) -> dict[str, Any]:
     """One page in the sandbox's list envelope."""
-    items, _ = FAMILY_DATA[family]
+    return envelope(FAMILY_DATA[family][0], limit, offset)
+
+
+def envelope(items: list[dict[str, Any]], limit: int, offset: int) -> dict[str, Any]:
+    """A page of a list held whole, in the sandbox's list envelope."""
     chunk = items[offset : offset + limit]
     return {
         "data": chunk,

@@ -4,7 +4,8 @@ A `Faults` instance is shared by reference with the running app (`app.state.faul
 changed while it runs (tests flip it directly; `PUT /sandbox/faults` flips it over HTTP).
 
 The commit faults name operations (`COMMIT_OPERATIONS`): "capture", "refund", "charge" (a new
-charge), "update" (PATCH of tags / attributes) and "distribute". `operation_of` maps a request to
+charge), "update" (PATCH of tags / attributes), "distribute", "message" (a new message) and
+"close" (closing a conversation). `operation_of` maps a request to
 its operation, so the middleware and the routes agree on what a switch covers.
 """
 
@@ -16,12 +17,15 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-COMMIT_OPERATIONS = frozenset({"capture", "refund", "charge", "update", "distribute"})
+COMMIT_OPERATIONS = frozenset(
+    {"capture", "refund", "charge", "update", "distribute", "message", "close"}
+)
 #: The operations `drop_after_commit` accepts (all that commit something).
 DROPPABLE_OPERATIONS = COMMIT_OPERATIONS
 
 _CHARGE_ACTION = re.compile(r"^/v2/charges/[^/]+/(capture|distribute)$")
 _ONE_CHARGE = re.compile(r"^/v2/charges/[^/]+$")
+_CLOSE = re.compile(r"^/v2/conversations/[^/]+/close$")
 
 
 def operation_of(method: str, path: str) -> str | None:
@@ -34,6 +38,10 @@ def operation_of(method: str, path: str) -> str | None:
         return match.group(1)
     if method == "PATCH" and _ONE_CHARGE.match(path):
         return "update"
+    if method == "POST" and path == "/v2/messages":
+        return "message"
+    if method == "POST" and _CLOSE.match(path):
+        return "close"
     return None
 
 

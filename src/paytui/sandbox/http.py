@@ -10,7 +10,7 @@ from typing import Any
 
 from fastapi import Request, Response
 
-from paytui.sandbox.faults import Faults
+from paytui.sandbox.faults import DropResponse, Faults, ResetConnection
 from paytui.sandbox.store import Store, dumps
 
 ERROR_CODES = {
@@ -59,3 +59,13 @@ def faults_of(request: Request) -> Faults:
 def token_scopes(request: Request) -> frozenset[str]:
     """Scopes of the bearer token of this request (set by the auth middleware)."""
     return frozenset(request.scope.get("state", {}).get("scopes", frozenset()))
+
+
+def drop_if(request: Request, operation: str) -> None:
+    """After the commit: reset the connection, or drop the answer, when that fault switch for
+    `operation` is on."""
+    faults = faults_of(request)
+    if faults.should_reset(operation):
+        raise ResetConnection(operation)
+    if faults.should_drop(operation):
+        raise DropResponse(operation)

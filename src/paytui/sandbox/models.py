@@ -199,6 +199,76 @@ class AccountCreate(_Lenient):
         return self
 
 
+class MessageAuthor(_Lenient):
+    name: str | None = None
+    role: str | None = None
+
+
+class MessageCreate(_Lenient):
+    """A message in a conversation (docs/api-assumptions.md: "Channels, conversations and
+    messages"); `attributes` are kept as sent, so a client finds its own message again."""
+
+    conversation_id: str = Field(min_length=1)
+    body: str = Field(min_length=1)
+    direction: Literal["inbound", "outbound"] | None = None
+    author: MessageAuthor | None = None
+    attributes: Attributes = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _texts(self) -> MessageCreate:
+        if not self.body.strip():
+            raise ValueError("body: must not be blank")
+        if message := check_texts([("message_body", self.body)]):
+            raise ValueError(message)
+        return self
+
+
+class ConversationCreate(_Lenient):
+    channel_id: str = Field(min_length=1)
+    subject: str | None = None
+    customer_id: str | None = None
+    merchant_id: str | None = None
+    charge_id: str | None = None
+    participants: list[MessageAuthor] | None = None
+    tags: Tags = Field(default_factory=list)
+    attributes: Attributes = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _texts(self) -> ConversationCreate:
+        if message := check_texts([("subject", self.subject)]):
+            raise ValueError(message)
+        return self
+
+
+class ConversationPatch(_Lenient):
+    subject: str | None = None
+    tags: Tags | None = None
+    attributes: Attributes | None = None
+
+    @model_validator(mode="after")
+    def _texts(self) -> ConversationPatch:
+        if message := check_texts([("subject", self.subject)]):
+            raise ValueError(message)
+        return self
+
+
+class ConversationClose(_Lenient):
+    """The body of `POST /v2/conversations/{id}/close`: nothing is needed (`{}`)."""
+
+    reason: str | None = None
+
+
+class ChannelCreate(_Lenient):
+    name: str = Field(min_length=1)
+    type: Literal["email", "sms", "chat"] | None = None
+
+    @model_validator(mode="after")
+    def _texts(self) -> ChannelCreate:
+        if message := check_texts([("name", self.name)]):
+            raise ValueError(message)
+        return self
+
+
 class _Strict(_Checked):
     """Plugin session parts: every property typed (a string is not a number, a bool or an object);
     unknown properties are ignored, as on charges."""

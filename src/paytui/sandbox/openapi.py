@@ -32,8 +32,64 @@ RESOURCES: dict[str, str] = {
     "merchants": "Merchant",
     "distributions": "Distribution",
     "plugins": "PluginSession",
+    "channels": "Channel",
+    "conversations": "Conversation",
+    "messages": "Message",
 }
 SCHEMAS_FILE = Path(__file__).with_name("response_schemas.json")
+
+
+def _open(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": required,
+        "additionalProperties": True,
+    }
+
+
+_TEXT: dict[str, Any] = {"type": "string"}
+_TIME: dict[str, Any] = {"type": "string", "format": "date-time"}
+_LABELS: dict[str, Any] = {
+    "tags": {"type": "array", "items": _TEXT},
+    "attributes": {"type": "object", "additionalProperties": {"type": "array", "items": _TEXT}},
+}
+_AUTHOR = _open({"name": _TEXT, "role": _TEXT, "customer_id": _TEXT}, [])
+_MESSAGE: dict[str, Any] = {
+    "message_id": _TEXT,
+    "conversation_id": _TEXT,
+    "body": _TEXT,
+    "direction": {"type": "string", "enum": ["inbound", "outbound"]},
+    "author": _AUTHOR,
+    "created_timestamp": _TIME,
+    "attributes": _LABELS["attributes"],
+}
+#: The families whose shapes the spec does not show and paytui reads generically
+#: (`paytui.api.families`): the sandbox declares its own choice (docs/api-assumptions.md).
+OWN_SCHEMAS: dict[str, Any] = {
+    "Channel": _open(
+        {"channel_id": _TEXT, "name": _TEXT, "type": _TEXT, "status": _TEXT,
+         "created_timestamp": _TIME},
+        ["channel_id"],
+    ),
+    "Conversation": _open(
+        {
+            "conversation_id": _TEXT, "channel_id": _TEXT,
+            "status": {"type": "string", "enum": ["open", "closed"]}, "subject": _TEXT,
+            "participants": {"type": "array", "items": _AUTHOR}, "customer_id": _TEXT,
+            "merchant_id": _TEXT, "charge_id": _TEXT, "created_timestamp": _TIME,
+            "last_updated_timestamp": _TIME, "last_message_timestamp": _TIME,
+            "closed_timestamp": _TIME, **_LABELS,
+        },
+        ["conversation_id", "status"],
+    ),
+    "Message": _open(_MESSAGE, ["message_id", "conversation_id", "body"]),
+    "ConversationItem": _open(
+        {"item_id": _TEXT, "type": {"type": "string", "enum": ["message", "event"]},
+         "event": _TEXT, **_MESSAGE},
+        ["item_id", "type"],
+    ),
+}  # fmt: skip
 #: Every answer may be one of these (auth, validation, state, faults); 5xx are bugs, never declared.
 ERROR_STATUSES = ("400", "401", "403", "404", "405", "409", "422", "429", "503")
 
@@ -96,6 +152,8 @@ def _success_body(path: str, method: str) -> dict[str, Any] | None:
         return None
     if path.endswith("/distribute"):
         return _ref("Distribution")
+    if path.endswith("/items"):
+        return _page("ConversationItem")
     if method == "get" and len(parts) == 2:  # a collection: the list envelope
         return _page(model)
     return _ref(model)
@@ -105,6 +163,7 @@ def _add_models(components: dict[str, Any]) -> None:
     generated: dict[str, Any] = json.loads(SCHEMAS_FILE.read_text(encoding="utf-8"))
     for name, definition in generated.items():
         components.setdefault(name, definition)
+    components.update(OWN_SCHEMAS)
     components["Error"] = ERROR_SCHEMA
 
 

@@ -10,23 +10,12 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Query, Request, Response
 
 from paytui.sandbox import ledger, search
-from paytui.sandbox.faults import DropResponse, ResetConnection
-from paytui.sandbox.http import faults_of, json_response, store_of
+from paytui.sandbox.http import drop_if, json_response, store_of
 from paytui.sandbox.models import CaptureIn, ChargeCreate, ChargePatch, DistributeIn, RefundCreate
 
 router = APIRouter(prefix="/v2")
 
 Repeated = Annotated[list[str] | None, Query()]
-
-
-def _drop_if(request: Request, operation: str) -> None:
-    """After the commit: reset the connection, or drop the answer, when that fault switch for
-    `operation` is on."""
-    faults = faults_of(request)
-    if faults.should_reset(operation):
-        raise ResetConnection(operation)
-    if faults.should_drop(operation):
-        raise DropResponse(operation)
 
 
 @router.get("/charges", summary="Search charges")
@@ -79,7 +68,7 @@ def search_charges(
 @router.post("/charges", status_code=201, summary="Create a charge")
 def create_charge(request: Request, body: ChargeCreate) -> Response:
     doc = ledger.create_charge(store_of(request), body)
-    _drop_if(request, "charge")
+    drop_if(request, "charge")
     return json_response(doc, 201)
 
 
@@ -93,14 +82,14 @@ def get_charge(
 @router.patch("/charges/{charge_id}", summary="Replace tags and/or attributes of a charge")
 def update_charge(request: Request, charge_id: str, body: ChargePatch) -> Response:
     doc = ledger.update_charge(store_of(request), charge_id, body)
-    _drop_if(request, "update")
+    drop_if(request, "update")
     return json_response(doc)
 
 
 @router.post("/charges/{charge_id}/capture", status_code=201, summary="Capture an authorization")
 def capture(request: Request, charge_id: str, body: CaptureIn | None = None) -> Response:
     doc = ledger.capture(store_of(request), charge_id, body)
-    _drop_if(request, "capture")
+    drop_if(request, "capture")
     return json_response(doc, 201)
 
 
@@ -108,14 +97,14 @@ def capture(request: Request, charge_id: str, body: CaptureIn | None = None) -> 
 def distribute(request: Request, charge_id: str, body: DistributeIn | None = None) -> Response:
     target = body.distribution_id if body else None
     doc = ledger.distribute(store_of(request), charge_id, target)
-    _drop_if(request, "distribute")
+    drop_if(request, "distribute")
     return json_response(doc)
 
 
 @router.post("/refunds", status_code=201, summary="Refund a charge in full or in part")
 def create_refund(request: Request, body: RefundCreate) -> Response:
     doc = ledger.create_refund(store_of(request), body)
-    _drop_if(request, "refund")
+    drop_if(request, "refund")
     return json_response(doc, 201)
 
 
@@ -147,7 +136,7 @@ def list_refunds(
 @router.patch("/refunds/{refund_id}", summary="Replace tags and/or attributes of a refund")
 def update_refund(request: Request, refund_id: str, body: ChargePatch) -> Response:
     doc = ledger.update_refund(store_of(request), refund_id, body)
-    _drop_if(request, "update")
+    drop_if(request, "update")
     return json_response(doc)
 
 

@@ -22,7 +22,7 @@ SCHEMA_VERSION = "1"
 #: Stored as `PRAGMA user_version` by `create_indexes` (the last step of building a database).
 #: Bump it whenever TABLES or INDEXES change: the embedded sandbox rebuilds a default database
 #: whose version differs (one left by an older paytui) instead of failing every request on it.
-USER_VERSION = 4
+USER_VERSION = 5
 
 TABLES = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -98,6 +98,19 @@ CREATE TABLE IF NOT EXISTS distribution_items (
 CREATE TABLE IF NOT EXISTS plugin_sessions (
     session_id TEXT PRIMARY KEY, type TEXT NOT NULL, created_ts TEXT NOT NULL, doc TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS channels (
+    channel_id TEXT PRIMARY KEY, created_ts TEXT NOT NULL, doc TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS conversations (
+    conversation_id TEXT PRIMARY KEY, channel_id TEXT NOT NULL, status TEXT NOT NULL,
+    customer_id TEXT, charge_id TEXT, created_ts TEXT NOT NULL, doc TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS messages (
+    message_id TEXT PRIMARY KEY, conversation_id TEXT NOT NULL, ts TEXT NOT NULL, doc TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS conversation_events (
+    item_id TEXT PRIMARY KEY, conversation_id TEXT NOT NULL, ts TEXT NOT NULL, doc TEXT NOT NULL
+);
 """
 
 INDEXES = """
@@ -133,6 +146,13 @@ CREATE INDEX IF NOT EXISTS distributions_merchant ON distributions (merchant_id,
 CREATE INDEX IF NOT EXISTS distribution_items_dist ON distribution_items (distribution_id, seq);
 CREATE INDEX IF NOT EXISTS distribution_items_charge ON distribution_items (charge_id);
 CREATE INDEX IF NOT EXISTS plugin_sessions_created ON plugin_sessions (created_ts, session_id);
+CREATE INDEX IF NOT EXISTS channels_created ON channels (created_ts, channel_id);
+CREATE INDEX IF NOT EXISTS conversations_created ON conversations (created_ts, conversation_id);
+CREATE INDEX IF NOT EXISTS conversations_customer ON conversations (customer_id, created_ts);
+CREATE INDEX IF NOT EXISTS conversations_charge ON conversations (charge_id, created_ts);
+CREATE INDEX IF NOT EXISTS messages_conversation ON messages (conversation_id, ts, message_id);
+CREATE INDEX IF NOT EXISTS messages_ts ON messages (ts, message_id);
+CREATE INDEX IF NOT EXISTS conversation_events_of ON conversation_events (conversation_id, ts);
 """
 
 

@@ -23,7 +23,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from paytui.sandbox import schema
+from paytui.sandbox import conversations, schema
 from paytui.sandbox.ledger import (
     INSERT_CHARGE,
     INSERT_DOC,
@@ -74,6 +74,8 @@ _WRITTEN_AFTER = (
     ("accounts", "created_ts"),
     ("merchants", "created_ts"),
     ("plugin_sessions", "created_ts"),
+    ("conversations", "created_ts"),
+    ("messages", "ts"),
 )
 
 
@@ -739,6 +741,15 @@ class Seeder:
             )
         return dist_rows, item_rows
 
+    def threads(self, seed: int) -> dict[str, list[tuple[Any, ...]]]:
+        """The demo threads about some charges (their own random stream: see
+        `sandbox.conversations.seed_rows`)."""
+        charges = [
+            conversations.SeedCharge(row[1], row[2], row[4], row[5], row[10], row[14])
+            for row in self.batch.charges
+        ]
+        return conversations.seed_rows(charges, seed=seed + 27, anchor=self.anchor)
+
 
 def _remove(path: Path) -> None:
     for suffix in ("", "-wal", "-shm", "-journal"):
@@ -788,6 +799,7 @@ def build_database(
         dist_rows, item_rows = seeder.distributions()
         conn.executemany("INSERT INTO distributions VALUES (?, ?, ?, ?, ?, ?)", dist_rows)
         conn.executemany("INSERT INTO distribution_items VALUES (?, ?, ?, ?, ?, ?)", item_rows)
+        conversations.insert_seed(conn, seeder.threads(seed))
         meta = {
             "schema": schema.SCHEMA_VERSION,
             "seed": str(seed),

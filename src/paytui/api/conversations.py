@@ -1,0 +1,285 @@
+"""Conversations and their messages, read as a thread, trusting only what the service says.
+
+The spec grants `urn:v2:conversations:all` and `urn:v2:messages:all` and shows no shape, so
+nothing here depends on the sandbox's choice (docs/api-assumptions.md, "Channels, conversations
+and messages"): a thread item is any object; its words are read from whichever of a few
+plausible fields it has (`body` / `text` / `content`, nested under `message` too; `author` /
+`sender` / `from`; `direction`; a time), and an item none of them reads is an unreadable row,
+counted, never dropped in silence. Whether a conversation is closed is read from its status
+word (`CLOSED_WORDS` / `OPEN_WORDS`), else a closing time; any other word is "not known",
+never guessed. Links to a charge or a customer count only when the object shows them.
+
+No Textual: the thread screen and the command line show what `read_thread` returns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from paytui.api.errors import NotFoundError
+from paytui.api.families import FAMILIES, GenericObject
+
+if TYPE_CHECKING:
+    from paytui.api.client import PaymentClient
+
+__all__ = [
+    "CLOSED_WORDS",
+    "OPEN_WORDS",
+    "Thread",
+    "ThreadEntry",
+    "closed_state",
+    "conversation_id_of",
+    "conversation_verdicts",
+    "entry_of",
+    "links_charge",
+    "links_customer",
+    "read_thread",
+    "status_word",
+]
+
+#: Status words read as "closed" and "open" (any case); any other word: not known.
+CLOSED_WORDS = frozenset({"closed", "resolved", "archived", "done", "ended", "completed", "solved"})
+OPEN_WORDS = frozenset({"open", "active", "new", "pending", "waiting", "ongoing", "in_progress"})
+CLOSED_TIME_KEYS = ("closed_timestamp", "closed_at", "resolved_at", "resolved_timestamp")
+TEXT_KEYS = ("body", "text", "content", "message")
+TIME_KEYS = ("created_timestamp", "sent_timestamp", "created_at", "sent_at", "timestamp", "time")
+AUTHOR_KEYS = ("author", "sender", "from")
+#: Direction words: from the customer (in) or from the merchant's side (out).
+INBOUND = frozenset({"inbound", "incoming", "in", "received", "customer"})
+OUTBOUND = frozenset({"outbound", "outgoing", "out", "sent", "agent", "merchant"})
+#: Items read at most for one thread (a longer one says it was cut).
+MAX_ITEMS = 1000
+PAGE = 100
+
+
+def _fields(obj: GenericObject | Mapping[str, Any]) -> dict[str, Any]:
+    return obj.fields() if isinstance(obj, GenericObject) else dict(obj)
+
+
+def conversation_id_of(obj: GenericObject) -> str | None:
+    return obj.id_in(FAMILIES["conversations"])
+
+
+def status_word(obj: GenericObject | Mapping[str, Any]) -> str | None:
+    fields = _fields(obj)
+    for key in ("status", "state"):
+        if isinstance(fields.get(key), str) and fields[key].strip():
+            return str(fields[key]).strip()
+    return None
+
+
+def closed_state(obj: GenericObject | Mapping[str, Any]) -> bool | None:
+    """True: the conversation shows it is closed (a closed status word, or no status word it
+    knows but a closing time); False: an open status word (a reopened conversation may keep its
+    old closing time); None: it shows neither (not known)."""
+    fields = _fields(obj)
+    word = (status_word(fields) or "").casefold()
+    if word in CLOSED_WORDS:
+        return True
+    if word in OPEN_WORDS:
+        return False
+    if any(isinstance(fields.get(key), str) and fields[key] for key in CLOSED_TIME_KEYS):
+        return True
+    return None
+
+
+def _linked(fields: Mapping[str, Any], key: str) -> set[str]:
+    """Every id under `key` the object shows: top level, in `links`, in participants."""
+    found: set[str] = set()
+    places: list[Any] = [fields, fields.get("links")]
+    participants = fields.get("participants")
+    if isinstance(participants, list):
+        places += participants
+    for place in places:
+        if isinstance(place, Mapping):
+            value = place.get(key)
+            if isinstance(value, str | int) and not isinstance(value, bool) and value != "":
+                found.add(str(value))
+    return found
+
+
+def links_charge(obj: GenericObject, charge_id: str) -> bool:
+    return charge_id in _linked(obj.fields(), "charge_id")
+
+
+def participant_names(obj: GenericObject) -> set[str]:
+    """The participants' names, folded (what a customer found by name is matched on)."""
+    names: set[str] = set()
+    participants = obj.fields().get("participants")
+    for person in participants if isinstance(participants, list) else []:
+        name = _name_of(person)
+        if name:
+            names.add(fold(name))
+    return names
+
+
+def links_customer(obj: GenericObject, customer_ids: set[str], names: set[str]) -> bool:
+    """The conversation names one of these customers (by id) or a participant of this name."""
+    return bool(_linked(obj.fields(), "customer_id") & customer_ids) or bool(
+        participant_names(obj) & names
+    )
+
+
+def conversation_verdicts(
+    params: list[tuple[str, str]], obj: GenericObject
+) -> dict[str, bool | None]:
+    """Whether a listed conversation matches each filter asked, by what it shows: a link it
+    does not show is a "no" (a service that ignored the filter lends nobody its rows)."""
+    verdicts: dict[str, bool | None] = {}
+    for name, value in params:
+        if name == "status":
+            word = status_word(obj)
+            verdicts[name] = None if word is None else word.casefold() == value.casefold()
+        else:
+            verdicts[name] = value in _linked(obj.fields(), name)
+    return verdicts
+
+
+def fold(name: str) -> str:
+    return " ".join(name.split()).casefold()
+
+
+def _name_of(person: Any) -> str | None:
+    if isinstance(person, str):
+        return person or None
+    if isinstance(person, Mapping):
+        for key in ("name", "display_name"):
+            if isinstance(person.get(key), str) and person[key]:
+                return str(person[key])
+        parts = [person.get(k) for k in ("first_name", "last_name")]
+        return " ".join(p for p in parts if isinstance(p, str) and p) or None
+    return None
+
+
+def _time(value: Any) -> datetime | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+@dataclass(frozen=True)
+class ThreadEntry:
+    """One line of a thread: when, who, which side, what was said (or what happened)."""
+
+    at: datetime | None
+    who: str | None
+    side: str  # "customer", "us" or "" (the item does not say)
+    text: str
+    kind: str = "message"  # or "event"
+    item_id: str | None = None
+    reference: tuple[str, ...] = ()
+
+
+def _side(fields: Mapping[str, Any], author: Any) -> str:
+    word = fields.get("direction")
+    if not isinstance(word, str) and isinstance(author, Mapping):
+        word = author.get("role") or author.get("type")
+    word = word.casefold() if isinstance(word, str) else ""
+    if word in INBOUND:
+        return "customer"
+    if word in OUTBOUND:
+        return "us"
+    return ""
+
+
+def entry_of(obj: GenericObject | Mapping[str, Any]) -> ThreadEntry | None:
+    """A thread line from a message or an item; None when nothing in it reads as one."""
+    fields = _fields(obj)
+    nested = fields.get("message")
+    if isinstance(nested, Mapping):
+        fields = {**fields, **nested}
+    text = next((fields[k] for k in TEXT_KEYS if isinstance(fields.get(k), str)), None)
+    kind = "message"
+    if text is None:
+        event = fields.get("event") or fields.get("type")
+        if not isinstance(event, str) or event == "message":
+            return None
+        kind, text = "event", event.replace("_", " ")
+    author = next((fields[k] for k in AUTHOR_KEYS if fields.get(k) is not None), None)
+    at = next((t for k in TIME_KEYS if (t := _time(fields.get(k))) is not None), None)
+    item_id = next(
+        (str(fields[k]) for k in ("item_id", "message_id", "id") if isinstance(fields.get(k), str)),
+        None,
+    )
+    attributes = fields.get("attributes")
+    refs = attributes.get("paytui_ref") if isinstance(attributes, Mapping) else None
+    return ThreadEntry(
+        at=at,
+        who=_name_of(author),
+        side=_side(fields, author),
+        text=text,
+        kind=kind,
+        item_id=item_id,
+        reference=tuple(str(r) for r in refs) if isinstance(refs, list) else (),
+    )
+
+
+@dataclass
+class Thread:
+    """A conversation's lines, oldest first, with what could not be read and why."""
+
+    entries: list[ThreadEntry] = field(default_factory=list)
+    unreadable: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+def _order(entries: list[ThreadEntry]) -> list[ThreadEntry]:
+    """Oldest first; a line without a time keeps its place after the one before it."""
+    last = datetime.min.replace(tzinfo=UTC)
+    keyed = []
+    for position, entry in enumerate(entries):
+        last = entry.at or last
+        keyed.append((last, position, entry))
+    return [entry for _, _, entry in sorted(keyed, key=lambda k: (k[0], k[1]))]
+
+
+async def read_thread(client: PaymentClient, conversation_id: str) -> Thread:
+    """The conversation's items (`/v2/conversations/{id}/items`), or, where the service has no
+    such path (404), its messages (`/v2/messages?conversation_id=`, each row checked)."""
+    thread = Thread()
+    raw: list[Any] = []
+    offset = 0
+    use_messages = False
+    while len(raw) < MAX_ITEMS:
+        try:
+            if use_messages:
+                page = await client.list_messages_page(
+                    conversation_id=conversation_id, limit=PAGE, offset=offset
+                )
+            else:
+                page = await client.conversation_items_page(
+                    conversation_id, limit=PAGE, offset=offset
+                )
+        except NotFoundError:
+            if use_messages or offset:
+                raise
+            await client.get_object("conversations", conversation_id)  # 404 here: no such one
+            use_messages = True
+            continue
+        raw.extend(page.items)
+        thread.unreadable += len(page.unreadable)
+        if page.paging_note:
+            thread.notes.append(page.paging_note)
+        if page.ignored_filters:
+            thread.notes.append("the service ignored the conversation filter: checked here")
+        if not page.has_more or not page.items:
+            break
+        offset = page.next_offset
+    else:
+        thread.notes.append(f"only the first {MAX_ITEMS} items were read")
+    entries = []
+    for item in raw:
+        entry = entry_of(item)
+        if entry is None:
+            thread.unreadable += 1
+        else:
+            entries.append(entry)
+    thread.entries = _order(entries)
+    return thread

@@ -1,0 +1,64 @@
+"""A conversation's thread is read from whatever plausible shape the service sends, oldest
+first; an odd item is an unreadable row (counted); open or closed only from what it shows."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+
+from paytui.api.client import PaymentClient
+from paytui.api.conversations import closed_state, read_thread
+from paytui.api.families import GenericObject
+
+ITEMS: list[Any] = [
+    {
+        "item_id": "i2",
+        "type": "message",
+        "body": "No: one charge, one hold.",
+        "direction": "outbound",
+        "author": {"name": "Sam", "role": "agent"},
+        "created_timestamp": "2026-10-02T09:20:00.000Z",
+    },
+    {  # another service's shape: nested, other names, a naive time
+        "id": "i1",
+        "kind": "message",
+        "message": {
+            "text": "Was I charged twice?",
+            "sender": "Ada Lovelace",
+            "sent_at": "2026-10-02T09:10:00",
+        },
+        "direction": "incoming",
+    },
+    {"id": "i3", "event": "resolved", "created_at": "2026-10-02T09:30:00Z"},
+    5,  # not an object
+    {"id": "i4", "type": "message", "attachments": []},  # nothing to read as a line
+]
+
+
+async def test_any_plausible_shape_reads_as_a_thread_and_odd_items_are_counted() -> None:
+    def handle(request: httpx.Request) -> httpx.Response:
+        assert request.url.path == "/v2/conversations/cv_1/items"
+        return httpx.Response(200, json={"items": ITEMS, "total": len(ITEMS)})
+
+    async with PaymentClient(
+        "http://x.test", token="t", transport=httpx.MockTransport(handle)
+    ) as client:
+        thread = await read_thread(client, "cv_1")
+    assert [(e.side, e.who, e.text, e.kind) for e in thread.entries] == [
+        ("customer", "Ada Lovelace", "Was I charged twice?", "message"),
+        ("us", "Sam", "No: one charge, one hold.", "message"),
+        ("", None, "resolved", "event"),
+    ]
+    assert thread.unreadable == 2
+    assert all(e.at is not None and e.at.tzinfo is not None for e in thread.entries)
+
+
+def test_open_or_closed_only_from_what_the_conversation_shows() -> None:
+    def state(**fields: Any) -> bool | None:
+        return closed_state(GenericObject.model_validate({"id": "c", **fields}))
+
+    assert state(status="closed") is state(state="Resolved") is True
+    assert state(status="open", closed_timestamp="2026-01-01T00:00:00Z") is False  # reopened
+    assert state(closed_at="2026-01-01T00:00:00Z") is True
+    assert state(status="snoozed") is None and state() is None
