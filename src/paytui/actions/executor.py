@@ -846,7 +846,10 @@ class ActionExecutor:
             current = await asyncio.to_thread(self.journal.get, entry.id)
             settled = await self._prove(current or entry, slot, desired=plan.desired)
             return _outcome_of(settled, cause=message)
-        result_id = _result_id(result) if result is not None else plan.target
+        if plan.result_id_of is not None:
+            result_id = plan.result_id_of(result) or plan.target
+        else:
+            result_id = _result_id(result) if result is not None else plan.target
         await asyncio.to_thread(
             self.journal.transition,
             entry.id,

@@ -17,7 +17,17 @@ not import the client's side.
 from __future__ import annotations
 
 from paytui.actions.operation import Operation, OperationName
-from paytui.actions.ops import account, capture, charge, distribute, labels, plugins, refund, token
+from paytui.actions.ops import (
+    account,
+    capture,
+    charge,
+    conversation,
+    distribute,
+    labels,
+    plugins,
+    refund,
+    token,
+)
 
 __all__ = ["BULK", "MONEY", "OPERATIONS", "Operation", "OperationName", "operation"]
 
@@ -35,6 +45,8 @@ OPERATIONS: dict[str, Operation] = {
         account.SPEC,
         token.CREATE_SPEC,
         token.UPDATE_SPEC,
+        conversation.CLOSE_SPEC,
+        conversation.SEND_SPEC,
     )
 }
 

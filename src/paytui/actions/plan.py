@@ -37,6 +37,9 @@ class Plan:
     #: a token's card): a recent success with the same identity needs an explicit "again".
     #: None: the operation has no such rule (an edit, a delete).
     identity: str | None = None
+    #: The id of what `send` answered, for an answer the executor's own types do not name (a
+    #: message: `paytui.actions.ops.conversation`); None: the executor's own rule.
+    result_id_of: Callable[[Any], str | None] | None = None
 
 
 def _clean(value: Any) -> tuple[Any, bool]:

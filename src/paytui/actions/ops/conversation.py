@@ -1,0 +1,267 @@
+"""A support agent's two writes in a conversation: close it, and send a message in it.
+
+- close_conversation (`POST /v2/conversations/{id}/close`): read back, the conversation shows
+  it is closed — a closed status word or a closing time (`paytui.api.conversations.closed_state`,
+  never one sandbox word); an open word and no closing time is "not applied"; any other word
+  proves nothing (the entry stays unknown).
+- send_message (`POST /v2/messages`): the message carries ``paytui_ref`` in its attributes;
+  read back, the conversation's messages are scanned for it, or — a service that does not keep
+  attributes — for a message of exactly this text sent from our side no earlier than the intent
+  was written. "Not applied" only from a complete scan after the deadline (`reconcile`); the
+  POST is never sent again by paytui, only by the person, as a new entry.
+
+The journal keeps the conversation's id where a charge action keeps the charge's, and the text
+of a message (redacted like every summary: then it cannot be resent from the journal).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any
+
+from paytui.actions.errors import ActionError, NotRetryable, PrecheckFailed
+from paytui.actions.operation import Executor, Operation
+from paytui.actions.plan import Plan, journal_summary
+from paytui.actions.read_backs import REF_ATTRIBUTE, ReadBack, Unprovable, scan
+from paytui.api.conversations import closed_state, entry_of, status_word
+from paytui.api.errors import ApiError
+from paytui.limits import check_text
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
+
+    from paytui.actions.entry import JournalEntry
+    from paytui.actions.outcome import ActionOutcome
+    from paytui.api.client import PaymentClient
+    from paytui.api.families import GenericObject
+    from paytui.api.models import Page
+
+CONVERSATIONS_ALL = "urn:v2:conversations:all"
+MESSAGES_ALL = "urn:v2:messages:all"
+#: How much earlier than the intent a message found by its text may say it was sent (the
+#: service's clock against this machine's).
+CLOCK_SKEW = timedelta(minutes=5)
+
+
+def message_problem(body: str) -> str | None:
+    """Why this text cannot be sent (None: it can): empty, or over the documented limit."""
+    if not body.strip():
+        return "The message is empty"
+    return check_text("message_body", body)
+
+
+def body_identity(body: str) -> str:
+    """Two messages of the same text in the same conversation are "the same" (a recent one
+    needs "again"); the journal keeps a digest, the text is in the summary anyway."""
+    return "body=" + hashlib.sha256(body.encode()).hexdigest()[:16]
+
+
+# -- close -------------------------------------------------------------------------------------
+
+
+async def prepare_close(executor: Executor, conversation_id: str, retry_of: int | None) -> Plan:
+    if not conversation_id:
+        raise ActionError("No conversation given")
+    try:
+        found = await executor.client.get_object("conversations", conversation_id)
+    except ApiError:
+        found = None  # not readable here: the service decides, its refusal is shown
+    if found is not None and closed_state(found) is True:
+        raise PrecheckFailed(f"Conversation {conversation_id} is closed already")
+
+    async def send(_ref: str) -> None:
+        await executor.client.close_conversation(conversation_id)
+
+    summary = journal_summary(conversation_id=conversation_id)
+    return Plan(
+        "close_conversation", conversation_id, conversation_id, None, summary, send, retry_of
+    )
+
+
+async def read_back_close(
+    client: PaymentClient, entry: JournalEntry, desired: dict[str, Any] | None
+) -> ReadBack:
+    conversation_id = entry.charge_id or ""
+    found = await client.get_object("conversations", conversation_id)
+    state = closed_state(found)
+    if state is True:
+        return ReadBack("succeeded", conversation_id, result=found)
+    if state is False:
+        return ReadBack("not_applied")
+    raise Unprovable(
+        f"the conversation shows the status {status_word(found)!r}, which paytui does not read"
+        " as open or closed"
+    )
+
+
+async def resend_close(
+    executor: Executor, entry: JournalEntry, original: Any, confirmation: str | None
+) -> ActionOutcome:
+    conversation_id = entry.charge_id or ""
+    return await executor.perform(
+        "close_conversation",
+        conversation_id,
+        lambda: prepare_close(executor, conversation_id, entry.id),
+    )
+
+
+# -- send a message ----------------------------------------------------------------------------
+
+
+async def prepare_send(
+    executor: Executor, conversation_id: str, body: str, retry_of: int | None
+) -> Plan:
+    if not conversation_id:
+        raise ActionError("No conversation given")
+    problem = message_problem(body)
+    if problem is not None:
+        raise PrecheckFailed(problem)
+
+    async def send(ref: str) -> GenericObject:
+        return await executor.client.send_message(
+            conversation_id, body, attributes={REF_ATTRIBUTE: [ref]}
+        )
+
+    summary = journal_summary(conversation_id=conversation_id, body=body)
+    plan = Plan(
+        "send_message",
+        conversation_id,
+        conversation_id,
+        None,
+        summary,
+        send,
+        retry_of,
+        desired={"body": body},
+        identity=body_identity(body),
+    )
+    plan.result_id_of = _message_id
+    return plan
+
+
+def _message_id(result: Any) -> str | None:
+    entry = entry_of(result) if result is not None else None
+    return entry.item_id if entry is not None else None
+
+
+async def _messages(client: PaymentClient, conversation_id: str) -> AsyncIterator[Page[Any]]:
+    offset = 0
+    while True:
+        page = await client.list_messages_page(
+            conversation_id=conversation_id, limit=100, offset=offset
+        )
+        yield page
+        if not page.has_more or not page.items:
+            return
+        offset = page.next_offset
+
+
+async def read_back_send(
+    client: PaymentClient, entry: JournalEntry, desired: dict[str, Any] | None
+) -> ReadBack:
+    """Our reference among the conversation's messages; else exactly our text, from our side,
+    sent no earlier than the intent (less `CLOCK_SKEW`)."""
+    conversation_id = entry.charge_id or ""
+    summary = entry.request_summary
+    body = (desired or {}).get("body")
+    if body is None and not summary.get("redacted"):
+        body = summary.get("body")
+    since = (entry.sent_at or entry.created_at) - CLOCK_SKEW
+    by_text: str | None = None
+    async for obj in scan(_messages(client, conversation_id)):
+        fields = obj.fields()
+        if str(fields.get("conversation_id", conversation_id)) != conversation_id:
+            continue  # a service that ignored the filter: not this conversation's
+        line = entry_of(obj)
+        if line is None:
+            continue
+        if entry.client_reference in line.reference:
+            return ReadBack("succeeded", line.item_id or conversation_id, result=obj)
+        same = body is not None and line.text == body and line.side != "customer"
+        if same and by_text is None and line.at is not None and line.at >= since:
+            by_text = line.item_id or conversation_id
+    if by_text is not None:
+        return ReadBack("succeeded", by_text)
+    if body is None:
+        raise Unprovable("the journal holds only a masked copy of the text and no reference")
+    return ReadBack("not_applied")
+
+
+async def resend_send(
+    executor: Executor, entry: JournalEntry, original: Any, confirmation: str | None
+) -> ActionOutcome:
+    summary = entry.request_summary
+    body = summary.get("body")
+    if summary.get("redacted") or not isinstance(body, str):
+        raise NotRetryable("Its text is kept masked in the journal; write it again")
+    conversation_id = entry.charge_id or ""
+    return await executor.perform(
+        "send_message",
+        conversation_id,
+        lambda: prepare_send(executor, conversation_id, body, entry.id),
+    )
+
+
+async def close(
+    executor: Executor, conversation_id: str, *, acknowledge_earlier: int | None = None
+) -> ActionOutcome:
+    """Close the conversation through the pipeline (what the dialog and the command call)."""
+    return await executor.perform(
+        "close_conversation",
+        conversation_id,
+        lambda: prepare_close(executor, conversation_id, None),
+        acknowledge_earlier,
+    )
+
+
+async def send(
+    executor: Executor,
+    conversation_id: str,
+    body: str,
+    *,
+    again: bool = False,
+    acknowledge_earlier: int | None = None,
+) -> ActionOutcome:
+    """Send `body`, exactly as given, in the conversation through the pipeline. The same text
+    sent there recently needs `again` (`RecentlyDone`)."""
+    return await executor.perform(
+        "send_message",
+        conversation_id,
+        lambda: prepare_send(executor, conversation_id, body, None),
+        acknowledge_earlier,
+        again=again,
+    )
+
+
+CLOSE_SPEC = Operation(
+    "close_conversation",
+    noun="closing of a conversation",
+    label="Closing a conversation",
+    short="close conversation",
+    scope=CONVERSATIONS_ALL,
+    success="Conversation {result_id} closed",
+    done="closed",
+    names_a_charge=False,
+    read_back=read_back_close,
+    resend=resend_close,
+    request=lambda cid, summary: ("POST", f"/v2/conversations/{cid}/close", None, {}),
+)
+SEND_SPEC = Operation(
+    "send_message",
+    noun="message",
+    label="Sending a message",
+    short="message",
+    scope=MESSAGES_ALL,
+    success="Message {result_id} sent",
+    done="sent",
+    result_noun="message",
+    names_a_charge=False,
+    read_back=read_back_send,
+    resend=resend_send,
+    request=lambda cid, summary: (
+        "POST",
+        "/v2/messages",
+        None,
+        {"conversation_id": cid, "body": summary.get("body", "")},
+    ),
+)
