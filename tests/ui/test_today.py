@@ -136,3 +136,68 @@ async def test_capture_from_today_on_an_authorization_only(
         await settle(app, pilot)
         assert isinstance(app.screen, CaptureModal)
         assert app.screen.charge_id == screen.items[0].id
+
+
+async def test_charge_actions_of_a_list_apply_to_charge_rows_only(
+    sandbox_transport: httpx.AsyncBaseTransport,
+) -> None:
+    """Marks, mark all, bulk, tags, export on Today as on the charge list; an account row takes
+    none of them and says so in one line; marks and the cursor survive a re-read."""
+    from textual.widgets import Static
+
+    from paytui.ui.screens.modals.bulk import BulkActionModal
+    from paytui.ui.screens.modals.edit_tags import EditTagsModal
+    from paytui.ui.screens.modals.export import ExportModal
+
+    def phase(name: str) -> int:
+        return next(i for i, p in enumerate(PHASES) if p.name == name)
+
+    app = make_app(sandbox_transport)
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await open_today(app, pilot)
+        await pilot.press(*["f"] * phase("accounts"))
+        await settle(app, pilot)
+        assert screen.items and screen.items[0].kind == "account"
+        for key in ("space", "e", "z"):
+            await pilot.press(key)
+            await settle(app, pilot)
+        said = [n.message for n in app._notifications]
+        assert sum("an account, not a charge" in m for m in said) == 3, said
+        assert app.screen is screen and not len(screen.marks)
+        assert screen.check_action("edit", ()) is None  # off, greyed in the footer and help
+
+        await pilot.press(*["f"] * ((phase("authorizations") - phase("accounts")) % len(PHASES)))
+        await settle(app, pilot)
+        holds = screen.items
+        assert len(holds) >= 3 and {i.kind for i in holds} == {"authorization"}
+        await pilot.press("space", "space")
+        await settle(app, pilot)
+        marked = str(screen.query_one("#marks", Static).content)
+        assert marked.startswith("2 marked · ")
+        assert screen.query_one(NavTable).cursor_row == 2  # space moves on
+        assert "● " + holds[0].id in screen_text(app)  # a sign, not a colour alone
+
+        await pilot.press("ctrl+r")  # read again: marks and the row under the cursor stay
+        await settle(app, pilot)
+        assert len(screen.marks) == 2 and screen.highlighted() == holds[2]
+        assert "● " + holds[0].id in screen_text(app)
+
+        await pilot.press("C")  # bulk capture: the dry run of the marked charges only
+        await settle(app, pilot)
+        assert isinstance(app.screen, BulkActionModal)
+        assert [cid for cid, _ in app.screen.plan.items] == [holds[0].id, holds[1].id]
+        await pilot.press("escape")
+        await settle(app, pilot)
+        await pilot.press("x")  # export: the marked charges
+        await settle(app, pilot)
+        assert isinstance(app.screen, ExportModal) and "2 marked charges" in app.screen.what
+        await pilot.press("escape")
+        await settle(app, pilot)
+        await pilot.press("U", "M")  # clear, then mark every charge row of the phase
+        await settle(app, pilot)
+        assert len(screen.marks) == len({i.target_id for i in holds})
+        await pilot.press("e")
+        await settle(app, pilot)
+        assert isinstance(app.screen, EditTagsModal)
+        assert app.screen.charge_id == holds[2].id
+

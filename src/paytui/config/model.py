@@ -141,6 +141,15 @@ class TodayPrefs(BaseModel):
     list them); 0 keeps every item."""
     concurrency: Annotated[int, Field(ge=1, le=16)] = 4
     """Reads of the service at once while the queue is built."""
+    refresh_seconds: Annotated[float, Field(ge=0, le=86_400)] = 60.0
+    """Seconds between re-reads of the queue while Today is on screen; 0 turns it off."""
+
+    @field_validator("refresh_seconds", mode="after")
+    @classmethod
+    def _not_a_busy_loop(cls, value: float) -> float:
+        if 0 < value < 10:
+            raise ValueError("at least 10 seconds (or 0: off)")
+        return value
 
     @field_validator("brand_hold_days", mode="after")
     @classmethod

@@ -7,6 +7,11 @@ colour alone. `f` steps through the phases (`PHASES`, data beside the screen); `
 item (a charge's detail, an account, a token). On a team journal a "claimed by" column shows who
 works on a charge; on a file journal there is none.
 
+Every charge action of a list applies to a row that holds a charge, as on the charge list
+(`ChargeRowActions`: marks by charge id, `M` marks the view's charges, `C` / `B` bulk over the
+marks, `e` tags, `x` export, `z`, `H`); an account, a token or an unknown outcome takes none of
+them, and the key says so in one line.
+
 `#pulse` at the top holds the pulse (`paytui.ui.widgets.pulse.PulseStrip`: its own worker, its
 keys `V` and `ctrl+r` when focused; docs/today.md, "Pulse").
 """
@@ -17,7 +22,7 @@ import asyncio
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
 from textual import work
@@ -27,12 +32,15 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
+from paytui.actions.registry import spec_for
 from paytui.api.models import Page
 from paytui.text import safe
 from paytui.today.queue import TodayItem, TodayQueue, build_queue, due_words, unknown_outcomes
 from paytui.ui import format as fmt
 from paytui.ui import messages
+from paytui.ui.marks import MARK, Marks
 from paytui.ui.running_app import paytui_app
+from paytui.ui.screens.charge_rows import ChargeRowActions, charge_row_bindings
 from paytui.ui.screens.paged_list import PagedListScreen
 from paytui.ui.widgets.fit_table import FitColumn, FitNavTable
 from paytui.ui.widgets.footer import PaytuiFooter
@@ -108,16 +116,29 @@ TODAY_COLUMNS = (
 )
 
 
+def _charge_of(item: TodayItem) -> Any | None:
+    """The charge a row holds, read from the service (an unknown outcome names one but holds
+    none: its outcome is the journal's to settle first)."""
+    if item.target != "charge" or item.kind == "unknown":
+        return None
+    return item.subject
+
+
 def local_due(value: datetime) -> str:
     """The due time in the user's time zone (the column says so), to the minute."""
     return value.astimezone().strftime("%Y-%m-%d %H:%M")
 
 
-class TodayScreen(PagedListScreen[TodayItem]):
+#: Marks changed on more rows than this are drawn by showing the rows again (one pass), not
+#: cell by cell (each cell update looks its row up).
+REDRAW_ROWS_OVER = 50
+
+
+class TodayScreen(ChargeRowActions, PagedListScreen[TodayItem]):
     """The queue, whole (`READ_ALL_UP_TO`), sorted unknown outcomes first, then by due time."""
 
     CSS_PATH = Path(__file__).with_name("today.tcss")
-    BINDINGS: ClassVar[list[BindingType]] = [*TODAY_BINDINGS]
+    BINDINGS: ClassVar[list[BindingType]] = [*TODAY_BINDINGS, *charge_row_bindings("today")]
     HELP_TITLE = "Today"
     AUTO_FOCUS = "#today"
     NOUN = "items"
@@ -131,6 +152,14 @@ class TodayScreen(PagedListScreen[TodayItem]):
         self.phase = 0
         #: Who holds each charge (team journal only: None means no column).
         self.claimed_by: dict[str, str] | None = None
+        #: Marked charges, by charge id: kept across phases and re-reads (bulk, export).
+        self.marks = Marks()
+        #: The charge ids whose rows show the mark sign now (what `marks_changed` redraws).
+        self._drawn_marks: set[str] = set()
+        #: Charges changed or a tick passed while another screen was shown: read on return.
+        self._stale = False
+        #: The first rows were painted (`ResultsPainted` posted once).
+        self._painted = False
 
     def compose(self) -> ComposeResult:
         yield PaytuiHeader()
@@ -139,6 +168,7 @@ class TodayScreen(PagedListScreen[TodayItem]):
             yield Static(Text("Today"), id="view-name")
             yield Static(Text(""), id="phase")
             yield Static(Text(""), id="today-notes")
+            yield Static(Text(""), id="marks")
             yield Static(Text(""), id="showing")
         line = ErrorLine(id="inline-error")
         yield line
@@ -150,6 +180,37 @@ class TodayScreen(PagedListScreen[TodayItem]):
         self._show_phase()
         self.load()
         paytui_app(self).charges_changed.subscribe(self, self._charges_changed)
+        connection = paytui_app(self).session.connection
+        every = connection.today.refresh_seconds if connection is not None else 0
+        if every:
+            self.set_interval(every, self.tick)
+
+    def tick(self) -> None:
+        """The timer (`[today] refresh_seconds`): read the queue again only while Today is the
+        screen shown and settled. Behind another screen, mode or a dialog it does not read (rows
+        never move under a dialog opened on one); `_stale` then reads once on return."""
+        if not self.is_current:
+            self._stale = True
+            return
+        if self.state in {"results", "empty"} and not self.reading:
+            self.reload()
+
+    def reload(self) -> None:
+        """Read the queue again, the cursor kept on the row it is on (by key); marks are by
+        charge id, so they stay."""
+        item = self.highlighted()
+        self.load(select=self.row_key(item) if item is not None else None)
+
+    def action_refresh(self) -> None:
+        self.reload()
+
+    def show_first(self, page: Page[TodayItem], select: str | None) -> None:
+        """As the list base; when the row that was selected left the queue (a hold captured),
+        the cursor stays at its place rather than jumping to the top."""
+        row = self._table().cursor_row
+        super().show_first(page, select)
+        if select is not None and select not in self._by_key and self.items:
+            self._table().move_cursor(row=min(row, len(self.items) - 1))
 
     def _charges_changed(self, charge_ids: tuple[str, ...]) -> None:
         """An action (here, in a detail, by another paytui) changed charges: a captured hold
@@ -159,10 +220,9 @@ class TodayScreen(PagedListScreen[TodayItem]):
             self.on_screen_resume()
 
     def on_screen_resume(self) -> None:
-        if getattr(self, "_stale", False) and self.state in {"results", "empty"}:
+        if self._stale and self.state in {"results", "empty"}:
             self._stale = False
-            item = self.highlighted()
-            self.load(select=self.row_key(item) if item is not None else None)
+            self.reload()
 
     @property
     def state(self) -> str:
@@ -202,6 +262,10 @@ class TodayScreen(PagedListScreen[TodayItem]):
             now = app.now()
             self.claimed_by = {key: claim.holder(now) for key, claim in held.items()}
         self.queue = queue
+        for item in queue.items:
+            charge = _charge_of(item)
+            if charge is not None:
+                self.marks.refresh(charge)  # a marked charge read again: the newer copy
         return Page[TodayItem].model_construct(
             items=self._in_phase(queue), limit=limit, unreadable=[]
         )
@@ -233,13 +297,20 @@ class TodayScreen(PagedListScreen[TodayItem]):
                 KIND_WORDS.get(item.kind, item.kind),
                 style=fmt.tone("bold") if item.kind == "unknown" else "",
             ),
-            fmt.literal(item.id),
+            self._what_cell(item),
             fmt.literal(item.customer or "—"),
             Text(fmt.money(item.amount) if item.amount is not None else "—", justify="right"),
             Text(local_due(item.due_at)),
             Text(left, style=fmt.tone("bold error") if overdue else ""),
             fmt.literal(claimed) if claimed else Text(""),
         ]
+
+    def _what_cell(self, item: TodayItem) -> Text:
+        """The item's id, after the mark sign when its charge is marked (a sign, not a colour)."""
+        charge = _charge_of(item)
+        if charge is not None and charge.charge_id in self.marks:
+            return Text.assemble((MARK + " ", fmt.tone("bold accent")), fmt.literal(item.id))
+        return fmt.literal(item.id)
 
     def empty_text(self) -> str:
         phase = PHASES[self.phase]
@@ -251,6 +322,11 @@ class TodayScreen(PagedListScreen[TodayItem]):
         return f" · {PHASES[self.phase].name}"
 
     def page_shown(self) -> None:
+        if not self._painted:  # the first rows: start-up's deferred work may run (as Charges)
+            self._painted = True
+            self.call_after_refresh(self.post_message, messages.ResultsPainted(len(self.items)))
+        self._drawn_marks = set(self.marks_ids())
+        self._show_marks_count()
         notes = self.queue.notes if self.queue is not None else []
         self.query_one("#today-notes", Static).update(Text(safe(" · ".join(notes))))
         if self.items:
@@ -260,16 +336,91 @@ class TodayScreen(PagedListScreen[TodayItem]):
         names = [p.name if i != self.phase else f"[{p.name}]" for i, p in enumerate(PHASES)]
         self.query_one("#phase", Static).update(Text(f"f: {names[self.phase]}"))
 
+    # --- marks (ChargeRowActions) ---------------------------------------------------------------
+    def row_charge(self) -> Any | None:
+        item = self.highlighted()
+        return _charge_of(item) if item is not None else None
+
+    def listed_charges(self) -> list[Any]:
+        """The charges of the rows of this phase, once each (the queue proved every row)."""
+        found: dict[str, Any] = {}
+        for item in self.items:
+            charge = _charge_of(item)
+            if charge is not None:
+                found.setdefault(charge.charge_id, charge)
+        return list(found.values())
+
+    def mark_all_how(self) -> str:
+        return f"by mark all on Today ({PHASES[self.phase].name}), each row proven by the queue"
+
+    def view_name(self) -> str:
+        return f"Today ({PHASES[self.phase].name})"
+
+    def not_a_charge(self) -> str:
+        item = self.highlighted()
+        if item is None:
+            return "No row selected."
+        kind = KIND_WORDS.get(item.kind, item.kind)
+        if item.kind == "unknown":
+            return f"This row is an {kind}: settle it in History (5) before acting on its charge."
+        return (
+            f"This row is {'an' if kind[0] in 'aeiou' else 'a'} {kind}, not a charge: charge"
+            " actions apply to charge rows only."
+        )
+
+    def marks_ids(self) -> set[str]:
+        return {c.charge_id for c in self.marks.charges()}
+
+    def marks_changed(self) -> None:
+        """Redraw the sign of the rows whose mark changed, and the count."""
+        if not self.is_mounted:
+            return
+        now = self.marks_ids()
+        changed = now ^ self._drawn_marks
+        self._drawn_marks = now
+        self._show_marks_count()
+        rows = [i for i in self.items if i.target_id in changed and _charge_of(i) is not None]
+        if len(rows) > REDRAW_ROWS_OVER:
+            item = self.highlighted()
+            self._show_rows(select=self.row_key(item) if item is not None else None)
+            return
+        table = self.query_one(FitNavTable)
+        for item in rows:
+            key = self.row_key(item)
+            if key is not None:
+                table.set_cell(key, "what", self._what_cell(item))
+
+    def _show_marks_count(self) -> None:
+        line = Text("")
+        if len(self.marks):
+            line.append(f"{len(self.marks)} marked", fmt.tone("bold accent"))
+            line.append(f" · {fmt.money(self.marks.total)}  ")
+        widget = self.query_one("#marks", Static)
+        widget.update(line)
+        widget.display = bool(len(self.marks))  # no room taken when nothing is marked
+
+    def action_toggle_mark(self) -> None:
+        super().action_toggle_mark()
+        if self.row_charge() is not None:
+            self.query_one(FitNavTable).action_cursor_down()  # as on the charge list
+
     # --- actions --------------------------------------------------------------------------------
     def action_subject(self, action: str) -> object | None:
-        """The charge of the highlighted item: the registry decides capture / refund on it as
-        on any charge list (an account or a token row has none: the keys are off there)."""
-        item = self.highlighted()
-        return item.subject if item is not None and item.target == "charge" else None
+        """The charge of the highlighted item: the registry decides capture, refund, tags...
+        on it as on any charge list (an account, a token or an unknown outcome has none)."""
+        return self.row_charge()
 
     def action_target(self, action: str) -> str | None:
-        item = self.highlighted()
-        return item.target_id if item is not None and item.target == "charge" else None
+        charge = self.row_charge()
+        return charge.charge_id if charge is not None else None
+
+    def disabled_reason(self, action: str) -> str | None:
+        """On a row that is not a charge, a charge action says so (not "no charge selected")."""
+        spec = spec_for(action)
+        on_charge = spec is not None and spec.subject == "charge" and self.is_mounted
+        if on_charge and self.highlighted() is not None and self.row_charge() is None:
+            return self.not_a_charge()
+        return super().disabled_reason(action)
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         self.refresh_bindings()  # capture / refund follow the highlighted item
@@ -298,11 +449,16 @@ class TodayScreen(PagedListScreen[TodayItem]):
     def action_cycle_filter(self) -> None:
         self.phase = (self.phase + 1) % len(PHASES)
         self._show_phase()
+        self._show_rows()
+
+    def _show_rows(self, select: str | None = None) -> None:
+        """Show the queue read last in the current phase (no read); `select`: the row key to
+        put the cursor back on."""
         if self.queue is not None and not self.reading:
             page = Page[TodayItem].model_construct(
                 items=self._in_phase(self.queue), limit=self.PAGE_SIZE, unreadable=[]
             )
-            self.show_first(page, None)
+            self.show_first(page, select)
 
     def action_copy_id(self) -> None:
         item = self.highlighted()

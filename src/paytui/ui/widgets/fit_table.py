@@ -93,8 +93,10 @@ class FitTable(DataTable[Any]):
         for row_key, texts in self._rows:
             if row_key == key and index < len(texts):
                 texts[index] = text
-        if text.cell_len and not self._filled[index]:
-            self._filled[index] = True  # a column left out for want of values may show now
+        # A column left out for want of values may show now; a wider value (a mark's sign
+        # before an id) widens its column rather than cutting the value.
+        if text.cell_len > self._natural[index] or (text.cell_len and not self._filled[index]):
+            self._filled[index] = True
             self._natural[index] = max(self._natural[index], text.cell_len)
             self._schedule_fit()
         if column in self.shown_columns:
