@@ -201,3 +201,40 @@ async def test_charge_actions_of_a_list_apply_to_charge_rows_only(
         assert isinstance(app.screen, EditTagsModal)
         assert app.screen.charge_id == holds[2].id
 
+
+async def test_today_as_the_start_screen_reads_again_on_its_timer_only_when_shown(
+    sandbox_transport: httpx.AsyncBaseTransport,
+) -> None:
+    """`[ui] start_screen = "today"` opens on Today (the charge search is not built); the
+    queue's timer reads only while Today is shown, keeping the cursor's row."""
+    from dataclasses import replace
+
+    from paytui.config.model import TodayPrefs, UiPrefs
+    from tests.ui.conftest import switchable_app
+
+    _, sandbox = switchable_app(sandbox_transport)  # a sandbox profile's connection
+    connection = replace(
+        sandbox, ui=UiPrefs(start_screen="today"), today=TodayPrefs(refresh_seconds=30)
+    )
+    app = make_app(sandbox_transport, connection=connection)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, TodayScreen) and app.current_mode == "today"
+        assert screen.state == "results" and not app._screen_stacks.get("charges")
+        table = screen.query_one(NavTable)
+        table.move_cursor(row=3)
+        under = screen.highlighted()
+        read = screen.queue  # each read builds a new queue
+        screen.tick()
+        await settle(app, pilot)
+        assert screen.queue is not read and screen.highlighted() == under  # by key, not row
+        read = screen.queue
+        await pilot.press("1")  # another screen shown: the tick does not read
+        await settle(app, pilot)
+        screen.tick()
+        await settle(app, pilot)
+        assert screen.queue is read
+        await pilot.press("0")  # back: one read, as the tick asked
+        await settle(app, pilot)
+        assert screen.queue is not read and screen.highlighted() == under

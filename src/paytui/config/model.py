@@ -104,6 +104,8 @@ class UiPrefs(BaseModel):
     duplicate_window_minutes: Annotated[float, Field(gt=0, le=10_080)] = 10.0
     """"Charged twice?" (`z`): charges of the same card, amount and account within these
     minutes either way of a charge are listed as likely duplicates (docs/screens.md)."""
+    start_screen: Literal["charges", "today"] = "charges"
+    """The screen paytui opens on: the charge search, or Today (`0`, docs/today.md)."""
 
     @field_validator("confirm_threshold", mode="before")
     @classmethod

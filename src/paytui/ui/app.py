@@ -109,6 +109,7 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
             self.session.profile_name = profile_name
         if connection is not None:
             self.set_reactive(PaytuiApp.account_in_focus, connection.account_id)
+            self._start_in(connection.ui.start_screen)
         self._switching_modes = False
         self._profile_switch = asyncio.Lock()
         self.keymap_config: dict[str, str] = {
@@ -122,6 +123,15 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
         self.register_theme(HIGH_CONTRAST)
         #: The theme the config holds: a different one picked is written back (`watch_theme`).
         self._remembered_theme: str | None = None
+
+    def _start_in(self, mode: str) -> None:
+        """Open on `mode` (`[ui] start_screen`) instead of `DEFAULT_MODE`. Textual builds the
+        first screen from its current mode when the App composes and has no public setter for
+        it before then; only that mode's screen is built (and its module imported), so the
+        charge search, the default, never imports Today and Today never builds the search."""
+        if mode != self.DEFAULT_MODE and mode in self.MODES:
+            self._screen_stacks = {mode: []}
+            self._current_mode = mode
 
     # --- text that leaves through the app itself (rule: text is data) ---------------------------
     def notify(
