@@ -41,3 +41,18 @@ def cli_runner(make_client: Callable[[], PaymentClient], journal: Path | str) ->
         return code, out.getvalue(), err.getvalue()
 
     return invoke
+
+
+def sandbox_cli(transport: Any, journal: Path | str) -> Run:
+    """`run(*argv)` against the in-process sandbox over `transport`, as the demo client."""
+    from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
+
+    return cli_runner(
+        lambda: PaymentClient(
+            "http://sandbox",
+            client_id=DEMO_CLIENT_ID,
+            client_secret=DEMO_CLIENT_SECRET,
+            transport=transport,
+        ),
+        journal,
+    )

@@ -22,6 +22,8 @@ SCRIPT_COMMANDS = (
     "claim",
     "export",
     "today",
+    "conversations",
+    "messages",
 )
 #: Options of the app that may come before a script command (`paytui --profile p charges ...`).
 _GLOBAL_OPTIONS = ("--profile", "--base-url")

@@ -30,6 +30,7 @@ __all__ = [
     "OPEN_WORDS",
     "Thread",
     "ThreadEntry",
+    "as_time",
     "closed_state",
     "conversation_id_of",
     "conversation_verdicts",
@@ -154,7 +155,8 @@ def _name_of(person: Any) -> str | None:
     return None
 
 
-def _time(value: Any) -> datetime | None:
+def as_time(value: Any) -> datetime | None:
+    """An ISO 8601 time as the service wrote it, aware (a naive one is taken as UTC)."""
     if not isinstance(value, str):
         return None
     try:
@@ -203,7 +205,7 @@ def entry_of(obj: GenericObject | Mapping[str, Any]) -> ThreadEntry | None:
             return None
         kind, text = "event", event.replace("_", " ")
     author = next((fields[k] for k in AUTHOR_KEYS if fields.get(k) is not None), None)
-    at = next((t for k in TIME_KEYS if (t := _time(fields.get(k))) is not None), None)
+    at = next((t for k in TIME_KEYS if (t := as_time(fields.get(k))) is not None), None)
     item_id = next(
         (str(fields[k]) for k in ("item_id", "message_id", "id") if isinstance(fields.get(k), str)),
         None,
@@ -228,6 +230,8 @@ class Thread:
     entries: list[ThreadEntry] = field(default_factory=list)
     unreadable: int = 0
     notes: list[str] = field(default_factory=list)
+    #: The thread was not read to its end (paging that repeated, or too long).
+    cut: bool = False
 
 
 def _order(entries: list[ThreadEntry]) -> list[ThreadEntry]:
@@ -267,6 +271,7 @@ async def read_thread(client: PaymentClient, conversation_id: str) -> Thread:
         thread.unreadable += len(page.unreadable)
         if page.paging_note:
             thread.notes.append(page.paging_note)
+            thread.cut = True
         if page.ignored_filters:
             thread.notes.append("the service ignored the conversation filter: checked here")
         if not page.has_more or not page.items:
@@ -274,6 +279,7 @@ async def read_thread(client: PaymentClient, conversation_id: str) -> Thread:
         offset = page.next_offset
     else:
         thread.notes.append(f"only the first {MAX_ITEMS} items were read")
+        thread.cut = True
     entries = []
     for item in raw:
         entry = entry_of(item)

@@ -1,5 +1,5 @@
 """The command line for scripts: `paytui charges|refunds|tokens|accounts|history|journal|export`,
-`claim` and `today`.
+`claim`, `today`, `conversations` and `messages`.
 
 The same connection, client, journal and exactly-once rule as the dashboard, without the screens
 (docs/cli.md is the user's view, with the exit-code table). The parser is built here; each
@@ -32,6 +32,8 @@ COMMANDS = (
     "claim",
     "export",
     "today",
+    "conversations",
+    "messages",
 )
 
 #: Options that would put a card number on the command line (other users see argv).
@@ -250,6 +252,10 @@ def build_parser() -> argparse.ArgumentParser:
     from paytui.commands.today import add_parser as add_today
 
     add_today(top, common)
+
+    from paytui.commands.conversations import add_parser as add_conversations
+
+    add_conversations(top, common)
 
     export = top.add_parser(
         "export",

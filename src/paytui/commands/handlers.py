@@ -72,6 +72,10 @@ async def run(runtime: Runtime, args: argparse.Namespace) -> int:
 
         return await today(runtime, args)
     key = args.noun if args.noun in {"history", "export"} else f"{args.noun} {args.verb}"
+    if args.noun in {"conversations", "messages"}:
+        from paytui.commands.conversations import CONVERSATION_HANDLERS
+
+        return await CONVERSATION_HANDLERS[key](runtime, args)
     if args.noun == "journal":
         from paytui.commands.journal import JOURNAL_HANDLERS
 

@@ -1,0 +1,340 @@
+"""`paytui conversations list|show|close` and `paytui messages list|send`: a support agent's
+conversations from a script (docs/cli.md).
+
+Reads are the dashboard's (`paytui.api.conversations`: a thread oldest first, links proven per
+row); the two writes go through the one executor and journal (`actions/ops/conversation.py`).
+A message's text is never an argument (long text on the command line is read by every user of
+the machine): it comes from `--file PATH` or stdin, and is shown exactly as it will go before
+anything is sent (`--yes` for scripts).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from paytui.commands.runtime import CommandError, Exit, Runtime
+from paytui.text import safe
+
+if TYPE_CHECKING:
+    from paytui.actions.outcome import ActionOutcome
+    from paytui.api.conversations import Thread
+    from paytui.api.families import GenericObject
+    from paytui.exporter import Column
+
+__all__ = ["CONVERSATION_HANDLERS", "add_parser"]
+
+
+def add_parser(top: Any, common: argparse.ArgumentParser) -> None:
+    """`paytui conversations ...` and `paytui messages ...` on the command line's parser."""
+    from paytui.commands import _listing
+
+    def listing(parser: argparse.ArgumentParser) -> None:
+        _listing(parser, streams=False)
+
+    def sub(group: Any, name: str, text: str) -> argparse.ArgumentParser:
+        parser: argparse.ArgumentParser = group.add_parser(
+            name, help=text, description=text, parents=[common], allow_abbrev=False
+        )
+        return parser
+
+    def outcome_flags(parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("--yes", action="store_true", help="do not ask (scripts)")
+        parser.add_argument("--format", choices=("table", "json"), default="table")
+
+    conversations = top.add_parser("conversations", help="list, show, close conversations")
+    verbs = conversations.add_subparsers(dest="verb", metavar="{list,show,close}")
+    verbs.required = True
+    found = sub(verbs, "list", "List conversations, newest first (links proven on every row).")
+    found.add_argument("--charge", metavar="ID", help="the conversations about this charge")
+    found.add_argument("--customer", metavar="ID", help="the conversations of this customer id")
+    found.add_argument("--status", metavar="WORD", help="open, closed, ... (the service's words)")
+    listing(found)
+    show = sub(verbs, "show", "Show one conversation and its thread, oldest first.")
+    show.add_argument("id")
+    show.add_argument("--format", choices=("table", "json"), default="table")
+    close = sub(verbs, "close", "Close a conversation (journaled, sent once).")
+    close.add_argument("id")
+    outcome_flags(close)
+
+    messages = top.add_parser("messages", help="list and send messages of a conversation")
+    verbs = messages.add_subparsers(dest="verb", metavar="{list,send}")
+    verbs.required = True
+    found = sub(verbs, "list", "List a conversation's messages, oldest first.")
+    found.add_argument("--conversation", metavar="ID", required=True)
+    listing(found)
+    send = sub(
+        verbs,
+        "send",
+        "Send a message in a conversation (journaled, sent once). The text comes from --file or"
+        " stdin, never an argument, and is shown exactly as it will go before it is sent.",
+    )
+    send.add_argument("id", help="the conversation")
+    send.add_argument("--file", metavar="PATH", help="the message's text ('-': stdin, the default)")
+    send.add_argument(
+        "--again",
+        action="store_true",
+        help="send it although the same text was sent in this conversation recently",
+    )
+    outcome_flags(send)
+
+
+# -- columns -----------------------------------------------------------------------------------
+
+#: A conversation's time for a list: its last activity, else when it began.
+UPDATED_KEYS = (
+    "last_message_timestamp",
+    "last_updated_timestamp",
+    "updated_at",
+    "created_timestamp",
+    "created_at",
+)
+
+
+def conversation_columns() -> dict[str, Column]:
+    from paytui.api.conversations import as_time, status_word
+    from paytui.api.families import FAMILIES
+    from paytui.exporter import Column
+
+    family = FAMILIES["conversations"]
+
+    def linked(key: str) -> Any:
+        return lambda obj: obj.fields().get(key)
+
+    return {
+        column.key: column
+        for column in (
+            Column("id", lambda obj: obj.id_in(family), "id"),
+            Column("status", status_word, "id"),
+            Column("subject", lambda obj: obj.label()),
+            Column("customer_id", linked("customer_id"), "id"),
+            Column("charge_id", linked("charge_id"), "id"),
+            Column("updated", lambda obj: as_time(obj.first_of(UPDATED_KEYS)), "time"),
+        )
+    }
+
+
+def thread_columns() -> dict[str, Column]:
+    """A thread line (`ThreadEntry`): when, which side, who, what."""
+    from paytui.exporter import Column
+
+    return {
+        column.key: column
+        for column in (
+            Column("time", lambda line: line.at, "time"),
+            Column("side", lambda line: line.side or None, "id"),
+            Column("who", lambda line: line.who),
+            Column("text", lambda line: line.text),
+            Column("id", lambda line: line.item_id, "id"),
+        )
+    }
+
+
+def _record(outcome: ActionOutcome) -> dict[str, Any]:
+    return {
+        "entry": outcome.entry_id,
+        "action": outcome.operation,
+        "conversation_id": outcome.charge_id,
+        "state": outcome.state,
+        "result_id": outcome.result_id,
+    }
+
+
+def _getter(key: str) -> Callable[[dict[str, Any]], Any]:
+    return lambda row: row.get(key)
+
+
+def _report(runtime: Runtime, outcome: ActionOutcome, fmt: str) -> int:
+    """The outcome: the record on stdout, the sentence on stderr, the exit code of its state."""
+    from paytui.commands.handlers import OUTCOME_EXIT
+    from paytui.exporter import Column, write_record
+
+    record = _record(outcome)
+    columns = {key: Column(key, _getter(key), "id") for key in record}
+    write_record(runtime.io.out, record, fmt, columns)
+    runtime.io.message(outcome.message or outcome.state)
+    if outcome.state == "failed" and outcome.never_sent:
+        return Exit.UNAVAILABLE
+    return OUTCOME_EXIT.get(outcome.state, Exit.UNKNOWN_OUTCOME)
+
+
+# -- reads -------------------------------------------------------------------------------------
+
+
+async def conversations_list(runtime: Runtime, args: argparse.Namespace) -> int:
+    from paytui.api.models import Trust
+    from paytui.commands.handlers import _collect, _columns, _limit, _trusted
+    from paytui.exporter import write_listing
+
+    table = conversation_columns()
+    keys = _columns(args, table, list(table))
+    trust = Trust()
+    async with runtime.client() as client:
+        rows = await _collect(
+            lambda size, offset: client.list_conversations_page(
+                charge_id=args.charge,
+                customer_id=args.customer,
+                status=args.status,
+                limit=size,
+                offset=offset,
+            ),
+            _limit(args),
+            page_size=50,
+            trust=trust,
+        )
+    fmt = args.format or "table"
+    write_listing(runtime.io.out, rows, fmt, table, columns=keys, local=args.local_time)
+    return _trusted(runtime, trust)
+
+
+def _thread_notes(runtime: Runtime, thread: Thread) -> int:
+    for note in thread.notes:
+        runtime.io.err.write(f"paytui: {safe(note)}\n")
+    if thread.unreadable:
+        runtime.io.err.write(f"paytui: {thread.unreadable} item(s) could not be read as a line\n")
+    return Exit.INCOMPLETE if thread.unreadable or thread.cut else Exit.OK
+
+
+async def conversations_show(runtime: Runtime, args: argparse.Namespace) -> int:
+    from paytui.api.conversations import read_thread
+    from paytui.exporter import write_listing, write_record
+
+    async with runtime.client() as client:
+        found = await client.get_object("conversations", args.id)
+        thread = await read_thread(client, args.id)
+    if args.format == "json":
+        import json
+
+        from paytui.api.errors import redact_data
+        from paytui.text import escaped
+
+        lines = [
+            {"time": e.at.isoformat() if e.at else None, "side": e.side or None, "who": e.who,
+             "text": e.text, "kind": e.kind, "id": e.item_id}
+            for e in thread.entries
+        ]  # fmt: skip
+        data = {"conversation": found.fields(), "thread": lines}
+        text = json.dumps(redact_data(data), ensure_ascii=False, indent=2)
+        runtime.io.out.write(escaped(text, keep_lines=True) + "\n")
+    else:
+        write_record(runtime.io.out, found, "table", conversation_columns())
+        runtime.io.out.write("\n")
+        write_listing(runtime.io.out, thread.entries, "table", thread_columns())
+    return _thread_notes(runtime, thread)
+
+
+async def messages_list(runtime: Runtime, args: argparse.Namespace) -> int:
+    from paytui.api.conversations import Thread, entry_of
+    from paytui.commands.handlers import _collect, _columns, _limit
+    from paytui.exporter import write_listing
+
+    table = thread_columns()
+    keys = _columns(args, table, list(table))
+    async with runtime.client() as client:
+        rows: list[GenericObject] = await _collect(
+            lambda size, offset: client.list_messages_page(
+                conversation_id=args.conversation, limit=size, offset=offset
+            ),
+            _limit(args),
+            page_size=50,
+        )
+    thread = Thread()
+    for row in rows:
+        # A service that ignored the filter: another conversation's message is not this one's.
+        if str(row.fields().get("conversation_id", args.conversation)) != args.conversation:
+            continue
+        line = entry_of(row)
+        if line is None:
+            thread.unreadable += 1
+        else:
+            thread.entries.append(line)
+    fmt = args.format or "table"
+    write_listing(runtime.io.out, thread.entries, fmt, table, columns=keys, local=args.local_time)
+    return _thread_notes(runtime, thread)
+
+
+# -- writes ------------------------------------------------------------------------------------
+
+
+async def conversations_close(runtime: Runtime, args: argparse.Namespace) -> int:
+    from paytui.actions.ops import conversation as ops
+    from paytui.commands.handlers import _allowed
+
+    async with runtime.client() as client:
+        executor = await runtime.executor(client)
+        await _allowed(executor, "close_conversation", args.id)
+        runtime.confirm(
+            f"Close conversation {args.id}",
+            None,
+            yes=args.yes,
+            confirm=None,
+            needs_typed=False,
+            phrase="",
+        )
+        outcome = await ops.close(executor, args.id)
+    return _report(runtime, outcome, args.format)
+
+
+def read_body(runtime: Runtime, path: str | None) -> str:
+    """The message's text from a file or stdin, as written (one final newline dropped: an
+    editor's, not the writer's)."""
+    from paytui.limits import LIMITS
+
+    limit = LIMITS["message_body"]
+    try:
+        if path is None or path == "-":
+            text = runtime.io.inp.read(limit * 4 + 2)
+        else:
+            with Path(path).open(encoding="utf-8") as handle:
+                text = handle.read(limit * 4 + 2)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CommandError(f"--file: cannot read {path}: {exc}", Exit.USAGE) from None
+    text = text.removesuffix("\n")
+    from paytui.actions.ops.conversation import message_problem
+
+    if problem := message_problem(text):
+        raise CommandError(f"message: {problem}", Exit.USAGE)
+    return text
+
+
+async def messages_send(runtime: Runtime, args: argparse.Namespace) -> int:
+    from paytui.actions.errors import RecentlyDone
+    from paytui.actions.ops import conversation as ops
+    from paytui.commands.handlers import _allowed
+
+    if (args.file is None or args.file == "-") and runtime.io.interactive and not args.yes:
+        runtime.io.message("Type the message; end it with ctrl+d on a line of its own.")
+    body = read_body(runtime, args.file)
+    async with runtime.client() as client:
+        executor = await runtime.executor(client)
+        await _allowed(executor, "send_message", args.id)
+        # The review: the text exactly as it will go (control characters shown, not obeyed).
+        runtime.io.message(f"To conversation {args.id}, {len(body)} characters:")
+        for line in body.split("\n"):
+            runtime.io.message(f"  | {line}")
+        runtime.confirm(
+            f"Send this message to {args.id}",
+            None,
+            yes=args.yes,
+            confirm=None,
+            needs_typed=False,
+            phrase="",
+        )
+        try:
+            outcome = await ops.send(executor, args.id, body, again=args.again)
+        except RecentlyDone as err:
+            raise CommandError(
+                f"{err.message} Pass --again to send it again.", Exit.EARLIER_ATTEMPT
+            ) from err
+    return _report(runtime, outcome, args.format)
+
+
+CONVERSATION_HANDLERS = {
+    "conversations list": conversations_list,
+    "conversations show": conversations_show,
+    "conversations close": conversations_close,
+    "messages list": messages_list,
+    "messages send": messages_send,
+}
