@@ -6,7 +6,15 @@ from typing import Any
 
 import pytest
 
-from paytui.ui.bindings import KEY_ALLOW_LIST, all_groups, key_map, meaning
+from paytui.ui.bindings import (
+    BROWSER_KEYS,
+    KEY_ALLOW_LIST,
+    LiveBinding,
+    all_groups,
+    key_map,
+    meaning,
+)
+from paytui.ui.screens.help import browser_note
 
 
 def test_one_meaning_per_key() -> None:
@@ -38,6 +46,32 @@ def test_the_listed_clashes_are_gone() -> None:
     # Every list pages the one way, by scrolling: no list has paging keys of its own.
     assert "right_square_bracket" not in found and "left_square_bracket" not in found
     assert set(found["q"]) == {"back"}
+
+
+def test_every_key_a_browser_keeps_has_another() -> None:
+    """`paytui serve`: the browser keeps ctrl+w, ctrl+t, ctrl+n and ctrl+tab, so each binding
+    with one has another key, and the help's note in a browser names it (or says there is none
+    after a remap)."""
+    kept = [
+        binding
+        for group in all_groups()
+        for binding in group.bindings
+        if set(binding.key.split(",")) & set(BROWSER_KEYS)
+    ]
+    assert {binding.id for binding in kept} == {"charges.claim_next", "saved.share"}
+    for binding in kept:
+        assert set(binding.key.split(",")) - set(BROWSER_KEYS), binding.id
+    claim_next = next(binding for binding in kept if binding.id == "charges.claim_next")
+    live = [
+        LiveBinding(None, claim_next, ("ctrl+n", "ctrl+g"), True),  # type: ignore[arg-type]
+        LiveBinding(None, claim_next, ("ctrl+t",), True),  # type: ignore[arg-type]
+    ]
+    assert browser_note(live) == (
+        "In a browser, the browser keeps ctrl+w, ctrl+t, ctrl+n and ctrl+tab (close tab, new tab, "
+        "new window, next tab); here use Claim next free: ctrl+g; Claim next free: none (give it "
+        "one in [keymap])."
+    )
+    assert browser_note([]).endswith("next tab).")
 
 
 def test_every_binding_has_an_id() -> None:

@@ -287,6 +287,7 @@ _KEY_NAMES = {
     "colon": ":",
     "delete": "Delete",
     "f2": "F2",
+    "f3": "F3",
     "space": "space",
 }
 
@@ -300,6 +301,11 @@ def display_key(key: str) -> str:
 BACK_ACTIONS = frozenset(
     {"back", "close", "cancel", "leave", "back_or_quit", "dismiss", "answer(False)"}
 )
+
+#: Keys a browser keeps for itself (close the tab, a new tab, a new window, the next tab): in
+#: `paytui serve` they never reach the page, so every binding with one has another key too
+#: (`tests/ui/test_keys.py`), and the help says so in a browser (`screens/help.py`).
+BROWSER_KEYS = ("ctrl+w", "ctrl+t", "ctrl+n", "ctrl+tab")
 
 #: Keys bound to more than one meaning on purpose, and why (`tests/ui/test_keys.py` reads it).
 KEY_ALLOW_LIST: dict[str, str] = {

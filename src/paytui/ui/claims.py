@@ -1,7 +1,8 @@
-"""Claims in the dashboard: `m` claims the charge for this agent or lets go of it, `ctrl+n` on
-the charge list claims the next free one; one notification line says what happened, or who
-holds it. The claims themselves are the journal's (`paytui.actions.claims`), through the app's
-one executor; everything here runs in a worker (the journal may be a network away).
+"""Claims in the dashboard: `m` claims the charge for this agent or lets go of it, `ctrl+n`
+(`ctrl+g` in a browser) on the charge list claims the next free one; one notification line says
+what happened, or who holds it. The claims themselves are the journal's
+(`paytui.actions.claims`), through the app's one executor; everything here runs in a worker (the
+journal may be a network away).
 
 A claim is a warning to the other agents, not a lock on money: the dialogs and the command line
 warn before acting on another's claimed charge, and the exactly-once guard holds either way.

@@ -166,7 +166,7 @@ CHARGES_BINDINGS: list[Binding] = [
         show=False,
     ),
     Binding(
-        "ctrl+n",
+        "ctrl+n,ctrl+g",  # ctrl+g in a browser, which keeps ctrl+n (a new window)
         "claim_next",
         "Claim next free",
         id="charges.claim_next",

@@ -19,7 +19,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Static
 
-from paytui.ui.bindings import LiveBinding
+from paytui.ui.bindings import BROWSER_KEYS, LiveBinding, display_key
 from paytui.ui.screens.base import PaytuiModal
 from paytui.ui.widgets.columns import Shape, layout_columns
 
@@ -115,6 +115,22 @@ class KeyTable:
         yield Group(*parts)
 
 
+def browser_note(live: list[LiveBinding]) -> str:
+    """In a browser (`paytui serve`): the keys it keeps, and this screen's bindings that use one,
+    by their other key."""
+    others = []
+    for each in live:
+        rest = [key for key in each.keys if key not in BROWSER_KEYS]
+        if len(rest) < len(each.keys):
+            other = display_key(",".join(rest)) if rest else "none (give it one in [keymap])"
+            others.append(f"{each.binding.description}: {other}")
+    note = (
+        "In a browser, the browser keeps ctrl+w, ctrl+t, ctrl+n and ctrl+tab (close tab, new "
+        "tab, new window, next tab)"
+    )
+    return f"{note}; here use {'; '.join(others)}." if others else f"{note}."
+
+
 HELP_BINDINGS: list[Binding] = [
     Binding("escape,question_mark,q", "close", "Close", id="help.close"),
 ]
@@ -135,6 +151,8 @@ class HelpScreen(PaytuiModal[None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="help-dialog"):
             yield Static(Text("Keys"), id="help-title")
+            if self.app.is_web:
+                yield Static(Text(browser_note(self.live)), id="help-browser")
             with VerticalScroll(id="help-body"):
                 yield Static(self._table(), id="help-table")
             yield Static(
