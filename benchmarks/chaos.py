@@ -35,17 +35,18 @@ names it). Pairings (`PAIRINGS`): the dashboard's dialog and the command line re
 refund and a single full refund (``bulk+single/refund``), and the same for a capture
 (``app+cli/capture``, ``bulk+single/capture``). The dialog reads the charge as the dialog does
 (`observe`, ``with_shown()`` for a refund), its person looks for 0 to 0.6 s and confirms; a review
-that lists a refund of the (fresh) charge shows it done, and the person closes the dialog
-("changed since you looked" → review again, once more). The command line is the real handler
-(`refunds_create` / `charges_capture` with ``--yes``, no ``--again``). The bulk action is the
-real dry run and `BatchRunner` (no basis, amount None). "single" is a dialog or a command
-line, drawn per run. Each pairing runs under every fault kind (`FAULTS`, "none" included), N
-runs each; a run draws who starts first and when the other starts (together, 0.02 to 0.5 s later,
-or after the first finished), the think times, and (20 %) reads down after the first send. The
-fault hits the first send of either actor; a process killed mid-send is started again once (the
-command run again, the dialog opened again, the batch resumed). The end and the counting are
-as above; a duplicate is more than one effect for the pair. One JSON line per pairing, with the
-figures per fault, what each actor was told (`told`), the gaps drawn, and `service_refused`:
+that lists a refund of the (fresh) charge shows it done, and the person closes the dialog ("changed
+since you looked" → review again, once more). The command line is the real handler
+(`refunds_create` / `charges_capture` with ``--yes``, no ``--again``). The bulk action is the real
+dry run, read as the dialog reads it (`observe_plan`: a basis per item), and `BatchRunner`.
+"single" is a dialog or a command line, drawn per run. Each pairing runs under every fault kind
+(`FAULTS`, "none" included), N runs each; a run draws who starts first and when the other starts
+(together, 0.02 to 0.5 s later, or after the first finished), the think times, and (20 %) reads
+down after the first send. The fault hits the first send of either actor; a process killed mid-send
+is started again once (the command run again, the dialog opened again, the batch resumed). The end
+and the counting are as above; a duplicate is more than one effect for the pair. One JSON line per
+pairing, with the figures per fault, what each actor was told (`told`), the gaps drawn, and
+`service_refused`:
 commit requests the service refused (4xx) — a second capture or full refund that paytui sent
 and the service stopped. It exits 1 on any duplicate, contradiction, unresolved entry or
 harness crash.
@@ -667,7 +668,7 @@ async def run_chaos(
 #: "dialog": the dashboard's refund/capture dialog (`observe(...).with_shown()` for a refund,
 #: a person who reads it and confirms); "cli": the real `paytui refunds create … --yes` /
 #: `paytui charges capture … --yes` handler (`observe(...)`, no ``--again``); "bulk": the
-#: dashboard's bulk action (`plan_batch` + `BatchRunner`: no basis, amount None); "single":
+#: dashboard's bulk action (`plan_batch` + `observe_plan` + `BatchRunner`); "single":
 #: a dialog or a command line, drawn per run.
 PAIRINGS: dict[str, tuple[str, tuple[str, str]]] = {
     "app+cli/refund": ("refund", ("dialog", "cli")),
@@ -823,9 +824,10 @@ async def _as_bulk(
     session: Session, world: PairWorld, charge_id: str, amount: Decimal | None, actor: _ActorRun
 ) -> str:
     """The dashboard's bulk capture / full refund of the one marked charge: the dry run on the
-    charge as listed, the person confirms after `think`, `BatchRunner.start`; a process that
-    died is resumed (`resumable`), as the dashboard offers at start-up."""
-    from paytui.actions.batch import BatchRunner, plan_batch
+    charge as listed, read as it is now (`observe_plan`, as the dialog does), the person
+    confirms after `think`, `BatchRunner.start`; a process that died is resumed (`resumable`),
+    as the dashboard offers at start-up."""
+    from paytui.actions.batch import BatchRunner, observe_plan, plan_batch
     from paytui.actions.batch_log import BatchLog
 
     executor = session.executor
@@ -840,7 +842,7 @@ async def _as_bulk(
                 record = await runner.resume(left[0].id)
             else:
                 charge = await session.client.get_charge(charge_id)
-                plan = plan_batch(world.kind, [charge])
+                plan = await observe_plan(executor, plan_batch(world.kind, [charge]))
                 if not plan.items:
                     actor.said.append(plan.skipped[0].reason if plan.skipped else "")
                     return "bulk: skipped in the dry run"

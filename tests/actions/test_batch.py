@@ -17,7 +17,7 @@ from types import SimpleNamespace
 import httpx
 import pytest
 
-from paytui.actions.batch import BatchRunner, plan_batch, summarise
+from paytui.actions.batch import BatchRunner, observe_plan, plan_batch, summarise
 from paytui.actions.batch_log import BatchItem, BatchLog
 from paytui.actions.errors import ConfirmationRequired
 from paytui.actions.journal import Journal
@@ -196,4 +196,40 @@ async def test_cancel_stops_between_items_and_production_needs_the_typed_total(
     assert "5 not started" in summary.line("Full refund")
     assert len(wire.posts("/refunds")) == 1
     assert [b.id for b in log.resumable(profile=PROFILE, base_url=BASE_URL)] == [record.id]
+    log.close()
+
+
+async def test_a_bulk_refund_sends_nothing_on_a_charge_someone_else_refunded(
+    client: PaymentClient, journal: Journal, clock: FakeClock, wire: WireTransport, sale: Charge
+) -> None:
+    """The bulk's decision is tied to what its dry run read, as a single refund's is to its
+    dialog: a charge another paytui refunded before the dry run is skipped and named; one
+    refunded after it (before its item runs) is not sent, and the item says who did it."""
+    sales = await _new_charges(client, sale.account_id or "", 3, "sale")
+    other = clocked_executor(client, journal, clock, agent="support-07", actor="support-07")
+    assert (await other.refund(sales[0].charge_id, None)).succeeded  # before the dry run
+
+    mine = clocked_executor(client, journal, clock, agent="support-02")
+    listed = plan_batch("refund", sales)  # from the rows: all three, at most 30.06
+    assert listed.count == 3
+    reads: list[None] = []
+    plan = await observe_plan(mine, listed, on_read=lambda: reads.append(None))
+    assert len(reads) == 3
+    assert [charge_id for charge_id, _ in plan.items] == [s.charge_id for s in sales[1:]]
+    assert plan.total == Decimal("20.05")  # what is left of each, read just now
+    (skipped,) = plan.skipped
+    assert skipped.reason.startswith("nothing left to refund; refunded 10.01 by ")
+    assert "support-07" in skipped.reason
+
+    assert (await other.refund(sales[2].charge_id, Decimal("1.00"))).succeeded  # after it
+    posts_before = len(wire.posts("/refund"))
+    log = BatchLog(journal.path)
+    record = await BatchRunner(mine, log).start(plan)
+    by_charge = {item.charge_id: item for item in record.items}
+    assert by_charge[sales[1].charge_id].state == "succeeded"
+    changed = by_charge[sales[2].charge_id]
+    assert changed.state == "skipped" and changed.message is not None
+    assert "changed since it was read" in changed.message and "support-07" in changed.message
+    assert len(wire.posts("/refund")) == posts_before + 1  # the unchanged one only
+    assert len(await refunds_of(client, sales[2].charge_id)) == 1  # only the other's 1.00
     log.close()

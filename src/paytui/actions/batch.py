@@ -22,12 +22,13 @@ No Textual: the UI (`paytui.ui.screens.modals.bulk`) only shows what this report
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Any
 
 from paytui.actions.amounts import format_amount
+from paytui.actions.basis import Basis
 from paytui.actions.batch_log import BatchItem, BatchLog, BatchRecord
 from paytui.actions.errors import (
     ActionError,
@@ -36,6 +37,7 @@ from paytui.actions.errors import (
     ConfirmationRequired,
     EarlierAttemptApplied,
     PrecheckFailed,
+    TargetChanged,
     UnresolvedAction,
 )
 from paytui.actions.executor import ActionExecutor, ActionOutcome
@@ -69,6 +71,7 @@ __all__ = [
     "BatchRunner",
     "BatchSummary",
     "Skipped",
+    "observe_plan",
     "plan_batch",
     "still_open",
     "summarise",
@@ -92,15 +95,17 @@ class Skipped:
 
 @dataclass(frozen=True)
 class BatchPlan:
-    """The dry run: the charges to act on (id, amount as listed) and the ones skipped.
+    """The dry run: the charges to act on (id, amount) and the ones skipped.
 
-    For a full refund the amount is the charge's amount: what is left may be less when part of
-    it was refunded already (the service refunds what is left), so the total is an upper bound.
+    From the rows alone (`plan_batch`) a full refund's amount is the charge's amount, an upper
+    bound. Once read (`observe_plan`) it is what is left to refund, and `bases` holds what was
+    read of each item: the decision the person confirms, each item sent only if unchanged since.
     """
 
     operation: str
     items: tuple[tuple[str, Decimal | None], ...]
     skipped: tuple[Skipped, ...] = ()
+    bases: Mapping[str, Basis] = field(default_factory=dict, compare=False)
 
     @property
     def count(self) -> int:
@@ -146,6 +151,55 @@ def plan_batch(operation: str, charges: Iterable[Any]) -> BatchPlan:
         else:
             items.append((charge_id, getattr(charge, "total_amount", None)))
     return BatchPlan(operation, tuple(items), tuple(skipped))
+
+
+async def observe_plan(
+    executor: ActionExecutor,
+    plan: BatchPlan,
+    *,
+    on_read: Callable[[], None] | None = None,
+) -> BatchPlan:
+    """Read every item of the dry run now, as a single action's dialog reads its charge when it
+    opens (`ActionExecutor.observe`), at most `CONCURRENCY` at a time; `on_read` after each.
+
+    The dry run the person confirms then shows what is true now, and each item is later sent
+    only if nothing changed since (else `TargetChanged`: nothing sent, and who changed it). A
+    full refund's amount becomes what is left; an item with nothing left to refund (and who
+    refunded it), an authorization captured meanwhile, or a charge that cannot be read is
+    skipped, with why: nothing is decided on a guess."""
+    gate = asyncio.Semaphore(CONCURRENCY)
+
+    async def read(charge_id: str) -> Basis | str:
+        async with gate:
+            try:
+                return await executor.observe(plan.operation, charge_id)
+            except PrecheckFailed as err:
+                return err.message
+            except Exception as err:  # the service or the journal could not say: skip it
+                return f"could not be read ({error_line(err)}); nothing decided on a guess"
+            finally:
+                if on_read is not None:
+                    on_read()
+
+    read_now = await asyncio.gather(*(read(charge_id) for charge_id, _ in plan.items))
+    items: list[tuple[str, Decimal | None]] = []
+    skipped = list(plan.skipped)
+    bases: dict[str, Basis] = {}
+    for (charge_id, listed), basis in zip(plan.items, read_now, strict=True):
+        if isinstance(basis, str):
+            skipped.append(Skipped(charge_id, basis))
+            continue
+        if basis.left is not None and basis.left <= 0:
+            who = await executor.describe_refunds(basis.refunds)
+            skipped.append(Skipped(charge_id, "; ".join(["nothing left to refund", *who])))
+            continue
+        items.append((charge_id, basis.left if basis.left is not None else listed))
+        bases[charge_id] = basis
+    return BatchPlan(plan.operation, tuple(items), tuple(skipped), bases)
+
+
+def error_line(err: BaseException) -> str:
+    return str(err).splitlines()[0] if str(err) else type(err).__name__
 
 
 @dataclass(frozen=True)
@@ -203,6 +257,10 @@ class BatchRunner:
         self.concurrency = max(1, concurrency)
         self.on_item = on_item
         self._cancelled = False
+        #: What the dry run read of each item (`BatchPlan.bases`): sent only if unchanged since.
+        self._bases: Mapping[str, Basis] = {}
+        #: Items the dry run skipped (`observe_plan`), with why: a resume sends none of them.
+        self._skipped: dict[str, str] = {}
 
     def cancel(self) -> None:
         """Start no further item; the ones already sent finish and are recorded."""
@@ -232,6 +290,7 @@ class BatchRunner:
         if not plan.items:
             raise ActionError("Nothing to do: every marked charge is skipped")
         self._check(plan.operation, (a for _, a in plan.items), confirmation)
+        self._bases = plan.bases
         journal = self.executor.journal
         mark = await asyncio.to_thread(journal.last_id)
         record = await asyncio.to_thread(
@@ -246,8 +305,21 @@ class BatchRunner:
         )
         return await self._run(record)
 
-    async def resume(self, batch_id: int, *, confirmation: str | None = None) -> BatchRecord:
-        """Run what a crash, a kill or a cancel left of batch `batch_id` (never twice)."""
+    async def resume(
+        self,
+        batch_id: int,
+        *,
+        confirmation: str | None = None,
+        observed: BatchPlan | None = None,
+    ) -> BatchRecord:
+        """Run what a crash, a kill or a cancel left of batch `batch_id` (never twice).
+
+        `observed`: the resume's own dry run as read (`observe_plan`): each item is sent only if
+        unchanged since, and an item it skipped (nothing left, captured meanwhile, unreadable)
+        is recorded as skipped, with why, and not sent."""
+        if observed is not None:
+            self._bases = observed.bases
+            self._skipped = {skip.charge_id: skip.reason for skip in observed.skipped}
         record = await asyncio.to_thread(self.log.get, batch_id)
         if record is None or (record.profile, record.base_url) != (
             self.executor.profile,
@@ -317,14 +389,22 @@ class BatchRunner:
                     record,
                     replace(item, state="failed", entry_id=entry.id, message=entry.error),
                 )
+        if item.charge_id in self._skipped:
+            reason = self._skipped[item.charge_id]
+            return await self._write(record, replace(item, state="skipped", message=reason))
         await self._write(record, replace(item, state="running", message=None))
         # The total was typed and checked (`_check`); each item is confirmed by its charge id.
         confirmation = item.charge_id[-4:]
         try:
+            basis = self._bases.get(item.charge_id)
             if record.operation == "capture":
-                outcome = await executor.capture(item.charge_id, confirmation=confirmation)
+                outcome = await executor.capture(
+                    item.charge_id, confirmation=confirmation, basis=basis
+                )
             else:
-                outcome = await executor.refund(item.charge_id, None, confirmation=confirmation)
+                outcome = await executor.refund(
+                    item.charge_id, None, confirmation=confirmation, basis=basis
+                )
         except EarlierAttemptApplied as err:
             await asyncio.to_thread(executor.journal.acknowledge, err.entry.id)
             done = replace(
@@ -339,7 +419,7 @@ class BatchRunner:
             return await self._write(
                 record, replace(item, state="unknown", entry_id=err.entry_id, message=err.message)
             )
-        except (PrecheckFailed, ActionInFlight) as err:
+        except (PrecheckFailed, ActionInFlight, TargetChanged) as err:
             return await self._write(record, replace(item, state="skipped", message=err.message))
         except ActionError as err:  # refused by the policy, a bad amount: nothing was sent
             return await self._write(record, replace(item, state="failed", message=err.message))

@@ -42,7 +42,7 @@ import contextlib
 import os
 import socket
 import uuid
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
@@ -1058,6 +1058,15 @@ class ActionExecutor:
         spec = OPERATIONS[entry.operation]
         amount = f" {format_amount(entry.amount)}" if entry.amount is not None else ""
         return f"{spec.done}{amount} {self._by_and_when(entry)} ({spec.result_word(entry)})"
+
+    async def describe_refunds(self, refunds: Iterable[RefundSeen]) -> list[str]:
+        """Who made these refunds and when, one line each: the journal's entry when paytui made
+        it ("refunded 5.00 by the dashboard of support-12 … 4 s ago"), else "outside paytui"."""
+        lines: list[str] = []
+        for refund in refunds:
+            entry = await asyncio.to_thread(self.journal.by_result, self.base_url, refund.refund_id)
+            lines.append(self._describe_refund(refund, entry))
+        return lines
 
     def _describe_refund(self, refund: RefundSeen, entry: JournalEntry | None) -> str:
         if entry is not None:

@@ -1,8 +1,10 @@
 """The bulk action dialog: dry run → (typed) confirmation → progress with each outcome → summary.
 
 It decides nothing: the dry run is `paytui.actions.batch.plan_batch` (the action registry's
-reasons), the confirmation is checked by `BatchRunner` with the policy's own rule (typed on a
-production profile, as every money dialog), and every item goes through the one executor and
+reasons), then `observe_plan` reads every item as it is now (what is left to refund, a capture made
+meanwhile, by whom), so the person confirms what is true and each item is sent only if it is
+unchanged since; the confirmation is checked by `BatchRunner` with the policy's own rule (typed on
+a production profile, as every money dialog), and every item goes through the one executor and
 journal. Escape before the start closes (nothing is sent); while running it stops the batch after
 the items already in flight (their outcomes are still recorded), then shows what was and was not
 done. The dialog dismisses with the ids of the charges acted on, so the list unmarks them.
@@ -20,7 +22,14 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.widgets import Input, ProgressBar, RichLog, Static
 
-from paytui.actions.batch import BULK_OPERATIONS, BatchPlan, BatchRunner, plan_batch, summarise
+from paytui.actions.batch import (
+    BULK_OPERATIONS,
+    BatchPlan,
+    BatchRunner,
+    observe_plan,
+    plan_batch,
+    summarise,
+)
 from paytui.actions.errors import ActionError, ConfirmationRequired
 from paytui.actions.operations import OPERATIONS
 from paytui.text import safe
@@ -58,8 +67,10 @@ def dry_run_text(
     text.append(f"{plan.label} of {plan.count} {noun}{'s' if plan.count != 1 else ''}", "bold")
     text.append(": total ")
     text.append(fmt.money(plan.total), "bold")
-    if plan.operation == "refund":  # a full refund: what is left of each, known when sent
+    if plan.operation == "refund" and not plan.bases:  # not read yet: the charges' amounts
         text.append(" at most (what is left of each charge is refunded)")
+    elif plan.operation == "refund":
+        text.append(" (what is left of each charge, read just now)")
     text.append(".\n")
     if marked:
         text.append("Marked: ")
@@ -123,7 +134,7 @@ class BulkActionModal(PaytuiModal[list[str] | None]):
         self.resume = resume
         #: How the rows were chosen (`Marks.provenance`), said in the dry run.
         self.marked = tuple(marked)
-        self.step = "review"  # review | running | done
+        self.step = "reading"  # reading | review | running | done
         self.runner: BatchRunner | None = None
         self.done_ids: list[str] = []
 
@@ -156,6 +167,8 @@ class BulkActionModal(PaytuiModal[list[str] | None]):
             yield Static(self._next_keys(), id="next-key")
 
     def _next_keys(self) -> str:
+        if self.step == "reading":
+            return "escape closes (nothing is sent)"
         if self.step == "running":
             return "escape stops after the items in flight"
         if self.step == "done" or not self.plan.count:
@@ -163,6 +176,48 @@ class BulkActionModal(PaytuiModal[list[str] | None]):
         return "enter starts · escape closes (nothing is sent)"
 
     def on_mount(self) -> None:
+        self.query_one("#confirm-phrase", SafeInput).display = False
+        if self.plan.count:
+            self.read_items()
+        else:
+            self._reviewed(self.plan)
+
+    @work(exclusive=True, group="bulk-read", exit_on_error=False)
+    async def read_items(self) -> None:
+        """Read every item as it is now (`observe_plan`): the dry run then shows the truth, and
+        what the person confirms is what each item is sent against."""
+        total, done = self.plan.count, 0
+        self._summary(Text(f"Reading the {total} charges as they are now…", "dim"))
+
+        def one_read() -> None:
+            nonlocal done
+            done += 1
+            self._summary(Text(f"Reading the charges as they are now… {done}/{total}", "dim"))
+
+        try:
+            executor = await self.app.actions.executor()
+            observed = await observe_plan(executor, self.plan, on_read=one_read)
+        except ActionError as err:
+            self._cannot_read(err.message)
+            return
+        except Exception as exc:  # no connection, no journal: nothing is decided on a guess
+            self._cannot_read(error_detail(exc))
+            return
+        self._reviewed(observed)
+
+    def _cannot_read(self, why: str) -> None:
+        self._set_step("done")
+        self._summary(fmt.literal(f"Cannot read the charges: {why}; nothing was sent.", "error"))
+
+    def _reviewed(self, plan: BatchPlan) -> None:
+        """The dry run as read: shown, and the start (and the typed total) offered."""
+        self.plan = plan
+        self.query_one(ProgressBar).update(total=max(1, plan.count))
+        self.query_one("#dialog-info", Static).update(
+            dry_run_text(plan, needs_phrase=self.needs_phrase, marked=self.marked)
+        )
+        self._summary(Text(""))
+        self._set_step("review")
         phrase = self.query_one("#confirm-phrase", SafeInput)
         if phrase.display:
             self.set_focus(phrase)
@@ -198,10 +253,12 @@ class BulkActionModal(PaytuiModal[list[str] | None]):
 
     def _set_step(self, step: str) -> None:
         self.step = step
-        running = step != "review"
+        running = step == "running" or (step == "done" and self.runner is not None)
         self.query_one("#bulk-progress").set_class(not running, "-hidden")
         self.query_one("#bulk-log").set_class(not running, "-hidden")
-        self.query_one("#confirm-phrase").display = False if running else self.needs_phrase
+        self.query_one("#confirm-phrase").display = (
+            step == "review" and self.needs_phrase and bool(self.plan.count)
+        )
         self.query_one("#next-key", Static).update(self._next_keys())
         self.refresh_bindings()
 
@@ -229,7 +286,9 @@ class BulkActionModal(PaytuiModal[list[str] | None]):
         self._set_step("running")
         try:
             if self.resume is not None:
-                record = await self.runner.resume(self.resume.id, confirmation=typed)
+                record = await self.runner.resume(
+                    self.resume.id, confirmation=typed, observed=self.plan
+                )
             else:
                 record = await self.runner.start(self.plan, confirmation=typed)
         except ConfirmationRequired as err:
