@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
-SUBCOMMANDS = ("sandbox", "profile")
+SUBCOMMANDS = ("sandbox", "profile", "serve")
 #: `paytui.commands.COMMANDS`, repeated here so that choosing costs no import.
 SCRIPT_COMMANDS = (
     "charges",
@@ -53,6 +53,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from paytui.sandbox.cli import main as sandbox_main
 
         return sandbox_main(args[1:])
+    if args and args[0] == "serve":
+        from paytui.serve.cli import main as serve_main
+
+        return serve_main(args[1:])
     if args[:2] == ["profile", "probe"]:  # talks to the service: a command, not config
         from paytui.commands.probe import cli as probe_main
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from pathlib import Path
 from typing import Any, Literal
@@ -53,6 +53,9 @@ ENV_ACCOUNT_ID = "PAYTUI_ACCOUNT_ID"
 ENV_JOURNAL_URL = "PAYTUI_JOURNAL_URL"
 #: This person's name on a team journal (wins over the profile's `agent`).
 ENV_AGENT = "PAYTUI_AGENT"
+#: Read-only whatever the profile says (any value but empty or "0"): `paytui serve` sets it for
+#: its sessions, and it holds for every profile the process resolves, switched to included.
+ENV_READ_ONLY = "PAYTUI_READ_ONLY"
 ENV_VARS = (ENV_PROFILE, ENV_BASE_URL, ENV_TOKEN, ENV_CLIENT_ID, ENV_CLIENT_SECRET, ENV_ACCOUNT_ID)
 
 #: The profile name shown when the base URL came from the command line or environment with no
@@ -180,6 +183,12 @@ def _env(environ: Mapping[str, str], name: str) -> str | None:
     return value if value else None
 
 
+def forced_read_only(environ: Mapping[str, str]) -> bool:
+    """`PAYTUI_READ_ONLY` is set: a value other than "0" counts (over-restricting is the safe
+    mistake)."""
+    return _env(environ, ENV_READ_ONLY) not in (None, "0")
+
+
 def resolve_connection(
     *,
     profile: str | None = None,
@@ -194,8 +203,23 @@ def resolve_connection(
     secrets file location (tests). Raises `ConfigError` (one line) when the request cannot be
     honoured: an unknown or broken profile asked for by name, a refused URL, missing credentials.
     A broken config file by itself is not an error: its problems ride along on the connection.
+    `PAYTUI_READ_ONLY` makes it read-only whatever the profile says.
     """
     env = os.environ if environ is None else environ
+    connection = _resolve(profile, base_url, env, loaded, secrets_file)
+    if forced_read_only(env) and not connection.read_only:
+        return replace(connection, read_only=True)
+    return connection
+
+
+def _resolve(
+    profile: str | None,
+    base_url: str | None,
+    env: Mapping[str, str],
+    loaded: LoadResult | None,
+    secrets_file: Path | None,
+) -> Connection:
+    """`resolve_connection` as the profile and the credentials decide it."""
     result = loaded if loaded is not None else load_config()
     config = result.config
     problems = list(result.problems)

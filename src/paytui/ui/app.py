@@ -539,6 +539,14 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
     def action_switch_profile(self) -> None:
         from paytui.ui.screens.modals.profile_switcher import ProfileSwitcher
 
+        if self.is_web:  # `paytui serve` chose the profile, and read-only or not, at its start
+            self.notify(
+                "A browser session stays on the profile `paytui serve` was started with.",
+                title="Switch profile",
+                severity="warning",
+                markup=False,
+            )
+            return
         if not isinstance(self.screen, ProfileSwitcher):
             self.push_screen(ProfileSwitcher(), callback=self.switch_profile)
 

@@ -1,0 +1,55 @@
+"""The environment of a browser session's `paytui`: an allow-list, never the server's whole one.
+
+textual-serve hands each session a copy of the server's environment, so a `PAYTUI_TOKEN` or
+`PAYTUI_CLIENT_SECRET` exported in the shell that ran `paytui serve` would reach every session
+(and whatever it runs). The child reads its credentials where the terminal app reads them: the
+keyring or the 0600 secrets file, through the profile's name. Only the names below pass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from paytui.config.connection import ENV_AGENT, ENV_JOURNAL_URL, ENV_PROFILE, ENV_READ_ONLY
+
+#: Where the child finds its files, its language and its keyring; none of them is a secret.
+PASSED = frozenset(
+    {
+        "HOME",
+        "USER",
+        "LOGNAME",
+        "PATH",
+        "LANG",
+        "LANGUAGE",
+        "TZ",
+        # The keyring: which backend, and the session bus the Secret Service answers on.
+        "PYTHON_KEYRING_BACKEND",
+        "DBUS_SESSION_BUS_ADDRESS",
+        # The team journal: where it is (a password in the URL is refused) and who acts; its
+        # password comes from the secret store or the file libpq reads.
+        ENV_JOURNAL_URL,
+        ENV_AGENT,
+        "PGPASSFILE",
+        "PGSERVICEFILE",
+        "PAYTUI_SANDBOX_IDLE",
+    }
+)
+#: Families passed by prefix: the XDG base directories (config, data, state, runtime) and locale.
+PASSED_PREFIXES = ("XDG_", "LC_")
+
+
+def child_environment(
+    environ: Mapping[str, str], *, profile: str | None, read_only: bool
+) -> dict[str, str]:
+    """The allow-listed part of `environ`, the profile's name, and `PAYTUI_READ_ONLY` unless
+    actions are allowed (it holds for every profile the session resolves)."""
+    child = {
+        name: value
+        for name, value in environ.items()
+        if name in PASSED or name.startswith(PASSED_PREFIXES)
+    }
+    if profile:
+        child[ENV_PROFILE] = profile
+    if read_only:
+        child[ENV_READ_ONLY] = "1"
+    return child

@@ -1,0 +1,110 @@
+"""The guard in front of textual-serve: the per-launch key, its cookie, and the socket's origin.
+
+textual-serve has no login and accepts a WebSocket from any page, and its socket starts a
+dashboard with this person's credentials, so any web page open in their browser could drive
+paytui as them (cross-site WebSocket hijacking). Here every request must carry the cookie that
+only the printed URL sets, and the socket must also come from this server's own page:
+
+- `/?token=KEY` (the printed URL) sets an HttpOnly, SameSite=Strict cookie holding the key and
+  redirects to `/`, so the key leaves the address bar and the history at once;
+- any page, asset, download or socket without that cookie answers 401; a wrong key 403;
+- the socket's `Origin` must be exactly this server's (scheme, host and port), else 403 before
+  the handshake, so no process is started;
+- every answer forbids framing, caching and referrers.
+
+The key is random per launch and lives only in this process's memory: it dies with the process.
+"""
+
+from __future__ import annotations
+
+import hmac
+import secrets
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+
+from aiohttp import web
+
+#: The printed URL's query parameter that carries the key.
+TOKEN_PARAMETER = "token"
+#: The socket textual-serve's page opens.
+SOCKET_PATH = "/ws"
+NO_KEY = (
+    "paytui serve: this page needs the address paytui serve printed when it started "
+    "(it holds this server's key)."
+)
+WRONG_KEY = (
+    "paytui serve: that key is not this server's (it changes each time paytui serve starts)."
+)
+FOREIGN_ORIGIN = "paytui serve: the socket is opened only by this server's own page."
+#: Sent with every answer: no framing (clickjacking), no caching, no referrer, no sniffing.
+SAFETY_HEADERS = {
+    "X-Frame-Options": "DENY",
+    "Content-Security-Policy": "frame-ancestors 'none'",
+    "Cache-Control": "no-store",
+    "Referrer-Policy": "no-referrer",
+    "X-Content-Type-Options": "nosniff",
+}
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+@dataclass
+class Guard:
+    """The key of one launch and the one origin its pages come from (`http://127.0.0.1:PORT`)."""
+
+    origin: str
+    key: str = field(default_factory=lambda: secrets.token_urlsafe(32), repr=False)
+
+    @property
+    def cookie_name(self) -> str:
+        """Named for the port: cookies ignore ports, so two servers on one host must not
+        overwrite each other's."""
+        port = self.origin.rsplit(":", 1)[-1]
+        return f"paytui_serve_{port}" if port.isdigit() else "paytui_serve"
+
+    @property
+    def entry_url(self) -> str:
+        """The one URL to open: it holds the key."""
+        return f"{self.origin}/?{TOKEN_PARAMETER}={self.key}"
+
+    def _is_key(self, value: str | None) -> bool:
+        return value is not None and hmac.compare_digest(value.encode(), self.key.encode())
+
+    def refusal(self, request: web.Request) -> web.Response | None:
+        """The answer to a request that may not pass (None: it may)."""
+        if not self._is_key(request.cookies.get(self.cookie_name)):
+            return web.Response(status=401, text=NO_KEY)
+        if request.path == SOCKET_PATH and request.headers.get("Origin") != self.origin:
+            return web.Response(status=403, text=FOREIGN_ORIGIN)
+        return None
+
+    def enter(self, token: str) -> web.Response:
+        """The printed URL opened: the cookie, and a redirect to the clean URL (or 403)."""
+        if not self._is_key(token):
+            return web.Response(status=403, text=WRONG_KEY)
+        response = web.Response(status=303, headers={"Location": "/"})
+        response.set_cookie(
+            self.cookie_name,
+            self.key,
+            path="/",
+            httponly=True,
+            samesite="Strict",
+            secure=self.origin.startswith("https:"),
+        )
+        return response
+
+    @web.middleware
+    async def middleware(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        token = request.query.get(TOKEN_PARAMETER)
+        if token is not None and request.path == "/":
+            return self.enter(token)
+        refused = self.refusal(request)
+        if refused is not None:
+            return refused
+        return await handler(request)
+
+
+async def add_safety_headers(request: web.Request, response: web.StreamResponse) -> None:
+    """`on_response_prepare`: the headers go on every answer, sockets' and refusals' too."""
+    for name, value in SAFETY_HEADERS.items():
+        response.headers.setdefault(name, value)

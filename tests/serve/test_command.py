@@ -1,0 +1,58 @@
+"""`paytui serve`'s start: read-only unless asked, the typed check before money actions on
+production, and secrets that come from the environment refused (a session never gets them)."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from paytui.config import resolve_connection
+from paytui.config.files import config_path
+from paytui.config.secrets import store_secret
+from paytui.serve import cli
+
+PROFILES = """
+[profiles.prod]
+base_url = "https://pay.example"
+environment = "production"
+
+[profiles.env-secret]
+base_url = "https://pay.example"
+environment = "production"
+token_env = "PROD_TOKEN"
+"""
+
+
+@pytest.fixture
+def production_profile() -> None:
+    config_path().parent.mkdir(parents=True, exist_ok=True)
+    config_path().write_text(PROFILES, encoding="utf-8")
+    config_path().chmod(0o600)
+    store_secret("prod", "token", "tok-prod-1", prefer="file")
+
+
+def test_read_only_is_forced_by_the_environment() -> None:
+    assert resolve_connection(environ={"PAYTUI_READ_ONLY": "1"}).read_only
+    assert resolve_connection(environ={"PAYTUI_READ_ONLY": "yes"}).read_only
+    assert not resolve_connection(environ={"PAYTUI_READ_ONLY": "0"}).read_only
+    assert not resolve_connection(environ={}).read_only
+
+
+def test_money_actions_on_production_need_the_profile_typed(
+    production_profile: None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Refused before anything listens: the wrong name, or nothing typed.
+    for typed in ("production\n", ""):
+        monkeypatch.setattr("sys.stdin", io.StringIO(typed))
+        assert cli.main(["--profile", "prod", "--allow-actions", "--port", "0"], environ={}) == 2
+        _out, err = capsys.readouterr()
+        assert "Type prod to go on" in err
+        assert err.splitlines()[-1].endswith(
+            "not confirmed: money actions stay off (run without --allow-actions)"
+        )
+    # The right name passes the check (what follows it is the server, tested elsewhere).
+    cli.confirm_production("prod", io.StringIO("prod\n"))
+    # A secret the profile takes from the environment never reaches a session: said at start.
+    assert cli.main(["--profile", "env-secret"], environ={"PROD_TOKEN": "t"}) == 2
+    assert "$PROD_TOKEN, which is not set" in capsys.readouterr().err

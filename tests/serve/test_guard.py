@@ -1,0 +1,145 @@
+"""`paytui serve`'s guard over real HTTP and WebSocket (aiohttp's client against the running
+server): no key, a wrong key, a foreign origin, one session too many, and what a session's
+process is given. The child here is a stand-in speaking textual-serve's protocol, so the checks
+run in milliseconds; `test_browser.py` serves the real dashboard to a real browser.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shlex
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import aiohttp
+import pytest
+
+from paytui.serve.cli import main
+from paytui.serve.environment import child_environment
+from paytui.serve.server import GuardedServer
+
+#: A session's stand-in: records its environment, says it is ready (textual-serve's prelude,
+#: then one data packet the browser side receives), and exits on the first byte textual-serve
+#: sends (its "quit" when the tab closes).
+CHILD = """
+import json, os, sys
+with open(sys.argv[1], "w") as file:
+    json.dump(dict(os.environ), file)
+sys.stdout.buffer.write(b"__GANGLION__\\nD" + (5).to_bytes(4, "big") + b"ready")
+sys.stdout.buffer.flush()
+sys.stdin.buffer.read(1)
+"""
+SERVER_ENVIRONMENT = {
+    "HOME": "/home/ana",
+    "XDG_CONFIG_HOME": "/home/ana/.config",
+    "LANG": "en_GB.UTF-8",
+    "PAYTUI_TOKEN": "tok-live-123",
+    "PAYTUI_CLIENT_ID": "ana-client",
+    "PAYTUI_CLIENT_SECRET": "cs-live-456",
+    "AWS_SECRET_ACCESS_KEY": "aws-789",
+    "PAYTUI_BASE_URL": "https://pay.example",
+}
+
+
+@asynccontextmanager
+async def served(tmp_path: Path, *, max_sessions: int = 4) -> AsyncIterator[GuardedServer]:
+    environment = child_environment(SERVER_ENVIRONMENT, profile="support", read_only=True)
+    command = shlex.join([sys.executable, "-c", CHILD, str(tmp_path / "env.json")])
+    server = GuardedServer(
+        command, host="127.0.0.1", port=0, environment=environment, max_sessions=max_sessions
+    )
+    sock = server.bind()
+    stop, started = asyncio.Event(), asyncio.Event()
+    task = asyncio.create_task(server.run(sock, started=started.set, stop=stop))
+    await started.wait()
+    try:
+        yield server
+    finally:
+        stop.set()
+        await task
+
+
+async def test_nothing_is_served_without_the_key_or_from_another_origin(tmp_path: Path) -> None:
+    # `unsafe`: aiohttp's jar keeps no cookie of an IP address otherwise (a browser does).
+    jar = aiohttp.CookieJar(unsafe=True)
+    async with (
+        served(tmp_path, max_sessions=1) as server,
+        aiohttp.ClientSession(cookie_jar=jar) as http,
+    ):
+        guard = server.guard
+        assert guard is not None
+        origin = guard.origin
+        # No cookie: the page, an asset and the socket answer 401.
+        for path in ("/", "/static/js/textual.js", "/download/x"):
+            async with http.get(origin + path, allow_redirects=False) as answer:
+                assert answer.status == 401, path
+                assert answer.headers["X-Frame-Options"] == "DENY"
+        with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+            await http.ws_connect(origin + "/ws", origin=origin)
+        assert refused.value.status == 401
+        # A wrong key: 403, and no cookie.
+        async with http.get(origin + "/?token=guess", allow_redirects=False) as answer:
+            assert answer.status == 403
+            assert "Set-Cookie" not in answer.headers
+        assert not http.cookie_jar.filter_cookies(origin)
+
+        # The printed URL: an HttpOnly, SameSite=Strict cookie, and off to the clean URL.
+        async with http.get(guard.entry_url, allow_redirects=False) as answer:
+            assert answer.status == 303
+            assert answer.headers["Location"] == "/"
+            cookie = answer.headers["Set-Cookie"]
+            assert "HttpOnly" in cookie
+            assert "SameSite=Strict" in cookie
+            assert guard.key in cookie
+        async with http.get(origin + "/") as answer:
+            assert answer.status == 200
+            assert f"ws://127.0.0.1:{server.port}/ws" in await answer.text()
+        async with http.get(origin + "/static/js/textual.js") as answer:
+            assert answer.status == 200
+
+        # With the cookie, a socket from another origin (or none) is refused at the handshake:
+        # no process starts.
+        for foreign in ("https://evil.example", f"http://localhost:{server.port}", None):
+            with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+                await http.ws_connect(origin + "/ws", origin=foreign)
+            assert refused.value.status == 403, foreign
+        assert not (tmp_path / "env.json").exists()
+
+        # The page's own socket: a session, with the allow-listed environment only.
+        async with http.ws_connect(origin + "/ws?width=100&height=30", origin=origin) as ws:
+            assert (await ws.receive_bytes()) == b"ready"
+            child = json.loads((tmp_path / "env.json").read_text())
+            for secret in ("PAYTUI_TOKEN", "PAYTUI_CLIENT_SECRET", "PAYTUI_CLIENT_ID"):
+                assert secret not in child
+            assert "AWS_SECRET_ACCESS_KEY" not in child
+            assert "PAYTUI_BASE_URL" not in child
+            assert not set(SERVER_ENVIRONMENT.values()) & set(child.values()) - {
+                "/home/ana",
+                "/home/ana/.config",
+                "en_GB.UTF-8",
+            }
+            assert child["PAYTUI_PROFILE"] == "support"
+            assert child["PAYTUI_READ_ONLY"] == "1"
+            assert child["HOME"] == "/home/ana"
+            assert child["TEXTUAL_DRIVER"] == "textual.drivers.web_driver:WebDriver"
+            assert child["COLUMNS"] == "100"
+            # One session is the cap here: a second tab is refused before anything starts.
+            with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+                await http.ws_connect(origin + "/ws", origin=origin)
+            assert refused.value.status == 503
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "::", "192.168.1.20", "pay-desk.example"])
+def test_a_host_other_than_loopback_is_refused_in_one_line(
+    host: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["--host", host, "--port", "0"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.count("\n") == 1
+    assert f"--host {host}: paytui serve listens on loopback only" in err
+    assert "SSH tunnel" in err
+    assert "reverse proxy" in err
