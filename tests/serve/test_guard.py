@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import shlex
 import sys
 from collections.abc import AsyncIterator
@@ -46,7 +47,7 @@ SERVER_ENVIRONMENT = {
 
 @asynccontextmanager
 async def served(tmp_path: Path, *, max_sessions: int = 4) -> AsyncIterator[GuardedServer]:
-    environment = child_environment(SERVER_ENVIRONMENT, profile="support", read_only=True)
+    environment = child_environment(os.environ, profile="support", read_only=True)
     command = shlex.join([sys.executable, "-c", CHILD, str(tmp_path / "env.json")])
     server = GuardedServer(
         command, host="127.0.0.1", port=0, environment=environment, max_sessions=max_sessions
@@ -62,7 +63,11 @@ async def served(tmp_path: Path, *, max_sessions: int = 4) -> AsyncIterator[Guar
         await task
 
 
-async def test_nothing_is_served_without_the_key_or_from_another_origin(tmp_path: Path) -> None:
+async def test_nothing_is_served_without_the_key_or_from_another_origin(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name, value in SERVER_ENVIRONMENT.items():  # the server's own environment: textual-serve
+        monkeypatch.setenv(name, value)  # would hand all of it to each session
     # `unsafe`: aiohttp's jar keeps no cookie of an IP address otherwise (a browser does).
     jar = aiohttp.CookieJar(unsafe=True)
     async with (
