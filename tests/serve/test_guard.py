@@ -82,6 +82,10 @@ async def test_nothing_is_served_without_the_key_or_from_another_origin(
             async with http.get(origin + path, allow_redirects=False) as answer:
                 assert answer.status == 401, path
                 assert answer.headers["X-Frame-Options"] == "DENY"
+        async with http.get(origin + "/") as answer:
+            policy = answer.headers["Content-Security-Policy"]
+            assert f"connect-src 'self' ws://127.0.0.1:{server.port};" in policy
+            assert "default-src 'self';" in policy
         with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
             await http.ws_connect(origin + "/ws", origin=origin)
         assert refused.value.status == 401

@@ -10,7 +10,8 @@ only the printed URL sets, and the socket must also come from this server's own 
 - any page, asset, download or socket without that cookie answers 401; a wrong key 403;
 - the socket's `Origin` must be exactly this server's (scheme, host and port), else 403 before
   the handshake, so no process is started;
-- every answer forbids framing, caching and referrers.
+- every answer forbids framing, caching and referrers, and lets the page load and connect to
+  this server only.
 
 The key is random per launch and lives only in this process's memory: it dies with the process.
 """
@@ -39,11 +40,18 @@ FOREIGN_ORIGIN = "paytui serve: the socket is opened only by this server's own p
 #: Sent with every answer: no framing (clickjacking), no caching, no referrer, no sniffing.
 SAFETY_HEADERS = {
     "X-Frame-Options": "DENY",
-    "Content-Security-Policy": "frame-ancestors 'none'",
     "Cache-Control": "no-store",
     "Referrer-Policy": "no-referrer",
     "X-Content-Type-Options": "nosniff",
 }
+#: The page loads and connects to this server only: textual-serve's page asks Google Fonts for its
+#: font, which the browser is told not to (it falls back to its monospace font); its inline style
+#: and script stay allowed. `{socket}` is this server's ws:// origin.
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data:; font-src 'self' data:; connect-src 'self' {socket}; "
+    "object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+)
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -93,6 +101,13 @@ class Guard:
         )
         return response
 
+    async def add_headers(self, request: web.Request, response: web.StreamResponse) -> None:
+        """`on_response_prepare`: on every answer, the sockets' and the refusals' too."""
+        socket = "ws" + self.origin.removeprefix("http")
+        policy = CONTENT_SECURITY_POLICY.format(socket=socket)
+        for name, value in {**SAFETY_HEADERS, "Content-Security-Policy": policy}.items():
+            response.headers.setdefault(name, value)
+
     @web.middleware
     async def middleware(self, request: web.Request, handler: Handler) -> web.StreamResponse:
         token = request.query.get(TOKEN_PARAMETER)
@@ -102,9 +117,3 @@ class Guard:
         if refused is not None:
             return refused
         return await handler(request)
-
-
-async def add_safety_headers(request: web.Request, response: web.StreamResponse) -> None:
-    """`on_response_prepare`: the headers go on every answer, sockets' and refusals' too."""
-    for name, value in SAFETY_HEADERS.items():
-        response.headers.setdefault(name, value)

@@ -27,7 +27,7 @@ from textual_serve.app_service import AppService
 from textual_serve.download_manager import DownloadManager
 from textual_serve.server import Server, to_int
 
-from paytui.serve.guard import Guard, add_safety_headers
+from paytui.serve.guard import Guard
 
 log = logging.getLogger("paytui.serve")
 
@@ -102,7 +102,7 @@ class GuardedServer(Server):
         app = await super()._make_app()
         assert self.guard is not None, "bind first: the guard needs the server's origin"
         app.middlewares.append(self.guard.middleware)
-        app.on_response_prepare.append(add_safety_headers)
+        app.on_response_prepare.append(self.guard.add_headers)
         return app
 
     async def on_startup(self, app: web.Application) -> None:
