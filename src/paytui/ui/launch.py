@@ -49,8 +49,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="paytui",
         description="Keyboard-driven dashboard for the payment service. With no profile it runs "
-        "on an embedded sandbox. Subcommands: `paytui profile ...`, `paytui sandbox ...`; for "
-        "scripts `paytui charges|refunds|tokens|accounts|history|journal|export ...` "
+        "on an embedded sandbox. Subcommands: `paytui profile ...`, `paytui sandbox ...`, "
+        "`paytui serve` (in a browser, docs/browser.md); for scripts "
+        "`paytui charges|refunds|tokens|accounts|history|journal|export ...` "
         "(docs/cli.md).",
         epilog="Environment: PAYTUI_PROFILE, PAYTUI_BASE_URL, PAYTUI_TOKEN, PAYTUI_CLIENT_ID, "
         "PAYTUI_CLIENT_SECRET, PAYTUI_ACCOUNT_ID (see docs/configuration.md).",
