@@ -461,3 +461,28 @@ def test_journal_password_at_a_terminal_is_asked_without_echo(
     ]
     stored = get_secret(IMPLICIT_PROFILE, "journal_password")
     assert stored is not None and stored.get_secret_value() == "typed"
+
+
+def test_history_of_a_profile_reads_that_profiles_journal(tmp_path: Path) -> None:
+    """`history --profile team` reads the team profile's journal (here a file it names), not
+    the journal of the connection in use, and needs no login as `team` (its token is unset)."""
+    import io
+
+    from paytui.commands import main
+    from paytui.commands.runtime import Io
+
+    team_file = tmp_path / "team.sqlite3"
+    with Journal(team_file) as journal:
+        entry = _intent(journal, profile="team")
+    save_profile(
+        "team",
+        Profile(
+            base_url="https://pay.example.com", token_env="TEAM_TOKEN", journal=f"sqlite:{team_file}"
+        ),
+    )
+    out, err = io.StringIO(), io.StringIO()
+    argv = ["history", "--profile", "team", "--format", "jsonl"]
+    code = main(argv, io=Io(out=out, err=err, inp=io.StringIO()), environ={})
+    assert code == Exit.OK, err.getvalue()
+    rows = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert [row["charge_id"] for row in rows] == [entry.charge_id]

@@ -316,6 +316,9 @@ def main(
             base_url=getattr(args, "base_url", None),
             environ=environ,
             journal_path=journal_path,
+            trail_profile=getattr(args, "profile", None)
+            if args.noun == "history" and not args.check
+            else None,
         )
         if connector is not None:
             runtime.connector = connector

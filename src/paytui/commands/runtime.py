@@ -27,6 +27,8 @@ from typing import IO, TYPE_CHECKING
 from paytui.console import say
 
 if TYPE_CHECKING:
+    from pydantic import SecretStr
+
     from paytui.actions.executor import ActionExecutor
     from paytui.actions.journal import Journal
     from paytui.api.client import PaymentClient
@@ -203,6 +205,9 @@ class Runtime:
     connector: Connector = default_connector
     journal_path: Path | str | None = None
     """Where the journal is instead of the connection's (a file, or a ``postgresql://`` URL)."""
+    trail_profile: str | None = None
+    """`history --profile NAME`: read NAME's journal (a team's, perhaps), not the connection's,
+    and without logging in as NAME. A name no longer configured is read where it stands."""
     _connection: Connection | None = None
     _journal: Journal | None = None
 
@@ -237,17 +242,29 @@ class Runtime:
         if self._journal is None:
             from paytui.actions.journal import JournalUnavailable, open_journal
 
-            connection = self.connection
-            secret = connection.journal_password
+            location, secret = self._journal_location()
             try:
                 self._journal = open_journal(
-                    self.journal_path or connection.journal,
-                    password=secret.get_secret_value() if secret is not None else None,
+                    location, password=secret.get_secret_value() if secret is not None else None
                 )
             except JournalUnavailable as exc:
                 text = f"{off}: {exc}" if off else str(exc)
                 raise CommandError(text, Exit.CONFIG) from None
         return self._journal
+
+    def _journal_location(self) -> tuple[Path | str | None, SecretStr | None]:
+        if self.journal_path is not None:
+            return self.journal_path, self.connection.journal_password
+        if self.trail_profile is not None:
+            import os
+
+            from paytui.config.connection import journal_of
+
+            environ = self.environ if self.environ is not None else os.environ
+            found = journal_of(self.trail_profile, environ=environ)
+            if found is not None:
+                return found
+        return self.connection.journal, self.connection.journal_password
 
     async def executor(self, client: PaymentClient) -> ActionExecutor:
         """The app's executor on the app's journal: same profile name, service and policy."""

@@ -212,6 +212,22 @@ def resolve_connection(
     return connection
 
 
+def journal_of(
+    profile: str, *, environ: Mapping[str, str] | None = None, loaded: LoadResult | None = None
+) -> tuple[str | None, SecretStr | None] | None:
+    """Where `profile`'s journal is and its password (`PAYTUI_JOURNAL_URL` wins), without its
+    credentials: reading a profile's audit trail (`paytui history --profile`) needs its journal,
+    not a login. None when no such profile is configured (its entries, if any, are in the
+    journal of the connection in use)."""
+    env = os.environ if environ is None else environ
+    result = loaded if loaded is not None else load_config()
+    chosen = result.config.profiles.get(profile)
+    if chosen is None:
+        return None
+    journal, password, _ = _team(profile, chosen, env, None, [])
+    return journal, password
+
+
 def _resolve(
     profile: str | None,
     base_url: str | None,
