@@ -50,6 +50,8 @@ CHARGE = Charge.model_validate(
     }
 )
 
+CONVERSATION_ID = "cv_everyscreen"
+
 SESSION = PluginSession.model_validate(
     {"session_id": CHARGE_ID, "type": "payment", "account_id": "pa_b4kfel3guxntcchyplvq"}
 )
@@ -125,6 +127,16 @@ _OPENERS: dict[str, Callable[[], Screen[Any]]] = dict(
         "ExportModal": lambda: _class(_M + "modals.export", "ExportModal").for_charges(
             [], "Export the marked charges"
         ),
+        "ConversationScreen": lambda: _class(_M + "conversation", "ConversationScreen")(
+            CONVERSATION_ID
+        ),
+        "ConversationsScreen": lambda: _class(_M + "conversations", "ConversationsScreen")(
+            charge_id=CHARGE_ID
+        ),
+        "ReplyModal": lambda: _class(_M + "modals.conversation", "ReplyModal")(CONVERSATION_ID),
+        "CloseConversationModal": lambda: _class(
+            _M + "modals.conversation", "CloseConversationModal"
+        )(CONVERSATION_ID),
         "ConfirmProductionScreen": lambda: _class(
             _M + "modals.profile_switcher", "ConfirmProductionScreen"
         )(_connection()),

@@ -131,6 +131,10 @@ def _subject_for(action: str, kind: str | None) -> Any:
         from paytui.api.models import Account
 
         return Account(account_id="pa_1", status="approved")
+    if kind == "conversation":
+        from paytui.api.families import GenericObject
+
+        return GenericObject.model_validate({"conversation_id": "cv_1", "status": "open"})
     if kind == "session":
         from tests.ui.every_screen import SESSION
 

@@ -141,6 +141,17 @@ def _customer(charge: Any) -> str | None:
     return "The service gave neither the payer's name nor the card's last four"
 
 
+def _open_conversation(conversation: Any) -> str | None:
+    """Closing and replying need an open conversation; a status paytui cannot read is no
+    reason to refuse (the service decides and its refusal is shown)."""
+    from paytui.api.conversations import closed_state
+
+    fields = getattr(conversation, "fields", None)
+    if callable(fields) and closed_state(fields()) is True:
+        return "The conversation is closed"
+    return None
+
+
 ACTIONS: dict[str, ActionSpec] = {
     spec.id: spec
     for spec in (
@@ -174,6 +185,15 @@ ACTIONS: dict[str, ActionSpec] = {
         ActionSpec("duplicates", "Charged twice?", None, _duplicates, "charge"),
         # Reads only: the payer's charges, refunds, chargebacks and tokens (`paytui.customer`).
         ActionSpec("customer", "Customer", None, _customer, "charge"),
+        # A conversation's two writes (`paytui.actions.ops.conversation`).
+        ActionSpec(
+            "close_conversation",
+            "Close conversation",
+            "close_conversation",
+            _open_conversation,
+            "conversation",
+        ),
+        ActionSpec("reply", "Reply", "send_message", _open_conversation, "conversation"),
     )
 }
 

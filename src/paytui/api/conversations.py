@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from paytui.api.errors import NotFoundError
+from paytui.api.errors import ApiError, NotFoundError
 from paytui.api.families import FAMILIES, GenericObject
 
 if TYPE_CHECKING:
@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CLOSED_WORDS",
+    "LAST_ACTIVITY_KEYS",
     "OPEN_WORDS",
     "Thread",
     "ThreadEntry",
@@ -34,6 +35,7 @@ __all__ = [
     "closed_state",
     "conversation_id_of",
     "conversation_verdicts",
+    "customer_conversations",
     "entry_of",
     "links_charge",
     "links_customer",
@@ -44,6 +46,14 @@ __all__ = [
 #: Status words read as "closed" and "open" (any case); any other word: not known.
 CLOSED_WORDS = frozenset({"closed", "resolved", "archived", "done", "ended", "completed", "solved"})
 OPEN_WORDS = frozenset({"open", "active", "new", "pending", "waiting", "ongoing", "in_progress"})
+#: A conversation's last activity, else when it began (a list's time column).
+LAST_ACTIVITY_KEYS = (
+    "last_message_timestamp",
+    "last_updated_timestamp",
+    "updated_at",
+    "created_timestamp",
+    "created_at",
+)
 CLOSED_TIME_KEYS = ("closed_timestamp", "closed_at", "resolved_at", "resolved_timestamp")
 TEXT_KEYS = ("body", "text", "content", "message")
 TIME_KEYS = ("created_timestamp", "sent_timestamp", "created_at", "sent_at", "timestamp", "time")
@@ -289,3 +299,67 @@ async def read_thread(client: PaymentClient, conversation_id: str) -> Thread:
             entries.append(entry)
     thread.entries = _order(entries)
     return thread
+
+
+#: Conversations and customers looked at, at most, to find one customer's conversations.
+MAX_SCANNED = 1000
+
+
+async def _scan(pages: Any, notes: list[str], what: str) -> list[GenericObject]:
+    """Items of `pages(limit, offset)` up to `MAX_SCANNED`, a cut said in `notes`."""
+    found: list[GenericObject] = []
+    offset = 0
+    while True:
+        page = await pages(PAGE, offset)
+        found.extend(page.items)
+        if page.paging_note:
+            notes.append(page.paging_note)
+            break
+        if not page.has_more or not page.items:
+            break
+        if len(found) >= MAX_SCANNED:
+            notes.append(f"only the first {MAX_SCANNED} {what} were looked at")
+            break
+        offset = page.next_offset
+    return found
+
+
+async def customer_conversations(
+    client: PaymentClient, *, name: str | None = None, email: str | None = None
+) -> tuple[list[GenericObject], list[str]]:
+    """One customer's conversations, newest first as listed, and what could not be looked at.
+
+    Who: the `customers` objects of this name or email (their ids), and participants of this
+    name. With ids, each is asked for (`customer_id`, proven per row); a participant's name is
+    matched on every conversation listed (the service has no name filter to trust)."""
+    notes: list[str] = []
+    names = {fold(name)} if name else set()
+    ids: set[str] = set()
+    family = FAMILIES["customers"]
+    try:
+        people = await _scan(
+            lambda limit, offset: client.list_objects_page("customers", limit=limit, offset=offset),
+            notes,
+            "customers",
+        )
+    except ApiError as exc:
+        notes.append(f"customers could not be read ({exc.message}): matched by name only")
+        people = []
+    for person in people:
+        label = person.label()
+        mail = person.fields().get("email")
+        by_mail = bool(email) and isinstance(mail, str) and mail.casefold() == email
+        if (label and fold(label) in names) or by_mail:
+            if (found_id := person.id_in(family)) is not None:
+                ids.add(found_id)
+            if label:
+                names.add(fold(label))
+    every = await _scan(
+        lambda limit, offset: client.list_conversations_page(limit=limit, offset=offset),
+        notes,
+        "conversations",
+    )
+    mine = [c for c in every if links_customer(c, ids, names)]
+    if not names and not ids:
+        notes.append("no customer of that name or email: nothing to match")
+    return mine, notes

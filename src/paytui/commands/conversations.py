@@ -83,18 +83,9 @@ def add_parser(top: Any, common: argparse.ArgumentParser) -> None:
 
 # -- columns -----------------------------------------------------------------------------------
 
-#: A conversation's time for a list: its last activity, else when it began.
-UPDATED_KEYS = (
-    "last_message_timestamp",
-    "last_updated_timestamp",
-    "updated_at",
-    "created_timestamp",
-    "created_at",
-)
-
 
 def conversation_columns() -> dict[str, Column]:
-    from paytui.api.conversations import as_time, status_word
+    from paytui.api.conversations import LAST_ACTIVITY_KEYS, as_time, status_word
     from paytui.api.families import FAMILIES
     from paytui.exporter import Column
 
@@ -111,7 +102,7 @@ def conversation_columns() -> dict[str, Column]:
             Column("subject", lambda obj: obj.label()),
             Column("customer_id", linked("customer_id"), "id"),
             Column("charge_id", linked("charge_id"), "id"),
-            Column("updated", lambda obj: as_time(obj.first_of(UPDATED_KEYS)), "time"),
+            Column("updated", lambda obj: as_time(obj.first_of(LAST_ACTIVITY_KEYS)), "time"),
         )
     }
 

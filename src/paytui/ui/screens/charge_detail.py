@@ -205,6 +205,14 @@ class ChargeDetailScreen(PaytuiScreen[None]):
             show=False,
         ),
         Binding(
+            "K",
+            "conversations",
+            "Conversations",
+            id="detail.conversations",
+            tooltip="The conversations about this charge (needs urn:v2:conversations:all)",
+            show=False,
+        ),
+        Binding(
             "m",
             "claim",
             "Claim",
@@ -666,6 +674,10 @@ class ChargeDetailScreen(PaytuiScreen[None]):
             return bool(self._wire.get("original_charge_id"))
         if action == "open_capture":
             return bool(self._capture_id)
+        if action == "conversations":
+            from paytui.ui.screens.conversations import may_read
+
+            return may_read(self.app)
         if action in {"toggle_json", "copy_id", "load_distributions", "copy_json", "load_all"}:
             return True if self.charge is not None or action == "copy_id" else None
         return True
@@ -714,6 +726,11 @@ class ChargeDetailScreen(PaytuiScreen[None]):
 
         if self.charge is not None:
             await self.app.push_screen(customer_of(self.charge))
+
+    async def action_conversations(self) -> None:
+        from paytui.ui.screens.conversations import ConversationsScreen
+
+        await self.app.push_screen(ConversationsScreen(charge_id=self.charge_id))
 
     async def action_duplicates(self) -> None:
         from paytui.ui.screens.duplicates import DuplicatesScreen

@@ -43,6 +43,13 @@ COLUMNS = (
 CUSTOMER_BINDINGS: list[Binding] = [
     Binding("enter", "open_charge", "Open charge", id="customer.open", tooltip="Open its charge"),
     Binding("ctrl+r", "refresh", "Refresh", id="customer.refresh", tooltip="Read again"),
+    Binding(
+        "K",
+        "conversations",
+        "Conversations",
+        id="customer.conversations",
+        tooltip="This customer's conversations (needs urn:v2:conversations:all)",
+    ),
 ]
 
 
@@ -129,6 +136,18 @@ class CustomerScreen(PagedListScreen[CustomerRow]):
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
         self.action_open_charge()
+
+    def check_own_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "conversations":
+            from paytui.ui.screens.conversations import may_read
+
+            return may_read(self.app)
+        return super().check_own_action(action, parameters)
+
+    async def action_conversations(self) -> None:
+        from paytui.ui.screens.conversations import ConversationsScreen
+
+        await self.app.push_screen(ConversationsScreen(customer=self.key))
 
     def action_open_charge(self) -> None:
         row = self.highlighted()

@@ -1,4 +1,5 @@
-"""Browse merchants, customers, partners and devices (palette "Browse <family>"): read only.
+"""Browse merchants, customers, partners, devices, channels, conversations and messages (palette
+"Browse <family>"): read only (a conversation's thread, `o`, is where its writes are).
 
 The spec shows no shape for these families, so nothing here assumes one: the list shows an id,
 a name, a status and a time when an object has fields that look like them, and the highlighted
@@ -62,6 +63,13 @@ BROWSE_BINDINGS: list[Binding] = [
         tooltip="Read the highlighted object again, alone (GET by id), into the JSON view",
     ),
     Binding("ctrl+r", "refresh", "Refresh", id="browse.refresh", tooltip="Reload / retry"),
+    Binding(
+        "o",
+        "open_thread",
+        "Open thread",
+        id="browse.open_thread",
+        tooltip="Read the highlighted conversation as a thread (conversations only)",
+    ),
 ]
 
 
@@ -120,6 +128,11 @@ class FamilyBrowserScreen(PagedListScreen[GenericObject]):
         self.action_open_object()
 
     def check_own_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "open_thread":
+            if self.family.name != "conversations":
+                return False
+            item = self.highlighted()
+            return True if item is not None and item.id_in(self.family) else None
         if action == "open_object":
             item = self.highlighted()
             return True if item is not None and item.id_in(self.family) else None
@@ -130,6 +143,14 @@ class FamilyBrowserScreen(PagedListScreen[GenericObject]):
         object_id = item.id_in(self.family) if item is not None else None
         if object_id:
             self._read_one(object_id)
+
+    def action_open_thread(self) -> None:
+        from paytui.ui.screens.conversation import ConversationScreen
+
+        item = self.highlighted()
+        object_id = item.id_in(self.family) if item is not None else None
+        if object_id and self.family.name == "conversations":
+            self.app.push_screen(ConversationScreen(object_id))
 
     @work(exclusive=True, group="browse-one")
     async def _read_one(self, object_id: str) -> None:

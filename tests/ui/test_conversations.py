@@ -1,0 +1,99 @@
+"""A conversation from a charge and from its customer (`K`), read as a thread (oldest first, who
+said what, when, every text through the sanitiser), replied to after a review of the exact text
+and closed, each write once through the executor."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from paytui.api.conversations import ThreadEntry, closed_state, conversation_id_of
+from paytui.customer import CustomerKey
+from paytui.ui.screens.conversation import ConversationScreen, entry_text
+from paytui.ui.screens.conversations import ConversationsScreen
+from paytui.ui.screens.customer import CustomerScreen
+from paytui.ui.screens.modals.conversation import CloseConversationModal, ReplyModal
+from tests.ui.conftest import screen_text, settle
+from tests.ui.test_charge_detail import AppFactory, open_detail
+
+
+def test_a_line_is_shown_as_data() -> None:
+    hostile = ThreadEntry(
+        at=datetime(2026, 10, 2, 9, 10, tzinfo=UTC),
+        who="[bold red]Mallory[/]",
+        side="customer",
+        text="Hi\x1b[2J\n[link=x]there[/link]",
+    )
+    text = entry_text(hostile).plain
+    assert text.splitlines() == [
+        "2026-10-02 09:10:00  [bold red]Mallory[/] (customer)",
+        "    Hi␛[2J",
+        "    [link=x]there[/link]",
+    ]
+
+
+async def test_from_a_charge_read_reply_and_close(app_factory: AppFactory) -> None:
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        client = await app.get_client()
+        page = await client.list_conversations_page(status="open", limit=100)
+        conversation = next(c for c in page.items if "chargeback" in c.fields()["tags"])
+        cid = conversation_id_of(conversation)
+        assert cid is not None
+        charge_id = conversation.fields()["charge_id"]
+
+        await open_detail(app, pilot, charge_id)
+        await pilot.press("K")
+        await settle(app, pilot)
+        assert isinstance(app.screen, ConversationsScreen)
+        assert app.screen.items and conversation_id_of(app.screen.items[0]) == cid
+        await pilot.press("enter")
+        await settle(app, pilot)
+        thread = app.screen
+        assert isinstance(thread, ConversationScreen) and thread.thread is not None
+        stamps = [entry.at for entry in thread.thread.entries]
+        assert stamps == sorted(stamps)  # type: ignore[type-var]
+        shown = screen_text(app)
+        assert "(customer)" in shown and "(us)" in shown and "Chargeback" in shown
+
+        # Reply: the text as typed, reviewed exactly, sent once on enter.
+        await pilot.press("l")
+        await settle(app, pilot)
+        assert isinstance(app.screen, ReplyModal)
+        await pilot.press(*"We sent the receipt.", "enter", *"Sam")
+        await pilot.press("ctrl+s")
+        await settle(app, pilot)
+        review = screen_text(app)
+        assert "│ We sent the receipt." in review and "│ Sam" in review
+        await pilot.press("enter")
+        await settle(app, pilot)
+        modal: Any = app.screen
+        assert modal.outcome is not None and modal.outcome.succeeded
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert thread.thread.entries[-1].text == "We sent the receipt.\nSam"
+
+        # Close: confirmed, sent once; the thread then says so and a reply is off.
+        await pilot.press("Z")
+        await settle(app, pilot)
+        assert isinstance(app.screen, CloseConversationModal)
+        await pilot.press("enter")
+        await settle(app, pilot)
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert app.screen.outcome is not None and app.screen.outcome.succeeded  # type: ignore[attr-defined]
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert thread.conversation is not None and closed_state(thread.conversation) is True
+        assert thread.disabled_reason("reply") == "The conversation is closed"
+        assert thread.thread.entries[-1].kind == "event"
+
+        # The same conversation from its customer's screen.
+        name = conversation.fields()["participants"][0]["name"]
+        await app.push_screen(CustomerScreen(CustomerKey("name", name)))
+        await settle(app, pilot)
+        await pilot.press("K")
+        await settle(app, pilot)
+        assert isinstance(app.screen, ConversationsScreen)
+        assert cid in [conversation_id_of(c) for c in app.screen.items]
