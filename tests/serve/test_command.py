@@ -53,6 +53,14 @@ def test_money_actions_on_production_need_the_profile_typed(
         )
     # The right name passes the check (what follows it is the server, tested elsewhere).
     cli.confirm_production("prod", io.StringIO("prod\n"))
-    # A secret the profile takes from the environment never reaches a session: said at start.
-    assert cli.main(["--profile", "env-secret"], environ={"PROD_TOKEN": "t"}) == 2
-    assert "$PROD_TOKEN, which is not set" in capsys.readouterr().err
+    capsys.readouterr()
+    # A secret the profile takes from the environment never reaches a session: said at start,
+    # and so are paytui's own credentials in the server's environment.
+    environ = {"PROD_TOKEN": "t", "PAYTUI_TOKEN": "t", "PAYTUI_BASE_URL": "https://pay.example"}
+    assert cli.main(["--profile", "env-secret"], environ=environ) == 2
+    first, second = capsys.readouterr().err.splitlines()
+    assert first == (
+        "paytui serve: PAYTUI_BASE_URL, PAYTUI_TOKEN not passed to the browser sessions: they "
+        "use a stored profile (--profile, docs/browser.md)"
+    )
+    assert "$PROD_TOKEN, which is not set" in second

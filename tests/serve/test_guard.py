@@ -42,6 +42,7 @@ SERVER_ENVIRONMENT = {
     "PAYTUI_CLIENT_SECRET": "cs-live-456",
     "AWS_SECRET_ACCESS_KEY": "aws-789",
     "PAYTUI_BASE_URL": "https://pay.example",
+    "PAYTUI_ACCOUNT_ID": "pa_b4kfel3g",
 }
 
 
@@ -129,6 +130,7 @@ async def test_nothing_is_served_without_the_key_or_from_another_origin(
                 "/home/ana",
                 "/home/ana/.config",
                 "en_GB.UTF-8",
+                "pa_b4kfel3g",
             }
             assert child["PAYTUI_PROFILE"] == "support"
             assert child["PAYTUI_READ_ONLY"] == "1"

@@ -275,7 +275,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def refuse_number_arguments(argv: Sequence[str]) -> None:
     """Card numbers are never arguments (the process list shows them to every user)."""
-    from paytui.config.cli import refuse_secret_arguments
+    from paytui.config.arguments import refuse_secret_arguments
 
     for arg in argv:
         if arg.split("=", 1)[0] in NUMBER_OPTIONS:

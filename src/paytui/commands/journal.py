@@ -315,7 +315,7 @@ def _profile_for_password(runtime: Runtime) -> tuple[str, str | None]:
     of the profile is needed (its service's credentials may not be stored yet)."""
     import os
 
-    from paytui.config.connection import ENV_JOURNAL_URL, ENV_PROFILE
+    from paytui.config.environment import ENV_JOURNAL_URL, ENV_PROFILE
     from paytui.config.store import load_config
 
     env = runtime.environ if runtime.environ is not None else os.environ

@@ -11,18 +11,57 @@ The public API, for the launcher and the UI:
 See docs/configuration.md for the file format and precedence.
 """
 
-from paytui.config.connection import Connection, client_kwargs, resolve_connection
-from paytui.config.model import IMPLICIT_PROFILE, Config, Profile, UiPrefs
-from paytui.config.store import (
-    ConfigError,
-    ConfigProblem,
-    LoadResult,
-    load_config,
-    remove_profile,
-    save_profile,
-    set_default_profile,
-)
-from paytui.config.urls import UrlPolicyError, check_base_url, is_loopback_host
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from paytui.config.connection import Connection, client_kwargs, resolve_connection
+    from paytui.config.model import IMPLICIT_PROFILE, Config, Profile, UiPrefs
+    from paytui.config.store import (
+        ConfigError,
+        ConfigProblem,
+        LoadResult,
+        load_config,
+        remove_profile,
+        save_profile,
+        set_default_profile,
+    )
+    from paytui.config.urls import UrlPolicyError, check_base_url, is_loopback_host
+
+#: Where each public name lives. Imported on first use, so that `paytui.config.files`,
+#: `.arguments` and `.environment` can be imported without pydantic and the config's models
+#: (the dashboard's launcher asks them before it starts the embedded sandbox).
+_HOMES = {
+    "Connection": "connection",
+    "client_kwargs": "connection",
+    "resolve_connection": "connection",
+    "IMPLICIT_PROFILE": "model",
+    "Config": "model",
+    "Profile": "model",
+    "UiPrefs": "model",
+    "ConfigError": "store",
+    "ConfigProblem": "store",
+    "LoadResult": "store",
+    "load_config": "store",
+    "remove_profile": "store",
+    "save_profile": "store",
+    "set_default_profile": "store",
+    "UrlPolicyError": "urls",
+    "check_base_url": "urls",
+    "is_loopback_host": "urls",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "IMPLICIT_PROFILE",

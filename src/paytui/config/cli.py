@@ -22,6 +22,7 @@ from typing import NoReturn, TextIO
 from pydantic import SecretStr, ValidationError
 
 from paytui.config import files
+from paytui.config.arguments import CliError, refuse_secret_arguments
 from paytui.config.model import (
     IMPLICIT_PROFILE,
     Profile,
@@ -49,23 +50,6 @@ from paytui.console import SafeArgumentParser, say
 
 PROG = "paytui profile"
 
-#: Options that would carry a secret on the command line. Refused by name, value never echoed.
-SECRET_OPTIONS = frozenset(
-    {
-        "--client-secret",
-        "--secret",
-        "--token",
-        "--bearer-token",
-        "--access-token",
-        "--password",
-    }
-)
-
-SECRET_ARG_MESSAGE = (
-    "secrets are never taken as command-line arguments (other users can see them in the process "
-    "list); use the prompt, --secret-stdin, or --secret-env VAR / --token-env VAR"
-)
-
 FIELD_OPTIONS = {
     "base_url": "--base-url",
     "client_id": "--client-id",
@@ -79,22 +63,11 @@ FIELD_OPTIONS = {
 }
 
 
-class CliError(Exception):
-    """A user mistake: printed as one line, exit code 2."""
-
-
 class _Parser(SafeArgumentParser):
     """argparse that reports a usage mistake as one line instead of usage text plus exit."""
 
     def error(self, message: str) -> NoReturn:
         raise CliError(f"{message} (see `{self.prog} --help`)")
-
-
-def refuse_secret_arguments(argv: Sequence[str]) -> None:
-    """Raise if any argument looks like a secret-carrying option (`--token X`, `--secret=X`)."""
-    for arg in argv:
-        if arg.split("=", 1)[0] in SECRET_OPTIONS:
-            raise CliError(SECRET_ARG_MESSAGE)
 
 
 def build_parser() -> argparse.ArgumentParser:

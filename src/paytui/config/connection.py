@@ -24,6 +24,17 @@ from typing import Any, Literal
 
 from pydantic import SecretStr
 
+from paytui.config.environment import (
+    ENV_ACCOUNT_ID,
+    ENV_AGENT,
+    ENV_BASE_URL,
+    ENV_CLIENT_ID,
+    ENV_CLIENT_SECRET,
+    ENV_JOURNAL_URL,
+    ENV_PROFILE,
+    ENV_READ_ONLY,
+    ENV_TOKEN,
+)
 from paytui.config.model import (
     IMPLICIT_PROFILE,
     AuthKind,
@@ -42,21 +53,6 @@ from paytui.config.model import (
 from paytui.config.secrets import SecretKind, SecretStoreError, get_secret
 from paytui.config.store import ConfigError, ConfigProblem, LoadResult, load_config
 from paytui.config.urls import UrlPolicyError, check_base_url
-
-ENV_PROFILE = "PAYTUI_PROFILE"
-ENV_BASE_URL = "PAYTUI_BASE_URL"
-ENV_TOKEN = "PAYTUI_TOKEN"
-ENV_CLIENT_ID = "PAYTUI_CLIENT_ID"
-ENV_CLIENT_SECRET = "PAYTUI_CLIENT_SECRET"
-ENV_ACCOUNT_ID = "PAYTUI_ACCOUNT_ID"
-#: Where the action journal is (wins over the profile's `journal`): a team's PostgreSQL.
-ENV_JOURNAL_URL = "PAYTUI_JOURNAL_URL"
-#: This person's name on a team journal (wins over the profile's `agent`).
-ENV_AGENT = "PAYTUI_AGENT"
-#: Read-only whatever the profile says (any value but empty or "0"): `paytui serve` sets it for
-#: its sessions, and it holds for every profile the process resolves, switched to included.
-ENV_READ_ONLY = "PAYTUI_READ_ONLY"
-ENV_VARS = (ENV_PROFILE, ENV_BASE_URL, ENV_TOKEN, ENV_CLIENT_ID, ENV_CLIENT_SECRET, ENV_ACCOUNT_ID)
 
 #: The profile name shown when the base URL came from the command line or environment with no
 #: profile of its own.

@@ -138,14 +138,20 @@ def _main(argv: Sequence[str], environ: Mapping[str, str]) -> int:
     except ImportError:
         raise ServeError(INSTALL_HINT) from None
     from paytui.config import ConfigError, resolve_connection
-    from paytui.config.connection import ENV_PROFILE
-    from paytui.serve.environment import child_environment
+    from paytui.config.environment import ENV_PROFILE
+    from paytui.serve.environment import child_environment, withheld
 
     environment = child_environment(
         environ,
         profile=args.profile or environ.get(ENV_PROFILE),
         read_only=not args.allow_actions,
     )
+    if withheld(environ):
+        say(
+            f"paytui serve: {', '.join(withheld(environ))} not passed to the browser sessions: "
+            "they use a stored profile (--profile, docs/browser.md)",
+            err=True,
+        )
     # Resolved as a session will resolve it (same environment), so a missing secret or an
     # unknown profile is said here, once, and not in every tab.
     try:

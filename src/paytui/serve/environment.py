@@ -10,7 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from paytui.config.connection import ENV_AGENT, ENV_JOURNAL_URL, ENV_PROFILE, ENV_READ_ONLY
+from paytui.config.environment import (
+    ENV_ACCOUNT_ID,
+    ENV_AGENT,
+    ENV_JOURNAL_URL,
+    ENV_PROFILE,
+    ENV_READ_ONLY,
+    ENV_VARS,
+)
 
 #: Where the child finds its files, its language and its keyring; none of them is a secret.
 PASSED = frozenset(
@@ -29,6 +36,7 @@ PASSED = frozenset(
         # password comes from the secret store or the file libpq reads.
         ENV_JOURNAL_URL,
         ENV_AGENT,
+        ENV_ACCOUNT_ID,
         "PGPASSFILE",
         "PGSERVICEFILE",
         "PAYTUI_SANDBOX_IDLE",
@@ -53,3 +61,9 @@ def child_environment(
     if read_only:
         child[ENV_READ_ONLY] = "1"
     return child
+
+
+def withheld(environ: Mapping[str, str]) -> list[str]:
+    """paytui's own variables set in `environ` that a session does not get (credentials, and a
+    base URL useless without them), to say so at start rather than surprise."""
+    return [name for name in ENV_VARS if environ.get(name) and name not in PASSED | {ENV_PROFILE}]

@@ -1,8 +1,10 @@
 """`paytui [--profile NAME] [--base-url URL]`: resolve the connection, then start the UI.
 
-Order matters for start-up time. Arguments are parsed and the connection resolved with nothing
-heavy imported; for the embedded sandbox the child process is spawned next, so it imports FastAPI
-and opens its database on the other core while this process imports Textual. Only then is
+Order matters for start-up time. Arguments are parsed with nothing heavy imported. On a fresh
+machine (no config file, no profile asked for: `config.environment.only_the_sandbox`) the embedded
+sandbox's child is spawned at once, so it imports FastAPI and opens its database on the other core
+while this process reads the config and imports Textual; otherwise the connection is resolved
+first and the child, if the connection is the embedded sandbox, spawned then. Only then is
 Textual imported. Nothing here imports textual at module level.
 """
 
@@ -84,7 +86,7 @@ def _main(argv: Sequence[str]) -> int:
     from paytui.pydantic_plugins import disable_pydantic_plugins
 
     disable_pydantic_plugins()
-    from paytui.config.cli import CliError, refuse_secret_arguments
+    from paytui.config.arguments import CliError, refuse_secret_arguments
 
     try:
         refuse_secret_arguments(argv)
@@ -100,6 +102,34 @@ def _main(argv: Sequence[str]) -> int:
         say(f"paytui {__version__}")
         return 0
 
+    from paytui.config.environment import only_the_sandbox
+
+    # A fresh machine (no config, no profile asked for) can only mean the embedded sandbox: its
+    # child starts now, importing FastAPI on the other core while this process reads the config.
+    sandbox: EmbeddedSandbox | None = None
+    if only_the_sandbox(args.profile, args.base_url, os.environ):
+        sandbox, failed = _start_sandbox()
+        if failed is not None:
+            return failed
+    try:
+        return _run(args, sandbox)
+    finally:
+        if sandbox is not None:
+            sandbox.stop()
+
+
+def _start_sandbox() -> tuple[EmbeddedSandbox | None, int | None]:
+    """The embedded sandbox (reused warm, or a new child), or the exit code of one error line."""
+    from paytui.sandbox.embedded import EmbeddedSandbox
+
+    try:
+        return EmbeddedSandbox.start(), None
+    except OSError as exc:
+        return None, _fail(f"cannot start the embedded sandbox: {exc}", code=1)
+
+
+def _run(args: argparse.Namespace, early: EmbeddedSandbox | None) -> int:
+    """Resolve the connection (it decides; `early` was only a head start) and run the app."""
     from paytui.config import ConfigError, resolve_connection
 
     try:
@@ -122,19 +152,18 @@ def _main(argv: Sequence[str]) -> int:
 
     sandbox: EmbeddedSandbox | None = None
     try:
-        if connection.is_embedded:
-            from paytui.sandbox.embedded import EmbeddedSandbox
-
-            try:
-                sandbox = EmbeddedSandbox.start()
-            except OSError as exc:
-                return _fail(f"cannot start the embedded sandbox: {exc}", code=1)
+        if connection.is_embedded and early is not None:
+            sandbox = early
+        elif connection.is_embedded:
+            sandbox, failed = _start_sandbox()
+            if failed is not None:
+                return failed
         app = build_app(connection, sandbox=sandbox)
         app.run()
         return_code = getattr(app, "return_code", 0)  # a test's stand-in App has none
         return int(return_code or 0)
     finally:
-        if sandbox is not None:
+        if sandbox is not None and sandbox is not early:  # the early one: the caller's
             sandbox.stop()
 
 
