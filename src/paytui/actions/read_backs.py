@@ -12,6 +12,8 @@ be found without ambiguity, and its own module (`paytui.actions.ops`) says which
 - distribute: the charge appears in more distribution items than before the request.
 - plugin_delete (idempotent): the session answers 404 once it is gone.
 - token_create: exactly one new token of this card (`paytui.actions.tokens`).
+- close_conversation: the conversation's status says closed; send_message: its `paytui_ref`, or
+  exactly its text from our side since the intent (`paytui.actions.ops.conversation`).
 
 A read-back raises `ApiError` (a read failed) or `Unprovable`. A search is complete or says so:
 at most `MAX_PAGES` pages, and a list that stopped early (the service ignores paging) proves
