@@ -51,6 +51,15 @@ def test_money_actions_on_production_need_the_profile_typed(
         assert err.splitlines()[-1].endswith(
             "not confirmed: money actions stay off (run without --allow-actions)"
         )
+
+    # ctrl+c at the question: one line, no traceback.
+    class Interrupted(io.StringIO):
+        def readline(self, size: int | None = -1) -> str:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr("sys.stdin", Interrupted())
+    assert cli.main(["--profile", "prod", "--allow-actions", "--port", "0"], environ={}) == 130
+    assert capsys.readouterr().err.endswith("\npaytui serve: stopped\n")
     # The right name passes the check (what follows it is the server, tested elsewhere).
     cli.confirm_production("prod", io.StringIO("prod\n"))
     capsys.readouterr()

@@ -154,3 +154,11 @@ def test_a_host_other_than_loopback_is_refused_in_one_line(
     assert f"--host {host}: paytui serve listens on loopback only" in err
     assert "SSH tunnel" in err
     assert "reverse proxy" in err
+
+
+def test_a_port_out_of_range_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--port", "70000"]) == 2
+    assert capsys.readouterr().err == (
+        "paytui serve: error: argument --port: '70000' is not a TCP port (0 to 65535) "
+        "(see `paytui serve --help`)\n"
+    )

@@ -42,6 +42,16 @@ class _Parser(SafeArgumentParser):
         raise ServeError(f"{message} (see `paytui serve --help`)")
 
 
+def _port(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        port = -1
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a TCP port (0 to 65535)")
+    return port
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="paytui serve",
@@ -51,7 +61,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--profile", metavar="NAME", help="the profile every session uses")
     parser.add_argument(
-        "--port", type=int, default=DEFAULT_PORT, help=f"TCP port (default {DEFAULT_PORT}; 0: any)"
+        "--port",
+        type=_port,
+        default=DEFAULT_PORT,
+        help=f"TCP port (default {DEFAULT_PORT}; 0: any)",
     )
     parser.add_argument(
         "--host",
@@ -123,6 +136,9 @@ def main(argv: Sequence[str], *, environ: Mapping[str, str] | None = None) -> in
     except ServeError as exc:
         say(f"paytui serve: error: {exc}", err=True)
         return 2
+    except KeyboardInterrupt:  # ctrl+c before serving (at the production question, say)
+        say("\npaytui serve: stopped", err=True)
+        return 130
 
 
 def _main(argv: Sequence[str], environ: Mapping[str, str]) -> int:
