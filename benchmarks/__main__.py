@@ -44,6 +44,10 @@ Figures:
   full draw (a new app each run, nothing cached), the longest the event loop was late while it
   was computed, and memory after 10 full refreshes (`--quick`: 3) over memory after the first
   draw (`benchmarks/pulse.py`; the sandbox served in its own process). Printed only.
+- `today_first_rows_ms`, `today_loop_stall_ms`, `today_items`: Today's first paint (from pushing
+  it, a new app each run, until its queue's first rows are on screen), the longest the event
+  loop was late meanwhile (the pulse above it computing too), and the queue's size
+  (`benchmarks/today.py`; the sandbox served in its own process). Printed only.
 - `team_journal_intents_per_s/<engine>/<N>w`, `team_journal_cycle_p50_ms/…`, `…_p99_ms`: how many
   money actions a second one journal records (intent, "sent", "succeeded": the executor's three
   writes) with 1, 4 and 16 writer processes at once, each its own connection, on a team's
@@ -78,6 +82,7 @@ PARTS = (
     "paging",
     "frames",
     "pulse",
+    "today",
     "export",
     "details",
     "team",
@@ -519,6 +524,11 @@ def main(argv: list[str] | None = None) -> int:
             from benchmarks.pulse import figures as pulse_figures
 
             for item in pulse_figures(db, runs, 3 if args.quick else 10):
+                emit(item)
+        if "today" in parts:
+            from benchmarks.today import figures as today_figures
+
+            for item in today_figures(db, runs):
                 emit(item)
         if "export" in parts:
             from benchmarks.export_memory import figures as export_figures

@@ -40,42 +40,74 @@ async def _until(predicate: Any, limit: float = 120.0) -> None:
         await asyncio.sleep(0.001)
 
 
-async def _one_draw(url: str, anchor: Any, refreshes: int) -> tuple[float, float, float | None]:
+class LoopWatch:
+    """The longest the event loop was late (a 5 ms heartbeat) between `start` and `stop`, in
+    ms: what held a frame back at worst."""
+
+    def __init__(self) -> None:
+        self.stall = 0.0
+        self._running = False
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self._running = True
+        self._task = asyncio.create_task(self._beat())
+
+    async def stop(self) -> float:
+        self._running = False
+        if self._task is not None:
+            await self._task
+        return self.stall
+
+    async def _beat(self) -> None:
+        while self._running:
+            before = time.perf_counter()
+            await asyncio.sleep(0.005)
+            self.stall = max(self.stall, (time.perf_counter() - before - 0.005) * 1000)
+
+
+def bench_app(url: str, anchor: Any, **kwargs: Any) -> Any:
+    """A `PaytuiApp` over the served sandbox with the demo client, its clock at `anchor`."""
     from paytui.api.client import PaymentClient
     from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
     from paytui.ui.app import PaytuiApp
-    from paytui.ui.screens.pulse import PulseScreen
-    from paytui.ui.widgets.pulse import PulseStrip
 
     async def factory() -> Any:
         return PaymentClient(url, client_id=DEMO_CLIENT_ID, client_secret=DEMO_CLIENT_SECRET)
 
-    app = PaytuiApp(factory, clock=lambda: anchor)
+    return PaytuiApp(factory, clock=lambda: anchor, **kwargs)
+
+
+async def connected(app: Any, pilot: Any) -> None:
+    """The app started, its client connected, nothing left running."""
+    await pilot.pause()
+    await app.workers.wait_for_complete()
+    await app.get_client()
+
+
+async def painted(screen: Any) -> None:
+    """The screen has refreshed with what it holds now."""
+    done = asyncio.Event()
+    screen.call_after_refresh(done.set)
+    await done.wait()
+
+
+async def _one_draw(url: str, anchor: Any, refreshes: int) -> tuple[float, float, float | None]:
+    from paytui.ui.screens.pulse import PulseScreen
+    from paytui.ui.widgets.pulse import PulseStrip
+
+    app = bench_app(url, anchor)
     async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause()
-        await app.workers.wait_for_complete()
-        await app.get_client()
-        stall = 0.0
-        running = True
-
-        async def heartbeat() -> None:
-            nonlocal stall
-            while running:
-                before = time.perf_counter()
-                await asyncio.sleep(0.005)
-                stall = max(stall, (time.perf_counter() - before - 0.005) * 1000)
-
-        beat = asyncio.create_task(heartbeat())
+        await connected(app, pilot)
+        watch = LoopWatch()
+        watch.start()
         started = time.perf_counter()
         await app.push_screen(PulseScreen())
         strip = app.screen.query_one(PulseStrip)
         await _until(lambda: strip.pulse is not None)
-        painted = asyncio.Event()
-        app.screen.call_after_refresh(painted.set)
-        await painted.wait()
+        await painted(app.screen)
         took = (time.perf_counter() - started) * 1000
-        running = False
-        await beat
+        stall = await watch.stop()
         ratio = None
         if refreshes:
             await app.workers.wait_for_complete()

@@ -10,8 +10,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from paytui.actions.journal import Journal
+from paytui.api.queries import OPEN_AUTHORIZATIONS
 from paytui.config.model import TodayPrefs
-from paytui.today.queue import build_queue, due_words, items_from_journal, parse_when
+from paytui.today.queue import (
+    authorizations_since,
+    build_queue,
+    due_words,
+    items_from_journal,
+    parse_when,
+)
 from paytui.today.seen import SeenStore
 
 if TYPE_CHECKING:
@@ -44,6 +51,21 @@ async def test_the_queue_is_sorted_by_deadline_and_proves_each_row(
         assert item.amount is not None and item.amount > 0
         assert item.due_at == now.replace(microsecond=0) + timedelta(days=8)
     assert queue.items[0].due_at < now < queue.items[-1].due_at  # overdue and due later
+    # Only holds that can still be in it are read, and none that can is missed.
+    since = authorizations_since(TodayPrefs(), now)
+    assert since is not None and any(f"holds before {since:%Y-%m-%d}" in n for n in queue.notes)
+    listed = {item.id for item in queue.select(kinds=["authorization"])}
+    oldest = now - timedelta(days=TodayPrefs().lookback_days)
+    every = [
+        c async for page in demo_client.search_charges(OPEN_AUTHORIZATIONS) for c in page.items
+    ]
+    due = {
+        c.charge_id
+        for c in every
+        if c.charge_timestamp is not None and c.charge_timestamp + timedelta(days=7) >= oldest
+    }
+    assert due and due == listed
+    assert len(every) > len(listed)  # older holds exist, and were not read into the queue
     assert stat.S_IMODE(os.stat(tmp_path / "today.sqlite3").st_mode) == 0o600
 
 

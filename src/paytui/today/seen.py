@@ -79,18 +79,29 @@ class SeenStore:
                 found[item_id] = _parse(row[0])
         return found
 
+    def observe_statuses(
+        self, observed: list[tuple[str, str]], now: datetime
+    ) -> dict[str, datetime]:
+        """`observe_status` of each (account id, status), in one transaction (one commit, not
+        one per account)."""
+        with self._lock, self._db:
+            return {account: self._observe(account, status, now) for account, status in observed}
+
     def observe_status(self, account_id: str, status: str, now: datetime) -> datetime:
         """Record `status` as seen now; returns since when paytui has seen it in that status
         (now, when it is new or changed)."""
         with self._lock, self._db:
-            row = self._db.execute(
-                "SELECT status, since FROM account_status WHERE base_url = ? AND account_id = ?",
-                (self.base_url, account_id),
-            ).fetchone()
-            if row is not None and row[0] == status:
-                return _parse(row[1])
-            self._db.execute(
-                "INSERT OR REPLACE INTO account_status VALUES (?, ?, ?, ?)",
-                (self.base_url, account_id, status, _iso(now)),
-            )
-            return now
+            return self._observe(account_id, status, now)
+
+    def _observe(self, account_id: str, status: str, now: datetime) -> datetime:
+        row = self._db.execute(
+            "SELECT status, since FROM account_status WHERE base_url = ? AND account_id = ?",
+            (self.base_url, account_id),
+        ).fetchone()
+        if row is not None and row[0] == status:
+            return _parse(row[1])
+        self._db.execute(
+            "INSERT OR REPLACE INTO account_status VALUES (?, ?, ?, ?)",
+            (self.base_url, account_id, status, _iso(now)),
+        )
+        return now

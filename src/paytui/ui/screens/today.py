@@ -135,7 +135,9 @@ REDRAW_ROWS_OVER = 50
 
 
 class TodayScreen(ChargeRowActions, PagedListScreen[TodayItem]):
-    """The queue, whole (`READ_ALL_UP_TO`), sorted unknown outcomes first, then by due time."""
+    """The queue, read whole in one worker and sorted unknown outcomes first, then by due time;
+    shown a page of rows at a time (the list kit's paging over the queue in memory): at 100,000
+    charges it holds about 2,000 items, and adding them all at once held the screen for 1-2 s."""
 
     CSS_PATH = Path(__file__).with_name("today.tcss")
     BINDINGS: ClassVar[list[BindingType]] = [*TODAY_BINDINGS, *charge_row_bindings("today")]
@@ -143,8 +145,7 @@ class TodayScreen(ChargeRowActions, PagedListScreen[TodayItem]):
     AUTO_FOCUS = "#today"
     NOUN = "items"
     STATUS_ID = "showing"
-    PAGE_SIZE = 10_000
-    READ_ALL_UP_TO = 10_000
+    PAGE_SIZE = 100
 
     def __init__(self) -> None:
         super().__init__()
@@ -160,10 +161,12 @@ class TodayScreen(ChargeRowActions, PagedListScreen[TodayItem]):
         self._stale = False
         #: The first rows were painted (`ResultsPainted` posted once).
         self._painted = False
+        #: The row key the cursor was on when the queue was read again (its page is shown).
+        self._keep: str | None = None
 
     def compose(self) -> ComposeResult:
         yield PaytuiHeader()
-        yield Vertical(PulseStrip(), id="pulse")
+        yield Vertical(PulseStrip(wait=True), id="pulse")
         with Horizontal(id="summary"):
             yield Static(Text("Today"), id="view-name")
             yield Static(Text(""), id="phase")
@@ -199,10 +202,15 @@ class TodayScreen(ChargeRowActions, PagedListScreen[TodayItem]):
         """Read the queue again, the cursor kept on the row it is on (by key); marks are by
         charge id, so they stay."""
         item = self.highlighted()
-        self.load(select=self.row_key(item) if item is not None else None)
+        self._keep = self.row_key(item) if item is not None else None
+        self.load(select=self._keep)
 
     def action_refresh(self) -> None:
         self.reload()
+
+    def read_failed(self, exc: BaseException) -> None:
+        super().read_failed(exc)
+        self.query_one(PulseStrip).start()  # the queue could not be read: the pulse may be
 
     def show_first(self, page: Page[TodayItem], select: str | None) -> None:
         """As the list base; when the row that was selected left the queue (a hold captured),
@@ -230,8 +238,8 @@ class TodayScreen(ChargeRowActions, PagedListScreen[TodayItem]):
 
     # --- the read -------------------------------------------------------------------------------
     async def fetch(self, client: PaymentClient, offset: int, limit: int) -> Page[TodayItem]:
-        if offset > 0:  # read whole in one go
-            return Page[TodayItem].model_construct(items=[], limit=limit, unreadable=[])
+        if offset > 0 and self.queue is not None:  # later pages: the queue read, no request
+            return self._slice(self.queue, offset, limit)
         from paytui.today.seen import SeenStore, default_seen_path
 
         app = paytui_app(self)
@@ -266,8 +274,26 @@ class TodayScreen(ChargeRowActions, PagedListScreen[TodayItem]):
             charge = _charge_of(item)
             if charge is not None:
                 self.marks.refresh(charge)  # a marked charge read again: the newer copy
+        keep, self._keep = self._keep, None
+        return self._slice(queue, 0, limit, keep=keep)
+
+    def _slice(
+        self, queue: TodayQueue, offset: int, limit: int, *, keep: str | None = None
+    ) -> Page[TodayItem]:
+        """Rows `offset`.. of the phase, as a page of the list kit ("Showing 100 of 1,990");
+        the first page reaches the row `keep` (the cursor's, across a re-read) if it is there."""
+        items = self._in_phase(queue)
+        if keep is not None:
+            at = next((i for i, item in enumerate(items) if self.row_key(item) == keep), -1)
+            limit = max(limit, at + 1)
+        end = offset + limit
         return Page[TodayItem].model_construct(
-            items=self._in_phase(queue), limit=limit, unreadable=[]
+            items=items[offset:end],
+            total=len(items),
+            offset=offset,
+            limit=limit,
+            has_more=end < len(items),
+            unreadable=[],
         )
 
     def _in_phase(self, queue: TodayQueue) -> list[TodayItem]:
@@ -325,6 +351,7 @@ class TodayScreen(ChargeRowActions, PagedListScreen[TodayItem]):
         if not self._painted:  # the first rows: start-up's deferred work may run (as Charges)
             self._painted = True
             self.call_after_refresh(self.post_message, messages.ResultsPainted(len(self.items)))
+            self.call_after_refresh(self.query_one(PulseStrip).start)  # the queue first
         self._drawn_marks = set(self.marks_ids())
         self._show_marks_count()
         notes = self.queue.notes if self.queue is not None else []
@@ -342,9 +369,10 @@ class TodayScreen(ChargeRowActions, PagedListScreen[TodayItem]):
         return _charge_of(item) if item is not None else None
 
     def listed_charges(self) -> list[Any]:
-        """The charges of the rows of this phase, once each (the queue proved every row)."""
+        """The charges of the rows of this phase (all of them, not only the rows shown so far),
+        once each: the queue proved every row."""
         found: dict[str, Any] = {}
-        for item in self.items:
+        for item in self._in_phase(self.queue) if self.queue is not None else []:
             charge = _charge_of(item)
             if charge is not None:
                 found.setdefault(charge.charge_id, charge)
@@ -455,10 +483,7 @@ class TodayScreen(ChargeRowActions, PagedListScreen[TodayItem]):
         """Show the queue read last in the current phase (no read); `select`: the row key to
         put the cursor back on."""
         if self.queue is not None and not self.reading:
-            page = Page[TodayItem].model_construct(
-                items=self._in_phase(self.queue), limit=self.PAGE_SIZE, unreadable=[]
-            )
-            self.show_first(page, select)
+            self.show_first(self._slice(self.queue, 0, self.PAGE_SIZE, keep=select), select)
 
     def action_copy_id(self) -> None:
         item = self.highlighted()

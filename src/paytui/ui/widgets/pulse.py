@@ -134,12 +134,18 @@ class PulseStrip(Vertical):
     PulseStrip .pulse-figures { width: 1fr; }
     """
 
-    def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
+    def __init__(
+        self, *, id: str | None = None, classes: str | None = None, wait: bool = False
+    ) -> None:
+        """`wait`: read only when `start` is called (Today starts it once its queue's first
+        rows are on screen: both read the same service, and the queue is what a person came
+        for; at 100,000 charges the pulse's reads held the queue's back by seconds)."""
         super().__init__(id=id, classes=classes)
         self.settings = PulseSettings()
         self.long = False
         self.pulse: Pulse | None = None
         self._timer: Timer | None = None
+        self._waiting = wait
 
     @property
     def days(self) -> int:
@@ -156,12 +162,19 @@ class PulseStrip(Vertical):
     def on_mount(self) -> None:
         self.settings = settings_of(self)
         self._timer = self.set_interval(max(1.0, self.settings.refresh_seconds), self.tick)
-        self.load()
+        if not self._waiting:
+            self.load()
+
+    def start(self) -> None:
+        """A waiting strip reads now (the cached pulse first, if any); once only."""
+        if self._waiting:
+            self._waiting = False
+            self.load()
 
     def tick(self) -> None:
         """Read again on the timer only while the strip's screen is the one shown: a pulse
         behind another screen or mode waits for the first tick after it is shown again."""
-        if self.screen.is_current:
+        if self.screen.is_current and not self._waiting:
             self.load(cached=False)
 
     def action_toggle_days(self) -> None:
@@ -194,6 +207,8 @@ class PulseStrip(Vertical):
                 on_progress=lambda p: self._title_progress(p, days, refreshing=known is not None),
             )
         except Exception as exc:  # every error is worded by the one describer
+            if not self.is_attached:
+                return  # the strip left the screen (the app closing) while it read
             info = describe_error(exc)
             line = Text(f"Pulse · {days} days · ", "bold")
             line.append(f"{info.title}: {info.message}", fmt.tone("error"))
@@ -202,9 +217,12 @@ class PulseStrip(Vertical):
             self.query_one("#pulse-title", Static).update(line)
             return
         cache.put(pulse)
-        self.show(pulse)
+        if self.is_attached:
+            self.show(pulse)
 
     def _title_progress(self, progress: Progress, days: int, *, refreshing: bool) -> None:
+        if not self.is_attached:
+            return  # the strip was removed while its worker read (the app closing)
         line = Text(f"Pulse · last {days} days (UTC) · ", "bold")
         word = "refreshing" if refreshing else progress.phase
         done = f"{progress.done}/{progress.planned}" if progress.planned else "…"
