@@ -477,7 +477,9 @@ def test_history_of_a_profile_reads_that_profiles_journal(tmp_path: Path) -> Non
     save_profile(
         "team",
         Profile(
-            base_url="https://pay.example.com", token_env="TEAM_TOKEN", journal=f"sqlite:{team_file}"
+            base_url="https://pay.example.com",
+            token_env="TEAM_TOKEN",
+            journal=f"sqlite:{team_file}",
         ),
     )
     out, err = io.StringIO(), io.StringIO()
