@@ -316,8 +316,9 @@ def seed_rows(
     rng = random.Random(seed)
     customer_of = {f"{c['first_name']} {c['last_name']}".casefold(): c for c in CUSTOMERS}
     theirs = [c for c in charges if c.contact_name in customer_of and c.amount_cents > 0]
+    theirs.sort(key=lambda c: c.ts, reverse=True)  # recent charges: what support talks about
     disputed = [c for c in theirs if c.status == "chargeback"][:4]
-    settled = [c for c in theirs if c.status == "success"]
+    settled = [c for c in theirs if c.status == "success"][:40]
     chosen = [(c, CHARGEBACK_THREADS[i % 2]) for i, c in enumerate(disputed)]
     picks = rng.sample(settled, min(6, len(settled)))
     chosen += [(c, CHARGE_THREADS[i % len(CHARGE_THREADS)]) for i, c in enumerate(picks)]
