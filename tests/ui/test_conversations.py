@@ -32,6 +32,19 @@ def test_a_line_is_shown_as_data() -> None:
     ]
 
 
+def test_k_is_greyed_for_a_token_that_may_not_read_conversations() -> None:
+    from types import SimpleNamespace
+
+    from paytui.ui.screens.conversations import may_read
+
+    def host(scopes: frozenset[str] | None) -> Any:
+        return SimpleNamespace(connected_client=SimpleNamespace(granted_scopes=scopes))
+
+    assert may_read(host(frozenset({"urn:v2:conversations:all"}))) is True
+    assert may_read(host(None)) is True  # scopes unknown (a static token): let it try
+    assert may_read(host(frozenset({"urn:v2:charges:all"}))) is None  # greyed, with the scope
+
+
 async def test_from_a_charge_read_reply_and_close(app_factory: AppFactory) -> None:
     app = app_factory()
     async with app.run_test(size=(120, 40)) as pilot:
