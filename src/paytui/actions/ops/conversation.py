@@ -67,7 +67,10 @@ async def prepare_close(executor: Executor, conversation_id: str, retry_of: int 
         found = await executor.client.get_object("conversations", conversation_id)
     except ApiError:
         found = None  # not readable here: the service decides, its refusal is shown
-    if found is not None and closed_state(found) is True:
+    # The registry's rule, as the key's (one place decides).
+    from paytui.actions.registry import why_not
+
+    if found is not None and why_not("close_conversation", found) is not None:
         raise PrecheckFailed(f"Conversation {conversation_id} is closed already")
 
     async def send(_ref: str) -> None:
