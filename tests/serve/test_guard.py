@@ -46,12 +46,31 @@ SERVER_ENVIRONMENT = {
 }
 
 
+#: A session that never quits: says it is ready, writes its process id, ignores stdin.
+STUCK_CHILD = """
+import os, sys, time
+with open(sys.argv[1], "w") as file:
+    file.write(str(os.getpid()))
+sys.stdout.buffer.write(b"__GANGLION__\\nD" + (5).to_bytes(4, "big") + b"ready")
+sys.stdout.buffer.flush()
+while True:
+    time.sleep(1)
+"""
+
+
 @asynccontextmanager
-async def served(tmp_path: Path, *, max_sessions: int = 4) -> AsyncIterator[GuardedServer]:
+async def served(
+    tmp_path: Path, *, max_sessions: int = 4, child: str = CHILD
+) -> AsyncIterator[GuardedServer]:
     environment = child_environment(os.environ, profile="support", read_only=True)
-    command = shlex.join([sys.executable, "-c", CHILD, str(tmp_path / "env.json")])
+    command = shlex.join([sys.executable, "-c", child, str(tmp_path / "env.json")])
     server = GuardedServer(
-        command, host="127.0.0.1", port=0, environment=environment, max_sessions=max_sessions
+        command,
+        host="127.0.0.1",
+        port=0,
+        environment=environment,
+        max_sessions=max_sessions,
+        quit_grace=0.2,
     )
     sock = server.bind()
     stop, started = asyncio.Event(), asyncio.Event()
@@ -83,6 +102,11 @@ async def test_nothing_is_served_without_the_key_or_from_another_origin(
             async with http.get(origin + path, allow_redirects=False) as answer:
                 assert answer.status == 401, path
                 assert answer.headers["X-Frame-Options"] == "DENY"
+        # A name re-pointed at 127.0.0.1 (DNS rebinding): refused before the key is read.
+        rebound = {"Host": f"evil.example:{server.port}"}
+        async with http.get(guard.entry_url, headers=rebound, allow_redirects=False) as answer:
+            assert answer.status == 403
+            assert "Set-Cookie" not in answer.headers
         async with http.get(origin + "/") as answer:
             policy = answer.headers["Content-Security-Policy"]
             assert f"connect-src 'self' ws://127.0.0.1:{server.port};" in policy
@@ -109,6 +133,14 @@ async def test_nothing_is_served_without_the_key_or_from_another_origin(
             assert f"ws://127.0.0.1:{server.port}/ws" in await answer.text()
         async with http.get(origin + "/static/js/textual.js") as answer:
             assert answer.status == 200
+        # Even with the cookie, only this server's own address is served (page and socket).
+        for host in ("evil.example", f"evil.example:{server.port}", f"localhost:{server.port}"):
+            async with http.get(origin + "/", headers={"Host": host}) as answer:
+                assert answer.status == 403, host
+                assert f"127.0.0.1:{server.port}" in await answer.text()
+            with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+                await http.ws_connect(origin + "/ws", origin=origin, headers={"Host": host})
+            assert refused.value.status == 403, host
 
         # With the cookie, a socket from another origin (or none) is refused at the handshake:
         # no process starts.
@@ -141,6 +173,32 @@ async def test_nothing_is_served_without_the_key_or_from_another_origin(
             with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
                 await http.ws_connect(origin + "/ws", origin=origin)
             assert refused.value.status == 503
+
+
+async def test_a_session_that_does_not_quit_is_ended_when_its_tab_closes(
+    tmp_path: Path,
+) -> None:
+    """A stuck dashboard neither keeps its place under the cap nor outlives its tab."""
+    jar = aiohttp.CookieJar(unsafe=True)
+    async with (
+        served(tmp_path, max_sessions=1, child=STUCK_CHILD) as server,
+        aiohttp.ClientSession(cookie_jar=jar) as http,
+    ):
+        guard = server.guard
+        assert guard is not None
+        async with http.get(guard.entry_url):
+            pass
+        async with http.ws_connect(guard.origin + "/ws", origin=guard.origin) as ws:
+            assert (await ws.receive_bytes()) == b"ready"
+        pid = int((tmp_path / "env.json").read_text())
+        # The place is free again: a new tab is served (the stuck one was ended to make room).
+        async with asyncio.timeout(10):
+            while server.sockets:
+                await asyncio.sleep(0.05)
+        async with http.ws_connect(guard.origin + "/ws", origin=guard.origin) as ws:
+            assert (await ws.receive_bytes()) == b"ready"
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
 
 
 @pytest.mark.parametrize("host", ["0.0.0.0", "::", "192.168.1.20", "pay-desk.example"])

@@ -5,6 +5,9 @@ dashboard with this person's credentials, so any web page open in their browser 
 paytui as them (cross-site WebSocket hijacking). Here every request must carry the cookie that
 only the printed URL sets, and the socket must also come from this server's own page:
 
+- a request whose `Host` is not this server's own address (`127.0.0.1:PORT`) answers 403
+  before anything else: a page whose name an attacker re-points at 127.0.0.1 (DNS rebinding)
+  is same-origin with itself, not with this server, and is served nothing;
 - `/?token=KEY` (the printed URL) sets an HttpOnly, SameSite=Strict cookie holding the key and
   redirects to `/`, so the key leaves the address bar and the history at once;
 - any page, asset, download or socket without that cookie answers 401; a wrong key 403;
@@ -37,6 +40,7 @@ WRONG_KEY = (
     "paytui serve: that key is not this server's (it changes each time paytui serve starts)."
 )
 FOREIGN_ORIGIN = "paytui serve: the socket is opened only by this server's own page."
+FOREIGN_HOST = "paytui serve: this server answers only at the address it printed ({address})."
 #: Sent with every answer: no framing (clickjacking), no caching, no referrer, no sniffing.
 SAFETY_HEADERS = {
     "X-Frame-Options": "DENY",
@@ -71,6 +75,11 @@ class Guard:
         return f"paytui_serve_{port}" if port.isdigit() else "paytui_serve"
 
     @property
+    def address(self) -> str:
+        """`HOST:PORT` as the printed URL names it: the one `Host` header this server answers."""
+        return self.origin.split("://", 1)[-1]
+
+    @property
     def entry_url(self) -> str:
         """The one URL to open: it holds the key."""
         return f"{self.origin}/?{TOKEN_PARAMETER}={self.key}"
@@ -85,6 +94,13 @@ class Guard:
         if request.path == SOCKET_PATH and request.headers.get("Origin") != self.origin:
             return web.Response(status=403, text=FOREIGN_ORIGIN)
         return None
+
+    def misdirected(self, request: web.Request) -> web.Response | None:
+        """403 unless the request names this server as its printed URL does (DNS rebinding:
+        the browser sends the attacker's name in `Host`); checked before the key is even read."""
+        if request.headers.get("Host", "").lower() == self.address:
+            return None
+        return web.Response(status=403, text=FOREIGN_HOST.format(address=self.address))
 
     def enter(self, token: str) -> web.Response:
         """The printed URL opened: the cookie, and a redirect to the clean URL (or 403)."""
@@ -110,6 +126,9 @@ class Guard:
 
     @web.middleware
     async def middleware(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        misdirected = self.misdirected(request)
+        if misdirected is not None:
+            return misdirected
         token = request.query.get(TOKEN_PARAMETER)
         if token is not None and request.path == "/":
             return self.enter(token)

@@ -9,8 +9,10 @@ textual-serve's, unchanged; what changes:
   `environment.child_environment`'s allow-list instead of the server's whole environment;
 - the server binds its socket first, so the URL it prints names the port it really has (port 0
   picks a free one) and no request can arrive before the guard knows its origin;
-- a session ends when its tab closes (the socket closes, the child is told to quit); at exit
-  every open socket is closed first, so no child outlives the server.
+- a session ends when its tab closes (the socket closes, the child is told to quit); a child
+  that has not quit within `QUIT_GRACE` seconds is terminated, then killed, so a stuck
+  dashboard neither keeps its place under the cap nor holds ctrl+c; at exit every open socket
+  is closed first, so no child outlives the server.
 """
 
 from __future__ import annotations
@@ -42,6 +44,8 @@ WEB_DRIVER_VARIABLES = (
     "ROWS",
 )
 DEFAULT_MAX_SESSIONS = 4
+#: Seconds a session's child has to quit when its tab closes, then again after SIGTERM.
+QUIT_GRACE = 5.0
 
 
 class ScrubbedAppService(AppService):
@@ -54,18 +58,40 @@ class ScrubbedAppService(AppService):
         environment: Mapping[str, str],
         websocket: web.WebSocketResponse,
         download_manager: DownloadManager,
+        quit_grace: float = QUIT_GRACE,
     ) -> None:
         async def close() -> None:  # the child said it exited: the tab's socket closes
             await websocket.close()
 
         super().__init__(
-            command,
+            # textual-serve runs the command through `sh -c`: `exec` makes the dashboard the
+            # shell's own process, so terminating the process it knows ends the dashboard.
+            f"exec {command}",
             write_bytes=websocket.send_bytes,
             write_str=websocket.send_str,
             close=close,
             download_manager=download_manager,
         )
         self.environment = dict(environment)
+        self.quit_grace = quit_grace
+
+    async def stop(self) -> None:
+        """textual-serve's stop (the child is asked to quit), bounded: a child that has not
+        quit within `quit_grace` is terminated, then killed; its end is awaited."""
+        process = self._process
+        if process is None:
+            await super().stop()
+            return
+        # Its end awaited too: a process never waited for is reaped only by the garbage
+        # collector, after the loop is gone.
+        ended = asyncio.gather(super().stop(), process.wait())
+        for end in (process.terminate, process.kill):
+            done, _ = await asyncio.wait({ended}, timeout=self.quit_grace)
+            if done:
+                break
+            with contextlib.suppress(ProcessLookupError):
+                end()
+        await ended
 
     def _build_environment(self, width: int = 80, height: int = 24) -> dict[str, str]:
         theirs = super()._build_environment(width=width, height=height)
@@ -91,10 +117,12 @@ class GuardedServer(Server):
         port: int,
         environment: Mapping[str, str],
         max_sessions: int = DEFAULT_MAX_SESSIONS,
+        quit_grace: float = QUIT_GRACE,
     ) -> None:
         super().__init__(command, host=host, port=port, title="paytui")
         self.environment = dict(environment)
         self.max_sessions = max_sessions
+        self.quit_grace = quit_grace
         self.sockets: set[web.WebSocketResponse] = set()
         self.guard: Guard | None = None
 
@@ -136,6 +164,7 @@ class GuardedServer(Server):
                 environment=self.environment,
                 websocket=websocket,
                 download_manager=self.download_manager,
+                quit_grace=self.quit_grace,
             )
             await service.start(width, height)
             await self._process_messages(websocket, service)
