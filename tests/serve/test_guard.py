@@ -102,6 +102,15 @@ async def test_nothing_is_served_without_the_key_or_from_another_origin(
             async with http.get(origin + path, allow_redirects=False) as answer:
                 assert answer.status == 401, path
                 assert answer.headers["X-Frame-Options"] == "DENY"
+        # A cookie that is not UTF-8: refused as no key, not a 500 and a traceback.
+        reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+        writer.write(
+            f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\nConnection: close\r\n"
+            f"Cookie: {guard.cookie_name}=".encode()
+            + b"\xff\xfe\r\n\r\n"
+        )
+        assert (await reader.readline()).startswith(b"HTTP/1.1 401")
+        writer.close()
         # A name re-pointed at 127.0.0.1 (DNS rebinding): refused before the key is read.
         rebound = {"Host": f"evil.example:{server.port}"}
         async with http.get(guard.entry_url, headers=rebound, allow_redirects=False) as answer:

@@ -85,7 +85,11 @@ class Guard:
         return f"{self.origin}/?{TOKEN_PARAMETER}={self.key}"
 
     def _is_key(self, value: str | None) -> bool:
-        return value is not None and hmac.compare_digest(value.encode(), self.key.encode())
+        """Constant-time. A header's bytes that are not UTF-8 arrive as lone surrogates:
+        encoded as they are (never the key), not an error."""
+        if value is None:
+            return False
+        return hmac.compare_digest(value.encode(errors="surrogatepass"), self.key.encode())
 
     def refusal(self, request: web.Request) -> web.Response | None:
         """The answer to a request that may not pass (None: it may)."""
