@@ -10,6 +10,7 @@ from paytui.ui.app import PaytuiApp
 from paytui.ui.screens.charge_detail import ChargeDetailScreen
 from paytui.ui.screens.today import PHASES, TodayScreen
 from paytui.ui.widgets.nav_table import NavTable
+from paytui.ui.widgets.pulse import PulseStrip
 from tests.ui.conftest import make_app, screen_text, settle
 
 
@@ -30,6 +31,8 @@ async def test_zero_opens_today_sorted_by_deadline(
         screen = await open_today(app, pilot)
         assert screen.state == "results"
         assert screen.query_one("#pulse")  # the pulse's slot
+        # drawn, started once the queue's first rows were on screen
+        assert screen.query_one(PulseStrip).pulse is not None
         table = screen.query_one(NavTable)
         labels = [str(column.label) for column in table.ordered_columns]
         assert labels[:6] == ["Kind", "What", "Customer", "Amount", "Due (local)", "Time left"]

@@ -11,6 +11,7 @@ nothing is told by colour alone (screen readers, `NO_COLOR`). Computed in an exc
 
 from __future__ import annotations
 
+import time
 import weakref
 from dataclasses import dataclass
 from decimal import Decimal
@@ -31,6 +32,8 @@ from paytui.ui.widgets.errors import describe_error
 if TYPE_CHECKING:
     from textual.timer import Timer
 
+#: Seconds between two draws of the progress line while the pulse is read.
+PROGRESS_EVERY = 0.1
 #: What each kind is called on screen.
 LABELS = {
     "volume": "Sales volume",
@@ -127,7 +130,7 @@ class PulseStrip(Vertical):
     DEFAULT_CSS = """
     PulseStrip { height: auto; padding: 0 1; }
     PulseStrip:focus { background: $boost; }
-    PulseStrip #pulse-title { height: 1; }
+    PulseStrip #pulse-title { height: 1; width: 1fr; }
     PulseStrip .pulse-row { height: 1; }
     PulseStrip .pulse-label { width: 16; }
     PulseStrip Sparkline { width: 30; margin-right: 1; }
@@ -146,6 +149,8 @@ class PulseStrip(Vertical):
         self.pulse: Pulse | None = None
         self._timer: Timer | None = None
         self._waiting = wait
+        #: When the progress line was last drawn (`time.monotonic`).
+        self._said = 0.0
 
     @property
     def days(self) -> int:
@@ -223,13 +228,19 @@ class PulseStrip(Vertical):
     def _title_progress(self, progress: Progress, days: int, *, refreshing: bool) -> None:
         if not self.is_attached:
             return  # the strip was removed while its worker read (the app closing)
+        # At most every PROGRESS_EVERY seconds (a tick a page: 150-odd at 100,000 charges), and
+        # a line of fixed size: repainted alone, not the screen laid out again.
+        now = time.monotonic()
+        if progress.done < progress.planned and now - self._said < PROGRESS_EVERY:
+            return
+        self._said = now
         line = Text(f"Pulse · last {days} days (UTC) · ", "bold")
         word = "refreshing" if refreshing else progress.phase
         done = f"{progress.done}/{progress.planned}" if progress.planned else "…"
         line.append(f"{word} {done}", "dim")
         if progress.rows:
             line.append(f" · {progress.rows:,} rows read", "dim")
-        self.query_one("#pulse-title", Static).update(line)
+        self.query_one("#pulse-title", Static).update(line, layout=False)
 
     # --- drawing --------------------------------------------------------------------------------
     def show(self, pulse: Pulse) -> None:
