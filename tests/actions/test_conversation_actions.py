@@ -5,6 +5,8 @@ shows (the second service keeps no attributes and says `resolved`)."""
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from pathlib import Path
 
 import pytest
@@ -146,3 +148,33 @@ async def test_the_second_service_choices_are_read_and_proven(
             closed = await ops.close(executor, "conv-0001")
             assert closed.state == "succeeded"
             await executor.aclose()
+
+
+async def test_a_message_the_client_cannot_read_is_never_proof_of_absence(
+    executor: ActionExecutor, client: PaymentClient, sandbox_db: Path
+) -> None:
+    """A service whose message keeps our reference but holds its text under a key paytui does
+    not know is still our message (never "not applied", which invites a second send); a row
+    that cannot be read at all may be ours: absence is then not proven."""
+    import sqlite3
+
+    from paytui.actions.read_backs import Unprovable
+
+    first, *_ = await _open_ids(client)
+    sent = await ops.send(executor, first, "It is a hold.")
+    entry = executor.journal.get(sent.entry_id)
+    assert sent.state == "succeeded" and entry is not None
+    with sqlite3.connect(sandbox_db) as db:  # the service's other shape: the text as `content_html`
+        (doc,) = db.execute("SELECT doc FROM messages WHERE message_id = ?", (sent.result_id,))
+        shape = json.loads(doc[0])
+        shape["content_html"] = shape.pop("body")
+        db.execute(
+            "UPDATE messages SET doc = ? WHERE message_id = ?", (json.dumps(shape), sent.result_id)
+        )
+    found = await ops.read_back_send(client, entry, None)
+    assert (found.state, found.result_id) == ("succeeded", sent.result_id)
+    # Another send's reference and text show nowhere, but that row is no message paytui can
+    # read: it could be this one, so absence is not proven.
+    other = dataclasses.replace(entry, client_reference="ref-of-another-send")
+    with pytest.raises(Unprovable, match="could not be read"):
+        await ops.read_back_send(client, other, {"body": "Never sent"})

@@ -37,9 +37,11 @@ __all__ = [
     "conversation_verdicts",
     "customer_conversations",
     "entry_of",
+    "item_id_of",
     "links_charge",
     "links_customer",
     "read_thread",
+    "references_of",
     "status_word",
 ]
 
@@ -203,10 +205,7 @@ def _side(fields: Mapping[str, Any], author: Any) -> str:
 
 def entry_of(obj: GenericObject | Mapping[str, Any]) -> ThreadEntry | None:
     """A thread line from a message or an item; None when nothing in it reads as one."""
-    fields = _fields(obj)
-    nested = fields.get("message")
-    if isinstance(nested, Mapping):
-        fields = {**fields, **nested}
+    fields = _flat(obj)
     text = next((fields[k] for k in TEXT_KEYS if isinstance(fields.get(k), str)), None)
     kind = "message"
     if text is None:
@@ -216,21 +215,37 @@ def entry_of(obj: GenericObject | Mapping[str, Any]) -> ThreadEntry | None:
         kind, text = "event", event.replace("_", " ")
     author = next((fields[k] for k in AUTHOR_KEYS if fields.get(k) is not None), None)
     at = next((t for k in TIME_KEYS if (t := as_time(fields.get(k))) is not None), None)
-    item_id = next(
-        (str(fields[k]) for k in ("item_id", "message_id", "id") if isinstance(fields.get(k), str)),
-        None,
-    )
-    attributes = fields.get("attributes")
-    refs = attributes.get("paytui_ref") if isinstance(attributes, Mapping) else None
     return ThreadEntry(
         at=at,
         who=_name_of(author),
         side=_side(fields, author),
         text=text,
         kind=kind,
-        item_id=item_id,
-        reference=tuple(str(r) for r in refs) if isinstance(refs, list) else (),
+        item_id=item_id_of(fields),
+        reference=references_of(fields),
     )
+
+
+def _flat(obj: GenericObject | Mapping[str, Any]) -> dict[str, Any]:
+    """The item's fields, a nested `message` object's over them (where some services put it)."""
+    fields = _fields(obj)
+    nested = fields.get("message")
+    return {**fields, **nested} if isinstance(nested, Mapping) else fields
+
+
+def item_id_of(obj: GenericObject | Mapping[str, Any]) -> str | None:
+    """A message's or an item's id, whether or not the rest of it reads as a thread line."""
+    fields = _flat(obj)
+    keys = ("item_id", "message_id", "id")
+    return next((str(fields[k]) for k in keys if isinstance(fields.get(k), str)), None)
+
+
+def references_of(obj: GenericObject | Mapping[str, Any]) -> tuple[str, ...]:
+    """The `paytui_ref` values in a message's attributes (what a send's read-back looks for,
+    whatever the rest of the message's shape)."""
+    attributes = _flat(obj).get("attributes")
+    refs = attributes.get("paytui_ref") if isinstance(attributes, Mapping) else None
+    return tuple(str(r) for r in refs) if isinstance(refs, list) else ()
 
 
 @dataclass

@@ -24,7 +24,13 @@ from paytui.actions.errors import ActionError, NotRetryable, PrecheckFailed
 from paytui.actions.operation import Executor, Operation
 from paytui.actions.plan import Plan, journal_summary
 from paytui.actions.read_backs import REF_ATTRIBUTE, ReadBack, Unprovable, scan
-from paytui.api.conversations import closed_state, entry_of, status_word
+from paytui.api.conversations import (
+    closed_state,
+    entry_of,
+    item_id_of,
+    references_of,
+    status_word,
+)
 from paytui.api.errors import ApiError
 from paytui.limits import check_text
 
@@ -143,8 +149,7 @@ async def prepare_send(
 
 
 def _message_id(result: Any) -> str | None:
-    entry = entry_of(result) if result is not None else None
-    return entry.item_id if entry is not None else None
+    return item_id_of(result) if result is not None else None
 
 
 async def _messages(client: PaymentClient, conversation_id: str) -> AsyncIterator[Page[Any]]:
@@ -162,8 +167,10 @@ async def _messages(client: PaymentClient, conversation_id: str) -> AsyncIterato
 async def read_back_send(
     client: PaymentClient, entry: JournalEntry, desired: dict[str, Any] | None
 ) -> ReadBack:
-    """Our reference among the conversation's messages; else exactly our text, from our side,
-    sent no earlier than the intent (less `CLOCK_SKEW`)."""
+    """Our reference among the conversation's messages (in their attributes, whatever the rest
+    of their shape); else exactly our text, from our side, sent no earlier than the intent (less
+    `CLOCK_SKEW`). A row paytui cannot read as a message may be ours: with one, absence is not
+    proven (a "not applied" would invite a second send of a message that went)."""
     conversation_id = entry.charge_id or ""
     summary = entry.request_summary
     body = (desired or {}).get("body")
@@ -171,15 +178,24 @@ async def read_back_send(
         body = summary.get("body")
     since = (entry.sent_at or entry.created_at) - CLOCK_SKEW
     by_text: str | None = None
-    async for obj in scan(_messages(client, conversation_id)):
+    unreadable = 0
+
+    async def pages() -> AsyncIterator[Page[Any]]:
+        nonlocal unreadable
+        async for page in _messages(client, conversation_id):
+            unreadable += len(page.unreadable)
+            yield page
+
+    async for obj in scan(pages()):
         fields = obj.fields()
         if str(fields.get("conversation_id", conversation_id)) != conversation_id:
             continue  # a service that ignored the filter: not this conversation's
+        if entry.client_reference in references_of(obj):
+            return ReadBack("succeeded", item_id_of(obj) or conversation_id, result=obj)
         line = entry_of(obj)
         if line is None:
+            unreadable += 1
             continue
-        if entry.client_reference in line.reference:
-            return ReadBack("succeeded", line.item_id or conversation_id, result=obj)
         same = body is not None and line.text == body and line.side != "customer"
         if same and by_text is None and line.at is not None and line.at >= since:
             by_text = line.item_id or conversation_id
@@ -187,6 +203,8 @@ async def read_back_send(
         return ReadBack("succeeded", by_text)
     if body is None:
         raise Unprovable("the journal holds only a masked copy of the text and no reference")
+    if unreadable:
+        raise Unprovable(f"{unreadable} message(s) of the conversation could not be read")
     return ReadBack("not_applied")
 
 
