@@ -63,6 +63,10 @@ def test_read_close_and_reply_from_a_script(run: Run, wire: WireTransport, tmp_p
     assert code == Exit.OK and "␛[2J" in err and "\x1b" not in err
     code, _, err = run("messages", "send", cid, "--yes", stdin="   \n")
     assert code == Exit.USAGE and "empty" in err
+    # Bytes that are not UTF-8 (stdin decoded with surrogateescape): one clear line, not sent.
+    code, _, err = run("messages", "send", cid, "--yes", stdin="caf\udce9 ok")
+    assert code == Exit.USAGE and "not UTF-8" in err and "character 4" in err
+    assert err.count("\n") == 1 and "codec" not in err
     assert len(wire.posts("/messages")) == 2
 
     code, out, _ = run("messages", "list", "--conversation", cid, "--format", "jsonl")

@@ -51,9 +51,17 @@ CLOCK_SKEW = timedelta(minutes=5)
 
 
 def message_problem(body: str) -> str | None:
-    """Why this text cannot be sent (None: it can): empty, or over the documented limit."""
+    """Why this text cannot be sent (None: it can): empty, over the documented limit, or
+    holding bytes that were not UTF-8 (stdin or a file read with `surrogateescape` keeps them
+    as lone surrogates, which no JSON body can carry: said here, before the journal)."""
     if not body.strip():
         return "The message is empty"
+    invalid = next((at for at, char in enumerate(body) if "\ud800" <= char <= "\udfff"), None)
+    if invalid is not None:
+        return (
+            f"The message is not UTF-8 text (character {invalid + 1} is a byte that is not): "
+            "save it as UTF-8"
+        )
     return check_text("message_body", body)
 
 
