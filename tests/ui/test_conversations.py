@@ -30,6 +30,12 @@ def test_a_line_is_shown_as_data() -> None:
         "    Hi␛[2J",
         "    [link=x]there[/link]",
     ]
+    # What a customer's list says about itself carries the service's error text: shown too.
+    screen = ConversationsScreen(customer=CustomerKey("name", "Ana"))
+    screen.notes = ["customers could not be read (\x1b]52;c;cm0gLXJm\x07 \u202egpj.exe)"]
+    for said in (screen.status_note(), screen.empty_text()):
+        assert "\x1b" not in said and "\x07" not in said and "\u202e" not in said
+        assert "␛]52;c;cm0gLXJm␇ \ufffdgpj.exe" in said
 
 
 def test_k_is_greyed_for_a_token_that_may_not_read_conversations() -> None:

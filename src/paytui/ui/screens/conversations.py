@@ -24,6 +24,7 @@ from paytui.api.conversations import (
 )
 from paytui.api.families import FAMILIES, GenericObject
 from paytui.api.models import Page
+from paytui.text import safe
 from paytui.ui import format as fmt
 from paytui.ui.screens.paged_list import PagedListScreen
 from paytui.ui.widgets.fit_table import FitColumn, FitNavTable
@@ -131,10 +132,11 @@ class ConversationsScreen(PagedListScreen[GenericObject]):
         ]
 
     def status_note(self) -> str:
-        return ("  " + "; ".join(self.notes)) if self.notes else ""
+        """The notes carry the service's own error text: through the sanitiser."""
+        return ("  " + safe("; ".join(self.notes))) if self.notes else ""
 
     def empty_text(self) -> str:
-        notes = "; ".join(self.notes)
+        notes = safe("; ".join(self.notes))
         return "No conversation is linked here." + (f"\n{notes}" if notes else "")
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
