@@ -162,3 +162,21 @@ async def test_a_service_that_ignores_the_filters_adds_nothing(
     assert not queue.select(kinds=["authorization"])
     assert any(n.startswith("open authorizations: ") and "not proven" in n for n in queue.notes)
     assert queue.failed == ["tokens"]  # this service has no token list: said, not fatal
+
+
+async def test_each_source_read_shows_the_queue_so_far(demo_client: PaymentClient) -> None:
+    """`on_partial`: the queue so far after each source but the last, in the same order and by
+    the same rules, saying what is still being read; the whole queue holds every partial item."""
+    now = datetime.now(UTC)
+    partials: list[Any] = []
+    queue = await build_queue(
+        demo_client, seen=SeenStore(None, URL), now=now, on_partial=partials.append
+    )
+    assert len(partials) == 4  # five sources: after each of the first four
+    sizes = [len(p.items) for p in partials]
+    assert sizes == sorted(sizes) and sizes[-1] <= len(queue.items)
+    for partial in partials:
+        assert partial.notes[0].startswith("still reading ")
+        assert [i.sort_key for i in partial.items] == sorted(i.sort_key for i in partial.items)
+        assert set(partial.items) <= set(queue.items)
+    assert not any(n.startswith("still reading") for n in queue.notes)

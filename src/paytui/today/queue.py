@@ -502,10 +502,15 @@ async def build_queue(
     seen: SeenStore,
     now: datetime,
     unknown: Sequence[JournalEntry] = (),
+    on_partial: Callable[[TodayQueue], None] | None = None,
 ) -> TodayQueue:
     """Today's queue at `now`: every source read (at most `prefs.concurrency` at once), each
     row proven, sorted unknown outcomes first, then by due time. A source that fails costs
-    itself only: its error is a note, the others still show."""
+    itself only: its error is a note, the others still show.
+
+    `on_partial`: called as each source but the last is read, with the queue so far (the same
+    order and rules, and a note naming the sources still being read), so a screen can show the
+    first rows without waiting for the slowest source."""
     prefs = prefs or TodayPrefs()
     notes: list[str] = []
     failed: list[str] = []
@@ -517,29 +522,48 @@ async def build_queue(
         ("accounts", lambda: _accounts(client, prefs, seen, now, notes)),
         ("tokens", lambda: _tokens(client, now, notes)),
     ]
+    found: dict[str, list[TodayItem]] = {}
 
-    async def one(name: str, read: Callable[[], Awaitable[list[TodayItem]]]) -> list[TodayItem]:
+    async def one(name: str, read: Callable[[], Awaitable[list[TodayItem]]]) -> None:
         from paytui.api.errors import ApiError
 
         async with gate:
             try:
-                return await read()
+                found[name] = await read()
             except ApiError as exc:
                 notes.append(f"{name}: not read ({exc.message})")
                 failed.append(name)
-                return []
+                found[name] = []
+        if on_partial is not None and len(found) < len(sources):
+            reading = ", ".join(n for n, _ in sources if n not in found)
+            on_partial(_assemble(found, unknown, prefs, now, [f"still reading {reading}", *notes]))
 
-    results = await asyncio.gather(*(one(name, read) for name, read in sources))
+    await asyncio.gather(*(one(name, read) for name, read in sources))
+    queue = _assemble(found, unknown, prefs, now, notes)
+    queue.failed = failed
+    return queue
+
+
+def _assemble(
+    found: dict[str, list[TodayItem]],
+    unknown: Sequence[JournalEntry],
+    prefs: TodayPrefs,
+    now: datetime,
+    notes: list[str],
+) -> TodayQueue:
+    """The queue of the sources read so far: unknown outcomes first, then by due time; items
+    overdue by more than `lookback_days` left out and counted (a note says so)."""
     items = items_from_journal(unknown)
     left_out: dict[str, int] = {}
     oldest = now - timedelta(days=prefs.lookback_days) if prefs.lookback_days else None
-    for found in results:
-        for item in found:
+    for rows in found.values():
+        for item in rows:
             if oldest is not None and item.due_at < oldest:
                 left_out[item.kind] = left_out.get(item.kind, 0) + 1
             else:
                 items.append(item)
     items.sort(key=lambda item: item.sort_key)
+    notes = list(notes)
     since = authorizations_since(prefs, now)
     if left_out or since is not None:
         counts = ", ".join(f"{n} {kind}" for kind, n in sorted(left_out.items()))
@@ -548,4 +572,4 @@ async def build_queue(
             f"overdue by more than {_days(prefs.lookback_days)}, left out: "
             f"{'; '.join(part for part in (counts, older) if part)} ([today] lookback_days)"
         )
-    return TodayQueue(items, now, notes, left_out, failed)
+    return TodayQueue(items, now, notes, left_out)

@@ -163,6 +163,10 @@ class TodayScreen(ChargeRowActions, PagedListScreen[TodayItem]):
         self._painted = False
         #: The row key the cursor was on when the queue was read again (its page is shown).
         self._keep: str | None = None
+        #: The rows being shown are the sources read so far (`build_queue`'s `on_partial`).
+        self._partial = False
+        #: Rows of a partial queue are on screen (the next show keeps the cursor's item).
+        self._partial_shown = False
 
     def compose(self) -> ComposeResult:
         yield PaytuiHeader()
@@ -216,6 +220,10 @@ class TodayScreen(ChargeRowActions, PagedListScreen[TodayItem]):
         """As the list base; when the row that was selected left the queue (a hold captured),
         the cursor stays at its place rather than jumping to the top."""
         row = self._table().cursor_row
+        shown = self.highlighted() if self._partial_shown else None
+        if shown is not None:  # rows of a partial queue on screen: the cursor's item is kept
+            select = self.row_key(shown)
+        self._partial_shown = self._partial
         super().show_first(page, select)
         if select is not None and select not in self._by_key and self.items:
             self._table().move_cursor(row=min(row, len(self.items) - 1))
@@ -259,10 +267,16 @@ class TodayScreen(ChargeRowActions, PagedListScreen[TodayItem]):
         seen = await asyncio.to_thread(SeenStore, default_seen_path(), base_url)
         try:
             queue = await build_queue(
-                client, prefs=prefs, seen=seen, now=app.now(), unknown=unknown
+                client,
+                prefs=prefs,
+                seen=seen,
+                now=app.now(),
+                unknown=unknown,
+                on_partial=self._show_partial,
             )
         finally:
             seen.close()
+            self._partial = False
         self.claimed_by = None
         if claims_of is not None:
             ids = [i.target_id for i in queue.items if i.target == "charge"]
@@ -275,7 +289,20 @@ class TodayScreen(ChargeRowActions, PagedListScreen[TodayItem]):
             if charge is not None:
                 self.marks.refresh(charge)  # a marked charge read again: the newer copy
         keep, self._keep = self._keep, None
+        shown = self.highlighted() if self._partial_shown else None
+        if shown is not None:
+            keep = self.row_key(shown)  # the final page reaches the row the cursor is on
         return self._slice(queue, 0, limit, keep=keep)
+
+    def _show_partial(self, queue: TodayQueue) -> None:
+        """The sources read so far, while the others are read: the first rows do not wait for
+        the slowest source (the notes line says which are still being read). The cursor stays
+        on its item as rows arrive above it; the whole queue replaces this once read."""
+        self._partial = True
+        self.queue = queue
+        item = self.highlighted()
+        key = self.row_key(item) if item is not None else self._keep
+        self.show_first(self._slice(queue, 0, self.PAGE_SIZE, keep=key), key)
 
     def _slice(
         self, queue: TodayQueue, offset: int, limit: int, *, keep: str | None = None
@@ -351,7 +378,8 @@ class TodayScreen(ChargeRowActions, PagedListScreen[TodayItem]):
         if not self._painted:  # the first rows: start-up's deferred work may run (as Charges)
             self._painted = True
             self.call_after_refresh(self.post_message, messages.ResultsPainted(len(self.items)))
-            self.call_after_refresh(self.query_one(PulseStrip).start)  # the queue first
+        if not self._partial:  # the queue read whole: the pulse may read the service now
+            self.call_after_refresh(self.query_one(PulseStrip).start)
         self._drawn_marks = set(self.marks_ids())
         self._show_marks_count()
         notes = self.queue.notes if self.queue is not None else []
