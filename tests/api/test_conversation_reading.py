@@ -3,12 +3,13 @@ first; an odd item is an unreadable row (counted); open or closed only from what
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 import httpx
 
 from paytui.api.client import PaymentClient
-from paytui.api.conversations import closed_state, read_thread
+from paytui.api.conversations import as_time, closed_state, entry_of, read_thread
 from paytui.api.families import GenericObject
 
 ITEMS: list[Any] = [
@@ -62,3 +63,24 @@ def test_open_or_closed_only_from_what_the_conversation_shows() -> None:
     assert state(status="open", closed_timestamp="2026-01-01T00:00:00Z") is False  # reopened
     assert state(closed_at="2026-01-01T00:00:00Z") is True
     assert state(status="snoozed") is None and state() is None
+
+
+def test_a_time_at_the_edge_of_the_calendar_is_no_time_not_a_crash() -> None:
+    """Year 9999 west of UTC (or year 1 east of it) has no UTC form: one such row made every
+    listing of its conversation fail ("date value out of range"); it shows no time instead."""
+    import io
+
+    from paytui.commands.conversations import thread_columns
+    from paytui.exporter import write_listing
+
+    assert as_time("9999-12-31T23:59:59-23:59") is None
+    assert as_time("0001-01-01T00:00:00+23:59") is None
+    assert as_time("2026-10-02T09:10:00+02:00") == datetime(2026, 10, 2, 7, 10, tzinfo=UTC)
+    entry = entry_of(
+        {"id": "m1", "body": "Hello", "created_timestamp": "9999-12-31T23:59:59-23:59"}
+    )
+    assert entry is not None and entry.at is None
+    for fmt in ("table", "csv", "json"):
+        out = io.StringIO()
+        write_listing(out, [entry], fmt, thread_columns())
+        assert "Hello" in out.getvalue()

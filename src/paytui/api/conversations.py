@@ -168,14 +168,16 @@ def _name_of(person: Any) -> str | None:
 
 
 def as_time(value: Any) -> datetime | None:
-    """An ISO 8601 time as the service wrote it, aware (a naive one is taken as UTC)."""
+    """An ISO 8601 time as the service wrote it, in UTC (a naive one is taken as UTC); None
+    when it is no time, or one with no UTC form (year 9999 west of UTC, year 1 east of it),
+    which would otherwise fail every listing that shows it."""
     if not isinstance(value, str):
         return None
     try:
         moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
+        return moment.astimezone(UTC) if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+    except (ValueError, OverflowError):
         return None
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 @dataclass(frozen=True)
