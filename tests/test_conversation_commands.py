@@ -109,3 +109,26 @@ def test_the_second_service_thread_comes_from_its_messages(
     ]
     code, out, _ = run("messages", "list", "--conversation", "conv-0004", "--format", "jsonl")
     assert code == Exit.OK and len(_jsonl(out)) == 2  # the filter ignored there: checked here
+
+
+def test_a_row_the_service_sent_that_cannot_be_read_is_said_not_dropped(
+    run: Run, sandbox_db: Path
+) -> None:
+    """A listed item that is no object (here a number, and a list) is an unreadable row: the
+    listing says how many and exits INCOMPLETE, as `conversations show` does."""
+    import sqlite3
+
+    code, out, _ = run("conversations", "list", "--status", "open", "--format", "jsonl")
+    cid = _jsonl(out)[0]["id"]
+    with sqlite3.connect(sandbox_db) as db:
+        db.execute("INSERT INTO messages VALUES ('odd', ?, '2026-01-01', '5')", (cid,))
+        db.execute(
+            "INSERT INTO conversations VALUES ('cv_odd', 'ch', 'open', NULL, NULL, '2027-01-01',"
+            " '[1, 2]')"
+        )
+    code, out, err = run("messages", "list", "--conversation", cid, "--format", "jsonl")
+    assert code == Exit.INCOMPLETE and "1 item(s) could not be read" in err
+    assert len(_jsonl(out)) == 3  # the demo thread's lines are all there
+    code, out, err = run("conversations", "list", "--format", "jsonl")
+    assert code == Exit.INCOMPLETE and "1 row(s) could not be read" in err
+    assert _jsonl(out)

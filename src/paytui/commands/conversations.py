@@ -19,10 +19,15 @@ from paytui.commands.runtime import CommandError, Exit, Runtime
 from paytui.text import safe
 
 if TYPE_CHECKING:
+    from collections.abc import Awaitable
+
     from paytui.actions.outcome import ActionOutcome
     from paytui.api.conversations import Thread
     from paytui.api.families import GenericObject
+    from paytui.api.models import Page
     from paytui.exporter import Column
+
+    Fetch = Callable[[int, int], Awaitable[Page[GenericObject]]]
 
 __all__ = ["CONVERSATION_HANDLERS", "add_parser"]
 
@@ -154,6 +159,18 @@ def _report(runtime: Runtime, outcome: ActionOutcome, fmt: str) -> int:
 # -- reads -------------------------------------------------------------------------------------
 
 
+def _counting(fetch: Fetch, unreadable: list[int]) -> Fetch:
+    """`fetch`, adding each page's unreadable rows to `unreadable` (`_collect` keeps only the
+    items, and a row the service sent is said, never dropped in silence)."""
+
+    async def counted(size: int, offset: int) -> Page[GenericObject]:
+        page = await fetch(size, offset)
+        unreadable.append(len(page.unreadable))
+        return page
+
+    return counted
+
+
 async def conversations_list(runtime: Runtime, args: argparse.Namespace) -> int:
     from paytui.api.models import Trust
     from paytui.commands.handlers import _collect, _columns, _limit, _trusted
@@ -162,14 +179,18 @@ async def conversations_list(runtime: Runtime, args: argparse.Namespace) -> int:
     table = conversation_columns()
     keys = _columns(args, table, list(table))
     trust = Trust()
+    unreadable: list[int] = []
     async with runtime.client() as client:
         rows = await _collect(
-            lambda size, offset: client.list_conversations_page(
-                charge_id=args.charge,
-                customer_id=args.customer,
-                status=args.status,
-                limit=size,
-                offset=offset,
+            _counting(
+                lambda size, offset: client.list_conversations_page(
+                    charge_id=args.charge,
+                    customer_id=args.customer,
+                    status=args.status,
+                    limit=size,
+                    offset=offset,
+                ),
+                unreadable,
             ),
             _limit(args),
             page_size=50,
@@ -177,7 +198,11 @@ async def conversations_list(runtime: Runtime, args: argparse.Namespace) -> int:
         )
     fmt = args.format or "table"
     write_listing(runtime.io.out, rows, fmt, table, columns=keys, local=args.local_time)
-    return _trusted(runtime, trust)
+    code = _trusted(runtime, trust)
+    if sum(unreadable):
+        runtime.io.err.write(f"paytui: {sum(unreadable)} row(s) could not be read\n")
+        return Exit.INCOMPLETE if code == Exit.OK else code
+    return code
 
 
 def _thread_notes(runtime: Runtime, thread: Thread) -> int:
@@ -223,15 +248,19 @@ async def messages_list(runtime: Runtime, args: argparse.Namespace) -> int:
 
     table = thread_columns()
     keys = _columns(args, table, list(table))
+    unreadable: list[int] = []
     async with runtime.client() as client:
         rows: list[GenericObject] = await _collect(
-            lambda size, offset: client.list_messages_page(
-                conversation_id=args.conversation, limit=size, offset=offset
+            _counting(
+                lambda size, offset: client.list_messages_page(
+                    conversation_id=args.conversation, limit=size, offset=offset
+                ),
+                unreadable,
             ),
             _limit(args),
             page_size=50,
         )
-    thread = Thread()
+    thread = Thread(unreadable=sum(unreadable))
     for row in rows:
         # A service that ignored the filter: another conversation's message is not this one's.
         if str(row.fields().get("conversation_id", args.conversation)) != args.conversation:
