@@ -220,9 +220,8 @@ class TodayScreen(ChargeRowActions, PagedListScreen[TodayItem]):
         """As the list base; when the row that was selected left the queue (a hold captured),
         the cursor stays at its place rather than jumping to the top."""
         row = self._table().cursor_row
-        shown = self.highlighted() if self._partial_shown else None
-        if shown is not None:  # rows of a partial queue on screen: the cursor's item is kept
-            select = self.row_key(shown)
+        if self._partial_shown:  # rows of a partial queue on screen: the cursor's item is kept
+            select = self._following() or select
         self._partial_shown = self._partial
         super().show_first(page, select)
         if select is not None and select not in self._by_key and self.items:
@@ -288,10 +287,9 @@ class TodayScreen(ChargeRowActions, PagedListScreen[TodayItem]):
             charge = _charge_of(item)
             if charge is not None:
                 self.marks.refresh(charge)  # a marked charge read again: the newer copy
-        keep, self._keep = self._keep, None
-        shown = self.highlighted() if self._partial_shown else None
-        if shown is not None:
-            keep = self.row_key(shown)  # the final page reaches the row the cursor is on
+        # The final page reaches the row the cursor is on (or was on when the read began).
+        keep = self._following() if self._partial_shown else self._keep
+        self._keep = None
         return self._slice(queue, 0, limit, keep=keep)
 
     def _show_partial(self, queue: TodayQueue) -> None:
@@ -300,9 +298,19 @@ class TodayScreen(ChargeRowActions, PagedListScreen[TodayItem]):
         on its item as rows arrive above it; the whole queue replaces this once read."""
         self._partial = True
         self.queue = queue
-        item = self.highlighted()
-        key = self.row_key(item) if item is not None else self._keep
+        key = self._following()
         self.show_first(self._slice(queue, 0, self.PAGE_SIZE, keep=key), key)
+
+    def _following(self) -> str | None:
+        """The row key the cursor follows while sources arrive: the one it was on when the
+        queue was read again (until that item shows), else the one it is on; none on the first
+        row, which stays the first (the most urgent so far) as sooner items arrive."""
+        if self._keep is not None:
+            return self._keep
+        item = self.highlighted()
+        if item is None or self._table().cursor_row == 0:
+            return None
+        return self.row_key(item)
 
     def _slice(
         self, queue: TodayQueue, offset: int, limit: int, *, keep: str | None = None
