@@ -210,6 +210,18 @@ async def test_a_session_that_does_not_quit_is_ended_when_its_tab_closes(
             os.kill(pid, 0)
 
 
+def test_the_server_itself_never_listens_beyond_loopback() -> None:
+    """Whatever name it is given (`localhost` resolved elsewhere, a caller that skipped the
+    command's check), the address really bound must be loopback."""
+    server = GuardedServer("true", host="0.0.0.0", port=0, environment={})
+    with pytest.raises(OSError, match="not loopback"):
+        server.bind()
+    assert server.guard is None
+    loopback = GuardedServer("true", host="localhost", port=0, environment={})
+    loopback.bind().close()
+    assert loopback.guard is not None
+
+
 @pytest.mark.parametrize("host", ["0.0.0.0", "::", "192.168.1.20", "pay-desk.example"])
 def test_a_host_other_than_loopback_is_refused_in_one_line(
     host: str, capsys: pytest.CaptureFixture[str]

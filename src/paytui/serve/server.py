@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import ipaddress
 import logging
 import socket
@@ -140,6 +141,12 @@ class GuardedServer(Server):
         """The listening socket; sets the guard, whose origin names the port bound."""
         family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
         sock = socket.create_server((self.host, self.port), family=family)
+        address = sock.getsockname()[0]
+        if not ipaddress.ip_address(address).is_loopback:
+            # A name (`localhost`) the system resolves elsewhere, or a caller that skipped the
+            # command's check: never listen beyond this machine.
+            sock.close()
+            raise OSError(errno.EADDRNOTAVAIL, f"{self.host} is {address}, not loopback")
         self.port = sock.getsockname()[1]
         self.public_url = origin_of(self.host, self.port)
         self.guard = Guard(self.public_url)
