@@ -73,3 +73,26 @@ def test_money_actions_on_production_need_the_profile_typed(
         "use a stored profile (--profile, docs/browser.md)"
     )
     assert "$PROD_TOKEN, which is not set" in second
+
+
+def test_a_failed_request_is_one_line_in_the_servers_terminal() -> None:
+    """aiohttp logs a handler's failure with its traceback: here one sanitised line."""
+    import logging
+
+    stream = io.StringIO()
+    handler = cli.one_line_logs(stream)
+    try:
+        try:
+            raise UnicodeEncodeError("utf-8", "\udcff", 0, 1, "surrogates not allowed")
+        except UnicodeEncodeError:
+            logging.getLogger("aiohttp.server").exception("Error handling request from \x1b[2J")
+        logging.getLogger("paytui.serve").warning("a browser session ended: %s", "gone")
+    finally:
+        for name in cli.SERVER_LOGGERS:
+            logging.getLogger(name).removeHandler(handler)
+            logging.getLogger(name).propagate = True
+    assert stream.getvalue().splitlines() == [
+        "paytui serve: Error handling request from ␛[2J: UnicodeEncodeError: 'utf-8' codec "
+        "can't encode character '\\udcff' in position 0: surrogates not allowed",
+        "paytui serve: a browser session ended: gone",
+    ]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import ipaddress
+import logging
 import os
 import shlex
 import signal
@@ -20,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, NoReturn, TextIO
 
 from paytui.console import SafeArgumentParser, say
-from paytui.text import safe_lines
+from paytui.text import safe, safe_lines
 
 if TYPE_CHECKING:
     import socket
@@ -31,6 +32,34 @@ DEFAULT_PORT = 8000
 #: Names that mean this machine only. `localhost` is resolved by the system (normally 127.0.0.1).
 LOOPBACK_NAMES = ("localhost",)
 INSTALL_HINT = "paytui serve needs textual-serve: pip install 'paytui[serve]'"
+
+
+#: The loggers of the server's parts: aiohttp logs a failed request with its traceback.
+SERVER_LOGGERS = ("aiohttp", "textual-serve", "paytui.serve")
+
+
+class OneLine(logging.Formatter):
+    """A log record as one sanitised line: the exception's type and words, never its traceback
+    (the terminal running `paytui serve` is a person's, not a log file)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        text = record.getMessage()
+        if record.exc_info and record.exc_info[1] is not None:
+            error = record.exc_info[1]
+            text += f": {type(error).__name__}: {error}"
+        return "paytui serve: " + safe(text)
+
+
+def one_line_logs(stream: TextIO) -> logging.Handler:
+    """The server's warnings and errors, one line each, on `stream` (returns the handler)."""
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(OneLine())
+    for name in SERVER_LOGGERS:
+        logger = logging.getLogger(name)
+        logger.addHandler(handler)
+        logger.setLevel(logging.WARNING)
+        logger.propagate = False
+    return handler
 
 
 class ServeError(Exception):
@@ -198,6 +227,7 @@ def _main(argv: Sequence[str], environ: Mapping[str, str]) -> int:
         err=True,
     )
 
+    one_line_logs(sys.stderr)
     asyncio.run(_serve(server, sock, url))
     return 0
 

@@ -178,7 +178,7 @@ class GuardedServer(Server):
         except asyncio.CancelledError:
             await websocket.close()
         except Exception as error:  # one session's failure must not stop the others
-            log.warning("a browser session ended: %s", error)
+            log.warning("a browser session ended: %s", str(error) or type(error).__name__)
         finally:
             if service is not None:
                 await service.stop()
