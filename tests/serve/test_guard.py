@@ -58,6 +58,14 @@ while True:
 """
 
 
+#: A session whose dashboard ends by itself (a crash): ready, then gone without a word.
+DYING_CHILD = """
+import sys
+sys.stdout.buffer.write(b"__GANGLION__\\nD" + (5).to_bytes(4, "big") + b"ready")
+sys.stdout.buffer.flush()
+"""
+
+
 @asynccontextmanager
 async def served(
     tmp_path: Path, *, max_sessions: int = 4, child: str = CHILD
@@ -220,6 +228,25 @@ def test_the_server_itself_never_listens_beyond_loopback() -> None:
     loopback = GuardedServer("true", host="localhost", port=0, environment={})
     loopback.bind().close()
     assert loopback.guard is not None
+
+
+async def test_a_session_whose_dashboard_ends_closes_its_tab(tmp_path: Path) -> None:
+    """A dashboard that exits without saying so (a crash) closes its tab's socket, so the page
+    says it is disconnected and its place under the cap is free, instead of a frozen screen."""
+    jar = aiohttp.CookieJar(unsafe=True)
+    async with (
+        served(tmp_path, max_sessions=1, child=DYING_CHILD) as server,
+        aiohttp.ClientSession(cookie_jar=jar) as http,
+    ):
+        guard = server.guard
+        assert guard is not None
+        async with http.get(guard.entry_url):
+            pass
+        async with http.ws_connect(guard.origin + "/ws", origin=guard.origin) as ws:
+            assert (await ws.receive_bytes()) == b"ready"
+            async with asyncio.timeout(10):
+                closing = await ws.receive()
+            assert closing.type in {aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED}
 
 
 @pytest.mark.parametrize("host", ["0.0.0.0", "::", "192.168.1.20", "pay-desk.example"])

@@ -9,7 +9,8 @@ textual-serve's, unchanged; what changes:
   `environment.child_environment`'s allow-list instead of the server's whole environment;
 - the server binds its socket first, so the URL it prints names the port it really has (port 0
   picks a free one) and no request can arrive before the guard knows its origin;
-- a session ends when its tab closes (the socket closes, the child is told to quit); a child
+- a session ends when its tab closes (the socket closes, the child is told to quit), and its
+  tab's socket closes when the child ends, even without a word (a crash); a child
   that has not quit within `QUIT_GRACE` seconds is terminated, then killed, so a stuck
   dashboard neither keeps its place under the cap nor holds ctrl+c; at exit every open socket
   is closed first, so no child outlives the server.
@@ -75,6 +76,13 @@ class ScrubbedAppService(AppService):
         )
         self.environment = dict(environment)
         self.quit_grace = quit_grace
+
+    async def run(self) -> None:
+        """textual-serve's reading of the child, then the tab's socket closed: it closes only on
+        the child's "exit" packet, so a dashboard that died left a frozen page holding a place
+        under the cap until someone closed the tab."""
+        await super().run()
+        await self.remote_close()
 
     async def stop(self) -> None:
         """textual-serve's stop (the child is asked to quit), bounded: a child that has not
