@@ -38,6 +38,20 @@ def test_a_line_is_shown_as_data() -> None:
         assert "␛]52;c;cm0gLXJm␇ \ufffdgpj.exe" in said
 
 
+def test_a_channel_dated_beyond_the_calendar_is_a_row_not_a_crash() -> None:
+    """Year 9999 west of UTC has no UTC form: the families browser's row shows the time as the
+    service wrote it instead of failing on it (`fmt.timestamp`)."""
+    from paytui.api.families import FAMILIES, GenericObject
+    from paytui.ui.screens.families import row_cells
+
+    channel = GenericObject.model_validate(
+        {"channel_id": "ch_1", "name": "Web chat", "created_timestamp": "9999-12-31T23:59:59-23:59"}
+    )
+    cells = [cell.plain for cell in row_cells(channel, FAMILIES["channels"])]
+    assert cells[:2] == ["ch_1", "Web chat"]
+    assert cells[3] == "9999-12-31 23:59:59-23:59"
+
+
 def test_k_is_greyed_for_a_token_that_may_not_read_conversations() -> None:
     from types import SimpleNamespace
 

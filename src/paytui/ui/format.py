@@ -102,10 +102,15 @@ money = format_amount
 
 
 def timestamp(value: datetime | None) -> str:
-    """UTC, to the second: support staff compare times with customers across time zones."""
+    """UTC, to the second: support staff compare times with customers across time zones. A
+    time with no UTC form (year 9999 west of UTC, year 1 east of it: a service's odd value)
+    shows with its own offset rather than failing the row, the list or the screen."""
     if value is None:
         return "—"
-    return value.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S")
+    try:
+        return value.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S")
+    except OverflowError:
+        return value.isoformat(sep=" ", timespec="seconds")
 
 
 def date(value: datetime | None) -> str:
