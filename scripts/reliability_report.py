@@ -413,7 +413,7 @@ def table() -> str:
         "sandbox's OpenAPI document, its examples, boundary cases and 12 generated requests",
         "each: 0 server errors, 0 undeclared statuses, 0 bodies breaking their schema; about",
         "20 s of CPU; `PAYTUI_SCHEMATHESIS_EXAMPLES=200` for more), `tests/test_properties.py`",
-        "(hypothesis, 100 examples per property), `tests/ui/test_fuzz_keys.py` (3 seeds x 1,000",
+        "(hypothesis, 100 examples per property), `tests/ui/test_fuzz_keys.py` (3 seeds x 500",
         "keys, queued 30 at a time; more with `PAYTUI_FUZZ_SEEDS` / `PAYTUI_FUZZ_KEYS`) and",
         "`tests/ui/test_terminal_bytes.py` (the hostile charge in a pty: no raw OSC, CSI, BEL,",
         "NUL or bidi byte from the data reaches the terminal; in tmux too where installed: the",
