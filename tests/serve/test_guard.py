@@ -161,7 +161,17 @@ async def test_nothing_is_served_without_the_key_or_from_another_origin(
 
         # With the cookie, a socket from another origin (or none) is refused at the handshake:
         # no process starts.
-        for foreign in ("https://evil.example", f"http://localhost:{server.port}", None):
+        foreigners = (
+            "https://evil.example",
+            f"http://localhost:{server.port}",
+            None,
+            "null",  # a sandboxed frame, a file:// page
+            origin.upper(),
+            origin + "/",
+            f"http://127.0.0.1:{server.port + 1}",
+            f"https://127.0.0.1:{server.port}",
+        )
+        for foreign in foreigners:
             with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
                 await http.ws_connect(origin + "/ws", origin=foreign)
             assert refused.value.status == 403, foreign
