@@ -220,8 +220,8 @@ class TodayScreen(ChargeRowActions, PagedListScreen[TodayItem]):
         """As the list base; when the row that was selected left the queue (a hold captured),
         the cursor stays at its place rather than jumping to the top."""
         row = self._table().cursor_row
-        if self._partial_shown:  # rows of a partial queue on screen: the cursor's item is kept
-            select = self._following() or select
+        if self._partial_shown and select is None:  # rows of a partial queue on screen: the
+            select = self._following()  # cursor's item is kept (a re-read names its own)
         self._partial_shown = self._partial
         super().show_first(page, select)
         if select is not None and select not in self._by_key and self.items:
