@@ -132,3 +132,19 @@ def test_a_row_the_service_sent_that_cannot_be_read_is_said_not_dropped(
     code, out, err = run("conversations", "list", "--format", "jsonl")
     assert code == Exit.INCOMPLETE and "1 row(s) could not be read" in err
     assert _jsonl(out)
+
+
+def test_stdin_that_is_not_utf8_is_named_stdin(tmp_path: Path) -> None:
+    """A strict stdin (a UTF-8 locale) fails to decode: the line names stdin, not "--file"."""
+    import io
+    from types import SimpleNamespace
+
+    from paytui.commands.conversations import read_body
+    from paytui.commands.runtime import CommandError, Io
+
+    strict = io.TextIOWrapper(io.BytesIO(b"caf\xe9"), encoding="utf-8", errors="strict")
+    runtime: Any = SimpleNamespace(io=Io(inp=strict, interactive=False))
+    with pytest.raises(CommandError) as refused:
+        read_body(runtime, None)
+    assert refused.value.message.startswith("cannot read the message from stdin: ")
+    assert "None" not in refused.value.message

@@ -303,14 +303,18 @@ def read_body(runtime: Runtime, path: str | None) -> str:
     from paytui.limits import LIMITS
 
     limit = LIMITS["message_body"]
+    from_stdin = path is None or path == "-"
     try:
-        if path is None or path == "-":
+        if from_stdin:
             text = runtime.io.inp.read(limit * 4 + 2)
         else:
-            with Path(path).open(encoding="utf-8") as handle:
+            with Path(str(path)).open(encoding="utf-8") as handle:
                 text = handle.read(limit * 4 + 2)
     except (OSError, UnicodeDecodeError) as exc:
-        raise CommandError(f"--file: cannot read {path}: {exc}", Exit.USAGE) from None
+        where = (
+            "cannot read the message from stdin" if from_stdin else f"--file: cannot read {path}"
+        )
+        raise CommandError(f"{where}: {exc}", Exit.USAGE) from None
     text = text.removesuffix("\n")
     from paytui.actions.ops.conversation import message_problem
 
