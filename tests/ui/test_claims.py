@@ -3,8 +3,12 @@ another agent's claim shows on the row and in the detail, the refund dialog warn
 person reviews, `ctrl+n` claims the next free charge and goes to it, and quitting lets go of
 this paytui's claims.
 
-The other agent is another connection to the same journal (a file, or a team's PostgreSQL),
-its claims stamped as another machine's process ("ws-3:4242"), as `test_team_live` does.
+The other agent is another connection to the same journal file, its claims stamped as another
+machine's process ("ws-3:4242"), as `test_team_live` does. What the dashboard shows and does is
+the same on either engine; the journal's claims themselves (claim, claim next, who holds what,
+release, ten agents at once) are proven on SQLite and on a team's PostgreSQL in
+`tests/actions/test_team_journal.py`, and from the command line on both in
+`tests/test_claim_command.py`.
 """
 
 from __future__ import annotations
@@ -27,11 +31,8 @@ SERVICE = service_key("http://sandbox")
 OTHER = {"agent": "support-12", "machine": "ws-3", "owner": "ws-3:4242"}
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def location(request: pytest.FixtureRequest, tmp_path: Path) -> Path | str:
-    if request.param == "postgresql":
-        url: str = request.getfixturevalue("team_journal_url")
-        return url
+@pytest.fixture
+def location(tmp_path: Path) -> Path:
     return tmp_path / "journal.sqlite3"
 
 
@@ -46,7 +47,7 @@ async def _told(app: Any, pilot: Any, words: str) -> str:
 
 
 async def test_claim_see_the_others_be_warned_and_release(
-    sandbox_transport: httpx.AsyncBaseTransport, location: Path | str
+    sandbox_transport: httpx.AsyncBaseTransport, location: Path
 ) -> None:
     with Journal(location, clock=frozen_clock) as other:
         app = make_app(sandbox_transport, journal_path=location)
