@@ -70,19 +70,33 @@ class ReadBack:
     result: Any = None
 
 
-async def scan(pages: AsyncIterator[Page[T]]) -> AsyncIterator[T]:
-    """Items of at most MAX_PAGES pages; `Unprovable` if there would be more."""
+async def scan(
+    pages: AsyncIterator[Page[T]], *, unreadable_unprovable: bool = True
+) -> AsyncIterator[T]:
+    """Items of at most MAX_PAGES pages; `Unprovable` if there would be more.
+
+    A row the client could not read (`Page.unreadable`) may be the one searched for: when the
+    search reaches the end without its caller having found it, that is no proof that it is not
+    there, and `Unprovable` says so instead of letting "not applied" invite a second send.
+    (`unreadable_unprovable=False`: the caller weighs unreadable rows itself.)"""
     count = 0
+    unreadable: list[str] = []
     async for page in pages:
         count += 1
         for item in page.items:
             yield item
+        unreadable += [row.id or f"row {row.position + 1}" for row in page.unreadable]
         if page.paging_note:
             # The list stopped before its end (a repeated page: the service ignores paging):
             # not having seen it is no proof that it is not there.
             raise Unprovable(f"the list could not be read to its end: {page.paging_note}")
         if count >= MAX_PAGES and page.has_more:
             raise Unprovable("too many results to be sure")
+    if unreadable and unreadable_unprovable:
+        raise Unprovable(
+            f"{len(unreadable)} row(s) of the list could not be read ({', '.join(unreadable[:3])}):"
+            " one of them may be this action"
+        )
 
 
 def has_ref(attributes: dict[str, list[str]], reference: str) -> bool:

@@ -194,7 +194,7 @@ async def read_back_send(
             unreadable += len(page.unreadable)
             yield page
 
-    async for obj in scan(pages()):
+    async for obj in scan(pages(), unreadable_unprovable=False):  # weighed below
         fields = obj.fields()
         if str(fields.get("conversation_id", conversation_id)) != conversation_id:
             continue  # a service that ignored the filter: not this conversation's
