@@ -130,7 +130,7 @@ def test_a_row_the_service_sent_that_cannot_be_read_is_said_not_dropped(
     assert code == Exit.INCOMPLETE and "1 item(s) could not be read" in err
     assert len(_jsonl(out)) == 3  # the demo thread's lines are all there
     code, out, err = run("conversations", "list", "--format", "jsonl")
-    assert code == Exit.INCOMPLETE and "1 row(s) could not be read" in err
+    assert code == Exit.INCOMPLETE and "1 row(s) the service sent could not be read" in err
     assert _jsonl(out)
 
 
@@ -148,3 +148,22 @@ def test_stdin_that_is_not_utf8_is_named_stdin(tmp_path: Path) -> None:
         read_body(runtime, None)
     assert refused.value.message.startswith("cannot read the message from stdin: ")
     assert "None" not in refused.value.message
+
+
+def test_a_charge_list_says_the_rows_it_could_not_read(run: Run, sandbox_db: Path) -> None:
+    """Any listing, not only the conversations': a row the service sent that cannot be read
+    is said on stderr and the exit says the list is incomplete (never dropped in silence)."""
+    import sqlite3
+
+    with sqlite3.connect(sandbox_db) as db:
+        rowid, doc = db.execute(
+            "SELECT c.id, d.doc FROM charges c JOIN charge_docs d ON d.id = c.id"
+            " ORDER BY c.ts DESC, c.charge_id DESC LIMIT 1"
+        ).fetchone()
+        data = json.loads(doc)
+        data["charge_id"] = {"not": "an id"}
+        db.execute("UPDATE charge_docs SET doc = ? WHERE id = ?", (json.dumps(data), rowid))
+    code, out, err = run("charges", "search", "", "--limit", "5", "--format", "jsonl")
+    assert code == Exit.INCOMPLETE, err
+    assert "1 row(s) the service sent could not be read and are not listed" in err
+    assert len(_jsonl(out)) == 5  # the limit, filled from the rows that could be read

@@ -619,8 +619,12 @@ class Trust:
         self.sort_ignored = False
         #: Why the list stopped before its end (`Page.paging_note`), None when it did not.
         self.paging_note: str | None = None
+        #: Rows the service sent that could not be read (`Page.unreadable`): never dropped in
+        #: silence.
+        self.unreadable = 0
 
     def add(self, page: Page[Any]) -> None:
+        self.unreadable += len(page.unreadable)
         self.filtered_here.update(dict.fromkeys(page.ignored_filters))
         self.unproven.update(page.unproven)
         self.sort_ignored = self.sort_ignored or page.sort_ignored

@@ -151,15 +151,22 @@ async def _collect(
 
 def _trusted(runtime: Runtime, trust: Trust) -> int:
     """Say on stderr how far the rows printed are the service's answer (filters applied here,
-    rows not proven to match, sort ignored); `Exit.UNPROVEN` when they cannot all be taken as
-    matches."""
+    rows not proven to match, sort ignored, rows that could not be read); `Exit.UNPROVEN` when
+    they cannot all be taken as matches, `Exit.INCOMPLETE` when some are missing."""
     note = trust.note
     if note:
         runtime.io.err.write(f"paytui: {safe(note)}\n")
+    if trust.unreadable:  # sent by the service, not printed: said, never dropped in silence
+        runtime.io.err.write(
+            f"paytui: {trust.unreadable} row(s) the service sent could not be read"
+            " and are not listed\n"
+        )
     if trust.paging_note:  # the list stopped before its end (`paytui.api.paging`)
         runtime.io.err.write(f"paytui: {safe(trust.paging_note)}\n")
         return Exit.INCOMPLETE
-    return Exit.UNPROVEN if trust.doubtful else Exit.OK
+    if trust.doubtful:
+        return Exit.UNPROVEN
+    return Exit.INCOMPLETE if trust.unreadable else Exit.OK
 
 
 def _amount(text: str | None, what: str, *, allow_zero: bool = False) -> Decimal | None:
