@@ -112,12 +112,14 @@ async def test_two_processes_meaning_the_same_refund_send_one(
             assert len(refunds) == 1, (gap, results)
             # The one that sent it says so (0), or, when its answer was late on a loaded machine,
             # says its outcome is unknown (7: the refund is there, found later by a read-back);
-            # never both sending. The other exits 8 naming what was done.
-            assert codes in ([0, 8], [7, 8]), (gap, codes, results)
+            # never both sending. The other exits 8 naming what was done, or, when the service
+            # did not answer its reads in time on a loaded machine, 10 (it could not check, so
+            # it sent nothing). Either way it says that nothing was sent.
+            assert codes in ([0, 8], [7, 8], [0, 10], [7, 10]), (gap, codes, results)
             told = next(
                 err
                 for p, (_, err) in zip((first, second), results, strict=True)
-                if p.returncode == 8
+                if p.returncode in (8, 10)
             )
             assert "nothing" in told.lower() and "was sent" in told, told
 
