@@ -13,7 +13,7 @@ from paytui.api.client import PaymentClient
 from paytui.api.money import to_decimal
 from paytui.api.queries import ChargeQuery
 from paytui.sandbox.seed import DEFAULT_ANCHOR
-from paytui.search.pulse import READ_UP_TO, Progress, compute_pulse, day_starts
+from paytui.search.pulse import READ_UP_TO, Progress, SaleRow, compute_pulse, day_starts
 from tests.second_service.app import SecondService
 from tests.second_service.fixtures import client_for
 
@@ -107,3 +107,45 @@ async def test_a_service_that_ignores_the_date_filters_is_never_counted_by_its_t
     assert {"created_from", "created_to"} & set(pulse.ignored_filters)
     assert set(pulse.read_whole) >= {"sales", "chargebacks", "returns", "refunds"}
     assert "captures" in pulse.unproven
+
+
+async def test_the_pulse_light_row_is_the_charge_model_for_the_fields_it_has(
+    demo_client: PaymentClient,
+) -> None:
+    """`SaleRow` is read instead of `Charge` for the volume, so it must be the same shape for
+    what it holds: each field a `Charge` field of the same name, alias, type and validators,
+    and each row (and each odd value a service may send) read to the same value by both, or
+    refused by both; its authorization verdict is the charge's."""
+    from paytui.api.models import Charge
+    from paytui.api.paging import unwrap
+
+    for name, light in SaleRow.model_fields.items():
+        full = Charge.model_fields[name]
+        assert (light.annotation, light.metadata, light.alias) == (
+            full.annotation,
+            full.metadata,
+            full.alias,
+        ), name
+    found = unwrap(await demo_client.read("/v2/charges", [("limit", "200")]), "charges")
+    assert found is not None
+    rows = [dict(raw) for raw in found[0]]
+    odd = [
+        ("total_amount", "12.30"),
+        ("total_amount", 7),
+        ("total_amount", "x"),
+        ("charge_timestamp", "2026-11-20T10:00:00Z"),
+        ("charge_timestamp", 5),
+        ("status", 3),
+    ]
+    rows += [{**rows[0], field: value} for field, value in odd]
+    for raw in rows:
+        try:
+            charge = Charge.model_validate(raw)
+        except ValueError:
+            with pytest.raises(ValueError):
+                SaleRow.model_validate(raw)
+            continue
+        row = SaleRow.model_validate(raw)
+        for name in SaleRow.model_fields:
+            assert getattr(row, name) == getattr(charge, name), (name, raw.get(name))
+        assert row.is_authorization == charge.is_authorization
