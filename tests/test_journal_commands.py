@@ -488,3 +488,14 @@ def test_history_of_a_profile_reads_that_profiles_journal(tmp_path: Path) -> Non
     assert code == Exit.OK, err.getvalue()
     rows = [json.loads(line) for line in out.getvalue().splitlines()]
     assert [row["charge_id"] for row in rows] == [entry.charge_id]
+
+
+def test_history_of_the_sandbox_profile_lists_the_sandboxs_actions(tmp_path: Path) -> None:
+    """The embedded sandbox's actions are recorded under its display name ("sandbox
+    (embedded)"); `history --profile sandbox`, the name a person types, finds them."""
+    with Journal(tmp_path / "journal.sqlite3") as journal:
+        entry = _intent(journal, profile="sandbox (embedded)")
+    run = _runner(tmp_path / "journal.sqlite3")
+    code, out, err = run("history", "--profile", "sandbox", "--format", "jsonl")
+    assert code == Exit.OK, err
+    assert [json.loads(line)["charge_id"] for line in out.splitlines()] == [entry.charge_id]

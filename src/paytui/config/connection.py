@@ -208,6 +208,20 @@ def resolve_connection(
     return connection
 
 
+def recorded_name(
+    profile: str, *, environ: Mapping[str, str] | None = None, loaded: LoadResult | None = None
+) -> str:
+    """The name the journal records `profile`'s actions under: the executor writes the
+    connection's `display_name`, which for the embedded sandbox is `EMBEDDED_DISPLAY_NAME`, so
+    `paytui history --profile sandbox` must look for that."""
+    env = os.environ if environ is None else environ
+    result = loaded if loaded is not None else load_config()
+    chosen = result.config.get_profile(profile)
+    if chosen is not None and chosen.base_url is None and not _env(env, ENV_BASE_URL):
+        return EMBEDDED_DISPLAY_NAME
+    return profile
+
+
 def journal_of(
     profile: str, *, environ: Mapping[str, str] | None = None, loaded: LoadResult | None = None
 ) -> tuple[str | None, SecretStr | None] | None:
