@@ -239,3 +239,12 @@ async def test_profile_add_then_connect_with_oauth(
         info = await client.authenticate()
         assert info is not None
         assert client.granted_scopes == frozenset({"urn:v2:charges:all"})
+
+
+def test_the_help_names_every_script_command() -> None:
+    """`paytui --help` is where a newcomer finds the commands: none may be left out."""
+    from paytui.cli import SCRIPT_COMMANDS
+    from paytui.ui.launch import build_parser
+
+    listed = " ".join(build_parser().format_help().split()).split("COMMAND one of ", 1)[1]
+    assert [name for name in SCRIPT_COMMANDS if name not in listed.split(" (")[0].split(", ")] == []

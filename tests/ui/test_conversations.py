@@ -7,6 +7,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from textual.widgets import Button
+
 from paytui.api.conversations import ThreadEntry, closed_state, conversation_id_of
 from paytui.customer import CustomerKey
 from paytui.ui.screens.conversation import ConversationScreen, entry_text
@@ -94,6 +96,7 @@ async def test_from_a_charge_read_reply_and_close(app_factory: AppFactory) -> No
         await pilot.press("l")
         await settle(app, pilot)
         assert isinstance(app.screen, ReplyModal)
+        assert "ctrl+s reviews it" in screen_text(app)  # enter is a new line: the way on is said
         await pilot.press(*"We sent the receipt.", "enter", *"Sam")
         await pilot.press("ctrl+s")
         await settle(app, pilot)
@@ -111,6 +114,8 @@ async def test_from_a_charge_read_reply_and_close(app_factory: AppFactory) -> No
         await pilot.press("Z")
         await settle(app, pilot)
         assert isinstance(app.screen, CloseConversationModal)
+        buttons = [str(b.label) for b in app.screen.query(Button) if b.display]
+        assert "Cancel" in buttons and "Close" not in buttons  # not two "Close"s
         await pilot.press("enter")
         await settle(app, pilot)
         await pilot.press("enter")

@@ -31,7 +31,10 @@ if TYPE_CHECKING:
 DEFAULT_PORT = 8000
 #: Names that mean this machine only. `localhost` is resolved by the system (normally 127.0.0.1).
 LOOPBACK_NAMES = ("localhost",)
-INSTALL_HINT = "paytui serve needs textual-serve: pip install 'paytui[serve]'"
+INSTALL_HINT = (
+    "paytui serve needs textual-serve: pip install 'paytui[serve]'"
+    " (in a checkout: .venv/bin/pip install -e '.[serve]')"
+)
 
 
 #: The loggers of the server's parts: aiohttp logs a failed request with its traceback.

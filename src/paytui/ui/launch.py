@@ -52,9 +52,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog="paytui",
         description="Keyboard-driven dashboard for the payment service. With no profile it runs "
         "on an embedded sandbox. Subcommands: `paytui profile ...`, `paytui sandbox ...`, "
-        "`paytui serve` (in a browser, docs/browser.md); for scripts "
-        "`paytui charges|refunds|tokens|accounts|history|journal|export ...` "
-        "(docs/cli.md).",
+        "`paytui serve` (in a browser, docs/browser.md); for scripts `paytui COMMAND ...` with "
+        "COMMAND one of charges, refunds, tokens, accounts, history, journal, claim, export, "
+        "today, conversations, messages (docs/cli.md).",
         epilog="Environment: PAYTUI_PROFILE, PAYTUI_BASE_URL, PAYTUI_TOKEN, PAYTUI_CLIENT_ID, "
         "PAYTUI_CLIENT_SECRET, PAYTUI_ACCOUNT_ID (see docs/configuration.md).",
         allow_abbrev=False,

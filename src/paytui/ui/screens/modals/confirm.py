@@ -145,6 +145,8 @@ class MoneyActionModal(PaytuiModal[str | None]):
     NOUN = "capture"
     TITLE = "Capture"
     SEND_LABEL = "Capture"
+    #: The button that closes the dialog (escape): "Cancel" where "Close" is the action's word.
+    DISMISS_LABEL = "Close"
     #: Whether the result id is a charge (open it) or a refund (open the refunded charge).
     RESULT_IS_CHARGE = True
 
@@ -187,7 +189,7 @@ class MoneyActionModal(PaytuiModal[str | None]):
                 yield DialogButton("Review", id="go", variant="primary")
                 yield DialogButton("Retry", id="retry", variant="warning")
                 yield DialogButton("Open charge", id="open", variant="success")
-                yield DialogButton("Close", id="close")
+                yield DialogButton(self.DISMISS_LABEL, id="close")
 
     def compose_form(self) -> ComposeResult:  # pragma: no cover - overridden
         yield from ()

@@ -72,6 +72,11 @@ class ReplyModal(_ConversationModal):
     def compose_form(self) -> ComposeResult:
         yield SafeTextArea(id="reply-body", soft_wrap=True, placeholder="The message")
         yield Static(Text(""), id="reply-body-error", classes="field-error")
+        # enter is a new line in the text: the way on is said where the eyes are.
+        yield Static(
+            Text("ctrl+s reviews it exactly as it will go · escape closes", style="dim"),
+            id="reply-keys",
+        )
 
     def action_submit(self) -> None:
         if self.step == "form":
@@ -113,6 +118,7 @@ class CloseConversationModal(_ConversationModal):
     NOUN = "closing of the conversation"
     TITLE = "Close conversation"
     SEND_LABEL = "Close it"
+    DISMISS_LABEL = "Cancel"  # "Close" beside "Close it" read as the same thing
 
     def focus_first(self) -> None:
         """No field to fill: enter goes on to the review at once."""
