@@ -197,6 +197,8 @@ def test_history_filters_by_agent_and_shows_who_and_where(location: Path | str) 
     assert any("support-12" in line and "ws-3" in line for line in lines)
     # The History screen's filter line takes the same term.
     assert parse_filter("agent:support-07 outcome:refused").agent == "support-07"
+    # An action as History's Action column shows it: `message` is `send_message`.
+    assert parse_filter("action:message").checked().operation == "send_message"
 
 
 # --------------------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ own profile's by default). Days are UTC; `until` a day includes that whole day. 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -67,8 +67,12 @@ class AuditFilter:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
     def checked(self) -> AuditFilter:
-        """Itself, or ValueError for an unknown action or outcome."""
+        """Itself, or ValueError for an unknown action or outcome. An action may be named as
+        History's Action column shows it (`Operation.short`: `message` for `send_message`)."""
         if self.operation is not None and self.operation not in OPERATIONS:
+            shown = {spec.short: name for name, spec in OPERATIONS.items()}
+            if self.operation in shown:
+                return replace(self, operation=shown[self.operation]).checked()
             raise ValueError(f"action: one of {', '.join(OPERATIONS)}")
         if self.outcome is not None and self.outcome not in OUTCOMES:
             raise ValueError(f"outcome: one of {', '.join(OUTCOMES)}")
