@@ -20,7 +20,7 @@ from paytui.api.queries import ChargeQuery
 from paytui.ui.screens.history import HistoryScreen
 from paytui.ui.screens.modals.export import ExportModal
 from paytui.ui.widgets.charge_table import ChargeTable
-from tests.ui.conftest import make_app, settle
+from tests.ui.conftest import make_app, screen_text, settle
 
 
 async def _export(app: object, pilot: object, target: Path, fmt: str) -> ExportModal:
@@ -102,6 +102,19 @@ async def test_x_exports_every_page_of_the_search_and_the_filtered_audit_trail(
         await settle(app, pilot)
         assert history.query_one(DataTable).row_count == 0
         assert app.focused is field  # nothing to show: the filter keeps the keys
+        field.value = "outcome:refused"
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert history.query_one(DataTable).row_count == 1
+        # A filter that cannot be read lists nothing (the rows before must not pass for its
+        # result), says why once, and keeps the text to correct.
+        await pilot.press("slash")
+        field.value = "outcome:refusd"
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert history.query_one(DataTable).row_count == 0
+        assert "Filter not applied: outcome: one of" in screen_text(app)
+        assert field.value == "outcome:refusd"
         field.value = "outcome:refused"
         await pilot.press("enter")
         await settle(app, pilot)

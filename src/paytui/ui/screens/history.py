@@ -310,12 +310,24 @@ class HistoryScreen(PaytuiScreen[None]):
     def _filter_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         try:
-            self.filter = parse_filter(event.value)
+            self.filter = parse_filter(event.value).checked()
         except ValueError as exc:
-            self.notify(error_detail(exc), title="Filter", severity="warning", markup=False)
+            self._filter_refused(error_detail(exc))
             return
         self.query_one(DataTable).focus()
         self.reload()
+
+    def _filter_refused(self, why: str) -> None:
+        """A filter that cannot be read lists nothing: the rows of the one before must not pass
+        for its result under the new text. Said once, in the list (the text stays to correct)."""
+        self.rows = []
+        self.by_id = {}
+        self.query_one(DataTable).clear()
+        self.query_one("#history-status", Static).update(fmt.literal(f"Filter not applied: {why}"))
+        self.query_one(ListState).show_empty(
+            fmt.literal(f"{why}. Nothing is listed until the filter can be read.")
+        )
+        self.refresh_bindings()
 
     def action_export(self) -> None:
         self._open_export()
