@@ -82,16 +82,11 @@ class SeenStore:
     def observe_statuses(
         self, observed: list[tuple[str, str]], now: datetime
     ) -> dict[str, datetime]:
-        """`observe_status` of each (account id, status), in one transaction (one commit, not
-        one per account)."""
+        """Record each (account id, status) as seen now, in one transaction (one commit, not
+        one per account); returns since when paytui has seen each account in that status (now,
+        when it is new or changed)."""
         with self._lock, self._db:
             return {account: self._observe(account, status, now) for account, status in observed}
-
-    def observe_status(self, account_id: str, status: str, now: datetime) -> datetime:
-        """Record `status` as seen now; returns since when paytui has seen it in that status
-        (now, when it is new or changed)."""
-        with self._lock, self._db:
-            return self._observe(account_id, status, now)
 
     def _observe(self, account_id: str, status: str, now: datetime) -> datetime:
         row = self._db.execute(
