@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import time
 import weakref
-from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -24,6 +23,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Sparkline, Static
 
+from paytui.config.model import PulsePrefs
 from paytui.search.pulse import KINDS, Progress, Pulse, PulseCache, compute_pulse
 from paytui.ui import format as fmt
 from paytui.ui.running_app import paytui_app
@@ -47,32 +47,11 @@ LABELS = {
 _CACHES: weakref.WeakKeyDictionary[Any, PulseCache] = weakref.WeakKeyDictionary()
 
 
-@dataclass(frozen=True)
-class PulseSettings:
-    """The `[pulse]` table's values (docs/today.md, "The pulse", has every default and why)."""
-
-    days: int = 30
-    long_days: int = 90
-    warn_rate: float = 0.9
-    alert_rate: float = 1.0
-    refresh_seconds: float = 300.0
-    concurrency: int = 4
-
-
-def settings_of(node: Any) -> PulseSettings:
+def settings_of(node: Any) -> PulsePrefs:
     """The connection's `[pulse]` settings, or the defaults (a plain App, no such table)."""
     connection = getattr(getattr(getattr(node, "app", None), "session", None), "connection", None)
     prefs = getattr(connection, "pulse", None)
-    if prefs is None:
-        return PulseSettings()
-    return PulseSettings(
-        days=prefs.days,
-        long_days=prefs.long_days,
-        warn_rate=prefs.warn_rate,
-        alert_rate=prefs.alert_rate,
-        refresh_seconds=prefs.refresh_seconds,
-        concurrency=prefs.concurrency,
-    )
+    return prefs if prefs is not None else PulsePrefs()
 
 
 def _count(value: Any) -> str:
@@ -95,7 +74,7 @@ def figures_text(pulse: Pulse, kind: str) -> Text:
     return text
 
 
-def rate_text(pulse: Pulse, settings: PulseSettings) -> Text:
+def rate_text(pulse: Pulse, settings: PulsePrefs) -> Text:
     """The window's chargeback rate and, in words, where it stands against the lines."""
     rate = pulse.chargeback_rate
     text = Text()
@@ -144,7 +123,7 @@ class PulseStrip(Vertical):
         rows are on screen: both read the same service, and the queue is what a person came
         for; at 100,000 charges the pulse's reads held the queue's back by seconds)."""
         super().__init__(id=id, classes=classes)
-        self.settings = PulseSettings()
+        self.settings = PulsePrefs()
         self.long = False
         self.pulse: Pulse | None = None
         self._timer: Timer | None = None
