@@ -11,7 +11,8 @@ import sys
 from collections.abc import Sequence
 
 SUBCOMMANDS = ("sandbox", "profile", "serve")
-#: `paytui.commands.COMMANDS`, repeated here so that choosing costs no import.
+#: The first word of every script command (`paytui.commands.COMMANDS` is this list): here, so
+#: that choosing what to run costs no import.
 SCRIPT_COMMANDS = (
     "charges",
     "refunds",

@@ -8,8 +8,9 @@ See docs/money-safety.md. Never imports Textual.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from paytui.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from paytui.actions.amounts import AmountError, check_amount, format_amount, parse_amount
@@ -59,13 +60,7 @@ _HOMES = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, _HOMES)
 
 
 __all__ = [

@@ -16,25 +16,15 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from paytui.actions.operations import OPERATIONS
+from paytui.cli import SCRIPT_COMMANDS
 from paytui.commands.runtime import CommandError, Connector, Exit, Io, Runtime, exit_code_of
 from paytui.console import SafeArgumentParser
 
 __all__ = ["COMMANDS", "main"]
 
-#: The first word of every command of this module (`paytui.cli` dispatches on it).
-COMMANDS = (
-    "charges",
-    "refunds",
-    "tokens",
-    "accounts",
-    "history",
-    "journal",
-    "claim",
-    "export",
-    "today",
-    "conversations",
-    "messages",
-)
+#: The first word of every command of this module: `paytui.cli` dispatches on the same list,
+#: kept there so that choosing costs no import.
+COMMANDS = SCRIPT_COMMANDS
 
 #: Options that would put a card number on the command line (other users see argv).
 NUMBER_OPTIONS = frozenset({"--card", "--card-number", "--number", "--pan", "--account-number"})

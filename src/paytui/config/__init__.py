@@ -13,8 +13,9 @@ See docs/configuration.md for the file format and precedence.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from paytui.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from paytui.config.connection import Connection, client_kwargs, resolve_connection
@@ -54,13 +55,7 @@ _HOMES = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, _HOMES)
 
 
 __all__ = [
