@@ -194,9 +194,10 @@ def _main(argv: Sequence[str], environ: Mapping[str, str]) -> int:
         profile=args.profile or environ.get(ENV_PROFILE),
         read_only=not args.allow_actions,
     )
-    if withheld(environ):
+    kept_back = withheld(environ)
+    if kept_back:
         say(
-            f"paytui serve: {', '.join(withheld(environ))} not passed to the browser sessions: "
+            f"paytui serve: {', '.join(kept_back)} not passed to the browser sessions: "
             "they use a stored profile (--profile, docs/browser.md)",
             err=True,
         )
@@ -219,7 +220,8 @@ def _main(argv: Sequence[str], environ: Mapping[str, str]) -> int:
         sock = server.bind()
     except OSError as exc:
         raise ServeError(f"cannot listen on {host}:{args.port}: {exc.strerror or exc}") from None
-    url = server.guard.entry_url if server.guard is not None else ""
+    assert server.guard is not None  # bind() set it
+    url = server.guard.entry_url
     mode = "read-only" if connection.read_only else "money actions allowed"
     where = connection.display_name
     if not connection.is_embedded:
