@@ -19,15 +19,10 @@ from paytui.commands.runtime import CommandError, Exit, Runtime
 from paytui.text import safe
 
 if TYPE_CHECKING:
-    from collections.abc import Awaitable
-
     from paytui.actions.outcome import ActionOutcome
     from paytui.api.conversations import Thread
     from paytui.api.families import GenericObject
-    from paytui.api.models import Page
     from paytui.exporter import Column
-
-    Fetch = Callable[[int, int], Awaitable[Page[GenericObject]]]
 
 __all__ = ["CONVERSATION_HANDLERS", "add_parser"]
 
@@ -159,18 +154,6 @@ def _report(runtime: Runtime, outcome: ActionOutcome, fmt: str) -> int:
 # -- reads -------------------------------------------------------------------------------------
 
 
-def _counting(fetch: Fetch, unreadable: list[int]) -> Fetch:
-    """`fetch`, adding each page's unreadable rows to `unreadable` (`_collect` keeps only the
-    items, and a row the service sent is said, never dropped in silence)."""
-
-    async def counted(size: int, offset: int) -> Page[GenericObject]:
-        page = await fetch(size, offset)
-        unreadable.append(len(page.unreadable))
-        return page
-
-    return counted
-
-
 async def conversations_list(runtime: Runtime, args: argparse.Namespace) -> int:
     from paytui.api.models import Trust
     from paytui.commands.handlers import _collect, _columns, _limit, _trusted
@@ -213,19 +196,13 @@ async def conversations_show(runtime: Runtime, args: argparse.Namespace) -> int:
         found = await client.get_object("conversations", args.id)
         thread = await read_thread(client, args.id)
     if args.format == "json":
-        import json
-
-        from paytui.api.errors import redact_data
-        from paytui.text import escaped
-
         lines = [
             {"time": e.at.isoformat() if e.at else None, "side": e.side or None, "who": e.who,
              "text": e.text, "kind": e.kind, "id": e.item_id}
             for e in thread.entries
         ]  # fmt: skip
         data = {"conversation": found.fields(), "thread": lines}
-        text = json.dumps(redact_data(data), ensure_ascii=False, indent=2)
-        runtime.io.out.write(escaped(text, keep_lines=True) + "\n")
+        write_record(runtime.io.out, data, "json", {})  # redacted, control characters shown
     else:
         write_record(runtime.io.out, found, "table", conversation_columns())
         runtime.io.out.write("\n")
@@ -235,24 +212,23 @@ async def conversations_show(runtime: Runtime, args: argparse.Namespace) -> int:
 
 async def messages_list(runtime: Runtime, args: argparse.Namespace) -> int:
     from paytui.api.conversations import Thread, entry_of
+    from paytui.api.models import Trust
     from paytui.commands.handlers import _collect, _columns, _limit
     from paytui.exporter import write_listing
 
     table = thread_columns()
     keys = _columns(args, table, list(table))
-    unreadable: list[int] = []
+    trust = Trust()  # only its count of the rows that could not be read is said
     async with runtime.client() as client:
         rows: list[GenericObject] = await _collect(
-            _counting(
-                lambda size, offset: client.list_messages_page(
-                    conversation_id=args.conversation, limit=size, offset=offset
-                ),
-                unreadable,
+            lambda size, offset: client.list_messages_page(
+                conversation_id=args.conversation, limit=size, offset=offset
             ),
             _limit(args),
             page_size=50,
+            trust=trust,
         )
-    thread = Thread(unreadable=sum(unreadable))
+    thread = Thread(unreadable=trust.unreadable)
     for row in rows:
         # A service that ignored the filter: another conversation's message is not this one's.
         if str(row.fields().get("conversation_id", args.conversation)) != args.conversation:
