@@ -25,6 +25,7 @@ import hmac
 import secrets
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from aiohttp import web
 
@@ -121,11 +122,16 @@ class Guard:
         )
         return response
 
-    async def add_headers(self, request: web.Request, response: web.StreamResponse) -> None:
-        """`on_response_prepare`: on every answer, the sockets' and the refusals' too."""
+    @cached_property
+    def headers(self) -> dict[str, str]:
+        """What `add_headers` sends: `SAFETY_HEADERS` and the policy naming this origin's socket."""
         socket = "ws" + self.origin.removeprefix("http")
         policy = CONTENT_SECURITY_POLICY.format(socket=socket)
-        for name, value in {**SAFETY_HEADERS, "Content-Security-Policy": policy}.items():
+        return {**SAFETY_HEADERS, "Content-Security-Policy": policy}
+
+    async def add_headers(self, request: web.Request, response: web.StreamResponse) -> None:
+        """`on_response_prepare`: on every answer, the sockets' and the refusals' too."""
+        for name, value in self.headers.items():
             response.headers.setdefault(name, value)
 
     @web.middleware
