@@ -20,7 +20,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from paytui.api.conversations import Thread, ThreadEntry, closed_state, status_word
+from paytui.api.conversations import Thread, ThreadEntry, status_word
 from paytui.text import safe
 from paytui.ui import format as fmt
 from paytui.ui import messages
@@ -193,10 +193,6 @@ class ConversationScreen(PaytuiScreen[None]):
     def _after_write(self, result: str | None) -> None:
         if result is not None:
             self.load()
-
-    @property
-    def closed(self) -> bool | None:
-        return closed_state(self.conversation) if self.conversation is not None else None
 
 
 __all__ = ["ConversationScreen", "entry_text", "thread_text"]
