@@ -146,7 +146,7 @@ def first_paint_imports() -> Iterator[dict[str, Any]]:
     from benchmarks.import_budget import load_budget, measure
 
     found = measure()
-    budget = float(load_budget()["module_count"])  # type: ignore[arg-type]
+    budget = float(load_budget()["module_count"])
     yield figure("first_paint_modules", [len(found.modules)], "modules", budget)
     yield figure("first_paint_paytui_modules", [len(found.paytui_modules)], "modules", None)
     yield figure("first_paint_import_self_ms", [found.import_ms], "ms", None)

@@ -25,6 +25,7 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypedDict
 
 from benchmarks.startup import _time_once, byte_compile
 
@@ -34,6 +35,14 @@ BUDGET_FILE = HERE / "import_budget.json"
 COUNT_SLACK = 0.03
 PAINTED_LINE = "import time: painted"
 XDG_KINDS = ("CONFIG", "DATA", "STATE", "CACHE")
+
+
+class Budget(TypedDict):
+    """`import_budget.json`: what may be loaded at the first paint."""
+
+    module_count: int
+    paytui_modules: list[str]
+    packages: list[str]
 
 
 @dataclass(frozen=True)
@@ -101,20 +110,21 @@ def _self_times(stderr: str) -> dict[str, int]:
     return times
 
 
-def load_budget() -> dict[str, object]:
-    return dict(json.loads(BUDGET_FILE.read_text(encoding="utf-8")))
+def load_budget() -> Budget:
+    budget: Budget = json.loads(BUDGET_FILE.read_text(encoding="utf-8"))
+    return budget
 
 
-def over_budget(found: FirstPaintImports, budget: dict[str, object]) -> list[str]:
+def over_budget(found: FirstPaintImports, budget: Budget) -> list[str]:
     """One line per way `found` exceeds `budget`; empty when within it."""
     problems: list[str] = []
-    allowed_paytui = set(budget["paytui_modules"])  # type: ignore[call-overload]
-    allowed_packages = set(budget["packages"])  # type: ignore[call-overload]
+    allowed_paytui = set(budget["paytui_modules"])
+    allowed_packages = set(budget["packages"])
     for name in sorted(found.paytui_modules - allowed_paytui):
         problems.append(f"paytui module on the first paint's path: {name}")
     for name in sorted(found.packages - allowed_packages):
         problems.append(f"package on the first paint's path: {name}")
-    limit = int(budget["module_count"]) * (1 + COUNT_SLACK)  # type: ignore[call-overload]
+    limit = budget["module_count"] * (1 + COUNT_SLACK)
     if len(found.modules) > limit:
         problems.append(
             f"{len(found.modules)} modules loaded at the first paint, budget "
@@ -123,7 +133,7 @@ def over_budget(found: FirstPaintImports, budget: dict[str, object]) -> list[str
     return problems
 
 
-def as_budget(found: FirstPaintImports) -> dict[str, object]:
+def as_budget(found: FirstPaintImports) -> Budget:
     return {
         "module_count": len(found.modules),
         "paytui_modules": sorted(found.paytui_modules),

@@ -27,15 +27,15 @@ def test_the_first_paint_imports_no_more_than_its_budget() -> None:
 
 def test_a_module_added_to_the_path_is_named() -> None:
     budget = load_budget()
-    allowed = frozenset(budget["paytui_modules"])  # type: ignore[arg-type]
-    packages = {f"{p}.x" for p in budget["packages"]}  # type: ignore[attr-defined]
+    allowed = frozenset(budget["paytui_modules"])
+    packages = {f"{p}.x" for p in budget["packages"]}
     grown = FirstPaintImports(allowed | packages | {"paytui.ui.screens.today", "numpy"}, {})
     assert over_budget(grown, budget) == [
         "paytui module on the first paint's path: paytui.ui.screens.today",
         "package on the first paint's path: numpy",
     ]
     padded = FirstPaintImports(
-        allowed | {f"json.m{i}" for i in range(int(budget["module_count"]))},  # type: ignore[call-overload]
+        allowed | {f"json.m{i}" for i in range(budget["module_count"])},
         {},
     )
     assert over_budget(padded, budget)[-1].endswith(f"budget {budget['module_count']} (+3%)")

@@ -42,6 +42,7 @@ from paytui.actions.errors import (
 )
 from paytui.actions.executor import ActionExecutor, ActionOutcome
 from paytui.actions.journal import Journal
+from paytui.actions.journal_store import first_line
 from paytui.actions.operations import OPERATIONS
 from paytui.actions.policy import ActionPolicy
 from paytui.actions.registry import why_not
@@ -176,7 +177,7 @@ async def observe_plan(
             except PrecheckFailed as err:
                 return err.message
             except Exception as err:  # the service or the journal could not say: skip it
-                return f"could not be read ({error_line(err)}); nothing decided on a guess"
+                return f"could not be read ({first_line(err)}); nothing decided on a guess"
             finally:
                 if on_read is not None:
                     on_read()
@@ -196,10 +197,6 @@ async def observe_plan(
         items.append((charge_id, basis.left if basis.left is not None else listed))
         bases[charge_id] = basis
     return BatchPlan(plan.operation, tuple(items), tuple(skipped), bases)
-
-
-def error_line(err: BaseException) -> str:
-    return str(err).splitlines()[0] if str(err) else type(err).__name__
 
 
 @dataclass(frozen=True)
