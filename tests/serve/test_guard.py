@@ -20,6 +20,7 @@ import pytest
 
 from paytui.serve.cli import main
 from paytui.serve.environment import child_environment
+from paytui.serve.guard import Guard
 from paytui.serve.server import GuardedServer
 
 #: A session's stand-in: records its environment, says it is ready (textual-serve's prelude,
@@ -89,6 +90,24 @@ async def served(
     finally:
         stop.set()
         await task
+
+
+@asynccontextmanager
+async def entered(
+    tmp_path: Path, *, child: str
+) -> AsyncIterator[tuple[GuardedServer, Guard, aiohttp.ClientSession]]:
+    """A one-session server, and a client that opened its printed URL (so holds the cookie)."""
+    # `unsafe`: aiohttp's jar keeps no cookie of an IP address otherwise (a browser does).
+    jar = aiohttp.CookieJar(unsafe=True)
+    async with (
+        served(tmp_path, max_sessions=1, child=child) as server,
+        aiohttp.ClientSession(cookie_jar=jar) as http,
+    ):
+        guard = server.guard
+        assert guard is not None
+        async with http.get(guard.entry_url):
+            pass
+        yield server, guard, http
 
 
 async def test_nothing_is_served_without_the_key_or_from_another_origin(
@@ -206,15 +225,7 @@ async def test_a_session_that_does_not_quit_is_ended_when_its_tab_closes(
     tmp_path: Path,
 ) -> None:
     """A stuck dashboard neither keeps its place under the cap nor outlives its tab."""
-    jar = aiohttp.CookieJar(unsafe=True)
-    async with (
-        served(tmp_path, max_sessions=1, child=STUCK_CHILD) as server,
-        aiohttp.ClientSession(cookie_jar=jar) as http,
-    ):
-        guard = server.guard
-        assert guard is not None
-        async with http.get(guard.entry_url):
-            pass
+    async with entered(tmp_path, child=STUCK_CHILD) as (server, guard, http):
         async with http.ws_connect(guard.origin + "/ws", origin=guard.origin) as ws:
             assert (await ws.receive_bytes()) == b"ready"
         pid = int((tmp_path / "env.json").read_text())
@@ -243,20 +254,14 @@ def test_the_server_itself_never_listens_beyond_loopback() -> None:
 async def test_a_session_whose_dashboard_ends_closes_its_tab(tmp_path: Path) -> None:
     """A dashboard that exits without saying so (a crash) closes its tab's socket, so the page
     says it is disconnected and its place under the cap is free, instead of a frozen screen."""
-    jar = aiohttp.CookieJar(unsafe=True)
     async with (
-        served(tmp_path, max_sessions=1, child=DYING_CHILD) as server,
-        aiohttp.ClientSession(cookie_jar=jar) as http,
+        entered(tmp_path, child=DYING_CHILD) as (_, guard, http),
+        http.ws_connect(guard.origin + "/ws", origin=guard.origin) as ws,
     ):
-        guard = server.guard
-        assert guard is not None
-        async with http.get(guard.entry_url):
-            pass
-        async with http.ws_connect(guard.origin + "/ws", origin=guard.origin) as ws:
-            assert (await ws.receive_bytes()) == b"ready"
-            async with asyncio.timeout(10):
-                closing = await ws.receive()
-            assert closing.type in {aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED}
+        assert (await ws.receive_bytes()) == b"ready"
+        async with asyncio.timeout(10):
+            closing = await ws.receive()
+        assert closing.type in {aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED}
 
 
 @pytest.mark.parametrize("host", ["0.0.0.0", "::", "192.168.1.20", "pay-desk.example"])
