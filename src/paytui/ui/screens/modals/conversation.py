@@ -19,7 +19,8 @@ from textual.widgets import Static, TextArea
 
 from paytui.actions.errors import ActionError
 from paytui.actions.ops import conversation as ops
-from paytui.api.conversations import closed_state, status_word
+from paytui.actions.registry import why_not
+from paytui.api.conversations import status_word
 from paytui.ui import format as fmt
 from paytui.ui.screens.modals.confirm import MONEY_MODAL_BINDINGS, MoneyActionModal
 from paytui.ui.widgets.safe_text_area import SafeTextArea
@@ -36,11 +37,14 @@ class _ConversationModal(MoneyActionModal):
         Path(__file__).with_name("conversation.tcss"),
     ]
     RESULT_IS_CHARGE = False
+    #: The registry's action whose rule the conversation must pass (one place decides).
+    ACTION = ""
 
     async def prepare(self, executor: ActionExecutor) -> Text:
         found = await executor.client.get_object("conversations", self.charge_id)
-        if closed_state(found) is True:
-            raise ActionError("The conversation is closed")
+        refusal = why_not(self.ACTION, found)
+        if refusal is not None:
+            raise ActionError(refusal)
         text = Text.assemble(("Conversation ", "bold"), fmt.literal(self.charge_id))
         if found.label():
             text.append("  ")
@@ -64,6 +68,7 @@ class ReplyModal(_ConversationModal):
         ),
     ]
     KEYS_TITLE = "Reply dialog"
+    ACTION = "reply"
     OPERATION = "send_message"
     NOUN = "message"
     TITLE = "Reply in"
@@ -114,7 +119,7 @@ class CloseConversationModal(_ConversationModal):
     """`Z` in a conversation: closed after a confirmation, sent once."""
 
     KEYS_TITLE = "Close conversation dialog"
-    OPERATION = "close_conversation"
+    ACTION = OPERATION = "close_conversation"
     NOUN = "closing of the conversation"
     TITLE = "Close conversation"
     SEND_LABEL = "Close it"
