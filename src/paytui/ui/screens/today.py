@@ -388,7 +388,7 @@ class TodayScreen(ChargeRowActions, PagedListScreen[TodayItem]):
             self.call_after_refresh(self.post_message, messages.ResultsPainted(len(self.items)))
         if not self._partial:  # the queue read whole: the pulse may read the service now
             self.call_after_refresh(self.query_one(PulseStrip).start)
-        self._drawn_marks = set(self.marks_ids())
+        self._drawn_marks = self.marks_ids()
         self._show_marks_count()
         notes = self.queue.notes if self.queue is not None else []
         self.query_one("#today-notes", Static).update(Text(safe(" · ".join(notes))))
@@ -396,8 +396,7 @@ class TodayScreen(ChargeRowActions, PagedListScreen[TodayItem]):
             self.query_one(FitNavTable).focus()
 
     def _show_phase(self) -> None:
-        names = [p.name if i != self.phase else f"[{p.name}]" for i, p in enumerate(PHASES)]
-        self.query_one("#phase", Static).update(Text(f"f: {names[self.phase]}"))
+        self.query_one("#phase", Static).update(Text(f"f: [{PHASES[self.phase].name}]"))
 
     # --- marks (ChargeRowActions) ---------------------------------------------------------------
     def row_charge(self) -> Any | None:
