@@ -23,14 +23,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from benchmarks.export_memory import rss_bytes
 from benchmarks.figures import figure
-
-
-def _rss_bytes() -> int:
-    import os
-
-    with open("/proc/self/statm") as statm:
-        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
 
 
 async def _until(predicate: Any, limit: float = 120.0) -> None:
@@ -120,14 +114,14 @@ async def _one_draw(
         if refreshes:
             await app.workers.wait_for_complete()
             gc.collect()
-            first = _rss_bytes()
+            first = rss_bytes()
             for _ in range(refreshes):
                 before = strip.pulse
                 strip.load(cached=False)
                 await _until(lambda before=before: strip.pulse is not before)
             await app.workers.wait_for_complete()
             gc.collect()
-            ratio = _rss_bytes() / first
+            ratio = rss_bytes() / first
     return took, stall, compute_stall, ratio
 
 
