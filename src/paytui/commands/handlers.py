@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -594,13 +593,10 @@ async def history(runtime: Runtime, args: argparse.Namespace) -> int:
     fmt = _listing_format(args)
     keys = _columns(args, AUDIT_COLUMNS, list(AUDIT_COLUMNS))
     from paytui.actions.audit import AuditFilter, parse_moment
-    from paytui.config.connection import recorded_name
 
-    environ = runtime.environ if runtime.environ is not None else os.environ
-    profile = recorded_name(args.profile, environ=environ) if args.profile else None
     try:
         wanted = AuditFilter(
-            profile=profile,
+            profile=runtime.trail_name(),
             client_id=args.client_id,
             operation=args.action,
             charge_id=args.charge,

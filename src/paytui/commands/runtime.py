@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from paytui.actions.journal import Journal
     from paytui.api.client import PaymentClient
     from paytui.config.connection import Connection
+    from paytui.config.store import LoadResult
 
 __all__ = [
     "CommandError",
@@ -210,19 +211,18 @@ class Runtime:
     and without logging in as NAME. A name no longer configured is read where it stands."""
     _connection: Connection | None = None
     _journal: Journal | None = None
+    _loaded: LoadResult | None = None
 
     @property
     def connection(self) -> Connection:
         if self._connection is None:
-            import os
-
             from paytui.config import resolve_connection
             from paytui.logs import register_secret
 
             self._connection = resolve_connection(
                 profile=self.profile,
                 base_url=self.base_url,
-                environ=self.environ if self.environ is not None else os.environ,
+                environ=self._environ(),
             )
             for secret in self._connection.secret_values():
                 register_secret(secret)
@@ -256,15 +256,33 @@ class Runtime:
         if self.journal_path is not None:
             return self.journal_path, self.connection.journal_password
         if self.trail_profile is not None:
-            import os
-
             from paytui.config.connection import journal_of
 
-            environ = self.environ if self.environ is not None else os.environ
-            found = journal_of(self.trail_profile, environ=environ)
+            found = journal_of(self.trail_profile, environ=self._environ(), loaded=self._config())
             if found is not None:
                 return found
         return self.connection.journal, self.connection.journal_password
+
+    def trail_name(self) -> str | None:
+        """The name `trail_profile`'s actions are recorded under (`recorded_name`: the embedded
+        sandbox's display name for `sandbox`); the config is read once for it and the journal."""
+        if self.trail_profile is None:
+            return None
+        from paytui.config.connection import recorded_name
+
+        return recorded_name(self.trail_profile, environ=self._environ(), loaded=self._config())
+
+    def _environ(self) -> Mapping[str, str]:
+        import os
+
+        return self.environ if self.environ is not None else os.environ
+
+    def _config(self) -> LoadResult:
+        if self._loaded is None:
+            from paytui.config.store import load_config
+
+            self._loaded = load_config()
+        return self._loaded
 
     async def executor(self, client: PaymentClient) -> ActionExecutor:
         """The app's executor on the app's journal: same profile name, service and policy."""
