@@ -160,7 +160,7 @@ def send_message(store: Store, fields: dict[str, Any]) -> dict[str, Any]:
 
 def create_conversation(store: Store, fields: dict[str, Any]) -> dict[str, Any]:
     """A new open conversation on an existing channel."""
-    channel = _channel(store, str(fields["channel_id"]))
+    channel = get_doc(store, "channels", str(fields["channel_id"]))
     now = store.now_iso()
     doc = {
         "conversation_id": prefixed_id("cv_"),
@@ -200,43 +200,47 @@ def create_channel(store: Store, fields: dict[str, Any]) -> dict[str, Any]:
         "created_timestamp": store.now_iso(),
     }
     with store.write() as conn:
-        conn.execute(
-            "INSERT INTO channels VALUES (?, ?, ?)",
-            (doc["channel_id"], doc["created_timestamp"], dumps(doc)),
-        )
+        conn.execute("INSERT INTO channels VALUES (?, ?, ?)", _channel_values(doc))
     return doc
 
 
-def _channel(store: Store, channel_id: str) -> dict[str, Any]:
-    return get_doc(store, "channels", channel_id)
+# One row per table from its doc: what a write and the demo seed insert alike.
+
+
+def _channel_values(doc: dict[str, Any]) -> tuple[Any, ...]:
+    return (doc["channel_id"], doc["created_timestamp"], dumps(doc))
+
+
+def _conversation_values(doc: dict[str, Any]) -> tuple[Any, ...]:
+    return (
+        doc["conversation_id"],
+        doc["channel_id"],
+        doc["status"],
+        doc.get("customer_id"),
+        doc.get("charge_id"),
+        doc["created_timestamp"],
+        dumps(doc),
+    )
+
+
+def _item_values(doc: dict[str, Any], key: str) -> tuple[Any, ...]:
+    """A message's (`message_id`) or an event's (`item_id`) row."""
+    return (doc[key], doc["conversation_id"], doc["created_timestamp"], dumps(doc))
 
 
 def _insert_conversation(conn: sqlite3.Connection, doc: dict[str, Any]) -> None:
     conn.execute(
-        "INSERT INTO conversations VALUES (?, ?, ?, ?, ?, ?, ?)",
-        (
-            doc["conversation_id"],
-            doc["channel_id"],
-            doc["status"],
-            doc.get("customer_id"),
-            doc.get("charge_id"),
-            doc["created_timestamp"],
-            dumps(doc),
-        ),
+        "INSERT INTO conversations VALUES (?, ?, ?, ?, ?, ?, ?)", _conversation_values(doc)
     )
 
 
 def _insert_message(conn: sqlite3.Connection, doc: dict[str, Any]) -> None:
-    conn.execute(
-        "INSERT INTO messages VALUES (?, ?, ?, ?)",
-        (doc["message_id"], doc["conversation_id"], doc["created_timestamp"], dumps(doc)),
-    )
+    conn.execute("INSERT INTO messages VALUES (?, ?, ?, ?)", _item_values(doc, "message_id"))
 
 
 def _insert_event(conn: sqlite3.Connection, doc: dict[str, Any]) -> None:
     conn.execute(
-        "INSERT INTO conversation_events VALUES (?, ?, ?, ?)",
-        (doc["item_id"], doc["conversation_id"], doc["created_timestamp"], dumps(doc)),
+        "INSERT INTO conversation_events VALUES (?, ?, ?, ?)", _item_values(doc, "item_id")
     )
 
 
@@ -323,7 +327,7 @@ def seed_rows(
     picks = rng.sample(settled, min(6, len(settled)))
     chosen += [(c, CHARGE_THREADS[i % len(CHARGE_THREADS)]) for i, c in enumerate(picks)]
     rows: dict[str, list[tuple[Any, ...]]] = {
-        "channels": [(c["channel_id"], c["created_timestamp"], dumps(c)) for c in CHANNELS],
+        "channels": [_channel_values(c) for c in CHANNELS],
         "conversations": [],
         "messages": [],
         "conversation_events": [],
@@ -355,9 +359,7 @@ def seed_rows(
                 "created_timestamp": stamps[-1],
                 "attributes": {},
             }
-            rows["messages"].append(
-                (message["message_id"], conversation_id, stamps[-1], dumps(message))
-            )
+            rows["messages"].append(_item_values(message, "message_id"))
         doc: dict[str, Any] = {
             "conversation_id": conversation_id,
             "channel_id": CHANNELS[index % len(CHANNELS)]["channel_id"],
@@ -378,20 +380,8 @@ def seed_rows(
             doc.update(closed_timestamp=at, last_updated_timestamp=at)
             event = _event(conversation_id, "closed", at, AGENT)
             event["item_id"] = f"ev_{conversation_id[3:]}"
-            rows["conversation_events"].append(
-                (event["item_id"], conversation_id, at, dumps(event))
-            )
-        rows["conversations"].append(
-            (
-                conversation_id,
-                doc["channel_id"],
-                doc["status"],
-                doc["customer_id"],
-                doc["charge_id"],
-                doc["created_timestamp"],
-                dumps(doc),
-            )
-        )
+            rows["conversation_events"].append(_item_values(event, "item_id"))
+        rows["conversations"].append(_conversation_values(doc))
     return rows
 
 
