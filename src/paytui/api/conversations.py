@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from paytui.api.errors import ApiError, NotFoundError
-from paytui.api.families import FAMILIES, GenericObject
+from paytui.api.families import FAMILIES, STATUS_KEYS, GenericObject
 
 if TYPE_CHECKING:
     from paytui.api.client import PaymentClient
@@ -78,7 +78,7 @@ def conversation_id_of(obj: GenericObject) -> str | None:
 
 def status_word(obj: GenericObject | Mapping[str, Any]) -> str | None:
     fields = _fields(obj)
-    for key in ("status", "state"):
+    for key in STATUS_KEYS:
         if isinstance(fields.get(key), str) and fields[key].strip():
             return str(fields[key]).strip()
     return None
