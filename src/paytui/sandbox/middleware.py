@@ -5,9 +5,12 @@ It is plain ASGI (not BaseHTTPMiddleware) so it can cut a connection: to drop an
 the response and then raises, which makes uvicorn close the socket without a complete answer, and
 makes httpx's ASGITransport raise, the same "did it happen?" situation a real network produces.
 
-A late commit (`Faults.late_commit`) reads the whole request first, holds it, then runs the
-endpoint: a client that gave up meanwhile does not stop it (uvicorn does not cancel an app whose
-client left; the in-process transport detaches it), so the commit lands after the timeout.
+A committing request runs under a `ClientWatch` (`paytui.sandbox.client_watch`): once its client
+has stopped waiting, its commit is refused, so a write lands in time or never. A late commit
+(`Faults.late_commit`, the deliberate exception) reads the whole request first, holds it, then
+runs the endpoint: a client that gave up meanwhile does not stop it (uvicorn does not cancel an
+app whose client left; the in-process transport detaches it), so the commit lands after the
+timeout.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import anyio
 import anyio.to_thread
 from fastapi import Response
 
+from paytui.sandbox.client_watch import CLIENT, ClientWatch, watch_receive
 from paytui.sandbox.faults import DropResponse, Faults, operation_of
 from paytui.sandbox.http import error_response
 from paytui.sandbox.scopes import allowed, needs_token, required_scopes
@@ -88,9 +92,33 @@ class SandboxMiddleware:
         if refusal is not None:
             await refusal(scope, receive, send)
             return
-        hold = self.faults.late_commit_hold(operation_of(scope["method"], scope["path"]))
+        operation = operation_of(scope["method"], scope["path"])
+        hold = self.faults.late_commit_hold(operation)
         if hold is not None:
             receive = await _read_then_hold(receive, hold)
+            token = CLIENT.set(None)  # on purpose: it commits for a client that left
+            try:
+                await self._run(scope, receive, send)
+            finally:
+                CLIENT.reset(token)
+        elif operation is not None:
+            await self._committing(scope, receive, send)
+        else:
+            await self._run(scope, receive, send)
+
+    async def _committing(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Run a committing request under a `ClientWatch`: its commit is refused once the
+        client has stopped waiting (`paytui.sandbox.client_watch`). The in-process transport
+        may have set the watch already."""
+        watch = CLIENT.get() or ClientWatch()
+        token = CLIENT.set(watch)
+        try:
+            async with watch_receive(receive, watch) as watched:
+                await self._run(scope, watched, send)
+        finally:
+            CLIENT.reset(token)
+
+    async def _run(self, scope: Scope, receive: Receive, send: Send) -> None:
         try:
             await self.app(scope, receive, send)
         except DropResponse:

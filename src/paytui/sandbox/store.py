@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from paytui.sandbox import schema
+from paytui.sandbox.client_watch import check_client
 from paytui.sandbox.errors import Conflict, NotFound
 from paytui.sandbox.wire import iso_ms, now_utc
 
@@ -111,11 +112,13 @@ class Store:
 
     @contextmanager
     def write(self) -> Iterator[sqlite3.Connection]:
-        """One IMMEDIATE transaction: committed when the block ends, rolled back on any error."""
+        """One IMMEDIATE transaction: committed when the block ends, rolled back on any error —
+        and when the request's client has stopped waiting (`client_watch.check_client`)."""
         with self._lock:
             self._conn.execute("BEGIN IMMEDIATE")
             try:
                 yield self._conn
+                check_client()  # a client that stopped waiting gets nothing committed
             except BaseException:
                 self._conn.execute("ROLLBACK")
                 raise

@@ -10,6 +10,7 @@ from typing import Any
 
 import httpx
 
+from paytui.sandbox.client_watch import CLIENT, ClientWatch
 from paytui.sandbox.faults import DropResponse, ResetConnection
 
 __all__ = ["InProcessTransport"]
@@ -20,9 +21,10 @@ class InProcessTransport(httpx.ASGITransport):
 
     - The request's read timeout (the client's `timeout`) is enforced: httpx's ASGITransport
       ignores timeouts. The app runs in a detached task, so when the client gives up the server
-      side carries on — and a late commit (`Faults.late_commit`) lands after the timeout, as it
-      would on a real server. `drain()` waits for such requests to finish. A cancelled caller
-      (the client's overall deadline) leaves it running too: a server does not notice.
+      side carries on, as on a real server; it commits only if it gets there soon after the
+      client left (`paytui.sandbox.client_watch`), except for a late commit
+      (`Faults.late_commit`), which lands after the timeout on purpose. `drain()` waits for
+      such requests to finish. A cancelled caller (the client's overall deadline) is the same.
     - A dropped answer (`drop_after_commit`) surfaces as `httpx.RemoteProtocolError` and a reset
       (`reset_after_commit`) as `httpx.ReadError`, what the same faults produce over a socket.
     """
@@ -33,16 +35,25 @@ class InProcessTransport(httpx.ASGITransport):
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         timeout = (request.extensions.get("timeout") or {}).get("read")
-        task = asyncio.ensure_future(super().handle_async_request(request))
+        watch = ClientWatch()
+        # The detached task copies this context: the app's commit sees whether we still wait.
+        token = CLIENT.set(watch)
+        try:
+            task = asyncio.ensure_future(super().handle_async_request(request))
+        finally:
+            CLIENT.reset(token)
         self.detached.add(task)
         task.add_done_callback(_forget(self.detached))
         try:
             done, _ = await asyncio.wait({task}, timeout=timeout)
         except asyncio.CancelledError:
             # The caller gave up (its overall deadline, or it was cancelled): as on a real
-            # server, the request already sent carries on and may still commit.
+            # server, the request already sent carries on — and commits only if it gets there
+            # before it notices (a `late_commit` does).
+            watch.leave()
             raise
         if not done:
+            watch.leave()
             raise httpx.ReadTimeout("sandbox: no answer in time", request=request)
         try:
             return task.result()

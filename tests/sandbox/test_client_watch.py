@@ -1,0 +1,82 @@
+"""Commit or never: a write whose client stopped waiting is rolled back, not committed late."""
+
+from __future__ import annotations
+
+import socket
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Any
+
+import anyio.to_thread
+import httpx
+import pytest
+
+from paytui.sandbox import client_watch
+from paytui.sandbox.client_watch import ClientWatch, watch_receive
+from tests.sandbox.helpers import charge
+
+
+async def test_a_refund_held_up_past_the_clients_timeout_is_never_committed(
+    api: httpx.AsyncClient,
+    account_id: str,
+    sandbox_db: Path,
+    sandbox_transport: httpx.AsyncBaseTransport,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Another writer holds the database while the refund waits: the client gives up, the
+    writer lets go past the grace, and the refund that could now commit is rolled back instead
+    — it would otherwise land after the client's read-back had said "did not happen"."""
+    monkeypatch.setattr(client_watch, "COMMIT_GRACE", 0.0)
+    sale = (await charge(api, account_id, 20)).json()
+    blocker = sqlite3.connect(sandbox_db, isolation_level=None, check_same_thread=False)
+    blocker.execute("BEGIN IMMEDIATE")
+    try:
+        with pytest.raises(httpx.ReadTimeout):
+            await api.post(
+                "/v2/refunds", json={"charge_id": sale["charge_id"], "total_amount": 2}, timeout=0.2
+            )
+    finally:
+        blocker.execute("ROLLBACK")
+        blocker.close()
+    await sandbox_transport.drain()  # type: ignore[attr-defined]
+    refunds = (await api.get("/v2/refunds", params={"charge_id": sale["charge_id"]})).json()
+    assert refunds["data"] == []
+    # A client that waits gets its refund as usual.
+    done = await api.post("/v2/refunds", json={"charge_id": sale["charge_id"], "total_amount": 2})
+    assert done.status_code == 201
+
+
+def test_a_client_closing_its_socket_is_noticed_while_the_endpoint_runs() -> None:
+    """Over a real socket: once the body is read, the watch hears the client hang up."""
+    import uvicorn
+
+    noticed = threading.Event()
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return
+        watch = ClientWatch()
+        async with watch_receive(receive, watch) as watched:
+            while (await watched()).get("more_body"):
+                pass
+            if await anyio.to_thread.run_sync(watch.wait, 30):
+                noticed.set()
+            await send({"type": "http.response.start", "status": 204, "headers": []})
+            await send({"type": "http.response.body", "body": b""})
+
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    server = uvicorn.Server(uvicorn.Config(app, log_level="error", lifespan="off"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    try:
+        port = sock.getsockname()[1]
+        while not server.started and thread.is_alive():
+            thread.join(0.01)  # until uvicorn listens
+        with pytest.raises(httpx.ReadTimeout):
+            httpx.post(f"http://127.0.0.1:{port}/v2/refunds", json={"a": 1}, timeout=0.3)
+        assert noticed.wait(30)
+    finally:
+        server.should_exit = True
+        thread.join(10)
