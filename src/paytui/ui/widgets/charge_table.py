@@ -16,6 +16,9 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from rich.cells import cell_len, set_cell_size
+from rich.console import Console
+from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual import events
@@ -202,6 +205,83 @@ COLUMNS: tuple[Column, ...] = (
     Column("tags", "Tags", None, None, _tags, priority=5, min_width=6),
 )
 SORT_FIELDS: tuple[str, ...] = tuple(c.sort for c in COLUMNS if c.sort)
+
+
+def _fitted(plain: str, width: int, right: bool) -> str:
+    """`plain` in exactly `width` cells: cut with an ellipsis, padded on the side away from its
+    alignment (what `Text.truncate(overflow="ellipsis")` and `align` / `pad_right` do)."""
+    length = cell_len(plain)
+    if length > width:
+        plain = set_cell_size(plain, width - 1) + "…"
+        length = cell_len(plain)
+    if length < width:
+        pad = " " * (width - length)
+        plain = pad + plain if right else plain + pad
+    return plain
+
+
+def row_segments(
+    cells: Sequence[Text],
+    widths: Sequence[tuple[Column, int]],
+    base: Style,
+    console: Console,
+    *,
+    lead: str = " ",
+) -> list[Segment]:
+    """One row's segments: `lead` (the leading pad column, or the mark), then the cells in their
+    widths, one space apart, all over `base`. Exactly the segments Rich gives for the same line
+    built as one `Text` and rendered, without building it when no cell has spans of its own (a
+    cell of one style is one segment, an unstyled one joins its neighbours'): painting the rows
+    that way was most of a search's paint, about 0.4 ms a row. A row with a styled part inside
+    a cell (state words, a claim's sign) still goes through Rich."""
+    if any(cell.spans for cell in cells):
+        return rich_row_segments(cells, widths, base, console, lead)
+    get_style = console.get_style
+    segments: list[Segment] = []
+    run = [lead]  # unstyled text so far: one segment in `base`
+    last = len(widths) - 1
+    for index, (cell, (column, cell_width)) in enumerate(zip(cells, widths, strict=True)):
+        text = _fitted(cell.plain, cell_width, column.right)
+        if cell.style:
+            if run:
+                segments.append(Segment("".join(run), base))
+                run = []
+            segments.append(Segment(text, base + get_style(cell.style, default=Style.null())))
+        else:
+            run.append(text)
+        if index < last:
+            run.append(" ")
+    if not segments:
+        # No styled part at all: Rich gives the line as one segment of no style (the table's
+        # own style shows through).
+        return [Segment("".join(run))]
+    if run:
+        segments.append(Segment("".join(run), base))
+    return segments
+
+
+def rich_row_segments(
+    cells: Sequence[Text],
+    widths: Sequence[tuple[Column, int]],
+    base: Style,
+    console: Console,
+    lead: str,
+) -> list[Segment]:
+    """The same row built as one `Text` and rendered by Rich (the reference `row_segments`
+    is tested against)."""
+    line = Text(lead, style=base, no_wrap=True, end="")
+    for index, (cell, (column, cell_width)) in enumerate(zip(cells, widths, strict=True)):
+        fitted = cell.copy()
+        fitted.no_wrap = True
+        fitted.truncate(cell_width, overflow="ellipsis")
+        if column.right:
+            fitted.align("right", cell_width)
+        else:
+            fitted.pad_right(cell_width - fitted.cell_len)
+        line.append_text(fitted)
+        if index < len(widths) - 1:
+            line.append(" ")
+    return list(line.render(console, end=""))
 
 
 def layout_columns(width: int, columns: Sequence[Column] = COLUMNS) -> list[tuple[Column, int]]:
@@ -702,21 +782,12 @@ class ChargeTable(ScrollView, can_focus=True):
         *,
         marked: bool = False,
     ) -> Strip:
-        line = Text(" ", style=base, no_wrap=True, end="")
-        if marked:  # the leading pad column carries the mark (a sign, not a colour alone)
-            line = Text(MARK, style=base + fmt.tone("bold accent"), no_wrap=True, end="")
-        for index, (cell, (column, cell_width)) in enumerate(zip(cells, widths, strict=True)):
-            cell = cell.copy()
-            cell.no_wrap = True
-            cell.truncate(cell_width, overflow="ellipsis")
-            if column.right:
-                cell.align("right", cell_width)
-            else:
-                cell.pad_right(cell_width - cell.cell_len)
-            line.append_text(cell)
-            if index < len(widths) - 1:
-                line.append(" ")
-        segments = list(line.render(self.app.console, end=""))
+        # A marked row shows the mark in its leading pad column (a sign, not a colour alone),
+        # and the whole row in the mark's tone.
+        row_base = base + fmt.tone("bold accent") if marked else base
+        segments = row_segments(
+            cells, widths, row_base, self.app.console, lead=MARK if marked else " "
+        )
         return Strip(segments).adjust_cell_length(width, base)
 
     def _render_header(self, width: int) -> Strip:

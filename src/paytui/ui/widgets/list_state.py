@@ -138,6 +138,10 @@ class ErrorLine(Static):
         self.add_class("-shown")
 
     def clear(self) -> None:
+        # Every list clears it with each result shown: when there is nothing to clear, an
+        # update would still ask for a layout (a reflow and repaint of the whole screen).
+        if not self.shown and not str(self.content):
+            return
         self.update(Text(""))
         self.remove_class("-shown")
 

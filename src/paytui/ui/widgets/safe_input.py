@@ -14,6 +14,8 @@ that the first screen does not need).
 from __future__ import annotations
 
 from rich.text import Text
+from textual.geometry import Size
+from textual.reactive import Reactive
 from textual.widgets import Input
 
 from paytui.text import first_unsafe, safe
@@ -31,6 +33,13 @@ class SafeInput(Input):
 
     refused: str | None = None
     """The last refusal message (for tests and for forms that show it inline)."""
+
+    #: Textual's `Input` sets its virtual size (the text's width, for scrolling it) on every
+    #: change of its value, and `Widget.virtual_size` asks for a layout: a reflow and a repaint
+    #: of the whole screen per key typed (about 20 ms at 120x40 on the charge list). A line's
+    #: size never depends on its text, and scrolling within it reads the value directly, so a
+    #: repaint of the line is all a change needs.
+    virtual_size: Reactive[Size] = Reactive(Size(0, 0), layout=False)
 
     def replace(self, text: str, start: int, end: int) -> None:
         # Typing, pasting and `insert_text_at_cursor` all come through here.
