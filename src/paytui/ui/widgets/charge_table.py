@@ -24,7 +24,7 @@ from rich.text import Text
 from textual import events
 from textual.binding import BindingType
 from textual.cache import LRUCache
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
@@ -285,8 +285,19 @@ def rich_row_segments(
 
 
 def layout_columns(width: int, columns: Sequence[Column] = COLUMNS) -> list[tuple[Column, int]]:
-    """The charge list's columns in `width` cells (the app's one rule: `widgets.columns`)."""
+    """The charge list's columns in `width` cells (the app's one rule: `widgets.columns`).
+    The list's own columns are laid out once per width (every row painted asks); the list
+    returned is shared: read it, never change it."""
+    if columns is COLUMNS:
+        laid = _LAID_OUT.get(width)
+        if laid is None:
+            laid = _LAID_OUT[width] = fit_columns(width, columns)
+        return laid
     return fit_columns(width, columns)
+
+
+#: `layout_columns` of `COLUMNS` by width.
+_LAID_OUT: dict[int, list[tuple[Column, int]]] = {}
 
 
 class ChargeTable(ScrollView, can_focus=True):
@@ -401,6 +412,8 @@ class ChargeTable(ScrollView, can_focus=True):
         self._failed: set[int] = set()
         self._generation = 0
         self._strip_cache: LRUCache[tuple[object, ...], Strip] = LRUCache(128)  # see MAX_PAGES
+        #: The table's style while one paint runs (`render_lines`), else None.
+        self._paint_style: Style | None = None
         #: Which load of each held page its rows show (part of a line's cache key, so a page
         #: arriving or failing re-renders its own rows and no others).
         self._stamps: dict[int, int] = {}
@@ -744,6 +757,19 @@ class ChargeTable(ScrollView, can_focus=True):
     def _content_width(self) -> int:
         return max(1, self.scrollable_content_region.width - 1)
 
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # The table's style is the same for every line of one paint, and working it out (the
+        # ancestors' backgrounds) cost as much as drawing a row: once per paint, not per row.
+        self._paint_style = self.rich_style
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._paint_style = None
+
+    @property
+    def _base_style(self) -> Style:
+        return self._paint_style if self._paint_style is not None else self.rich_style
+
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
         row = self.scroll_offset.y + y - 1
@@ -767,7 +793,7 @@ class ChargeTable(ScrollView, can_focus=True):
         if y == 0:
             strip = self._render_header(width)
         elif row >= self.total:
-            strip = Strip.blank(width, self.rich_style)
+            strip = Strip.blank(width, self._base_style)
         else:
             strip = self._render_row(row, width, is_cursor)
         self._strip_cache[key] = strip
@@ -791,7 +817,7 @@ class ChargeTable(ScrollView, can_focus=True):
         return Strip(segments).adjust_cell_length(width, base)
 
     def _render_header(self, width: int) -> Strip:
-        base = self.rich_style + self.get_component_rich_style("charge-table--header")
+        base = self._base_style + self.get_component_rich_style("charge-table--header")
         widths = layout_columns(max(1, width - 1))
         sort_field = (self.sort or "-charge_timestamp").lstrip("-")
         descending = (self.sort or "-charge_timestamp").startswith("-")
@@ -804,7 +830,7 @@ class ChargeTable(ScrollView, can_focus=True):
         return self._cells_to_strip(cells, widths, base, width)
 
     def _render_row(self, row: int, width: int, is_cursor: bool) -> Strip:
-        base = self.rich_style
+        base = self._base_style
         if is_cursor:
             base = base + self.get_component_rich_style("charge-table--cursor")
         widths = layout_columns(max(1, width - 1))
