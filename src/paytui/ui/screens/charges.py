@@ -242,6 +242,9 @@ class ChargeSearchScreen(PaytuiScreen[None]):
             self.query = query
 
     CSS_PATH = Path(__file__).with_name("charges.tcss")  # absolute: subclasses elsewhere work
+    #: No rule of charges.tcss depends on the list's state: a search's loading / results /
+    #: empty restyles the state panel only, not the whole screen (`widgets.list_state`).
+    LIST_STATE_STYLED = False
     BINDINGS: ClassVar[list[BindingType]] = [*CHARGES_BINDINGS]
     HELP_TITLE = "Charge search"
     AUTO_FOCUS = "ChargeTable"

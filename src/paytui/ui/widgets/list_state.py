@@ -20,7 +20,10 @@ their items, History) composes one `ListState` next to its table and one `ErrorL
 
 The panel sets the state as a class on its screen (`-loading`, `-results`, `-empty`, `-error`),
 so a screen's stylesheet (and the shared rules in `app.tcss`) hide the table while there is no
-list to show. The words of an error come from `describe_error`, the one classifier.
+list to show. Restyling a whole screen costs tens of milliseconds, so a screen whose stylesheet
+has no rule on these classes says so (`LIST_STATE_STYLED = False`, checked by a test against its
+stylesheet): its state changes restyle the panel only. The words of an error come from
+`describe_error`, the one classifier.
 """
 
 from __future__ import annotations
@@ -224,7 +227,7 @@ class ListState(Vertical):
                 continue
             for name in LIST_STATES:
                 node.set_class(state == name, f"-{name}", update=False)
-            if restyle:
+            if restyle and (node is self or getattr(node, "LIST_STATE_STYLED", True)):
                 node.update_node_styles()
 
     # --- the four states ------------------------------------------------------------------------
