@@ -105,6 +105,17 @@ def screen_text(app: PaytuiApp) -> str:
     return console.export_text(styles=False)
 
 
+def screen_top_line(app: PaytuiApp) -> str:
+    """The terminal's top line only, as `screen_text` would give it (the screens behind a dialog
+    included), without rendering the rest of the screen."""
+    from textual._compositor import visible_screen_stack
+    from textual.geometry import Size
+
+    visible_screen_stack.set(app._background_screens)
+    (strip,) = app.screen._compositor.render_strips(Size(app.size.width, 1))
+    return strip.text
+
+
 @pytest.fixture
 def app_factory(sandbox_transport: httpx.AsyncBaseTransport) -> Callable[..., PaytuiApp]:
     """`app_factory(**kwargs)` -> `make_app(sandbox_transport, **kwargs)`."""
