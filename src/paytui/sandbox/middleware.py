@@ -80,6 +80,19 @@ class SandboxMiddleware:
         self.store = store
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        v2 = scope["type"] == "http" and scope["path"].startswith("/v2/")
+        if v2 and operation_of(scope["method"], scope["path"]) is not None:
+            await self._dispatch(scope, receive, send)
+            return
+        # Only a committing request is judged by whether its client still waits (a token, a
+        # read, a control call is not: the in-process transport watches every request).
+        token = CLIENT.set(None)
+        try:
+            await self._dispatch(scope, receive, send)
+        finally:
+            CLIENT.reset(token)
+
+    async def _dispatch(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and _is_control(scope["path"]):
             refusal = await self._control_refusal(scope)
             if refusal is not None:
