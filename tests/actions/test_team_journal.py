@@ -195,8 +195,22 @@ async def test_two_agents_on_two_machines_send_one_refund_and_the_loser_is_told_
             for agent in agents
         ]
         results = [await asyncio.to_thread(p.communicate, timeout=60) for p in processes]
-        assert len(await refunds_of(client, sale.charge_id)) == 1, results
+        refunds = await refunds_of(client, sale.charge_id)
+    assert len(refunds) <= 1, results  # never two
     codes = [p.returncode for p in processes]
+    if 10 in codes:
+        # On a loaded machine a request can be held past its deadline; the service then drops
+        # it (in time or never: docs/money-safety.md) and its sender proves it did not happen
+        # (10). The other was told so and sent nothing (8), or, that one proven, sent its own:
+        # done (0, the refund is there), dropped too (10) or unknown (7).
+        assert sorted(codes) in ([8, 10], [10, 10], [0, 10], [7, 10]), (codes, results)
+        if 0 in codes:
+            assert len(refunds) == 1, results
+        elif 7 not in codes:
+            assert not refunds, results
+        dropped = [err for code, (_, err) in zip(codes, results, strict=True) if code == 10]
+        assert all("did not happen" in err for err in dropped), results
+        return
     assert sorted(codes) in ([0, 8], [7, 8]), (codes, results)
     loser = codes.index(8)
     winner = agents[1 - loser]

@@ -109,7 +109,14 @@ async def test_two_processes_meaning_the_same_refund_send_one(
             results = [await asyncio.to_thread(p.communicate, timeout=60) for p in (first, second)]
             codes = sorted(p.returncode for p in (first, second))
             refunds = await refunds_of(client, sale.charge_id)
-            assert len(refunds) == 1, (gap, results)
+            assert len(refunds) <= 1, (gap, results)  # never two
+            if not refunds:
+                # Held past its deadline on a loaded machine, a refund sent is dropped by the
+                # service (in time or never: docs/money-safety.md): its sender proves it did not
+                # happen (10); the other sent nothing (8), could not check (10), or sent its own
+                # once that was proven, dropped too (10).
+                assert codes in ([8, 10], [10, 10]), (gap, codes, results)
+                continue
             # The one that sent it says so (0), or, when its answer was late on a loaded machine,
             # says its outcome is unknown (7: the refund is there, found later by a read-back);
             # never both sending. The other exits 8 naming what was done, or, when the service
