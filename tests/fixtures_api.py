@@ -76,6 +76,7 @@ def sandbox_server(sandbox_db: Path, sandbox_faults: Faults) -> Iterator[str]:
         log_level="error",
         lifespan="off",
         access_log=False,
+        http="h11",  # as the served sandbox: it hears a hang-up mid-request (`client_watch`)
     )
     server = uvicorn.Server(config)
     thread = threading.Thread(

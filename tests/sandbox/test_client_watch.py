@@ -14,37 +14,53 @@ import pytest
 
 from paytui.sandbox import client_watch
 from paytui.sandbox.client_watch import ClientWatch, watch_receive
-from tests.sandbox.helpers import charge
+from tests.sandbox.helpers import card, charge
 
 
-async def test_a_refund_held_up_past_the_clients_timeout_is_never_committed(
+@pytest.mark.parametrize("write", ["refund", "refund tags", "token"])
+async def test_a_write_held_up_past_the_clients_timeout_is_never_committed(
+    write: str,
     api: httpx.AsyncClient,
     account_id: str,
     sandbox_db: Path,
     sandbox_transport: httpx.AsyncBaseTransport,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Another writer holds the database while the refund waits: the client gives up, the
-    writer lets go past the grace, and the refund that could now commit is rolled back instead
-    — it would otherwise land after the client's read-back had said "did not happen"."""
+    """Another writer holds the database while the write waits: the client gives up, the
+    writer lets go past the grace, and the write that could now commit is rolled back instead
+    — it would otherwise land after the client's read-back had said "did not happen". Every
+    action paytui proves by a read-back is covered, not only those the faults know."""
     monkeypatch.setattr(client_watch, "COMMIT_GRACE", 0.0)
     sale = (await charge(api, account_id, 20)).json()
+    first = {"charge_id": sale["charge_id"], "total_amount": 1}
+    refund = (await api.post("/v2/refunds", json=first)).json()
+    requests: dict[str, tuple[str, str, dict[str, Any]]] = {
+        "refund": ("POST", "/v2/refunds", {"charge_id": sale["charge_id"], "total_amount": 2}),
+        "refund tags": ("PATCH", f"/v2/refunds/{refund['refund_id']}", {"tags": ["late"]}),
+        "token": ("POST", "/v2/tokens", {"account_id": account_id, "payment_method": card()}),
+    }
+
+    async def state() -> object:
+        refunds = await api.get("/v2/refunds", params={"charge_id": sale["charge_id"]})
+        tokens = await api.get("/v2/tokens", params={"account_id": account_id, "limit": 500})
+        return refunds.json(), tokens.json()["total"]
+
+    before = await state()
+    method, url, body = requests[write]
     blocker = sqlite3.connect(sandbox_db, isolation_level=None, check_same_thread=False)
     blocker.execute("BEGIN IMMEDIATE")
     try:
         with pytest.raises(httpx.ReadTimeout):
-            await api.post(
-                "/v2/refunds", json={"charge_id": sale["charge_id"], "total_amount": 2}, timeout=0.2
-            )
+            await api.request(method, url, json=body, timeout=0.2)
     finally:
         blocker.execute("ROLLBACK")
         blocker.close()
     await sandbox_transport.drain()  # type: ignore[attr-defined]
-    refunds = (await api.get("/v2/refunds", params={"charge_id": sale["charge_id"]})).json()
-    assert refunds["data"] == []
-    # A client that waits gets its refund as usual.
-    done = await api.post("/v2/refunds", json={"charge_id": sale["charge_id"], "total_amount": 2})
-    assert done.status_code == 201
+    assert await state() == before
+    # A client that waits gets it done as usual.
+    done = await api.request(method, url, json=body)
+    assert done.status_code in (200, 201)
+    assert await state() != before
 
 
 def test_a_client_closing_its_socket_is_noticed_while_the_endpoint_runs() -> None:

@@ -162,7 +162,11 @@ def main(argv: list[str]) -> int:
         flush=True,
     )
     with contextlib.suppress(KeyboardInterrupt):  # uvicorn handles SIGINT; this is a fallback
-        uvicorn.run(app, host=args.host, port=args.port, log_level="info", lifespan="off")
+        # h11: it tells a running request that its client hung up (`client_watch`); httptools
+        # tells only a pipelined request behind it.
+        uvicorn.run(
+            app, host=args.host, port=args.port, log_level="info", lifespan="off", http="h11"
+        )
     return 0
 
 

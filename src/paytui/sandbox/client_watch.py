@@ -7,8 +7,9 @@ the proof on a loaded machine: a write held up long enough (a starved thread, a 
 after the client had given up and read back "nothing", and the read-back said "did not happen"
 for a refund that had happened. So the sandbox makes the assumption true by construction:
 
-- Every committing request (`faults.operation_of`) carries a `ClientWatch` in a context variable;
-  it follows the endpoint into its worker thread.
+- Every request that may write (`judged`: any method but GET, HEAD and OPTIONS on a `/v2` path
+  but the token endpoint — every action paytui proves by a read-back is one) carries a
+  `ClientWatch` in a context variable; it follows the endpoint into its worker thread.
 - Over a socket, `watch_receive` keeps listening after the body has been read, so a client that
   closes its connection (it gave up) sets the watch at once.
 - In process, `InProcessTransport` sets it when its caller stops waiting (timeout or cancel).
@@ -32,8 +33,9 @@ from contextvars import ContextVar
 from typing import Any
 
 from paytui.sandbox.errors import ApiError
+from paytui.sandbox.scopes import needs_token
 
-__all__ = ["CLIENT", "ClientLeft", "ClientWatch", "check_client", "watch_receive"]
+__all__ = ["CLIENT", "ClientLeft", "ClientWatch", "check_client", "judged", "watch_receive"]
 
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
@@ -79,7 +81,18 @@ class ClientWatch:
         return self._gone.wait(timeout)
 
 
-#: The watch of the request being handled (None outside a committing request).
+#: Methods that never write.
+_READS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+def judged(method: str, path: str) -> bool:
+    """Is this request judged by whether its client still waits? Every `/v2` request that may
+    write, but the token endpoint: a token whose caller gave up harms nobody, and one fetch may
+    be shared by several requests."""
+    return method not in _READS and needs_token(path)
+
+
+#: The watch of the request being handled (None outside a judged request).
 CLIENT: ContextVar[ClientWatch | None] = ContextVar("paytui_sandbox_client", default=None)
 
 

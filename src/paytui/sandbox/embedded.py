@@ -642,8 +642,10 @@ def _main(argv: list[str] | None, serving: Callable[[], None]) -> int:
                     os.dup2(devnull, sys.stdout.fileno())
                     os.close(devnull)
 
+    # h11: it tells a running request that its client hung up (`client_watch`); httptools
+    # tells only a pipelined request behind it.
     config = uvicorn.Config(
-        app, uds=args.uds, log_level="warning", access_log=False, lifespan="off"
+        app, uds=args.uds, log_level="warning", access_log=False, lifespan="off", http="h11"
     )
     server = _Server(config)
     if watch is not None:

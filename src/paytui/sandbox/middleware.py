@@ -22,7 +22,7 @@ import anyio
 import anyio.to_thread
 from fastapi import Response
 
-from paytui.sandbox.client_watch import CLIENT, ClientWatch, watch_receive
+from paytui.sandbox.client_watch import CLIENT, ClientWatch, judged, watch_receive
 from paytui.sandbox.faults import DropResponse, Faults, operation_of
 from paytui.sandbox.http import error_response
 from paytui.sandbox.scopes import allowed, needs_token, required_scopes
@@ -80,12 +80,11 @@ class SandboxMiddleware:
         self.store = store
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        v2 = scope["type"] == "http" and scope["path"].startswith("/v2/")
-        if v2 and operation_of(scope["method"], scope["path"]) is not None:
+        if scope["type"] == "http" and judged(scope["method"], scope["path"]):
             await self._dispatch(scope, receive, send)
             return
-        # Only a committing request is judged by whether its client still waits (a token, a
-        # read, a control call is not: the in-process transport watches every request).
+        # Only a request that may write is judged by whether its client still waits (a token,
+        # a read, a control call is not: the in-process transport watches every request).
         token = CLIENT.set(None)
         try:
             await self._dispatch(scope, receive, send)
@@ -114,7 +113,7 @@ class SandboxMiddleware:
                 await self._run(scope, receive, send)
             finally:
                 CLIENT.reset(token)
-        elif operation is not None:
+        elif judged(scope["method"], scope["path"]):
             await self._committing(scope, receive, send)
         else:
             await self._run(scope, receive, send)
