@@ -84,3 +84,25 @@ def test_a_time_at_the_edge_of_the_calendar_is_no_time_not_a_crash() -> None:
         out = io.StringIO()
         write_listing(out, [entry], fmt, thread_columns())
         assert "Hello" in out.getvalue()
+
+
+async def test_a_customer_is_found_by_email_whatever_its_case_folding() -> None:
+    """The email is compared case-folded on both sides: "straße" typed (and lower-cased by the
+    jump line) finds the customer the service spells "STRASSE"."""
+    from paytui.api.conversations import customer_conversations
+
+    customer = {"customer_id": "cu_1", "first_name": "Jörg", "last_name": "Weiß"}
+    conversation = {"conversation_id": "cv_1", "status": "open", "customer_id": "cu_1"}
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/v2/customers":
+            data = [{**customer, "email": "JOERG@STRASSE.EXAMPLE"}]
+            return httpx.Response(200, json={"data": data, "total": 1})
+        assert request.url.path == "/v2/conversations"
+        return httpx.Response(200, json={"data": [conversation], "total": 1})
+
+    async with PaymentClient(
+        "http://x.test", token="t", transport=httpx.MockTransport(handle)
+    ) as client:
+        found, notes = await customer_conversations(client, email="joerg@straße.example")
+    assert [c.fields()["conversation_id"] for c in found] == ["cv_1"], notes

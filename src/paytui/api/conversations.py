@@ -365,7 +365,7 @@ async def customer_conversations(
     for person in people:
         label = person.label()
         mail = person.fields().get("email")
-        by_mail = bool(email) and isinstance(mail, str) and mail.casefold() == email
+        by_mail = bool(email) and isinstance(mail, str) and mail.casefold() == email.casefold()
         if (label and fold(label) in names) or by_mail:
             if (found_id := person.id_in(family)) is not None:
                 ids.add(found_id)
