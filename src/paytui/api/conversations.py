@@ -351,6 +351,7 @@ async def customer_conversations(
     matched on every conversation listed (the service has no name filter to trust)."""
     notes: list[str] = []
     names = {fold(name)} if name else set()
+    wanted_mail = email.casefold() if email else None
     ids: set[str] = set()
     family = FAMILIES["customers"]
     try:
@@ -365,7 +366,7 @@ async def customer_conversations(
     for person in people:
         label = person.label()
         mail = person.fields().get("email")
-        by_mail = bool(email) and isinstance(mail, str) and mail.casefold() == email.casefold()
+        by_mail = isinstance(mail, str) and mail.casefold() == wanted_mail
         if (label and fold(label) in names) or by_mail:
             if (found_id := person.id_in(family)) is not None:
                 ids.add(found_id)
