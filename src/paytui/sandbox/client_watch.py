@@ -5,7 +5,8 @@ margin (docs/money-safety.md), on the stated assumption that a request is commit
 window or never (docs/api-assumptions.md). A sandbox that only *usually* commits in time breaks
 the proof on a loaded machine: a write held up long enough (a starved thread, a lock) landed
 after the client had given up and read back "nothing", and the read-back said "did not happen"
-for a refund that had happened. So the sandbox makes the assumption true by construction:
+for a refund that had happened. So the sandbox keeps the assumption itself, rather than counting
+on being fast (within the limits in docs/money-safety.md, "Limits"):
 
 - Every request that may write (`judged`: any method but GET, HEAD and OPTIONS on a `/v2` path
   but the token endpoint — every action paytui proves by a read-back is one) carries a
