@@ -15,6 +15,7 @@ No textual imports: this module is part of the API layer.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 import unicodedata
@@ -108,10 +109,12 @@ _NAME_SPLIT = re.compile(r"[\s\-\u2010-\u2014]+")
 _NAME_DROP = str.maketrans("", "", "'\u2019`.")
 
 
+@functools.lru_cache(maxsize=4096)
 def name_words(text: str) -> tuple[str, ...]:
     """The words of a customer's name (or of a name typed in a search), folded as the search
     language defines `name:` (docs/search.md): accents removed, case folded, split at spaces and
-    hyphens, apostrophes and dots dropped ("O'Brien" is `obrien`)."""
+    hyphens, apostrophes and dots dropped ("O'Brien" is `obrien`). Kept per text: every row of a
+    page is checked against the name typed, and the same customers come back page after page."""
     decomposed = unicodedata.normalize("NFKD", text)
     plain = "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
     words = (word.translate(_NAME_DROP) for word in _NAME_SPLIT.split(plain))
