@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
 from types import TracebackType
-from typing import Any, Literal, Self, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Literal, Self, TypeVar, cast
 from urllib.parse import quote as url_quote
 
 import httpx
@@ -58,7 +58,6 @@ from paytui.api.auth import (
     StaticTokenAuth,
     TokenAuthStyle,
 )
-from paytui.api.conversations import conversation_verdicts
 from paytui.api.errors import (
     ApiError,
     AuthenticationError,
@@ -76,7 +75,6 @@ from paytui.api.errors import (
     quote,
     redact_data,
 )
-from paytui.api.families import FAMILIES, GenericObject
 from paytui.api.models import (
     Account,
     Charge,
@@ -98,12 +96,17 @@ from paytui.api.models import (
 from paytui.api.money import loads_json, to_wire
 from paytui.api.paging import Hints, Pager, PagingStyle, hints_of, more, row_key, unwrap
 from paytui.api.parameters import CHARGE_FILTERS, REFUND_FILTERS, ParameterNames, on_the_wire
-from paytui.api.plugins import (
-    AccountRequest,
-    EnrollmentPluginSessionRequest,
-    PaymentPluginSessionRequest,
-)
 from paytui.api.queries import ChargeQuery, RefundQuery, plain_contradictions
+
+if TYPE_CHECKING:
+    # Not on the first page's path: the families, conversations and plugin shapes are
+    # imported when one of their calls is first made (`_generic`, the methods below).
+    from paytui.api.families import GenericObject
+    from paytui.api.plugins import (
+        AccountRequest,
+        EnrollmentPluginSessionRequest,
+        PaymentPluginSessionRequest,
+    )
 
 logger = logging.getLogger("paytui.api")
 
@@ -454,13 +457,17 @@ class PaymentClient:
     ) -> Page[GenericObject]:
         """A page of a family whose shape is not shown (merchants, customers, partners,
         devices: `paytui.api.families`), read generically: each object kept whole."""
+        from paytui.api.families import FAMILIES
+
         found = FAMILIES[family]
-        return await self._page(found.path, [], GenericObject, family, limit, offset)
+        return await self._page(found.path, [], _generic(), family, limit, offset)
 
     async def get_object(self, family: str, object_id: str) -> GenericObject:
         """One object of such a family (`GET /v2/<family>/{id}`), kept whole."""
+        from paytui.api.families import FAMILIES
+
         body = await self._request("GET", _path(FAMILIES[family].path, object_id))
-        return _parse(GenericObject, body)
+        return _parse(_generic(), body)
 
     # ----------------------------------------------------------------------------------------
     # Conversations and messages (shapes not shown: `paytui.api.conversations`)
@@ -477,11 +484,13 @@ class PaymentClient:
     ) -> Page[GenericObject]:
         """GET /v2/conversations, each filter proven on every row: a conversation counts as a
         charge's or a customer's only when it shows the link itself."""
+        from paytui.api.conversations import conversation_verdicts
+
         params = _filters(charge_id=charge_id, customer_id=customer_id, status=status)
         return await self._page(
             "/v2/conversations",
             params,
-            GenericObject,
+            _generic(),
             "conversations",
             limit,
             offset,
@@ -494,18 +503,18 @@ class PaymentClient:
         """GET /v2/conversations/{id}/items: its messages and events (paytui's guess of the
         path; `paytui.api.conversations.read_thread` falls back on the messages)."""
         path = _path("/v2/conversations", conversation_id, "items")
-        return await self._page(path, [], GenericObject, "items", limit, offset)
+        return await self._page(path, [], _generic(), "items", limit, offset)
 
     async def list_messages_page(
         self, *, conversation_id: str | None = None, limit: int = 100, offset: int = 0
     ) -> Page[GenericObject]:
         params = _filters(conversation_id=conversation_id)
-        return await self._page("/v2/messages", params, GenericObject, "messages", limit, offset)
+        return await self._page("/v2/messages", params, _generic(), "messages", limit, offset)
 
     async def close_conversation(self, conversation_id: str) -> GenericObject:
         """POST /v2/conversations/{id}/close (the spec's scope table names `POST /close`)."""
         path = _path("/v2/conversations", conversation_id, "close")
-        return _parse(GenericObject, await self._request("POST", path, json={}))
+        return _parse(_generic(), await self._request("POST", path, json={}))
 
     async def send_message(
         self, conversation_id: str, body: str, *, attributes: dict[str, list[str]] | None = None
@@ -516,7 +525,7 @@ class PaymentClient:
         payload: dict[str, Any] = {"conversation_id": conversation_id, "body": body}
         if attributes:
             payload["attributes"] = attributes
-        return _parse(GenericObject, await self._request("POST", "/v2/messages", json=payload))
+        return _parse(_generic(), await self._request("POST", "/v2/messages", json=payload))
 
     async def create_account(self, request: AccountRequest) -> Account:
         """POST /v2/accounts: a new account of a merchant (it starts boarding)."""
@@ -883,6 +892,13 @@ def _redirect_error(response: httpx.Response, method: str, path: str) -> Redirec
         f"{method} {path} was redirected to {location}; check the profile's base URL",
         response.status_code,
     )
+
+
+def _generic() -> type[GenericObject]:
+    """The model of an object whose shape is not shown, imported on first use."""
+    from paytui.api.families import GenericObject
+
+    return GenericObject
 
 
 def _parse(model: type[M], body: Any) -> M:
