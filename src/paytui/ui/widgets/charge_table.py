@@ -251,10 +251,8 @@ def row_segments(
             run.append(text)
         if index < last:
             run.append(" ")
-    if not segments:
-        # No styled part at all: Rich gives the line as one segment of no style (the table's
-        # own style shows through).
-        return [Segment("".join(run))]
+    if not segments:  # no styled part at all: one segment, in the row's style
+        return [Segment("".join(run), base)]
     if run:
         segments.append(Segment("".join(run), base))
     return segments
@@ -281,7 +279,13 @@ def rich_row_segments(
         line.append_text(fitted)
         if index < len(widths) - 1:
             line.append(" ")
-    return list(line.render(console, end=""))
+    # `Text.render` leaves a line without spans unstyled (its own style is for the console to
+    # apply): the row's style goes under every segment here, so a header or a placeholder row
+    # shows in its style too.
+    return [
+        Segment(seg.text, base + seg.style if seg.style else base)
+        for seg in line.render(console, end="")
+    ]
 
 
 def layout_columns(width: int, columns: Sequence[Column] = COLUMNS) -> list[tuple[Column, int]]:
