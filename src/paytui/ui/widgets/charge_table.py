@@ -229,11 +229,12 @@ def row_segments(
     lead: str = " ",
 ) -> list[Segment]:
     """One row's segments: `lead` (the leading pad column, or the mark), then the cells in their
-    widths, one space apart, all over `base`. Exactly the segments Rich gives for the same line
-    built as one `Text` and rendered, without building it when no cell has spans of its own (a
-    cell of one style is one segment, an unstyled one joins its neighbours'): painting the rows
-    that way was most of a search's paint, about 0.4 ms a row. A row with a styled part inside
-    a cell (state words, a claim's sign) still goes through Rich."""
+    widths, one space apart, all over `base`. The segments of `rich_row_segments` (the line built
+    as one `Text` and rendered by Rich, `base` under every segment), without building it when no
+    cell has spans of its own (a cell of one style is one segment, an unstyled one joins its
+    neighbours'): painting the rows that way was most of a search's paint, about 0.4 ms a row.
+    A row with a styled part inside a cell (state words, a claim's sign) still goes through Rich.
+    """
     if any(cell.spans for cell in cells):
         return rich_row_segments(cells, widths, base, console, lead)
     get_style = console.get_style
@@ -265,8 +266,8 @@ def rich_row_segments(
     console: Console,
     lead: str,
 ) -> list[Segment]:
-    """The same row built as one `Text` and rendered by Rich (the reference `row_segments`
-    is tested against)."""
+    """The same row built as one `Text` and rendered by Rich, `base` under every segment (the
+    reference `row_segments` is tested against)."""
     line = Text(lead, style=base, no_wrap=True, end="")
     for index, (cell, (column, cell_width)) in enumerate(zip(cells, widths, strict=True)):
         fitted = cell.copy()
