@@ -58,24 +58,19 @@ class ClientWatch:
     """Whether the client of one request is still waiting, and since when it is not; set from
     any thread."""
 
-    def __init__(self, grace: float | None = None) -> None:
+    def __init__(self) -> None:
         self._gone = threading.Event()
         self._left_at: float | None = None
-        self.grace = COMMIT_GRACE if grace is None else grace
 
     def leave(self) -> None:
         if self._left_at is None:
             self._left_at = time.monotonic()
         self._gone.set()
 
-    @property
-    def gone(self) -> bool:
-        return self._gone.is_set()
-
     def too_late(self) -> bool:
-        """True once the client left more than `grace` seconds ago: committing now could land
-        after its read-back."""
-        return self._left_at is not None and time.monotonic() - self._left_at > self.grace
+        """True once the client left more than `COMMIT_GRACE` seconds ago: committing now
+        could land after its read-back."""
+        return self._left_at is not None and time.monotonic() - self._left_at > COMMIT_GRACE
 
     def wait(self, timeout: float) -> bool:
         """Block until the client has left (True) or `timeout` passes (False)."""

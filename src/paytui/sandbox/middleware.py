@@ -81,10 +81,18 @@ class SandboxMiddleware:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and judged(scope["method"], scope["path"]):
-            await self._dispatch(scope, receive, send)
+            # A request that may write commits only while its client still waits
+            # (`paytui.sandbox.client_watch`); the in-process transport may have set the watch.
+            watch = CLIENT.get() or ClientWatch()
+            token = CLIENT.set(watch)
+            try:
+                async with watch_receive(receive, watch) as watched:
+                    await self._dispatch(scope, watched, send)
+            finally:
+                CLIENT.reset(token)
             return
-        # Only a request that may write is judged by whether its client still waits (a token,
-        # a read, a control call is not: the in-process transport watches every request).
+        # Nothing else is judged by whether its client still waits (a token, a read, a control
+        # call: the in-process transport watches every request).
         token = CLIENT.set(None)
         try:
             await self._dispatch(scope, receive, send)
@@ -113,22 +121,8 @@ class SandboxMiddleware:
                 await self._run(scope, receive, send)
             finally:
                 CLIENT.reset(token)
-        elif judged(scope["method"], scope["path"]):
-            await self._committing(scope, receive, send)
         else:
             await self._run(scope, receive, send)
-
-    async def _committing(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """Run a committing request under a `ClientWatch`: its commit is refused once the
-        client has stopped waiting (`paytui.sandbox.client_watch`). The in-process transport
-        may have set the watch already."""
-        watch = CLIENT.get() or ClientWatch()
-        token = CLIENT.set(watch)
-        try:
-            async with watch_receive(receive, watch) as watched:
-                await self._run(scope, watched, send)
-        finally:
-            CLIENT.reset(token)
 
     async def _run(self, scope: Scope, receive: Receive, send: Send) -> None:
         try:
