@@ -26,7 +26,7 @@ from paytui.ui import launch
 _real_build_app = launch.build_app
 
 
-def _build_probed_app(connection: Any, *, sandbox: Any = None) -> Any:
+def _build_probed_app(connection: Any, *, sandbox: Any = None, **kwargs: Any) -> Any:
     import paytui.ui.app as app_module
     from paytui.ui.messages import ResultsPainted
 
@@ -35,6 +35,9 @@ def _build_probed_app(connection: Any, *, sandbox: Any = None) -> Any:
         # Counting what the first paint needs: the "at the latest" fallback that starts the
         # deferred work when the first page is slow (a loaded machine) must not count as it.
         app_module.RESUME_AFTER = 3600.0  # type: ignore[attr-defined]
+        # Nor must connecting's own start, which waits for the first-page child's rows only
+        # so long (`FIRST_PAGE_WAIT`): the rows counted are the child's, as on a quick machine.
+        app_module.FIRST_PAGE_WAIT = 3600.0  # type: ignore[attr-defined]
 
     class ProbedApp(real_app_class):  # type: ignore[misc, valid-type]
         _reported = False
@@ -56,7 +59,7 @@ def _build_probed_app(connection: Any, *, sandbox: Any = None) -> Any:
     ProbedApp.__name__ = ProbedApp.__qualname__ = "PaytuiApp"  # same CSS type name
     app_module.PaytuiApp = ProbedApp  # type: ignore[misc]
     try:
-        return _real_build_app(connection, sandbox=sandbox)
+        return _real_build_app(connection, sandbox=sandbox, **kwargs)
     finally:
         app_module.PaytuiApp = real_app_class  # type: ignore[misc]
 

@@ -65,7 +65,7 @@ def _child() -> int:
     mark("launcher imported")
     real_build_app = launch.build_app
 
-    def build_app(connection: Any, *, sandbox: Any = None) -> Any:
+    def build_app(connection: Any, *, sandbox: Any = None, **kwargs: Any) -> Any:
         mark("connection resolved, sandbox started: build_app")
         import paytui.ui.app as app_module
 
@@ -103,7 +103,7 @@ def _child() -> int:
         Probed.__name__ = Probed.__qualname__ = "PaytuiApp"
         app_module.PaytuiApp = Probed  # type: ignore[misc]
         try:
-            return real_build_app(connection, sandbox=sandbox)
+            return real_build_app(connection, sandbox=sandbox, **kwargs)
         finally:
             app_module.PaytuiApp = real  # type: ignore[misc]
 

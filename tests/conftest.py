@@ -27,6 +27,9 @@ pytest_plugins = [
 # served sandbox, the second actor). Set here, in the process that starts the workers, before
 # they start, so that they and every process they start inherit it.
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+# `paytui` forks a child to read the first page of charges (`paytui.ui.first_page`): tests that
+# run the launcher inside the test process must not fork it. The tests of that child turn it on.
+os.environ["PAYTUI_FIRST_PAGE"] = "0"
 sys.dont_write_bytecode = False
 
 

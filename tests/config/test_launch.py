@@ -85,7 +85,7 @@ def test_embedded_sandbox_is_stopped_even_when_the_app_fails(
 
     built: list[Any] = []
 
-    def fake_build_app(connection: Any, *, sandbox: Any = None) -> FakeApp:
+    def fake_build_app(connection: Any, *, sandbox: Any = None, **kwargs: Any) -> FakeApp:
         built.append((connection, sandbox))
         return FakeApp()
 
@@ -104,7 +104,7 @@ def test_the_collector_is_paused_for_the_start_only(monkeypatch: pytest.MonkeyPa
     and never switches on a collector that was off before (`paytui.collector`)."""
     seen: list[bool] = []
 
-    def fake_build_app(connection: Any, *, sandbox: Any = None) -> FakeApp:
+    def fake_build_app(connection: Any, *, sandbox: Any = None, **kwargs: Any) -> FakeApp:
         app = FakeApp(connection=connection)
         app.run = lambda: seen.append(gc.isenabled())  # type: ignore[method-assign]
         return app
@@ -130,7 +130,7 @@ def test_remote_profile_does_not_start_the_sandbox(monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(embedded.EmbeddedSandbox, "start", staticmethod(no_start))
     apps: list[FakeApp] = []
 
-    def fake_build_app(connection: Any, *, sandbox: Any = None) -> FakeApp:
+    def fake_build_app(connection: Any, *, sandbox: Any = None, **kwargs: Any) -> FakeApp:
         assert sandbox is None
         app = FakeApp(connection=connection)
         app.run = lambda: None  # type: ignore[method-assign]
@@ -193,7 +193,7 @@ def test_nothing_heavy_is_imported_before_the_sandbox_starts(tmp_path: Path) -> 
             def run(self):
                 pass
 
-        def build_app(connection, *, sandbox=None):
+        def build_app(connection, *, sandbox=None, **kwargs):
             import textual  # the real build_app imports the app here
             return App()
 

@@ -40,6 +40,9 @@ from paytui.ui.top_screens import TOP_SCREENS
 from paytui.ui.widgets.errors import error_detail
 from paytui.ui.widgets.list_state import ListState, waiting_text
 
+#: Seconds after the first paint that connecting waits at most for the first-page child's rows.
+FIRST_PAGE_WAIT = 0.5
+
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
@@ -48,6 +51,7 @@ if TYPE_CHECKING:
 
     from paytui.api.client import RetryWait
     from paytui.config.connection import Connection
+    from paytui.ui.first_page import Prefetch
 
 
 def _lazy_screen(module: str, name: str) -> Callable[[], Screen[Any]]:
@@ -88,10 +92,15 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
         keymap: dict[str, str] | None = None,
         factory_builder: FactoryBuilder | None = None,
         journal_path: Path | str | None = None,
+        first_page: Prefetch | None = None,
     ) -> None:
         """`connection` None is the embedded sandbox; explicit keywords override the connection's
-        values (tests use `environment=`, `profile_name=`, `keymap=` on their own)."""
+        values (tests use `environment=`, `profile_name=`, `keymap=` on their own). `first_page`:
+        the child process reading the first page of charges (`paytui.ui.first_page`)."""
         super().__init__()
+        #: Read by the charge search for its first rows; connecting waits for it (see
+        #: `_after_first_paint`).
+        self.first_page = first_page
         #: The connection in use and all that hangs on it (client, actions, clock, profile).
         self.session = Session(
             self,
@@ -336,6 +345,8 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
 
     async def on_unmount(self) -> None:
         resume_collector(freeze=False)
+        if self.first_page is not None:
+            self.first_page.close()
         await self.session.aclose()
 
     # --- lifecycle ------------------------------------------------------------------------------
@@ -344,7 +355,8 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
         connecting, so the client's imports, the sandbox's start and the token and first search
         requests overlap the building of the first screen."""
         self.session.spawn_sandbox_early()
-        self.session.start_connect()
+        if self.first_page is None:
+            self.session.start_connect()
 
     def on_mount(self) -> None:
         self.set_timer(RESUME_AFTER, self._end_start)  # at the latest
@@ -637,7 +649,17 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
 
     def _after_first_paint(self) -> None:
         self.session.connect_allowed = True
-        self.session.start_connect()
+        prefetch = self.first_page
+        if prefetch is None or prefetch.done:
+            self.session.start_connect()
+            return
+        # The first rows are on their way from the child: connecting now (the client's imports,
+        # in a thread) would slow their showing down. It starts once they are shown or failed,
+        # and at the latest after FIRST_PAGE_WAIT.
+        self.set_timer(FIRST_PAGE_WAIT, self.session.start_connect)
+        prefetch.result().add_done_callback(
+            lambda _: self.call_after_refresh(self.session.start_connect)
+        )
 
     # --- routing --------------------------------------------------------------------------------
     async def action_goto(self, mode: str) -> None:

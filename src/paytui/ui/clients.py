@@ -33,13 +33,16 @@ SANDBOX_READY_TIMEOUT = 30.0
 
 
 def client_factory_for(
-    connection: Connection, *, sandbox: EmbeddedSandbox | None = None
+    connection: Connection, *, sandbox: EmbeddedSandbox | None = None, warm: bool = True
 ) -> ClientFactory:
-    """The coroutine factory the app awaits once, after its first paint, to get its client."""
+    """The coroutine factory the app awaits once, after its first paint, to get its client.
+
+    `warm`: for the embedded sandbox, start importing the client now, in a thread (else when
+    the factory is first awaited)."""
     if connection.is_embedded:
         if sandbox is None:
             raise ValueError("an embedded connection needs the started EmbeddedSandbox")
-        return _embedded_factory(sandbox)
+        return _embedded_factory(sandbox, warm=warm)
     from paytui.config import client_kwargs
 
     kwargs = client_kwargs(connection)
@@ -71,9 +74,10 @@ def import_client() -> types.ModuleType:
     return importlib.import_module("paytui.api.client")
 
 
-def _embedded_factory(sandbox: EmbeddedSandbox) -> ClientFactory:
-    """Starts importing the client at once, in a thread, so the imports fill the gaps while
-    Textual builds and paints the shell (the factory itself is awaited after the first paint)."""
+def _embedded_factory(sandbox: EmbeddedSandbox, *, warm: bool = True) -> ClientFactory:
+    """With `warm`, starts importing the client at once, in a thread, so the imports fill the
+    gaps while Textual builds and paints the shell (the factory itself is awaited after the
+    first paint); without, the thread starts when the factory is first awaited."""
     import concurrent.futures
     import threading
 
@@ -93,9 +97,17 @@ def _embedded_factory(sandbox: EmbeddedSandbox) -> ClientFactory:
         else:
             warmed.set_result(None)
 
-    threading.Thread(target=wait_and_warm, name="paytui-client-warm", daemon=True).start()
+    def begin() -> None:
+        threading.Thread(target=wait_and_warm, name="paytui-client-warm", daemon=True).start()
+
+    started = [warm]
+    if warm:
+        begin()
 
     async def embedded() -> PaymentClient:
+        if not started[0]:
+            started[0] = True
+            begin()
         await asyncio.wrap_future(warmed)
         return embedded_client(sandbox)
 

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from paytui.actions.entry import JournalEntry
     from paytui.api.client import PaymentClient
     from paytui.ui.actions_service import ActionsService
+    from paytui.ui.first_page import Prefetch
     from paytui.ui.session import Session
 
 __all__ = ["PaytuiHost", "host_of"]
@@ -42,6 +43,10 @@ class PaytuiHost(App[None]):
 
     account_in_focus: reactive[str | None] = reactive(None)
     """The account the user is looking at (the highlighted charge's); the header shows it."""
+
+    #: The child process reading the first page of charges at start (`paytui.ui.first_page`),
+    #: or None (not started, or a test's app).
+    first_page: Prefetch | None = None
 
     def __init__(self) -> None:
         super().__init__()

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from paytui.config.connection import Connection
     from paytui.sandbox.embedded import EmbeddedSandbox
     from paytui.ui.app import PaytuiApp
+    from paytui.ui.first_page import Prefetch
 
 __all__ = [
     "SANDBOX_READY_TIMEOUT",
@@ -158,8 +159,17 @@ def _run(args: argparse.Namespace, early: EmbeddedSandbox | None) -> int:
             sandbox, failed = _start_sandbox()
             if failed is not None:
                 return failed
-        app = build_app(connection, sandbox=sandbox)
-        app.run()
+        # Before Textual is imported (no thread of its own yet): the first page's reader, on
+        # the other core (`paytui.ui.first_page`).
+        from paytui.ui import first_page
+
+        prefetch = first_page.start(connection, sandbox if connection.is_embedded else None)
+        try:
+            app = build_app(connection, sandbox=sandbox, first_page=prefetch)
+            app.run()
+        finally:
+            if prefetch is not None:
+                prefetch.close()
         return_code = getattr(app, "return_code", 0)  # a test's stand-in App has none
         return int(return_code or 0)
     finally:
@@ -172,16 +182,24 @@ def _fail(message: str, *, code: int = 2) -> int:
     return code
 
 
-def build_app(connection: Connection, *, sandbox: EmbeddedSandbox | None = None) -> PaytuiApp:
+def build_app(
+    connection: Connection,
+    *,
+    sandbox: EmbeddedSandbox | None = None,
+    first_page: Prefetch | None = None,
+) -> PaytuiApp:
     """Construct the app for a resolved connection: the one place the app is wired to config.
 
     The app takes everything else from the `Connection` (environment, read-only, threshold,
     account, ui prefs, keymap, problems, secrets to scrub); the profile switcher builds later
     clients with the same `client_factory_for`, reusing the started embedded sandbox if any.
+    `first_page`: the child reading the first page (`paytui.ui.first_page`), if one was started.
     """
-    # First: for the embedded sandbox this starts importing the client in a thread, which then
-    # overlaps importing Textual and the app below (the client is what the first page waits for).
-    client_factory = client_factory_for(connection, sandbox=sandbox)
+    # First: without a first-page child, for the embedded sandbox this starts importing the
+    # client in a thread, which then overlaps importing Textual and the app below. With one, the
+    # client's imports wait for the first paint: the child reads the first page meanwhile, and
+    # a thread here would only slow Textual down (one thread runs Python at a time).
+    client_factory = client_factory_for(connection, sandbox=sandbox, warm=first_page is None)
     from paytui.ui.app import PaytuiApp
 
     def factory_builder(chosen: Connection) -> ClientFactory | None:
@@ -193,4 +211,5 @@ def build_app(connection: Connection, *, sandbox: EmbeddedSandbox | None = None)
         client_factory=client_factory,
         connection=connection,
         factory_builder=factory_builder,
+        first_page=first_page,
     )

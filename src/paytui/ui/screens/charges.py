@@ -271,6 +271,8 @@ class ChargeSearchScreen(PaytuiScreen[None]):
         """`M` pressed once: (the query, its count) that a second `M` marks."""
         self._notes = Text("")
         """The list's notes on the summary line (a filter ignored, paging stopped)."""
+        self._searches = 0
+        """Searches started (`_fetch`): the first-page child's rows stand for the first only."""
 
     def compose(self) -> ComposeResult:
         yield PaytuiHeader()
@@ -311,7 +313,36 @@ class ChargeSearchScreen(PaytuiScreen[None]):
 
     def on_mount(self) -> None:
         self._search(None)
+        if paytui_app(self).first_page is not None:
+            self._show_first_page()
         self.app.charges_changed.subscribe(self, self._charges_changed)
+
+    @work(group="first-page")
+    async def _show_first_page(self) -> None:
+        """The first page as the first-page child read it (`paytui.ui.first_page`), shown while
+        this screen's own first search waits for the client; that search replaces it. Only if
+        nothing else was asked for meanwhile (a query typed, a sort, a view) and nothing shown."""
+        prefetch = paytui_app(self).first_page
+        if prefetch is None:
+            return
+        first = await prefetch.result()
+        if (
+            first is None
+            or not first.rows
+            or first.page_size != ChargeTable.PAGE_SIZE
+            or self._shown is not None
+            or self.state != "loading"
+            or self._searches != 1  # another search was asked for since the first
+            or self._sort is not None
+            or self.query_one(QueryInput).value.strip()
+        ):
+            return
+        table = self.query_one(ChargeTable)
+        table.show_preview(first, sort=DEFAULT_SORT)
+        self.query_one(ListState).show_results()
+        if self.focused is None:
+            table.focus()
+        self.call_after_refresh(self.post_message, messages.ResultsPainted(first.total))
 
     def _charges_changed(self, charge_ids: tuple[str, ...]) -> None:
         """An action changed charges: read the page again where the cursor is (a captured
@@ -371,6 +402,7 @@ class ChargeSearchScreen(PaytuiScreen[None]):
         """The body of a search worker (`run_search`, `search_as_typed`): one at a time."""
         table = self.query_one(ChargeTable)
         self._shown = None
+        self._searches += 1
         try:
             client = await paytui_app(self).get_client()
             if query is None:

@@ -33,6 +33,8 @@ from textual.strip import Strip
 from paytui.text import safe
 from paytui.ui import format as fmt
 from paytui.ui.bindings import TABLE_BINDINGS
+from paytui.ui.first_page import PAGE_SIZE as FIRST_PAGE_SIZE
+from paytui.ui.first_page import FirstPage, RowView
 from paytui.ui.marks import MARK, Marks
 from paytui.ui.widgets.columns import layout_columns as fit_columns
 from paytui.ui.widgets.list_state import UNREADABLE_LABEL
@@ -311,7 +313,7 @@ class ChargeTable(ScrollView, can_focus=True):
     BINDINGS: ClassVar[list[BindingType]] = [*TABLE_BINDINGS]
     HELP_TITLE = "Results table"
     KEYS_TITLE = "Tables"
-    PAGE_SIZE = 100
+    PAGE_SIZE = FIRST_PAGE_SIZE  # the first-page child reads the same page
     #: Few pages and lines are held: every object they hold (a charge is a dozen, a cached line
     #: two dozen) is walked by each full GC collection, a pause in whatever frame it falls on
     #: (20 pages and 512 lines: 60,000 objects, 30-60 ms; 8 and 128: 27,000, 15-20 ms).
@@ -412,7 +414,7 @@ class ChargeTable(ScrollView, can_focus=True):
     ) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self._loader: PageLoader | None = None
-        self._pages: OrderedDict[int, list[Charge]] = OrderedDict()
+        self._pages: OrderedDict[int, list[Any]] = OrderedDict()  # charges, unreadable, previews
         self._loading: set[int] = set()
         self._failed: set[int] = set()
         self._generation = 0
@@ -438,12 +440,41 @@ class ChargeTable(ScrollView, can_focus=True):
         """Refunds read of rows the cursor rested on (by charge id; `set_refunds`): their State
         cell says Refunded / Partly refunded. A row carries no refund total of its own."""
         self._refunds_version = 0
+        #: Enter pressed on a preview row (`show_preview`): that charge's id, opened once its
+        #: real row is shown under the cursor.
+        self._select_pending: str | None = None
 
     # --- data ----------------------------------------------------------------------------------
     def show(
         self, loader: PageLoader, first_page: Page[Any], *, sort: str | None = None, cursor: int = 0
     ) -> None:
-        """Start showing a new result: `first_page` is page 0 (offset 0, PAGE_SIZE rows)."""
+        """Start showing a new result: `first_page` is page 0 (offset 0, PAGE_SIZE rows).
+
+        Replacing a preview (`show_preview`), the cursor stays on the charge it was on."""
+        previewed = self.row_at(self.cursor_row) if self.previewing else None
+        self._forget(loader)
+        self.pages_fetched = 1
+        items = _rows(first_page)
+        if isinstance(previewed, RowView):
+            ids = [getattr(item, "charge_id", None) for item in items]
+            cursor = ids.index(previewed.charge_id) if previewed.charge_id in ids else cursor
+        self._first_rows(items, first_page.total, first_page.has_more, sort, cursor)
+        self.post_message(self.PageLoaded(0, self._ids(items)))
+        pending, self._select_pending = self._select_pending, None
+        charge = self.cursor_charge
+        if pending is not None and charge is not None and charge.charge_id == pending:
+            self.post_message(self.Selected(self.cursor_row, charge))
+
+    def show_preview(self, first: FirstPage, *, sort: str | None = None) -> None:
+        """Show the first page as the first-page child read it (`paytui.ui.first_page`) until
+        `show` replaces it: rows to read and move over, not charges to act on (`charge_at` gives
+        None for them); no more pages are fetched for it."""
+        self._forget(None)
+        self._first_rows(list(first.rows), first.total, first.has_more, sort, 0)
+
+    def _forget(self, loader: PageLoader | None) -> None:
+        """Drop the rows shown, their loads and failures and the cached lines; a new generation
+        (a page still arriving for the old one is ignored)."""
         self.workers.cancel_node(self)
         self._generation += 1
         self._loader = loader
@@ -452,19 +483,27 @@ class ChargeTable(ScrollView, can_focus=True):
         self._failed.clear()
         self._strip_cache.clear()
         self._stamps.clear()
-        self.pages_fetched = 1
+
+    def _first_rows(
+        self, items: list[Any], total: int | None, has_more: bool, sort: str | None, cursor: int
+    ) -> None:
+        """Page 0 of a new result, its row count (the service's, else as far as known), the
+        cursor on `cursor`, scrolled to the top."""
         self.sort = sort
-        items = _rows(first_page)
         self._pages[0] = items
         self._stamp(0)
-        total = first_page.total
-        self.total = total if total is not None else len(items) + (1 if first_page.has_more else 0)
+        self.total = total if total is not None else len(items) + int(has_more)
         self.virtual_size = Size(self.size.width, self.total + 1)
         self.scroll_to(y=0, animate=False, immediate=True)
         self.cursor_row = min(max(0, cursor), max(0, self.total - 1))
         self.refresh()
         self._post_window()
-        self.post_message(self.PageLoaded(0, self._ids(items)))
+
+    @property
+    def previewing(self) -> bool:
+        """The rows shown are the first-page child's (`show_preview`), not yet the search's."""
+        page = self._pages.get(0) or [None]
+        return isinstance(page[0], RowView)
 
     @staticmethod
     def _ids(items: list[Any]) -> list[str]:
@@ -505,14 +544,8 @@ class ChargeTable(ScrollView, can_focus=True):
 
     def clear(self) -> None:
         """No result (before the first search, or after an error)."""
-        self.workers.cancel_node(self)
-        self._generation += 1
-        self._loader = None
-        self._pages.clear()
-        self._loading.clear()
-        self._failed.clear()
-        self._strip_cache.clear()
-        self._stamps.clear()
+        self._select_pending = None
+        self._forget(None)
         self.total = 0
         self.virtual_size = Size(self.size.width, 1)
         self.refresh()
@@ -530,7 +563,7 @@ class ChargeTable(ScrollView, can_focus=True):
     def charge_at(self, row: int) -> Charge | None:
         """The charge on `row`, or None when its page is not loaded or the row is unreadable."""
         item = self.row_at(row)
-        return None if _is_unreadable(item) else item
+        return None if _is_unreadable(item) or isinstance(item, RowView) else item
 
     def row_at(self, row: int) -> Any:
         """What row `row` holds: a charge, an `UnreadableItem`, or None when not loaded."""
@@ -723,6 +756,10 @@ class ChargeTable(ScrollView, can_focus=True):
         charge = self.cursor_charge
         if charge is not None:
             self.post_message(self.Selected(self.cursor_row, charge))
+            return
+        item = self.row_at(self.cursor_row)
+        if isinstance(item, RowView):  # typed ahead of the real rows: opened when they come
+            self._select_pending = item.charge_id
 
     def notify_style_update(self) -> None:
         """A theme or CSS change restyles every line: the cached ones are stale."""

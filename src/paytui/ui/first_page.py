@@ -1,0 +1,329 @@
+"""The first page of charges, read by a second process while this one builds the screen.
+
+Why: on start the first page waits for the API client's imports (httpx, pydantic, the models:
+about a third of a second of one core), a token and a request, and Python runs one thread at a
+time, so a thread cannot overlap them with Textual building the screen. A forked process can: right
+after the connection is resolved (`paytui.ui.launch`), `start` forks a child that imports the
+client, reads the first page of the charge search exactly as the screen would ask for it (the
+`ALL` view, `PAGE_SIZE` rows from offset 0), and sends back what the rows show, on the other core.
+The screen shows those rows as soon as they come (`ChargeSearchScreen`), and its own search, with
+its own client, replaces them once connected: the preview is never acted on (a preview row is not
+a charge: `ChargeTable.charge_at` gives None for it, Enter waits for the real row).
+
+The child reads through the same client and models as the screen (one reader of the charge's
+shape); what crosses the pipe is a `RowView` per row: the values the row's columns read, copied
+from the validated `Charge` into plain types (str, Decimal, datetime with a stdlib time zone), so
+that this process shows them without importing pydantic. `tests/ui/test_first_page.py` checks
+that every column renders a `RowView` as it renders its `Charge`, and that the columns read
+nothing a `RowView` lacks.
+
+Nothing is risked on failure: any error, an odd page (filters the service ignored, short pages,
+unreadable rows), a value of another type, or the child's deadline gives no preview, and the
+screen searches as it always did. `PAYTUI_FIRST_PAGE=0` turns the child off.
+
+This module imports only the standard library (it is imported before Textual).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import pickle
+import signal
+from dataclasses import dataclass, fields
+from datetime import datetime, timezone
+from decimal import Decimal
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any, NoReturn
+
+if TYPE_CHECKING:
+    from paytui.config.connection import Connection
+    from paytui.sandbox.embedded import EmbeddedSandbox
+
+__all__ = ["PAGE_SIZE", "FirstPage", "Prefetch", "RowView", "row_view", "start"]
+
+#: Rows of the charge list's first page: the table's page size (`ChargeTable.PAGE_SIZE`).
+PAGE_SIZE = 100
+#: Seconds the child may take in all (a cold sandbox's start included) before it gives up.
+CHILD_DEADLINE = 20.0
+#: The environment switch (tests, A/B timing): "0" starts no child.
+SWITCH = "PAYTUI_FIRST_PAGE"
+
+
+@dataclass(frozen=True, slots=True)
+class RowView:
+    """What one row of the charge list shows of a charge (the attributes its columns read).
+
+    Not a charge: nothing acts on it (`ChargeTable.charge_at` gives None for it)."""
+
+    charge_id: str
+    charge_timestamp: datetime | None
+    status: str | None
+    charge_type: str | None
+    result_code: str | None
+    total_amount: Decimal | None
+    method: str | None
+    payment_method: SimpleNamespace | None
+    last4: str | None
+    contact_name: str | None
+    account_id: str | None
+    tags: tuple[str, ...]
+    captured_charge_id: str | None
+    chargebacks: SimpleNamespace | None
+    return_info: bool | None
+
+
+@dataclass(frozen=True, slots=True)
+class FirstPage:
+    """The first page as the child read it: its rows, the service's count and whether more come."""
+
+    page_size: int
+    total: int | None
+    has_more: bool
+    rows: tuple[RowView, ...]
+
+
+def _plain_time(value: Any) -> datetime | None:
+    """A datetime with a stdlib time zone of the same offset (pydantic's own `TzInfo` would make
+    this process import pydantic to read it back)."""
+    if value is None:
+        return None
+    if not isinstance(value, datetime):
+        raise TypeError(f"charge_timestamp is a {type(value).__name__}")
+    offset = value.utcoffset()
+    return value if offset is None else value.replace(tzinfo=timezone(offset))
+
+
+def row_view(charge: Any) -> RowView:
+    """The row's values of a validated `Charge` (in the child). TypeError for a value this
+    process could not show without the models: then there is no preview."""
+    payment_method = charge.payment_method
+    chargebacks = charge.chargebacks
+    view = RowView(
+        charge_id=charge.charge_id,
+        charge_timestamp=_plain_time(charge.charge_timestamp),
+        status=charge.status,
+        charge_type=charge.charge_type,
+        result_code=charge.result_code,
+        total_amount=charge.total_amount,
+        method=charge.method,
+        payment_method=(
+            None
+            if payment_method is None
+            else SimpleNamespace(type=getattr(payment_method, "type", None))
+        ),
+        last4=charge.last4,
+        contact_name=charge.contact_name,
+        account_id=charge.account_id,
+        tags=tuple(charge.tags or ()),
+        captured_charge_id=charge.captured_charge_id,
+        chargebacks=(
+            None
+            if chargebacks is None
+            else SimpleNamespace(
+                items=bool(getattr(chargebacks, "items", None)),
+                total_amount=getattr(chargebacks, "total_amount", None),
+            )
+        ),
+        return_info=None if charge.return_info is None else True,
+    )
+    _check_plain(view)
+    return view
+
+
+_PLAIN = (str, bool, int, Decimal, datetime, type(None))
+
+
+def _check_plain(view: RowView) -> None:
+    values: list[object] = []
+    for field in fields(view):
+        value = getattr(view, field.name)
+        if isinstance(value, SimpleNamespace):
+            values += vars(value).values()
+        elif isinstance(value, tuple):
+            values += value
+        else:
+            values.append(value)
+    for value in values:
+        # Exact types: a subclass (a constrained str, an enum) would be unpickled by its module.
+        if type(value) not in _PLAIN:
+            raise TypeError(f"a row value of type {type(value).__name__}")
+        if isinstance(value, datetime) and not (
+            value.tzinfo is None or type(value.tzinfo) is timezone
+        ):
+            raise TypeError("a time zone of another kind")
+
+
+# --- the child ------------------------------------------------------------------------------------
+async def _read(connection: Connection | None, sandbox: EmbeddedSandbox | None) -> FirstPage | None:
+    """The first page of the `ALL` view, through the same client the screen uses."""
+    from paytui.api import queries
+    from paytui.ui.clients import import_client
+
+    module = import_client()
+    if sandbox is not None:
+        from paytui.connect import embedded_client
+
+        await _serving(sandbox)
+        client = embedded_client(sandbox)
+    else:
+        from paytui.config import client_kwargs
+
+        assert connection is not None
+        client = module.PaymentClient(**client_kwargs(connection))
+    async with client:
+        page = await client.search_charges_page(queries.ALL, limit=PAGE_SIZE, offset=0)
+    if (
+        page.ignored_note  # filters applied here, rows not proven, a sort ignored
+        or page.paging_note
+        or page.unreadable  # a row that could not be read: the screen says why
+        or (page.has_more and page.next_offset < PAGE_SIZE)
+    ):
+        return None
+    return FirstPage(
+        page_size=PAGE_SIZE,
+        total=page.total,
+        has_more=bool(page.has_more),
+        rows=tuple(row_view(charge) for charge in page.items),
+    )
+
+
+async def _serving(sandbox: EmbeddedSandbox) -> None:
+    """Until the sandbox's socket takes connections (its server listens once it can answer).
+    The parent's readiness event is fed by a thread this process does not have (a fork keeps
+    only the forking thread)."""
+    import socket
+
+    while True:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+            try:
+                probe.connect(str(sandbox.socket_path))
+            except OSError:
+                pass
+            else:
+                return
+        await asyncio.sleep(0.02)
+
+
+def _child(
+    write_fd: int, connection: Connection | None, sandbox: EmbeddedSandbox | None
+) -> NoReturn:
+    """In the forked child: read, send, and leave without running the parent's clean-up."""
+    code = 1
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # ctrl+c is the app's
+        # Behind the embedded sandbox's own start (on a cold start both want the other core):
+        # the page waits for its server anyway.
+        os.nice(10)
+        devnull = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):  # the terminal is the app's
+            os.dup2(devnull, fd)
+        import logging
+
+        logging.disable(logging.CRITICAL)  # the log file is the app's
+        first = asyncio.run(asyncio.wait_for(_read(connection, sandbox), CHILD_DEADLINE))
+        data = pickle.dumps(first, protocol=pickle.HIGHEST_PROTOCOL)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(write_fd, view) :]
+        code = 0
+    except BaseException:  # no preview: the screen searches itself
+        code = 1
+    finally:
+        os._exit(code)
+
+
+# --- the parent -----------------------------------------------------------------------------------
+class Prefetch:
+    """The parent's end: the child's pid and pipe; `result()` is the first page or None."""
+
+    def __init__(self, pid: int, read_fd: int) -> None:
+        self.pid = pid
+        self._fd: int | None = read_fd
+        self._result: asyncio.Future[FirstPage | None] | None = None
+
+    @property
+    def done(self) -> bool:
+        return self._result is not None and self._result.done()
+
+    def result(self) -> asyncio.Future[FirstPage | None]:
+        """The first page once the child has sent it (None: no preview). Read without blocking
+        the event loop; the same future for every caller."""
+        if self._result is None:
+            loop = asyncio.get_running_loop()
+            self._result = loop.create_future()
+            if self._fd is None:
+                self._result.set_result(None)
+            else:
+                chunks: list[bytes] = []
+                fd = self._fd
+                os.set_blocking(fd, False)
+
+                def readable() -> None:
+                    try:
+                        chunk = os.read(fd, 1 << 16)
+                    except BlockingIOError:
+                        return
+                    except OSError:
+                        chunk = b""
+                    if chunk:
+                        chunks.append(chunk)
+                        return
+                    loop.remove_reader(fd)
+                    self._finish(b"".join(chunks))
+
+                loop.add_reader(fd, readable)
+        return self._result
+
+    def _finish(self, data: bytes) -> None:
+        first: FirstPage | None = None
+        with contextlib.suppress(Exception):
+            loaded = pickle.loads(data) if data else None  # our own child, our own pipe
+            first = loaded if isinstance(loaded, FirstPage) else None
+        assert self._result is not None
+        if not self._result.done():
+            self._result.set_result(first)
+        self.close()
+
+    def close(self) -> None:
+        """Stop waiting: close the pipe and reap the child (ended, or ended now)."""
+        fd, self._fd = self._fd, None
+        if fd is not None:
+            with contextlib.suppress(Exception):
+                asyncio.get_running_loop().remove_reader(fd)
+            os.close(fd)
+        if self.pid:
+            pid, self.pid = self.pid, 0
+            with contextlib.suppress(ChildProcessError):
+                if os.waitpid(pid, os.WNOHANG) == (0, 0):  # still reading: not any more
+                    with contextlib.suppress(ProcessLookupError):
+                        os.kill(pid, signal.SIGKILL)
+                    os.waitpid(pid, 0)
+        if self._result is not None and not self._result.done():
+            self._result.set_result(None)
+
+
+def start(connection: Connection | None, sandbox: EmbeddedSandbox | None) -> Prefetch | None:
+    """Fork the child that reads the first page, if this start shows the charge list first.
+
+    `sandbox`: the embedded sandbox when it is the connection (else the connection's profile).
+    None when turned off, on a platform without fork, or when the first screen is another one.
+    """
+    if os.environ.get(SWITCH) == "0" or not hasattr(os, "fork"):
+        return None
+    ui = getattr(connection, "ui", None)
+    if getattr(ui, "start_screen", "charges") != "charges":
+        return None
+    read_fd, write_fd = os.pipe()
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(read_fd)
+        os.close(write_fd)
+        return None
+    if pid == 0:
+        os.close(read_fd)
+        _child(write_fd, connection, sandbox)
+    os.close(write_fd)
+    return Prefetch(pid, read_fd)

@@ -1,0 +1,206 @@
+"""The first page read by a child process at start (`paytui.ui.first_page`).
+
+What must hold: a row shows the same from the child's `RowView` as from the `Charge` it was
+copied from (so the preview is the charge list, not a second reading of it); the child, forked,
+reads the page the screen would ask for and is reaped; a child that fails gives no preview; and
+in the app the preview is shown before the client connects, is never acted on, and gives way to
+the real rows with the cursor on the same charge and an Enter typed ahead honoured.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import pickle
+from dataclasses import fields
+from datetime import UTC, datetime
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import httpx
+import pytest
+
+from paytui.api import queries
+from paytui.api.client import PaymentClient
+from paytui.charge_state import state_words
+from paytui.config import resolve_connection
+from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
+from paytui.ui import first_page
+from paytui.ui.app import PaytuiApp
+from paytui.ui.first_page import FirstPage, Prefetch, RowView, row_view
+from paytui.ui.screens.charge_detail import ChargeDetailScreen
+from paytui.ui.widgets.charge_table import COLUMNS, ChargeTable
+from tests.ui.conftest import frozen_clock, settle
+
+
+def _shown(charge: Any) -> list[tuple[object, ...]]:
+    """Every column's cell as painted: its text, its style, its styled parts."""
+    cells = [column.render(charge) for column in COLUMNS]
+    return [(t.plain, t.style, [(s.start, s.end, s.style) for s in t.spans]) for t in cells]
+
+
+async def _charges(client: PaymentClient, pages: int = 6) -> list[Any]:
+    found: list[Any] = []
+    for page in range(pages):
+        result = await client.search_charges_page(queries.ALL, limit=100, offset=page * 100)
+        found += result.items
+    return found
+
+
+async def test_a_row_view_shows_as_its_charge(demo_client: PaymentClient) -> None:
+    charges = await _charges(demo_client)
+    # The sandbox's disputed and returned charges say so in their status too: the same charges
+    # with another status show whether the dispute and the return themselves are carried.
+    marked = [c for c in charges if c.chargebacks is not None or c.return_info is not None]
+    assert {c.status for c in marked} == {"chargeback", "return"}
+    charges += [c.model_copy(update={"status": "success"}) for c in marked]
+    kinds = {(c.method, c.status, c.charge_type, state_words(c)) for c in charges}
+    assert len(kinds) >= 8, kinds  # cards, bank accounts, disputes, returns, captures...
+    views = pickle.loads(pickle.dumps([row_view(c) for c in charges]))  # as the pipe carries
+    for charge, view in zip(charges, views, strict=True):
+        assert _shown(view) == _shown(charge), charge.charge_id
+
+
+async def test_the_columns_read_nothing_a_row_view_lacks(demo_client: PaymentClient) -> None:
+    read: set[str] = set()
+
+    class Recording:
+        def __init__(self, charge: Any) -> None:
+            self._charge = charge
+
+        def __getattr__(self, name: str) -> Any:
+            read.add(name)
+            return getattr(self._charge, name)
+
+    for charge in await _charges(demo_client, pages=3):
+        _shown(Recording(charge))
+        state_words(Recording(charge))
+    assert read <= {field.name for field in fields(RowView)}, read - {
+        field.name for field in fields(RowView)
+    }
+
+
+def test_a_value_of_another_type_gives_no_row_view() -> None:
+    class Named(str):  # a constrained string type: reading it back would import its module
+        pass
+
+    charge = SimpleNamespace(
+        charge_id=Named("c1"),
+        charge_timestamp=datetime(2026, 11, 20, tzinfo=UTC),
+        status="success",
+        charge_type="sale",
+        result_code="Approved",
+        total_amount=None,
+        method="card",
+        payment_method=None,
+        last4="1111",
+        contact_name="Jane",
+        account_id="pa_1",
+        tags=[],
+        captured_charge_id=None,
+        chargebacks=None,
+        return_info=None,
+    )
+    with pytest.raises(TypeError):
+        row_view(charge)
+    charge.charge_id = "c1"
+    assert row_view(charge).charge_id == "c1"
+
+
+def test_the_forked_child_reads_the_first_page_and_is_reaped(
+    sandbox_server: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(first_page.SWITCH)
+    connection = resolve_connection(
+        base_url=sandbox_server,
+        environ={"PAYTUI_CLIENT_ID": DEMO_CLIENT_ID, "PAYTUI_CLIENT_SECRET": DEMO_CLIENT_SECRET},
+    )
+    prefetch = first_page.start(connection, None)
+    assert prefetch is not None
+    pid = prefetch.pid
+
+    async def read() -> tuple[FirstPage | None, list[str]]:
+        first = await prefetch.result()
+        async with PaymentClient(
+            sandbox_server, client_id=DEMO_CLIENT_ID, client_secret=DEMO_CLIENT_SECRET
+        ) as client:
+            page = await client.search_charges_page(queries.ALL, limit=first_page.PAGE_SIZE)
+        return first, [c.charge_id for c in page.items]
+
+    first, ids = asyncio.run(read())
+    assert first is not None
+    assert [row.charge_id for row in first.rows] == ids
+    assert first.total is not None and first.total >= len(ids) == first_page.PAGE_SIZE
+    with pytest.raises(ChildProcessError):  # reaped: no zombie left behind
+        os.waitpid(pid, os.WNOHANG)
+
+
+def test_a_child_that_cannot_read_gives_no_preview(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(first_page.SWITCH)
+    monkeypatch.setattr(first_page, "CHILD_DEADLINE", 0.3)
+    nowhere = SimpleNamespace(socket_path=tmp_path / "no.sock", base_url="http://sandbox")
+    prefetch = first_page.start(None, nowhere)  # type: ignore[arg-type]
+    assert prefetch is not None
+
+    async def read() -> FirstPage | None:
+        return await prefetch.result()
+
+    assert asyncio.run(read()) is None
+
+
+def test_turned_off_or_another_first_screen_starts_no_child(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert first_page.start(None, None) is None  # PAYTUI_FIRST_PAGE=0 (tests/conftest.py)
+    monkeypatch.delenv(first_page.SWITCH)
+    today_first = SimpleNamespace(ui=SimpleNamespace(start_screen="today"))
+    assert first_page.start(today_first, None) is None  # type: ignore[arg-type]
+
+
+async def test_the_preview_shows_first_and_gives_way_to_the_real_rows(
+    sandbox_transport: httpx.AsyncBaseTransport, demo_client: PaymentClient
+) -> None:
+    page = await demo_client.search_charges_page(queries.ALL, limit=first_page.PAGE_SIZE)
+    first = FirstPage(
+        page_size=first_page.PAGE_SIZE,
+        total=page.total,
+        has_more=page.has_more,
+        rows=tuple(row_view(c) for c in page.items),
+    )
+    read_fd, write_fd = os.pipe()  # the child's end, written here instead
+    os.write(write_fd, pickle.dumps(first))
+    os.close(write_fd)
+    connect = asyncio.Event()
+
+    async def factory() -> PaymentClient:
+        await connect.wait()
+        return PaymentClient(
+            "http://sandbox",
+            client_id=DEMO_CLIENT_ID,
+            client_secret=DEMO_CLIENT_SECRET,
+            transport=sandbox_transport,
+            max_retries=0,
+        )
+
+    app = PaytuiApp(factory, clock=frozen_clock, first_page=Prefetch(0, read_fd))
+    async with app.run_test(size=(120, 40)) as pilot:
+        table = app.screen.query_one(ChargeTable)
+        for _ in range(50):
+            if table.previewing:
+                break
+            await pilot.pause()
+        assert table.previewing
+        assert table.total == page.total
+        assert table.charge_at(0) is None  # a preview row is not a charge: nothing acts on it
+        await pilot.press("j", "enter")  # typed ahead of the real rows
+        assert not isinstance(app.screen, ChargeDetailScreen)  # nothing opened yet
+        connect.set()
+        await settle(app, pilot)
+        assert isinstance(app.screen, ChargeDetailScreen)
+        assert app.screen.charge_id == first.rows[1].charge_id  # the row Enter was pressed on
+        assert not table.previewing
+        charge = table.cursor_charge
+        assert charge is not None and charge.charge_id == first.rows[1].charge_id
