@@ -106,7 +106,12 @@ _STATE_TONES = {"Disputed": "bold error", "Returned": "bold warning", "Refunded"
 
 
 def state_text(words: Sequence[str]) -> Text:
-    """State words (`paytui.charge_state`), comma-separated, each in its tone; "" for none."""
+    """State words (`paytui.charge_state`), comma-separated, each in its tone; "" for none.
+
+    One word is one styled text, not a span: a row whose cells have no spans is painted without
+    Rich (`row_segments`), and most rows with a state have one word (a dispute, a capture)."""
+    if len(words) == 1:
+        return Text(words[0], style=fmt.tone(_STATE_TONES.get(words[0], "")))
     text = Text()
     for index, word in enumerate(words):
         if index:
