@@ -50,6 +50,7 @@ def test_unknown_profile_and_usage_mistakes(capsys: pytest.CaptureFixture[str]) 
 
 class FakeSandbox:
     base_url = "http://sandbox"
+    reused = False  # a sandbox child just started, as `EmbeddedSandbox.start` says
 
     def __init__(self) -> None:
         self.socket_path = Path("/nonexistent/sandbox.sock")
@@ -168,8 +169,10 @@ def test_build_app_passes_the_connection_through() -> None:
     assert app.profile_name == "(ad hoc)"
 
 
-def test_nothing_heavy_is_imported_before_the_sandbox_starts(tmp_path: Path) -> None:
-    """Textual (and FastAPI) must not be imported until the sandbox child has been spawned."""
+@pytest.mark.parametrize("reused", [False, True])
+def test_nothing_heavy_is_imported_before_the_sandbox_starts(tmp_path: Path, reused: bool) -> None:
+    """Textual (and FastAPI) must not be imported until the sandbox child has been spawned; on a
+    running sandbox (`reused`) not pydantic either until the app asks for the connection."""
     script = textwrap.dedent(
         """
         import sys
@@ -181,6 +184,7 @@ def test_nothing_heavy_is_imported_before_the_sandbox_starts(tmp_path: Path) -> 
         class Probe:
             base_url = "http://sandbox"
             socket_path = "/nonexistent"
+            reused = REUSED
             @classmethod
             def start(cls):
                 seen["textual"] = "textual" in sys.modules
@@ -193,7 +197,11 @@ def test_nothing_heavy_is_imported_before_the_sandbox_starts(tmp_path: Path) -> 
             def run(self):
                 pass
 
-        def build_app(connection, *, sandbox=None, **kwargs):
+        def build_app(connection, *, sandbox=None, settle_connection=None, **kwargs):
+            seen["pydantic"] = "pydantic" in sys.modules
+            if connection is None:  # resolved after the first paint, by the app
+                connection = settle_connection()
+            seen["embedded"] = connection.is_embedded
             import textual  # the real build_app imports the app here
             return App()
 
@@ -202,7 +210,7 @@ def test_nothing_heavy_is_imported_before_the_sandbox_starts(tmp_path: Path) -> 
         code = launch.main([])
         print(code, seen)
         """
-    )
+    ).replace("REUSED", str(reused))
     env = {
         "PATH": "/usr/bin:/bin",
         "PYTHONPATH": str(SRC),
@@ -214,7 +222,10 @@ def test_nothing_heavy_is_imported_before_the_sandbox_starts(tmp_path: Path) -> 
         [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=30
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "0 {'textual': False, 'fastapi': False, 'stopped': True}"
+    assert done.stdout.strip() == (
+        f"0 {{'textual': False, 'fastapi': False, 'pydantic': {not reused}, 'embedded': True, "
+        "'stopped': True}"
+    )
 
 
 async def test_profile_add_then_connect_with_oauth(

@@ -31,7 +31,19 @@ from paytui.ui.app import PaytuiApp
 from paytui.ui.first_page import FirstPage, Prefetch, RowView, row_view
 from paytui.ui.screens.charge_detail import ChargeDetailScreen
 from paytui.ui.widgets.charge_table import COLUMNS, ChargeTable
+from paytui.ui.widgets.list_state import ListState
 from tests.ui.conftest import frozen_clock, settle
+from tests.ui.conftest import settle as settle_app
+
+
+def _client(transport: httpx.AsyncBaseTransport) -> PaymentClient:
+    return PaymentClient(
+        "http://sandbox",
+        client_id=DEMO_CLIENT_ID,
+        client_secret=DEMO_CLIENT_SECRET,
+        transport=transport,
+        max_retries=0,
+    )
 
 
 def _shown(charge: Any) -> list[tuple[object, ...]]:
@@ -160,10 +172,12 @@ def test_turned_off_or_another_first_screen_starts_no_child(
     assert first_page.start(today_first, None) is None  # type: ignore[arg-type]
 
 
-async def test_the_preview_shows_first_and_gives_way_to_the_real_rows(
-    sandbox_transport: httpx.AsyncBaseTransport, demo_client: PaymentClient
-) -> None:
-    page = await demo_client.search_charges_page(queries.ALL, limit=first_page.PAGE_SIZE)
+async def _previewing_app(
+    transport: httpx.AsyncBaseTransport, client: PaymentClient
+) -> tuple[PaytuiApp, FirstPage, asyncio.Event]:
+    """An app whose first-page child's page (written to the pipe here) is waiting to be read,
+    and whose own client connects when the event is set."""
+    page = await client.search_charges_page(queries.ALL, limit=first_page.PAGE_SIZE)
     first = FirstPage(
         page_size=first_page.PAGE_SIZE,
         total=page.total,
@@ -177,24 +191,31 @@ async def test_the_preview_shows_first_and_gives_way_to_the_real_rows(
 
     async def factory() -> PaymentClient:
         await connect.wait()
-        return PaymentClient(
-            "http://sandbox",
-            client_id=DEMO_CLIENT_ID,
-            client_secret=DEMO_CLIENT_SECRET,
-            transport=sandbox_transport,
-            max_retries=0,
-        )
+        return _client(transport)
 
-    app = PaytuiApp(factory, clock=frozen_clock, first_page=Prefetch(0, read_fd))
+    return PaytuiApp(factory, clock=frozen_clock, first_page=Prefetch(0, read_fd)), first, connect
+
+
+async def _preview_shown(app: PaytuiApp, pilot: Any) -> ChargeTable:
+    table = app.screen.query_one(ChargeTable)
+    for _ in range(50):
+        if table.previewing:
+            break
+        await pilot.pause()
+    assert table.previewing
+    return table
+
+
+async def test_the_preview_shows_first_and_gives_way_to_the_real_rows(
+    sandbox_transport: httpx.AsyncBaseTransport, demo_client: PaymentClient
+) -> None:
+    app, first, connect = await _previewing_app(sandbox_transport, demo_client)
     async with app.run_test(size=(120, 40)) as pilot:
-        table = app.screen.query_one(ChargeTable)
-        for _ in range(50):
-            if table.previewing:
-                break
-            await pilot.pause()
-        assert table.previewing
-        assert table.total == page.total
+        table = await _preview_shown(app, pilot)
+        assert table.total == first.total
         assert table.charge_at(0) is None  # a preview row is not a charge: nothing acts on it
+        assert table.loaded_ids() == [] and table.loaded_from(0) == []  # nor claims, ctrl+n
+        assert app.first_page is not None and app.first_page.taken  # shown once, never again
         await pilot.press("j", "enter")  # typed ahead of the real rows
         assert not isinstance(app.screen, ChargeDetailScreen)  # nothing opened yet
         connect.set()
@@ -204,3 +225,60 @@ async def test_the_preview_shows_first_and_gives_way_to_the_real_rows(
         assert not table.previewing
         charge = table.cursor_charge
         assert charge is not None and charge.charge_id == first.rows[1].charge_id
+
+
+async def test_another_search_drops_the_preview_and_the_enter_typed_on_it(
+    sandbox_transport: httpx.AsyncBaseTransport, demo_client: PaymentClient
+) -> None:
+    app, _first, connect = await _previewing_app(sandbox_transport, demo_client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        table = await _preview_shown(app, pilot)
+        # Enter on a row, then a query that does not parse yet (so no search replaces it).
+        await pilot.press("enter", "slash", "greater_than_sign")
+        assert not table.previewing
+        assert app.screen.query_one(ListState).state == "loading"
+        connect.set()
+        await settle(app, pilot)
+        assert not isinstance(app.screen, ChargeDetailScreen)  # the Enter was for the preview
+
+
+async def test_a_connection_left_until_after_the_first_paint_is_in_place_before_connecting(
+    sandbox_transport: httpx.AsyncBaseTransport,
+) -> None:
+    order: list[str] = []
+
+    def settle() -> Any:  # a fresh machine's start (`launch._run_fresh`), read-only by env
+        order.append("settled")
+        return resolve_connection(environ={"PAYTUI_READ_ONLY": "1"})
+
+    async def factory() -> PaymentClient:
+        order.append("connected")
+        return _client(sandbox_transport)
+
+    app = PaytuiApp(factory, clock=frozen_clock, settle_connection=settle)
+    assert app.session.read_only is False  # the embedded defaults until then
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle_app(app, pilot)
+        assert order == ["settled", "connected"]
+        assert app.session.read_only is True
+        assert app.session.connection is not None and app.session.connection.is_embedded
+
+
+async def test_a_connection_that_cannot_be_resolved_after_the_first_paint_ends_the_app(
+    sandbox_transport: httpx.AsyncBaseTransport,
+) -> None:
+    from paytui.config import ConfigError
+
+    def settle() -> Any:
+        raise ConfigError("the config could not be read")
+
+    async def factory() -> PaymentClient:
+        raise AssertionError("must not connect without its connection")
+
+    app = PaytuiApp(factory, clock=frozen_clock, settle_connection=settle)
+    async with app.run_test(size=(120, 40)) as pilot:
+        for _ in range(100):
+            if app.return_code is not None:
+                break
+            await pilot.pause()
+    assert app.return_code == 2

@@ -22,9 +22,7 @@ from __future__ import annotations
 
 import json
 from decimal import ROUND_HALF_EVEN, Context, Decimal, InvalidOperation
-from typing import Annotated, Any
-
-from pydantic import BeforeValidator, PlainSerializer
+from typing import TYPE_CHECKING, Annotated, Any
 
 CENT = Decimal("0.01")
 #: What `format_amount` shows for a missing amount.
@@ -150,17 +148,31 @@ def _serialize_money(value: Decimal) -> int | float:
     return to_wire(value)
 
 
-#: An amount field: parsed exactly from int/float/str, dumped as Decimal in Python mode and as a
-#: two-place JSON number in JSON mode. For requests: what paytui sends has cents only.
-Money = Annotated[
-    Decimal,
-    BeforeValidator(to_decimal),
-    PlainSerializer(_serialize_money, return_type=int | float, when_used="json"),
-]
+if TYPE_CHECKING:  # to the checker both are Decimal; pydantic reads their metadata at runtime
+    Money = Decimal
+    Amount = Decimal
+else:
 
-#: An amount read from the service: exact in, exact out (`exact_number`), never rounded.
-Amount = Annotated[
-    Decimal,
-    BeforeValidator(to_decimal),
-    PlainSerializer(exact_number, return_type=int | float | str, when_used="json"),
-]
+    def __getattr__(name: str) -> Any:
+        """`Money` and `Amount`, built on first use: they need pydantic, and the screen's money
+        formatting (`format_amount`) is on the first paint's path, where pydantic is not."""
+        if name not in ("Money", "Amount"):
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        from pydantic import BeforeValidator, PlainSerializer
+
+        kinds = globals()
+        #: An amount field: parsed exactly from int/float/str, dumped as Decimal in Python mode
+        #: and as a two-place JSON number in JSON mode. For requests: what paytui sends has
+        #: cents only.
+        kinds["Money"] = Annotated[
+            Decimal,
+            BeforeValidator(to_decimal),
+            PlainSerializer(_serialize_money, return_type=int | float, when_used="json"),
+        ]
+        #: An amount read from the service: exact in, exact out (`exact_number`), never rounded.
+        kinds["Amount"] = Annotated[
+            Decimal,
+            BeforeValidator(to_decimal),
+            PlainSerializer(exact_number, return_type=int | float | str, when_used="json"),
+        ]
+        return kinds[name]

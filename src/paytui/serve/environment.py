@@ -31,6 +31,8 @@ PASSED = frozenset(
         "TZ",
         # The keyring: which backend, and the session bus the Secret Service answers on.
         "PYTHON_KEYRING_BACKEND",
+        # No first-page child (`paytui.ui.first_page`) when the server is started without.
+        "PAYTUI_FIRST_PAGE",
         "DBUS_SESSION_BUS_ADDRESS",
         # The team journal: where it is (a password in the URL is refused) and who acts; its
         # password comes from the secret store or the file libpq reads.

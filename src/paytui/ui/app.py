@@ -41,7 +41,7 @@ from paytui.ui.widgets.errors import error_detail
 from paytui.ui.widgets.list_state import ListState, waiting_text
 
 #: Seconds after the first paint that connecting waits at most for the first-page child's rows.
-FIRST_PAGE_WAIT = 0.5
+FIRST_PAGE_WAIT = 2.0
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -93,11 +93,15 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
         factory_builder: FactoryBuilder | None = None,
         journal_path: Path | str | None = None,
         first_page: Prefetch | None = None,
+        settle_connection: Callable[[], Connection] | None = None,
     ) -> None:
         """`connection` None is the embedded sandbox; explicit keywords override the connection's
         values (tests use `environment=`, `profile_name=`, `keymap=` on their own). `first_page`:
-        the child process reading the first page of charges (`paytui.ui.first_page`)."""
+        the child process reading the first page of charges (`paytui.ui.first_page`).
+        `settle_connection`: with `connection` None, resolves the connection after the first
+        paint (a fresh machine's start: `launch._run_fresh`)."""
         super().__init__()
+        self._settle_connection = settle_connection
         #: Read by the charge search for its first rows; connecting waits for it (see
         #: `_after_first_paint`).
         self.first_page = first_page
@@ -337,6 +341,7 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
         now, the garbage collector (`paytui.collector`) and the read-back of earlier actions."""
         if self._started:
             return
+        self._settle()
         self._started = True
         resume_collector()
         self._check_keymap()
@@ -345,6 +350,7 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
 
     async def on_unmount(self) -> None:
         resume_collector(freeze=False)
+        self._unmounting = True
         if self.first_page is not None:
             self.first_page.close()
         await self.session.aclose()
@@ -356,6 +362,7 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
         requests overlap the building of the first screen."""
         self.session.spawn_sandbox_early()
         if self.first_page is None:
+            self._settle()
             self.session.start_connect()
 
     def on_mount(self) -> None:
@@ -647,19 +654,39 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
         finally:
             self._switching_modes = False
 
+    def _settle(self) -> None:
+        """The connection resolved now, if it was left until after the first paint
+        (`settle_connection`): its facts replace the embedded defaults before the app connects
+        or builds its actions (both come later: `_after_first_paint`, `_end_start`)."""
+        settle, self._settle_connection = self._settle_connection, None
+        if settle is None:
+            return
+        try:
+            connection = settle()
+        except Exception as exc:  # as the launcher would: one line, exit 2
+            self.exit(return_code=2, message=f"paytui: error: {safe(str(exc))}")
+            return
+        self.session.use(connection)
+
     def _after_first_paint(self) -> None:
         self.session.connect_allowed = True
         prefetch = self.first_page
         if prefetch is None or prefetch.done:
-            self.session.start_connect()
+            self._connect()
             return
-        # The first rows are on their way from the child: connecting now (the client's imports,
-        # in a thread) would slow their showing down. It starts once they are shown or failed,
-        # and at the latest after FIRST_PAGE_WAIT.
-        self.set_timer(FIRST_PAGE_WAIT, self.session.start_connect)
-        prefetch.result().add_done_callback(
-            lambda _: self.call_after_refresh(self.session.start_connect)
-        )
+        # The first rows are on their way from the child: connecting now (the connection's
+        # resolution, the client's imports) would slow their showing down. It starts once they
+        # are shown or failed, and at the latest after FIRST_PAGE_WAIT.
+        self.set_timer(FIRST_PAGE_WAIT, self._connect)
+        prefetch.result().add_done_callback(lambda _: self.call_after_refresh(self._connect))
+
+    def _connect(self) -> None:
+        """Connect, with the connection's facts in place first (`_settle`); not once the app
+        is ending (closing the first-page child ends its wait too)."""
+        if getattr(self, "_unmounting", False):
+            return
+        self._settle()
+        self.session.start_connect()
 
     # --- routing --------------------------------------------------------------------------------
     async def action_goto(self, mode: str) -> None:

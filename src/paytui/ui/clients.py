@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from paytui.config.connection import Connection
     from paytui.sandbox.embedded import EmbeddedSandbox
 
-__all__ = ["ClientFactory", "client_factory_for", "import_client"]
+__all__ = ["ClientFactory", "client_factory_for", "embedded_factory", "import_client"]
 
 ClientFactory = Callable[[], Awaitable["PaymentClient"]]
 
@@ -42,7 +42,7 @@ def client_factory_for(
     if connection.is_embedded:
         if sandbox is None:
             raise ValueError("an embedded connection needs the started EmbeddedSandbox")
-        return _embedded_factory(sandbox, warm=warm)
+        return embedded_factory(sandbox, warm=warm)
     from paytui.config import client_kwargs
 
     kwargs = client_kwargs(connection)
@@ -74,7 +74,7 @@ def import_client() -> types.ModuleType:
     return importlib.import_module("paytui.api.client")
 
 
-def _embedded_factory(sandbox: EmbeddedSandbox, *, warm: bool = True) -> ClientFactory:
+def embedded_factory(sandbox: EmbeddedSandbox, *, warm: bool = True) -> ClientFactory:
     """With `warm`, starts importing the client at once, in a thread, so the imports fill the
     gaps while Textual builds and paints the shell (the factory itself is awaited after the
     first paint); without, the thread starts when the factory is first awaited."""
@@ -93,9 +93,11 @@ def _embedded_factory(sandbox: EmbeddedSandbox, *, warm: bool = True) -> ClientF
                     importlib.import_module(module)
             sandbox.wait_ready(SANDBOX_READY_TIMEOUT)
         except BaseException as exc:
-            warmed.set_exception(exc)
+            with contextlib.suppress(concurrent.futures.InvalidStateError):  # app quit: cancelled
+                warmed.set_exception(exc)
         else:
-            warmed.set_result(None)
+            with contextlib.suppress(concurrent.futures.InvalidStateError):
+                warmed.set_result(None)
 
     def begin() -> None:
         threading.Thread(target=wait_and_warm, name="paytui-client-warm", daemon=True).start()

@@ -219,6 +219,10 @@ def _child(
         devnull = os.open(os.devnull, os.O_RDWR)
         for fd in (0, 1, 2):  # the terminal is the app's
             os.dup2(devnull, fd)
+        # Nor anything else the app holds open: the sandbox child's stdin (its EOF is how it
+        # knows the app is gone), the kept-warm sandbox's lease, the log file.
+        os.closerange(3, write_fd)
+        os.closerange(write_fd + 1, os.sysconf("SC_OPEN_MAX"))
         import logging
 
         logging.disable(logging.CRITICAL)  # the log file is the app's
@@ -242,6 +246,9 @@ class Prefetch:
         self.pid = pid
         self._fd: int | None = read_fd
         self._result: asyncio.Future[FirstPage | None] | None = None
+        #: Shown once: the charge search that took it (a screen built later, after a profile
+        #: switch say, must not show what was read for the start).
+        self.taken = False
 
     @property
     def done(self) -> bool:
@@ -301,7 +308,8 @@ class Prefetch:
                         os.kill(pid, signal.SIGKILL)
                     os.waitpid(pid, 0)
         if self._result is not None and not self._result.done():
-            self._result.set_result(None)
+            with contextlib.suppress(RuntimeError):  # its loop already closed (the app ended)
+                self._result.set_result(None)
 
 
 def start(connection: Connection | None, sandbox: EmbeddedSandbox | None) -> Prefetch | None:

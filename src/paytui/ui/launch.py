@@ -13,12 +13,17 @@ from __future__ import annotations
 import argparse
 import logging
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, NoReturn
 
 from paytui.connect import embedded_client, sandbox_transport
 from paytui.console import SafeArgumentParser, say
-from paytui.ui.clients import SANDBOX_READY_TIMEOUT, ClientFactory, client_factory_for
+from paytui.ui.clients import (
+    SANDBOX_READY_TIMEOUT,
+    ClientFactory,
+    client_factory_for,
+    embedded_factory,
+)
 
 if TYPE_CHECKING:
     from paytui.config.connection import Connection
@@ -103,7 +108,12 @@ def _main(argv: Sequence[str]) -> int:
         say(f"paytui {__version__}")
         return 0
 
-    from paytui.config.environment import only_the_sandbox
+    from paytui.config.environment import (
+        ENV_AGENT,
+        ENV_JOURNAL_URL,
+        ENV_READ_ONLY,
+        only_the_sandbox,
+    )
 
     # A fresh machine (no config, no profile asked for) can only mean the embedded sandbox: its
     # child starts now, importing FastAPI on the other core while this process reads the config.
@@ -113,6 +123,12 @@ def _main(argv: Sequence[str]) -> int:
         if failed is not None:
             return failed
     try:
+        if (
+            sandbox is not None
+            and sandbox.reused
+            and not any(os.environ.get(n) for n in (ENV_READ_ONLY, ENV_JOURNAL_URL, ENV_AGENT))
+        ):
+            return _run_fresh(sandbox)
         return _run(args, sandbox)
     finally:
         if sandbox is not None:
@@ -177,16 +193,61 @@ def _run(args: argparse.Namespace, early: EmbeddedSandbox | None) -> int:
             sandbox.stop()
 
 
+def _run_fresh(sandbox: EmbeddedSandbox) -> int:
+    """A fresh machine's start on a running (kept-warm) sandbox: the embedded sandbox with every
+    default, so the config (and pydantic, its validator: about a fifth of the start-up) is
+    resolved after the first paint. While the sandbox is still starting, its start is what the
+    first page waits for, so the config is resolved first as in `_run`: the first-page child,
+    forked after it, then does not import pydantic again on the shared core.
+
+    Nothing the first paint shows depends on it: no config file, no profile, URL or credentials
+    in the environment, and none of the variables that change the session's facts (read-only,
+    the journal, the agent) — the app's facts for "no connection" are the embedded sandbox's
+    defaults. The connection resolved after the first paint, for the config file found absent
+    here, replaces them before the app connects or builds its actions (`PaytuiApp`).
+    """
+    from paytui.logs import setup_logging
+    from paytui.ui import first_page
+
+    try:
+        setup_logging()
+    except OSError as exc:  # an unwritable log dir must not stop the app
+        say(f"paytui: warning: logging disabled: {exc}", err=True)
+    prefetch = first_page.start(None, sandbox)
+    try:
+        app = build_app(
+            None, sandbox=sandbox, first_page=prefetch, settle_connection=_fresh_connection
+        )
+        app.run()
+    finally:
+        if prefetch is not None:
+            prefetch.close()
+    return int(getattr(app, "return_code", 0) or 0)
+
+
+def _fresh_connection() -> Connection:
+    """The connection of a machine without a config file (as it was when paytui started: one
+    written since is read by the next start, not half-way into this one)."""
+    from paytui.config import resolve_connection
+    from paytui.config.files import config_path
+    from paytui.config.model import Config
+    from paytui.config.store import LoadResult
+
+    absent = LoadResult(Config(), path=config_path(), exists=False)
+    return resolve_connection(profile=None, base_url=None, environ=os.environ, loaded=absent)
+
+
 def _fail(message: str, *, code: int = 2) -> int:
     say(f"paytui: error: {message}", err=True)
     return code
 
 
 def build_app(
-    connection: Connection,
+    connection: Connection | None,
     *,
     sandbox: EmbeddedSandbox | None = None,
     first_page: Prefetch | None = None,
+    settle_connection: Callable[[], Connection] | None = None,
 ) -> PaytuiApp:
     """Construct the app for a resolved connection: the one place the app is wired to config.
 
@@ -194,12 +255,20 @@ def build_app(
     account, ui prefs, keymap, problems, secrets to scrub); the profile switcher builds later
     clients with the same `client_factory_for`, reusing the started embedded sandbox if any.
     `first_page`: the child reading the first page (`paytui.ui.first_page`), if one was started.
+    `connection` None: the embedded `sandbox`, its connection resolved after the first paint by
+    `settle_connection` (`_run_fresh`).
     """
     # First: without a first-page child, for the embedded sandbox this starts importing the
     # client in a thread, which then overlaps importing Textual and the app below. With one, the
     # client's imports wait for the first paint: the child reads the first page meanwhile, and
     # a thread here would only slow Textual down (one thread runs Python at a time).
-    client_factory = client_factory_for(connection, sandbox=sandbox, warm=first_page is None)
+    warm = first_page is None
+    if connection is None:
+        if sandbox is None:
+            raise ValueError("no connection: the embedded sandbox must be started")
+        client_factory = embedded_factory(sandbox, warm=warm)
+    else:
+        client_factory = client_factory_for(connection, sandbox=sandbox, warm=warm)
     from paytui.ui.app import PaytuiApp
 
     def factory_builder(chosen: Connection) -> ClientFactory | None:
@@ -212,4 +281,5 @@ def build_app(
         connection=connection,
         factory_builder=factory_builder,
         first_page=first_page,
+        settle_connection=settle_connection,
     )

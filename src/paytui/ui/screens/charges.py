@@ -323,8 +323,9 @@ class ChargeSearchScreen(PaytuiScreen[None]):
         this screen's own first search waits for the client; that search replaces it. Only if
         nothing else was asked for meanwhile (a query typed, a sort, a view) and nothing shown."""
         prefetch = paytui_app(self).first_page
-        if prefetch is None:
+        if prefetch is None or prefetch.taken:  # once: not for a screen built later (a switch)
             return
+        prefetch.taken = True
         first = await prefetch.result()
         if (
             first is None
@@ -403,6 +404,8 @@ class ChargeSearchScreen(PaytuiScreen[None]):
         table = self.query_one(ChargeTable)
         self._shown = None
         self._searches += 1
+        if self._searches > 1:
+            self._drop_preview()
         try:
             client = await paytui_app(self).get_client()
             if query is None:
@@ -476,6 +479,14 @@ class ChargeSearchScreen(PaytuiScreen[None]):
         query_input.set_class(bool(errors), "-query-invalid")
         return not errors
 
+    def _drop_preview(self) -> None:
+        """Another search was asked for: the first-page child's rows (and an Enter typed on
+        them) stood for the first search only."""
+        table = self.query_one(ChargeTable)
+        if table.previewing:
+            table.clear()
+            self._show_loading()
+
     def on_input_changed(self, event: Input.Changed) -> None:
         """A key in the query line. Within `TYPE_DELAY` of the one before, it only restarts one
         timer (the search follows the pause); the first key of a burst stops the search in
@@ -483,6 +494,7 @@ class ChargeSearchScreen(PaytuiScreen[None]):
         cancelling all those before it, still queued in a burst) cost 6 ms a key at 1,500."""
         if event.input.id != "query":
             return
+        self._drop_preview()
         now = time.monotonic()
         burst = now - self._last_key < self.TYPE_DELAY
         self._last_key = now

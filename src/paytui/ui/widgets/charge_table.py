@@ -64,6 +64,12 @@ def _is_unreadable(item: object) -> bool:
     return type(item).__name__ == "UnreadableItem"
 
 
+def _is_charge(item: object) -> bool:
+    """A row holding a charge: not a row still loading, not an unreadable item, and not a preview
+    row (`show_preview`: what the first-page child read; nothing may act on it)."""
+    return item is not None and not _is_unreadable(item) and not isinstance(item, RowView)
+
+
 def _unreadable_cells(item: UnreadableItem, widths: list[tuple[Column, int]]) -> list[Text]:
     """An "unreadable row": its id where the id goes, why in the widest column."""
     cells = [Text("") for _ in widths]
@@ -106,12 +112,7 @@ _STATE_TONES = {"Disputed": "bold error", "Returned": "bold warning", "Refunded"
 
 
 def state_text(words: Sequence[str]) -> Text:
-    """State words (`paytui.charge_state`), comma-separated, each in its tone; "" for none.
-
-    One word is one styled text, not a span: a row whose cells have no spans is painted without
-    Rich (`row_segments`), and most rows with a state have one word (a dispute, a capture)."""
-    if len(words) == 1:
-        return Text(words[0], style=fmt.tone(_STATE_TONES.get(words[0], "")))
+    """State words (`paytui.charge_state`), comma-separated, each in its tone; "" for none."""
     text = Text()
     for index, word in enumerate(words):
         if index:
@@ -120,11 +121,20 @@ def state_text(words: Sequence[str]) -> Text:
     return text
 
 
+def _state_cell(words: Sequence[str]) -> Text:
+    """A row's State cell: `state_text`, but one word is one styled text, not a span (a row whose
+    cells have no spans is painted without Rich, `row_segments`; most rows with a state have one
+    word, a dispute or a capture). Only for the cell: text appended to it would take its style."""
+    if len(words) == 1:
+        return Text(words[0], style=fmt.tone(_STATE_TONES.get(words[0], "")))
+    return state_text(words)
+
+
 def _state(charge: Any) -> Text:
     """What the row itself shows of disputes, returns and captures (refunds: not on a row)."""
     from paytui.charge_state import state_words
 
-    return state_text(state_words(charge))
+    return _state_cell(state_words(charge))
 
 
 def _charge_type(charge: Any) -> Text:
@@ -467,7 +477,12 @@ class ChargeTable(ScrollView, can_focus=True):
         self.post_message(self.PageLoaded(0, self._ids(items)))
         pending, self._select_pending = self._select_pending, None
         charge = self.cursor_charge
-        if pending is not None and charge is not None and charge.charge_id == pending:
+        if (
+            pending is not None
+            and charge is not None
+            and charge.charge_id == pending
+            and self.screen.is_current  # the user has not gone elsewhere meanwhile
+        ):
             self.post_message(self.Selected(self.cursor_row, charge))
 
     def show_preview(self, first: FirstPage, *, sort: str | None = None) -> None:
@@ -512,7 +527,7 @@ class ChargeTable(ScrollView, can_focus=True):
 
     @staticmethod
     def _ids(items: list[Any]) -> list[str]:
-        return [item.charge_id for item in items if item is not None and not _is_unreadable(item)]
+        return [item.charge_id for item in items if _is_charge(item)]
 
     def set_claims(self, charge_ids: list[str], found: dict[str, Claim], owner: str | None) -> None:
         """The claims just read for `charge_ids` (rows without one in `found` have none); the
@@ -543,7 +558,7 @@ class ChargeTable(ScrollView, can_focus=True):
         for index in sorted(self._pages):
             start = index * self.PAGE_SIZE
             for offset, item in enumerate(self._pages[index]):
-                if start + offset >= row and item is not None and not _is_unreadable(item):
+                if start + offset >= row and _is_charge(item):
                     found.append((start + offset, item))
         return found
 
@@ -568,7 +583,7 @@ class ChargeTable(ScrollView, can_focus=True):
     def charge_at(self, row: int) -> Charge | None:
         """The charge on `row`, or None when its page is not loaded or the row is unreadable."""
         item = self.row_at(row)
-        return None if _is_unreadable(item) or isinstance(item, RowView) else item
+        return item if _is_charge(item) else None
 
     def row_at(self, row: int) -> Any:
         """What row `row` holds: a charge, an `UnreadableItem`, or None when not loaded."""
@@ -902,7 +917,7 @@ class ChargeTable(ScrollView, can_focus=True):
         if position is not None and "state" in keys:
             from paytui.charge_state import state_words
 
-            cells[keys.index("state")] = state_text(state_words(charge, refunds=position))
+            cells[keys.index("state")] = _state_cell(state_words(charge, refunds=position))
         if claim is not None and "id" in keys:
             mine = claim.mine(self.claim_owner)
             sign = Text(
