@@ -282,3 +282,27 @@ async def test_a_connection_that_cannot_be_resolved_after_the_first_paint_ends_t
                 break
             await pilot.pause()
     assert app.return_code == 2
+
+
+async def test_moves_and_enter_typed_before_any_row_land_on_the_rows_when_they_come(
+    sandbox_transport: httpx.AsyncBaseTransport,
+) -> None:
+    connect = asyncio.Event()
+
+    async def factory() -> PaymentClient:
+        await connect.wait()
+        return _client(sandbox_transport)
+
+    app = PaytuiApp(factory, clock=frozen_clock)  # no first-page child: nothing until connected
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        table = app.screen.query_one(ChargeTable)
+        assert table.total == 0
+        await pilot.press("j", "j", "enter")  # typed ahead of the start
+        connect.set()
+        await settle(app, pilot)
+        assert table.cursor_row == 2
+        charge = table.cursor_charge
+        assert charge is not None
+        assert isinstance(app.screen, ChargeDetailScreen)
+        assert app.screen.charge_id == charge.charge_id

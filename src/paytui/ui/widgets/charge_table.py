@@ -458,6 +458,9 @@ class ChargeTable(ScrollView, can_focus=True):
         #: Enter pressed on a preview row (`show_preview`): that charge's id, opened once its
         #: real row is shown under the cursor.
         self._select_pending: str | None = None
+        #: Moves and Enter pressed before the first rows ever shown here came (typed ahead of
+        #: the start): replayed on them, in order (`_hold`). None once rows (or none) came.
+        self._typed_ahead: list[str] | None = []
 
     # --- data ----------------------------------------------------------------------------------
     def show(
@@ -518,6 +521,16 @@ class ChargeTable(ScrollView, can_focus=True):
         self.cursor_row = min(max(0, cursor), max(0, self.total - 1))
         self.refresh()
         self._post_window()
+        held, self._typed_ahead = self._typed_ahead, None
+        for action in held or ():
+            getattr(self, f"action_{action}")()
+
+    def _hold(self, action: str) -> bool:
+        """Keep a move or Enter pressed before the first rows came, for them (True: kept)."""
+        if self._typed_ahead is None or self.total:
+            return False
+        self._typed_ahead.append(action)
+        return True
 
     @property
     def previewing(self) -> bool:
@@ -565,6 +578,7 @@ class ChargeTable(ScrollView, can_focus=True):
     def clear(self) -> None:
         """No result (before the first search, or after an error)."""
         self._select_pending = None
+        self._typed_ahead = None  # an error or nothing: keys typed ahead had nowhere to land
         self._forget(None)
         self.total = 0
         self.virtual_size = Size(self.size.width, 1)
@@ -755,24 +769,32 @@ class ChargeTable(ScrollView, can_focus=True):
             self.cursor_row = max(0, min(self.total - 1, row))
 
     def action_cursor_down(self) -> None:
-        self._move(self.cursor_row + 1)
+        if not self._hold("cursor_down"):
+            self._move(self.cursor_row + 1)
 
     def action_cursor_up(self) -> None:
-        self._move(self.cursor_row - 1)
+        if not self._hold("cursor_up"):
+            self._move(self.cursor_row - 1)
 
     def action_cursor_top(self) -> None:
-        self._move(0)
+        if not self._hold("cursor_top"):
+            self._move(0)
 
     def action_cursor_bottom(self) -> None:
-        self._move(self.total - 1)
+        if not self._hold("cursor_bottom"):
+            self._move(self.total - 1)
 
     def action_page_down(self) -> None:
-        self._move(self.cursor_row + max(1, self._data_height - 1))
+        if not self._hold("page_down"):
+            self._move(self.cursor_row + max(1, self._data_height - 1))
 
     def action_page_up(self) -> None:
-        self._move(self.cursor_row - max(1, self._data_height - 1))
+        if not self._hold("page_up"):
+            self._move(self.cursor_row - max(1, self._data_height - 1))
 
     def action_select(self) -> None:
+        if self._hold("select"):
+            return
         charge = self.cursor_charge
         if charge is not None:
             self.post_message(self.Selected(self.cursor_row, charge))
