@@ -357,9 +357,10 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
 
     # --- lifecycle ------------------------------------------------------------------------------
     def on_load(self) -> None:
-        """Before the first paint: spawn the embedded sandbox (if it is the app's own) and start
-        connecting, so the client's imports, the sandbox's start and the token and first search
-        requests overlap the building of the first screen."""
+        """Before the first paint: spawn the embedded sandbox (if it is the app's own) and, with
+        no first-page child reading the first page, start connecting, so the client's imports,
+        the sandbox's start and the token and first search requests overlap the building of the
+        first screen (with a child, connecting waits: `_after_first_paint`)."""
         self.session.spawn_sandbox_early()
         if self.first_page is None:
             self._settle()

@@ -4,8 +4,11 @@ Order matters for start-up time. Arguments are parsed with nothing heavy importe
 machine (no config file, no profile asked for: `config.environment.only_the_sandbox`) the embedded
 sandbox's child is spawned at once, so it imports FastAPI and opens its database on the other core
 while this process reads the config and imports Textual; otherwise the connection is resolved
-first and the child, if the connection is the embedded sandbox, spawned then. Only then is
-Textual imported. Nothing here imports textual at module level.
+first and the child, if the connection is the embedded sandbox, spawned then. When the kept-warm
+sandbox already answers on such a fresh machine, the config is not read before the first paint
+at all (`_run_fresh`: the app resolves it right after). Before Textual is imported, a child is
+forked to read the first page of charges (`paytui.ui.first_page`). Only then is Textual
+imported. Nothing here imports textual at module level.
 """
 
 from __future__ import annotations
