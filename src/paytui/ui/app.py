@@ -102,6 +102,7 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
         paint (a fresh machine's start: `launch._run_fresh`)."""
         super().__init__()
         self._settle_connection = settle_connection
+        self._unmounting = False
         #: Read by the charge search for its first rows; connecting waits for it (see
         #: `_after_first_paint`).
         self.first_page = first_page
@@ -684,7 +685,7 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
     def _connect(self) -> None:
         """Connect, with the connection's facts in place first (`_settle`); not once the app
         is ending (closing the first-page child ends its wait too)."""
-        if getattr(self, "_unmounting", False):
+        if self._unmounting:
             return
         self._settle()
         self.session.start_connect()

@@ -99,17 +99,13 @@ def embedded_factory(sandbox: EmbeddedSandbox, *, warm: bool = True) -> ClientFa
             with contextlib.suppress(concurrent.futures.InvalidStateError):
                 warmed.set_result(None)
 
-    def begin() -> None:
-        threading.Thread(target=wait_and_warm, name="paytui-client-warm", daemon=True).start()
-
-    started = [warm]
+    thread = threading.Thread(target=wait_and_warm, name="paytui-client-warm", daemon=True)
     if warm:
-        begin()
+        thread.start()
 
     async def embedded() -> PaymentClient:
-        if not started[0]:
-            started[0] = True
-            begin()
+        if thread.ident is None:  # not started yet
+            thread.start()
         await asyncio.wrap_future(warmed)
         return embedded_client(sandbox)
 

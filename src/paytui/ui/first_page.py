@@ -159,19 +159,17 @@ def _check_plain(view: RowView) -> None:
 async def _read(connection: Connection | None, sandbox: EmbeddedSandbox | None) -> FirstPage | None:
     """The first page of the `ALL` view, through the same client the screen uses."""
     from paytui.api import queries
-    from paytui.ui.clients import import_client
+    from paytui.ui.clients import client_factory_for, import_client
 
-    module = import_client()
-    if sandbox is not None:
+    import_client()  # without httpx's command line, as in the app
+    if sandbox is not None:  # the app's embedded factory waits on a thread this child lacks
         from paytui.connect import embedded_client
 
         await _serving(sandbox)
         client = embedded_client(sandbox)
     else:
-        from paytui.config import client_kwargs
-
         assert connection is not None
-        client = module.PaymentClient(**client_kwargs(connection))
+        client = await client_factory_for(connection)()
     async with client:
         page = await client.search_charges_page(queries.ALL, limit=PAGE_SIZE, offset=0)
     if (

@@ -159,12 +159,9 @@ def _run(args: argparse.Namespace, early: EmbeddedSandbox | None) -> int:
     except ConfigError as exc:
         return _fail(str(exc))
 
-    from paytui.logs import register_secret, setup_logging
+    from paytui.logs import register_secret
 
-    try:
-        setup_logging()
-    except OSError as exc:  # an unwritable log dir must not stop the app
-        say(f"paytui: warning: logging disabled: {exc}", err=True)
+    _setup_logging()
     for secret in connection.secret_values():
         register_secret(secret)
     for problem in connection.problems:
@@ -178,19 +175,7 @@ def _run(args: argparse.Namespace, early: EmbeddedSandbox | None) -> int:
             sandbox, failed = _start_sandbox()
             if failed is not None:
                 return failed
-        # Before Textual is imported (no thread of its own yet): the first page's reader, on
-        # the other core (`paytui.ui.first_page`).
-        from paytui.ui import first_page
-
-        prefetch = first_page.start(connection, sandbox if connection.is_embedded else None)
-        try:
-            app = build_app(connection, sandbox=sandbox, first_page=prefetch)
-            app.run()
-        finally:
-            if prefetch is not None:
-                prefetch.close()
-        return_code = getattr(app, "return_code", 0)  # a test's stand-in App has none
-        return int(return_code or 0)
+        return _run_app(connection, sandbox)
     finally:
         if sandbox is not None and sandbox is not early:  # the early one: the caller's
             sandbox.stop()
@@ -209,23 +194,40 @@ def _run_fresh(sandbox: EmbeddedSandbox) -> int:
     defaults. The connection resolved after the first paint, for the config file found absent
     here, replaces them before the app connects or builds its actions (`PaytuiApp`).
     """
+    _setup_logging()
+    return _run_app(None, sandbox, settle_connection=_fresh_connection)
+
+
+def _setup_logging() -> None:
     from paytui.logs import setup_logging
-    from paytui.ui import first_page
 
     try:
         setup_logging()
     except OSError as exc:  # an unwritable log dir must not stop the app
         say(f"paytui: warning: logging disabled: {exc}", err=True)
-    prefetch = first_page.start(None, sandbox)
+
+
+def _run_app(
+    connection: Connection | None,
+    sandbox: EmbeddedSandbox | None,
+    *,
+    settle_connection: Callable[[], Connection] | None = None,
+) -> int:
+    """Fork the first page's reader (before Textual is imported: no thread of its own yet; it
+    works on the other core, `paytui.ui.first_page`), then build and run the app."""
+    from paytui.ui import first_page
+
+    embedded = connection is None or connection.is_embedded
+    prefetch = first_page.start(connection, sandbox if embedded else None)
     try:
         app = build_app(
-            None, sandbox=sandbox, first_page=prefetch, settle_connection=_fresh_connection
+            connection, sandbox=sandbox, first_page=prefetch, settle_connection=settle_connection
         )
         app.run()
     finally:
         if prefetch is not None:
             prefetch.close()
-    return int(getattr(app, "return_code", 0) or 0)
+    return int(getattr(app, "return_code", 0) or 0)  # a test's stand-in App has none
 
 
 def _fresh_connection() -> Connection:

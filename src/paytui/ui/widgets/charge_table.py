@@ -11,6 +11,7 @@ The widget never talks to the API: the screen hands it a `loader(offset, limit) 
 
 from __future__ import annotations
 
+import functools
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -322,6 +323,21 @@ def layout_columns(width: int, columns: Sequence[Column] = COLUMNS) -> list[tupl
 _LAID_OUT: dict[int, list[tuple[Column, int]]] = {}
 
 
+def _kept_until_rows(action: Callable[[ChargeTable], None]) -> Callable[[ChargeTable], None]:
+    """A move or Enter pressed before the table's first rows ever came is kept and replayed on
+    them (`ChargeTable._first_rows`): keys typed ahead of the start land where they were meant."""
+    name = action.__name__.removeprefix("action_")
+
+    @functools.wraps(action)
+    def kept(table: ChargeTable) -> None:
+        if table._typed_ahead is not None and not table.total:
+            table._typed_ahead.append(name)
+        else:
+            action(table)
+
+    return kept
+
+
 class ChargeTable(ScrollView, can_focus=True):
     """Virtual, lazily paged charge list with a cursor, vim keys and server-side sorting."""
 
@@ -459,7 +475,7 @@ class ChargeTable(ScrollView, can_focus=True):
         #: real row is shown under the cursor.
         self._select_pending: str | None = None
         #: Moves and Enter pressed before the first rows ever shown here came (typed ahead of
-        #: the start): replayed on them, in order (`_hold`). None once rows (or none) came.
+        #: the start): replayed on them, in order (`_kept_until_rows`). None once rows came.
         self._typed_ahead: list[str] | None = []
 
     # --- data ----------------------------------------------------------------------------------
@@ -524,13 +540,6 @@ class ChargeTable(ScrollView, can_focus=True):
         held, self._typed_ahead = self._typed_ahead, None
         for action in held or ():
             getattr(self, f"action_{action}")()
-
-    def _hold(self, action: str) -> bool:
-        """Keep a move or Enter pressed before the first rows came, for them (True: kept)."""
-        if self._typed_ahead is None or self.total:
-            return False
-        self._typed_ahead.append(action)
-        return True
 
     @property
     def previewing(self) -> bool:
@@ -768,33 +777,32 @@ class ChargeTable(ScrollView, can_focus=True):
         if self.total:
             self.cursor_row = max(0, min(self.total - 1, row))
 
+    @_kept_until_rows
     def action_cursor_down(self) -> None:
-        if not self._hold("cursor_down"):
-            self._move(self.cursor_row + 1)
+        self._move(self.cursor_row + 1)
 
+    @_kept_until_rows
     def action_cursor_up(self) -> None:
-        if not self._hold("cursor_up"):
-            self._move(self.cursor_row - 1)
+        self._move(self.cursor_row - 1)
 
+    @_kept_until_rows
     def action_cursor_top(self) -> None:
-        if not self._hold("cursor_top"):
-            self._move(0)
+        self._move(0)
 
+    @_kept_until_rows
     def action_cursor_bottom(self) -> None:
-        if not self._hold("cursor_bottom"):
-            self._move(self.total - 1)
+        self._move(self.total - 1)
 
+    @_kept_until_rows
     def action_page_down(self) -> None:
-        if not self._hold("page_down"):
-            self._move(self.cursor_row + max(1, self._data_height - 1))
+        self._move(self.cursor_row + max(1, self._data_height - 1))
 
+    @_kept_until_rows
     def action_page_up(self) -> None:
-        if not self._hold("page_up"):
-            self._move(self.cursor_row - max(1, self._data_height - 1))
+        self._move(self.cursor_row - max(1, self._data_height - 1))
 
+    @_kept_until_rows
     def action_select(self) -> None:
-        if self._hold("select"):
-            return
         charge = self.cursor_charge
         if charge is not None:
             self.post_message(self.Selected(self.cursor_row, charge))
