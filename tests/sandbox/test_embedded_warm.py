@@ -14,10 +14,12 @@ import httpx
 import pytest
 
 from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
+from paytui.sandbox.demo_state import demo_data_state
 from paytui.sandbox.embedded import (
     BASE_URL,
     EmbeddedSandbox,
     OutdatedDatabaseError,
+    database_as_is,
     database_version,
     default_db_path,
     ensure_database,
@@ -26,7 +28,7 @@ from paytui.sandbox.embedded import (
     warm_paths,
 )
 from paytui.sandbox.schema import USER_VERSION
-from paytui.sandbox.seed import DEFAULT_ANCHOR, demo_anchor, demo_data_state
+from paytui.sandbox.seed import DEFAULT_ANCHOR, demo_anchor
 from paytui.sandbox.wire import iso_ms
 from tests.sandbox.helpers import card, get_token
 
@@ -80,14 +82,18 @@ def _as_todays_demo(db: Path) -> None:
 def test_an_outdated_default_database_is_rebuilt(sandbox_db: Path) -> None:
     default = _as_default(sandbox_db)
     _set_version(default, 0)
+    assert not database_as_is(default)  # what the first-page reader asks before reading it
     assert ensure_database(default, charges=100) is True
+    assert database_as_is(default)
     assert database_version(default) == USER_VERSION
 
 
 def test_demo_data_that_ended_before_today_is_brought_up_to_today(sandbox_db: Path) -> None:
     default = _as_default(sandbox_db)
     assert demo_data_state(default).anchor == DEFAULT_ANCHOR  # days ago: from:yesterday is empty
+    assert not database_as_is(default)
     assert ensure_database(default, charges=300) is True
+    assert database_as_is(default)
     state = demo_data_state(default)
     assert state.anchor is not None and not state.behind() and not state.changed
     conn = sqlite3.connect(default)
@@ -109,6 +115,8 @@ async def test_demo_data_holding_the_users_changes_is_kept_with_a_way_to_refresh
     assert sale.status_code == 201
     default = _as_default(sandbox_db)
     assert demo_data_state(default).changed
+    assert database_as_is(default)
+    assert capsys.readouterr().err == ""  # asking is quiet: the server's start says it once
     assert ensure_database(default) is False
     assert demo_data_state(default).anchor == DEFAULT_ANCHOR  # the user's sale is still there
     said = capsys.readouterr().err

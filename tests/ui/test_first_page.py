@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import os
 import pickle
+import sqlite3
 from dataclasses import fields
 from datetime import UTC, datetime
 from pathlib import Path
@@ -153,7 +154,9 @@ def test_a_child_that_cannot_read_gives_no_preview(
 ) -> None:
     monkeypatch.delenv(first_page.SWITCH)
     monkeypatch.setattr(first_page, "CHILD_DEADLINE", 0.3)
-    nowhere = SimpleNamespace(socket_path=tmp_path / "no.sock", base_url="http://sandbox")
+    nowhere = SimpleNamespace(
+        socket_path=tmp_path / "no.sock", base_url="http://sandbox", reused=True, db_path=None
+    )
     prefetch = first_page.start(None, nowhere)  # type: ignore[arg-type]
     assert prefetch is not None
 
@@ -161,6 +164,51 @@ def test_a_child_that_cannot_read_gives_no_preview(
         return await prefetch.result()
 
     assert asyncio.run(read()) is None
+
+
+def _read_by_child(sandbox: Any) -> FirstPage | None:
+    prefetch = first_page.start(None, sandbox)
+    assert prefetch is not None
+
+    async def read() -> FirstPage | None:
+        return await prefetch.result()
+
+    return asyncio.run(read())
+
+
+def test_a_starting_sandbox_s_first_page_is_read_from_its_database_as_it_will_answer(
+    sandbox_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cold start: the server is not up (no socket ever comes here), and the child reads the
+    page from the database the server will serve: the same rows as the server's answer."""
+    monkeypatch.delenv(first_page.SWITCH)
+    monkeypatch.setattr(first_page, "CHILD_DEADLINE", 5.0)  # waiting for a socket: no preview
+    starting = SimpleNamespace(
+        socket_path=tmp_path / "no.sock",
+        base_url="http://sandbox",
+        reused=False,
+        db_path=sandbox_db,
+    )
+    first = _read_by_child(starting)
+
+    async def served() -> list[RowView]:
+        from paytui.sandbox.embedded import asgi_transport
+
+        async with _client(asgi_transport(sandbox_db)) as client:
+            page = await client.search_charges_page(queries.ALL, limit=first_page.PAGE_SIZE)
+        return [row_view(charge) for charge in page.items]
+
+    assert first is not None and first.total == 3000 and first.has_more
+    assert list(first.rows) == asyncio.run(served())
+
+    from paytui.sandbox.embedded import database_version
+
+    conn = sqlite3.connect(sandbox_db)
+    conn.execute(f"PRAGMA user_version = {database_version(sandbox_db) + 1}")
+    conn.close()
+    monkeypatch.setattr(first_page, "CHILD_DEADLINE", 0.5)
+    # A database the server would not serve as it is (another schema version) is not read.
+    assert _read_by_child(starting) is None
 
 
 def test_turned_off_or_another_first_screen_starts_no_child(

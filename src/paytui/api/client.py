@@ -926,6 +926,14 @@ def _shape_message(name: str, exc: pydantic.ValidationError) -> str:
     return f"unexpected {name} shape: " + "; ".join(problems)
 
 
+def read_charges_page(text: str | bytes, *, limit: int, offset: int) -> Page[Charge]:
+    """A body of `GET /v2/charges` for an unfiltered search, read as `search_charges_page` reads
+    it (the same JSON reading, envelope, models and paging hints; no filter to judge, no paging
+    history). For a body that did not come through a client: the first page read from a
+    starting sandbox's own database (`paytui.ui.first_page`)."""
+    return _parse_page(loads_json(text), Charge, "charges", limit, offset)
+
+
 def _parse_page(body: Any, model: type[M], plural: str, limit: int, offset: int) -> Page[M]:
     """A page from a bare array or an envelope (`paytui.api.paging.unwrap`: data, items, results,
     content, <plural>, nested ``data.<plural>`` with ``meta``), with its paging hints.

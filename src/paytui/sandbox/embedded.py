@@ -131,11 +131,31 @@ def ensure_database(
     return True
 
 
-def _behind_and_untouched(db_path: Path) -> bool:
-    """The demo data ends before today and holds nothing a user made (else: say how to refresh)."""
+def database_as_is(db_path: Path) -> bool:
+    """Whether `ensure_database(db_path)` would serve this database as it is: it exists, has this
+    schema version, and is not a demo database due to be brought up to today. Quiet and
+    read-only: the first-page reader (`paytui.ui.first_page`) asks it while the server starts,
+    to read the store only when the server will answer from that same file."""
     import sqlite3
 
-    from paytui.sandbox.seed import demo_data_state
+    from paytui.sandbox.schema import USER_VERSION
+
+    try:
+        if not db_path.exists() or database_version(db_path) != USER_VERSION:
+            return False
+    except sqlite3.DatabaseError:
+        return False
+    return not (
+        _same_path(db_path, default_db_path()) and _behind_and_untouched(db_path, quiet=True)
+    )
+
+
+def _behind_and_untouched(db_path: Path, *, quiet: bool = False) -> bool:
+    """The demo data ends before today and holds nothing a user made (else: say how to refresh,
+    unless `quiet`)."""
+    import sqlite3
+
+    from paytui.sandbox.demo_state import demo_data_state
 
     try:
         state = demo_data_state(db_path)
@@ -144,12 +164,13 @@ def _behind_and_untouched(db_path: Path) -> bool:
     if not state.behind():
         return False
     if state.changed:
-        ends = state.anchor.date().isoformat() if state.anchor else "on an unknown day"
-        say(
-            f"paytui sandbox: the demo data ends {ends} and holds your changes, so it is kept;"
-            f" `paytui sandbox --fresh` brings it up to today (replacing them)",
-            err=True,
-        )
+        if not quiet:
+            ends = state.anchor.date().isoformat() if state.anchor else "on an unknown day"
+            say(
+                f"paytui sandbox: the demo data ends {ends} and holds your changes, so it is"
+                " kept; `paytui sandbox --fresh` brings it up to today (replacing them)",
+                err=True,
+            )
         return False
     return True
 
@@ -300,8 +321,11 @@ class EmbeddedSandbox:
         socket_path: Path | None = None,
         lease: Any = None,
         log_path: Path | None = None,
+        db_path: Path | None = None,
     ) -> None:
         self._process = process
+        #: The database its server serves, when known here (the keep-warm server's).
+        self.db_path = db_path
         self._temp_dir = temp_dir
         self._lease = lease
         self._ready = threading.Event()
@@ -349,7 +373,7 @@ class EmbeddedSandbox:
                 stderr=stderr,
                 close_fds=True,
             )
-        return cls(process, temp_dir)
+        return cls(process, temp_dir, db_path=db_path or default_db_path())
 
     @classmethod
     def _start_warm(cls, db_path: Path, idle: float) -> EmbeddedSandbox:
@@ -364,7 +388,7 @@ class EmbeddedSandbox:
             want = build_id()
             answer = health(paths["socket"])
             if answer is not None and answer.get("build") == want:
-                return cls(None, None, socket_path=paths["socket"], lease=lease)
+                return cls(None, None, socket_path=paths["socket"], lease=lease, db_path=db_path)
             if answer is not None and isinstance(answer.get("pid"), int):
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(answer["pid"], signal.SIGTERM)  # an older build: replace it
@@ -392,7 +416,14 @@ class EmbeddedSandbox:
         except BaseException:
             lease.close()
             raise
-        return cls(process, None, socket_path=paths["socket"], lease=lease, log_path=paths["log"])
+        return cls(
+            process,
+            None,
+            socket_path=paths["socket"],
+            lease=lease,
+            log_path=paths["log"],
+            db_path=db_path,
+        )
 
     def _watch_stdout(self) -> None:
         assert self._process is not None and self._process.stdout is not None

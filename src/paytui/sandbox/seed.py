@@ -4,9 +4,9 @@ Everything comes from one `random.Random(seed)` and the anchor time, so the same
 produce the same database (ids included); tests and snapshots rely on that (they pass
 `DEFAULT_ANCHOR`). The history runs back about 180 days from `anchor`; the demo database a user
 gets is anchored at the current hour (`demo_anchor`), so `from:yesterday` and `on:today` find
-charges, and `demo_data_state` tells when it has fallen behind today. Rows are bulk-inserted in
-one transaction and the indexes are built afterwards, which keeps 100,000 charges well under a
-minute.
+charges, and `paytui.sandbox.demo_state` tells when it has fallen behind today. Rows are
+bulk-inserted in one transaction and the indexes are built afterwards, which keeps 100,000 charges
+well under a minute.
 
 Card and bank numbers are never stored: a charge keeps the last four digits, the length (for the
 mask) and the brand only.
@@ -51,54 +51,6 @@ def demo_anchor(now: datetime | None = None) -> datetime:
     """
     moment = (now or datetime.now(UTC)).astimezone(UTC)
     return moment.replace(minute=0, second=0, microsecond=0)
-
-
-@dataclass(frozen=True)
-class DemoDataState:
-    """When a demo database's data ends, and whether anyone has written to it since it was built."""
-
-    anchor: datetime | None
-    changed: bool
-
-    def behind(self, now: datetime | None = None) -> bool:
-        """True when the data ends on an earlier UTC day than today (or its end is unknown)."""
-        today = (now or datetime.now(UTC)).astimezone(UTC).date()
-        return self.anchor is None or self.anchor.date() < today
-
-
-#: Rows a user's requests create carry their own time, after the anchor; seeded rows never do.
-_WRITTEN_AFTER = (
-    ("charges", "ts"),
-    ("refunds", "ts"),
-    ("tokens", "created_ts"),
-    ("accounts", "created_ts"),
-    ("merchants", "created_ts"),
-    ("plugin_sessions", "created_ts"),
-    ("conversations", "created_ts"),
-    ("messages", "ts"),
-)
-
-
-def demo_data_state(path: Path | str) -> DemoDataState:
-    """Read the anchor from `meta` and look for rows created after it (read-only)."""
-    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    try:
-        row = conn.execute("SELECT value FROM meta WHERE key = 'anchor'").fetchone()
-        if row is None:
-            return DemoDataState(None, changed=False)
-        anchor_text = str(row[0])
-        changed = any(
-            conn.execute(
-                f"SELECT 1 FROM {table} WHERE {column} > ? LIMIT 1",  # constant names
-                (anchor_text,),
-            ).fetchone()
-            is not None
-            for table, column in _WRITTEN_AFTER
-        )
-        anchor = datetime.fromisoformat(anchor_text.replace("Z", "+00:00"))
-        return DemoDataState(anchor, changed=changed)
-    finally:
-        conn.close()
 
 
 # (brand, last4, length, weight): the common sandbox test cards, visa 4111... most of all.

@@ -38,6 +38,7 @@ from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, NoReturn
 
 if TYPE_CHECKING:
+    from paytui.api.models import Charge, Page
     from paytui.config.connection import Connection
     from paytui.sandbox.embedded import EmbeddedSandbox
 
@@ -162,16 +163,18 @@ async def _read(connection: Connection | None, sandbox: EmbeddedSandbox | None) 
     from paytui.ui.clients import client_factory_for, import_client
 
     import_client()  # without httpx's command line, as in the app
-    if sandbox is not None:  # the app's embedded factory waits on a thread this child lacks
-        from paytui.connect import embedded_client
+    page = _from_store(sandbox) if _store_first(sandbox) else None
+    if page is None:
+        if sandbox is not None:  # the app's embedded factory waits on a thread this child lacks
+            from paytui.connect import embedded_client
 
-        await _serving(sandbox)
-        client = embedded_client(sandbox)
-    else:
-        assert connection is not None
-        client = await client_factory_for(connection)()
-    async with client:
-        page = await client.search_charges_page(queries.ALL, limit=PAGE_SIZE, offset=0)
+            await _serving(sandbox)
+            client = embedded_client(sandbox)
+        else:
+            assert connection is not None
+            client = await client_factory_for(connection)()
+        async with client:
+            page = await client.search_charges_page(queries.ALL, limit=PAGE_SIZE, offset=0)
     if (
         page.ignored_note  # filters applied here, rows not proven, a sort ignored
         or page.paging_note
@@ -185,6 +188,44 @@ async def _read(connection: Connection | None, sandbox: EmbeddedSandbox | None) 
         has_more=bool(page.has_more),
         rows=tuple(row_view(charge) for charge in page.items),
     )
+
+
+def _store_first(sandbox: EmbeddedSandbox | None) -> bool:
+    """Whether the page may be read from the sandbox's database: a keep-warm server this start
+    spawned (a reused one answers at once), of a known database."""
+    return sandbox is not None and not sandbox.reused and sandbox.db_path is not None
+
+
+def _from_store(sandbox: EmbeddedSandbox | None) -> Page[Charge] | None:
+    """The first page as the starting server will answer it, read from its database while it
+    starts (a cold start: about a second of FastAPI's imports before it serves).
+
+    The same answer, not a second model of it: the route's own function
+    (`paytui.sandbox.search.search_charges`) gives the body's text, and the client's reader
+    (`read_charges_page`) reads it. Only when the server will serve that very file as it is
+    (`database_as_is`: not one it is about to build or bring up to today), on a read-only
+    connection; anything else (a schema being changed, a locked or missing file) is None, and
+    the page comes from the server. Only ever a preview: the screen's own search replaces it."""
+    import sqlite3
+
+    from paytui.api import queries
+    from paytui.api.client import read_charges_page
+    from paytui.sandbox import search
+    from paytui.sandbox.embedded import database_as_is
+
+    assert sandbox is not None and sandbox.db_path is not None
+    if queries.ALL.to_params() or not database_as_is(sandbox.db_path):
+        return None  # the route's query is built from the parameters; the first page has none
+    try:
+        conn = sqlite3.connect(f"file:{sandbox.db_path}?mode=ro", uri=True, timeout=1)
+        try:
+            limit, offset = search.paging(PAGE_SIZE, 0)
+            body = search.search_charges(conn, {}, limit, offset)
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return None
+    return read_charges_page(body, limit=limit, offset=offset)
 
 
 async def _serving(sandbox: EmbeddedSandbox) -> None:
@@ -211,9 +252,10 @@ def _child(
     code = 1
     try:
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # ctrl+c is the app's
-        # Behind the embedded sandbox's own start (on a cold start both want the other core):
-        # the page waits for its server anyway.
-        os.nice(10)
+        if not _store_first(sandbox):
+            # Behind the embedded sandbox's own start (on a cold start both want the other
+            # core): the page waits for its server anyway.
+            os.nice(10)
         devnull = os.open(os.devnull, os.O_RDWR)
         for fd in (0, 1, 2):  # the terminal is the app's
             os.dup2(devnull, fd)

@@ -4,11 +4,11 @@ Order matters for start-up time. Arguments are parsed with nothing heavy importe
 machine (no config file, no profile asked for: `config.environment.only_the_sandbox`) the embedded
 sandbox's child is spawned at once, so it imports FastAPI and opens its database on the other core
 while this process reads the config and imports Textual; otherwise the connection is resolved
-first and the child, if the connection is the embedded sandbox, spawned then. When the kept-warm
-sandbox already answers on such a fresh machine, the config is not read before the first paint
-at all (`_run_fresh`: the app resolves it right after). Before Textual is imported, a child is
-forked to read the first page of charges (`paytui.ui.first_page`). Only then is Textual
-imported. Nothing here imports textual at module level.
+first and the child, if the connection is the embedded sandbox, spawned then. On such a fresh
+machine the config is not read before the first paint at all (`_run_fresh`: the app resolves it
+right after). Before Textual is imported, a child is forked to read the first page of charges
+(`paytui.ui.first_page`: from the server, or from its database while a new server starts). Only
+then is Textual imported. Nothing here imports textual at module level.
 """
 
 from __future__ import annotations
@@ -126,10 +126,8 @@ def _main(argv: Sequence[str]) -> int:
         if failed is not None:
             return failed
     try:
-        if (
-            sandbox is not None
-            and sandbox.reused
-            and not any(os.environ.get(n) for n in (ENV_READ_ONLY, ENV_JOURNAL_URL, ENV_AGENT))
+        if sandbox is not None and not any(
+            os.environ.get(n) for n in (ENV_READ_ONLY, ENV_JOURNAL_URL, ENV_AGENT)
         ):
             return _run_fresh(sandbox)
         return _run(args, sandbox)
@@ -182,11 +180,10 @@ def _run(args: argparse.Namespace, early: EmbeddedSandbox | None) -> int:
 
 
 def _run_fresh(sandbox: EmbeddedSandbox) -> int:
-    """A fresh machine's start on a running (kept-warm) sandbox: the embedded sandbox with every
-    default, so the config (and pydantic, its validator: about a fifth of the start-up) is
-    resolved after the first paint. While the sandbox is still starting, its start is what the
-    first page waits for, so the config is resolved first as in `_run`: the first-page child,
-    forked after it, then does not import pydantic again on the shared core.
+    """A fresh machine's start: the embedded sandbox with every default, so the config (and
+    pydantic, its validator: about a fifth of the start-up) is resolved after the first paint.
+    Running or starting: while its server starts, the first page is read from its database
+    (`paytui.ui.first_page`), so the server's start is not what the first paint waits for.
 
     Nothing the first paint shows depends on it: no config file, no profile, URL or credentials
     in the environment, and none of the variables that change the session's facts (read-only,
