@@ -79,12 +79,15 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str]) -> int:
     """Run the UI; returns the exit code (2 for a usage or connection mistake, one stderr line)."""
     from paytui.collector import pause_collector, resume_collector
+    from paytui.ui.type_ahead import hold
 
+    typed = hold()  # keys typed while starting stay as typed (`paytui.ui.type_ahead`)
     pause_collector()  # resumed by the app once its first page is painted (`paytui.collector`)
     try:
         return _main(argv)
     finally:
         resume_collector(freeze=False)
+        typed.release()
 
 
 def _main(argv: Sequence[str]) -> int:
