@@ -31,6 +31,7 @@ from paytui.ui import first_page
 from paytui.ui.app import PaytuiApp
 from paytui.ui.first_page import FirstPage, Prefetch, RowView, row_view
 from paytui.ui.screens.charge_detail import ChargeDetailScreen
+from paytui.ui.screens.charges import ChargeSearchScreen
 from paytui.ui.widgets.charge_table import COLUMNS, ChargeTable
 from paytui.ui.widgets.list_state import ListState
 from tests.ui.conftest import frozen_clock, settle
@@ -288,6 +289,24 @@ async def test_another_search_drops_the_preview_and_the_enter_typed_on_it(
         connect.set()
         await settle(app, pilot)
         assert not isinstance(app.screen, ChargeDetailScreen)  # the Enter was for the preview
+
+
+async def test_a_preview_the_service_does_not_follow_up_gives_way_to_waiting(
+    sandbox_transport: httpx.AsyncBaseTransport,
+    demo_client: PaymentClient,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A sandbox that never starts: its read-ahead rows do not stand in for its answer."""
+    monkeypatch.setattr(ChargeSearchScreen, "PREVIEW_STANDS", 0.05)
+    app, _first, _connect = await _previewing_app(sandbox_transport, demo_client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        table = await _preview_shown(app, pilot)
+        for _ in range(200):  # the timer's turn: paused until it has run, never slept
+            if not table.previewing:
+                break
+            await pilot.pause()
+        assert not table.previewing and table.total == 0
+        assert app.screen.query_one(ListState).state == "loading"
 
 
 async def test_a_connection_left_until_after_the_first_paint_is_in_place_before_connecting(

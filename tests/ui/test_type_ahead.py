@@ -7,15 +7,23 @@ readable at once, unechoed; released, the terminal is as it was found.
 
 from __future__ import annotations
 
+import ast
 import os
 import pty
 import select
+import signal
+import subprocess
+import sys
 import termios
 from collections.abc import Iterator
+from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
-from paytui.ui.type_ahead import hold
+from paytui.ui.type_ahead import hand_over, hold
+
+SRC = Path(__file__).resolve().parents[2] / "src"
 
 
 @pytest.fixture
@@ -69,3 +77,95 @@ def test_standard_input_that_is_not_a_terminal_is_left_alone() -> None:
     finally:
         os.close(read_end)
         os.close(write_end)
+
+
+def test_handed_over_textual_gives_back_the_mode_found_before_the_hold(
+    terminal: tuple[int, int],
+) -> None:
+    _keyboard, program = terminal
+    found = termios.tcgetattr(program)
+    typed = hold(program)
+    held = termios.tcgetattr(program)
+    driver = SimpleNamespace(attrs_before=held)  # what Textual's driver read when it started
+    hand_over(driver)
+    assert driver.attrs_before == found  # its suspend (ctrl+z) and exit restore this one
+    assert termios.tcgetattr(program) == held  # the terminal is Textual's now: left as it is
+    assert not typed.held
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # the start's handlers are gone
+
+
+_LAUNCH = """
+import sys, termios
+import paytui.ui.launch as launch
+
+def mode():
+    lflag, iflag = termios.tcgetattr(0)[3], termios.tcgetattr(0)[0]
+    return [bool(lflag & termios.ICANON), bool(lflag & termios.ECHO), bool(iflag & termios.ICRNL)]
+
+seen = []
+
+class App:
+    return_code = 0
+    def run(self):
+        seen.append(mode())
+        if FAIL:
+            raise RuntimeError("the app crashed")
+
+launch.build_app = lambda connection, **kwargs: App()
+try:
+    launch.main(["--base-url", "https://api.example.com"])
+except RuntimeError:
+    seen.append("crashed")
+seen.append(mode())
+print(seen)
+"""
+
+
+def _run_on(program: int, script: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "PYTHONPATH": str(SRC),
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+        "XDG_DATA_HOME": str(tmp_path / "data"),
+        "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring",
+        "PAYTUI_TOKEN": "launch-token-1234",
+        "PAYTUI_FIRST_PAGE": "0",
+    }
+    return subprocess.run(
+        [sys.executable, "-c", script],
+        stdin=program,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+@pytest.mark.parametrize("fails", [False, True])
+def test_the_launcher_holds_the_keys_while_starting_and_gives_the_terminal_back(
+    terminal: tuple[int, int], tmp_path: Path, fails: bool
+) -> None:
+    _keyboard, program = terminal
+    done = _run_on(program, _LAUNCH.replace("FAIL", str(fails)), tmp_path)
+    assert done.returncode == 0, done.stderr
+    held, *rest = ast.literal_eval(done.stdout.strip())
+    assert held == [False, False, False]  # while the app starts: no line mode, echo, CR to NL
+    assert rest == (["crashed"] if fails else []) + [[True, True, True]]  # as found
+
+
+def test_a_start_ended_by_a_signal_gives_the_terminal_back(
+    terminal: tuple[int, int], tmp_path: Path
+) -> None:
+    _keyboard, program = terminal
+    found = termios.tcgetattr(program)
+    script = (
+        "import os, signal\n"
+        "from paytui.ui.type_ahead import hold\n"
+        "hold()\n"
+        "os.kill(os.getpid(), signal.SIGTERM)\n"
+        "raise SystemExit('still running')\n"
+    )
+    done = _run_on(program, script, tmp_path)
+    assert done.returncode == -signal.SIGTERM  # ended by the signal, as without the hold
+    assert termios.tcgetattr(program) == found

@@ -37,6 +37,7 @@ from paytui.ui.screens.charges import ChargeSearchScreen
 from paytui.ui.session import ClientFactory, FactoryBuilder, Session
 from paytui.ui.textual_fixes import ScreenSwitchGuards
 from paytui.ui.top_screens import TOP_SCREENS
+from paytui.ui.type_ahead import hand_over
 from paytui.ui.widgets.errors import error_detail
 from paytui.ui.widgets.list_state import ListState, waiting_text
 
@@ -368,6 +369,9 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
             self.session.start_connect()
 
     def on_mount(self) -> None:
+        # The terminal is Textual's now: its suspend and exit give back the mode found before
+        # the launcher held the keys typed while starting (`paytui.ui.type_ahead`).
+        hand_over(getattr(self, "_driver", None))
         self.set_timer(RESUME_AFTER, self._end_start)  # at the latest
         self._apply_theme()
         self._notify_problems()

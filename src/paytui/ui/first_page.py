@@ -162,9 +162,17 @@ async def _read(connection: Connection | None, sandbox: EmbeddedSandbox | None) 
     from paytui.api import queries
     from paytui.ui.clients import client_factory_for, import_client
 
+    # Waiting for a server, the child comes after the UI and the sandbox's own start (on a
+    # cold start all three want the two cores): its page waits for the server anyway. Reading
+    # a starting sandbox's database, the page waits for nothing but this child.
+    store_first = _store_first(sandbox)
+    if not store_first:
+        os.nice(10)
     import_client()  # without httpx's command line, as in the app
-    page = _from_store(sandbox) if _store_first(sandbox) else None
+    page = _from_store(sandbox) if store_first else None
     if page is None:
+        if store_first:  # a database the server builds or changes first: wait for it
+            os.nice(10)
         if sandbox is not None:  # the app's embedded factory waits on a thread this child lacks
             from paytui.connect import embedded_client
 
@@ -252,10 +260,6 @@ def _child(
     code = 1
     try:
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # ctrl+c is the app's
-        if not _store_first(sandbox):
-            # Behind the embedded sandbox's own start (on a cold start both want the other
-            # core): the page waits for its server anyway.
-            os.nice(10)
         devnull = os.open(os.devnull, os.O_RDWR)
         for fd in (0, 1, 2):  # the terminal is the app's
             os.dup2(devnull, fd)

@@ -82,11 +82,13 @@ def main(argv: Sequence[str]) -> int:
     from paytui.ui.type_ahead import hold
 
     typed = hold()  # keys typed while starting stay as typed (`paytui.ui.type_ahead`)
-    pause_collector()  # resumed by the app once its first page is painted (`paytui.collector`)
     try:
-        return _main(argv)
+        pause_collector()  # resumed by the app once its first page is painted (`collector`)
+        try:
+            return _main(argv)
+        finally:
+            resume_collector(freeze=False)
     finally:
-        resume_collector(freeze=False)
         typed.release()
 
 

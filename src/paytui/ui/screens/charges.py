@@ -251,6 +251,9 @@ class ChargeSearchScreen(PaytuiScreen[None]):
     TYPE_DELAY = 0.08
     """A key this soon after the one before waits this long before its query is sent (a burst
     of keys sends one search); a key after a longer pause is sent at once."""
+    PREVIEW_STANDS = 5.0
+    """Seconds the first-page child's rows stand at most while this screen's own first search
+    has not answered (`_show_first_page`)."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -341,6 +344,9 @@ class ChargeSearchScreen(PaytuiScreen[None]):
         table = self.query_one(ChargeTable)
         table.show_preview(first, sort=DEFAULT_SORT)
         self.query_one(ListState).show_results()
+        # The service's own answer replaces it within a second or so; one that does not come
+        # (a sandbox that never starts) leaves the list waiting, not showing a read-ahead.
+        self.set_timer(self.PREVIEW_STANDS, self._drop_preview)
         if self.focused is None:
             table.focus()
         self.call_after_refresh(self.post_message, messages.ResultsPainted(first.total))
