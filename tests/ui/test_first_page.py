@@ -21,12 +21,14 @@ from typing import Any
 
 import httpx
 import pytest
+from textual.widgets import Static
 
 from paytui.api import queries
 from paytui.api.client import PaymentClient
 from paytui.charge_state import state_words
 from paytui.config import resolve_connection
 from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
+from paytui.ui import app as app_module
 from paytui.ui import first_page
 from paytui.ui.app import PaytuiApp
 from paytui.ui.first_page import FirstPage, Prefetch, RowView, row_view
@@ -289,6 +291,28 @@ async def test_another_search_drops_the_preview_and_the_enter_typed_on_it(
         connect.set()
         await settle(app, pilot)
         assert not isinstance(app.screen, ChargeDetailScreen)  # the Enter was for the preview
+
+
+async def test_the_first_rows_settle_before_the_deferred_work_holds_the_loop(
+    sandbox_transport: httpx.AsyncBaseTransport,
+    demo_client: PaymentClient,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The start's deferred work (the config, the collector, the actions: a moment of the event
+    loop) waits for the frame after the first rows, whose count follows the table's resize once
+    the loading line has gone: run at once, it held that count wrong for a quarter of a second
+    in a real terminal (28 of 32 rows)."""
+    monkeypatch.setattr(app_module, "AFTER_FIRST_ROWS", 3600.0)  # not within this test
+    app, _first, _connect = await _previewing_app(sandbox_transport, demo_client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        table = await _preview_shown(app, pilot)
+        summary = app.screen.query_one("#showing", Static)
+        for _ in range(200):  # the client never connects here: paused until it says so
+            if str(summary.content).startswith(f"Showing {table.size.height - 1} of "):
+                break
+            await pilot.pause()
+        assert str(summary.content).startswith(f"Showing {table.size.height - 1} of ")
+        assert not app._started  # the rows painted did not start the deferred work in turn
 
 
 async def test_a_preview_the_service_does_not_follow_up_gives_way_to_waiting(

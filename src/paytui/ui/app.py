@@ -43,6 +43,8 @@ from paytui.ui.widgets.list_state import ListState, waiting_text
 
 #: Seconds after the first paint that connecting waits at most for the first-page child's rows.
 FIRST_PAGE_WAIT = 2.0
+#: Seconds between the first page painted and the start-up's deferred work (`_end_start`).
+AFTER_FIRST_ROWS = 0.05
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -336,12 +338,16 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
             self.push_screen(RefundsScreen())
 
     def on_results_painted(self, message: messages.ResultsPainted) -> None:
-        self._end_start()
+        if not self._started:
+            # What the first rows set off (the table's resize once the loading line has gone,
+            # the "Showing N of M" that follows it, a key typed at them) is handled and drawn
+            # before the deferred work holds the event loop for a moment.
+            self.set_timer(AFTER_FIRST_ROWS, self._end_start)
 
     def _end_start(self) -> None:
         """The first page is on screen (or `RESUME_AFTER` passed): what start-up deferred runs
         now, the garbage collector (`paytui.collector`) and the read-back of earlier actions."""
-        if self._started:
+        if self._started or self._unmounting or self._exit:  # not for an app on its way out
             return
         self._settle()
         self._started = True
