@@ -6,6 +6,7 @@ make sense on one transport say so.
 
 from __future__ import annotations
 
+import time
 from datetime import UTC, datetime
 from decimal import Decimal
 
@@ -41,6 +42,7 @@ from paytui.api.models import (
 )
 from paytui.api.plugins import EnrollmentPluginSessionRequest, PaymentPluginSessionRequest
 from paytui.api.queries import ChargeQuery, RefundQuery
+from paytui.sandbox.client_watch import GIVE_UP_HEADER
 from paytui.sandbox.faults import Faults
 from tests.fixtures_api import DEMO_ID, DEMO_SECRET, SANDBOX_URL
 
@@ -504,3 +506,36 @@ async def test_connection_refused_is_not_sent() -> None:
                 ChargeRequest(account_id="pa_x", total_amount=Decimal("1"), payment_method=card())
             )
     assert info.value.request_sent is False
+
+
+class _Recording(httpx.AsyncBaseTransport):
+    """The real in-process sandbox, with each request's method, path and deadline header."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
+        self.inner = inner
+        self.seen: list[tuple[str, str, str | None]] = []
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        stated = request.headers.get(GIVE_UP_HEADER)
+        self.seen.append((request.method, request.url.path, stated))
+        return await self.inner.handle_async_request(request)
+
+
+async def test_every_write_states_when_the_client_gives_up_on_it(
+    sandbox_transport: httpx.ASGITransport,
+) -> None:
+    """The sandbox holds a write to its client's stated deadline (`client_watch`): the client
+    states it on every write, under the name the sandbox reads, and never on a read."""
+    recording = _Recording(sandbox_transport)
+    async with PaymentClient(
+        SANDBOX_URL, client_id=DEMO_ID, client_secret=DEMO_SECRET, transport=recording, timeout=7
+    ) as client:
+        page = await client.search_charges_page(ChargeQuery(status="success"), limit=5)
+        sale = next(c for c in page.items if c.charge_type == "sale")
+        sent = time.time()
+        await client.create_refund(RefundRequest(charge_id=sale.charge_id, total_amount=1))
+    reads = [stated for method, path, stated in recording.seen if method == "GET"]
+    writes = [stated for method, path, stated in recording.seen if path == "/v2/refunds"]
+    assert reads and all(stated is None for stated in reads)
+    assert writes == [writes[0]] and writes[0] is not None
+    assert sent + 6 < float(writes[0]) < time.time() + 7  # now plus the client's deadline

@@ -5,6 +5,7 @@ from __future__ import annotations
 import socket
 import sqlite3
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -96,3 +97,34 @@ def test_a_client_closing_its_socket_is_noticed_while_the_endpoint_runs() -> Non
     finally:
         server.should_exit = True
         thread.join(10)
+
+
+async def test_a_write_past_the_deadline_its_client_stated_is_never_committed(
+    api: httpx.AsyncClient,
+    account_id: str,
+    sandbox_transport: httpx.AsyncBaseTransport,
+) -> None:
+    """However late the server notices a hang-up (or never, a client gone without closing),
+    the moment the client said it gives up counts as its leaving: a write reaching its commit
+    more than the grace after it is rolled back, and one within it lands as usual."""
+    sale = (await charge(api, account_id, 20)).json()
+    body = {"charge_id": sale["charge_id"], "total_amount": 1}
+
+    async def refunds() -> int:
+        found = await api.get("/v2/refunds", params={"charge_id": sale["charge_id"]})
+        return int(found.json()["total"])
+
+    gave_up = time.time() - client_watch.COMMIT_GRACE - 1.0
+    late = await api.post(
+        "/v2/refunds", json=body, headers={client_watch.GIVE_UP_HEADER: f"{gave_up:.3f}"}
+    )
+    assert late.status_code == 503 and late.json()["error"] == "client_left"
+    await sandbox_transport.drain()  # type: ignore[attr-defined]
+    assert await refunds() == 0
+    for odd in ("soon", "nan", "inf"):  # not a moment: as if not stated
+        sent = await api.post("/v2/refunds", json=body, headers={client_watch.GIVE_UP_HEADER: odd})
+        assert sent.status_code == 201
+    waits = await api.post(
+        "/v2/refunds", json=body, headers={client_watch.GIVE_UP_HEADER: f"{time.time() + 10:.3f}"}
+    )
+    assert waits.status_code == 201 and await refunds() == 4

@@ -116,6 +116,9 @@ M = TypeVar("M", bound=pydantic.BaseModel)
 RETRY_STATUSES = frozenset({429, 502, 503, 504})
 #: Methods that are retried at all. Only reads: a repeated POST may charge a card twice.
 RETRY_METHODS = frozenset({"GET"})
+#: The header stating when this client gives up on a write (seconds since the epoch): a service
+#: may then refuse to commit it later than that (docs/api-assumptions.md, "Deadlines").
+DEADLINE_HEADER = "X-Request-Deadline"
 USER_AGENT = "paytui/0.1"
 
 
@@ -690,6 +693,11 @@ class PaymentClient:
                 if (token is not None)
                 else {}
             )
+            if not retryable and self.deadline is not None:
+                # When this client gives up on the write: "not applied" is proven by a read-back
+                # a margin after it, so a service may refuse to commit later (the sandbox does;
+                # docs/api-assumptions.md). A service that ignores it changes nothing.
+                headers[DEADLINE_HEADER] = f"{time.time() + self.deadline:.3f}"
             started = time.perf_counter()
             try:
                 async with asyncio.timeout(self.deadline):

@@ -14,6 +14,8 @@ on being fast (within the limits in docs/money-safety.md, "Limits"):
 - Over a socket, `watch_receive` keeps listening after the body has been read, so a client that
   closes its connection (it gave up) sets the watch at once.
 - In process, `InProcessTransport` sets it when its caller stops waiting (timeout or cancel).
+- A client may state when it gives up (`GIVE_UP_HEADER`, paytui's client does on every write):
+  that moment counts as its leaving too, however late the server notices a hang-up.
 - `Store.write` calls `check_client` just before COMMIT: a client gone for longer than
   `COMMIT_GRACE` means ROLLBACK and `ClientLeft`, nothing written. (Within the grace a commit
   still lands, as it does on a server whose request was past the point of no return when the
@@ -27,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
@@ -36,7 +39,16 @@ from typing import Any
 from paytui.sandbox.errors import ApiError
 from paytui.sandbox.scopes import needs_token
 
-__all__ = ["CLIENT", "ClientLeft", "ClientWatch", "check_client", "judged", "watch_receive"]
+__all__ = [
+    "CLIENT",
+    "GIVE_UP_HEADER",
+    "ClientLeft",
+    "ClientWatch",
+    "check_client",
+    "judged",
+    "stated_deadline",
+    "watch_receive",
+]
 
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
@@ -54,13 +66,31 @@ class ClientLeft(ApiError):
     status, code = 503, "client_left"
 
 
+#: The request header in which a client states when it gives up on a write (seconds since the
+#: epoch, `time.time()`): the sandbox then keeps "commit or never" from that moment too, not
+#: only from when its event loop notices the hang-up (late on a loaded machine).
+GIVE_UP_HEADER = "x-request-deadline"
+
+
+def stated_deadline(value: str | None) -> float | None:
+    """The moment a `GIVE_UP_HEADER` value names (None: absent or not a finite number)."""
+    if not value:
+        return None
+    try:
+        moment = float(value)
+    except ValueError:
+        return None
+    return moment if math.isfinite(moment) else None
+
+
 class ClientWatch:
     """Whether the client of one request is still waiting, and since when it is not; set from
-    any thread."""
+    any thread. `gives_up_at`: when the client said it stops waiting (`GIVE_UP_HEADER`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, gives_up_at: float | None = None) -> None:
         self._gone = threading.Event()
         self._left_at: float | None = None
+        self.gives_up_at = gives_up_at
 
     def leave(self) -> None:
         if self._left_at is None:
@@ -68,9 +98,11 @@ class ClientWatch:
         self._gone.set()
 
     def too_late(self) -> bool:
-        """True once the client left more than `COMMIT_GRACE` seconds ago: committing now
-        could land after its read-back."""
-        return self._left_at is not None and time.monotonic() - self._left_at > COMMIT_GRACE
+        """True once the client left, or its stated deadline passed, more than `COMMIT_GRACE`
+        seconds ago: committing now could land after its read-back."""
+        if self._left_at is not None and time.monotonic() - self._left_at > COMMIT_GRACE:
+            return True
+        return self.gives_up_at is not None and time.time() - self.gives_up_at > COMMIT_GRACE
 
     def wait(self, timeout: float) -> bool:
         """Block until the client has left (True) or `timeout` passes (False)."""

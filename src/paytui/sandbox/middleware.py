@@ -22,7 +22,14 @@ import anyio
 import anyio.to_thread
 from fastapi import Response
 
-from paytui.sandbox.client_watch import CLIENT, ClientWatch, judged, watch_receive
+from paytui.sandbox.client_watch import (
+    CLIENT,
+    GIVE_UP_HEADER,
+    ClientWatch,
+    judged,
+    stated_deadline,
+    watch_receive,
+)
 from paytui.sandbox.faults import DropResponse, Faults, operation_of
 from paytui.sandbox.http import error_response
 from paytui.sandbox.scopes import allowed, needs_token, required_scopes
@@ -43,12 +50,19 @@ def _is_control(path: str) -> bool:
     return path.startswith("/sandbox/") and path != "/sandbox/health"
 
 
+def _header(scope: Scope, name: str) -> str | None:
+    """The first value of header `name` (lower case), as text."""
+    wanted = name.encode("latin-1")
+    for key, value in scope.get("headers", []):
+        if key == wanted:
+            return bytes(value).decode("latin-1")
+    return None
+
+
 def _bearer(scope: Scope) -> str | None:
-    for name, value in scope.get("headers", []):
-        if name == b"authorization":
-            kind, _, token = bytes(value).decode("latin-1").partition(" ")
-            if kind.lower() == "bearer" and token.strip():
-                return token.strip()
+    kind, _, token = (_header(scope, "authorization") or "").partition(" ")
+    if kind.lower() == "bearer" and token.strip():
+        return token.strip()
     return None
 
 
@@ -84,6 +98,8 @@ class SandboxMiddleware:
             # A request that may write commits only while its client still waits
             # (`paytui.sandbox.client_watch`); the in-process transport may have set the watch.
             watch = CLIENT.get() or ClientWatch()
+            if watch.gives_up_at is None:
+                watch.gives_up_at = stated_deadline(_header(scope, GIVE_UP_HEADER))
             token = CLIENT.set(watch)
             try:
                 async with watch_receive(receive, watch) as watched:
