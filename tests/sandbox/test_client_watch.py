@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import socket
 import sqlite3
 import threading
@@ -102,11 +103,15 @@ def test_a_client_closing_its_socket_is_noticed_while_the_endpoint_runs() -> Non
 async def test_a_write_past_the_deadline_its_client_stated_is_never_committed(
     api: httpx.AsyncClient,
     account_id: str,
+    sandbox_db: Path,
     sandbox_transport: httpx.AsyncBaseTransport,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """However late the server notices a hang-up (or never, a client gone without closing),
-    the moment the client said it gives up counts as its leaving: a write reaching its commit
-    more than the grace after it is rolled back, and one within it lands as usual."""
+    """However late the server notices a hang-up (here never: the client keeps waiting), the
+    moment the client said it gives up counts as its leaving: a write that arrived in time but
+    reaches its commit past that moment is rolled back. A deadline already past on arrival is
+    not trusted (the clocks may disagree), nor a value that is not a moment."""
+    monkeypatch.setattr(client_watch, "COMMIT_GRACE", 0.0)
     sale = (await charge(api, account_id, 20)).json()
     body = {"charge_id": sale["charge_id"], "total_amount": 1}
 
@@ -114,17 +119,26 @@ async def test_a_write_past_the_deadline_its_client_stated_is_never_committed(
         found = await api.get("/v2/refunds", params={"charge_id": sale["charge_id"]})
         return int(found.json()["total"])
 
-    gave_up = time.time() - client_watch.COMMIT_GRACE - 1.0
-    late = await api.post(
-        "/v2/refunds", json=body, headers={client_watch.GIVE_UP_HEADER: f"{gave_up:.3f}"}
-    )
-    assert late.status_code == 503 and late.json()["error"] == "client_left"
+    def stating(seconds: float) -> dict[str, str]:
+        return {client_watch.GIVE_UP_HEADER: f"{time.time() + seconds:.3f}"}
+
+    blocker = sqlite3.connect(sandbox_db, isolation_level=None, check_same_thread=False)
+    blocker.execute("BEGIN IMMEDIATE")  # another writer: the refund waits for its commit
+    try:
+        # A second to arrive in (a deadline already past on arrival is not trusted), then
+        # the stated deadline passes while the refund waits for the other writer.
+        late = asyncio.ensure_future(api.post("/v2/refunds", json=body, headers=stating(1.0)))
+        with pytest.raises(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(late), 1.2)
+    finally:
+        blocker.execute("ROLLBACK")
+        blocker.close()
+    answer = await late
+    assert answer.status_code == 503 and answer.json()["error"] == "client_left"
     await sandbox_transport.drain()  # type: ignore[attr-defined]
     assert await refunds() == 0
-    for odd in ("soon", "nan", "inf"):  # not a moment: as if not stated
+    for odd in ("soon", "nan", "inf", f"{time.time() - 60:.3f}"):  # as if not stated
         sent = await api.post("/v2/refunds", json=body, headers={client_watch.GIVE_UP_HEADER: odd})
         assert sent.status_code == 201
-    waits = await api.post(
-        "/v2/refunds", json=body, headers={client_watch.GIVE_UP_HEADER: f"{time.time() + 10:.3f}"}
-    )
-    assert waits.status_code == 201 and await refunds() == 4
+    assert (await api.post("/v2/refunds", json=body, headers=stating(10))).status_code == 201
+    assert await refunds() == 5

@@ -15,7 +15,8 @@ on being fast (within the limits in docs/money-safety.md, "Limits"):
   closes its connection (it gave up) sets the watch at once.
 - In process, `InProcessTransport` sets it when its caller stops waiting (timeout or cancel).
 - A client may state when it gives up (`GIVE_UP_HEADER`, paytui's client does on every write):
-  that moment counts as its leaving too, however late the server notices a hang-up.
+  that moment counts as its leaving too, however late the server notices a hang-up (when it is
+  still ahead as the request arrives: `arrived_in_time`).
 - `Store.write` calls `check_client` just before COMMIT: a client gone for longer than
   `COMMIT_GRACE` means ROLLBACK and `ClientLeft`, nothing written. (Within the grace a commit
   still lands, as it does on a server whose request was past the point of no return when the
@@ -44,6 +45,7 @@ __all__ = [
     "GIVE_UP_HEADER",
     "ClientLeft",
     "ClientWatch",
+    "arrived_in_time",
     "check_client",
     "judged",
     "stated_deadline",
@@ -81,6 +83,17 @@ def stated_deadline(value: str | None) -> float | None:
     except ValueError:
         return None
     return moment if math.isfinite(moment) else None
+
+
+def arrived_in_time(gives_up_at: float | None) -> float | None:
+    """A stated deadline still ahead when the request arrives, or None.
+
+    One already past is not trusted: the clocks may disagree (a sandbox served to another
+    machine, `--allow-remote`), and refusing every write of a client whose clock is behind
+    would only stop it working. The request is then judged by its hang-up alone, as before."""
+    if gives_up_at is None or gives_up_at < time.time():
+        return None
+    return gives_up_at
 
 
 class ClientWatch:

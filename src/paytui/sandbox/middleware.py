@@ -26,6 +26,7 @@ from paytui.sandbox.client_watch import (
     CLIENT,
     GIVE_UP_HEADER,
     ClientWatch,
+    arrived_in_time,
     judged,
     stated_deadline,
     watch_receive,
@@ -99,7 +100,7 @@ class SandboxMiddleware:
             # (`paytui.sandbox.client_watch`); the in-process transport may have set the watch.
             watch = CLIENT.get() or ClientWatch()
             if watch.gives_up_at is None:
-                watch.gives_up_at = stated_deadline(_header(scope, GIVE_UP_HEADER))
+                watch.gives_up_at = arrived_in_time(stated_deadline(_header(scope, GIVE_UP_HEADER)))
             token = CLIENT.set(watch)
             try:
                 async with watch_receive(receive, watch) as watched:
