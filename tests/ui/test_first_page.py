@@ -13,6 +13,7 @@ import asyncio
 import os
 import pickle
 import sqlite3
+from collections.abc import Callable
 from dataclasses import fields
 from datetime import UTC, datetime
 from pathlib import Path
@@ -247,12 +248,17 @@ async def _previewing_app(
     return PaytuiApp(factory, clock=frozen_clock, first_page=Prefetch(0, read_fd)), first, connect
 
 
+async def _paused_until(pilot: Any, done: Callable[[], bool], rounds: int = 200) -> None:
+    """The app's turns until `done` (a timer's or a message's), never a sleep."""
+    for _ in range(rounds):
+        if done():
+            return
+        await pilot.pause()
+
+
 async def _preview_shown(app: PaytuiApp, pilot: Any) -> ChargeTable:
     table = app.screen.query_one(ChargeTable)
-    for _ in range(50):
-        if table.previewing:
-            break
-        await pilot.pause()
+    await _paused_until(pilot, lambda: table.previewing, rounds=50)
     assert table.previewing
     return table
 
@@ -307,11 +313,9 @@ async def test_the_first_rows_settle_before_the_deferred_work_holds_the_loop(
     async with app.run_test(size=(120, 40)) as pilot:
         table = await _preview_shown(app, pilot)
         summary = app.screen.query_one("#showing", Static)
-        for _ in range(200):  # the client never connects here: paused until it says so
-            if str(summary.content).startswith(f"Showing {table.size.height - 1} of "):
-                break
-            await pilot.pause()
-        assert str(summary.content).startswith(f"Showing {table.size.height - 1} of ")
+        expected = f"Showing {table.size.height - 1} of "
+        await _paused_until(pilot, lambda: str(summary.content).startswith(expected))
+        assert str(summary.content).startswith(expected)
         assert not app._started  # the rows painted did not start the deferred work in turn
 
 
@@ -325,10 +329,7 @@ async def test_a_preview_the_service_does_not_follow_up_gives_way_to_waiting(
     app, _first, _connect = await _previewing_app(sandbox_transport, demo_client)
     async with app.run_test(size=(120, 40)) as pilot:
         table = await _preview_shown(app, pilot)
-        for _ in range(200):  # the timer's turn: paused until it has run, never slept
-            if not table.previewing:
-                break
-            await pilot.pause()
+        await _paused_until(pilot, lambda: not table.previewing)  # the timer's turn
         assert not table.previewing and table.total == 0
         assert app.screen.query_one(ListState).state == "loading"
 

@@ -16,7 +16,7 @@ on being fast (within the limits in docs/money-safety.md, "Limits"):
 - In process, `InProcessTransport` sets it when its caller stops waiting (timeout or cancel).
 - A client may state when it gives up (`GIVE_UP_HEADER`, paytui's client does on every write):
   that moment counts as its leaving too, however late the server notices a hang-up (when it is
-  still ahead as the request arrives: `arrived_in_time`).
+  still ahead as the request arrives: `stated_deadline`).
 - `Store.write` calls `check_client` just before COMMIT: a client gone for longer than
   `COMMIT_GRACE` means ROLLBACK and `ClientLeft`, nothing written. (Within the grace a commit
   still lands, as it does on a server whose request was past the point of no return when the
@@ -45,7 +45,6 @@ __all__ = [
     "GIVE_UP_HEADER",
     "ClientLeft",
     "ClientWatch",
-    "arrived_in_time",
     "check_client",
     "judged",
     "stated_deadline",
@@ -75,35 +74,27 @@ GIVE_UP_HEADER = "x-request-deadline"
 
 
 def stated_deadline(value: str | None) -> float | None:
-    """The moment a `GIVE_UP_HEADER` value names (None: absent or not a finite number)."""
-    if not value:
-        return None
-    try:
-        moment = float(value)
-    except ValueError:
-        return None
-    return moment if math.isfinite(moment) else None
-
-
-def arrived_in_time(gives_up_at: float | None) -> float | None:
-    """A stated deadline still ahead when the request arrives, or None.
+    """The moment a `GIVE_UP_HEADER` value names, if it is still ahead as the request arrives
+    (None: absent, not a finite number, or already past).
 
     One already past is not trusted: the clocks may disagree (a sandbox served to another
     machine, `--allow-remote`), and refusing every write of a client whose clock is behind
     would only stop it working. The request is then judged by its hang-up alone, as before."""
-    if gives_up_at is None or gives_up_at < time.time():
+    try:
+        moment = float(value or "nan")
+    except ValueError:
         return None
-    return gives_up_at
+    return moment if math.isfinite(moment) and moment >= time.time() else None
 
 
 class ClientWatch:
     """Whether the client of one request is still waiting, and since when it is not; set from
     any thread. `gives_up_at`: when the client said it stops waiting (`GIVE_UP_HEADER`)."""
 
-    def __init__(self, gives_up_at: float | None = None) -> None:
+    def __init__(self) -> None:
         self._gone = threading.Event()
         self._left_at: float | None = None
-        self.gives_up_at = gives_up_at
+        self.gives_up_at: float | None = None
 
     def leave(self) -> None:
         if self._left_at is None:

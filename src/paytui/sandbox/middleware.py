@@ -21,12 +21,12 @@ from typing import Any
 import anyio
 import anyio.to_thread
 from fastapi import Response
+from starlette.datastructures import Headers
 
 from paytui.sandbox.client_watch import (
     CLIENT,
     GIVE_UP_HEADER,
     ClientWatch,
-    arrived_in_time,
     judged,
     stated_deadline,
     watch_receive,
@@ -51,19 +51,12 @@ def _is_control(path: str) -> bool:
     return path.startswith("/sandbox/") and path != "/sandbox/health"
 
 
-def _header(scope: Scope, name: str) -> str | None:
-    """The first value of header `name` (lower case), as text."""
-    wanted = name.encode("latin-1")
-    for key, value in scope.get("headers", []):
-        if key == wanted:
-            return bytes(value).decode("latin-1")
-    return None
-
-
 def _bearer(scope: Scope) -> str | None:
-    kind, _, token = (_header(scope, "authorization") or "").partition(" ")
-    if kind.lower() == "bearer" and token.strip():
-        return token.strip()
+    for name, value in scope.get("headers", []):
+        if name == b"authorization":
+            kind, _, token = bytes(value).decode("latin-1").partition(" ")
+            if kind.lower() == "bearer" and token.strip():
+                return token.strip()
     return None
 
 
@@ -100,7 +93,7 @@ class SandboxMiddleware:
             # (`paytui.sandbox.client_watch`); the in-process transport may have set the watch.
             watch = CLIENT.get() or ClientWatch()
             if watch.gives_up_at is None:
-                watch.gives_up_at = arrived_in_time(stated_deadline(_header(scope, GIVE_UP_HEADER)))
+                watch.gives_up_at = stated_deadline(Headers(scope=scope).get(GIVE_UP_HEADER))
             token = CLIENT.set(watch)
             try:
                 async with watch_receive(receive, watch) as watched:

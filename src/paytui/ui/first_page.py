@@ -38,6 +38,8 @@ from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, NoReturn
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from paytui.api.models import Charge, Page
     from paytui.config.connection import Connection
     from paytui.sandbox.embedded import EmbeddedSandbox
@@ -165,13 +167,13 @@ async def _read(connection: Connection | None, sandbox: EmbeddedSandbox | None) 
     # Waiting for a server, the child comes after the UI and the sandbox's own start (on a
     # cold start all three want the two cores): its page waits for the server anyway. Reading
     # a starting sandbox's database, the page waits for nothing but this child.
-    store_first = _store_first(sandbox)
-    if not store_first:
+    starting = _starting_database(sandbox)
+    if starting is None:
         os.nice(10)
     import_client()  # without httpx's command line, as in the app
-    page = _from_store(sandbox) if store_first else None
+    page = _from_store(starting) if starting is not None else None
     if page is None:
-        if store_first:  # a database the server builds or changes first: wait for it
+        if starting is not None:  # a database the server builds or changes first: wait for it
             os.nice(10)
         if sandbox is not None:  # the app's embedded factory waits on a thread this child lacks
             from paytui.connect import embedded_client
@@ -198,13 +200,15 @@ async def _read(connection: Connection | None, sandbox: EmbeddedSandbox | None) 
     )
 
 
-def _store_first(sandbox: EmbeddedSandbox | None) -> bool:
-    """Whether the page may be read from the sandbox's database: a keep-warm server this start
-    spawned (a reused one answers at once), of a known database."""
-    return sandbox is not None and not sandbox.reused and sandbox.db_path is not None
+def _starting_database(sandbox: EmbeddedSandbox | None) -> Path | None:
+    """The database of a server this start spawned (a reused one answers at once), if known:
+    the page may be read from it while the server starts."""
+    if sandbox is None or sandbox.reused:
+        return None
+    return sandbox.db_path
 
 
-def _from_store(sandbox: EmbeddedSandbox | None) -> Page[Charge] | None:
+def _from_store(db_path: Path) -> Page[Charge] | None:
     """The first page as the starting server will answer it, read from its database while it
     starts (a cold start: about a second of FastAPI's imports before it serves).
 
@@ -221,11 +225,10 @@ def _from_store(sandbox: EmbeddedSandbox | None) -> Page[Charge] | None:
     from paytui.sandbox import search
     from paytui.sandbox.embedded import database_as_is
 
-    assert sandbox is not None and sandbox.db_path is not None
-    if queries.ALL.to_params() or not database_as_is(sandbox.db_path):
+    if queries.ALL.to_params() or not database_as_is(db_path):
         return None  # the route's query is built from the parameters; the first page has none
     try:
-        conn = sqlite3.connect(f"file:{sandbox.db_path}?mode=ro", uri=True, timeout=1)
+        conn = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, timeout=1)
         try:
             limit, offset = search.paging(PAGE_SIZE, 0)
             body = search.search_charges(conn, {}, limit, offset)
