@@ -401,6 +401,32 @@ async def test_errors_are_clear_and_retry_works(
         assert charge.charge_id in panel_text(screen, "summary")
 
 
+async def test_a_slow_read_shows_the_spinner_then_the_charge_in_one_go(
+    app_factory: AppFactory, sandbox_faults: Faults
+) -> None:
+    """The spinner waits `SPINNER_AFTER` (a quick answer paints once, whole); a slow one shows
+    it, and the charge and its refunds land together."""
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        charge = await find(app, ChargeQuery(status="success"))
+        sandbox_faults.update({"delay_seconds": 1.0})
+        screen = ChargeDetailScreen(charge.charge_id)
+        await app.push_screen(screen)
+        body = screen.query_one("#detail-panels")
+        for _ in range(400):
+            if body.loading:
+                break
+            await pilot.pause(0.01)
+        assert body.loading, "no spinner while the service took a second"
+        assert screen.charge is None and screen.refund_position is None
+        sandbox_faults.reset()
+        await settle(app, pilot)
+        assert not body.loading
+        assert charge.charge_id in panel_text(screen, "summary")
+        assert screen.refund_position is not None
+
+
 async def test_failed_reload_keeps_the_charge_on_screen(
     app_factory: AppFactory, sandbox_faults: Faults
 ) -> None:

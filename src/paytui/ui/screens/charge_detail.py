@@ -9,6 +9,7 @@ of being dropped. Every value from the API is shown as `rich.text.Text`, never p
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, cast
@@ -77,6 +78,14 @@ PANEL_LAYOUT: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
 #: The distributions tree follows the disputes: "was it paid out, what came back" is the
 #: question people open a chargeback to answer.
 DISTRIBUTIONS_AFTER = "grid-disputes"
+
+#: Seconds a read may take before the spinner shows (a quicker answer paints once, whole).
+SPINNER_AFTER = 0.15
+
+#: A refunds read: the first page, or why it failed.
+RefundsRead = Any
+#: A claim read: (this agent, the charge's claim or None), or None when it failed.
+ClaimRead = tuple[str, Any] | None
 
 #: Below this width the panel grids hold one column.
 _WIDTH_NARROW = 100
@@ -311,15 +320,27 @@ class ChargeDetailScreen(PaytuiScreen[None]):
     # exit_on_error off: a read ending after its screen closed (app shutting down) is no crash.
     @work(exclusive=True, group="charge-detail-load", exit_on_error=False)
     async def _load(self, expand: Expand) -> None:
-        """Read the charge; on error keep whatever is shown and say how to retry."""
+        """Read the charge; on error keep whatever is shown and say how to retry.
+
+        The charge and its refunds are read together and shown at once, with the claim when the
+        journal has answered by then: each arriving on its own re-laid and repainted every panel
+        (three frames for one charge opened, the most of opening one, `docs/performance.md`).
+        The spinner shows only when the reads are slow to answer (`SPINNER_AFTER`); a quick
+        answer paints once, whole.
+        """
         self._expand = expand
         body = self.query_one("#detail-panels")
-        body.loading = True
+        spinner = self.set_timer(SPINNER_AFTER, lambda: setattr(body, "loading", True))
+        refunds: asyncio.Future[RefundsRead] | None = None
+        claim: asyncio.Future[ClaimRead] | None = None
         try:
             client = await self._connect()
             if client is None:
                 return
+            refunds = asyncio.ensure_future(self._read_refunds(client))
+            claim = asyncio.ensure_future(self._read_claim_now())
             charge = await client.get_charge(self.charge_id, expand=expand)
+            refunds_read = await refunds
         except NotFoundError:
             self._show_error(f"No charge {self.charge_id}", not_found=True)
             return
@@ -327,25 +348,37 @@ class ChargeDetailScreen(PaytuiScreen[None]):
             self._show_error(f"Could not load the charge: {error_detail(exc)}")
             return
         finally:
+            spinner.stop()
             body.loading = False
+            if refunds is not None and not refunds.done():
+                refunds.cancel()
+        if self._widgets_gone():  # the screen closed while the charge was read
+            return
         self._show_error(None)
         self._show_charge(charge)
+        self._show_refunds(refunds_read)
+        # The journal is asked beside the service; a slower journal does not hold the charge back.
+        if claim.done():
+            self._claim_read(claim)
+        else:
+            claim.add_done_callback(self._claim_read)
         self.post_message(messages.AccountInFocus(self._wire.get("account_id")))
         if self._needs_capture_lookup():
             self._find_capture()
-        self._load_refunds()
-        self._read_claim()
 
     # ------------------------------------------------------------------ claims
 
-    @work(exclusive=True, group="charge-detail-claim-read", exit_on_error=False)
-    async def _read_claim(self) -> None:
-        """Who claimed this charge, if anyone (a hint: the dialogs read it again and warn)."""
+    def _claim_read(self, read: asyncio.Future[ClaimRead]) -> None:
+        if not read.cancelled() and (found := read.result()) is not None:
+            self._show_claim(*found)
+
+    async def _read_claim_now(self) -> ClaimRead:
+        """(this agent, the charge's claim or None); None when the journal could not be read."""
         try:
             owner, found = await read_claims(self.app, [self.charge_id])
         except Exception:
-            return
-        self._show_claim(owner, found.get(self.charge_id))
+            return None
+        return owner, found.get(self.charge_id)
 
     def _show_claim(self, owner: str, claim: Claim | None) -> None:
         """The line under the heading: "Claimed by support-07 on ws-17 since 14:02 UTC — …" or
@@ -373,27 +406,31 @@ class ChargeDetailScreen(PaytuiScreen[None]):
         if now is not None:
             self._show_claim(*now)
 
-    @work(exclusive=True, group="charge-detail-refunds")
-    async def _load_refunds(self) -> None:
-        """The refunds of this charge (hidden when there are none)."""
+    async def _read_refunds(self, client: PaymentClient) -> RefundsRead:
+        """The first page of this charge's refunds, or the error that kept it from being read."""
         from paytui.api.queries import RefundQuery
 
-        query = RefundQuery(charge_id=self.charge_id)
         try:
-            client = await self._host.get_client()
-            page = await client.search_refunds_page(query, limit=50)
+            return await client.search_refunds_page(RefundQuery(charge_id=self.charge_id), limit=50)
         except ApiError as exc:
-            if self._widgets_gone():
-                return
+            return exc
+
+    def _show_refunds(self, read: RefundsRead) -> None:
+        """The refunds panel (hidden when there are none) and the heading's refund position."""
+        from paytui.api.queries import RefundQuery
+
+        if self._widgets_gone():  # the screen closed while the refunds were read
+            return
+        if isinstance(read, ApiError):
             self.refund_position = None
             self.query_one("#detail-heading", Static).update(self._heading())
             self._panel(
                 "refunds",
-                Text(safe(f"Could not load the refunds: {error_detail(exc)}"), style="bold"),
+                Text(safe(f"Could not load the refunds: {error_detail(read)}"), style="bold"),
             )
             return
-        if self._widgets_gone():  # the screen closed while the refunds were read
-            return
+        page = read
+        query = RefundQuery(charge_id=self.charge_id)
         # Only refunds that say they are of this charge: a service ignoring the filter must not
         # lend this charge another's refunds.
         refunds = [refund for refund in page.items if not query.contradicted_by(refund)]

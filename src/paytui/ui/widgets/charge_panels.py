@@ -10,9 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
-from rich.console import RenderableType
+from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
+from rich.measure import Measurement
+from rich.segment import Segment
+from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 
@@ -88,12 +92,67 @@ def when_text(value: object) -> Text:
     return Text(fmt.timestamp(moment)) if moment is not None else value_text(value)
 
 
-def rows_table(rows: Iterable[tuple[str, RenderableType]]) -> Table:
+#: Cells between a field's name and its value.
+_GAP = 2
+
+_BOLD = Style(bold=True)
+
+
+class KeyValueRows:
+    """Field names in a bold column, values beside them wrapped under one another: the look of
+    `Table.grid(padding=(0, 2))` with a no-wrap first column, drawn directly.
+
+    Every panel of the charge detail is such a grid, and Rich's table measures each cell of each
+    row (twice per paint: once for the panel's height, once to draw it); this was the largest
+    single part of painting an opened charge. The values are Text, wrapped with `fold` (ids and
+    amounts are read whole, a long one breaks at the edge rather than running off it).
+    """
+
+    def __init__(self, rows: list[tuple[Text, Text]]) -> None:
+        self.rows = rows
+        self.key_width = max((cell_len(key.plain) for key, _ in rows), default=0)
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        values = [Measurement.get(console, options, value) for _, value in self.rows]
+        least = max((m.minimum for m in values), default=0)
+        most = max((m.maximum for m in values), default=0)
+        prefix = self.key_width + _GAP
+        return Measurement(prefix + least, prefix + most).clamp(max_width=options.max_width)
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        key_width = self.key_width + _GAP
+        longest = max((_longest_line(value) for _, value in self.rows), default=0)
+        width = max(1, min(longest, options.max_width - key_width))
+        blank = Text(" " * key_width, style=_BOLD)
+        new_line = Segment.line()
+        for key, value in self.rows:
+            lines = value.wrap(console, width, justify="left", overflow="fold")
+            head = key.copy()
+            head.pad_right(key_width - head.cell_len)
+            head.stylize(_BOLD)
+            for line in lines or [Text(" " * width)]:
+                # append_text keeps each part's own style (render alone would drop it).
+                row = Text()
+                row.append_text(head)
+                row.append_text(line)
+                yield from row.render(console)
+                yield new_line
+                head = blank
+
+
+def _longest_line(text: Text) -> int:
+    return max((cell_len(line) for line in text.plain.split("\n")), default=0)
+
+
+def rows_table(rows: Iterable[tuple[str, RenderableType]]) -> KeyValueRows | Table:
     """A two-column key/value grid: the layout of every field panel."""
+    listed = list(rows)
+    if all(isinstance(value, Text) for _, value in listed):
+        return KeyValueRows([(Text(safe(key)), cast(Text, value)) for key, value in listed])
     table = Table.grid(padding=(0, 2))
     table.add_column(style="bold", no_wrap=True)
     table.add_column(overflow="fold")
-    for key, value in rows:
+    for key, value in listed:
         table.add_row(Text(safe(key)), value)
     return table
 
