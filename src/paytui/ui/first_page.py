@@ -46,8 +46,12 @@ if TYPE_CHECKING:
 
 __all__ = ["PAGE_SIZE", "FirstPage", "Prefetch", "RowView", "row_view", "start"]
 
-#: Rows of the charge list's first page: the table's page size (`ChargeTable.PAGE_SIZE`).
-PAGE_SIZE = 100
+#: Rows of the charge list's first page: the table's page size (`ChargeTable.PAGE_SIZE`). A
+#: screenful at 120x40 and then some; each key typed in the search reads one such page, and
+#: reading (the service's JSON, then pydantic and the filter proofs) grows with the rows: 50 rows
+#: cut about 10 ms off the key-to-painted-table time of 100 (`docs/performance.md`). A taller
+#: terminal reads the second page at once, as scrolling would.
+PAGE_SIZE = 50
 #: Seconds the child may take in all (a cold sandbox's start included) before it gives up.
 CHILD_DEADLINE = 20.0
 #: The environment switch (tests, A/B timing): "0" starts no child.

@@ -58,6 +58,9 @@ if TYPE_CHECKING:
 DEFAULT_SORT = "-charge_timestamp"
 #: "Mark all matching" reads every page: beyond this many, narrow the search first.
 MARK_ALL_LIMIT = 5000
+#: Rows per request when "mark all matching" reads every page: more than the table's page (which
+#: is sized for the screen and for the keystroke), so a long search is fewer round trips.
+MARK_ALL_PAGE_SIZE = 100
 
 #: name -> title of each quick view (its query is the api layer's constant of the same name)
 QUICK_VIEWS: dict[str, str] = {
@@ -772,7 +775,7 @@ class ChargeSearchScreen(PaytuiScreen[None]):
             offset = 0
             while len(found) <= MARK_ALL_LIMIT:
                 page = await client.search_charges_page(
-                    query, limit=ChargeTable.PAGE_SIZE, offset=offset
+                    query, limit=MARK_ALL_PAGE_SIZE, offset=offset
                 )
                 trust.add(page)
                 # Only rows that show they match every filter: a bulk action acts on marks, and
