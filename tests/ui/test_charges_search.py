@@ -276,3 +276,27 @@ async def test_typing_a_first_name_shows_that_customers_charges(
         names = {c.contact_name for c in loaded(table)}
         assert names == {"Edsger Dijkstra"} and 0 < table.total < 3000
         assert "Edsger Dijk" in screen_text(app)
+
+
+async def test_a_slow_search_says_searching_and_a_quick_one_paints_its_rows(
+    app_factory: Any, sandbox_faults: Any
+) -> None:
+    """The status line says "searching…" after `SEARCHING_AFTER`: a quick answer is one frame
+    after the key's echo, a slow one is said until its rows come."""
+    from textual.widgets import Static
+
+    app = app_factory()
+    async with app.run_test(size=SIZE) as pilot:
+        screen, table = await open_app(pilot, app)
+        status = screen.query_one("#page-status", Static)
+        sandbox_faults.update({"delay_seconds": 1.0})
+        await type_query(pilot, "status:chargeback")
+        for _ in range(400):
+            if "searching…" in str(status.content):
+                break
+            await pilot.pause(0.01)
+        assert "searching…" in str(status.content), "a second's search said nothing"
+        sandbox_faults.reset()
+        await settle(app, pilot)
+        assert "searching…" not in str(status.content)
+        assert {c.status for c in loaded(table)} == {"chargeback"}

@@ -254,6 +254,8 @@ class ChargeSearchScreen(PaytuiScreen[None]):
     TYPE_DELAY = 0.08
     """A key this soon after the one before waits this long before its query is sent (a burst
     of keys sends one search); a key after a longer pause is sent at once."""
+    SEARCHING_AFTER = 0.15
+    """Seconds a search as you type runs before the status line says "searching…"."""
     PREVIEW_STANDS = 5.0
     """Seconds the first-page child's rows stand at most while this screen's own first search
     has not answered (`_show_first_page`)."""
@@ -538,8 +540,15 @@ class ChargeSearchScreen(PaytuiScreen[None]):
         if not self._show_parse_errors(result, text) or result.query == self._shown:
             return
         self._use_query(result.query, text)
-        self._page_status(Text("searching…", style="dim"))
-        await self._fetch(result.query)
+        # Said only when the answer is slow: painted at once it was a frame of its own between
+        # the key's echo and the rows, in the time of the search (`docs/performance.md`).
+        searching = self.set_timer(
+            self.SEARCHING_AFTER, lambda: self._page_status(Text("searching…", style="dim"))
+        )
+        try:
+            await self._fetch(result.query)
+        finally:
+            searching.stop()
 
     def _use_query(self, query: ChargeQuery, text: str) -> None:
         """The line's query becomes the view (its title; a sort typed in it wins over `s`'s)."""
