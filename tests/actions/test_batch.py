@@ -168,7 +168,13 @@ async def test_a_bulk_refund_killed_half_way_and_resumed_refunds_each_charge_onc
     assert log.resumable(profile=PROFILE, base_url=BASE_URL) == []
     # A second resume finds nothing to do and sends nothing.
     again = await BatchRunner(clocked_executor(client, journal, clock), log).resume(left.id)
-    assert again.items == resumed.items and len(wire.posts("/refunds")) == 24
+
+    def outcome(items: tuple[BatchItem, ...]) -> list[tuple[object, ...]]:
+        # Not the message: a late batch-log write of the "killed" run (above) can still replace
+        # "done before" with its own "Refunded" for the same entry and refund.
+        return [(i.position, i.charge_id, i.state, i.entry_id, i.result_id) for i in items]
+
+    assert outcome(again.items) == outcome(resumed.items) and len(wire.posts("/refunds")) == 24
     log.close()
     journal.close()
     first_journal.close()
