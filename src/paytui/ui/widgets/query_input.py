@@ -92,8 +92,12 @@ class QueryInput(SafeInput):
         self.highlighter = _ErrorSpans(self)
 
     def set_error_spans(self, spans: Sequence[tuple[int, int]]) -> None:
-        self.error_spans = list(spans)
-        self.refresh()
+        """Underline these spans; repainted only when they change (while typing a query that
+        parses, a repaint per key was a frame of its own in the middle of the search)."""
+        spans = list(spans)
+        if spans != self.error_spans:
+            self.error_spans = spans
+            self.refresh()
 
     def action_leave(self) -> None:
         self.post_message(self.Leave())
