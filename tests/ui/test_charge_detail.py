@@ -427,6 +427,26 @@ async def test_a_slow_read_shows_the_spinner_then_the_charge_in_one_go(
         assert screen.refund_position is not None
 
 
+async def test_a_failed_refunds_read_is_said_and_the_charge_still_shows(
+    app_factory: AppFactory, sandbox_faults: Faults
+) -> None:
+    """The refunds are read beside the charge: their failure is said in their panel, and the
+    heading claims no refund position (nothing is "left to refund" without them)."""
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        charge = await find(app, ChargeQuery(status="success"))
+        sandbox_faults.update(
+            {"fail_status": 500, "fail_path_prefix": "/v2/refunds", "fail_count": 1000}
+        )
+        screen = await open_detail(app, pilot, charge.charge_id)
+        assert screen.error is None
+        assert charge.charge_id in panel_text(screen, "summary")
+        assert "Could not load the refunds" in panel_text(screen, "refunds")
+        assert screen.refund_position is None
+        assert "left to refund" not in plain(screen.query_one("#detail-heading", Static).content)
+
+
 async def test_failed_reload_keeps_the_charge_on_screen(
     app_factory: AppFactory, sandbox_faults: Faults
 ) -> None:

@@ -82,7 +82,7 @@ DISTRIBUTIONS_AFTER = "grid-disputes"
 #: Seconds a read may take before the spinner shows (a quicker answer paints once, whole).
 SPINNER_AFTER = 0.15
 
-#: A refunds read: the first page, or why it failed.
+#: A refunds read: the first page, or the exception that kept it from being read.
 RefundsRead = Any
 #: A claim read: (this agent, the charge's claim or None), or None when it failed.
 ClaimRead = tuple[str, Any] | None
@@ -255,6 +255,8 @@ class ChargeDetailScreen(PaytuiScreen[None]):
         #: What the refunds read add up to (None: not read yet, or the read failed).
         self.refund_position: RefundPosition | None = None
         self.error: str | None = None
+        #: The claim read of the latest `_load` (an earlier one answering late is ignored).
+        self._claim_pending: asyncio.Future[ClaimRead] | None = None
 
     # ------------------------------------------------------------------ layout
 
@@ -358,6 +360,7 @@ class ChargeDetailScreen(PaytuiScreen[None]):
         self._show_charge(charge)
         self._show_refunds(refunds_read)
         # The journal is asked beside the service; a slower journal does not hold the charge back.
+        self._claim_pending = claim
         if claim.done():
             self._claim_read(claim)
         else:
@@ -369,7 +372,11 @@ class ChargeDetailScreen(PaytuiScreen[None]):
     # ------------------------------------------------------------------ claims
 
     def _claim_read(self, read: asyncio.Future[ClaimRead]) -> None:
-        if not read.cancelled() and (found := read.result()) is not None:
+        """The claim, when it is the latest read's (a reload's answer may come before the one
+        it replaced)."""
+        if read is not self._claim_pending or read.cancelled():
+            return
+        if (found := read.result()) is not None:
             self._show_claim(*found)
 
     async def _read_claim_now(self) -> ClaimRead:
@@ -412,7 +419,7 @@ class ChargeDetailScreen(PaytuiScreen[None]):
 
         try:
             return await client.search_refunds_page(RefundQuery(charge_id=self.charge_id), limit=50)
-        except ApiError as exc:
+        except Exception as exc:  # said in the refunds panel; the charge is still shown
             return exc
 
     def _show_refunds(self, read: RefundsRead) -> None:
@@ -421,7 +428,7 @@ class ChargeDetailScreen(PaytuiScreen[None]):
 
         if self._widgets_gone():  # the screen closed while the refunds were read
             return
-        if isinstance(read, ApiError):
+        if isinstance(read, Exception):
             self.refund_position = None
             self.query_one("#detail-heading", Static).update(self._heading())
             self._panel(
