@@ -447,6 +447,42 @@ async def test_a_failed_refunds_read_is_said_and_the_charge_still_shows(
         assert "left to refund" not in plain(screen.query_one("#detail-heading", Static).content)
 
 
+class HeldRefunds(httpx.AsyncBaseTransport):
+    """Refund lists wait for `release`; everything else answers at once."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
+        self.inner = inner
+        self.release = asyncio.Event()
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if request.url.path == "/v2/refunds":
+            await self.release.wait()
+        return await self.inner.handle_async_request(request)
+
+
+async def test_a_slow_refunds_list_does_not_hold_the_charge_back(
+    sandbox_transport: httpx.AsyncBaseTransport,
+) -> None:
+    """The refunds join the charge's frame only when they answer soon after it: a refunds
+    list still busy (retrying, say) leaves the charge shown, and its panel follows."""
+    held = HeldRefunds(sandbox_transport)
+    app = make_app(held)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        charge = await find(app, ChargeQuery(status="success"))
+        screen = await open_detail(app, pilot, charge.charge_id)
+        assert charge.charge_id in panel_text(screen, "summary")
+        assert not screen.query_one("#detail-panels").loading
+        assert screen.refund_position is None  # not known yet, and not claimed
+        held.release.set()
+        await settle(app, pilot)
+        for _ in range(200):
+            if screen.refund_position is not None:
+                break
+            await pilot.pause(0.01)
+        assert screen.refund_position is not None
+
+
 async def test_failed_reload_keeps_the_charge_on_screen(
     app_factory: AppFactory, sandbox_faults: Faults
 ) -> None:

@@ -81,6 +81,8 @@ DISTRIBUTIONS_AFTER = "grid-disputes"
 
 #: Seconds a read may take before the spinner shows (a quicker answer paints once, whole).
 SPINNER_AFTER = 0.15
+#: Seconds the refunds may answer after the charge and still join its frame.
+REFUNDS_WAIT = 0.25
 
 #: A refunds read: the first page, or the exception that kept it from being read.
 RefundsRead = Any
@@ -255,7 +257,9 @@ class ChargeDetailScreen(PaytuiScreen[None]):
         #: What the refunds read add up to (None: not read yet, or the read failed).
         self.refund_position: RefundPosition | None = None
         self.error: str | None = None
-        #: The claim read of the latest `_load` (an earlier one answering late is ignored).
+        #: The refunds and claim reads of the latest `_load` (an earlier one answering late is
+        #: ignored; `m` drops the claim read, its own answer is newer).
+        self._refunds_pending: asyncio.Future[RefundsRead] | None = None
         self._claim_pending: asyncio.Future[ClaimRead] | None = None
 
     # ------------------------------------------------------------------ layout
@@ -324,17 +328,19 @@ class ChargeDetailScreen(PaytuiScreen[None]):
     async def _load(self, expand: Expand) -> None:
         """Read the charge; on error keep whatever is shown and say how to retry.
 
-        The charge and its refunds are read together and shown at once, with the claim when the
-        journal has answered by then: each arriving on its own re-laid and repainted every panel
-        (three frames for one charge opened, the most of opening one, `docs/performance.md`).
-        The spinner shows only when the reads are slow to answer (`SPINNER_AFTER`); a quick
-        answer paints once, whole.
+        The charge, its refunds and its claim are read together and shown at once when they
+        answer together: each arriving on its own re-laid and repainted every panel (three
+        frames for one charge opened, the most of opening one, `docs/performance.md`). The
+        refunds may take `REFUNDS_WAIT` more than the charge and the journal nothing more; later
+        they land on their own, so a slow refunds list (its retries) or journal never holds the
+        charge back. The spinner shows only when the charge is slow (`SPINNER_AFTER`).
         """
         self._expand = expand
         body = self.query_one("#detail-panels")
         spinner = self.set_timer(SPINNER_AFTER, lambda: setattr(body, "loading", True))
         refunds: asyncio.Future[RefundsRead] | None = None
         claim: asyncio.Future[ClaimRead] | None = None
+        read = False
         try:
             client = await self._connect()
             if client is None:
@@ -342,7 +348,8 @@ class ChargeDetailScreen(PaytuiScreen[None]):
             refunds = asyncio.ensure_future(self._read_refunds(client))
             claim = asyncio.ensure_future(self._read_claim_now())
             charge = await client.get_charge(self.charge_id, expand=expand)
-            refunds_read = await refunds
+            await asyncio.wait({refunds}, timeout=REFUNDS_WAIT)
+            read = True
         except NotFoundError:
             self._show_error(f"No charge {self.charge_id}", not_found=True)
             return
@@ -352,22 +359,26 @@ class ChargeDetailScreen(PaytuiScreen[None]):
         finally:
             spinner.stop()
             body.loading = False
-            if refunds is not None and not refunds.done():
+            if not read and refunds is not None and not refunds.done():
                 refunds.cancel()
         if self._widgets_gone():  # the screen closed while the charge was read
             return
         self._show_error(None)
         self._show_charge(charge)
-        self._show_refunds(refunds_read)
-        # The journal is asked beside the service; a slower journal does not hold the charge back.
-        self._claim_pending = claim
-        if claim.done():
-            self._claim_read(claim)
-        else:
-            claim.add_done_callback(self._claim_read)
+        self._refunds_pending, self._claim_pending = refunds, claim
+        for pending, arrived in ((refunds, self._refunds_read), (claim, self._claim_read)):
+            if pending.done():
+                arrived(pending)
+            else:
+                pending.add_done_callback(arrived)
         self.post_message(messages.AccountInFocus(self._wire.get("account_id")))
         if self._needs_capture_lookup():
             self._find_capture()
+
+    def _refunds_read(self, read: asyncio.Future[RefundsRead]) -> None:
+        """The refunds, when they are the latest load's (an earlier one may answer later)."""
+        if read is self._refunds_pending and not read.cancelled():
+            self._show_refunds(read.result())
 
     # ------------------------------------------------------------------ claims
 
@@ -409,6 +420,7 @@ class ChargeDetailScreen(PaytuiScreen[None]):
     @work(group="charge-detail-claim", exit_on_error=False)
     async def _claim(self) -> None:
         """`m`: claim this charge for this agent, or release it when it is ours."""
+        self._claim_pending = None  # a read started before this press is older than its answer
         now = await claim_or_release(self.app, self.charge_id)
         if now is not None:
             self._show_claim(*now)

@@ -121,6 +121,11 @@ class KeyValueRows:
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         key_width = self.key_width + _GAP
+        if options.max_width <= key_width:
+            # No room for values beside the names (a long name, a narrow panel): Rich's own
+            # table decides what gives (`_grid`), rather than a one-cell column of values.
+            yield _grid(self.rows)
+            return
         longest = max((_longest_line(value) for _, value in self.rows), default=0)
         width = max(1, min(longest, options.max_width - key_width))
         blank = Text(" " * key_width, style=_BOLD)
@@ -146,14 +151,19 @@ def _longest_line(text: Text) -> int:
 
 def rows_table(rows: Iterable[tuple[str, RenderableType]]) -> KeyValueRows | Table:
     """A two-column key/value grid: the layout of every field panel."""
-    listed = list(rows)
+    listed = [(Text(safe(key)), value) for key, value in rows]
     if all(isinstance(value, Text) for _, value in listed):
-        return KeyValueRows([(Text(safe(key)), cast(Text, value)) for key, value in listed])
+        return KeyValueRows(cast(list[tuple[Text, Text]], listed))
+    return _grid(listed)
+
+
+def _grid(rows: Iterable[tuple[Text, RenderableType]]) -> Table:
+    """The same grid as Rich's table (values that are not Text, or no room beside the names)."""
     table = Table.grid(padding=(0, 2))
     table.add_column(style="bold", no_wrap=True)
     table.add_column(overflow="fold")
-    for key, value in listed:
-        table.add_row(Text(safe(key)), value)
+    for key, value in rows:
+        table.add_row(key, value)
     return table
 
 
