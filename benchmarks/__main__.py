@@ -68,7 +68,7 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -453,10 +453,15 @@ async def frames(app: Any, pilot: Any, rows: int, runs: int) -> list[dict[str, A
     return out
 
 
-async def paging_served(db: Path) -> list[dict[str, Any]]:
-    """`paging` against the sandbox served in its own process, as the product runs it: in
-    process, the sandbox's SQLite page cache (64 MB, `sandbox/store.py`) filled as every page
-    was read and doubled the app's resident memory, which is not the app's."""
+async def served_app(
+    db: Path, measure: Callable[[Any, Any], Awaitable[list[dict[str, Any]]]]
+) -> list[dict[str, Any]]:
+    """`measure(app, pilot)` on an app (headless, 120x40) against the sandbox served as the
+    product uses it: its own process, over a socket (`paytui sandbox`, as
+    `benchmarks/loopback_details.py` serves it). In process, the sandbox's answers to the
+    table's page reads ran on the app's own event loop, between its frames, and its SQLite page
+    cache (64 MB, `sandbox/store.py`) counted as the app's memory; the product's separate
+    sandbox does neither."""
     from benchmarks.loopback_details import served
     from paytui.api.client import PaymentClient
     from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
@@ -470,28 +475,7 @@ async def paging_served(db: Path) -> list[dict[str, Any]]:
         app = PaytuiApp(factory)
         async with app.run_test(size=(120, 40)) as pilot:
             await settle(app, pilot)
-            return await paging(app, pilot)
-
-
-async def frames_served(db: Path, runs: int, rows: int) -> list[dict[str, Any]]:
-    """`frames` against the sandbox served as the product uses it: its own process, over a
-    socket (`paytui sandbox`, as `benchmarks/loopback_details.py` serves it). In process, the
-    sandbox's answers to the table's page reads ran on the app's own event loop, between its
-    frames, which the product's separate sandbox never does."""
-    from benchmarks.loopback_details import served
-    from paytui.api.client import PaymentClient
-    from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
-    from paytui.ui.app import PaytuiApp
-
-    with served(db) as url:
-
-        async def factory() -> Any:
-            return PaymentClient(url, client_id=DEMO_CLIENT_ID, client_secret=DEMO_CLIENT_SECRET)
-
-        app = PaytuiApp(factory)
-        async with app.run_test(size=(120, 40)) as pilot:
-            await settle(app, pilot)
-            return await frames(app, pilot, rows, runs)
+            return await measure(app, pilot)
 
 
 async def in_process(
@@ -539,9 +523,9 @@ def main(argv: list[str] | None = None) -> int:
         if parts & set(IN_PROCESS):
             asyncio.run(in_process(db, texts, runs, parts, hold_rows))
         if "paging" in parts:
-            asyncio.run(paging_served(db))
+            asyncio.run(served_app(db, paging))
         if "frames" in parts:
-            asyncio.run(frames_served(db, runs, hold_rows))
+            asyncio.run(served_app(db, lambda app, pilot: frames(app, pilot, hold_rows, runs)))
         if "pulse" in parts:
             from benchmarks.pulse import figures as pulse_figures
 

@@ -10,9 +10,9 @@ of being dropped. Every value from the API is shown as `rich.text.Text`, never p
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, TypeAlias, TypeVar, cast
 
 from rich.console import RenderableType
 from rich.text import Text
@@ -39,6 +39,8 @@ from paytui.ui.widgets.json_view import JsonView
 if TYPE_CHECKING:
     from paytui.actions.claims import Claim
     from paytui.api.client import PaymentClient
+    from paytui.api.models import Page, Refund
+    from paytui.api.queries import RefundQuery
     from paytui.charge_state import RefundPosition
 
 #: What `get_charge` may expand; None reads the charge alone.
@@ -85,9 +87,20 @@ SPINNER_AFTER = 0.15
 REFUNDS_WAIT = 0.25
 
 #: A refunds read: the first page, or the exception that kept it from being read.
-RefundsRead = Any
+RefundsRead: TypeAlias = "Page[Refund] | Exception"
 #: A claim read: (this agent, the charge's claim or None), or None when it failed.
-ClaimRead = tuple[str, Any] | None
+ClaimRead: TypeAlias = "tuple[str, Claim | None] | None"
+
+_T = TypeVar("_T")
+
+
+def _on_answer(read: asyncio.Future[_T], arrived: Callable[[asyncio.Future[_T]], None]) -> None:
+    """`arrived(read)` now if the read has answered (the same frame), else when it does."""
+    if read.done():
+        arrived(read)
+    else:
+        read.add_done_callback(arrived)
+
 
 #: Below this width the panel grids hold one column.
 _WIDTH_NARROW = 100
@@ -366,11 +379,8 @@ class ChargeDetailScreen(PaytuiScreen[None]):
         self._show_error(None)
         self._show_charge(charge)
         self._refunds_pending, self._claim_pending = refunds, claim
-        for pending, arrived in ((refunds, self._refunds_read), (claim, self._claim_read)):
-            if pending.done():
-                arrived(pending)
-            else:
-                pending.add_done_callback(arrived)
+        _on_answer(refunds, self._refunds_read)
+        _on_answer(claim, self._claim_read)
         self.post_message(messages.AccountInFocus(self._wire.get("account_id")))
         if self._needs_capture_lookup():
             self._find_capture()
@@ -425,19 +435,21 @@ class ChargeDetailScreen(PaytuiScreen[None]):
         if now is not None:
             self._show_claim(*now)
 
-    async def _read_refunds(self, client: PaymentClient) -> RefundsRead:
-        """The first page of this charge's refunds, or the error that kept it from being read."""
+    def _refund_query(self) -> RefundQuery:
+        """This charge's refunds: what is asked, and what each refund read is held to."""
         from paytui.api.queries import RefundQuery
 
+        return RefundQuery(charge_id=self.charge_id)
+
+    async def _read_refunds(self, client: PaymentClient) -> RefundsRead:
+        """The first page of this charge's refunds, or the error that kept it from being read."""
         try:
-            return await client.search_refunds_page(RefundQuery(charge_id=self.charge_id), limit=50)
+            return await client.search_refunds_page(self._refund_query(), limit=50)
         except Exception as exc:  # said in the refunds panel; the charge is still shown
             return exc
 
     def _show_refunds(self, read: RefundsRead) -> None:
         """The refunds panel (hidden when there are none) and the heading's refund position."""
-        from paytui.api.queries import RefundQuery
-
         if self._widgets_gone():  # the screen closed while the refunds were read
             return
         if isinstance(read, Exception):
@@ -449,7 +461,7 @@ class ChargeDetailScreen(PaytuiScreen[None]):
             )
             return
         page = read
-        query = RefundQuery(charge_id=self.charge_id)
+        query = self._refund_query()
         # Only refunds that say they are of this charge: a service ignoring the filter must not
         # lend this charge another's refunds.
         refunds = [refund for refund in page.items if not query.contradicted_by(refund)]
@@ -871,14 +883,13 @@ class ChargeDetailScreen(PaytuiScreen[None]):
     async def action_edit_refund(self) -> None:
         """The refund's tag edit (the charge's dialog, sent to the refund); with several refunds,
         the Refunds screen of this charge, where `E` edits the highlighted one."""
-        from paytui.api.queries import RefundQuery
         from paytui.ui.screens.modals.edit_tags import EditRefundTagsModal
         from paytui.ui.screens.refunds import RefundsScreen
 
         if len(self._refunds) == 1:
             await self.app.push_screen(EditRefundTagsModal(self._refunds[0].refund_id))
         elif self._refunds:
-            await self.app.push_screen(RefundsScreen(RefundQuery(charge_id=self.charge_id)))
+            await self.app.push_screen(RefundsScreen(self._refund_query()))
 
 
 __all__ = ["ChargeDetailScreen"]
