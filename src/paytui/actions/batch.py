@@ -1,8 +1,11 @@
-"""Bulk capture and bulk full refund: a dry run, one confirmation, then each item exactly once.
+"""Bulk actions (capture, full refund): a dry run, one confirmation, then each item exactly once.
 
 A batch is not a new way to move money: every item goes through the one `ActionExecutor` (policy,
 in-flight guard, settle the past, journal intent, one send, read-back) exactly as if the user had
-pressed `c` or `r` on that charge. What this module adds:
+pressed `c` or `r` on that charge — the operation's own `Operation.bulk`, the same pipeline call
+its single action makes. An operation the table does not say how to do in bulk is refused
+(`bulk_spec`), before anything is written or sent; no operation is ever sent as another. What
+this module adds:
 
 - `plan_batch` — the dry run: how many, the total, and which charges are skipped and why, in the
   words of the action registry (`paytui.actions.registry.why_not`, the rule behind the keys);
@@ -43,6 +46,7 @@ from paytui.actions.errors import (
 from paytui.actions.executor import ActionExecutor, ActionOutcome
 from paytui.actions.journal import Journal
 from paytui.actions.journal_store import first_line
+from paytui.actions.operation import Operation
 from paytui.actions.operations import OPERATIONS
 from paytui.actions.policy import ActionPolicy
 from paytui.actions.registry import why_not
@@ -72,6 +76,7 @@ __all__ = [
     "BatchRunner",
     "BatchSummary",
     "Skipped",
+    "bulk_spec",
     "observe_plan",
     "plan_batch",
     "still_open",
@@ -80,8 +85,19 @@ __all__ = [
 
 #: The actions that may be done in bulk, and their labels (`Operation.bulk_label`).
 BULK_OPERATIONS: dict[str, str] = {
-    name: spec.bulk_label for name, spec in OPERATIONS.items() if spec.bulk_label
+    name: spec.bulk_label for name, spec in OPERATIONS.items() if spec.bulk_label and spec.bulk
 }
+
+
+def bulk_spec(operation: str) -> Operation:
+    """The description of `operation` when it may be done in bulk (`Operation.bulk`: how one
+    marked charge is done); `ActionError` for any other, before anything is written or sent."""
+    spec = OPERATIONS.get(operation)
+    if spec is None or spec.bulk is None or spec.bulk_label is None:
+        raise ActionError(f"{operation!r} cannot be done in bulk; nothing was sent")
+    return spec
+
+
 #: Items sent at the same time: enough to finish 200 in seconds, few enough to stay polite.
 CONCURRENCY = 4
 
@@ -118,7 +134,7 @@ class BatchPlan:
 
     @property
     def label(self) -> str:
-        return BULK_OPERATIONS[self.operation]
+        return bulk_spec(self.operation).bulk_label or self.operation
 
     def needs_confirmation(self, policy: ActionPolicy) -> bool:
         """Must the user type the total? (Production, above the threshold; an amount not
@@ -136,8 +152,10 @@ def _needs_confirmation(
 
 def plan_batch(operation: str, charges: Iterable[Any]) -> BatchPlan:
     """The dry run of `operation` on `charges` (each asked once, in order, by the registry)."""
-    if operation not in BULK_OPERATIONS:
-        raise ValueError(f"{operation!r} cannot be done in bulk")
+    try:
+        bulk_spec(operation)
+    except ActionError as err:
+        raise ValueError(err.message) from None
     items: list[tuple[str, Decimal | None]] = []
     skipped: list[Skipped] = []
     seen: set[str] = set()
@@ -270,7 +288,9 @@ class BatchRunner:
     # --- starting and resuming -------------------------------------------------------------
     def _check(self, operation: str, amounts: Iterable[Decimal | None], typed: str | None) -> None:
         """The policy (scopes, read-only) and, on production, the typed total — before anything
-        is written or sent. Raises `ActionRefused` / `ConfirmationRequired`."""
+        is written or sent. Raises `ActionError` (not an operation done in bulk),
+        `ActionRefused` / `ConfirmationRequired`."""
+        bulk_spec(operation)
         decision = self.executor.check(operation)
         if not decision.allowed:
             raise ActionRefused(decision)
@@ -394,14 +414,10 @@ class BatchRunner:
         confirmation = item.charge_id[-4:]
         try:
             basis = self._bases.get(item.charge_id)
-            if record.operation == "capture":
-                outcome = await executor.capture(
-                    item.charge_id, confirmation=confirmation, basis=basis
-                )
-            else:
-                outcome = await executor.refund(
-                    item.charge_id, None, confirmation=confirmation, basis=basis
-                )
+            # The operation's own call (`Operation.bulk`), as its single action makes it.
+            send = bulk_spec(record.operation).bulk
+            assert send is not None  # bulk_spec refuses an operation without one
+            outcome = await send(executor, item.charge_id, confirmation, basis)
         except EarlierAttemptApplied as err:
             await asyncio.to_thread(executor.journal.acknowledge, err.entry.id)
             done = replace(

@@ -29,17 +29,22 @@ ITEM_STATES = ("todo", "running", "succeeded", "skipped", "failed", "not_applied
 #: Items a resume still has to look at.
 OPEN_ITEM_STATES = frozenset({"todo", "running"})
 
-_SCHEMA = f"""
+#: `operation` is any operation the table says how to do in bulk (`Operation.bulk`), checked in
+#: Python before a batch is written (`paytui.actions.batch.bulk_spec`), as the journal checks its
+#: operation names: a new bulk operation needs no change here.
+_BATCHES = """
 CREATE TABLE IF NOT EXISTS batches (
     id            INTEGER PRIMARY KEY AUTOINCREMENT,
     profile       TEXT NOT NULL,
     base_url      TEXT NOT NULL,
-    operation     TEXT NOT NULL CHECK (operation IN ('capture', 'refund')),
+    operation     TEXT NOT NULL,
     journal_mark  INTEGER NOT NULL,
     created_at    TEXT NOT NULL,
     state         TEXT NOT NULL CHECK (state IN ('running', 'cancelled', 'finished')),
     updated_at    TEXT NOT NULL
 );
+"""
+_SCHEMA = f"""{_BATCHES}
 CREATE TABLE IF NOT EXISTS batch_items (
     batch_id   INTEGER NOT NULL REFERENCES batches(id),
     position   INTEGER NOT NULL,
@@ -52,6 +57,44 @@ CREATE TABLE IF NOT EXISTS batch_items (
     PRIMARY KEY (batch_id, position)
 );
 """
+
+
+_BATCH_COLUMNS = "id, profile, base_url, operation, journal_mark, created_at, state, updated_at"
+
+
+def _drop_operation_check(db: sqlite3.Connection) -> None:
+    """A file written when bulk knew only capture and refund names them in a CHECK on
+    `batches.operation`: the table is rebuilt without it, every row kept (in one transaction;
+    a second process that got there first leaves nothing to do)."""
+
+    def old() -> bool:
+        row = db.execute(
+            "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'batches'"
+        ).fetchone()
+        return row is not None and "CHECK (operation IN" in str(row[0])
+
+    if not old():
+        return
+    # The items' REFERENCES must not stop the old table's drop (the journal's connection,
+    # which this may be, enforces foreign keys); the pragma holds outside a transaction only.
+    enforced = db.execute("PRAGMA foreign_keys").fetchone()[0]
+    db.execute("PRAGMA foreign_keys = OFF")
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        if old():
+            db.execute(_BATCHES.replace("EXISTS batches", "EXISTS batches_rebuilt", 1))
+            db.execute(
+                f"INSERT INTO batches_rebuilt ({_BATCH_COLUMNS})"
+                f" SELECT {_BATCH_COLUMNS} FROM batches"
+            )
+            db.execute("DROP TABLE batches")
+            db.execute("ALTER TABLE batches_rebuilt RENAME TO batches")
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    finally:
+        db.execute(f"PRAGMA foreign_keys = {'ON' if enforced else 'OFF'}")
 
 
 def _iso(value: datetime) -> str:
@@ -110,6 +153,7 @@ class BatchLog:
         self._db.execute("PRAGMA journal_mode = WAL")
         self._db.execute("PRAGMA synchronous = FULL")
         self._db.executescript(_SCHEMA)
+        _drop_operation_check(self._db)
 
     def close(self) -> None:
         with self._lock:

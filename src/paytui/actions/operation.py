@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from paytui.api.client import PaymentClient
     from paytui.api.models import Charge
 
-__all__ = ["Executor", "Operation", "OperationName", "Request", "decimal_or_none"]
+__all__ = ["BulkFn", "Executor", "Operation", "OperationName", "Request", "decimal_or_none"]
 
 #: A journal operation's name: a key of `paytui.actions.operations.OPERATIONS`, which is the
 #: list (not a `Literal` here: a new operation is one module and one line in that table).
@@ -66,6 +66,9 @@ ReadBackFn = Callable[
     ["PaymentClient", "JournalEntry", dict[str, Any] | None], Awaitable["ReadBack"]
 ]
 ResendFn = Callable[["Executor", "JournalEntry", Any, str | None], Awaitable["ActionOutcome"]]
+#: One marked charge of a bulk run: (executor, charge id, the item's confirmation, what the dry
+#: run read of it) -> the outcome of the operation's own pipeline call.
+BulkFn = Callable[["Executor", str, str | None, "Basis | None"], Awaitable["ActionOutcome"]]
 
 
 @dataclass(frozen=True)
@@ -82,7 +85,10 @@ class Operation:
       key); None: the journal's `charge_id` column.
     - `names_a_charge`: the journal's `charge_id` is a charge History can open (not a refund's,
       a token's or an account's id).
-    - `bulk_label` / `bulk_noun`: set when it may be done on many marked charges at once.
+    - `bulk_label` / `bulk_noun` / `bulk`: set when it may be done on many marked charges at
+      once; `bulk` is how one of them is done, the same pipeline call (`Executor.perform`) the
+      single action makes, and is what a bulk run dispatches (`paytui.actions.batch`): a label
+      without it is refused when the table is built, never sent as another operation.
     - What the person decides on (`ActionExecutor.observe`, checked again before sending):
       `seen_refunds` — the charge's refunds and what is left (a refund); `seen_capture` —
       whether the authorization was captured (a capture). Neither: the charge's status only.
@@ -108,11 +114,19 @@ class Operation:
     names_a_charge: bool = True
     bulk_label: str | None = None
     bulk_noun: str | None = None
+    bulk: BulkFn | None = None
     seen_refunds: bool = False
     seen_capture: bool = False
     makes_a_charge: bool = False
     amount_is_identity: bool = False
     request: Callable[[str, dict[str, Any]], Request | None] | None = None
+
+    def __post_init__(self) -> None:
+        if self.bulk_label is not None and self.bulk is None:
+            raise ValueError(
+                f"operation {self.name!r} has a bulk_label but no bulk: say how one marked"
+                " charge is done (its own pipeline call), or it cannot be done in bulk"
+            )
 
     def request_of(self, entry: JournalEntry) -> Request | None:
         """The request an entry stands for, as far as the journal keeps it (None: not kept)."""

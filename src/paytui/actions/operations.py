@@ -53,7 +53,7 @@ OPERATIONS: dict[str, Operation] = {
 #: Operations that move money: the production typed confirmation, History's amounts.
 MONEY = frozenset(name for name, spec in OPERATIONS.items() if spec.moves_money)
 #: Operations that may be done on many marked charges at once.
-BULK = frozenset(name for name, spec in OPERATIONS.items() if spec.bulk_label)
+BULK = frozenset(name for name, spec in OPERATIONS.items() if spec.bulk is not None)
 
 
 def operation(name: str) -> Operation:

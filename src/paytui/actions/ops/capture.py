@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Mapping
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
@@ -12,6 +13,7 @@ from paytui.actions.read_backs import ReadBack, Unprovable
 from paytui.api.captures import find_capture
 
 if TYPE_CHECKING:
+    from paytui.actions.basis import Basis
     from paytui.actions.entry import JournalEntry
     from paytui.actions.outcome import ActionOutcome
     from paytui.api.client import PaymentClient
@@ -70,12 +72,17 @@ async def read_back(
     return ReadBack("not_applied")
 
 
-async def resend(
-    executor: Executor, entry: JournalEntry, original: Any, confirmation: str | None
-) -> ActionOutcome:
-    summary = entry.request_summary
-    charge_id = entry.charge_id or ""
-    return await executor.perform(
+def _perform(
+    executor: Executor,
+    charge_id: str,
+    summary: Mapping[str, Any],
+    *,
+    confirmation: str | None,
+    retry_of: int | None = None,
+    basis: Basis | None = None,
+) -> Awaitable[ActionOutcome]:
+    """The capture's pipeline call (`Executor.perform`), as the single capture makes it."""
+    return executor.perform(
         "capture",
         charge_id,
         lambda: prepare(
@@ -84,9 +91,30 @@ async def resend(
             convenience_fee=decimal_or_none(summary.get("convenience_fee")),
             supplemental_fee=decimal_or_none(summary.get("supplemental_fee")),
             confirmation=confirmation,
-            retry_of=entry.id,
+            retry_of=retry_of,
         ),
+        basis=basis,
     )
+
+
+async def resend(
+    executor: Executor, entry: JournalEntry, original: Any, confirmation: str | None
+) -> ActionOutcome:
+    return await _perform(
+        executor,
+        entry.charge_id or "",
+        entry.request_summary,
+        confirmation=confirmation,
+        retry_of=entry.id,
+    )
+
+
+async def bulk(
+    executor: Executor, charge_id: str, confirmation: str | None, basis: Basis | None
+) -> ActionOutcome:
+    """One marked authorization of a bulk capture: the single capture's pipeline call (no
+    fees), tied to what the dry run read (`basis`)."""
+    return await _perform(executor, charge_id, {}, confirmation=confirmation, basis=basis)
 
 
 SPEC = Operation(
@@ -101,6 +129,7 @@ SPEC = Operation(
     result_noun="new charge",
     bulk_label="Capture",
     bulk_noun="authorization",
+    bulk=bulk,
     seen_capture=True,
     read_back=read_back,
     resend=resend,

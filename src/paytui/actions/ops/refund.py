@@ -3,7 +3,7 @@ read-back finds exactly this one."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Mapping, Sequence
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
@@ -15,6 +15,7 @@ from paytui.api.models import Refund, RefundRequest
 from paytui.api.queries import RefundQuery
 
 if TYPE_CHECKING:
+    from paytui.actions.basis import Basis
     from paytui.actions.entry import JournalEntry
     from paytui.actions.outcome import ActionOutcome
     from paytui.api.client import PaymentClient
@@ -85,13 +86,18 @@ async def read_back(
     return ReadBack("not_applied")
 
 
-async def resend(
-    executor: Executor, entry: JournalEntry, original: Any, confirmation: str | None
-) -> ActionOutcome:
-    summary = entry.request_summary
-    charge_id = entry.charge_id or ""
-    amount = decimal_or_none(summary.get("total_amount"))
-    return await executor.perform(
+def _perform(
+    executor: Executor,
+    charge_id: str,
+    amount: Decimal | None,
+    summary: Mapping[str, Any],
+    *,
+    confirmation: str | None,
+    retry_of: int | None = None,
+    basis: Basis | None = None,
+) -> Awaitable[ActionOutcome]:
+    """The refund's pipeline call (`Executor.perform`), as the single refund makes it."""
+    return executor.perform(
         "refund",
         charge_id,
         lambda: prepare(
@@ -102,10 +108,34 @@ async def resend(
             tags=summary.get("tags"),
             attributes=summary.get("attributes"),
             confirmation=confirmation,
-            retry_of=entry.id,
+            retry_of=retry_of,
         ),
+        basis=basis,
         amount=amount,
     )
+
+
+async def resend(
+    executor: Executor, entry: JournalEntry, original: Any, confirmation: str | None
+) -> ActionOutcome:
+    summary = entry.request_summary
+    amount = decimal_or_none(summary.get("total_amount"))
+    return await _perform(
+        executor,
+        entry.charge_id or "",
+        amount,
+        summary,
+        confirmation=confirmation,
+        retry_of=entry.id,
+    )
+
+
+async def bulk(
+    executor: Executor, charge_id: str, confirmation: str | None, basis: Basis | None
+) -> ActionOutcome:
+    """One marked charge of a bulk full refund: the single refund's pipeline call with no
+    amount (what is left), tied to what the dry run read (`basis`)."""
+    return await _perform(executor, charge_id, None, {}, confirmation=confirmation, basis=basis)
 
 
 SPEC = Operation(
@@ -120,6 +150,7 @@ SPEC = Operation(
     result_noun="refund",
     bulk_label="Full refund",
     bulk_noun="charge",
+    bulk=bulk,
     seen_refunds=True,
     amount_is_identity=True,
     read_back=read_back,
