@@ -9,13 +9,17 @@ Endpoints (the paths paytui's client calls; the spec's where it shows them):
 - ``GET /v2/conversations[/{id}]``, ``POST /v2/conversations/{id}/close``, ``GET|POST /v2/messages``
   (its own choices: `tests/second_service/conversations.py`)
 
-Errors are ``{"error": {"code", "message"}}`` with 400, 401, 404, 409 (a choice: not shown).
+Errors are ``{"error": {"code", "message"}}`` with 400, 401, 404, 409 (a choice: not shown), or
+another envelope (`ServiceOptions.error_shape`: `fault`, `errors`, `detail`, text ...). Writes
+may be refused (`refuse_writes`) or throttled with 429 + Retry-After (`throttle_writes`) before
+they act.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import json
 import secrets
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -62,6 +66,8 @@ class SecondService:
         self.client_id, self.client_secret = CLIENT_ID, CLIENT_SECRET
         self.seen: list[Seen] = []
         self.tokens: set[str] = set()
+        #: Writes still to be answered 429 (`ServiceOptions.throttle_writes`).
+        self.throttle_left = self.options.throttle_writes
         self.app = create_app(self)
         self.transport = httpx.ASGITransport(app=self.app)
 
@@ -71,6 +77,27 @@ class SecondService:
 
 def error(status: int, code: str, message: str) -> JSONResponse:
     return JSONResponse({"error": {"code": code, "message": message}}, status_code=status)
+
+
+def shaped(response: Response, shape: str) -> Response:
+    """An error answer of ours (`error`) in the envelope `shape` (`ServiceOptions.error_shape`)."""
+    if response.status_code < 400 or shape == "error_object":
+        return response
+    inner = json.loads(bytes(response.body))["error"]
+    code, message = inner["code"], inner["message"]
+    headers = {k: v for k, v in response.headers.items() if k.lower() == "retry-after"}
+    if shape == "text":
+        return Response(message, response.status_code, headers, media_type="text/plain")
+    bodies: dict[str, Any] = {
+        "fault": {"fault": {"faultstring": message, "detail": {"errorcode": code}}},
+        "errors": {"errors": [{"code": code, "message": message}]},
+        "message": {"message": message, "code": code},
+        "detail": {"detail": message},
+        "detail_list": {"detail": [{"loc": ["body"], "msg": message, "type": code}]},
+        "error_string": {"error": message},
+    }
+    body = bodies[shape]
+    return JSONResponse(body, response.status_code, headers)
 
 
 def money(value: Decimal) -> int | float:
@@ -298,10 +325,25 @@ def create_app(service: SecondService) -> Starlette:
             service.seen.append(seen)
             if len(service.seen) > options.max_requests:
                 return error(400, "looping", "too many requests: the client does not stop")
+            return shaped(await answer(request, header), options.error_shape)
+
+        async def answer(request: Request, header: str) -> Response:
             if not public:
                 token = header.removeprefix("Bearer ").strip()
                 if not header.startswith("Bearer ") or token not in service.tokens:
                     return error(401, "unauthorized", "missing or unknown bearer token")
+                if request.method == "POST" and service.throttle_left > 0:
+                    service.throttle_left -= 1
+                    limited = error(429, "rate_limited", "too many requests for this client")
+                    if options.retry_after is not None:
+                        limited.headers["Retry-After"] = options.retry_after
+                    return limited
+                if request.method == "POST" and options.refuse_writes is not None:
+                    return error(
+                        options.refuse_writes,
+                        "paused",
+                        "refunds and captures are paused for this account",
+                    )
             return await handler(request)
 
         return run

@@ -10,6 +10,9 @@ Envelope = Literal["data", "results", "content", "bare", "nested"]
 CountKey = Literal["total", "count", "total_count"]
 Paging = Literal["offset", "page", "ignore", "cursor"]
 AuthStyle = Literal["basic", "form", "both"]
+ErrorShape = Literal[
+    "error_object", "fault", "errors", "message", "detail", "detail_list", "error_string", "text"
+]
 
 
 @dataclass(frozen=True)
@@ -59,5 +62,20 @@ class ServiceOptions:
     #: After this many requests every call answers 400 "looping": a test of a client that never
     #: stops fails quickly instead of hanging.
     max_requests: int = 600
+    #: The envelope of every error answer (spec: "Error body shape and error codes: not shown"):
+    #: `error_object` ``{"error": {"code", "message"}}``; `fault` ``{"fault": {"faultstring",
+    #: "detail": {"errorcode"}}}``; `errors` ``{"errors": [{"code", "message"}]}``; `message`
+    #: ``{"message", "code"}``; `detail` ``{"detail": "…"}``; `detail_list` FastAPI's
+    #: ``{"detail": [{"loc", "msg", "type"}]}``; `error_string` ``{"error": "…"}``; `text` a
+    #: text/plain body.
+    error_shape: ErrorShape = "error_object"
+    #: Every write (POST) is refused with this status before it acts, its reason "refunds and
+    #: captures are paused for this account" (a refusal paytui cannot foresee); None: never.
+    refuse_writes: int | None = None
+    #: The next this-many writes (POST, the token endpoint aside) are answered 429 before they
+    #: act, then writes are served again; `retry_after` is their Retry-After header (seconds or
+    #: an HTTP date; None: no header).
+    throttle_writes: int = 0
+    retry_after: str | None = "1"
     #: Extra scopes granted (informational; the service does not check scopes).
     scopes: tuple[str, ...] = field(default=("urn:v2:charges:all", "urn:v2:refunds:all"))

@@ -28,6 +28,7 @@ from typing import Any, Literal, Protocol
 import httpx
 from pydantic import SecretStr
 
+from paytui.api.error_bodies import reason_and_code, text_reason
 from paytui.api.errors import (
     ApiError,
     AuthenticationError,
@@ -273,15 +274,15 @@ def _client_refused(err: AuthenticationError) -> bool:
 def _token_error(response: httpx.Response, body: object) -> ApiError:
     """RFC 6749 errors (`error` / `error_description`) as the client's exceptions."""
     status = response.status_code
-    if not isinstance(body, dict):
-        if status < 400:
-            return MalformedResponseError(
-                f"the token endpoint answered non-JSON: {quote(response.text)}", status
-            )
-        body = {}
-    code = body.get("error") if isinstance(body.get("error"), str) else None
-    text = body.get("error_description") or body.get("message") or code or response.reason_phrase
-    message = quote(str(text))
+    if not isinstance(body, dict) and status < 400:
+        return MalformedResponseError(
+            f"the token endpoint answered non-JSON: {quote(response.text)}", status
+        )
+    reason, code = reason_and_code(body)
+    if reason is None and body is None and response.content:
+        reason = text_reason(response.content, response.headers.get("Content-Type", ""))
+    message = reason or "no reason given"
+    body = body if isinstance(body, dict) else {}
     if code in ("invalid_client", "unauthorized_client") or status == 401:
         return AuthenticationError(f"client credentials refused: {message}", status, code, body)
     if code == "invalid_scope":

@@ -58,6 +58,7 @@ from paytui.api.auth import (
     StaticTokenAuth,
     TokenAuthStyle,
 )
+from paytui.api.error_bodies import field_errors, reason_and_code, required_scopes, text_reason
 from paytui.api.errors import (
     ApiError,
     AuthenticationError,
@@ -1100,105 +1101,27 @@ def _http_error_of(response: httpx.Response, method: str) -> ApiError:
         body: Any = loads_json(response.content) if response.content else None
     except (ValueError, RecursionError):
         body = None
-    message, code = _message_and_code(body)
+    message, code = reason_and_code(body)
+    if message is None and response.content and body is None:
+        message = text_reason(response.content, response.headers.get("Content-Type", ""))
     if message is None:
-        message = (
-            f"non-JSON answer: {quote(_text_of(response))}"
-            if response.content and body is None
-            else response.reason_phrase or f"HTTP {status}"
-        )
-    message = quote(message)
+        message = "no reason given"
     kept = redact_data(body) if body is not None else quote(_text_of(response))
     if status == 401:
         return AuthenticationError(message, status, code, kept)
     if status == 403:
-        return ForbiddenError(message, status, code, kept, required_scopes=_scopes(body))
+        return ForbiddenError(message, status, code, kept, required_scopes=required_scopes(body))
     if status == 404:
         return NotFoundError(message, status, code, kept)
     if status == 409:
         return ConflictError(message, status, code, kept)
     if status in (400, 422):
-        return ValidationError(message, status, code, kept, field_errors=_field_errors(body))
+        return ValidationError(message, status, code, kept, field_errors=field_errors(body))
     if status == 429:
         return RateLimitedError(message, status, code, kept, retry_after=_retry_after(response))
     if status >= 500:
         return ServerError(message, status, code, kept, outcome_unknown=method not in RETRY_METHODS)
     return ApiError(message, status, code, kept)
-
-
-def _message_and_code(body: Any) -> tuple[str | None, str | None]:
-    """The human message and machine code of an error body in any of the common shapes."""
-    if isinstance(body, str) and body.strip():
-        return body, None
-    if not isinstance(body, Mapping):
-        return None, None
-    code: str | None = None
-    message: str | None = None
-    error = body.get("error")
-    if isinstance(error, str):
-        code = error
-    elif isinstance(error, Mapping):
-        code = _str(error.get("code")) or _str(error.get("type"))
-        message = _str(error.get("message"))
-    code = code or _str(body.get("code"))
-    for key in ("message", "error_description"):
-        message = message or _str(body.get(key))
-    detail = body.get("detail")
-    if message is None and isinstance(detail, str):
-        message = detail
-    if message is None and isinstance(detail, list) and detail:
-        message = "; ".join(str(_field_error(item) or item) for item in detail[:3])
-    errors = body.get("errors")
-    if message is None and isinstance(errors, list) and errors:
-        first = errors[0]
-        message = _str(first.get("message")) if isinstance(first, Mapping) else _str(first)
-    return message or code, code
-
-
-def _field_errors(body: Any) -> list[FieldError]:
-    if not isinstance(body, Mapping):
-        return []
-    found: list[FieldError] = []
-    for key in ("fields", "errors", "detail"):
-        items = body.get(key)
-        if isinstance(items, list):
-            found.extend(err for item in items if (err := _field_error(item)) is not None)
-    error = body.get("error")
-    if isinstance(error, Mapping) and isinstance(error.get("fields"), list):
-        found.extend(err for item in error["fields"] if (err := _field_error(item)) is not None)
-    return found
-
-
-def _field_error(item: Any) -> FieldError | None:
-    """`{"field", "message"}`, `{"path"|"name", "msg"}` or FastAPI's `{"loc": [...], "msg"}`."""
-    if not isinstance(item, Mapping):
-        return None
-    field = item.get("field") or item.get("path") or item.get("name")
-    loc = item.get("loc")
-    if field is None and isinstance(loc, list):
-        parts = [str(part) for part in loc if part not in ("body", "query", "path")]
-        field = ".".join(parts) or None
-    message = _str(item.get("message")) or _str(item.get("msg"))
-    if field is None or message is None:
-        return None
-    return FieldError(str(field), quote(message))
-
-
-def _scopes(body: Any) -> list[str]:
-    if not isinstance(body, Mapping):
-        return []
-    for holder in (body, body.get("error")):
-        if isinstance(holder, Mapping):
-            scopes = holder.get("required_scopes") or holder.get("scopes")
-            if isinstance(scopes, list):
-                return [str(scope) for scope in scopes]
-            if isinstance(scopes, str):
-                return scopes.split()
-    return []
-
-
-def _str(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
 
 
 __all__ = ["PaymentClient", "RetryWait"]

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from paytui.logs import redact
+from paytui.text import safe
 
 MAX_QUOTE = 200
 
@@ -30,8 +31,10 @@ def redact_data(value: Any) -> Any:
 
 
 def quote(text: str, limit: int = MAX_QUOTE) -> str:
-    """Server text made safe for one line: redacted, whitespace collapsed, cut to `limit`."""
-    flat = " ".join(redact(text).split())
+    """Server text made safe for one line: redacted, whitespace collapsed, every other control
+    character shown as itself (`paytui.text.safe`: ESC as ``␛``, a bidi override as ``�``), cut
+    to `limit`."""
+    flat = safe(" ".join(redact(text).split()))
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
