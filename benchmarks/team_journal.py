@@ -15,10 +15,12 @@ them (the median of the runs), `team_journal_cycle_p50_ms/…` and `…_p99_ms` 
 cycle as its writer saw it (locks waited for included). Every figure is printed, nothing
 asserts on timings (``target`` is null).
 
-PostgreSQL: the server at URL (default ``postgresql://``: libpq's ``PG*`` environment; CI runs
-the benchmarks under ``pg_virtualenv``), in a schema of its own per writer count, dropped after.
-Without a server that answers, one line says so (``team_journal_intents_per_s/postgresql``,
-``value`` null, ``note``) and the SQLite figures still follow. SQLite: a new file per writer
+PostgreSQL: the server at URL; without ``--url``, the one the environment names (libpq's
+``PGHOST``, ``PGPORT``... or ``PAYTUI_TEST_POSTGRES``), else a throwaway one started from the test
+extra's wheel for this run and stopped after, as the tests do (``tests/postgres_wheel.py``); in
+a schema of its own per writer count, dropped after. Without a server that answers (or one that
+starts), one line says so (``team_journal_intents_per_s/postgresql``, ``value`` null, ``note``)
+and the SQLite figures still follow. SQLite: a new file per writer
 count in a temporary directory (WAL, as paytui opens it). ``--quick``: one run of 0.25 s per
 writer count (a few seconds in all); otherwise 5 runs of 3 s.
 
@@ -251,7 +253,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--quick", action="store_true", help="one short run per writer count")
     parser.add_argument(
-        "--url", default="postgresql://", help="the PostgreSQL server (default: PG* environment)"
+        "--url",
+        default=None,
+        help="the PostgreSQL server (default: the PG* environment's, else one from the wheel)",
     )
     parser.add_argument(
         "--writers", default=",".join(map(str, WRITERS)), help="comma list (default 1,4,16)"
@@ -262,11 +266,26 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     counts = tuple(int(n) for n in args.writers.split(",") if n.strip())
-    for item in figures(
-        args.url, quick=args.quick, counts=counts, runs=args.runs, seconds=args.seconds
-    ):
-        emit(item)
+    with contextlib.ExitStack() as stack:
+        url = args.url or _server(stack)
+        for item in figures(
+            url, quick=args.quick, counts=counts, runs=args.runs, seconds=args.seconds
+        ):
+            emit(item)
     return 0
+
+
+def _server(stack: contextlib.ExitStack) -> str:
+    """The environment's server, else one from the test extra's wheel until `stack` closes
+    (without the wheel, or when it does not start: the default URL, whose figure says why)."""
+    try:
+        from tests.postgres_wheel import server
+
+        return stack.enter_context(server())
+    except Exception as err:
+        first = (str(err).strip().splitlines() or [type(err).__name__])[0]
+        print(f"no PostgreSQL from the wheel: {first}", file=sys.stderr)
+        return "postgresql://"
 
 
 if __name__ == "__main__":
