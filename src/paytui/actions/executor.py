@@ -17,9 +17,12 @@ The sequence for every action (docs/money-safety.md has the user's view of it):
    pre-authorization or an already captured one is explained, not sent), and the production
    typed confirmation (`ConfirmationRequired`).
 5. **Intent**: the journal row is committed (fsynced) — then marked "sent" — *before* the request.
-6. **Send once**. The client never retries a POST; neither do we.
+6. **Send once**. The client never retries a POST; neither do we — except after a 429, which
+   proves the service did not act: its Retry-After is waited (capped) and the request sent once
+   more under the same entry and client reference (`_send`; the trail keeps both sends).
 7. **Outcome**: success → "succeeded" with the result id; a definite refusal (4xx, or a
-   connection that never sent the request) → "failed"; anything else (timeout, dropped
+   connection that never sent the request) → "failed"; a 429 again → "failed", marked never
+   sent ("not sent: rate limited", retryable by the person); anything else (timeout, dropped
    connection after sending, 5xx, an unreadable answer) → "unknown", then a read-back
    (`paytui.actions.reconcile`): found → "succeeded" at once; not found → read again once the
    request deadline plus the margin has passed — counted from when the client gave up, which a
@@ -86,6 +89,7 @@ from paytui.actions.reconcile import (
 from paytui.api.errors import (
     ApiError,
     MalformedResponseError,
+    RateLimitedError,
     ServerError,
     TransportError,
     redact,
@@ -113,6 +117,10 @@ if TYPE_CHECKING:
 
 __all__ = ["ActionExecutor", "ActionOutcome", "is_definite_failure"]
 
+#: Seconds waited before the one more send after a 429 that did not say how long (Retry-After).
+RATE_LIMIT_WAIT = 1.0
+#: The longest such wait, when the client does not say its own budget (`max_wait`).
+MAX_RATE_LIMIT_WAIT = 30.0
 #: Seconds added to the client's request deadline before "not found" proves "not applied".
 DEFAULT_SETTLE_MARGIN = 2.0
 #: Seconds past its settle time that an entry still "sent" by a live process of another paytui is
@@ -808,7 +816,7 @@ class ActionExecutor:
             )
         slot.request_left = True
         try:
-            result = await plan.send(ref)
+            result = await self._send(plan, ref, entry.id)
         except asyncio.CancelledError:
             # Shutting down mid-request: we cannot know what the service did. Written without
             # awaiting (we are being cancelled); start-up reconciliation settles it (a journal
@@ -825,7 +833,7 @@ class ActionExecutor:
         except Exception as err:  # ApiError, or a bug after the request left: never resend
             message = str(err) if isinstance(err, ApiError) else f"{type(err).__name__}: {err}"
             if is_definite_failure(err):
-                never_sent = isinstance(err, TransportError) and not err.request_sent
+                never_sent, message = _not_sent(err, message)
                 await asyncio.to_thread(
                     self.journal.transition,
                     entry.id,
@@ -867,6 +875,51 @@ class ActionExecutor:
             refund=result if isinstance(result, Refund) else None,
             result=result if isinstance(result, PluginSession | Account | Token) else None,
         )
+
+    async def _send(self, plan: Plan, ref: str, entry_id: int) -> Any:
+        """`plan.send`, and once more after a 429 (`RateLimitedError`).
+
+        A service that answers "too many requests" refused the request before acting on it
+        (docs/api-assumptions.md, "Rate limits"), so sending it once more under the same intent —
+        the same journal entry, the same client reference — after waiting what its Retry-After
+        asks is not a blind retry. The wait is capped (`_rate_wait`); the second send is written
+        to the entry first (its `sent_at` moves to it, the 429 is in its trail). A second 429, or
+        a wait past the cap, ends as "not sent: rate limited" (`_not_sent`)."""
+        try:
+            return await plan.send(ref)
+        except RateLimitedError as first:
+            wait = self._rate_wait(first)
+            if wait is None:
+                raise
+            await self.sleep(wait)
+            moved = await asyncio.to_thread(
+                self.journal.transition,
+                entry_id,
+                "sent",
+                expected={"sent"},
+                at=self.clock(),
+                error=f"{first}; waited {wait:g} s and sent it once more",
+            )
+            if not moved:  # settled by another paytui meanwhile: not sent again
+                raise
+            try:
+                return await plan.send(ref)
+            except RateLimitedError as again:
+                raise RateLimitedError(
+                    f"{again.message}; asked again after waiting {wait:g} s",
+                    again.status,
+                    again.code,
+                    again.body,
+                    retry_after=again.retry_after,
+                ) from again
+
+    def _rate_wait(self, err: RateLimitedError) -> float | None:
+        """How long to wait before the one more send after a 429: its Retry-After (seconds or
+        an HTTP date, read by the client), else `RATE_LIMIT_WAIT`; None when that is longer
+        than the client's budget of waits for one call (`max_wait`): not worth holding on."""
+        wait = err.retry_after if err.retry_after is not None else RATE_LIMIT_WAIT
+        cap = float(getattr(self.client, "max_wait", MAX_RATE_LIMIT_WAIT))
+        return wait if wait <= cap else None
 
     async def _intend(
         self,
@@ -1315,6 +1368,18 @@ class _Go:
     #: The amount asked (a refund's), kept with a refusal in the audit trail.
     amount: Decimal | None = None
     depth: int = 0
+
+
+def _not_sent(err: Exception, message: str) -> tuple[bool, str]:
+    """Whether a definite failure proves the request was not acted on (a connection that never
+    sent it, or a 429: retryable by the person, not a refusal), and the message to keep."""
+    if isinstance(err, RateLimitedError):
+        later = f"in {err.retry_after:g} s" if err.retry_after is not None else "in a moment"
+        return True, (
+            f"Not sent: the service is limiting requests ({err.message}; 429). Nothing was"
+            f" done; try again {later}."
+        )
+    return isinstance(err, TransportError) and not err.request_sent, message
 
 
 def _makes_a_charge(operation: str) -> bool:
