@@ -40,7 +40,7 @@ def pytest_configure(config: pytest.Config) -> None:
         given = workerinput.get(_WORKER_KEY)
         config.stash[_DIRECTORY] = Path(given) if given else None
     elif postgres_wheel.named_by_environment() is None:
-        config.stash[_DIRECTORY] = postgres_wheel.make_directory()
+        config.stash[_DIRECTORY] = postgres_wheel.make_directory(in_memory=True)
     else:
         config.stash[_DIRECTORY] = None
 

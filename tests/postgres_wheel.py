@@ -33,6 +33,9 @@ from urllib.parse import quote
 BASE_URL_ENV = "PAYTUI_TEST_POSTGRES"
 #: libpq's variables that say where a server is: one of them set means "use that server".
 LOCATION_ENV = ("PGHOST", "PGHOSTADDR", "PGPORT", "PGSERVICE")
+#: Memory-backed files (Linux), and the room a test server's files need there at least.
+SHM = "/dev/shm"
+SHM_ROOM = 1 << 30
 #: How long the server may take to shut down before it is killed.
 STOP_TIMEOUT_S = 60.0
 
@@ -47,10 +50,22 @@ def named_by_environment() -> str | None:
     return None
 
 
-def make_directory() -> Path:
-    """A new, empty directory for one run's server (under the system's temporary directory:
-    short enough for a Unix socket's path)."""
-    return Path(tempfile.mkdtemp(prefix="paytui-pg-"))
+def make_directory(*, in_memory: bool = False) -> Path:
+    """A new, empty directory for one run's server, short enough for a Unix socket's path: under
+    the system's temporary directory, or with `in_memory` in /dev/shm where it has room (no
+    fsync reaches a disk: `initdb` takes half the time and commits are cheaper; for tests, whose
+    server never outlives the run, not for benchmarks that measure durable commits)."""
+    return Path(tempfile.mkdtemp(prefix="paytui-pg-", dir=_memory() if in_memory else None))
+
+
+def _memory() -> str | None:
+    """/dev/shm when it is there, writable and has room (a container's may have 64 MiB)."""
+    try:
+        if os.access(SHM, os.W_OK) and shutil.disk_usage(SHM).free >= SHM_ROOM:
+            return SHM
+    except OSError:
+        pass
+    return None
 
 
 def start(directory: Path) -> str:

@@ -50,7 +50,7 @@ def test_the_environment_names_the_server_or_none(monkeypatch: pytest.MonkeyPatc
 def test_processes_asking_at_once_share_one_wheel_server_stopped_with_its_files() -> None:
     """Two processes (as two xdist workers) start the server of one directory at once: one
     server, one URL for both, and it answers; `stop` ends it and deletes the directory."""
-    directory = postgres_wheel.make_directory()
+    directory = postgres_wheel.make_directory(in_memory=True)
     try:
         ask = (
             "import sys; from pathlib import Path; from tests.postgres_wheel import start;"
