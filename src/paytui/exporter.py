@@ -31,7 +31,7 @@ import csv
 import json
 import os
 import re
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Container, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -54,6 +54,7 @@ __all__ = [
     "DEFAULT_CHARGE_COLUMNS",
     "FORMATS",
     "LISTING_FORMATS",
+    "PROVEN",
     "REFUND_COLUMNS",
     "TOKEN_COLUMNS",
     "ExportCancelled",
@@ -64,7 +65,9 @@ __all__ = [
     "export_charges",
     "export_charges_to_file",
     "parse_columns",
+    "proven_items",
     "rows_of",
+    "with_proven",
     "write_listing",
     "write_record",
     "write_rows",
@@ -74,7 +77,7 @@ Format = Literal["csv", "jsonl"]
 FORMATS: tuple[str, ...] = ("csv", "jsonl")
 #: What a bounded listing (`--limit N`) may also be written as: an aligned table, a JSON array.
 LISTING_FORMATS: tuple[str, ...] = ("table", "json", "jsonl", "csv")
-Kind = Literal["text", "money", "time", "id"]
+Kind = Literal["text", "money", "time", "id", "flag"]
 #: Charges read per request when exporting a search (the service's largest page).
 PAGE_SIZE = 100
 #: Cells a spreadsheet would evaluate as a formula when they start with one of these.
@@ -302,6 +305,8 @@ def _cell(value: Any, kind: Kind, local: bool) -> str | None:
     """One value as exported text (None stays None: an empty CSV cell, a JSON null)."""
     if value is None:
         return None
+    if kind == "flag":
+        return "true" if value else "false"
     if kind == "money":
         return plain_amount(value) if isinstance(value, Decimal) else safe(redact(value))
     if kind == "time":
@@ -312,6 +317,45 @@ def _cell(value: Any, kind: Kind, local: bool) -> str | None:
         # key=value rules would take an id starting "aba8636…" for a routing number.)
         return safe(redact(text)) if _DIGIT_RUN.search(text) else text
     return safe(redact(text))
+
+
+def _json_cell(column: Column, item: Any, local: bool) -> Any:
+    """A JSON value: a flag stays a boolean (``"proven": false``), the rest is text."""
+    value = column.read(item)
+    if column.kind == "flag":
+        return None if value is None else bool(value)
+    return _cell(value, column.kind, local)
+
+
+#: The column of a row a search cannot prove matches its filters (`--include-unproven`).
+PROVEN = "proven"
+
+
+def with_proven(
+    table: dict[str, Column], keys: Sequence[str], unproven: Container[str]
+) -> tuple[dict[str, Column], list[str]]:
+    """`table` and `keys` with a last column `proven`: false for a row whose id is in
+    `unproven` (`Page.unproven`, `Trust.unproven`: read as the pages come), else true."""
+    from paytui.api.models import row_id
+
+    column = Column(
+        PROVEN,
+        lambda item: row_id(item) not in unproven,
+        "flag",
+        "false: the row cannot show it matches the search's filters (the service does not show"
+        " the field)",
+    )
+    return {**table, PROVEN: column}, [*keys, PROVEN]
+
+
+def proven_items(page: Any) -> list[Any]:
+    """The items of `page` (a `Page`) that show they match every filter asked."""
+    from paytui.api.models import row_id
+
+    unproven = page.unproven
+    if not unproven:
+        return list(page.items)
+    return [item for item in page.items if row_id(item) not in unproven]
 
 
 def _headers(keys: Sequence[str], table: dict[str, Column], local: bool) -> list[str]:
@@ -379,7 +423,7 @@ class _Writer:
             dumps = json.dumps
             out = []
             for item in items:
-                cells = [_cell(c.read(item), c.kind, local) for c in self.columns]
+                cells = [_json_cell(c, item, local) for c in self.columns]
                 out.append(dumps(dict(zip(keys, cells, strict=True)), ensure_ascii=False))
             if out:
                 self.stream.write("\n".join(out) + "\n")
@@ -431,9 +475,12 @@ async def charge_pages(
     progress: Progress | None = None,
     now: datetime | None = None,
     trust: Trust | None = None,
+    proven_only: bool = False,
 ) -> AsyncIterator[list[Charge]]:
     """Every page of a search, one list at a time (nothing kept: the caller writes and drops
     it). `progress.total` is set from the first page when the service says how many.
+    `proven_only`: a row that cannot show it matches the filters (`Page.unproven`) is left out
+    (counted in `trust`), so it never passes for a match.
 
     The search is pinned to the moment the export starts (``created_to`` = now, unless the query
     ends earlier): pages are read by offset, so a charge made meanwhile at the top of a
@@ -449,7 +496,7 @@ async def charge_pages(
             progress.total = page.total
         if trust is not None:  # what the rows showed of the filters (`paytui.api.models.Trust`)
             trust.add(page)
-        yield list(page.items)
+        yield proven_items(page) if proven_only else list(page.items)
 
 
 async def export_charges(
@@ -582,11 +629,11 @@ def write_listing(
     keys = list(columns) if columns else list(table)
     if fmt in FORMATS:
         return write_rows(stream, rows, fmt, columns=keys, table=table, local=local)
-    cells = [[_cell(table[k].read(row), table[k].kind, local) for k in keys] for row in rows]
     if fmt == "json":
-        records = [dict(zip(keys, line, strict=True)) for line in cells]
+        records = [{key: _json_cell(table[key], row, local) for key in keys} for row in rows]
         stream.write(json.dumps(records, ensure_ascii=False, indent=2) + "\n")
         return len(rows)
+    cells = [[_cell(table[k].read(row), table[k].kind, local) for k in keys] for row in rows]
     if fmt != "table":
         raise ValueError(f"unknown format {fmt!r}; choose from {', '.join(LISTING_FORMATS)}")
     texts = [[c if c is not None else "—" for c in line] for line in cells]

@@ -141,7 +141,7 @@ def charge_json(charge: StoredCharge, options: ServiceOptions) -> dict[str, Any]
         body["result_text"] = "Sandbox transaction success"
     if charge.chargeback:
         body["chargebacks"] = {"count": 1}
-    if options.echo_tags:
+    if options.echo_tags and (charge.tags or not options.omit_empty_tags):
         body["tags"] = list(charge.tags)
     if options.echo_charge_type:
         body["charge_type"] = charge.charge_type
@@ -159,7 +159,7 @@ def refund_json(refund: StoredRefund, options: ServiceOptions) -> dict[str, Any]
         "status": "success",
         "refund_timestamp": stamp(refund.moment),
     }
-    if options.echo_tags:
+    if options.echo_tags and (refund.tags or not options.omit_empty_tags):
         body["tags"] = list(refund.tags)
     return body
 

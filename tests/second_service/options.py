@@ -27,6 +27,9 @@ class ServiceOptions:
     applied_filters: frozenset[str] = frozenset({"status"})
     #: Echo fields the published charge does not show.
     echo_tags: bool = False
+    #: With `echo_tags`: leave the key out of a row without tags (an empty list not sent), so
+    #: only the rows that have some show them.
+    omit_empty_tags: bool = False
     echo_charge_type: bool = False
     echo_captured_charge_id: bool = False
     #: The payer's contact in `payment_method` (the spec shows it).

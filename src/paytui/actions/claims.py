@@ -67,4 +67,15 @@ def process_alive(owner: str | None) -> bool:
         return False
     except OSError:
         return True
-    return True
+    return not _zombie(int(pid))
+
+
+def _zombie(pid: int) -> bool:
+    """A process that has ended but was not reaped yet (killed under a parent still running):
+    it sends nothing more. Where /proc cannot tell, it is taken as running."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as stat:
+            fields = stat.read().rpartition(")")[2].split()
+    except OSError:
+        return False
+    return bool(fields) and fields[0] in {"Z", "X"}

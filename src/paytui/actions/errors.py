@@ -135,7 +135,11 @@ class RecentlyDone(ActionError):
 class JournalLost(ActionError):
     """The request left, but the journal could not record what came of it (the database went
     away mid-action). Nothing more is sent; the entry stays "sent" and is read back from the
-    service once the journal answers again, as after a crash."""
+    service once the journal answers again, as after a crash. `entry_id`: that entry."""
+
+    def __init__(self, message: str, entry_id: int | None = None) -> None:
+        super().__init__(message)
+        self.entry_id = entry_id
 
 
 class NotRetryable(ActionError):

@@ -46,7 +46,7 @@ import os
 import socket
 import uuid
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
@@ -86,6 +86,7 @@ from paytui.actions.reconcile import (
     reconcile_all,
     reconcile_detail,
 )
+from paytui.actions.tokens import card_identity
 from paytui.api.errors import (
     ApiError,
     MalformedResponseError,
@@ -115,7 +116,11 @@ if TYPE_CHECKING:
     from paytui.actions.claims import Claim
     from paytui.api.client import PaymentClient
 
-__all__ = ["ActionExecutor", "ActionOutcome", "is_definite_failure"]
+__all__ = ["STOPPED_SENDER", "ActionExecutor", "ActionOutcome", "is_definite_failure"]
+
+#: How an entry is described whose sender stopped (its process is gone, or its team-journal
+#: session lock was released) before it recorded an outcome: never "being sent right now".
+STOPPED_SENDER = "left by a paytui that stopped while sending it"
 
 #: Seconds waited before the one more send after a 429 that did not say how long (Retry-After).
 RATE_LIMIT_WAIT = 1.0
@@ -352,8 +357,14 @@ class ActionExecutor:
         )
         found: list[ActionOutcome] = []
         for entry in entries:
+            if await self._sent_elsewhere(entry):
+                continue  # its live sender settles it (the action itself says so)
             settled = await self._reconcile(entry, background=True)
-            found.append(_outcome_of(settled))
+            outcome = _outcome_of(settled)
+            if entry.state in {"pending", "sent"}:
+                told = f"{STOPPED_SENDER}; read back: {outcome.message}"
+                outcome = replace(outcome, message=told)
+            found.append(outcome)
         return found
 
     async def _sent_elsewhere(self, entry: JournalEntry) -> bool:
@@ -597,6 +608,7 @@ class ActionExecutor:
             lambda: token_op.prepare_create(self, request, stored, _retry_of),
             acknowledge_earlier,
             again=again,
+            identity=card_identity(request),
         )
         return token_op.with_token(outcome, stored)
 
@@ -720,11 +732,16 @@ class ActionExecutor:
         basis: Basis | None = None,
         again: bool = False,
         amount: Decimal | None = None,
+        identity: str | None = None,
     ) -> ActionOutcome:
         """Run one action through the pipeline: `prepare` (the operation's, `paytui.actions.ops`)
         builds its `Plan` once the past is settled. Policy and in-flight guard first
         (synchronously, before any await), then the action in its own task, awaited shielded
-        from our caller's cancellation. The methods above are typed conveniences over this."""
+        from our caller's cancellation. The methods above are typed conveniences over this.
+
+        `identity`: what makes two of them "the same" (a token's card), known before `prepare`:
+        an earlier success of another identity on the same target found by a read-back does not
+        stop this one (another card stored on the account is not this card stored twice)."""
         decision = self.policy.check(operation)
         if not decision.allowed:
             await self.record_refusal(operation, target, decision.reason or "Not allowed", amount)
@@ -736,7 +753,11 @@ class ActionExecutor:
         slot = _InFlight()
         slot.task = asyncio.get_running_loop().create_task(
             self._execute(
-                operation, target, prepare, slot, _Go(acknowledge_earlier, basis, again, amount)
+                operation,
+                target,
+                prepare,
+                slot,
+                _Go(acknowledge_earlier, basis, again, amount, identity=identity),
             )
         )
         self._in_flight[key] = slot
@@ -769,9 +790,11 @@ class ActionExecutor:
                 raise ActionRefused(
                     Decision(False, f"Nothing was sent: {exc}. No action without a journal.")
                 ) from None
+            entry = f" #{slot.entry_id}" if slot.entry_id is not None else ""
             raise JournalLost(
-                f"The {noun} was sent, but {exc}, so its outcome is not recorded. Nothing more"
-                " is sent; History reads it back from the service once the journal answers."
+                f"The {noun}{entry} was sent, but {exc}, so its outcome is not recorded. Nothing"
+                " more is sent; History reads it back from the service once the journal answers.",
+                slot.entry_id,
             ) from None
 
     async def _steps(
@@ -938,7 +961,7 @@ class ActionExecutor:
         was done since the person looked, nor is in flight (`JournalConflict`). Any of these:
         nothing is written or sent, and the error says what changed, by whom and when."""
         # The past first: an earlier attempt's verdict may change what the checks below say.
-        await self._settle_earlier(operation, target, slot, go.acknowledge)
+        await self._settle_earlier(operation, target, slot, go.acknowledge, go.identity)
         # A caller that shows nothing to a person (a test, a script of the API) gives no basis:
         # then "since" is now, and the journal's guard and the recent-identical rule still hold.
         basis = go.basis
@@ -980,7 +1003,9 @@ class ActionExecutor:
                 if other.id == go.acknowledge and go.depth == 0:
                     # Seen and confirmed by the user: send another, guarded from here on.
                     await asyncio.to_thread(self.journal.acknowledge, other.id)
-                    fresh = _Go(go.acknowledge, None, go.again, go.amount, depth=1)
+                    fresh = _Go(
+                        go.acknowledge, None, go.again, go.amount, depth=1, identity=go.identity
+                    )
                     return await self._intend(operation, target, prepare, slot, fresh)
                 if basis is not None:
                     raise TargetChanged(
@@ -989,6 +1014,14 @@ class ActionExecutor:
                         left=await self._left_now(operation, target),
                     ) from None
                 raise EarlierAttemptApplied(_earlier_message(other), other) from None
+            if go.depth == 0 and not await self._sent_elsewhere(other):
+                # Unsettled, and its sender is gone: not "being sent right now" — read it back,
+                # then decide again on what that shows (done: not twice; not done: go on).
+                await self._prove(other, slot, background=True)
+                fresh = _Go(
+                    go.acknowledge, go.basis, go.again, go.amount, depth=1, identity=go.identity
+                )
+                return await self._intend(operation, target, prepare, slot, fresh)
             raise _being_sent(operation, other) from None
         return entry, plan
 
@@ -1056,6 +1089,9 @@ class ActionExecutor:
             since=since,
         )
         noun = OPERATIONS[plan.operation].noun
+        # The service's refunds that are these entries' results are judged by their entry (an
+        # acknowledged one is not "made outside paytui" below).
+        journaled = frozenset(entry.result_id for entry in entries if entry.result_id)
         for entry in entries:
             if not _same_target_as(entry, plan) or entry.id == go.acknowledge:
                 continue
@@ -1070,7 +1106,9 @@ class ActionExecutor:
                 entry,
             )
         for refund in current or ():
-            if refund.refund_id in shown or amount_identity(refund.amount) != plan.identity:
+            if refund.refund_id in shown or refund.refund_id in journaled:
+                continue
+            if amount_identity(refund.amount) != plan.identity:
                 continue
             if refund.at is None or refund.at < since:
                 continue
@@ -1258,13 +1296,19 @@ class ActionExecutor:
             raise ConfirmationRequired(self.policy.confirmation_phrase(amount, charge_id))
 
     async def _settle_earlier(
-        self, operation: str, target: str, slot: _InFlight, acknowledge: int | None
+        self,
+        operation: str,
+        target: str,
+        slot: _InFlight,
+        acknowledge: int | None,
+        identity: str | None = None,
     ) -> None:
         """Settle the past before sending: read back every earlier entry of the same action and
         target whose outcome is not proven (waiting until a commit in flight would show). If one
         did happen — now, or found earlier by a look the user was not shown — nothing is sent
         (`EarlierAttemptApplied`) unless the user acknowledged exactly that entry. One that
-        stays unknown refuses the action (`UnresolvedAction`): doing it again could do it twice."""
+        stays unknown refuses the action (`UnresolvedAction`): doing it again could do it twice.
+        `identity` given (a token's card): a success of another identity is not in the way."""
         key = OPERATIONS[operation].target_key
         charge_id = None if key is not None else target
 
@@ -1272,6 +1316,10 @@ class ActionExecutor:
             if key is None:
                 return entries
             return [e for e in entries if e.request_summary.get(key) == target]
+
+        def same_identity(entry: JournalEntry) -> bool:
+            # An entry written without one (an older journal) is taken as the same.
+            return identity is None or _identity_of(entry) in (None, identity)
 
         entries = same_target(
             await asyncio.to_thread(
@@ -1289,16 +1337,21 @@ class ActionExecutor:
                 # here could prove "not applied" too early. Nothing is sent; it settles it.
                 raise _being_sent(operation, entry)
             settled = await self._prove(entry, slot, background=True)
-            if settled.entry.state == "succeeded" and entry.id != acknowledge:
+            if (
+                settled.entry.state == "succeeded"
+                and entry.id != acknowledge
+                and same_identity(settled.entry)
+            ):
                 # Unsettled when this began, it happened (told by its own sender meanwhile, or
                 # by this read-back): doing it again now would do it twice.
                 raise EarlierAttemptApplied(_earlier_message(settled.entry), settled.entry)
             # Still not proven (a failed read-back leaves "unknown", or an early "not_applied").
             if not settled.entry.proven(self.settle_seconds):
                 noun = OPERATIONS[operation].noun
+                left = f", {STOPPED_SENDER}," if entry.state in {"pending", "sent"} else ""
                 raise UnresolvedAction(
-                    f"An earlier {noun} (#{entry.id}) has an unknown outcome; check it on the"
-                    " History screen before doing it again",
+                    f"An earlier {noun} (#{entry.id}){left} has an unknown outcome; check it in"
+                    " History before doing it again",
                     entry.id,
                 )
         applied = same_target(
@@ -1310,6 +1363,8 @@ class ActionExecutor:
             )
         )
         for entry in applied:
+            if not same_identity(entry):
+                continue  # told when that one is done again
             if entry.id != acknowledge:
                 raise EarlierAttemptApplied(_earlier_message(entry), entry)
             await asyncio.to_thread(self.journal.acknowledge, entry.id)
@@ -1368,6 +1423,8 @@ class _Go:
     #: The amount asked (a refund's), kept with a refusal in the audit trail.
     amount: Decimal | None = None
     depth: int = 0
+    #: What makes it "the same" action, when known before its plan (a token's card).
+    identity: str | None = None
 
 
 def _not_sent(err: Exception, message: str) -> tuple[bool, str]:
@@ -1455,18 +1512,28 @@ def _being_sent(operation: str, entry: JournalEntry) -> UnresolvedAction:
     )
 
 
-def _earlier_message(entry: JournalEntry) -> str:
-    """ "The refund of 5.00 sent at 14:02 UTC did go through: refund 3f2a…" (what happened)."""
+def _earlier_message(
+    entry: JournalEntry, then: str = "confirm to send another", *, numbered: bool = False
+) -> str:
+    """ "The refund of 5.00 sent at 14:02 UTC did go through: refund 3f2a…" (what happened),
+    and `then`: how to send another (the dialog's confirmation; the command line's option)."""
     spec = OPERATIONS[entry.operation]
     amount = f" of {format_amount(entry.amount)}" if entry.amount is not None else ""
     when = entry.sent_at or entry.created_at
     result = spec.result_noun
     found = f": {result} {entry.result_id}" if result and entry.result_id else ""
     who = f" by {entry.actor}" if entry.actor else ""
+    number = f" #{entry.id}" if numbered else ""
     return (
-        f"The {spec.noun}{amount} sent at {when:%H:%M} UTC{who} did go through{found}. Nothing"
-        " new was sent; confirm to send another."
+        f"The {spec.noun}{number}{amount} sent at {when:%H:%M} UTC{who} did go through"
+        f"{found}. Nothing new was sent; {then}."
     )
+
+
+def earlier_message(entry: JournalEntry, then: str) -> str:
+    """What `EarlierAttemptApplied` says of `entry`, with another way to send one more (`then`:
+    the command line names its option), naming the entry."""
+    return _earlier_message(entry, then, numbered=True)
 
 
 def _message(entry: JournalEntry, cause: str | None = None) -> str:

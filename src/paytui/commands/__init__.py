@@ -17,7 +17,16 @@ from typing import Any, NoReturn
 
 from paytui.actions.operations import OPERATIONS
 from paytui.cli import SCRIPT_COMMANDS
-from paytui.commands.runtime import CommandError, Connector, Exit, Io, Runtime, exit_code_of
+from paytui.commands.runtime import (
+    CommandError,
+    Connector,
+    Exit,
+    Io,
+    Runtime,
+    entry_number,
+    exit_code_of,
+    way_forward,
+)
 from paytui.console import SafeArgumentParser
 
 __all__ = ["COMMANDS", "main"]
@@ -56,7 +65,30 @@ def _listing(parser: argparse.ArgumentParser, *, streams: bool = True) -> None:
     parser.add_argument("--local-time", action="store_true", help="local time instead of UTC")
 
 
+def unproven_flag(parser: argparse.ArgumentParser) -> None:
+    """``--include-unproven``: also the rows a search cannot prove match, each marked."""
+    parser.add_argument(
+        "--include-unproven",
+        action="store_true",
+        help="also write the rows that cannot show they match the filters (the service does not"
+        " show the field), each marked: a `proven` column (false); default: left out, counted"
+        " on stderr",
+    )
+
+
+def acknowledge_flag(parser: argparse.ArgumentParser) -> None:
+    """``--acknowledge ENTRY``: the way forward past an earlier attempt found done (exit 8)."""
+    parser.add_argument(
+        "--acknowledge",
+        type=entry_number,
+        metavar="ENTRY",
+        help="send it although the earlier attempt ENTRY (12 or #12) was found done: the"
+        " exit-8 line names it and prints the command to type",
+    )
+
+
 def _money_flags(parser: argparse.ArgumentParser) -> None:
+    acknowledge_flag(parser)
     parser.add_argument("--yes", action="store_true", help="do not ask (scripts)")
     parser.add_argument(
         "--confirm",
@@ -89,6 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
     search = sub(verbs, "search", "Search charges with the query language (docs/search.md).")
     search.add_argument("query", nargs="*", help="e.g. status:chargeback tag:vip amount>=25")
     _listing(search)
+    unproven_flag(search)
     show = sub(verbs, "show", "Show one charge.")
     show.add_argument("id")
     show.add_argument("--expand", choices=("distributions", "all"))
@@ -117,6 +150,7 @@ def build_parser() -> argparse.ArgumentParser:
     listing.add_argument("--charge", metavar="ID", help="the refunds of this charge")
     listing.add_argument("--account", metavar="ID")
     _listing(listing)
+    unproven_flag(listing)
 
     tokens = top.add_parser("tokens", help="list, show, create stored cards")
     verbs = tokens.add_subparsers(dest="verb", metavar="{list,show,create}")
@@ -143,6 +177,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="store it although the same card was stored on this account recently",
     )
+    acknowledge_flag(create)
     create.add_argument("--format", choices=("table", "json"), default="table")
 
     accounts = top.add_parser("accounts", help="list, show, watch merchant accounts")
@@ -260,6 +295,7 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--output", "-o", metavar="PATH")
     export.add_argument("--columns", metavar="A,B,...")
     export.add_argument("--local-time", action="store_true")
+    unproven_flag(export)
     return parser
 
 
@@ -322,7 +358,11 @@ def main(
         return Exit.OK
     except Exception as exc:
         code = exit_code_of(exc)
-        message = exc.message if isinstance(exc, CommandError) else _one_line(exc)
+        forward = way_forward(exc, argv)
+        if forward is not None:
+            message = " ".join(forward.split())
+        else:
+            message = exc.message if isinstance(exc, CommandError) else _one_line(exc)
         io.message(f"paytui: error: {message}")
         return code
     finally:

@@ -41,6 +41,9 @@ def add_parser(top: Any, common: argparse.ArgumentParser) -> None:
         return parser
 
     def outcome_flags(parser: argparse.ArgumentParser) -> None:
+        from paytui.commands import acknowledge_flag
+
+        acknowledge_flag(parser)
         parser.add_argument("--yes", action="store_true", help="do not ask (scripts)")
         parser.add_argument("--format", choices=("table", "json"), default="table")
 
@@ -261,7 +264,7 @@ async def conversations_close(runtime: Runtime, args: argparse.Namespace) -> int
             needs_typed=False,
             phrase="",
         )
-        outcome = await ops.close(executor, args.id)
+        outcome = await ops.close(executor, args.id, acknowledge_earlier=args.acknowledge)
     return _report(runtime, outcome, args.format)
 
 
@@ -315,7 +318,9 @@ async def messages_send(runtime: Runtime, args: argparse.Namespace) -> int:
             phrase="",
         )
         try:
-            outcome = await ops.send(executor, args.id, body, again=args.again)
+            outcome = await ops.send(
+                executor, args.id, body, again=args.again, acknowledge_earlier=args.acknowledge
+            )
         except RecentlyDone as err:
             raise CommandError(
                 f"{err.message} Pass --again to send it again.", Exit.EARLIER_ATTEMPT

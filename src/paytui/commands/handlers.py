@@ -28,6 +28,8 @@ from paytui.exporter import (
     export_charges,
     export_charges_to_file,
     parse_columns,
+    proven_items,
+    with_proven,
     write_listing,
     write_record,
     write_rows,
@@ -129,10 +131,12 @@ async def _collect(
     limit: int,
     page_size: int = 100,
     trust: Trust | None = None,
+    proven_only: bool = False,
 ) -> list[Any]:
     """Up to `limit` items of a paged list (`fetch(limit, offset)` -> Page); what the pages
     showed of the filters goes to `trust`. Rows a filter was applied to here are not items,
-    so a page can hold none and more still follow."""
+    so a page can hold none and more still follow. `proven_only`: neither are rows that cannot
+    show they match (`Page.unproven`; counted in `trust`)."""
     items: list[Any] = []
     offset = 0
     # One page size throughout: a page-numbered service reads `offset // size`, so a size that
@@ -140,7 +144,7 @@ async def _collect(
     size = min(page_size, limit)
     while len(items) < limit:
         page = await fetch(size, offset)
-        items.extend(page.items)
+        items.extend(proven_items(page) if proven_only else page.items)
         if trust is not None:
             trust.add(page)
         if not page.has_more or page.next_offset <= offset:
@@ -149,13 +153,23 @@ async def _collect(
     return items[:limit]
 
 
-def _trusted(runtime: Runtime, trust: Trust) -> int:
+def _trusted(runtime: Runtime, trust: Trust, *, left_out: bool = False) -> int:
     """Say on stderr how far the rows printed are the service's answer (filters applied here,
     rows not proven to match, sort ignored, rows that could not be read); `Exit.UNPROVEN` when
-    they cannot all be taken as matches, `Exit.INCOMPLETE` when some are missing."""
+    they cannot all be taken as matches, `Exit.INCOMPLETE` when some are missing. `left_out`:
+    the rows not proven were not written (the default of a search: never passed off)."""
     note = trust.note
     if note:
         runtime.io.err.write(f"paytui: {safe(note)}\n")
+    if trust.unproven:
+        count = len(trust.unproven)
+        rows = "1 row" if count == 1 else f"{count} rows"
+        runtime.io.err.write(
+            f"paytui: {rows} not proven to match left out (--include-unproven writes them,"
+            " marked proven=false)\n"
+            if left_out
+            else f"paytui: {rows} not proven to match written with proven=false\n"
+        )
     if trust.unreadable:  # sent by the service, not printed: said, never dropped in silence
         runtime.io.err.write(
             f"paytui: {trust.unreadable} row(s) the service sent could not be read"
@@ -277,24 +291,39 @@ async def charges_search(runtime: Runtime, args: argparse.Namespace) -> int:
     default = TABLE_CHARGE_COLUMNS if fmt == "table" else DEFAULT_CHARGE_COLUMNS
     keys = _columns(args, CHARGE_COLUMNS, default)
     trust = Trust()
+    table, keys, proven_only = _proven_columns(args, CHARGE_COLUMNS, keys, trust)
     async with runtime.client() as client:
         if args.all:
             await export_charges(
-                charge_pages(client, query, trust=trust),
+                charge_pages(client, query, trust=trust, proven_only=proven_only),
                 runtime.io.out,
                 fmt,
                 columns=keys,
                 local=args.local_time,
+                table=table,
             )
-            return _trusted(runtime, trust)
+            return _trusted(runtime, trust, left_out=proven_only)
         limit = _limit(args)
         rows = await _collect(
             lambda size, offset: client.search_charges_page(query, limit=size, offset=offset),
             limit,
             trust=trust,
+            proven_only=proven_only,
         )
-    write_listing(runtime.io.out, rows, fmt, CHARGE_COLUMNS, columns=keys, local=args.local_time)
-    return _trusted(runtime, trust)
+    write_listing(runtime.io.out, rows, fmt, table, columns=keys, local=args.local_time)
+    return _trusted(runtime, trust, left_out=proven_only)
+
+
+def _proven_columns(
+    args: argparse.Namespace, table: dict[str, Column], keys: list[str], trust: Trust
+) -> tuple[dict[str, Column], list[str], bool]:
+    """A search's rows: by default only those proven to match (the others counted on stderr);
+    `--include-unproven`: all, with a last column `proven` read from `trust` as pages come.
+    Returns the columns, their keys, and whether to leave the unproven out."""
+    if not args.include_unproven:
+        return table, keys, True
+    with_flag, keys = with_proven(table, keys, trust.unproven)
+    return with_flag, keys, False
 
 
 async def charges_show(runtime: Runtime, args: argparse.Namespace) -> int:
@@ -342,6 +371,7 @@ async def charges_capture(runtime: Runtime, args: argparse.Namespace) -> int:
             supplemental_fee=supplemental,
             confirmation=typed,
             basis=basis,
+            acknowledge_earlier=args.acknowledge,
         )
     return _report(runtime, outcome, args.format)
 
@@ -392,6 +422,7 @@ async def refunds_create(runtime: Runtime, args: argparse.Namespace) -> int:
                 confirmation=typed,
                 basis=basis,
                 again=args.again,
+                acknowledge_earlier=args.acknowledge,
             )
         except RecentlyDone as err:
             raise CommandError(
@@ -408,30 +439,32 @@ async def refunds_list(runtime: Runtime, args: argparse.Namespace) -> int:
     keys = _columns(args, REFUND_COLUMNS, list(REFUND_COLUMNS))
     query = RefundQuery(charge_id=args.charge, account_id=args.account)
     trust = Trust()
+    table, keys, proven_only = _proven_columns(args, REFUND_COLUMNS, keys, trust)
     async with runtime.client() as client:
         if args.all:
 
             async def pages() -> Any:
                 async for page in client.search_refunds(query, page_size=100):
                     trust.add(page)
-                    yield page.items
+                    yield proven_items(page) if proven_only else page.items
 
             await export_charges(
                 pages(),
                 runtime.io.out,
                 fmt,
                 columns=keys,
-                table=REFUND_COLUMNS,
+                table=table,
                 local=args.local_time,
             )
-            return _trusted(runtime, trust)
+            return _trusted(runtime, trust, left_out=proven_only)
         rows = await _collect(
             lambda size, offset: client.search_refunds_page(query, limit=size, offset=offset),
             _limit(args),
             trust=trust,
+            proven_only=proven_only,
         )
-    write_listing(runtime.io.out, rows, fmt, REFUND_COLUMNS, columns=keys, local=args.local_time)
-    return _trusted(runtime, trust)
+    write_listing(runtime.io.out, rows, fmt, table, columns=keys, local=args.local_time)
+    return _trusted(runtime, trust, left_out=proven_only)
 
 
 # --------------------------------------------------------------------------------------------
@@ -522,7 +555,9 @@ async def tokens_create(runtime: Runtime, args: argparse.Namespace) -> int:
         executor = await runtime.executor(client)
         # Journaled and sent once like a refund: a lost answer is read back, never resent.
         try:
-            outcome = await executor.create_token(request, again=args.again)
+            outcome = await executor.create_token(
+                request, again=args.again, acknowledge_earlier=args.acknowledge
+            )
         except RecentlyDone as err:
             raise CommandError(
                 f"{err.message} Pass --again to store it again.", Exit.EARLIER_ATTEMPT
@@ -687,6 +722,8 @@ async def export(runtime: Runtime, args: argparse.Namespace) -> int:
 
     query = parse_query(args.query)
     keys = _columns(args, CHARGE_COLUMNS, DEFAULT_CHARGE_COLUMNS)
+    trust = Trust()
+    table, keys, proven_only = _proven_columns(args, CHARGE_COLUMNS, keys, trust)
     io = runtime.io
     progress = Progress()
     show = bool(getattr(io.err, "isatty", lambda: False)())
@@ -697,15 +734,20 @@ async def export(runtime: Runtime, args: argparse.Namespace) -> int:
             io.err.write(f"\r{p.rows}{of} rows")
             io.err.flush()
 
-    trust = Trust()
     async with runtime.client() as client:
-        pages = charge_pages(client, query, progress=progress, trust=trust)
+        pages = charge_pages(client, query, progress=progress, trust=trust, proven_only=proven_only)
         if args.output == "-":
             rows = await export_charges(
-                pages, io.out, args.format, columns=keys, local=args.local_time, progress=progress
+                pages,
+                io.out,
+                args.format,
+                columns=keys,
+                local=args.local_time,
+                progress=progress,
+                table=table,
             )
             io.message(f"{rows} rows")
-            return _trusted(runtime, trust)
+            return _trusted(runtime, trust, left_out=proven_only)
         path = Path(args.output) if args.output else default_export_path(args.format)
         result = await export_charges_to_file(
             pages,
@@ -715,12 +757,13 @@ async def export(runtime: Runtime, args: argparse.Namespace) -> int:
             local=args.local_time,
             progress=progress,
             on_progress=tell,
+            table=table,
         )
     if show:
         io.err.write("\n")
     io.out.write(f"{result.path}\n")
     io.message(f"{result.rows} rows written to {result.path}")
-    return _trusted(runtime, trust)
+    return _trusted(runtime, trust, left_out=proven_only)
 
 
 HANDLERS: dict[str, Handler] = {

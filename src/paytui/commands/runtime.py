@@ -15,10 +15,11 @@ No Textual here (the command line must start fast and run where there is no term
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import enum
 import sys
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
@@ -114,6 +115,8 @@ def exit_code_of(exc: BaseException) -> Exit:
         return Exit.EARLIER_ATTEMPT
     if isinstance(exc, action_errors.ActionInFlight):
         return Exit.EARLIER_ATTEMPT
+    if isinstance(exc, action_errors.JournalLost):
+        return Exit.UNKNOWN_OUTCOME  # it was sent: repeating it could do it twice
     if isinstance(exc, action_errors.PrecheckFailed | action_errors.NotRetryable):
         cause = exc.__cause__
         return exit_code_of(cause) if isinstance(cause, api.ApiError) else Exit.REFUSED
@@ -130,6 +133,80 @@ def exit_code_of(exc: BaseException) -> Exit:
     if isinstance(exc, KeyboardInterrupt):
         return Exit.INTERRUPTED
     return Exit.INTERNAL
+
+
+def way_forward(exc: BaseException, argv: Sequence[str]) -> str | None:
+    """The error's line for a script, when the state it leaves has a next step to name: what
+    to type, exactly (docs/cli.md, "Exit codes"). None: the error's own line says it all.
+
+    - an earlier attempt found done (`EarlierAttemptApplied`, exit 8): the same command with
+      ``--acknowledge ENTRY`` — naming the entry is the acknowledgement that it was seen;
+    - an earlier attempt still unknown, or in flight elsewhere (`UnresolvedAction`, exit 8):
+      ``paytui history check ENTRY``, then the command again;
+    - sent, but the journal went away before its outcome was written (`JournalLost`, exit 7):
+      do not repeat it; ``paytui history check ENTRY`` once the journal answers."""
+    import shlex
+
+    from paytui.actions import errors as action_errors
+
+    if isinstance(exc, action_errors.EarlierAttemptApplied):
+        from paytui.actions.executor import earlier_message
+
+        entry = exc.entry.id
+        if tuple(argv[:2]) not in ACKNOWLEDGING:
+            return None
+        words = without_option(argv, "--acknowledge")
+        typed = shlex.join(["paytui", *words, "--acknowledge", str(entry)])
+        return earlier_message(exc.entry, f"to send another anyway, run `{typed}`")
+    if isinstance(exc, action_errors.UnresolvedAction):
+        check = f"`paytui history check {exc.entry_id}`"
+        return (
+            f"{exc.message}. {check} reads it back (waiting out a request still in flight);"
+            " then run this command again."
+        )
+    if isinstance(exc, action_errors.JournalLost) and exc.entry_id is not None:
+        return (
+            f"{exc.message} Do not repeat it: once the journal answers,"
+            f" `paytui history check {exc.entry_id}` reads its outcome from the service."
+        )
+    return None
+
+
+#: The commands that take ``--acknowledge ENTRY`` (journaled actions), by their two words.
+ACKNOWLEDGING = frozenset(
+    {
+        ("refunds", "create"),
+        ("charges", "capture"),
+        ("tokens", "create"),
+        ("messages", "send"),
+        ("conversations", "close"),
+    }
+)
+
+
+def without_option(argv: Sequence[str], name: str) -> list[str]:
+    """`argv` without `name VALUE` / `name=VALUE`."""
+    words: list[str] = []
+    skip = False
+    for word in argv:
+        if skip:
+            skip = False
+        elif word == name:
+            skip = True
+        elif not word.startswith(f"{name}="):
+            words.append(word)
+    return words
+
+
+def entry_number(text: str) -> int:
+    """An entry as typed (`12` or `#12`), for argparse: a bad one is a usage error."""
+    try:
+        value = int(text.strip().removeprefix("#"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an entry number (12 or #12)") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an entry number (12 or #12)")
+    return value
 
 
 @dataclass
