@@ -1199,12 +1199,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--team-journal",
         nargs="?",
-        const="postgresql://",
+        const="",
         default=None,
         metavar="URL",
         help="with --two-actors: each actor a process with a home of its own, both on one"
-        " PostgreSQL journal on the server at URL (default postgresql://: the PG* environment;"
-        " a schema per pairing, fault and shard, dropped after): benchmarks/chaos_team.py",
+        " PostgreSQL journal on the server at URL (default: the one the PG* environment names,"
+        " else one started from the test extra's wheel for the run; a schema per pairing,"
+        " fault and shard, dropped after): benchmarks/chaos_team.py",
     )
     parser.add_argument(
         "--spawn",
@@ -1255,7 +1256,13 @@ def _main_team(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int
     unknown = (set(pairings) - set(TEAM_PAIRINGS)) | (set(faults) - set(FAULTS))
     if unknown:
         parser.error(f"unknown pairings or faults: {', '.join(sorted(unknown))}")
-    return main_team(args, pairings, faults)
+    if args.team_journal:
+        return main_team(args, pairings, faults)
+    from tests.postgres_wheel import server
+
+    with server() as url:
+        args.team_journal = url
+        return main_team(args, pairings, faults)
 
 
 def _main_two_actors(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:

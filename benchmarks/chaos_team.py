@@ -8,8 +8,9 @@ The two-actor mode (`benchmarks.chaos`, "Two actors meaning the same action") wi
 process of its own, on a machine of its own: its own home (``HOME`` and ``XDG_*``: config, data,
 state, this machine's record of bulk actions), its own agent name (``PAYTUI_AGENT``:
 ``support-07``, ``support-12``), and nothing shared but the service and the team journal on
-PostgreSQL (``PAYTUI_JOURNAL_URL``). URL: the server (default ``postgresql://``: libpq's
-``PGHOST``, ``PGUSER``, ``PGPASSWORD``…; a password goes in the environment, never the URL). Every
+PostgreSQL (``PAYTUI_JOURNAL_URL``). URL: the server (default: the one libpq's ``PGHOST``,
+``PGUSER``, ``PGPASSWORD``… name, a password in the environment, never the URL; else one started
+from the test extra's wheel for the run, ``tests/postgres_wheel.py``). Every
 pairing, fault and shard gets a fresh schema of its own on that server (created at the start,
 dropped at the end), so its runs go one after another on one journal of their own.
 
