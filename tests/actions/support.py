@@ -171,6 +171,22 @@ async def refunds_of(client: PaymentClient, charge_id: str) -> list[Any]:
     return [r for r in page.items if r.charge_id == charge_id]
 
 
+async def unrefunded_sales(client: PaymentClient, count: int) -> list[Charge]:
+    """`count` card sales of the demo data with nothing refunded yet (10.00 or more)."""
+    page = await client.search_charges_page(
+        ChargeQuery(charge_type="sale", status="success", method="card"), limit=100
+    )
+    found: list[Charge] = []
+    for charge in page.items:
+        if charge.reversal_flag or charge.chargebacks or (charge.total_amount or 0) < 10:
+            continue
+        if not await refunds_of(client, charge.charge_id):
+            found.append(charge)
+        if len(found) == count:
+            return found
+    raise AssertionError("not enough unrefunded sales in the demo data")
+
+
 async def refunded_total(client: PaymentClient, charge_id: str) -> Decimal:
     return sum((r.total_amount for r in await refunds_of(client, charge_id)), Decimal(0))
 

@@ -18,8 +18,8 @@ from paytui.actions.journal import Journal, JournalConflict, JournalUnavailable,
 from paytui.actions.journal_store import DuplicateIntent, mask_url
 from paytui.api.client import PaymentClient
 from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
-from tests.actions.support import raw_sql, refunds_of
-from tests.actions.test_two_actors import _refund_process, _unrefunded_sales
+from tests.actions.support import raw_sql, refunds_of, unrefunded_sales
+from tests.actions.test_two_actors import _refund_process
 
 SERVICE = "http://sandbox"
 
@@ -183,7 +183,7 @@ async def test_two_agents_on_two_machines_send_one_refund_and_the_loser_is_told_
     async with PaymentClient(
         sandbox_server, client_id=DEMO_CLIENT_ID, client_secret=DEMO_CLIENT_SECRET
     ) as client:
-        (sale,) = await _unrefunded_sales(client, 1)
+        (sale,) = await unrefunded_sales(client, 1)
         agents = ("support-07", "support-12")
         processes = [
             _refund_process(

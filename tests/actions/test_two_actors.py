@@ -27,10 +27,15 @@ from paytui.actions.errors import (
 from paytui.actions.journal import Journal
 from paytui.api.client import PaymentClient
 from paytui.api.models import Charge
-from paytui.api.queries import ChargeQuery
 from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
 from paytui.sandbox.faults import Faults
-from tests.actions.support import FakeClock, WireTransport, clocked_executor, refunds_of
+from tests.actions.support import (
+    FakeClock,
+    WireTransport,
+    clocked_executor,
+    refunds_of,
+    unrefunded_sales,
+)
 
 _CLI = "import sys; from paytui.cli import main; sys.exit(main(sys.argv[1:]))"
 
@@ -72,21 +77,6 @@ def _refund_process(
     )
 
 
-async def _unrefunded_sales(client: PaymentClient, count: int) -> list[Charge]:
-    page = await client.search_charges_page(
-        ChargeQuery(charge_type="sale", status="success", method="card"), limit=100
-    )
-    found: list[Charge] = []
-    for charge in page.items:
-        if charge.reversal_flag or charge.chargebacks or (charge.total_amount or 0) < 10:
-            continue
-        if not await refunds_of(client, charge.charge_id):
-            found.append(charge)
-        if len(found) == count:
-            return found
-    raise AssertionError("not enough unrefunded sales in the demo data")
-
-
 async def test_two_processes_meaning_the_same_refund_send_one(
     sandbox_server: str, tmp_path: Path
 ) -> None:
@@ -100,7 +90,7 @@ async def test_two_processes_meaning_the_same_refund_send_one(
     async with PaymentClient(
         sandbox_server, client_id=DEMO_CLIENT_ID, client_secret=DEMO_CLIENT_SECRET
     ) as client:
-        sales = await _unrefunded_sales(client, 3)
+        sales = await unrefunded_sales(client, 3)
         for gap, sale in zip((0.0, 0.3, 1.0), sales, strict=True):
             first = _refund_process(spellings[0], sale.charge_id, tmp_path)
             if gap:

@@ -7,20 +7,21 @@ a crash or a kill the rows still ``todo`` or ``running`` are what "resume the re
 the journal entries made since the batch began (``journal_mark``) say whether a ``running`` item
 was in fact sent — so a resumed batch never acts twice on an item (`paytui.actions.batch`).
 
-Same file, own tables, own connection: the journal's schema and its migrations stay untouched.
-No Textual; thread-safe like the journal (its writes run in worker threads).
+Same file, own tables: the journal's schema and its migrations stay untouched. Same connection:
+this process's one connection to the file (`open_sqlite`), shared with the journal, so a batch
+log never opens a second descriptor of the journal (whose closing would drop the journal's
+locks). No Textual; thread-safe like the journal (its writes run in worker threads).
 """
 
 from __future__ import annotations
 
 import sqlite3
-import threading
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 
-from paytui.actions.journal_store import _create_private_file
+from paytui.actions.journal_store import SqliteFile, close_sqlite, open_sqlite
 
 __all__ = ["ITEM_STATES", "OPEN_ITEM_STATES", "BatchItem", "BatchLog", "BatchRecord"]
 
@@ -144,20 +145,22 @@ class BatchLog:
 
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
-        self._lock = threading.Lock()
-        _create_private_file(self.path)  # 0600, like the journal (normally it exists already)
-        self._db = sqlite3.connect(
-            self.path, check_same_thread=False, isolation_level=None, timeout=10.0
-        )
-        self._db.row_factory = sqlite3.Row
-        self._db.execute("PRAGMA journal_mode = WAL")
-        self._db.execute("PRAGMA synchronous = FULL")
-        self._db.executescript(_SCHEMA)
-        _drop_operation_check(self._db)
+        self._file: SqliteFile = open_sqlite(self.path)  # the journal's own connection
+        self._lock = self._file.lock
+        self._db = self._file.db
+        self._closed = False
+        try:
+            with self._lock:
+                self._db.executescript(_SCHEMA)
+                _drop_operation_check(self._db)
+        except BaseException:
+            self.close()
+            raise
 
     def close(self) -> None:
-        with self._lock:
-            self._db.close()
+        if not self._closed:
+            self._closed = True
+            close_sqlite(self._file)
 
     def create(
         self,
@@ -171,27 +174,21 @@ class BatchLog:
     ) -> BatchRecord:
         """Write a batch and all its items in one transaction (all or nothing)."""
         stamp = _iso(now)
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                cursor = self._db.execute(
-                    "INSERT INTO batches (profile, base_url, operation, journal_mark, created_at,"
-                    " state, updated_at) VALUES (?, ?, ?, ?, ?, 'running', ?)",
-                    (profile, base_url, operation, journal_mark, stamp, stamp),
-                )
-                batch_id = cursor.lastrowid
-                self._db.executemany(
-                    "INSERT INTO batch_items (batch_id, position, charge_id, amount, state)"
-                    " VALUES (?, ?, ?, ?, 'todo')",
-                    [
-                        (batch_id, position, charge_id, str(amount) if amount is not None else None)
-                        for position, (charge_id, amount) in enumerate(items)
-                    ],
-                )
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
+        with self._file.transaction():
+            cursor = self._db.execute(
+                "INSERT INTO batches (profile, base_url, operation, journal_mark, created_at,"
+                " state, updated_at) VALUES (?, ?, ?, ?, ?, 'running', ?)",
+                (profile, base_url, operation, journal_mark, stamp, stamp),
+            )
+            batch_id = cursor.lastrowid
+            self._db.executemany(
+                "INSERT INTO batch_items (batch_id, position, charge_id, amount, state)"
+                " VALUES (?, ?, ?, ?, 'todo')",
+                [
+                    (batch_id, position, charge_id, str(amount) if amount is not None else None)
+                    for position, (charge_id, amount) in enumerate(items)
+                ],
+            )
         assert batch_id is not None
         record = self.get(batch_id)
         assert record is not None

@@ -290,15 +290,41 @@ def _migrate_sqlite(store: SqliteStore) -> None:
     (agent, machine), the guarded target, the trail and the append-only rules. Entries written
     before schema 5 have no trail rows (`verify` counts them as older than the trail).
     """
-    db = store.connection
-    version = db.execute("PRAGMA user_version").fetchone()[0]
+    with store.lock:  # the process's one connection to the file: no statement in between
+        db = store.connection
+        if _sqlite_version(db) == (SCHEMA_VERSION, True):
+            return
+        # Decided again under the write lock: another process may be creating or migrating
+        # the file this moment (two first starts), and what it did decides what is left to do.
+        db.execute("PRAGMA foreign_keys = OFF")  # the rebuild renames a referenced table
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            _migrate_sqlite_locked(db)
+            db.execute("COMMIT")
+        except BaseException:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise
+        finally:
+            db.execute("PRAGMA foreign_keys = ON")
+
+
+def _sqlite_version(db: sqlite3.Connection) -> tuple[int, bool]:
+    """The file's ``user_version``, and whether every table of the schema is there."""
+    version = int(db.execute("PRAGMA user_version").fetchone()[0])
+    tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    return version, tables >= _TABLES
+
+
+def _migrate_sqlite_locked(db: sqlite3.Connection) -> None:
+    """`_migrate_sqlite`'s work, in the write transaction the caller holds."""
+    version, complete = _sqlite_version(db)
     if version > SCHEMA_VERSION:
         raise RuntimeError(
             f"the action journal is of a newer paytui (schema {version}); update paytui"
         )
-    tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    if version == SCHEMA_VERSION and tables >= _TABLES:
-        return
+    if version == SCHEMA_VERSION and complete:
+        return  # another first start did it while this one waited
     exists = db.execute(
         "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'actions'"
     ).fetchone()
@@ -314,39 +340,37 @@ def _migrate_sqlite(store: SqliteStore) -> None:
                     db.execute(f"ALTER TABLE {table} ADD COLUMN {column} TEXT")
         if version < 4:
             _canonical_services(db)
-    try:
-        db.executescript(
-            "BEGIN IMMEDIATE;"
-            + SQLITE_TABLES
-            + _INDEXES
-            + _SQLITE_RULES
-            + f"PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;"
-        )
-    except BaseException:
-        if db.in_transaction:
-            db.execute("ROLLBACK")
-        raise
+    for statement in _statements(SQLITE_TABLES + _INDEXES + _SQLITE_RULES):
+        db.execute(statement)
+    db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+
+def _statements(script: str) -> list[str]:
+    """`script` one statement at a time (``executescript`` would commit the caller's
+    transaction first); a trigger's body stays whole."""
+    found: list[str] = []
+    pending = ""
+    for piece in script.split(";"):
+        pending += piece + ";"
+        if sqlite3.complete_statement(pending):
+            if pending.strip(" \n;"):
+                found.append(pending.strip())
+            pending = ""
+    if pending.strip(" \n;"):
+        found.append(pending.strip())
+    return found
 
 
 def _rebuild(db: sqlite3.Connection, columns: str) -> None:
-    db.execute("PRAGMA foreign_keys = OFF")
-    db.execute("BEGIN IMMEDIATE")
-    try:
-        db.execute("ALTER TABLE actions RENAME TO actions_old")
-        db.execute(
-            "CREATE TABLE actions (id INTEGER PRIMARY KEY AUTOINCREMENT,"
-            + _ACTIONS_COLUMNS.format(id_ref="INTEGER", real="REAL")
-            + ")"
-        )
-        db.execute(f"INSERT INTO actions ({columns}) SELECT {columns} FROM actions_old")
-        db.execute("DROP TABLE actions_old")
-        db.execute("PRAGMA user_version = 3")
-        db.execute("COMMIT")
-    except BaseException:
-        db.execute("ROLLBACK")
-        raise
-    finally:
-        db.execute("PRAGMA foreign_keys = ON")
+    """Rebuild `actions` with today's columns (in the caller's transaction, foreign keys off)."""
+    db.execute("ALTER TABLE actions RENAME TO actions_old")
+    db.execute(
+        "CREATE TABLE actions (id INTEGER PRIMARY KEY AUTOINCREMENT,"
+        + _ACTIONS_COLUMNS.format(id_ref="INTEGER", real="REAL")
+        + ")"
+    )
+    db.execute(f"INSERT INTO actions ({columns}) SELECT {columns} FROM actions_old")
+    db.execute("DROP TABLE actions_old")
 
 
 def _canonical_services(db: sqlite3.Connection) -> None:

@@ -36,11 +36,14 @@ __all__ = [
     "JournalUnavailable",
     "Listener",
     "PostgresStore",
+    "SqliteFile",
     "SqliteStore",
     "Store",
+    "close_sqlite",
     "first_line",
     "lock_key",
     "mask_url",
+    "open_sqlite",
 ]
 
 Row = Mapping[str, Any]
@@ -170,8 +173,130 @@ class _PostgresListener(Listener):
             self._db.close()
 
 
+class SqliteFile:
+    """This process's one connection to one SQLite file (`open_sqlite`): shared by every journal
+    object, batch log and store that opens the file, under one lock (`lock`), and closed when the
+    last of them closes it.
+
+    Why one: on POSIX, closing *any* descriptor of a file drops *every* lock the process holds
+    on it (SQLite's "How to corrupt your database files", section 2.2). A second descriptor
+    opened and closed beside a live connection leaves that connection without its locks: another
+    process then finds itself alone, checkpoints and deletes the WAL this one still has open,
+    and the journal splits in two. One connection per file per process, and no descriptor of
+    the file opened beside it, rules that out."""
+
+    def __init__(self, key: tuple[int, int], path: Path, db: sqlite3.Connection) -> None:
+        self.key = key
+        self.path = path
+        self.db = db
+        #: Every statement and transaction on `db`, whoever makes it (re-entrant: a transaction
+        #: runs its statements under it).
+        self.lock = threading.RLock()
+        self.users = 0
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """``BEGIN IMMEDIATE`` ... ``COMMIT`` (``ROLLBACK`` on any exception): the file to
+        this process's writer while it checks and writes."""
+        with self.lock:
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self.db
+            except BaseException:
+                if self.db.in_transaction:
+                    self.db.execute("ROLLBACK")
+                raise
+            self.db.execute("COMMIT")
+
+
+#: The SQLite files this process has open, by (device, inode): however a path is spelt (a
+#: symlink, a relative path), one file is one connection.
+_OPEN_FILES: dict[tuple[int, int], SqliteFile] = {}
+_OPEN_FILES_LOCK = threading.Lock()
+#: How long an opener waits for another process's first start to make the file WAL.
+_WAL_SWITCH_SECONDS = 10.0
+
+
+def _forget_open_files() -> None:
+    """A forked child starts with no connection of its own (a connection never crosses a
+    fork; the child holds none of the parent's locks anyway)."""
+    global _OPEN_FILES_LOCK
+    _OPEN_FILES_LOCK = threading.Lock()
+    _OPEN_FILES.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_open_files)
+
+
+def open_sqlite(path: Path) -> SqliteFile:
+    """This process's connection to the SQLite file `path` (created 0600 in a 0700 directory
+    when missing): WAL, ``synchronous=FULL``, foreign keys on, rows as `sqlite3.Row`,
+    autocommit (a transaction is `SqliteFile.transaction`). Every call must be matched by one
+    `close_sqlite`."""
+    with _OPEN_FILES_LOCK:
+        _create_private_file(path)
+        status = os.stat(path)
+        key = (status.st_dev, status.st_ino)
+        shared = _OPEN_FILES.get(key)
+        if shared is None:
+            db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=10.0)
+            try:
+                db.row_factory = sqlite3.Row
+                _use_wal(db)
+                # FULL: the WAL is fsynced at every commit, so "written" means "on disk".
+                db.execute("PRAGMA synchronous = FULL")
+                db.execute("PRAGMA foreign_keys = ON")
+            except BaseException:
+                db.close()
+                raise
+            shared = _OPEN_FILES[key] = SqliteFile(key, path, db)
+        shared.users += 1
+        return shared
+
+
+def close_sqlite(shared: SqliteFile) -> None:
+    """One user of `shared` is done; the last one closes the connection."""
+    with _OPEN_FILES_LOCK:
+        shared.users -= 1
+        if shared.users > 0:
+            return
+        if _OPEN_FILES.get(shared.key) is shared:
+            del _OPEN_FILES[shared.key]
+    with shared.lock:
+        shared.db.close()
+
+
+def _use_wal(db: sqlite3.Connection) -> None:
+    """Put the file in WAL mode (a no-op when it is already).
+
+    Two first starts at once (two processes creating the journal) race for the switch: SQLite
+    answers the loser's ``PRAGMA journal_mode`` "database is locked" at once, without waiting
+    its busy timeout (the switch upgrades a read to a write, which SQLite never waits for, to
+    avoid a deadlock). The loser asks again until the winner is done."""
+    import time
+
+    deadline = time.monotonic() + _WAL_SWITCH_SECONDS
+    delay = 0.005
+    while True:
+        try:
+            mode = db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) and "busy" not in str(exc):
+                raise
+            if time.monotonic() >= deadline:
+                raise
+            time.sleep(delay)
+            delay = min(delay * 2, 0.1)
+            continue
+        if str(mode).lower() != "wal":
+            raise sqlite3.OperationalError(f"{mode} journal mode where WAL was asked for")
+        return
+
+
 class SqliteStore:
-    """One SQLite file, WAL, ``synchronous=FULL`` (a commit is on disk when it returns), 0600."""
+    """One SQLite file, WAL, ``synchronous=FULL`` (a commit is on disk when it returns), 0600;
+    on this process's one connection to it (`open_sqlite`)."""
 
     kind = "sqlite"
     greatest = "MAX"
@@ -180,20 +305,23 @@ class SqliteStore:
         self.path = path
         self.where = str(path)
         self.namespace = str(path)
-        self._lock = threading.RLock()
-        _create_private_file(path)
-        self._db = sqlite3.connect(
-            path, check_same_thread=False, isolation_level=None, timeout=10.0
-        )
-        self._db.row_factory = sqlite3.Row
-        self._db.execute("PRAGMA journal_mode = WAL")
-        # FULL: the WAL is fsynced at every commit, so "intent written" means "on disk".
-        self._db.execute("PRAGMA synchronous = FULL")
-        self._db.execute("PRAGMA foreign_keys = ON")
+        self._file: SqliteFile | None = open_sqlite(path)
+        self._lock = self._file.lock
+
+    @property
+    def _db(self) -> sqlite3.Connection:
+        if self._file is None:
+            raise sqlite3.ProgrammingError("Cannot operate on a closed database.")
+        return self._file.db
+
+    @property
+    def lock(self) -> threading.RLock:
+        """The lock of the file's connection (held by every statement on it)."""
+        return self._lock
 
     @property
     def connection(self) -> sqlite3.Connection:
-        """The raw connection (schema migrations of old files only)."""
+        """The raw connection (schema migrations and checks; under `lock`)."""
         return self._db
 
     def rows(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
@@ -221,14 +349,10 @@ class SqliteStore:
     @contextmanager
     def transaction(self, *keys: int) -> Iterator[SqliteStore]:
         del keys  # the whole file is locked: every writer waits for the one before it
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                yield self
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            self._db.execute("COMMIT")
+        if self._file is None:
+            raise sqlite3.ProgrammingError("Cannot operate on a closed database.")
+        with self._file.transaction():
+            yield self
 
     def hold(self, key: int) -> None:
         del key
@@ -247,8 +371,9 @@ class SqliteStore:
         return Listener(poll_seconds=2.0)
 
     def close(self) -> None:
-        with self._lock:
-            self._db.close()
+        shared, self._file = self._file, None
+        if shared is not None:
+            close_sqlite(shared)
 
 
 class PostgresStore:
@@ -429,15 +554,23 @@ def first_line(exc: BaseException) -> str:
 
 
 def _create_private_file(path: Path) -> None:
-    """Create `path` as 0600 (and its directory as 0700) before SQLite opens it.
+    """Create `path` as 0600 (and its directory as 0700) before SQLite opens it, when it is
+    missing; an existing file is never opened here.
 
     Creating it ourselves, rather than chmod-ing after SQLite did, leaves no moment in which the
-    file exists with the umask's (often world-readable) mode.
+    file exists with the umask's (often world-readable) mode. ``O_EXCL``: the descriptor opened
+    and closed here is only ever one of a file this call created, which no connection of this
+    process can have open yet (closing a descriptor of a file drops all of this process's locks
+    on it: see `SqliteFile`). SQLite gives the WAL and shared-memory files the mode of this one.
     """
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    fd = os.open(path, os.O_CREAT | os.O_RDWR, 0o600)
+    try:
+        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o600)
+    except FileExistsError:
+        if os.stat(path).st_mode & 0o077:
+            os.chmod(path, 0o600)  # by its name: no descriptor of it is opened
+        return
     os.close(fd)
-    os.chmod(path, 0o600)
 
 
 def placeholders(values: Iterable[object]) -> str:

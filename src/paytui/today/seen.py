@@ -8,11 +8,10 @@ with the time paytui first saw it in that status. Keyed by service, so two profi
 from __future__ import annotations
 
 import sqlite3
-import threading
 from datetime import UTC, datetime
 from pathlib import Path
 
-from paytui.actions.journal_store import _create_private_file
+from paytui.actions.journal_store import SqliteFile, close_sqlite, open_sqlite
 
 __all__ = ["SeenStore", "default_seen_path"]
 
@@ -46,26 +45,41 @@ def _parse(text: str) -> datetime:
 class SeenStore:
     """First sightings and observed account statuses of one service (`base_url`).
 
-    `path` None keeps them in memory (a test, or a read-only run that must leave no file)."""
+    `path` None keeps them in memory (a test, or a read-only run that must leave no file).
+    A file is opened on this process's one connection to it (`open_sqlite`): the Today screen
+    and a command beside it in one process share it, and no second descriptor of the file is
+    opened beside a live connection (its closing would drop that connection's locks)."""
 
     def __init__(self, path: Path | str | None, base_url: str) -> None:
         self.base_url = base_url
-        if path is None:
-            self._db = sqlite3.connect(":memory:", check_same_thread=False)
+        self._shared = path is not None
+        if path is not None:
+            self._file = open_sqlite(Path(path))
         else:
-            _create_private_file(Path(path))
-            self._db = sqlite3.connect(str(path), timeout=5.0, check_same_thread=False)
-        self._lock = threading.Lock()
-        with self._lock, self._db:
-            self._db.executescript(_SCHEMA)
+            memory = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
+            self._file = SqliteFile((-1, id(memory)), Path(":memory:"), memory)
+        self._db = self._file.db
+        self._closed = False
+        try:
+            with self._file.lock:
+                self._db.executescript(_SCHEMA)
+        except BaseException:
+            self.close()
+            raise
 
     def close(self) -> None:
-        self._db.close()
+        if self._closed:
+            return
+        self._closed = True
+        if self._shared:
+            close_sqlite(self._file)
+        else:
+            self._db.close()
 
     def first_seen(self, kind: str, ids: list[str], now: datetime) -> dict[str, datetime]:
         """When each of `ids` was first seen; the ones never seen are recorded as seen `now`."""
         found: dict[str, datetime] = {}
-        with self._lock, self._db:
+        with self._file.transaction():
             for item_id in ids:
                 self._db.execute(
                     "INSERT OR IGNORE INTO first_seen VALUES (?, ?, ?, ?)",
@@ -85,7 +99,7 @@ class SeenStore:
         """Record each (account id, status) as seen now, in one transaction (one commit, not
         one per account); returns since when paytui has seen each account in that status (now,
         when it is new or changed)."""
-        with self._lock, self._db:
+        with self._file.transaction():
             return {account: self._observe(account, status, now) for account, status in observed}
 
     def _observe(self, account_id: str, status: str, now: datetime) -> datetime:
