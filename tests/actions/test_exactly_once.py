@@ -22,6 +22,7 @@ import pytest
 from paytui.actions.errors import EarlierAttemptApplied, NotRetryable
 from paytui.actions.executor import ActionExecutor
 from paytui.actions.journal import Journal
+from paytui.actions.journal_schema import SCHEMA_VERSION
 from paytui.actions.policy import ActionPolicy
 from paytui.actions.reconcile import REF_ATTRIBUTE
 from paytui.api.client import PaymentClient
@@ -303,7 +304,9 @@ def test_a_schema_1_journal_opens_and_its_verdicts_are_rechecked(tmp_path: Path)
     )
     db.close()
     with Journal(path) as journal:
-        assert journal._store.connection.execute("PRAGMA user_version").fetchone()[0] == 5
+        assert (
+            journal._store.connection.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        )
         old = journal.get(1)
         assert old is not None and old.state == "not_applied" and old.checked_at is None
         assert [e.id for e in journal.to_check(12.0)] == [1]  # never proven: read it again
@@ -323,7 +326,10 @@ def test_a_schema_1_journal_opens_and_its_verdicts_are_rechecked(tmp_path: Path)
     db.commit()
     db.close()
     with Journal(path) as migrated:
-        assert migrated._store.connection.execute("PRAGMA user_version").fetchone()[0] == 5
+        assert (
+            migrated._store.connection.execute("PRAGMA user_version").fetchone()[0]
+            == SCHEMA_VERSION
+        )
         assert [e.state for e in migrated.list()] == ["pending", "failed", "not_applied"]
         migrated.record_intent(
             profile="sandbox",

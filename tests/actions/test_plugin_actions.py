@@ -13,6 +13,7 @@ import pytest
 from paytui.actions.errors import PrecheckFailed
 from paytui.actions.executor import ActionExecutor
 from paytui.actions.journal import Journal
+from paytui.actions.journal_schema import SCHEMA_VERSION
 from paytui.api.client import PaymentClient
 from paytui.api.models import Account, PluginSession
 from paytui.api.plugins import (
@@ -131,4 +132,6 @@ def test_a_schema_2_journal_takes_the_new_operations(tmp_path: Path) -> None:
             amount=None,
             request_summary={},
         )
-        assert journal._store.connection.execute("PRAGMA user_version").fetchone()[0] == 5
+        assert (
+            journal._store.connection.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        )

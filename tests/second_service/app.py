@@ -21,7 +21,7 @@ import base64
 import binascii
 import json
 import secrets
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any
@@ -34,7 +34,14 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from tests.second_service.conversations import routes as conversation_routes
-from tests.second_service.data import Store, StoredCharge, StoredRefund, result_code_for, stamp
+from tests.second_service.data import (
+    HOLDING,
+    Store,
+    StoredCharge,
+    StoredRefund,
+    result_code_for,
+    stamp,
+)
 from tests.second_service.options import ServiceOptions
 
 BASE_URL = "http://second.test"
@@ -73,6 +80,14 @@ class SecondService:
 
     def requests_to(self, path: str, method: str = "GET") -> list[Seen]:
         return [s for s in self.seen if s.path == path and s.method == method]
+
+    def settle(self, made_id: str, **fields: Any) -> None:
+        """The service finishes what it answered pending (a refund's or charge's id): `fields`
+        (``status="success"``) are what it shows from now on."""
+        made: StoredCharge | StoredRefund | None = self.store.refund(made_id)
+        made = made or self.store.charge(made_id)
+        assert made is not None, f"nothing made as {made_id}"
+        _answer_with(made, {**made.fields, **fields})
 
 
 def error(status: int, code: str, message: str) -> JSONResponse:
@@ -147,6 +162,18 @@ def charge_json(charge: StoredCharge, options: ServiceOptions) -> dict[str, Any]
         body["charge_type"] = charge.charge_type
     if options.echo_captured_charge_id and charge.captured_charge_id:
         body["captured_charge_id"] = charge.captured_charge_id
+    if options.echo_attributes:
+        body["attributes"] = charge.attributes
+    return _laid_over(body, charge.fields)
+
+
+def _laid_over(body: dict[str, Any], fields: Mapping[str, Any]) -> dict[str, Any]:
+    """`body` with the answer's own fields (`ServiceOptions.answers`); None leaves one out."""
+    for key, value in fields.items():
+        if value is None:
+            body.pop(key, None)
+        else:
+            body[key] = value
     return body
 
 
@@ -156,12 +183,14 @@ def refund_json(refund: StoredRefund, options: ServiceOptions) -> dict[str, Any]
         "charge_id": refund.charge_id,
         "account_id": refund.account_id,
         "total_amount": money(refund.amount),
-        "status": "success",
+        "status": refund.status,
         "refund_timestamp": stamp(refund.moment),
     }
     if options.echo_tags and (refund.tags or not options.omit_empty_tags):
         body["tags"] = list(refund.tags)
-    return body
+    if options.echo_attributes:
+        body["attributes"] = refund.attributes
+    return _laid_over(body, refund.fields)
 
 
 def account_json(account: dict[str, Any]) -> dict[str, Any]:
@@ -436,8 +465,13 @@ def create_app(service: SecondService) -> Starlette:
             result_code=result_code_for(kind, card=card),
             charge_type=kind,
             tags=[str(t) for t in body.get("tags") or [] if isinstance(t, str)],
+            attributes=_attributes(body),
         )
-        return JSONResponse(charge_json(store.add_charge(charge), options), status_code=201)
+        _answer_with(charge, options.answers.get("charge"))
+        return JSONResponse(
+            charge_json(store.add_charge(charge), options),
+            status_code=options.answer_codes.get("charge", 201),
+        )
 
     async def capture(request: Request) -> Response:
         found = store.charge(request.path_params["charge_id"])
@@ -447,7 +481,13 @@ def create_app(service: SecondService) -> Starlette:
             return error(400, "not_an_authorization", "only an authorization can be captured")
         if found.captured_charge_id is not None:
             return error(409, "already_captured", "the authorization was captured already")
-        return JSONResponse(charge_json(store.capture(found), options), status_code=201)
+        made = store.capture(found)
+        _answer_with(made, options.answers.get("capture"))
+        if made.status not in HOLDING:  # declined: the authorization is still open
+            found.captured_charge_id = None
+        return JSONResponse(
+            charge_json(made, options), status_code=options.answer_codes.get("capture", 201)
+        )
 
     # --- refunds -------------------------------------------------------------------------------
     async def list_refunds(request: Request) -> Response:
@@ -477,7 +517,11 @@ def create_app(service: SecondService) -> Starlette:
             return error(400, "invalid_amount", f"at most {left} can be refunded")
         refund = store.add_refund(charge, amount)
         refund.tags = [str(t) for t in body.get("tags") or [] if isinstance(t, str)]
-        return JSONResponse(refund_json(refund, options), status_code=201)
+        refund.attributes = _attributes(body)
+        _answer_with(refund, options.answers.get("refund"))
+        return JSONResponse(
+            refund_json(refund, options), status_code=options.answer_codes.get("refund", 201)
+        )
 
     # --- accounts ------------------------------------------------------------------------------
     async def list_accounts(request: Request) -> Response:
@@ -510,6 +554,23 @@ def create_app(service: SecondService) -> Starlette:
         *conversation_routes(service, guarded),
     ]
     return Starlette(routes=routes)
+
+
+def _answer_with(made: StoredCharge | StoredRefund, fields: Mapping[str, Any] | None) -> None:
+    """Keep the answer's own fields with what was made (its status too: a failed refund is
+    listed failed and holds no money)."""
+    if not fields:
+        return
+    made.fields = dict(fields)
+    if "status" in fields:
+        made.status = fields["status"]
+
+
+def _attributes(body: dict[str, Any]) -> dict[str, list[str]]:
+    given = body.get("attributes")
+    if not isinstance(given, dict):
+        return {}
+    return {str(k): [str(v) for v in vs] for k, vs in given.items() if isinstance(vs, list)}
 
 
 async def _json(request: Request) -> Any:

@@ -48,13 +48,16 @@ class StoredCharge:
     last4: str
     first_name: str
     last_name: str
-    status: str = "success"
+    status: str | None = "success"
     result_code: str = "Approved"
     charge_type: str = "sale"  # sale | authorization | capture
     original_charge_id: str | None = None
     captured_charge_id: str | None = None
     tags: list[str] = field(default_factory=list)
     chargeback: bool = False
+    #: Fields laid over its JSON (`ServiceOptions.answers`): None leaves a field out.
+    fields: dict[str, Any] = field(default_factory=dict)
+    attributes: dict[str, list[str]] = field(default_factory=dict)
 
 
 @dataclass
@@ -65,6 +68,14 @@ class StoredRefund:
     amount: Decimal
     moment: datetime
     tags: list[str] = field(default_factory=list)
+    status: str | None = "success"
+    #: Fields laid over its JSON (`ServiceOptions.answers`): None leaves a field out.
+    fields: dict[str, Any] = field(default_factory=dict)
+    attributes: dict[str, list[str]] = field(default_factory=dict)
+
+
+#: Statuses of a refund that moved (or holds) money: the others (failed, declined...) moved none.
+HOLDING = frozenset({"success", "succeeded", "pending", "processing", None})
 
 
 class Store:
@@ -155,7 +166,12 @@ class Store:
 
     def refundable(self, charge: StoredCharge) -> Decimal:
         refunded = sum(
-            (r.amount for r in self.refunds if r.charge_id == charge.charge_id), Decimal(0)
+            (
+                r.amount
+                for r in self.refunds
+                if r.charge_id == charge.charge_id and r.status in HOLDING
+            ),
+            Decimal(0),
         )
         return charge.amount - refunded
 

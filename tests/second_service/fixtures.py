@@ -31,11 +31,11 @@ def client_for(service: SecondService, **kwargs: Any) -> PaymentClient:
     from paytui.api.client import PaymentClient
 
     kwargs.setdefault("max_retries", 0)
+    kwargs.setdefault("transport", service.transport)
     return PaymentClient(
         service.base_url,
         client_id=service.client_id,
         client_secret=service.client_secret,
-        transport=service.transport,
         **kwargs,
     )
 

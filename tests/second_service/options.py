@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 Envelope = Literal["data", "results", "content", "bare", "nested"]
 CountKey = Literal["total", "count", "total_count"]
@@ -32,6 +32,9 @@ class ServiceOptions:
     omit_empty_tags: bool = False
     echo_charge_type: bool = False
     echo_captured_charge_id: bool = False
+    #: Keep the attributes of what it makes (charges, refunds) and echo them (the spec accepts
+    #: them on create and search; whether they come back is not shown).
+    echo_attributes: bool = False
     #: The payer's contact in `payment_method` (the spec shows it).
     echo_contact: bool = True
     #: `data` | `results` | `content` (a list under that key), `bare` (the list itself),
@@ -80,5 +83,12 @@ class ServiceOptions:
     #: an HTTP date; None: no header).
     throttle_writes: int = 0
     retry_after: str | None = "1"
+    #: What it answers a money write with, per operation (`charge`, `capture`, `refund`):
+    #: fields laid over the answer, and kept with the object it made (``{"status": "failed",
+    #: "result_text": "Insufficient funds"}``: the refund is listed failed and moves nothing;
+    #: a field set to None is left out, e.g. no ``status`` at all). `settle()` changes them later.
+    answers: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    #: The HTTP status of those answers, per operation (201 when not given; 202 "accepted").
+    answer_codes: Mapping[str, int] = field(default_factory=dict)
     #: Extra scopes granted (informational; the service does not check scopes).
     scopes: tuple[str, ...] = field(default=("urn:v2:charges:all", "urn:v2:refunds:all"))

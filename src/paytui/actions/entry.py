@@ -14,6 +14,7 @@ from decimal import Decimal
 from typing import Any, Literal
 
 __all__ = [
+    "AWAITING",
     "FINAL_STATES",
     "STATES",
     "UNRESOLVED_STATES",
@@ -23,11 +24,25 @@ __all__ = [
     "required_time",
 ]
 
-State = Literal["pending", "sent", "succeeded", "failed", "unknown", "not_applied"]
+State = Literal[
+    "pending", "sent", "succeeded", "failed", "unknown", "not_applied", "awaiting_service"
+]
 
-STATES: tuple[str, ...] = ("pending", "sent", "succeeded", "failed", "unknown", "not_applied")
+STATES: tuple[str, ...] = (
+    "pending",
+    "sent",
+    "succeeded",
+    "failed",
+    "unknown",
+    "not_applied",
+    "awaiting_service",
+)
+#: The service answered that it accepted the action and has not finished it (``pending``, a
+#: 202: `paytui.actions.answer_status`). Not to be confused with "pending", which is paytui's
+#: own: the intent is written and the request not sent yet.
+AWAITING = "awaiting_service"
 #: Entries whose outcome is not proven: reconciled on start and before a repeat of the action.
-UNRESOLVED_STATES = frozenset({"pending", "sent", "unknown"})
+UNRESOLVED_STATES = frozenset({"pending", "sent", "unknown", AWAITING})
 FINAL_STATES = frozenset({"succeeded", "failed", "not_applied"})
 
 

@@ -53,8 +53,10 @@ from typing import TYPE_CHECKING, Any
 
 from paytui.actions.actor import default_agent, machine_name
 from paytui.actions.amounts import format_amount
+from paytui.actions.answer_status import DECLINED, PENDING, UNKNOWN, judge
 from paytui.actions.basis import Basis, RefundSeen, read_refunds, refunded_total
 from paytui.actions.claims import process_alive
+from paytui.actions.entry import AWAITING
 from paytui.actions.errors import (
     ActionError,
     ActionInFlight,
@@ -82,6 +84,7 @@ from paytui.actions.outcome import ActionOutcome
 from paytui.actions.plan import Plan, amount_identity
 from paytui.actions.policy import ActionPolicy, Decision
 from paytui.actions.reconcile import (
+    RECONCILABLE,
     Reconciled,
     reconcile_all,
     reconcile_detail,
@@ -683,7 +686,7 @@ class ActionExecutor:
             raise ActionError(f"No action #{entry_id}")
         if any(slot.entry_id == entry_id for slot in self._in_flight.values()):
             raise ActionError(f"Action #{entry_id} is still in progress")
-        if entry.state not in {"pending", "sent", "unknown", "not_applied"}:
+        if entry.state not in RECONCILABLE:
             return _outcome_of(Reconciled(entry, None, None))
         return _outcome_of(await self._reconcile(entry))
 
@@ -877,21 +880,45 @@ class ActionExecutor:
             current = await asyncio.to_thread(self.journal.get, entry.id)
             settled = await self._prove(current or entry, slot, desired=plan.desired)
             return _outcome_of(settled, cause=message)
+        return await self._answered(entry, plan, result, slot, stamped)
+
+    async def _answered(
+        self, entry: JournalEntry, plan: Plan, result: Any, slot: _InFlight, stamped: datetime
+    ) -> ActionOutcome:
+        """Record what the service answered, read whole: its own status decides
+        (`paytui.actions.answer_status`). Done → "succeeded"; declined → "failed" with the
+        service's reason (nothing moved, final); pending → "awaiting_service"; a word that
+        cannot be placed → "unknown", read back."""
         if plan.result_id_of is not None:
             result_id = plan.result_id_of(result) or plan.target
         else:
             result_id = _result_id(result) if result is not None else plan.target
+        word = judge(plan.operation, result, getattr(result, "http_status", None))
+        spec = OPERATIONS[plan.operation]
+        made = result.charge_id if isinstance(result, Charge) and spec.makes_a_charge else None
+        # Declined: "failed", the service's reason and the id it answered (nothing moved, final).
+        # Accepted, not finished: its own state, followed by every later look (History,
+        # start-up, `history check`, the next attempt) until the service settles it. Not placed:
+        # "unknown", read back now (the same table judges what is found).
+        state = {DECLINED: "failed", PENDING: AWAITING, UNKNOWN: "unknown"}.get(
+            word.verdict, "succeeded"
+        )
+        done = state == "succeeded"
         await asyncio.to_thread(
             self.journal.transition,
             entry.id,
-            "succeeded",
+            state,
             expected={"sent"},
             result_id=result_id,
-            amount=getattr(result, "total_amount", None),
-            charge_id=result.charge_id
-            if isinstance(result, Charge) and OPERATIONS[plan.operation].makes_a_charge
-            else None,
+            amount=getattr(result, "total_amount", None) if done else None,
+            charge_id=made,
+            error=None if done else word.line(spec.noun),
+            checked_at=self.clock() if state == AWAITING else None,
+            settle_seconds=self._settle_since(stamped) if state == "unknown" else None,
         )
+        if state == "unknown":
+            current = await asyncio.to_thread(self.journal.get, entry.id)
+            return _outcome_of(await self._prove(current or entry, slot, desired=plan.desired))
         return await self._outcome(
             entry.id,
             charge=result if isinstance(result, Charge) else None,
@@ -1139,6 +1166,10 @@ class ActionExecutor:
         """What another paytui's entry did or is doing, in one line for a person: "refunded
         5.00 by the dashboard of support-12 on ws-3 4 s ago (refund re_1)", or "a refund is
         being sent by …" while it is in flight."""
+        if entry.state == AWAITING:
+            who = entry.actor or "another paytui"
+            noun = OPERATIONS[entry.operation].noun
+            return f"a {noun} by {who} was accepted by the service and is not finished"
         if entry.state in {"pending", "sent", "unknown"}:
             who = entry.actor or "another paytui"
             return f"a {OPERATIONS[entry.operation].noun} is being sent by {who}"
@@ -1235,7 +1266,7 @@ class ActionExecutor:
         A failed read-back is not waited on: the entry stays "unknown"."""
         settled = await self._reconcile(entry, desired=desired, background=background)
         current = settled.entry
-        if current.state == "unknown" and settled.error is None:
+        if current.state == "unknown" and settled.error is None and settled.placed:
             when = current.settle_at(self.settle_seconds)
             slot.settling = (current, when) if when is not None else None
             try:
@@ -1346,6 +1377,8 @@ class ActionExecutor:
                 # by this read-back): doing it again now would do it twice.
                 raise EarlierAttemptApplied(_earlier_message(settled.entry), settled.entry)
             # Still not proven (a failed read-back leaves "unknown", or an early "not_applied").
+            if settled.entry.state == AWAITING:
+                raise UnresolvedAction(_awaiting_message(settled.entry), entry.id)
             if not settled.entry.proven(self.settle_seconds):
                 noun = OPERATIONS[operation].noun
                 left = f", {STOPPED_SENDER}," if entry.state in {"pending", "sent"} else ""
@@ -1512,6 +1545,18 @@ def _being_sent(operation: str, entry: JournalEntry) -> UnresolvedAction:
     )
 
 
+def _awaiting_message(entry: JournalEntry) -> str:
+    """ "An earlier refund (#12) of 5.00 was accepted by the service and is not finished …" """
+    noun = OPERATIONS[entry.operation].noun
+    amount = f" of {format_amount(entry.amount)}" if entry.amount is not None else ""
+    checked = f", checked at {entry.checked_at:%H:%M:%S} UTC" if entry.checked_at else ""
+    return (
+        f"An earlier {noun} (#{entry.id}){amount} was accepted by the service and is not"
+        f" finished yet{checked}; nothing was sent — History follows it until the service"
+        " settles it"
+    )
+
+
 def _earlier_message(
     entry: JournalEntry, then: str = "confirm to send another", *, numbered: bool = False
 ) -> str:
@@ -1554,6 +1599,11 @@ def _message(entry: JournalEntry, cause: str | None = None) -> str:
         return (
             f"Outcome unknown: {entry.error or cause}. Nothing will be sent again;"
             " check it again from History."
+        )
+    if entry.state == AWAITING:
+        return (
+            f"Awaiting the service: {entry.error or 'accepted, not finished'}. Nothing will be"
+            " sent again; History checks it until the service settles it."
         )
     if entry.state == "failed":
         return entry.error or f"The {noun} failed"

@@ -1,6 +1,6 @@
 """The journal's tables on SQLite and on PostgreSQL, and bringing an older journal up to date.
 
-Schema 5 (both engines, the same columns and rules):
+Schema 6 (both engines, the same columns and rules; 6 admits the state "awaiting_service"):
 
 - `actions`: one row per action, intent first. `agent` (a person's name on the team) and
   `machine` say who acted; `guard_target` is the target the exactly-once guard was checked on, and
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 __all__ = ["IMMUTABLE_COLUMNS", "SCHEMA_VERSION", "agent_grants", "migrate"]
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 #: What an intent says and who made it: never changed after the insert.
 IMMUTABLE_COLUMNS = (
     "id",
@@ -241,6 +241,13 @@ def _migrate_postgres(store: Store) -> None:
                 " update paytui"
             )
         if version < SCHEMA_VERSION:
+            # Schema 6: the state CHECK admits "awaiting_service" (replaced whole, in this
+            # transaction; a table made just now already has it).
+            store.script(
+                "ALTER TABLE actions DROP CONSTRAINT IF EXISTS actions_state_check;"
+                " ALTER TABLE actions ADD CONSTRAINT actions_state_check"
+                f" CHECK (state IN ({_STATES_SQL}));"
+            )
             store.script(_INDEXES + _POSTGRES_RULES)
             store.run("DELETE FROM paytui_schema")
             store.run("INSERT INTO paytui_schema (version) VALUES (?)", (SCHEMA_VERSION,))
@@ -280,7 +287,7 @@ _ADDED = {
 
 
 def _migrate_sqlite(store: SqliteStore) -> None:
-    """Bring the file to schema 5 (a crash in a rebuild leaves the old schema intact).
+    """Bring the file to schema 6 (a crash in a rebuild leaves the old schema intact).
 
     Schema 1 lacks the proof columns and its CHECK does not admit "distribute"; schema 2's CHECK
     does not admit "update_refund". SQLite cannot alter a CHECK: the table is rebuilt and the rows
@@ -288,7 +295,8 @@ def _migrate_sqlite(store: SqliteStore) -> None:
     A schema-1 "not_applied" has no `checked_at`, so it counts as unproven and is read back
     again. Schema 4 keys rows by the service's canonical URL (`service_key`); schema 5 adds who
     (agent, machine), the guarded target, the trail and the append-only rules. Entries written
-    before schema 5 have no trail rows (`verify` counts them as older than the trail).
+    before schema 5 have no trail rows (`verify` counts them as older than the trail). Schema 6
+    admits the state "awaiting_service" (a rebuild again: the rows, ids and trail are kept).
     """
     with store.lock:  # the process's one connection to the file: no statement in between
         db = store.connection
@@ -340,6 +348,9 @@ def _migrate_sqlite_locked(db: sqlite3.Connection) -> None:
                     db.execute(f"ALTER TABLE {table} ADD COLUMN {column} TEXT")
         if version < 4:
             _canonical_services(db)
+        if not _admits_every_state(db):  # schema 6: a state added to the CHECK
+            kept = [row[1] for row in db.execute("PRAGMA table_info(actions)")]
+            _rebuild(db, ", ".join(kept))
     for statement in _statements(SQLITE_TABLES + _INDEXES + _SQLITE_RULES):
         db.execute(statement)
     db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
@@ -359,6 +370,14 @@ def _statements(script: str) -> list[str]:
     if pending.strip(" \n;"):
         found.append(pending.strip())
     return found
+
+
+def _admits_every_state(db: sqlite3.Connection) -> bool:
+    """Does the file's `actions` CHECK admit every state of this paytui (`STATES`)?"""
+    row = db.execute(
+        "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'actions'"
+    ).fetchone()
+    return row is None or all(repr(state) in row[0] for state in STATES)
 
 
 def _rebuild(db: sqlite3.Connection, columns: str) -> None:

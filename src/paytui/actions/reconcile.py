@@ -24,6 +24,8 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from paytui.actions.answer_status import DECLINED, PENDING, SUCCEEDED, judge_found
+from paytui.actions.entry import AWAITING
 from paytui.actions.journal import UNRESOLVED_STATES, Journal, JournalEntry
 from paytui.actions.operations import OPERATIONS
 from paytui.actions.read_backs import (
@@ -71,6 +73,9 @@ class Reconciled:
     entry: JournalEntry
     found: ReadBack | None
     error: str | None
+    #: False when the read-back found it in a status that does not settle it (pending, or a
+    #: word paytui cannot place): waiting out the commit window would not prove more.
+    placed: bool = True
 
 
 def _utcnow() -> datetime:
@@ -116,10 +121,12 @@ async def reconcile_detail(
         found = await read_back(client, entry, desired=desired)
     except (ApiError, Unprovable) as err:
         message = f"Could not check whether it happened: {err}"
+        if entry.state == AWAITING:  # the service's own word stands until it is read again
+            message = f"Could not read it again at {started:%H:%M:%S} UTC: {err}"
         await asyncio.to_thread(
             journal.transition,
             entry.id,
-            "unknown",
+            AWAITING if entry.state == AWAITING else "unknown",
             expected=UNRESOLVED_STATES,
             error=message,
             settle_seconds=window,
@@ -128,10 +135,25 @@ async def reconcile_detail(
         return Reconciled(current or entry, None, message)
     state = found.state
     settle = entry.settle_at(default_settle)
-    if state == "succeeded":
+    word = judge_found(entry.operation, found)
+    if state == "succeeded" and word.verdict != SUCCEEDED:
+        # Found — and what it shows is read by the same table as an answer: a refund found
+        # "failed" is no success; one still pending, or in a word paytui cannot place, is not
+        # proven either way (a later look reads it again).
+        noun = OPERATIONS[entry.operation].noun
+        state = {DECLINED: "failed", PENDING: AWAITING}.get(word.verdict, "unknown")
+        note = f"Found at {started:%H:%M:%S} UTC: {word.line(noun)}"
+    elif state == "succeeded":
         note = None
         if entry.state == "not_applied":
             note = "Corrected: an earlier check found nothing, but the service did apply it"
+    elif entry.state == AWAITING:
+        # The service said it had it: not finding it now proves nothing either way.
+        state = AWAITING
+        note = (
+            f"Not found at {started:%H:%M:%S} UTC, though the service answered that it had"
+            " accepted it; checked again later"
+        )
     elif settle is None or started >= settle:
         note = "Checked with the service: it did not happen"
     else:
@@ -153,7 +175,8 @@ async def reconcile_detail(
         settle_seconds=window,
     )
     current = await asyncio.to_thread(journal.get, entry.id)
-    return Reconciled(current or entry, found if state != "unknown" else None, None)
+    shown = found if state not in {"unknown", AWAITING} else None
+    return Reconciled(current or entry, shown, None, placed=word.verdict == SUCCEEDED)
 
 
 def _orphan_window(

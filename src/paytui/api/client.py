@@ -87,6 +87,7 @@ from paytui.api.models import (
     Refund,
     RefundRequest,
     RequestModel,
+    Resource,
     Token,
     TokenInfo,
     TokenRequest,
@@ -112,6 +113,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger("paytui.api")
 
 M = TypeVar("M", bound=pydantic.BaseModel)
+R = TypeVar("R", bound=Resource)
 
 #: Statuses after which a GET is tried again.
 RETRY_STATUSES = frozenset({429, 502, 503, 504})
@@ -339,8 +341,9 @@ class PaymentClient:
         return _parse(Charge, body)
 
     async def create_charge(self, request: ChargeRequest) -> Charge:
-        body = await self._request("POST", "/v2/charges", json=_body(request))
-        return _parse(Charge, body)
+        answered: list[int] = []
+        body = await self._request("POST", "/v2/charges", json=_body(request), answered=answered)
+        return _answer(_parse(Charge, body), answered)
 
     async def capture(
         self,
@@ -358,7 +361,9 @@ class PaymentClient:
             if value is not None:
                 payload[name] = _amount(value, name)
         path = _path("/v2/charges", charge_id, "capture")
-        return _parse(Charge, await self._request("POST", path, json=payload))
+        answered: list[int] = []
+        body = await self._request("POST", path, json=payload, answered=answered)
+        return _answer(_parse(Charge, body), answered)
 
     async def update_charge(
         self,
@@ -381,7 +386,9 @@ class PaymentClient:
     # ----------------------------------------------------------------------------------------
 
     async def create_refund(self, request: RefundRequest) -> Refund:
-        return _parse(Refund, await self._request("POST", "/v2/refunds", json=_body(request)))
+        answered: list[int] = []
+        body = await self._request("POST", "/v2/refunds", json=_body(request), answered=answered)
+        return _answer(_parse(Refund, body), answered)
 
     async def update_refund(
         self,
@@ -681,8 +688,11 @@ class PaymentClient:
         *,
         params: Sequence[tuple[str, str]] | None = None,
         json: Any = None,
+        answered: list[int] | None = None,
     ) -> Any:
-        """Send one call (with GET retries and one 401 refresh); the parsed JSON body or None."""
+        """Send one call (with GET retries and one 401 refresh); the parsed JSON body or None.
+        `answered` receives the HTTP status of the answer (a money write's 202 means "accepted,
+        not done")."""
         retryable = method in RETRY_METHODS
         attempt = 0
         refreshed = False
@@ -741,6 +751,8 @@ class PaymentClient:
                 raise _redirect_error(response, method, path)
             if response.status_code >= 400:
                 raise _http_error(response, method)
+            if answered is not None:
+                answered.append(response.status_code)
             return _json_body(response)
 
     async def _token(self, method: str, path: str) -> Any:
@@ -908,6 +920,12 @@ def _generic() -> type[GenericObject]:
     from paytui.api.families import GenericObject
 
     return GenericObject
+
+
+def _answer(model: R, answered: list[int]) -> R:
+    """`model` with the HTTP status of the write that answered it."""
+    model._http_status = answered[-1] if answered else None
+    return model
 
 
 def _parse(model: type[M], body: Any) -> M:

@@ -134,6 +134,9 @@ class Resource(ResponseModel):
     """
 
     _unreadable: dict[str, str] = PrivateAttr(default_factory=dict)
+    #: The HTTP status a write was answered with (a 202 is "accepted, not done":
+    #: `paytui.actions.answer_status`); None for what was read.
+    _http_status: int | None = PrivateAttr(default=None)
 
     @model_validator(mode="wrap")
     @classmethod
@@ -158,6 +161,11 @@ class Resource(ResponseModel):
             model = handler({key: value for key, value in data.items() if key not in bad})
             model._unreadable = bad
             return model
+
+    @property
+    def http_status(self) -> int | None:
+        """The HTTP status of the write that answered this object (None: it was read)."""
+        return self._http_status
 
     @property
     def unreadable_fields(self) -> dict[str, str]:

@@ -58,6 +58,7 @@ OUTCOME_EXIT = {
     "failed": Exit.REFUSED,
     "not_applied": Exit.UNAVAILABLE,
     "unknown": Exit.UNKNOWN_OUTCOME,
+    "awaiting_service": Exit.AWAITING_SERVICE,
 }
 
 Handler = Callable[[Runtime, argparse.Namespace], Awaitable[int]]
@@ -708,13 +709,17 @@ async def history_check(runtime: Runtime, args: argparse.Namespace) -> int:
     columns = {key: _field(key) for key in ("entry", "action", "charge_id", "state", "result_id")}
     write_listing(runtime.io.out, rows, fmt, columns, columns=list(columns))
     unknown = [row for row in rows if row["state"] in {"pending", "sent", "unknown"}]
+    awaiting = [row for row in rows if row["state"] == "awaiting_service"]
+    waiting = f", {len(awaiting)} awaiting the service" if awaiting else ""
     runtime.io.message(
         f"Checked {len(rows)} {'entry' if len(rows) == 1 else 'entries'} with the service;"
-        f" {len(unknown)} still unknown"
+        f" {len(unknown)} still unknown{waiting}"
         if rows
         else "Nothing to check: every outcome is proven"
     )
-    return Exit.UNKNOWN_OUTCOME if unknown else Exit.OK
+    if unknown:
+        return Exit.UNKNOWN_OUTCOME
+    return Exit.AWAITING_SERVICE if awaiting else Exit.OK
 
 
 async def export(runtime: Runtime, args: argparse.Namespace) -> int:

@@ -76,6 +76,9 @@ class Exit(enum.IntEnum):
     """A list was printed, but it stopped before its end: the service ignored paging (sent the
     same rows again) or its next-page link pointed elsewhere; the line on stderr says which
     (`Page.paging_note`). The rows printed are right, once each; more may exist."""
+    AWAITING_SERVICE = 13
+    """A money action the service accepted and has not finished (it answered pending, or
+    202): nothing moved yet and it must not be repeated; `paytui history check` follows it."""
     INTERRUPTED = 130
     """Ctrl-C, or an export cancelled."""
 

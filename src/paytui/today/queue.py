@@ -146,14 +146,15 @@ def parse_when(text: str, now: datetime) -> datetime:
 
 def unknown_outcomes(journal: Journal, base_url: str) -> list[JournalEntry]:
     """The journal's entries on this service whose outcome is unknown (oldest first): "unknown"
-    ones, and on a team journal those left pending or sent by a paytui that is gone (its
-    session lock released: nobody is waiting for its answer). A file journal cannot tell a
-    live sender from a dead one here; the dashboard's start-up read-back settles those."""
+    ones, those the service answered pending ("awaiting_service"), and on a team journal those
+    left pending or sent by a paytui that is gone (its session lock released: nobody is waiting
+    for its answer). A file journal cannot tell a live sender from a dead one here; the
+    dashboard's start-up read-back settles those."""
     from paytui.config.urls import service_key
 
     found = []
     for entry in journal.unresolved(base_url=service_key(base_url)):
-        if entry.state == "unknown" or journal.sender_alive(entry) is False:
+        if entry.state in {"unknown", "awaiting_service"} or journal.sender_alive(entry) is False:
             found.append(entry)
     return found
 
@@ -161,6 +162,17 @@ def unknown_outcomes(journal: Journal, base_url: str) -> list[JournalEntry]:
 # ------------------------------------------------------------------------------------------------
 # The sources
 # ------------------------------------------------------------------------------------------------
+
+
+def _why_unsettled(entry: JournalEntry) -> str:
+    if entry.state == "awaiting_service":
+        return (
+            f"{entry.operation} #{entry.id}: awaiting the service (accepted, not finished);"
+            " History (5) checks it"
+        )
+    return (
+        f"{entry.operation} #{entry.id}: outcome unknown ({entry.state}); check it in History (5)"
+    )
 
 
 def items_from_journal(entries: Iterable[JournalEntry]) -> list[TodayItem]:
@@ -177,8 +189,7 @@ def items_from_journal(entries: Iterable[JournalEntry]) -> list[TodayItem]:
                 amount=entry.amount,
                 due_at=(entry.sent_at or entry.created_at).astimezone(UTC),
                 estimated=False,
-                why=f"{entry.operation} #{entry.id}: outcome unknown ({entry.state}); check it"
-                " in History (5)",
+                why=_why_unsettled(entry),
                 target="charge" if entry.charge_id else "history",
                 target_id=target,
             )

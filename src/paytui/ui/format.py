@@ -81,6 +81,7 @@ ACTION_STATE_STYLES = {
     "unknown": "bold accent",
     "pending": "bold accent",
     "sent": "bold accent",
+    "awaiting_service": "bold warning",
     "refused": "warning",
 }
 STATUS_STYLES = {
@@ -171,7 +172,8 @@ def result_code(value: str | None) -> Text:
 
 def action_state(state: str) -> Text:
     """A money action's journal state in words and colour ("not applied" in yellow)."""
-    return literal(state.replace("_", " "), style=ACTION_STATE_STYLES.get(state, ""))
+    words = "awaiting the service" if state == "awaiting_service" else state.replace("_", " ")
+    return literal(words, style=ACTION_STATE_STYLES.get(state, ""))
 
 
 def distribution_status(value: str | None) -> Text:

@@ -64,9 +64,10 @@ async def read_back(
     auth = await client.get_charge(entry.charge_id or "")
     lookup = await find_capture(client, auth, thorough=True)
     if lookup.capture_id is not None:
-        found = lookup.capture
-        amount = found.total_amount if found is not None else None
-        return ReadBack("succeeded", lookup.capture_id, amount, charge=found)
+        # The capture itself, whose status is judged as an answer would be
+        # (`paytui.actions.answer_status`): a link alone does not say it went through.
+        found = lookup.capture or await client.get_charge(lookup.capture_id)
+        return ReadBack("succeeded", lookup.capture_id, found.total_amount, charge=found)
     if not lookup.proven:
         raise Unprovable(f"cannot tell whether it was captured: {lookup.describe()}")
     return ReadBack("not_applied")

@@ -129,7 +129,7 @@ class ChargeFormSender:
             host.notify(exc.message, title=title, severity="error", markup=False)
             return None
         self._sending = False
-        if outcome.succeeded:  # every list and detail showing charges reads them again
+        if outcome.succeeded or outcome.charge is not None:  # every list showing charges reads
             host.charges_changed_by(outcome.result_id)
         line, severity = describe_outcome(outcome)
         form._status(line)
@@ -141,12 +141,14 @@ def describe_outcome(outcome: ActionOutcome) -> tuple[Text, SeverityLevel]:
     """One line about the outcome and a notification severity; declined is a result, not an
     error."""
     charge = outcome.charge
+    if outcome.state == "failed" and charge is not None:
+        # The service made the charge and declined it (its own status says so: nothing moved).
+        line = Text("Declined", style="bold")
+        said = charge.result_text or charge.result_code or charge.status or "declined"
+        line.append(safe(f": {said}"))
+        line.append(safe(f" (charge {charge.charge_id})"))
+        return line, "warning"
     if outcome.succeeded and charge is not None:
-        if charge.status == "declined":
-            line = Text("Declined", style="bold")
-            line.append(safe(f": {charge.result_text or charge.result_code or 'declined'}"))
-            line.append(safe(f" (charge {charge.charge_id})"))
-            return line, "warning"
         line = Text(safe(charge.result_code or "Done"), style="bold")
         line.append(safe(f": {money(charge.total_amount)} {charge.charge_type or 'sale'}"))
         line.append(safe(f", charge {charge.charge_id}"))
@@ -462,10 +464,11 @@ class NewChargeScreen(ChargeFormSender, FormMixin, PaytuiScreen[None]):
         outcome = await self.send_charge_request(request, confirmation, title="New charge")
         if outcome is None:
             return
-        if outcome.state == "failed":
-            self._place_field_errors(outcome.message or "")
         charge = outcome.charge
-        if outcome.succeeded:
+        declined = outcome.state == "failed" and charge is not None  # made, and said no
+        if outcome.state == "failed" and not declined:
+            self._place_field_errors(outcome.message or "")
+        if outcome.succeeded or declined:
             # Done: the numbers leave memory, a second ctrl+s cannot charge twice by accident,
             # and the next customer starts from an empty form (the account stays).
             self.clear_customer()

@@ -74,6 +74,12 @@ def outcome_text(outcome: ActionOutcome, noun: str) -> Text:
     elif outcome.state == "failed":
         text.append(f"The service refused it — the {noun} was not made.", style="bold")
         text.append(" A refusal is final: change what it objects to and start again.")
+    elif outcome.state == "awaiting_service":
+        text.append(
+            f"Awaiting the service — it accepted the {noun} and has not finished it.",
+            style="bold",
+        )
+        text.append(" Nothing more is sent; History (5) follows it until it settles.")
     else:
         text.append("Still unknown — check again in History (5).", style="bold")
     if outcome.message and (not outcome.succeeded or outcome.reconciled):

@@ -1,0 +1,69 @@
+"""Schema 6: the journal admits the state "awaiting_service" (the service accepted an action and
+has not finished it). A schema-5 file — whose CHECK does not admit it — is rebuilt on open with
+its rows, ids and trail kept, and the new state can then be written."""
+
+from __future__ import annotations
+
+import sqlite3
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from paytui.actions import journal_schema
+from paytui.actions.journal import Journal
+
+
+def _schema_5(path: Path) -> None:
+    """A file as paytui wrote it with schema 5: the same tables, a CHECK without the state."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    db = sqlite3.connect(path)
+    db.executescript(
+        journal_schema.SQLITE_TABLES.replace(", 'awaiting_service'", "")
+        + journal_schema._INDEXES
+        + journal_schema._SQLITE_RULES
+        + "PRAGMA user_version = 5;"
+    )
+    db.close()
+
+
+def test_a_schema_5_journal_is_rebuilt_with_its_rows_and_trail(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "data" / "journal.sqlite3"
+    _schema_5(path)
+    db = sqlite3.connect(path)
+    with pytest.raises(sqlite3.IntegrityError):  # the old CHECK: the state is refused
+        db.execute(
+            "INSERT INTO actions (client_reference, profile, base_url, operation,"
+            " request_summary, state, created_at, updated_at) VALUES"
+            " ('x', 'p', 'u', 'refund', '{}', 'awaiting_service', 't', 't')"
+        )
+    db.close()
+    # Entries written by that paytui (its version, as it wrote them: trail included).
+    with monkeypatch.context() as old:
+        old.setattr(journal_schema, "SCHEMA_VERSION", 5)
+        with Journal(path) as journal:
+            entry = journal.record_intent(
+                profile="p",
+                base_url="http://sandbox",
+                operation="refund",
+                charge_id="c1",
+                amount=Decimal("5.00"),
+                request_summary={},
+                retry_of=None,
+                client_reference="ref-1",
+                settle_seconds=12.0,
+            )
+            journal.transition(entry.id, "sent", expected={"pending"})
+    with Journal(path) as journal:
+        version = journal._store.connection.execute("PRAGMA user_version").fetchone()[0]
+        assert version == journal_schema.SCHEMA_VERSION == 6
+        kept = journal.get(entry.id)
+        assert kept is not None and (kept.client_reference, kept.state) == ("ref-1", "sent")
+        assert journal.transition(entry.id, "awaiting_service", expected={"sent"})
+        assert journal.verify().ok
+        # The rules came back with the table: a final state still never changes.
+        assert journal.transition(entry.id, "succeeded", expected={"awaiting_service"})
+        with pytest.raises(Exception, match="never change"):
+            journal._store.run("UPDATE actions SET state = 'failed' WHERE id = ?", (entry.id,))
