@@ -746,6 +746,10 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
                 markup=False,
             )
 
+    def _counting_down(self) -> bool:
+        """Escape cancels a list's retry wait even while keys are held (`held_keys`)."""
+        return self._waiting_list() is not None
+
     def _waiting_list(self) -> ListState | None:
         """The list on screen that is counting down a retry wait, if any."""
         for state in self.screen.query(ListState):

@@ -3,8 +3,9 @@
 Screens and widgets run inside a `PaytuiApp`, but they never import `paytui.ui.app` (which
 imports them: the cycle the type checker walked). They see this class instead: Textual's `App`
 plus what paytui adds for them — the session (`paytui.ui.session`), its facts and client, the
-actions service, the clock, the "charges changed" signal, the account in focus, and the gate
-that says why an action is disabled. `PaytuiApp` is its one concrete subclass.
+actions service, the clock, the "charges changed" signal, the account in focus, the gate
+that says why an action is disabled, and the keys held until a screen can take them
+(`paytui.ui.held_keys`). `PaytuiApp` is its one concrete subclass.
 """
 
 from __future__ import annotations
@@ -12,9 +13,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from textual.app import App
 from textual.reactive import reactive
 from textual.signal import Signal
+
+from paytui.ui.held_keys import HeldKeys
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -31,7 +33,7 @@ if TYPE_CHECKING:
 __all__ = ["PaytuiHost", "host_of"]
 
 
-class PaytuiHost(App[None]):
+class PaytuiHost(HeldKeys):
     """What paytui's screens and widgets may use of the App (see the module docstring)."""
 
     session: Session

@@ -33,6 +33,7 @@ from paytui.text import safe
 from paytui.ui import format as fmt
 from paytui.ui import messages
 from paytui.ui.claims import claim_next, claim_or_release, read_claims
+from paytui.ui.held_keys import bound_to
 from paytui.ui.running_app import paytui_app
 from paytui.ui.screens.base import PaytuiScreen
 from paytui.ui.widgets.charge_table import (
@@ -54,6 +55,7 @@ if TYPE_CHECKING:
     from paytui.actions.claims import Claim
     from paytui.api.models import Charge, Page
     from paytui.api.queries import ChargeQuery
+    from paytui.ui.held_keys import Bound
 
 DEFAULT_SORT = "-charge_timestamp"
 #: "Mark all matching" reads every page: beyond this many, narrow the search first.
@@ -259,6 +261,12 @@ class ChargeSearchScreen(PaytuiScreen[None]):
     PREVIEW_STANDS = 5.0
     """Seconds the first-page child's rows stand at most while this screen's own first search
     has not answered (`_show_first_page`)."""
+    TAKEN_WITHOUT_ROWS = frozenset(
+        {"focus_query", "quick_view", "cycle_sort", "reverse_sort", "refresh", "save_search"}
+    )
+    """This screen's actions that need no row: taken at once while rows are on their way (a
+    query typed, another view or sort: the search under way gives way to it). Every other key
+    of the list waits for the rows (`holds_key`)."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -281,6 +289,11 @@ class ChargeSearchScreen(PaytuiScreen[None]):
         """The list's notes on the summary line (a filter ignored, paging stopped)."""
         self._searches = 0
         """Searches started (`_fetch`): the first-page child's rows stand for the first only."""
+        self._first_rows_awaited = True
+        """No search has answered yet (rows, none, or an error): keys for the list wait."""
+        self._submitting = False
+        """Enter went to the query line and its `Input.Submitted` is not handled yet: the keys
+        after it wait (they are for the results, or for the line again if it does not parse)."""
 
     def compose(self) -> ComposeResult:
         yield PaytuiHeader()
@@ -354,7 +367,50 @@ class ChargeSearchScreen(PaytuiScreen[None]):
         self.set_timer(self.PREVIEW_STANDS, self._drop_preview)
         if self.focused is None:
             table.focus()
+        paytui_app(self).release_held_keys()  # moves typed at "Loading charges…" take its rows
         self.call_after_refresh(self.post_message, messages.ResultsPainted(first.total))
+
+    # --- keys typed before the rows they act on (`paytui.ui.held_keys`) ----------------------
+    def holds_key(self, key: str) -> bool:
+        """Whether `key`, typed now, waits for rows on their way (the App holds it, and all
+        typed after it, until `release_held_keys`): at the start, until the first search
+        answers, every key of the list (moves only on a preview's rows, which take them) but
+        not the query line's, the app's or `TAKEN_WITHOUT_ROWS`; after Enter in the query line,
+        every key until the line has taken the Enter (`on_input_submitted`) and the results it
+        handed the keys to are shown. Rows are awaited only while a search is in flight: a
+        search that ends in whatever way releases them (`on_worker_state_changed`).
+        """
+        if self._submitting:
+            return True
+        if key == "enter" and isinstance(self.focused, QueryInput):
+            # The line takes it in its own turn, after the App has taken the keys behind it:
+            # those wait until it has (focus moves to the results, or a search starts).
+            self._submitting = True
+            return False
+        if not (self._first_rows_awaited or self._focus_results_after_search):
+            return False
+        searching = (w for w in self.workers if w.node is self and w.group == "search")
+        if all(worker.is_finished for worker in searching):
+            return False
+        if self._focus_results_after_search:
+            return True  # Enter handed the keys to the results: what follows is meant for them
+        return self._needs_rows(bound_to(self, key))
+
+    def _needs_rows(self, bound: Bound | None) -> bool:
+        if isinstance(self.focused, Input | TextArea):
+            return False  # the query line takes its text (and Enter) now
+        if bound is not None and bound.node is self.app:
+            return False  # 1-5, ?, :, q, n: no row needed
+        if bound is not None and bound.node is self:
+            return bound.action not in self.TAKEN_WITHOUT_ROWS
+        table = self.query_one(ChargeTable)
+        if bound is not None and bound.node is table and bound.action in table.MOVES:
+            return not table.previewing  # a preview's rows take moves; no rows at all, none
+        return True
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group == "search" and event.worker.is_finished:
+            paytui_app(self).release_held_keys()
 
     def _charges_changed(self, charge_ids: tuple[str, ...]) -> None:
         """An action changed charges: read the page again where the cursor is (a captured
@@ -382,6 +438,7 @@ class ChargeSearchScreen(PaytuiScreen[None]):
         self.query_one(ListState).show_loading("charges")
 
     def _show_error(self, exc: BaseException) -> None:
+        self._first_rows_awaited = self._focus_results_after_search = False
         info = self.query_one(ListState).show_failed(
             exc, otherwise="Change the query and press Enter."
         )
@@ -461,7 +518,7 @@ class ChargeSearchScreen(PaytuiScreen[None]):
             self.query_one(ListState).show_results()
         if self._focus_results_after_search or self.focused is None:
             table.focus()
-        self._focus_results_after_search = False
+        self._first_rows_awaited = self._focus_results_after_search = False
         self.call_after_refresh(self.post_message, messages.ResultsPainted(page.total))
 
     def _parse(self, text: str) -> Any:
@@ -491,8 +548,8 @@ class ChargeSearchScreen(PaytuiScreen[None]):
         return not errors
 
     def _drop_preview(self) -> None:
-        """Another search was asked for: the first-page child's rows (and an Enter typed on
-        them) stood for the first search only."""
+        """Another search was asked for: the first-page child's rows stood for the first
+        search only."""
         table = self.query_one(ChargeTable)
         if table.previewing:
             table.clear()
@@ -561,8 +618,15 @@ class ChargeSearchScreen(PaytuiScreen[None]):
         if event.input.id != "query":
             return
         event.stop()
+        try:
+            self._submit(event.value)
+        finally:
+            self._submitting = False
+            paytui_app(self).release_held_keys()
+
+    def _submit(self, text: str) -> None:
+        """Enter in the query line: search now, the results taking the keys once shown."""
         self._stop_typing_wait()  # Enter searches now; the pause it waited for is moot
-        text = event.value
         result = self._parse(text)
         if not self._show_parse_errors(result, text):
             self.app.bell()

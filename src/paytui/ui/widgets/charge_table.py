@@ -11,7 +11,6 @@ The widget never talks to the API: the screen hands it a `loader(offset, limit) 
 
 from __future__ import annotations
 
-import functools
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -323,21 +322,6 @@ def layout_columns(width: int, columns: Sequence[Column] = COLUMNS) -> list[tupl
 _LAID_OUT: dict[int, list[tuple[Column, int]]] = {}
 
 
-def _kept_until_rows(action: Callable[[ChargeTable], None]) -> Callable[[ChargeTable], None]:
-    """A move or Enter pressed before the table's first rows ever came is kept and replayed on
-    them (`ChargeTable._first_rows`): keys typed ahead of the start land where they were meant."""
-    name = action.__name__.removeprefix("action_")
-
-    @functools.wraps(action)
-    def kept(table: ChargeTable) -> None:
-        if table._typed_ahead is not None and not table.total:
-            table._typed_ahead.append(name)
-        else:
-            action(table)
-
-    return kept
-
-
 class ChargeTable(ScrollView, can_focus=True):
     """Virtual, lazily paged charge list with a cursor, vim keys and server-side sorting."""
 
@@ -350,6 +334,11 @@ class ChargeTable(ScrollView, can_focus=True):
     #: (20 pages and 512 lines: 60,000 objects, 30-60 ms; 8 and 128: 27,000, 15-20 ms).
     MAX_PAGES = 8
     PREFETCH_ROWS = 30
+    #: The cursor's moves: the only keys a preview's rows take (`show` keeps the cursor on the
+    #: same charge); anything else typed on them waits for the real rows (`ui/held_keys.py`).
+    MOVES = frozenset(
+        {"cursor_down", "cursor_up", "cursor_top", "cursor_bottom", "page_down", "page_up"}
+    )
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "charge-table--header",
@@ -471,12 +460,6 @@ class ChargeTable(ScrollView, can_focus=True):
         """Refunds read of rows the cursor rested on (by charge id; `set_refunds`): their State
         cell says Refunded / Partly refunded. A row carries no refund total of its own."""
         self._refunds_version = 0
-        #: Enter pressed on a preview row (`show_preview`): that charge's id, opened once its
-        #: real row is shown under the cursor.
-        self._select_pending: str | None = None
-        #: Moves and Enter pressed before the first rows ever shown here came (typed ahead of
-        #: the start): replayed on them, in order (`_kept_until_rows`). None once rows came.
-        self._typed_ahead: list[str] | None = []
 
     # --- data ----------------------------------------------------------------------------------
     def show(
@@ -494,20 +477,12 @@ class ChargeTable(ScrollView, can_focus=True):
             cursor = ids.index(previewed.charge_id) if previewed.charge_id in ids else cursor
         self._first_rows(items, first_page.total, first_page.has_more, sort, cursor)
         self.post_message(self.PageLoaded(0, self._ids(items)))
-        pending, self._select_pending = self._select_pending, None
-        charge = self.cursor_charge
-        if (
-            pending is not None
-            and charge is not None
-            and charge.charge_id == pending
-            and self.screen.is_current  # the user has not gone elsewhere meanwhile
-        ):
-            self.post_message(self.Selected(self.cursor_row, charge))
 
     def show_preview(self, first: FirstPage, *, sort: str | None = None) -> None:
         """Show the first page as the first-page child read it (`paytui.ui.first_page`) until
-        `show` replaces it: rows to read and move over, not charges to act on (`charge_at` gives
-        None for them); no more pages are fetched for it."""
+        `show` replaces it: rows to read and move over (`MOVES`), not charges to act on
+        (`charge_at` gives None for them: a key that acts on one waits for the real rows,
+        `ui/held_keys.py`); no more pages are fetched for it."""
         self._forget(None)
         self._first_rows(list(first.rows), first.total, first.has_more, sort, 0)
 
@@ -537,9 +512,6 @@ class ChargeTable(ScrollView, can_focus=True):
         self.cursor_row = min(max(0, cursor), max(0, self.total - 1))
         self.refresh()
         self._post_window()
-        held, self._typed_ahead = self._typed_ahead, None
-        for action in held or ():
-            getattr(self, f"action_{action}")()
 
     @property
     def previewing(self) -> bool:
@@ -586,8 +558,6 @@ class ChargeTable(ScrollView, can_focus=True):
 
     def clear(self) -> None:
         """No result (before the first search, or after an error)."""
-        self._select_pending = None
-        self._typed_ahead = None  # an error or nothing: keys typed ahead had nowhere to land
         self._forget(None)
         self.total = 0
         self.virtual_size = Size(self.size.width, 1)
@@ -777,39 +747,28 @@ class ChargeTable(ScrollView, can_focus=True):
         if self.total:
             self.cursor_row = max(0, min(self.total - 1, row))
 
-    @_kept_until_rows
     def action_cursor_down(self) -> None:
         self._move(self.cursor_row + 1)
 
-    @_kept_until_rows
     def action_cursor_up(self) -> None:
         self._move(self.cursor_row - 1)
 
-    @_kept_until_rows
     def action_cursor_top(self) -> None:
         self._move(0)
 
-    @_kept_until_rows
     def action_cursor_bottom(self) -> None:
         self._move(self.total - 1)
 
-    @_kept_until_rows
     def action_page_down(self) -> None:
         self._move(self.cursor_row + max(1, self._data_height - 1))
 
-    @_kept_until_rows
     def action_page_up(self) -> None:
         self._move(self.cursor_row - max(1, self._data_height - 1))
 
-    @_kept_until_rows
     def action_select(self) -> None:
         charge = self.cursor_charge
         if charge is not None:
             self.post_message(self.Selected(self.cursor_row, charge))
-            return
-        item = self.row_at(self.cursor_row)
-        if isinstance(item, RowView):  # typed ahead of the real rows: opened when they come
-            self._select_pending = item.charge_id
 
     def notify_style_update(self) -> None:
         """A theme or CSS change restyles every line: the cached ones are stale."""

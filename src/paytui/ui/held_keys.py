@@ -1,0 +1,150 @@
+"""Keys typed before the screen they were meant for can take them: held, then replayed in order.
+
+A person types at what is on screen, and at start-up what is on screen is not yet what the keys
+act on: the charge list shows "Loading charges…" or the first-page child's preview (rows to
+read, not charges to act on: `paytui.ui.first_page`) while its own search waits for the client.
+`j j space` typed at the first rows moved the cursor and then marked nothing: the space found no
+charge under the cursor and was dropped. Likewise keys typed after Enter in the query line,
+meant for the results, went into the query line while the search ran.
+
+So the App asks the screen in front, for each key, whether it holds it (`holds_key(key)`: the
+screen decides from its own state and, only while something is on its way, the key's binding,
+`bound_to`; a screen without the method holds nothing). A held key waits in one queue, and so
+does every key and paste typed after it, so that they keep their order. The screen says when
+it can take keys again (`release_held_keys`: its rows came, its search ended, in whatever way);
+the keys are then replayed from the front, one a turn of the event loop (what the key before
+did, a screen pushed or focus moved, comes first), each asked again, until one is still held.
+A replayed key goes where it would have gone had it been typed at that moment: the screen it
+was meant for, which may be another one by then because a key before it (`2`, Enter) went
+there, in order.
+
+Never dropped, never held for good: a screen holds a key only while something is on its way
+(a search in flight), and `quit` (ctrl+q) is never held. Escape is held in order, except while
+a list counts down a retry wait (escape is what cancels it).
+
+Holding ends at the first frame the screen can act: moves on the preview's rows are taken at
+once (the real rows keep the cursor on the same charge, `ChargeTable.show`); a mark or an
+action on a preview row waits for the real row.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from textual import events
+from textual.actions import parse as parse_action
+from textual.app import App
+from textual.css.query import NoMatches
+
+if TYPE_CHECKING:
+    from textual.dom import DOMNode
+    from textual.screen import Screen
+
+__all__ = ["Bound", "HeldKeys", "bound_to"]
+
+#: Actions a key runs even while keys are held: ending the app.
+NEVER_HELD = frozenset({"quit"})
+
+
+@dataclass(frozen=True, slots=True)
+class Bound:
+    """What a key would run now: the node that runs the action and the action's name."""
+
+    node: DOMNode
+    action: str
+
+
+def bound_to(screen: Screen[Any], key: str) -> Bound | None:
+    """The binding `key` would fire on `screen` now, as Textual looks for it
+    (`App._check_bindings`): priority bindings from the App down, then the others from the
+    focused widget up. None: the key is unbound there (text for a focused field, or nothing)."""
+    chain = screen._binding_chain
+    for priority, nodes in ((True, list(reversed(chain))), (False, screen._modal_binding_chain)):
+        for node, bindings in nodes:
+            for binding in bindings.key_to_bindings.get(key, ()):
+                if binding.priority == priority:
+                    prefix, name, _parameters = parse_action(binding.action)
+                    target = {"app": screen.app, "screen": screen}.get(prefix, node)
+                    return Bound(target, name)
+    return None
+
+
+class HeldKeys(App[Any]):
+    """The App's part: one queue of held input, replayed in order (see the module docstring)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._held: deque[events.Event] = deque()
+        self._replaying = False
+        self._passing: events.Event | None = None
+
+    @property
+    def held_keys(self) -> tuple[str, ...]:
+        """The keys waiting, in order (a paste shows as "paste")."""
+        return tuple(e.key if isinstance(e, events.Key) else "paste" for e in self._held)
+
+    async def on_event(self, event: events.Event) -> None:
+        if self._takes(event):
+            self._held.append(event)
+            return
+        await super().on_event(event)
+
+    def _takes(self, event: events.Event) -> bool:
+        """Hold `event`: a key the screen holds, or a key or paste typed after a held one."""
+        if not isinstance(event, events.Key | events.Paste) or event.is_forwarded:
+            return False
+        if event is self._passing or not (self._held or self._holds(event)):
+            return False
+        return not (isinstance(event, events.Key) and self._goes_past(event.key))
+
+    def _holds(self, event: events.Event) -> bool:
+        """The screen in front holds this key now."""
+        if not isinstance(event, events.Key):
+            return False  # a paste waits only behind a held key
+        stack = self._screen_stacks.get(self._current_mode)
+        if not stack:
+            return False  # no screen: Textual's own guard (`ScreenSwitchGuards`) decides
+        screen = stack[-1]
+        holds = getattr(screen, "holds_key", None)
+        if holds is None:
+            return False
+        try:
+            return bool(holds(event.key))
+        except NoMatches:  # a screen still composing or already removed: nothing to hold for
+            return False
+
+    def _goes_past(self, key: str) -> bool:
+        """Keys that are never held: quitting, and escape while a list counts down a wait."""
+        stack = self._screen_stacks.get(self._current_mode)
+        if not stack:
+            return False
+        bound = bound_to(stack[-1], key)
+        if bound is None:
+            return False
+        if bound.action in NEVER_HELD:
+            return True
+        return bound.action == "back" and self._counting_down()
+
+    def _counting_down(self) -> bool:
+        """A list on screen counts down a retry wait (the App says: `PaytuiApp`)."""
+        return False
+
+    def release_held_keys(self) -> None:
+        """The screen in front can take keys it held: replay them, in order, from the next turn."""
+        if self._held and not self._replaying:
+            self._replaying = True
+            self.call_later(self._replay_one)
+
+    async def _replay_one(self) -> None:
+        """The first held key, unless it is still held; the next one in the next turn."""
+        self._replaying = False
+        if not self._held or self._holds(self._held[0]):
+            return
+        event = self._passing = self._held.popleft()
+        try:
+            await self.on_event(event)  # where it goes now, as if typed now (every guard too)
+        finally:
+            self._passing = None
+        self.release_held_keys()
