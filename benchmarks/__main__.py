@@ -10,6 +10,11 @@ Figures:
 
 - `startup_warm_ratio`, `startup_cold_ratio`: paytui's first painted page over a bare Textual app's
   50-row DataTable, on a real pty (120x40), warm sandbox / a new sandbox every start.
+- `startup_{warm,cold}_interactive_s`, `_marked_s`, `_keys_landed`: in the same paytui runs,
+  `j j space` is written to the terminal the moment the first rows are reported (as a person
+  types at them): seconds from the spawn until the first key was applied (the cursor on the
+  second row: time to interactive, beside `startup_*_paytui_s`, the first paint) and until the
+  mark was; and in how many runs the mark landed on the third row (target: every run).
 - `first_paint_modules`, `first_paint_paytui_modules`, `first_paint_import_self_ms`: what is
   imported before the first page is painted (`import_budget.py`; the count's target is the
   committed budget, which `tests/test_import_budget.py` enforces).
@@ -114,9 +119,10 @@ QUERIES: dict[str, str] = {
 
 
 def startup(runs: int) -> Iterator[dict[str, Any]]:
-    """Warm and cold ratios, each interleaved with the bare app (`startup.py`'s timer)."""
+    """Warm and cold ratios, each interleaved with the bare app (`startup.py`'s timer); in the
+    same paytui runs, `j j space` typed at the first rows and when it was applied."""
     sys.path.insert(0, str(HERE))
-    from benchmarks.startup import _time_once, byte_compile
+    from benchmarks.startup import _run_once, _time_once, byte_compile
 
     byte_compile()
     bare = [sys.executable, str(HERE / "bare_datatable.py")]
@@ -128,15 +134,29 @@ def startup(runs: int) -> Iterator[dict[str, Any]]:
         ratios: list[float] = []
         bare_s: list[float] = []
         paytui_s: list[float] = []
+        moved_s: list[float] = []
+        marked_s: list[float] = []
+        marked_third = 0
         for _ in range(runs):
             bare_s.append(_time_once(bare, env))
-            paytui_s.append(_time_once(paytui, env))
+            seen = _run_once(paytui, env, keys=True)
+            paytui_s.append(seen["painted"])
             ratios.append(paytui_s[-1] / bare_s[-1])
+            if "moved" in seen:
+                moved_s.append(seen["moved"])
+            if "marked" in seen:
+                marked_s.append(seen["marked"])
+            marked_third += seen.get("marked_row") == 3
         ratio = statistics.median(paytui_s) / statistics.median(bare_s)
         target = 1.3 if case == "warm" else 1.6
         yield figure(f"startup_{case}_ratio", ratios, "x", target, value=ratio)
         yield figure(f"startup_{case}_paytui_s", paytui_s, "s", None)
         yield figure(f"startup_{case}_bare_s", bare_s, "s", None)
+        if moved_s:
+            yield figure(f"startup_{case}_interactive_s", moved_s, "s", None)
+        if marked_s:
+            yield figure(f"startup_{case}_marked_s", marked_s, "s", None)
+        yield figure(f"startup_{case}_keys_landed", [marked_third], "runs", runs, at_least=True)
     yield from first_paint_imports()
 
 

@@ -50,11 +50,34 @@ def _time_once(
 
     `stderr` (a file descriptor) takes the child's standard error instead of the terminal.
     """
+    return _run_once(argv, env, timeout, stderr)["painted"]
+
+
+#: Typed at the first rows by `_run_once(keys=True)`: down, down, mark (the third row).
+KEYS = b"jj "
+
+
+def _run_once(
+    argv: list[str],
+    env: dict[str, str],
+    timeout: float = 30.0,
+    stderr: int | None = None,
+    *,
+    keys: bool = False,
+) -> dict[str, float]:
+    """Spawn argv on a fresh pty; seconds from the spawn to each line the probe writes.
+
+    "painted": the first rows. With `keys` (the paytui probe only, `startup_paytui.py`):
+    `KEYS` is written to the terminal the moment the rows are reported, as a person types at
+    them; then "moved" (the first key applied: time to interactive) and "marked" (the mark
+    applied; `marked_row` the row it is on, 3 when every key landed where it was meant).
+    """
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
     probe_r, probe_w = os.pipe()
     child_env = {
         **env,
+        **({"PAYTUI_BENCH_KEYS": "1"} if keys else {}),
         "PAYTUI_BENCH_FD": str(probe_w),
         "TERM": "xterm-256color",
         "COLUMNS": "120",
@@ -73,8 +96,9 @@ def _time_once(
     )
     os.close(slave)
     os.close(probe_w)
-    elapsed: float | None = None
+    seen: dict[str, float] = {}
     deadline = start + timeout
+    pending = b""
     try:
         while time.perf_counter() < deadline:
             ready, _, _ = select.select([master, probe_r], [], [], 0.5)
@@ -82,9 +106,19 @@ def _time_once(
                 with contextlib.suppress(OSError):
                     os.read(master, 65536)  # drain the screen output so the child never blocks
             if probe_r in ready:
-                if os.read(probe_r, 64):
-                    elapsed = time.perf_counter() - start
-                break
+                chunk = os.read(probe_r, 64)
+                now = time.perf_counter() - start
+                pending += chunk
+                *lines, pending = pending.split(b"\n")
+                for line in lines:
+                    name, _, value = line.decode().partition(" ")
+                    seen.setdefault(name, now)
+                    if value:
+                        seen[f"{name}_row"] = float(value)
+                    if name == "painted" and keys:
+                        os.write(master, KEYS)
+                if not chunk or not keys or "marked" in seen:
+                    break
     finally:
         try:
             proc.wait(timeout=10)
@@ -93,9 +127,9 @@ def _time_once(
             proc.wait()
         os.close(master)
         os.close(probe_r)
-    if elapsed is None:
+    if "painted" not in seen:
         raise RuntimeError(f"{argv} never reported a painted page")
-    return elapsed
+    return seen
 
 
 def main() -> int:

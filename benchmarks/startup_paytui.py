@@ -9,6 +9,12 @@ PAYTUI_BENCH_FD when the first `ResultsPainted` with rows arrives, then exits th
 happens when `build_app` is called (after the sandbox has been started), so the import order of
 the real start path is kept; the product code has no benchmark hook.
 
+With PAYTUI_BENCH_KEYS set, the app does not exit at the first rows: the harness types `j j space`
+the moment "painted" is reported (as a person who sees the rows), and the probe writes "moved"
+when the first key has been applied (the cursor on the second row: time to interactive), then
+"marked N" when the mark has (N: the row of the charge marked, 3 when the keys landed as meant),
+and exits. Nothing is typed before the first paint, so the first paint is timed as without it.
+
 With PAYTUI_BENCH_MODULES naming a file, the probe also writes there the modules loaded at that
 moment (one name a line) and a line `import time: painted` to stderr, so that `-X importtime`
 lines before it are the imports of the first paint (`benchmarks/import_budget.py`), however
@@ -39,8 +45,30 @@ def _build_probed_app(connection: Any, *, sandbox: Any = None, **kwargs: Any) ->
         # so long (`FIRST_PAGE_WAIT`): the rows counted are the child's, as on a quick machine.
         app_module.FIRST_PAGE_WAIT = 3600.0  # type: ignore[attr-defined]
 
+    keys = bool(os.environ.get("PAYTUI_BENCH_KEYS"))
+
+    def probe(line: str) -> None:
+        fd = os.environ.get("PAYTUI_BENCH_FD")
+        if fd:
+            os.write(int(fd), f"{line}\n".encode())
+
     class ProbedApp(real_app_class):  # type: ignore[misc, valid-type]
         _reported = False
+        _moved = False
+
+        def on_charge_table_highlighted(self, message: Any) -> None:
+            """The keys typed at the first rows, as they are applied (PAYTUI_BENCH_KEYS)."""
+            if not (keys and self._reported):
+                return
+            if not self._moved and message.row >= 1:
+                self._moved = True
+                probe("moved")
+            table = message._sender  # the charge table that moved
+            marked = {charge.charge_id for charge in table.marks.charges()}
+            if marked:
+                rows = [row for row, charge in table.loaded_from(0) if charge.charge_id in marked]
+                probe(f"marked {rows[0] + 1 if rows else 0}")
+                self.exit()
 
         def on_results_painted(self, message: ResultsPainted) -> None:
             if self._reported or not message.total:
@@ -51,10 +79,9 @@ def _build_probed_app(connection: Any, *, sandbox: Any = None, **kwargs: Any) ->
                 with open(modules_file, "w", encoding="utf-8") as out:
                     out.write("\n".join(sorted(sys.modules)) + "\n")
                 os.write(2, b"import time: painted\n")
-            fd = os.environ.get("PAYTUI_BENCH_FD")
-            if fd:
-                os.write(int(fd), b"painted\n")
-            self.exit()
+            probe("painted")
+            if not keys:
+                self.exit()
 
     ProbedApp.__name__ = ProbedApp.__qualname__ = "PaytuiApp"  # same CSS type name
     app_module.PaytuiApp = ProbedApp  # type: ignore[misc]
