@@ -83,11 +83,13 @@ from paytui.actions.entry import (
 from paytui.actions.journal_schema import SCHEMA_VERSION, migrate
 from paytui.actions.journal_store import (
     DuplicateIntent,
+    FileCheck,
     JournalUnavailable,
     Listener,
     PostgresStore,
     SqliteStore,
     Store,
+    check_sqlite,
     first_line,
     lock_key,
     mask_url,
@@ -347,6 +349,14 @@ class Journal:
             theirs.namespace,
             theirs.where,
         )
+
+    def check_file(self) -> FileCheck | None:
+        """SQLite's integrity check of the journal's file, its WAL, and the processes of this
+        machine that split from it (`paytui journal status`); None on PostgreSQL (the server
+        keeps its own files whole)."""
+        if isinstance(self._store, SqliteStore):
+            return check_sqlite(self._store)
+        return None
 
     def close(self) -> None:
         self._store.close()

@@ -25,6 +25,7 @@ import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -33,17 +34,20 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DuplicateIntent",
+    "FileCheck",
     "JournalUnavailable",
     "Listener",
     "PostgresStore",
     "SqliteFile",
     "SqliteStore",
     "Store",
+    "check_sqlite",
     "close_sqlite",
     "first_line",
     "lock_key",
     "mask_url",
     "open_sqlite",
+    "split_from",
 ]
 
 Row = Mapping[str, Any]
@@ -265,6 +269,104 @@ def close_sqlite(shared: SqliteFile) -> None:
             del _OPEN_FILES[shared.key]
     with shared.lock:
         shared.db.close()
+
+
+@dataclass(frozen=True)
+class FileCheck:
+    """What `check_sqlite` found of one SQLite file (`paytui journal status`)."""
+
+    integrity: tuple[str, ...]
+    """SQLite's ``PRAGMA quick_check``: ``("ok",)`` when the file is whole, else its first
+    problems (or the error that stopped the check: "database disk image is malformed")."""
+    journal_mode: str
+    """"wal" for a journal paytui made."""
+    wal_bytes: int | None
+    """The size of the WAL beside the file (written, not yet copied into it); None: none."""
+    split: tuple[str, ...]
+    """One line per process of this machine holding a WAL, shared-memory file or database file
+    of this journal that is no longer the one at its name (deleted or replaced beside it): what
+    that process writes since is not in the file. Empty when none (or when /proc cannot tell)."""
+
+    @property
+    def whole(self) -> bool:
+        return self.integrity == ("ok",)
+
+
+def check_sqlite(store: SqliteStore, *, processes: str = "/proc") -> FileCheck:
+    """SQLite's integrity check of the file and its WAL, and the processes of this machine that
+    split from it (this one included). Reads only: no checkpoint, no descriptor of the file."""
+    with store.lock:
+        db = store.connection
+        try:
+            found = [str(row[0]) for row in db.execute("PRAGMA quick_check(20)").fetchall()]
+        except sqlite3.DatabaseError as exc:
+            found = [first_line(exc)]
+        try:
+            mode = str(db.execute("PRAGMA journal_mode").fetchone()[0])
+        except sqlite3.DatabaseError as exc:
+            mode = f"unknown ({first_line(exc)})"
+    wal = Path(f"{store.path}-wal")
+    try:
+        wal_bytes: int | None = wal.stat().st_size
+    except FileNotFoundError:
+        wal_bytes = None
+    return FileCheck(
+        integrity=tuple(found) or ("ok",),
+        journal_mode=mode,
+        wal_bytes=wal_bytes,
+        split=tuple(split_from(store.path, processes=processes)),
+    )
+
+
+def split_from(path: Path, *, processes: str = "/proc") -> list[str]:
+    """The processes of this machine (the ones this user may look at) that hold open a file of
+    the SQLite journal `path` (the database, its -wal or -shm) that is no longer the file at
+    that name: deleted, or replaced by another process's. Each is one line for people.
+
+    Found in ``/proc/PID/fd`` (Linux): each descriptor is compared, by device and inode, with
+    the file now at its name. Stat only: no descriptor of the journal is opened here (its
+    closing would drop this process's locks)."""
+    base = Path(os.path.realpath(path))
+    names = {str(base): "journal", f"{base}-wal": "WAL", f"{base}-shm": "shared memory"}
+    now: dict[str, tuple[int, int] | None] = {}
+    for name in names:
+        try:
+            status = os.stat(name)
+            now[name] = (status.st_dev, status.st_ino)
+        except FileNotFoundError:
+            now[name] = None
+    found: list[str] = []
+    root = Path(processes)
+    try:
+        pids = sorted(int(entry) for entry in os.listdir(root) if entry.isdigit())
+    except OSError:
+        return found  # no /proc here: this check cannot tell
+    for pid in pids:
+        fds = root / str(pid) / "fd"
+        try:
+            listed = os.listdir(fds)
+        except OSError:
+            continue  # gone, or another user's
+        stale: dict[str, str] = {}
+        for fd in listed:
+            try:
+                target = os.readlink(fds / fd).removesuffix(" (deleted)")
+                if target not in names:
+                    continue
+                status = os.stat(fds / fd)  # the open file itself (the link is followed)
+            except OSError:
+                continue
+            if now[target] != (status.st_dev, status.st_ino):
+                stale[names[target]] = str(fds / fd)
+        if stale:
+            which = " and ".join(f"{kind} ({where})" for kind, where in sorted(stale.items()))
+            mine = " (this paytui)" if pid == os.getpid() else ""
+            found.append(
+                f"process {pid}{mine} has open a {which} of this journal that is no longer"
+                " the file's (deleted or replaced beside it): what it writes is not in the"
+                " journal"
+            )
+    return found
 
 
 def _use_wal(db: sqlite3.Connection) -> None:

@@ -4,7 +4,9 @@ team's or this person's (`paytui.actions.journal`), not the service: none of the
 - `history verify` walks the trail (`Journal.verify`): exit 0 when it holds, `Exit.UNPROVEN` with
   the first broken link in one line when it does not.
 - `journal status` says where the journal is (a password masked), its engine and schema, who has
-  written to it, and who this session writes as.
+  written to it, and who this session writes as; and whether it is whole: SQLite's integrity
+  check and WAL (a file journal), the processes of this machine split from it, the trail.
+  `Exit.UNPROVEN`, with one line saying what is wrong and where recovery is described, when not.
 - `journal migrate --from sqlite:PATH` copies a person's own file into the connection's journal
   once (`Journal.import_from`): a second run copies nothing again.
 - `journal password` stores the team journal's password in the secret store; typed at a prompt
@@ -45,7 +47,21 @@ def _columns(*names: str, times: tuple[str, ...] = ()) -> dict[str, Column]:
 
 
 _VERIFY_COLUMNS = _columns("journal", "ok", "links", "entries", "older", "broken")
-_STATUS_COLUMNS = _columns("journal", "engine", "schema", "password", "agent", "machine", "agents")
+_STATUS_COLUMNS = _columns(
+    "journal",
+    "engine",
+    "schema",
+    "password",
+    "agent",
+    "machine",
+    "agents",
+    "integrity",
+    "wal",
+    "split",
+    "trail",
+)
+#: Where a damaged or split journal's recovery is described.
+_RECOVERY = "docs/money-safety.md, 'When the journal is split or damaged'"
 _AGENT_COLUMNS = _columns("agent", "machine", "entries", "last_seen", times=("last_seen",))
 _MIGRATE_COLUMNS = _columns(
     "source", "journal", "copied", "entries", "refusals", "present", "unsettled", "anonymous"
@@ -148,6 +164,7 @@ async def journal_status(runtime: Runtime, args: argparse.Namespace) -> int:
     try:
         schema = journal.schema_version()
         seen = journal.agents()
+        health = _health(journal)
     except JournalUnavailable as exc:
         raise CommandError(str(exc), Exit.CONFIG) from None
     agents: list[dict[str, Any]] = [
@@ -169,19 +186,80 @@ async def journal_status(runtime: Runtime, args: argparse.Namespace) -> int:
         "agent": connection.agent or default_agent(),
         "machine": machine_name(),
     }
+    problems: list[str] = health.pop("problems")
     if args.format == "json":
         listed = [{**row, "last_seen": _iso(row["last_seen"])} for row in agents]
-        _write_json(runtime, {**record, "agents": listed})
+        _write_json(runtime, {**record, "agents": listed, **health, "problems": problems})
+    else:
+        record["agents"] = len(agents)
+        if journal.kind != "postgresql":
+            del record["password"]
+        record.update(_health_words(health))
+        table = {key: column for key, column in _STATUS_COLUMNS.items() if key in record}
+        write_record(runtime.io.out, record, "table", table)
+        if agents:
+            runtime.io.out.write("\n")
+            write_listing(runtime.io.out, agents, "table", _AGENT_COLUMNS)
+    if not problems:
         return Exit.OK
-    record["agents"] = len(agents)
-    if journal.kind != "postgresql":
-        del record["password"]
-    table = {key: column for key, column in _STATUS_COLUMNS.items() if key in record}
-    write_record(runtime.io.out, record, "table", table)
-    if agents:
-        runtime.io.out.write("\n")
-        write_listing(runtime.io.out, agents, "table", _AGENT_COLUMNS)
-    return Exit.OK
+    for problem in problems:
+        runtime.io.message(f"paytui: error: the journal {journal.where}: {problem}")
+    runtime.io.message(
+        "Stop every paytui on this machine before anything else, and recover as described in"
+        f" {_RECOVERY}; do not repeat an action the journal no longer shows: read the service."
+    )
+    return Exit.UNPROVEN
+
+
+def _health(journal: Journal) -> dict[str, Any]:
+    """Is the journal whole? SQLite's integrity check and WAL (a file), the processes of this
+    machine split from it, and the trail; `problems`: one plain line for each thing wrong."""
+    problems: list[str] = []
+    found: dict[str, Any] = {}
+    checked = journal.check_file()
+    if checked is not None:
+        found["integrity"] = list(checked.integrity)
+        found["journal_mode"] = checked.journal_mode
+        found["wal_bytes"] = checked.wal_bytes
+        found["split"] = list(checked.split)
+        if not checked.whole:
+            problems.append(
+                "damaged: SQLite's integrity check says " + "; ".join(checked.integrity[:3])
+            )
+        if checked.journal_mode != "wal":
+            problems.append(f"not in WAL mode ({checked.journal_mode}): not a journal paytui made")
+        problems.extend(f"split: {line}" for line in checked.split)
+    try:
+        trail = journal.verify()
+    except Exception as exc:  # a damaged file may fail the walk itself
+        from paytui.actions.journal_store import first_line
+
+        found["trail"] = {"ok": False, "broken": first_line(exc)}
+        problems.append(f"the trail cannot be read ({first_line(exc)})")
+    else:
+        found["trail"] = {"ok": trail.ok, "links": trail.links, "broken": trail.broken}
+        if not trail.ok:
+            problems.append(f"the trail is broken: {trail.broken}")
+    found["problems"] = problems
+    return found
+
+
+def _health_words(health: dict[str, Any]) -> dict[str, str]:
+    """`_health`'s findings as the table's cells."""
+    words: dict[str, str] = {}
+    if "integrity" in health:
+        integrity = health["integrity"]
+        words["integrity"] = "ok" if integrity == ["ok"] else f"DAMAGED: {integrity[0]}"
+        size = health["wal_bytes"]
+        mode = health["journal_mode"]
+        wal = "no -wal file" if size is None else f"its -wal file: {size} bytes"
+        words["wal"] = f"{mode} ({wal})" if mode == "wal" else f"{mode} (not WAL)"
+        split = _plural(len(health["split"]), "process", "processes")
+        words["split"] = f"SPLIT: {split}" if health["split"] else "no"
+    trail = health["trail"]
+    links = _plural(trail.get("links", 0), "link")
+    words["trail"] = f"holds ({links})" if trail["ok"] else f"BROKEN: {trail['broken']}"
+    return words
 
 
 # --------------------------------------------------------------------------------------------
