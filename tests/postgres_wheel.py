@@ -20,8 +20,11 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import select
 import shutil
 import signal
+import subprocess
+import sys
 import tempfile
 import time
 import warnings
@@ -29,6 +32,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import quote
 
+ROOT = Path(__file__).resolve().parents[1]
 #: A URL of the server to use (libpq's environment fills in what it leaves out).
 BASE_URL_ENV = "PAYTUI_TEST_POSTGRES"
 #: libpq's variables that say where a server is: one of them set means "use that server".
@@ -68,8 +72,10 @@ def _memory() -> str | None:
     return None
 
 
-def start(directory: Path) -> str:
-    """The URL of the server of `directory`, started from the wheel by the first caller."""
+def start(directory: Path, owner: int) -> str:
+    """The URL of the server of `directory`, started from the wheel by the first caller. The
+    process `owner` (the one that will `stop` it) is watched: should it end without stopping the
+    server (killed, or cut short by a timeout), a watchdog stops it and deletes `directory`."""
     directory.mkdir(parents=True, exist_ok=True)
     url_file = directory / "url"
     with open(directory / "lock", "w") as lock:
@@ -85,12 +91,42 @@ def start(directory: Path) -> str:
         # cleanup_mode=None: the server outlives this process (an xdist worker may end before
         # the others are done with it); `stop` ends it.
         server = get_server(directory / "data", cleanup_mode=None)
+        _watch_in_background(owner, directory)
         info = server.get_postmaster_info()
         host = str(info.socket_dir) if info.socket_dir is not None else (info.hostname or "")
         url = f"postgresql://postgres@{quote(host, safe='')}:{info.port}/postgres"
         (directory / "seconds").write_text(f"{time.perf_counter() - began:.2f}", encoding="utf-8")
         url_file.write_text(url, encoding="utf-8")
         return url
+
+
+def _watch_in_background(owner: int, directory: Path) -> None:
+    """`watch` in a process of its own, in a session of its own (a signal to this process's
+    group does not reach it), that nothing waits for."""
+    subprocess.Popen(
+        [sys.executable, "-m", "tests.postgres_wheel", "watch", str(owner), str(directory)],
+        cwd=ROOT,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+
+
+def watch(owner: int, directory: Path) -> None:
+    """Once the process `owner` has ended, `stop` the server of `directory` (nothing left to do
+    when the owner stopped it itself)."""
+    try:
+        handle = os.pidfd_open(owner)  # Linux: readable once the process has ended
+    except (AttributeError, OSError):  # no pidfd here, or the owner is gone already
+        import psutil
+
+        while psutil.pid_exists(owner):
+            time.sleep(1.0)
+    else:
+        select.select([handle], [], [])
+        os.close(handle)
+    stop(directory)
 
 
 def start_seconds(directory: Path) -> float | None:
@@ -139,6 +175,11 @@ def server() -> Iterator[str]:
         return
     directory = make_directory()
     try:
-        yield start(directory)
+        yield start(directory, os.getpid())
     finally:
         stop(directory)
+
+
+if __name__ == "__main__":  # the watchdog: python -m tests.postgres_wheel watch PID DIRECTORY
+    if sys.argv[1:2] == ["watch"] and len(sys.argv) == 4:
+        watch(int(sys.argv[2]), Path(sys.argv[3]))

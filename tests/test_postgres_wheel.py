@@ -47,18 +47,32 @@ def test_the_environment_names_the_server_or_none(monkeypatch: pytest.MonkeyPatc
     assert postgres_wheel.named_by_environment() == "postgresql://db.example/paytui"
 
 
-def test_processes_asking_at_once_share_one_wheel_server_stopped_with_its_files() -> None:
-    """Two processes (as two xdist workers) start the server of one directory at once: one
-    server, one URL for both, and it answers; `stop` ends it and deletes the directory."""
+def _watchdogs(owner: int, directory: Path) -> list[psutil.Process]:
+    """The processes watching `owner` for the server of `directory`."""
+    watching = ["watch", str(owner), str(directory)]
+    return [
+        proc
+        for proc in psutil.process_iter(["cmdline"])
+        if (proc.info["cmdline"] or [])[-3:] == watching
+    ]
+
+
+def test_processes_asking_at_once_share_one_wheel_server_gone_with_its_owner() -> None:
+    """Two processes (as two xdist workers) start the server of one directory at once: one of
+    them starts it (one watchdog), both get its URL, and it answers. Its owner (pytest's first
+    process) is killed before it could stop it: the watchdog stops it and deletes its files."""
     directory = postgres_wheel.make_directory(in_memory=True)
+    owner = subprocess.Popen(
+        [sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE
+    )
     try:
         ask = (
             "import sys; from pathlib import Path; from tests.postgres_wheel import start;"
-            " print(start(Path(sys.argv[1])))"
+            " print(start(Path(sys.argv[1]), int(sys.argv[2])))"
         )
         askers = [
             subprocess.Popen(
-                [sys.executable, "-c", ask, str(directory)],
+                [sys.executable, "-c", ask, str(directory), str(owner.pid)],
                 cwd=ROOT,
                 stdout=subprocess.PIPE,
                 text=True,
@@ -73,7 +87,12 @@ def test_processes_asking_at_once_share_one_wheel_server_stopped_with_its_files(
             row = db.execute("SELECT current_setting('server_version_num')::int").fetchone()
         assert row is not None and row[0] >= 160000
         (postmaster,) = _postmasters(directory / "data")
+        (watchdog,) = _watchdogs(owner.pid, directory)
+        owner.kill()
+        owner.wait()
+        watchdog.wait(timeout=120)  # the watchdog's end, not a time the test allows
+        assert _gone(postmaster)
+        assert not directory.exists()
     finally:
+        owner.kill()
         postgres_wheel.stop(directory)
-    assert _gone(postmaster)
-    assert not directory.exists()
