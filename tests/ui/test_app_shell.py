@@ -5,6 +5,7 @@ These run on a small in-memory fake client (no sandbox needed): they test the sh
 
 from __future__ import annotations
 
+import asyncio
 import gc
 from collections import Counter
 from pathlib import Path
@@ -42,8 +43,19 @@ async def test_factory_awaited_once_and_first_page_loaded() -> None:
     client = FakeClient()
     app = fake_app(client)
     pause_collector()  # as the launcher does: the first page painted ends the pause
+    # The start ends on a timer after the first rows are painted; the test waits for that
+    # event (however long a loaded machine takes), not for the app to look idle.
+    ended = asyncio.Event()
+    end_start = app._end_start
+
+    def ending() -> None:
+        end_start()
+        ended.set()
+
+    app._end_start = ending  # type: ignore[method-assign]
     async with app.run_test(size=(120, 30)) as pilot:
         await settle(app, pilot)
+        await asyncio.wait_for(ended.wait(), timeout=60)
         assert not collector_paused() and gc.isenabled()
         await pilot.press("ctrl+r")
         await settle(app, pilot)
