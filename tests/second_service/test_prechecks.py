@@ -7,9 +7,13 @@ finds it the same way. Against one that ignores the parameter, the same scan pro
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from paytui.actions.errors import TargetChanged
 from paytui.actions.executor import ActionExecutor
 from paytui.actions.journal import Journal
 from paytui.actions.policy import ActionPolicy
@@ -81,3 +85,52 @@ def test_a_refused_filter_is_applied_here_and_export_finishes(
     code, out, err = run("charges", "search", "status:success", "name:ada", "--format", "jsonl")
     assert code == 0 and out and err.startswith("paytui: Filtered here: contact_name")
     assert all("Ada" in line for line in out.splitlines())
+
+
+def _open_auth(service: SecondService) -> Any:
+    return next(
+        c
+        for c in service.store.charges
+        if c.charge_type == "authorization" and c.captured_charge_id is None
+    )
+
+
+@pytest.mark.parametrize("unknown", ["ignore", "reject"])
+def test_a_capture_reads_its_authorization_for_the_look_and_the_final_check_only(
+    unknown: str,
+    second_service: Callable[..., SecondService],
+    second_cli: Callable[[SecondService], Any],
+) -> None:
+    # The capture's precheck reuses the final re-read (its thorough search included) instead of
+    # spending the service's rate budget on the same reads a third time (issue 38, point 5).
+    service = second_service(unknown_params=unknown)
+    auth = _open_auth(service)
+    code, _, err = second_cli(service)("charges", "capture", auth.charge_id, "--yes")
+    assert code == 0, err
+    assert len(service.requests_to(f"/v2/charges/{auth.charge_id}")) == 2
+    assert len(service.requests_to(f"/v2/charges/{auth.charge_id}/capture", "POST")) == 1
+
+
+async def test_a_capture_made_after_the_look_is_still_seen_before_sending(
+    second_service: Callable[..., SecondService], tmp_path: Path
+) -> None:
+    # A service that ignores the original_charge_id filter: only the thorough search (now the
+    # final re-read's) can prove the capture made outside paytui since the person looked.
+    service = second_service()
+    auth = _open_auth(service)
+    async with client_for(service) as client:
+        journal = Journal(tmp_path / "journal.sqlite3")
+        executor = ActionExecutor(
+            client, journal, ActionPolicy(), profile="p", base_url=service.base_url
+        )
+        basis = await executor.observe("capture", auth.charge_id)
+        # Captured outside paytui, listed under 45 newer charges: past the quick look's pages.
+        made = service.store.capture(auth)
+        oldest = service.store.charges[-1]
+        for _ in range(45):
+            service.store.add_charge(replace(oldest, charge_id=service.store.new_id()))
+        with pytest.raises(TargetChanged) as changed:
+            await executor.capture(auth.charge_id, basis=basis)
+        journal.close()
+    assert made.charge_id in str(changed.value)
+    assert service.requests_to(f"/v2/charges/{auth.charge_id}/capture", "POST") == []

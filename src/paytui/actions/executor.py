@@ -168,6 +168,10 @@ class _InFlight:
     settling: tuple[JournalEntry, datetime] | None = None
     #: The request has been handed to the client (from then on it may have happened).
     request_left: bool = False
+    #: The authorization as the final re-read before a capture found it (unchanged since the
+    #: person looked, no capture found by the thorough search): the capture's own precheck
+    #: (`_read_authorization`) takes it instead of reading it again, once.
+    fresh: Charge | None = None
 
 
 class ActionExecutor:
@@ -995,7 +999,7 @@ class ActionExecutor:
         current: tuple[RefundSeen, ...] | None = None
         if basis is not None:  # read earlier, by the dialog or the command: compare now
             mark, flying = basis.journal_mark, basis.in_flight
-            current = await self._check_unchanged(basis)
+            current = await self._check_unchanged(basis, slot)
         else:
             mark, flying = await asyncio.to_thread(self.journal.last_id), frozenset()
         plan = await prepare()
@@ -1052,10 +1056,12 @@ class ActionExecutor:
             raise _being_sent(operation, other) from None
         return entry, plan
 
-    async def _check_unchanged(self, basis: Basis) -> tuple[RefundSeen, ...]:
+    async def _check_unchanged(self, basis: Basis, slot: _InFlight) -> tuple[RefundSeen, ...]:
         """Read the charge again and compare with what the person saw: a refund, a capture or a
         status that is new since → `TargetChanged`, naming who did it (the journal) and when.
-        Returns the refunds listed now (the same as the basis's when nothing changed)."""
+        Returns the refunds listed now (the same as the basis's when nothing changed). A
+        capture's search is the thorough one, so the capture's precheck reuses this read
+        (`slot.fresh`) rather than spending the service's rate budget on the same reads again."""
         target = basis.target
         spec = OPERATIONS[basis.operation]
         try:
@@ -1065,7 +1071,7 @@ class ActionExecutor:
             if spec.seen_capture:
                 from paytui.api.captures import find_capture
 
-                capture_id = (await find_capture(self.client, charge)).capture_id
+                capture_id = (await find_capture(self.client, charge, thorough=True)).capture_id
         except ApiError as err:
             raise PrecheckFailed(
                 f"Could not read the charge again before sending ({err}); nothing was sent"
@@ -1091,6 +1097,8 @@ class ActionExecutor:
                 left = max((charge.total_amount or Decimal(0)) - refunded_total(now), Decimal(0))
                 changes.append(f"{format_amount(left)} left")
             raise TargetChanged(tuple(changes), earlier=earlier, left=left)
+        if spec.seen_capture:
+            slot.fresh = charge
         return now
 
     async def _check_recent(
@@ -1288,6 +1296,12 @@ class ActionExecutor:
         from paytui.actions.registry import why_not
         from paytui.api.captures import find_capture
 
+        slot = self._in_flight.get(("capture", charge_id))
+        if slot is not None and slot.fresh is not None and slot.task is asyncio.current_task():
+            # Read moments ago by this capture's final re-read, its capture searched as below.
+            fresh, slot.fresh = slot.fresh, None
+            if why_not("capture", fresh) is None:
+                return fresh
         try:
             auth = await self.client.get_charge(charge_id)
         except ApiError as err:
