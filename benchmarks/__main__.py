@@ -58,7 +58,8 @@ Figures:
 - `team_journal_intents_per_s/<engine>/<N>w`, `team_journal_cycle_p50_ms/…`, `…_p99_ms`: how many
   money actions a second one journal records (intent, "sent", "succeeded": the executor's three
   writes) with 1, 4 and 16 writer processes at once, each its own connection, on a team's
-  PostgreSQL (the `PG*` environment; without a server, one line says so) and on SQLite
+  PostgreSQL (the one the `PG*` environment names, else one from the test extra's wheel;
+  without a server, one line says so) and on SQLite
   (`benchmarks/team_journal.py`, its own process). Printed only.
 """
 

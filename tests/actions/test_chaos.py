@@ -76,12 +76,12 @@ TEAM_SAMPLE = (
 
 async def test_two_machines_on_one_team_journal_do_it_once(postgres_server: str) -> None:
     """`python -m benchmarks.chaos --two-actors --team-journal`, a fixed-seed sample on the real
-    PostgreSQL server (`postgres_server`: the PG environment; it fails, never skips, without
-    one): each agent a process of its own (forked) with its own home and `PAYTUI_AGENT`, both on
-    one team journal (a schema per case, dropped after); "killed" is a real SIGKILL of the agent
-    whose send the service has just read. Any second effect, contradiction, unresolved entry,
-    trail that does not verify, or crash fails. The agents' request deadline is 1 s
-    (`--agent-timeout`), so an unknown outcome is waited out in about 3 s. The full figures:
+    PostgreSQL server (`postgres_server`: the environment's, else the wheel's; it fails, never
+    skips, without one): each agent a process of its own (forked) with its own home and
+    `PAYTUI_AGENT`, both on one team journal (a schema per case, dropped after); "killed" is a real
+    SIGKILL of the agent whose send the service has just read. Any second effect, contradiction,
+    unresolved entry, trail that does not verify, or crash fails. The agents' request deadline is
+    1 s (`--agent-timeout`), so an unknown outcome is waited out in about 3 s. The full figures:
     docs/reliability.md ("Two machines on one team journal")."""
     from benchmarks.chaos_team import run_team
 
