@@ -571,3 +571,48 @@ async def test_a_proven_not_applied_refund_is_retried_from_the_dialog_only_on_re
         entries = app.actions.ready.history()
         assert [e.state for e in entries] == ["succeeded", "not_applied"]
         assert entries[0].retry_of == entries[1].id
+
+
+@pytest.mark.parametrize("answers_429", [1, 2])
+async def test_a_rate_limited_refund_is_sent_once_more_or_offered_again(
+    answers_429: int, money_app: AppFactory, sandbox_faults: Faults
+) -> None:
+    """A 429 proves the service did not act: waited out (a fake sleep) and sent once more under
+    the same entry; a second 429 is "not sent", with Retry — never "a refusal is final"."""
+    from tests.actions.support import FakeClock
+
+    app = money_app()
+    clock = FakeClock()
+    app.actions.executor_options = {"clock": clock, "sleep": clock.sleep}
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        sale = await find(app, ChargeQuery(charge_type="sale", status="success"))
+        before = await refunds_of(app, sale.charge_id)
+        await open_detail(app, pilot, sale.charge_id)
+        await pilot.press("r")
+        dialog = await modal(app, pilot)
+        dialog.query_one("#amount", Input).value = "1.00"
+        await pilot.press("enter")
+        await pilot.pause()
+        sandbox_faults.fail_status = 429
+        sandbox_faults.fail_path_prefix = "/v2/refunds"
+        sandbox_faults.fail_method = "POST"
+        sandbox_faults.fail_count = answers_429
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert dialog.step == "result" and dialog.outcome is not None
+        entries = app.actions.ready.history()
+        assert len(entries) == 1  # one intent, whatever the number of sends
+        if answers_429 == 1:
+            assert dialog.outcome.state == "succeeded", message(dialog)
+            assert len(await refunds_of(app, sale.charge_id)) == len(before) + 1
+            return
+        assert dialog.outcome.state == "failed" and dialog.outcome.retryable
+        assert "It did not happen" in message(dialog)
+        assert "Not sent: the service is limiting requests" in message(dialog)
+        assert "refusal is final" not in message(dialog)
+        assert len(await refunds_of(app, sale.charge_id)) == len(before)
+        await pilot.click("#retry")
+        await settle(app, pilot)
+        assert dialog.outcome.state == "succeeded", message(dialog)
+        assert len(await refunds_of(app, sale.charge_id)) == len(before) + 1
