@@ -7,6 +7,7 @@ test's own sandbox copy: `app = app_factory()` / `app_factory(client_id="paytui-
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 from collections.abc import Callable
@@ -19,7 +20,7 @@ import textual.screen
 from rich.console import Console
 from textual.app import App
 from textual.widgets import Input, TextArea
-from textual.worker import WorkerState
+from textual.worker import WorkerCancelled, WorkerState
 
 from paytui.api.models import Charge, Page
 from paytui.ui.app import PaytuiApp
@@ -194,7 +195,8 @@ async def settle(app: PaytuiApp, pilot: Any) -> None:
     """
     for _ in range(50):
         await pilot.pause()
-        await app.workers.wait_for_complete()
+        with contextlib.suppress(WorkerCancelled):  # a search replaced, a move's read: done
+            await app.workers.wait_for_complete()
         await pilot.wait_for_scheduled_animations()
         if not any(worker.state in _BUSY for worker in app.workers):
             break

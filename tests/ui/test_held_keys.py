@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
-import pickle
 import unicodedata
 from collections.abc import AsyncIterator
 from typing import Any
@@ -20,14 +18,11 @@ import httpx
 from textual import events
 from textual.widgets import Input
 
-from paytui.api import queries
 from paytui.api.client import PaymentClient
-from paytui.ui import first_page
 from paytui.ui.app import PaytuiApp
-from paytui.ui.first_page import FirstPage, Prefetch, row_view
 from paytui.ui.widgets.charge_table import ChargeTable
 from tests.ui.conftest import frozen_clock, settle
-from tests.ui.test_first_page import _client
+from tests.ui.test_first_page import _client, _previewing_app
 
 KEYS_OF = {" ": "space", "/": "slash", "\r": "enter"}
 
@@ -67,21 +62,6 @@ def _waiting_factory(transport: httpx.AsyncBaseTransport) -> tuple[Any, asyncio.
     return factory, connect
 
 
-async def _first_page(client: PaymentClient) -> tuple[FirstPage, Prefetch]:
-    """The first-page child's page, waiting in its pipe (written here instead of by a child)."""
-    page = await client.search_charges_page(queries.ALL, limit=first_page.PAGE_SIZE)
-    first = FirstPage(
-        page_size=first_page.PAGE_SIZE,
-        total=page.total,
-        has_more=page.has_more,
-        rows=tuple(row_view(c) for c in page.items),
-    )
-    read_fd, write_fd = os.pipe()
-    os.write(write_fd, pickle.dumps(first))
-    os.close(write_fd)
-    return first, Prefetch(0, read_fd)
-
-
 @contextlib.asynccontextmanager
 async def _loading(
     transport: httpx.AsyncBaseTransport, app_class: type[PaytuiApp] = PaytuiApp
@@ -100,6 +80,13 @@ async def _turns_until(pilot: Any, done: Any, rounds: int = 200) -> None:
         if done():
             return
         await pilot.pause()
+
+
+async def _all_taken(app: PaytuiApp, pilot: Any) -> None:
+    """The search answered, every held key replayed, and what they started done."""
+    await settle(app, pilot)
+    await _turns_until(pilot, lambda: not app.held_keys)
+    await settle(app, pilot)
 
 
 def _table(app: PaytuiApp) -> ChargeTable:
@@ -121,7 +108,7 @@ async def test_j_j_space_typed_while_loading_marks_the_third_row(
         await _turns_until(pilot, lambda: len(app.held_keys) == 3)
         assert app.held_keys == ("j", "j", "space")  # nothing acted on an empty list
         connect.set()
-        await settle(app, pilot)
+        await _all_taken(app, pilot)
         third = table.charge_at(2)
         assert third is not None
         assert _marked(table) == [third.charge_id]
@@ -132,9 +119,7 @@ async def test_j_j_space_typed_while_loading_marks_the_third_row(
 async def test_j_j_space_typed_at_the_first_frame_of_the_preview_marks_the_third_row(
     sandbox_transport: httpx.AsyncBaseTransport, demo_client: PaymentClient
 ) -> None:
-    first, prefetch = await _first_page(demo_client)
-    factory, connect = _waiting_factory(sandbox_transport)
-    app = PaytuiApp(factory, clock=frozen_clock, first_page=prefetch)
+    app, first, connect = await _previewing_app(sandbox_transport, demo_client)
     async with app.run_test(size=(120, 40)) as pilot:
         table = _table(app)
         await _turns_until(pilot, lambda: table.previewing)
@@ -143,7 +128,7 @@ async def test_j_j_space_typed_at_the_first_frame_of_the_preview_marks_the_third
         assert table.previewing and table.cursor_row == 2  # the moves: on the preview at once
         assert app.held_keys == ("space",)  # the mark: for the real row
         connect.set()
-        await settle(app, pilot)
+        await _all_taken(app, pilot)
         assert not table.previewing
         assert _marked(table) == [first.rows[2].charge_id]
         assert table.cursor_row == 3
@@ -163,7 +148,7 @@ async def test_keys_typed_before_the_first_screen_is_mounted_are_applied_in_orde
     async with _loading(sandbox_transport, TypedBeforeMount) as (app, pilot, connect):
         await _turns_until(pilot, lambda: len(app.held_keys) == 3)
         connect.set()
-        await settle(app, pilot)
+        await _all_taken(app, pilot)
         table = _table(app)
         third = table.charge_at(2)
         assert third is not None
@@ -179,7 +164,7 @@ async def test_slash_and_its_text_typed_while_loading_land_in_the_query_line(
         query = app.screen.query_one("#query", Input)
         assert query.value == ""
         connect.set()
-        await settle(app, pilot)
+        await _all_taken(app, pilot)
         assert query.value == "Edsger"
         assert app.screen.focused is query
         table = _table(app)
@@ -196,7 +181,7 @@ async def test_slash_and_its_text_with_nothing_held_before_are_taken_at_once(
         await _turns_until(pilot, lambda: query.value == "Ed")
         assert query.value == "Ed" and app.held_keys == ()  # the line takes its text now
         connect.set()
-        await settle(app, pilot)
+        await _all_taken(app, pilot)
 
 
 async def test_enter_in_the_query_line_hands_the_keys_after_it_to_the_results(
@@ -208,7 +193,7 @@ async def test_enter_in_the_query_line_hands_the_keys_after_it_to_the_results(
         await _turns_until(pilot, lambda: app.held_keys == ("j", "j", "space"))
         assert query.value == "status:success"  # Enter searched; j j space wait for its rows
         connect.set()
-        await settle(app, pilot)
+        await _all_taken(app, pilot)
         assert query.value == "status:success"  # not "status:successjj "
         table = _table(app)
         third = table.charge_at(2)
@@ -224,7 +209,7 @@ async def test_a_number_key_typed_behind_held_moves_switches_screen_after_them(
         await _turns_until(pilot, lambda: len(app.held_keys) == 3)
         assert app.current_mode == "charges"  # `2` waits behind the keys for the list
         connect.set()
-        await settle(app, pilot)
+        await _all_taken(app, pilot)
         assert app.current_mode == "tokens"
         assert _table(app).cursor_row == 2  # the moves were applied first, on the list
 
@@ -237,7 +222,7 @@ async def test_a_number_key_with_nothing_held_before_switches_at_once(
         await _turns_until(pilot, lambda: app.current_mode == "tokens")
         assert app.current_mode == "tokens" and app.held_keys == ()  # no row needed
         connect.set()
-        await settle(app, pilot)
+        await _all_taken(app, pilot)
 
 
 async def test_keys_wait_only_while_a_search_is_on_its_way(
@@ -257,7 +242,7 @@ async def test_keys_wait_only_while_a_search_is_on_its_way(
         _typed(app, "j2")
         await _turns_until(pilot, lambda: len(app.held_keys) == 2)
         connect.set()
-        await settle(app, pilot)
+        await _all_taken(app, pilot)
         assert app.held_keys == ()
         assert app.current_mode == "tokens"  # the `2` behind the `j`
 
