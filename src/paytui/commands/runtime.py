@@ -146,6 +146,7 @@ def way_forward(exc: BaseException, argv: Sequence[str]) -> str | None:
       ``--acknowledge ENTRY`` — naming the entry is the acknowledgement that it was seen;
     - an earlier attempt still unknown, or in flight elsewhere (`UnresolvedAction`, exit 8):
       ``paytui history check ENTRY``, then the command again;
+    - the charge changed since the command read it (`TargetChanged`, exit 8): run it again;
     - sent, but the journal went away before its outcome was written (`JournalLost`, exit 7):
       do not repeat it; ``paytui history check ENTRY`` once the journal answers."""
     import shlex
@@ -166,6 +167,11 @@ def way_forward(exc: BaseException, argv: Sequence[str]) -> str | None:
         return (
             f"{exc.message}. {check} reads it back (waiting out a request still in flight);"
             " then run this command again."
+        )
+    if isinstance(exc, action_errors.TargetChanged):
+        return (
+            f"{exc.message.removesuffix(' Review it again.')} Run the command again: it reads"
+            " the charge as it is now (and names anything still in the way)."
         )
     if isinstance(exc, action_errors.JournalLost) and exc.entry_id is not None:
         return (

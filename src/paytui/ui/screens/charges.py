@@ -41,6 +41,7 @@ from paytui.ui.widgets.charge_table import (
     CLAIMED_MINE,
     COLUMNS,
     SORT_FIELDS,
+    UNPROVEN,
     ChargeTable,
 )
 from paytui.ui.widgets.errors import error_detail
@@ -515,7 +516,10 @@ class ChargeSearchScreen(PaytuiScreen[None]):
         self._shown = query
         # A filter the service ignored is said, not hidden: these rows may not match the query.
         # So is a list that stopped before its end (the service ignores paging).
-        notes = [note for note in (page.paging_note, page.ignored_note) if note]
+        ignored = page.ignored_note
+        if ignored and page.unproven:  # the rows themselves carry the sign (`ChargeTable`)
+            ignored = f"{UNPROVEN} {ignored}"
+        notes = [note for note in (page.paging_note, ignored) if note]
         self._page_status(fmt.literal(" · ".join(notes), style="bold"))
         if page.total == 0 or (page.total is None and not page.items):
             self._show_empty(self.query_one(QueryInput).value.strip())

@@ -50,6 +50,10 @@ PageLoader = Callable[[int, int], Awaitable["Page[Any]"]]
 #: alone; the screen's status line says who).
 CLAIMED = "⚑"
 CLAIMED_MINE = "⚐"
+#: Before a row that cannot show it matches the search's filters (`Page.unproven`: the service
+#: does not show the field): never taken for a match (the status line says what it means; the
+#: command line's `proven: false`).
+UNPROVEN = "?"
 
 
 def _rows(page: Page[Any]) -> list[Any]:
@@ -451,6 +455,8 @@ class ChargeTable(ScrollView, can_focus=True):
         """How many pages were fetched since the last `show` (tests and diagnostics)."""
         self.marks = Marks()
         """Marked charges, by id: kept across `show` (paging, sorting, refresh) on purpose."""
+        self.unproven: set[str] = set()
+        """Rows of the result shown that cannot show they match its filters, by charge id."""
         self.claims: dict[str, Claim] = {}
         """The live claims on loaded rows as last read (by charge id; `set_claims`)."""
         self.claim_owner: str | None = None
@@ -470,6 +476,7 @@ class ChargeTable(ScrollView, can_focus=True):
         Replacing a preview (`show_preview`), the cursor stays on the charge it was on."""
         previewed = self.row_at(self.cursor_row) if self.previewing else None
         self._forget(loader)
+        self.unproven.update(getattr(first_page, "unproven", None) or ())
         self.pages_fetched = 1
         items = _rows(first_page)
         if isinstance(previewed, RowView):
@@ -497,6 +504,7 @@ class ChargeTable(ScrollView, can_focus=True):
         self._failed.clear()
         self._strip_cache.clear()
         self._stamps.clear()
+        self.unproven.clear()
 
     def _first_rows(
         self, items: list[Any], total: int | None, has_more: bool, sort: str | None, cursor: int
@@ -648,6 +656,7 @@ class ChargeTable(ScrollView, can_focus=True):
             return
         self._loading.discard(page_index)
         self._pages[page_index] = _rows(page)
+        self.unproven.update(page.unproven)
         arrived = self._ids(self._pages[page_index])
         self._stamp(page_index)
         if len(self.marks):
@@ -858,13 +867,18 @@ class ChargeTable(ScrollView, can_focus=True):
         width: int,
         *,
         marked: bool = False,
+        unproven: bool = False,
     ) -> Strip:
         # A marked row shows the mark in its leading pad column (a sign, not a colour alone),
-        # and the whole row in the mark's tone.
-        row_base = base + fmt.tone("bold accent") if marked else base
-        segments = row_segments(
-            cells, widths, row_base, self.app.console, lead=MARK if marked else " "
-        )
+        # and the whole row in the mark's tone; a row not proven to match shows `UNPROVEN`
+        # there, the row dimmed.
+        lead = " "
+        row_base = base
+        if marked:
+            lead, row_base = MARK, base + fmt.tone("bold accent")
+        elif unproven:
+            lead, row_base = UNPROVEN, base + fmt.tone("dim")
+        segments = row_segments(cells, widths, row_base, self.app.console, lead=lead)
         return Strip(segments).adjust_cell_length(width, base)
 
     def _render_header(self, width: int) -> Strip:
@@ -915,4 +929,5 @@ class ChargeTable(ScrollView, can_focus=True):
             )
             cells[keys.index("id")] = Text.assemble(sign, cells[keys.index("id")])
         marked = charge.charge_id in self.marks
-        return self._cells_to_strip(cells, widths, base, width, marked=marked)
+        unproven = charge.charge_id in self.unproven
+        return self._cells_to_strip(cells, widths, base, width, marked=marked, unproven=unproven)

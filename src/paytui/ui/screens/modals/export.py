@@ -92,14 +92,27 @@ class ExportModal(PaytuiModal[Path | None]):
         self.progress = Progress()
         self.running = False
         self.written: Path | None = None
+        #: What a search's pages showed of its filters (`for_search`): the rows not proven to
+        #: match are left out of the file, and the done line counts them.
+        self.trust: Any = None
 
     # --- the three sources ---------------------------------------------------------------------
     @classmethod
     def for_search(cls, client: Any, query: Any, what: str) -> ExportModal:
-        """Every page of a charge search (the charges list's `x`)."""
+        """Every page of a charge search (the charges list's `x`): only the rows proven to match
+        (as `paytui export`; docs/export.md), the others counted when done."""
+        from paytui.api.models import Trust
         from paytui.exporter import charge_pages
 
-        return cls(lambda progress: charge_pages(client, query, progress=progress), what)
+        trust = Trust()
+        modal = cls(
+            lambda progress: charge_pages(
+                client, query, progress=progress, trust=trust, proven_only=True
+            ),
+            what,
+        )
+        modal.trust = trust
+        return modal
 
     @classmethod
     def for_charges(cls, charges: Sequence[Any], what: str) -> ExportModal:
@@ -227,9 +240,14 @@ class ExportModal(PaytuiModal[Path | None]):
         self.written = result.path
         bar = self.query_one("#export-progress", ProgressBar)
         bar.update(total=max(result.rows, 1), progress=max(result.rows, 1))
-        self._status(f"Exported {result.rows:,} rows to {result.path}   esc: close")
+        left = len(self.trust.unproven) if self.trust is not None else 0
+        out = f"; {left:,} not proven to match left out" if left else ""
+        self._status(f"Exported {result.rows:,} rows to {result.path}{out}   esc: close")
         self.app.notify(
-            f"Exported {result.rows:,} rows to {result.path}", title="Export", markup=False
+            f"Exported {result.rows:,} rows to {result.path}{out}",
+            title="Export",
+            severity="warning" if left else "information",
+            markup=False,
         )
 
     def action_close(self) -> None:
