@@ -10,6 +10,7 @@ with its own exit code.
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
@@ -143,8 +144,22 @@ def test_the_command_line_says_what_it_could_not_prove(tmp_path: Path) -> None:
         transport, tmp_path, "charges", "search", "tag:vip", "--format", "jsonl"
     )
     assert code == Exit.UNPROVEN == 11
-    assert len(out.splitlines()) == 50
-    assert err.startswith("paytui: 50 rows not proven to match (tag not shown by the service)")
+    assert out == ""  # no row is proven: none passes as a match
+    assert "rows not proven to match (tag not shown by the service)" in err
+    assert "--include-unproven" in err  # how to see them
+    code, out, err = run_cli(
+        transport,
+        tmp_path,
+        "charges",
+        "search",
+        "tag:vip",
+        "--format",
+        "jsonl",
+        "--include-unproven",
+    )
+    assert code == Exit.UNPROVEN
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert len(rows) >= 50 and all(row["proven"] is False for row in rows)
     # A name is applied here: every row printed matches, the line says how; exit 0.
     code, out, err = run_cli(
         transport, tmp_path, "charges", "search", "name:ada", "--all", "--format", "jsonl"
