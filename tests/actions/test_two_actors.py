@@ -3,7 +3,9 @@ who looked before a script acted. Exactly one is sent; the other is told what ch
 
 The first test runs real `paytui refunds create` processes against the sandbox served on
 loopback (the journal shared through the data directory, as on one machine); the others use two
-`Journal` connections on one file (what a second process has) with the in-process sandbox.
+`Journal` objects on one file with the in-process sandbox: two executors, each with its own
+journal object, as two processes have (in one process the two share the file's one connection,
+`paytui.actions.journal_store.open_sqlite`; the journal's guard is the same SQL either way).
 """
 
 from __future__ import annotations
