@@ -20,6 +20,7 @@ from textual.widgets import Input
 
 from paytui.api.client import PaymentClient
 from paytui.ui.app import PaytuiApp
+from paytui.ui.screens.charges import ChargeSearchScreen
 from paytui.ui.widgets.charge_table import ChargeTable
 from tests.ui.conftest import frozen_clock, settle
 from tests.ui.test_first_page import _client, _previewing_app
@@ -132,6 +133,28 @@ async def test_j_j_space_typed_at_the_first_frame_of_the_preview_marks_the_third
         assert not table.previewing
         assert _marked(table) == [first.rows[2].charge_id]
         assert table.cursor_row == 3
+
+
+async def test_moves_on_a_preview_that_gave_way_to_waiting_are_not_lost(
+    sandbox_transport: httpx.AsyncBaseTransport, demo_client: PaymentClient
+) -> None:
+    """A loaded machine: the service's rows come after the preview stood its time
+    (`PREVIEW_STANDS`, the timer's turn run here) and the list waited again."""
+    app, first, connect = await _previewing_app(sandbox_transport, demo_client)
+    async with app.run_test(size=(120, 40)) as pilot:
+        table = _table(app)
+        await _turns_until(pilot, lambda: table.previewing)
+        _typed(app, "jj")
+        await _turns_until(pilot, lambda: table.cursor_row == 2)
+        screen = app.screen
+        assert isinstance(screen, ChargeSearchScreen)
+        screen._preview_stood()  # the timer's turn: "Loading charges…" again
+        assert not table.previewing and table.total == 0
+        _typed(app, " ")
+        await _turns_until(pilot, lambda: app.held_keys == ("space",))
+        connect.set()
+        await _all_taken(app, pilot)
+        assert _marked(table) == [first.rows[2].charge_id]
 
 
 async def test_keys_typed_before_the_first_screen_is_mounted_are_applied_in_order(

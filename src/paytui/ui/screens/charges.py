@@ -295,6 +295,9 @@ class ChargeSearchScreen(PaytuiScreen[None]):
         """The list's notes on the summary line (a filter ignored, paging stopped)."""
         self._searches = 0
         """Searches started (`_fetch`): the first-page child's rows stand for the first only."""
+        self._preview_cursor: str | None = None
+        """The charge the cursor was on when the preview gave way to waiting: the first
+        search's rows put it there again (moves typed on the preview are not lost)."""
         self._first_rows_awaited = True
         """No search has answered yet (rows, none, or an error): keys for the list wait."""
         self._submitting = False
@@ -370,7 +373,7 @@ class ChargeSearchScreen(PaytuiScreen[None]):
         self.query_one(ListState).show_results()
         # The service's own answer replaces it within a second or so; one that does not come
         # (a sandbox that never starts) leaves the list waiting, not showing a read-ahead.
-        self.set_timer(self.PREVIEW_STANDS, self._drop_preview)
+        self.set_timer(self.PREVIEW_STANDS, self._preview_stood)
         if self.focused is None:
             table.focus()
         paytui_app(self).release_held_keys()  # moves typed at "Loading charges…" take its rows
@@ -512,7 +515,8 @@ class ChargeSearchScreen(PaytuiScreen[None]):
             except Exception as exc:
                 self._show_error(exc)
                 return
-        table.show(loader, page, sort=effective.sort or DEFAULT_SORT, cursor=cursor)
+        at = self._preview_cursor if self._searches == 1 else None
+        table.show(loader, page, sort=effective.sort or DEFAULT_SORT, cursor=cursor, at=at)
         self._shown = query
         # A filter the service ignored is said, not hidden: these rows may not match the query.
         # So is a list that stopped before its end (the service ignores paging).
@@ -555,6 +559,14 @@ class ChargeSearchScreen(PaytuiScreen[None]):
         # was most of the time between the key that fixes a query and its request.
         query_input.set_class(bool(errors), "-query-invalid")
         return not errors
+
+    def _preview_stood(self) -> None:
+        """The service's answer has not come in `PREVIEW_STANDS`: the list waits again, and
+        its rows will put the cursor back on the charge it was on."""
+        table = self.query_one(ChargeTable)
+        row = table.row_at(table.cursor_row) if table.previewing else None
+        self._preview_cursor = getattr(row, "charge_id", None)
+        self._drop_preview()
 
     def _drop_preview(self) -> None:
         """Another search was asked for: the first-page child's rows stood for the first

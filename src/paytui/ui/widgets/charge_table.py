@@ -469,19 +469,28 @@ class ChargeTable(ScrollView, can_focus=True):
 
     # --- data ----------------------------------------------------------------------------------
     def show(
-        self, loader: PageLoader, first_page: Page[Any], *, sort: str | None = None, cursor: int = 0
+        self,
+        loader: PageLoader,
+        first_page: Page[Any],
+        *,
+        sort: str | None = None,
+        cursor: int = 0,
+        at: str | None = None,
     ) -> None:
         """Start showing a new result: `first_page` is page 0 (offset 0, PAGE_SIZE rows).
 
-        Replacing a preview (`show_preview`), the cursor stays on the charge it was on."""
+        Replacing a preview (`show_preview`), the cursor stays on the charge it was on; `at`:
+        the charge to put it on otherwise, when among the rows (a preview's, dropped since)."""
         previewed = self.row_at(self.cursor_row) if self.previewing else None
+        if isinstance(previewed, RowView):
+            at = previewed.charge_id
         self._forget(loader)
         self.unproven.update(getattr(first_page, "unproven", None) or ())
         self.pages_fetched = 1
         items = _rows(first_page)
-        if isinstance(previewed, RowView):
+        if at is not None:
             ids = [getattr(item, "charge_id", None) for item in items]
-            cursor = ids.index(previewed.charge_id) if previewed.charge_id in ids else cursor
+            cursor = ids.index(at) if at in ids else cursor
         self._first_rows(items, first_page.total, first_page.has_more, sort, cursor)
         self.post_message(self.PageLoaded(0, self._ids(items)))
 
