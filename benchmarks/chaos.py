@@ -1,12 +1,15 @@
 """Chaos harness: is every money action applied at most once, and does the journal tell the truth?
 
-    python -m benchmarks.chaos [--runs N] [--seed S] [--kinds capture,refund,...] [--run N]
+    python -m benchmarks.chaos [--runs N] [--seed S] [--kinds capture,refund,...] [--faults ...]
+                               [--run N]
 
 For each action kind (capture, refund, new charge, token charge, distribute, tag edit) it runs N
 seeded random fault schedules against the in-process sandbox. A schedule is one fault on the
-first send — none, drop after commit, late commit, reset after commit, 5xx before commit, or the
+first send — none, drop after commit, late commit, reset after commit, 5xx before commit, the
 process "killed" between send and answer (the request goes on, the executor dies with the journal
-saying "sent") — optionally with reads down for a while after the send; then one or two follow-ups
+saying "sent"), or a commit the service holds until after the read-back that proved "not
+applied" (`commit_after_read_back`: the proof's assumption broken; `--faults` picks some) —
+optionally with reads down for a while after the send; then one or two follow-ups
 a user might do: press again at once, press again later, Retry from History, restart and
 reconcile. Every run ends with a restart and reconciliation, and then compares:
 
@@ -111,6 +114,14 @@ FAULTS = (
     "error_5xx",
     "killed",
 )
+#: A commit the service holds past the read-back that proved "not applied" (the assumption the
+#: proof rests on, broken on purpose): it lands `Settings.after_read_back` seconds after that
+#: read-back could be made. paytui's answer is "not applied *so far*" — every new attempt
+#: within the late window reads the service again and sends nothing without a go-ahead (never
+#: given here), and the final reconciliation finds it ("succeeded (late)").
+LATE_FAULT = "commit_after_read_back"
+#: The faults of the kinds mode: those of both modes, and the commit after the read-back.
+KIND_FAULTS = (*FAULTS, LATE_FAULT)
 FOLLOW_UPS = ("again_now", "again_later", "retry", "restart")
 #: The sandbox's name of each kind's commit operation.
 SANDBOX_OPERATION = {
@@ -138,6 +149,8 @@ class Settings:
     #: proof rests on (with 1 s, a machine at load 6 on 2 cores did that in ~3 of 1,200 runs).
     margin: float = DEFAULT_SETTLE_MARGIN
     late_commit: float = 0.35
+    #: `LATE_FAULT`: how long after the read-back that proves "not applied" the commit lands.
+    after_read_back: float = 0.5
 
     @property
     def settle(self) -> float:
@@ -406,6 +419,9 @@ def _arm(world: KindWorld, fault: str, reads_down: float) -> None:
     elif fault == "late_commit":
         faults.late_commit = {operation}
         faults.late_commit_seconds = world.settings.late_commit
+    elif fault == LATE_FAULT:
+        faults.late_commit = {operation}
+        faults.late_commit_seconds = world.settings.settle + world.settings.after_read_back
     elif fault == "error_5xx":
         faults.fail_status = 503
         faults.fail_path_prefix = _fault_prefix(world.kind)
@@ -453,13 +469,17 @@ async def _settle_the_run(world: Any, path: Any, settings: Any) -> list[Any]:
 
 
 async def one_run(
-    world: KindWorld, run: int, rng: random.Random, describe: bool = False
+    world: KindWorld,
+    run: int,
+    rng: random.Random,
+    describe: bool = False,
+    faults: tuple[str, ...] = KIND_FAULTS,
 ) -> dict[str, int]:
     """One schedule; `describe`: record its details even when it held (a rerun of one run)."""
     settings = world.settings
     target = await _target(world, run)
     world.counter.reset()
-    fault = rng.choice(FAULTS)
+    fault = rng.choice(faults)
     reads_down = rng.uniform(0.1, 2 * settings.settle) if rng.random() < 0.4 else 0.0
     follow_ups = rng.sample(FOLLOW_UPS, rng.choice((1, 2)))
     path = world.tmp / f"{world.kind}-{run}.sqlite3"
@@ -588,14 +608,18 @@ def _verdict(world: KindWorld, entries: list[Any], fault: str) -> dict[str, int]
 
 
 async def run_kind(
-    world: KindWorld, runs: int, seed: int, only: tuple[int, ...] = ()
+    world: KindWorld,
+    runs: int,
+    seed: int,
+    only: tuple[int, ...] = (),
+    faults: tuple[str, ...] = KIND_FAULTS,
 ) -> dict[str, Any]:
     started = time.perf_counter()
     totals = Counter(duplicates=0, contradictions=0, unresolved=0)
     chosen = only or tuple(range(runs))
     for run in chosen:
         rng = random.Random(f"{seed}:{world.kind}:{run}")
-        totals.update(await one_run(world, run, rng, describe=bool(only)))
+        totals.update(await one_run(world, run, rng, describe=bool(only), faults=faults))
     return {
         "kind": world.kind,
         "runs": len(chosen),
@@ -615,9 +639,11 @@ async def run_chaos(
     kinds: tuple[str, ...] = KINDS,
     settings: Settings | None = None,
     only: tuple[int, ...] = (),
+    drawn: tuple[str, ...] = KIND_FAULTS,
 ) -> list[dict[str, Any]]:
     """Run the harness; one result per kind (see the module docstring). `only`: just these run
-    numbers (a run's schedule depends on the seed, the kind and its number alone)."""
+    numbers (a run's schedule depends on the seed, the kind and its number alone); `drawn`: the
+    fault kinds drawn from."""
     from paytui.sandbox.app import create_app
     from paytui.sandbox.seed import build_database
 
@@ -656,7 +682,8 @@ async def run_chaos(
                 )
             )
         try:
-            return list(await asyncio.gather(*(run_kind(w, runs, seed, only) for w in worlds)))
+            runs_of = (run_kind(w, runs, seed, only, drawn) for w in worlds)
+            return list(await asyncio.gather(*runs_of))
         finally:
             for world in worlds:
                 await world.setup.aclose()
@@ -1171,8 +1198,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--faults",
-        default=",".join(FAULTS),
-        help=f"with --two-actors: comma list of fault kinds (default: all: {','.join(FAULTS)})",
+        default=None,
+        help=f"comma list of fault kinds (default: all: {','.join(KIND_FAULTS)}; with"
+        f" --two-actors: {','.join(FAULTS)})",
     )
     parser.add_argument(
         "--run",
@@ -1228,15 +1256,20 @@ def main(argv: list[str] | None = None) -> int:
         " commit the service refused)",
     )
     args = parser.parse_args(argv)
+    if args.faults is None:
+        args.faults = ",".join(FAULTS if args.two_actors or args.team_journal else KIND_FAULTS)
     if args.team_journal is not None:
         return _main_team(parser, args)
     if args.two_actors:
         return _main_two_actors(parser, args)
     kinds = tuple(k.strip() for k in args.kinds.split(",") if k.strip())
-    unknown = set(kinds) - set(KINDS)
+    faults = tuple(f.strip() for f in args.faults.split(",") if f.strip())
+    unknown = (set(kinds) - set(KINDS)) | (set(faults) - set(KIND_FAULTS))
     if unknown:
-        parser.error(f"unknown kinds: {', '.join(sorted(unknown))}")
-    results = asyncio.run(run_chaos(args.runs, args.seed, kinds, only=tuple(args.run)))
+        parser.error(f"unknown kinds or faults: {', '.join(sorted(unknown))}")
+    results = asyncio.run(
+        run_chaos(args.runs, args.seed, kinds, only=tuple(args.run), drawn=faults)
+    )
     bad = False
     for result in results:
         failed = result.pop("described_runs")

@@ -50,6 +50,13 @@ def again_window(connection: Any) -> timedelta:
     return timedelta(hours=float(getattr(ui, "again_window_hours", 24.0)))
 
 
+def late_window(connection: Any) -> timedelta:
+    """How long a "not applied" stays "so far": the profile's (or `[ui]`'s)
+    `late_window_minutes`, 10 minutes when there is no connection."""
+    ui = getattr(connection, "ui", None)
+    return timedelta(minutes=float(getattr(ui, "late_window_minutes", 10.0)))
+
+
 def acting_client_id(connection: Any) -> str | None:
     """The OAuth client id the audit trail names: the profile's, or the embedded sandbox's demo
     client; None for a static token (its client is not known)."""

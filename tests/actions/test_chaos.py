@@ -12,11 +12,18 @@ from __future__ import annotations
 
 from collections import Counter
 
-from benchmarks.chaos import FAULTS, KINDS, PAIRINGS, run_chaos, run_two_actors
+from benchmarks.chaos import (
+    FAULTS,
+    KINDS,
+    LATE_FAULT,
+    PAIRINGS,
+    run_chaos,
+    run_two_actors,
+)
 
 
 async def test_small_chaos_run_has_no_duplicates_or_contradictions() -> None:
-    results = await run_chaos(runs=2, seed=330)
+    results = await run_chaos(runs=2, seed=330, drawn=FAULTS)
     assert [r["kind"] for r in results] == list(KINDS)
     for result in results:
         assert result["runs"] == 2
@@ -27,6 +34,20 @@ async def test_small_chaos_run_has_no_duplicates_or_contradictions() -> None:
         ), result
     seen = {fault for result in results for fault in result["faults"]}
     assert seen == set(FAULTS), seen
+
+
+async def test_a_commit_after_the_read_back_is_never_sent_twice_nor_a_wrong_success() -> None:
+    """`python -m benchmarks.chaos --faults commit_after_read_back`, a fixed-seed sample: every
+    kind's first send is committed by the service only after the read-back that proved "not
+    applied"; the follow-ups (pressed again at once or later, Retry, restart) and the final
+    reconciliation leave one effect at most, and every journal verdict agrees with the
+    service (a "succeeded" only where it committed, the late one found)."""
+    results = await run_chaos(runs=2, seed=38, drawn=(LATE_FAULT,))
+    assert [r["kind"] for r in results] == list(KINDS)
+    for result in results:
+        assert result["faults"] == {LATE_FAULT: 2}, result
+        figures = (result["duplicates"], result["contradictions"], result["unresolved"])
+        assert figures == (0, 0, 0), result
 
 
 #: One run per case: every pairing, every fault kind (the pilot's "no fault" with the dialog and

@@ -181,7 +181,7 @@ async def test_start_up_rechecks_a_not_applied_read_back_too_early(
     assert [e.id for e in journal.to_check(executor.settle_seconds)] == [entry_id]
     (settled,) = await executor.reconcile_all()
     assert (settled.state, settled.result_id) == ("succeeded", refund_id)
-    assert "Corrected" in (settled.error or "")
+    assert settled.late and "Applied late" in (settled.error or "")
     assert journal.to_check(executor.settle_seconds) == []
     # A proven verdict is not read again at the next start.
     assert await executor.reconcile_all() == []
@@ -209,7 +209,7 @@ async def test_history_check_corrects_a_too_early_verdict(
     refund_id = await _commit_late(client, journal, entry_id)
     outcome = await executor.reconcile_entry(entry_id)
     assert (outcome.state, outcome.result_id) == ("succeeded", refund_id)
-    assert "Corrected" in (outcome.message or "")
+    assert "Applied late" in (outcome.message or "")
 
 
 async def test_a_refusal_is_final(
@@ -412,7 +412,10 @@ async def test_retry_of_an_entry_done_again_since_is_refused(
     sandbox_faults.fail_count = 1
     first = await executor.refund(sale.charge_id, Decimal("1.00"))
     assert first.state == "not_applied"
-    again = await executor.refund(sale.charge_id, Decimal("1.00"))
+    # Not applied *so far*: another is sent on the person's go-ahead naming it.
+    again = await executor.refund(
+        sale.charge_id, Decimal("1.00"), acknowledge_earlier=first.entry_id
+    )
     assert again.succeeded
     with pytest.raises(NotRetryable, match=f"later refund \\(#{again.entry_id}\\)"):
         await executor.retry(first.entry_id)
@@ -532,7 +535,7 @@ async def test_the_wait_before_a_verdict_ends_on_a_whole_millisecond(
     journal.transition(entry.id, "sent", expected={"pending"}, at=clock.now)
     journal.transition(entry.id, "unknown", expected={"sent"}, error="Timed out")
     clock.now += timedelta(seconds=1)
-    outcome = await executor.refund(sale.charge_id, Decimal("1.00"))
+    outcome = await executor.refund(sale.charge_id, Decimal("1.00"), acknowledge_earlier=entry.id)
     earlier = journal.get(entry.id)
     assert earlier is not None and earlier.state == "not_applied"
     assert earlier.proven(executor.settle_seconds)

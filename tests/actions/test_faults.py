@@ -197,12 +197,14 @@ async def test_timed_out_and_never_applied_is_retried_only_on_request(
     sandbox_faults.delay_seconds = 0
     wire.post_timeout = None
     assert outcome.state == "not_applied" and outcome.retryable
-    assert "did not happen" in (outcome.message or "")
+    assert "not applied so far" in (outcome.message or "")
+    assert "try again" not in (outcome.message or "")
     await asyncio.sleep(0.4)  # anything late would have landed by now
     assert await captures_of(client, authorization.charge_id) == []
     assert len(wire.posts("/capture")) == 1
 
-    retried = await executor.retry(outcome.entry_id)
+    # Within its late window, only with the person's go-ahead naming it.
+    retried = await executor.retry(outcome.entry_id, acknowledge_earlier=outcome.entry_id)
     assert retried.state == "succeeded" and retried.entry_id != outcome.entry_id
     new = executor.journal.get(retried.entry_id)
     assert new is not None and new.retry_of == outcome.entry_id
@@ -323,7 +325,12 @@ async def test_edit_with_lost_answer_is_checked_against_the_charge(
 
     sandbox_faults.delay_seconds = 0.3
     wire.post_timeout = 0.1
-    late = await executor.update_charge(sale.charge_id, tags=["late"], attributes={"k": ["v"]})
+    late = await executor.update_charge(
+        sale.charge_id,
+        tags=["late"],
+        attributes={"k": ["v"]},
+        acknowledge_earlier=failed.entry_id,  # not applied so far: the go-ahead naming it
+    )
     await wire.drain()
     sandbox_faults.delay_seconds = 0
     assert late.state == "succeeded" and late.reconciled

@@ -151,7 +151,7 @@ async def test_token_create_that_never_landed_is_not_applied_then_retried_once(
     assert outcome.state == "not_applied" and outcome.retryable
     assert await _cards(client, account, "Never") == []
 
-    retried = await executor.retry(outcome.entry_id)
+    retried = await executor.retry(outcome.entry_id, acknowledge_earlier=outcome.entry_id)
     assert retried.state == "succeeded" and isinstance(retried.result, Token)
     assert [t.token_id for t in await _cards(client, account, "Never")] == [retried.result_id]
     assert len(wire.posts("/v2/tokens")) == 2

@@ -16,6 +16,7 @@ from typing import Any, Literal
 __all__ = [
     "AWAITING",
     "FINAL_STATES",
+    "LATE_NOTE",
     "STATES",
     "UNRESOLVED_STATES",
     "JournalEntry",
@@ -41,6 +42,8 @@ STATES: tuple[str, ...] = (
 #: 202: `paytui.actions.answer_status`). Not to be confused with "pending", which is paytui's
 #: own: the intent is written and the request not sent yet.
 AWAITING = "awaiting_service"
+#: The note of a "not_applied" that a later look found applied after all ("succeeded (late)").
+LATE_NOTE = "Applied late"
 #: Entries whose outcome is not proven: reconciled on start and before a repeat of the action.
 UNRESOLVED_STATES = frozenset({"pending", "sent", "unknown", AWAITING})
 FINAL_STATES = frozenset({"succeeded", "failed", "not_applied"})
@@ -97,6 +100,20 @@ class JournalEntry:
     @property
     def unresolved(self) -> bool:
         return self.state in UNRESOLVED_STATES
+
+    @property
+    def late(self) -> bool:
+        """Proven "not applied" at first, and found applied by a later look: "succeeded (late)"."""
+        return self.state == "succeeded" and (self.error or "").startswith(LATE_NOTE)
+
+    def open_until(self, settle_seconds: float, window: timedelta) -> datetime | None:
+        """Until when a proven "not_applied" is only "not applied *so far*": `window` after it
+        was sent, a commit the service held may still land (None: not such an entry)."""
+        if self.state != "not_applied" or self.sent_at is None:
+            return None
+        if not self.proven(settle_seconds):
+            return None
+        return self.sent_at + window
 
     @property
     def retryable(self) -> bool:

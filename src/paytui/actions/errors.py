@@ -98,6 +98,21 @@ class EarlierAttemptApplied(ActionError):
         self.entry = entry
 
 
+class NotAppliedSoFar(EarlierAttemptApplied):
+    """An earlier attempt of the same action on the same target was read back as "not applied"
+    but is still within its late-commit window: read again now, it is still not there — and may
+    yet land. Nothing new was sent; another one needs the user's explicit go-ahead naming it
+    (``acknowledge_earlier=entry.id``), as for an earlier attempt found done. `lead` is the
+    sentence without its last clause (how to send another), which `with_then` adds."""
+
+    def __init__(self, lead: str, entry: JournalEntry, then: str = "confirm to send another"):
+        self.lead = lead
+        super().__init__(self.with_then(then), entry)
+
+    def with_then(self, then: str) -> str:
+        return f"{self.lead} Nothing new was sent; {then}."
+
+
 class TargetChanged(ActionError):
     """The charge changed since the person (or the command) looked at it: another refund, a
     capture, a new status — by anyone, in any process. Nothing was sent. `changes` says what
@@ -153,6 +168,7 @@ __all__ = [
     "ConfirmationRequired",
     "EarlierAttemptApplied",
     "JournalLost",
+    "NotAppliedSoFar",
     "NotRetryable",
     "PrecheckFailed",
     "RecentlyDone",

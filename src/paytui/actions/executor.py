@@ -12,7 +12,11 @@ The sequence for every action (docs/money-safety.md has the user's view of it):
    timeout + `settle_margin`, or `settle_margin` after the client actually gave up when that is
    later; `settling()` gives the UI the countdown). If one happened, nothing
    is sent (`EarlierAttemptApplied`, naming it) until the user confirms with
-   ``acknowledge_earlier=<its id>``; if one stays unknown, `UnresolvedAction`.
+   ``acknowledge_earlier=<its id>``; if one stays unknown, `UnresolvedAction`. A proven
+   "not_applied" still within its late window (`late_window`: a service may commit late) is read
+   again too: landed → `EarlierAttemptApplied` ("succeeded (late)"); still absent → nothing is
+   sent without the same go-ahead naming it (`NotAppliedSoFar`). One the service answered
+   pending ("awaiting_service") refuses the action until the service settles it.
 4. **Checks**: amounts (`check_amount`), the capture's authorization (read first: a
    pre-authorization or an already captured one is explained, not sent), and the production
    typed confirmation (`ConfirmationRequired`).
@@ -20,14 +24,17 @@ The sequence for every action (docs/money-safety.md has the user's view of it):
 6. **Send once**. The client never retries a POST; neither do we — except after a 429, which
    proves the service did not act: its Retry-After is waited (capped) and the request sent once
    more under the same entry and client reference (`_send`; the trail keeps both sends).
-7. **Outcome**: success → "succeeded" with the result id; a definite refusal (4xx, or a
-   connection that never sent the request) → "failed"; a 429 again → "failed", marked never
-   sent ("not sent: rate limited", retryable by the person); anything else (timeout, dropped
-   connection after sending, 5xx, an unreadable answer) → "unknown", then a read-back
-   (`paytui.actions.reconcile`): found → "succeeded" at once; not found → read again once the
-   request deadline plus the margin has passed — counted from when the client gave up, which a
-   slow journal write or token fetch can put well after `sent_at` — and only that proves
-   "not_applied". A failed read-back leaves it "unknown". Never a resend.
+7. **Outcome**: an answer is read whole — its own status decides (`answer_status`): done →
+   "succeeded" with the result id; declined → "failed" with the service's reason; pending →
+   "awaiting_service"; a word that cannot be placed → "unknown", read back. A definite refusal
+   (4xx, or a connection that never sent the request) → "failed"; a 429 again → "failed",
+   marked never sent ("not sent: rate limited", retryable by the person); anything else
+   (timeout, dropped connection after sending, 5xx, an unreadable answer) → "unknown", then a
+   read-back (`paytui.actions.reconcile`): found → judged by the same table at once; not found
+   → read again once the request deadline plus the margin has passed — counted from when the
+   client gave up, which a slow journal write or token fetch can put well after `sent_at` —
+   and only that proves "not_applied", *so far* (the late window, step 3). A failed read-back
+   leaves it "unknown". Never a resend.
 
 Only the user resends: `retry(entry_id)` on a proven "not_applied" (or a request that never
 left), once, after re-verifying past the deadline that it still did not happen. A refusal (4xx)
@@ -64,6 +71,7 @@ from paytui.actions.errors import (
     ConfirmationRequired,
     EarlierAttemptApplied,
     JournalLost,
+    NotAppliedSoFar,
     NotRetryable,
     PrecheckFailed,
     RecentlyDone,
@@ -134,6 +142,11 @@ DEFAULT_SETTLE_MARGIN = 2.0
 #: Seconds past its settle time that an entry still "sent" by a live process of another paytui is
 #: left to that process (its request may leave late); after that it is read back as an orphan.
 LIVE_SENDER_GRACE = 60.0
+#: How long after sending a read-back that found nothing is only "not applied *so far*": a
+#: service may commit a request it held later than the deadline the proof assumes, so a new
+#: attempt of the same action within it reads the service again first, and is not sent without
+#: the person's go-ahead (the profile's `late_window_minutes` changes it).
+DEFAULT_LATE_WINDOW = timedelta(minutes=10)
 #: How long a success counts as "recent": the same action with the same amount on the same target
 #: within it needs an explicit "again" (the profile's `again_window_hours` changes it).
 DEFAULT_AGAIN_WINDOW = timedelta(hours=24)
@@ -199,6 +212,7 @@ class ActionExecutor:
         actor: str | None = None,
         again_window: timedelta = DEFAULT_AGAIN_WINDOW,
         agent: str | None = None,
+        late_window: timedelta = DEFAULT_LATE_WINDOW,
     ) -> None:
         from paytui.config.urls import service_key
 
@@ -216,6 +230,8 @@ class ActionExecutor:
         #: from it whether an entry still "sent" has a live sender (`_sent_elsewhere`).
         self.owner = f"{socket.gethostname()}:{os.getpid()}"
         self.again_window = again_window
+        #: How long a proven "not applied" stays "so far" (`DEFAULT_LATE_WINDOW`).
+        self.late_window = late_window
         self.journal = journal
         self.policy = policy
         self.profile = profile
@@ -229,6 +245,8 @@ class ActionExecutor:
         #: died mid-request — before this one started: its request left before this moment.
         self.started = clock()
         self._in_flight: dict[tuple[str, str], _InFlight] = {}
+        #: Entries "not applied so far" whose retry the person gave the go-ahead for (`retry`).
+        self._go_ahead: set[int] = set()
         #: Requests of this session by entry id, for retrying what the journal keeps only masked
         #: (a new charge's card number is never written down).
         self._originals: dict[int, Any] = {}
@@ -244,6 +262,12 @@ class ActionExecutor:
         """Seconds after sending until a commit still in flight would be visible: the client's
         request deadline (its timeout) plus `settle_margin`."""
         return float(getattr(self.client, "timeout", 10.0)) + self.settle_margin
+
+    def open_until(self, entry: JournalEntry) -> datetime | None:
+        """Until when `entry`, read back "not applied", may still land late (None: it is not
+        such an entry, or its window has passed — then "not applied" is final)."""
+        until = entry.open_until(self.settle_seconds, self.late_window)
+        return until if until is not None and self.clock() < until else None
 
     def in_flight(self, operation: str, target: str) -> bool:
         """True while `operation` on `target` (a charge id; the account for new charges) runs."""
@@ -367,7 +391,7 @@ class ActionExecutor:
             if await self._sent_elsewhere(entry):
                 continue  # its live sender settles it (the action itself says so)
             settled = await self._reconcile(entry, background=True)
-            outcome = _outcome_of(settled)
+            outcome = _outcome_of(settled, window=self.late_window)
             if entry.state in {"pending", "sent"}:
                 told = f"{STOPPED_SENDER}; read back: {outcome.message}"
                 outcome = replace(outcome, message=told)
@@ -640,11 +664,19 @@ class ActionExecutor:
         )
         return token_op.with_token(outcome, stored)
 
-    async def retry(self, entry_id: int, *, confirmation: str | None = None) -> ActionOutcome:
+    async def retry(
+        self,
+        entry_id: int,
+        *,
+        confirmation: str | None = None,
+        acknowledge_earlier: int | None = None,
+    ) -> ActionOutcome:
         """Send again, as a NEW journal entry, an action proven not to have happened.
 
         Only on the user's request, only for "failed" / "not_applied", only once per entry; a
         "not_applied" verdict is re-checked first (a slow service may have applied it late).
+        Within its late window it is only "not applied so far" (`NotAppliedSoFar`): it is sent
+        again only with ``acknowledge_earlier=entry_id``, the person's go-ahead naming it.
         """
         entry = await asyncio.to_thread(self.journal.get, entry_id)
         if entry is None or (entry.profile, entry.base_url) != (self.profile, self.base_url):
@@ -673,7 +705,9 @@ class ActionExecutor:
         if entry.state == "not_applied":
             # A slow service may have applied it late: look again once that would show.
             await self._sleep_until(entry.settle_at(self.settle_seconds))
-            rechecked = await self._reconcile(entry)
+            # Found now, it is a success the person did not see happen: later presses of the
+            # same action are told of it too (unacknowledged), not only this Retry.
+            rechecked = await self._reconcile(entry, background=True)
             if rechecked.entry.state != "not_applied":
                 raise NotRetryable(_not_retryable_reason(rechecked.entry, late=True))
             if not rechecked.entry.proven(self.settle_seconds):  # the read-back failed
@@ -681,7 +715,12 @@ class ActionExecutor:
                     f"Could not check again whether it happened ({rechecked.error});"
                     " nothing was sent — try again when the service answers"
                 )
-        return await OPERATIONS[entry.operation].resend(self, entry, original, confirmation)
+        if acknowledge_earlier == entry_id:
+            self._go_ahead.add(entry_id)
+        try:
+            return await OPERATIONS[entry.operation].resend(self, entry, original, confirmation)
+        finally:
+            self._go_ahead.discard(entry_id)
 
     async def reconcile_entry(self, entry_id: int) -> ActionOutcome:
         """ "Check again": read the service back for one unresolved (or not_applied) entry."""
@@ -691,12 +730,13 @@ class ActionExecutor:
         if any(slot.entry_id == entry_id for slot in self._in_flight.values()):
             raise ActionError(f"Action #{entry_id} is still in progress")
         if entry.state not in RECONCILABLE:
-            return _outcome_of(Reconciled(entry, None, None))
-        return _outcome_of(await self._reconcile(entry))
+            return _outcome_of(Reconciled(entry, None, None), window=self.late_window)
+        return _outcome_of(await self._reconcile(entry), window=self.late_window)
 
     async def reconcile_all(self, *, wait: bool = False) -> list[JournalEntry]:
         """Start-up: settle every entry of this profile and service whose outcome is not proven
-        (unresolved ones and "not_applied" verdicts read back too early). `wait`: for entries
+        (unresolved ones and "not_applied" verdicts read back too early), and read again every
+        "not_applied" still within its late window (`open_until`). `wait`: for entries
         sent so recently that a commit may still be in flight, wait until it would show."""
         busy = frozenset(
             slot.entry_id for slot in self._in_flight.values() if slot.entry_id is not None
@@ -711,6 +751,13 @@ class ActionExecutor:
             default_settle=self.settle_seconds,
             orphaned_before=self.started,
         )
+        # "Not applied" read back within its late window is "so far": checked again each time.
+        seen = busy | {entry.id for entry in settled}
+        for entry in await asyncio.to_thread(
+            self.journal.in_states, {"not_applied"}, profile=self.profile, base_url=self.base_url
+        ):
+            if entry.id not in seen and self.open_until(entry) is not None:
+                settled.append((await self._reconcile(entry, background=True)).entry)
         if not wait:
             return settled
         results = []
@@ -883,7 +930,7 @@ class ActionExecutor:
             )
             current = await asyncio.to_thread(self.journal.get, entry.id)
             settled = await self._prove(current or entry, slot, desired=plan.desired)
-            return _outcome_of(settled, cause=message)
+            return _outcome_of(settled, cause=message, window=self.late_window)
         return await self._answered(entry, plan, result, slot, stamped)
 
     async def _answered(
@@ -922,7 +969,8 @@ class ActionExecutor:
         )
         if state == "unknown":
             current = await asyncio.to_thread(self.journal.get, entry.id)
-            return _outcome_of(await self._prove(current or entry, slot, desired=plan.desired))
+            settled = await self._prove(current or entry, slot, desired=plan.desired)
+            return _outcome_of(settled, window=self.late_window)
         return await self._outcome(
             entry.id,
             charge=result if isinstance(result, Charge) else None,
@@ -1401,6 +1449,22 @@ class ActionExecutor:
                     " History before doing it again",
                     entry.id,
                 )
+        # A "not applied" proven by a read-back is only "so far" within its late window: read it
+        # again before this one is sent; a commit that landed late is found now.
+        so_far = same_target(
+            await asyncio.to_thread(
+                self.journal.in_states,
+                {"not_applied"},
+                base_url=self.base_url,
+                operation=operation,
+                charge_id=charge_id,
+            )
+        )
+        for entry in so_far:
+            if entry.id == acknowledge or entry.id in self._go_ahead:
+                continue  # the person saw it "not found so far" and said to send another
+            if same_identity(entry) and self.open_until(entry):
+                await self._late_check(entry)
         applied = same_target(
             await asyncio.to_thread(
                 self.journal.unacknowledged_successes,
@@ -1415,6 +1479,28 @@ class ActionExecutor:
             if entry.id != acknowledge:
                 raise EarlierAttemptApplied(_earlier_message(entry), entry)
             await asyncio.to_thread(self.journal.acknowledge, entry.id)
+
+    async def _late_check(self, entry: JournalEntry) -> None:
+        """Read again a proven "not applied" still within its late window, before the same
+        action is sent: landed late → `EarlierAttemptApplied` (recorded "succeeded (late)");
+        still not there → `NotAppliedSoFar` (it may still land: nothing is sent without the
+        person's go-ahead naming it); the read failed → `UnresolvedAction`."""
+        noun = OPERATIONS[entry.operation].noun
+        settled = await self._reconcile(entry, background=True)
+        now = settled.entry
+        if now.state == "succeeded":
+            raise EarlierAttemptApplied(_earlier_message(now), now)
+        if now.state == AWAITING:
+            raise UnresolvedAction(_awaiting_message(now), now.id)
+        if settled.error is not None:
+            raise UnresolvedAction(
+                f"An earlier {noun} (#{entry.id}) was not found when checked, but may still land"
+                f" late, and it could not be read again now ({settled.error}); nothing was sent",
+                entry.id,
+            )
+        until = self.open_until(now)
+        if now.state == "not_applied" and until is not None:
+            raise NotAppliedSoFar(_so_far_lead(entry, self.clock(), until), now)
 
     async def _sleep_until(self, when: datetime | None) -> None:
         """Wait (with the injectable `sleep`) until `when` by the executor's clock.
@@ -1449,7 +1535,7 @@ class ActionExecutor:
             charge_id=entry.charge_id,
             state=entry.state,
             result_id=entry.result_id,
-            message=message or _message(entry),
+            message=message or _message(entry, window=self.late_window),
             charge=charge,
             refund=refund,
             client_reference=entry.client_reference,
@@ -1571,6 +1657,23 @@ def _awaiting_message(entry: JournalEntry) -> str:
     )
 
 
+def _so_far_lead(entry: JournalEntry, now: datetime, until: datetime) -> str:
+    """ "The refund #12 of 5.00 sent at 14:02:00 UTC was not found when checked at 14:02:12
+    UTC, nor now at 14:02:30 UTC; a service that commits late could still apply it until
+    14:12 UTC." """
+    spec = OPERATIONS[entry.operation]
+    amount = f" of {format_amount(entry.amount)}" if entry.amount is not None else ""
+    sent = entry.sent_at or entry.created_at
+    who = f" by {entry.actor}" if entry.actor else ""
+    looked = entry.checked_at
+    before = f" when checked at {looked:%H:%M:%S} UTC" if looked is not None else ""
+    return (
+        f"The {spec.noun} #{entry.id}{amount} sent at {sent:%H:%M:%S} UTC{who} was not found"
+        f"{before}, nor now at {now:%H:%M:%S} UTC; a service that commits late could still"
+        f" apply it until {until:%H:%M} UTC."
+    )
+
+
 def _earlier_message(
     entry: JournalEntry, then: str = "confirm to send another", *, numbered: bool = False
 ) -> str:
@@ -1583,9 +1686,10 @@ def _earlier_message(
     found = f": {result} {entry.result_id}" if result and entry.result_id else ""
     who = f" by {entry.actor}" if entry.actor else ""
     number = f" #{entry.id}" if numbered else ""
+    late = f" ({entry.error})" if entry.late else ""  # found by a later look: when, said
     return (
         f"The {spec.noun}{number}{amount} sent at {when:%H:%M} UTC{who} did go through"
-        f"{found}. Nothing new was sent; {then}."
+        f"{found}{late}. Nothing new was sent; {then}."
     )
 
 
@@ -1595,7 +1699,9 @@ def earlier_message(entry: JournalEntry, then: str) -> str:
     return _earlier_message(entry, then, numbered=True)
 
 
-def _message(entry: JournalEntry, cause: str | None = None) -> str:
+def _message(
+    entry: JournalEntry, cause: str | None = None, *, window: timedelta = DEFAULT_LATE_WINDOW
+) -> str:
     """One line for the user about an entry's state."""
     noun = OPERATIONS[entry.operation].noun
     if entry.state == "succeeded":
@@ -1607,8 +1713,7 @@ def _message(entry: JournalEntry, cause: str | None = None) -> str:
             return f"{done}. {entry.error}"
         return done
     if entry.state == "not_applied":
-        lead = f"{cause}. " if cause else ""
-        return f"{lead}Checked with the service: the {noun} did not happen. You may try again."
+        return _not_applied_line(entry, cause, window)
     if entry.state == "unknown":
         return (
             f"Outcome unknown: {entry.error or cause}. Nothing will be sent again;"
@@ -1624,7 +1729,29 @@ def _message(entry: JournalEntry, cause: str | None = None) -> str:
     return f"The {noun} is {entry.state}"
 
 
-def _outcome_of(settled: Reconciled, cause: str | None = None) -> ActionOutcome:
+def _not_applied_line(entry: JournalEntry, cause: str | None, window: timedelta) -> str:
+    """What a read-back that found nothing proves, and no more: what was checked and when, and
+    until when a late commit could still land — never an invitation to send it again."""
+    noun = OPERATIONS[entry.operation].noun
+    lead = f"{cause}. " if cause else ""
+    looked = entry.checked_at
+    when = f" at {looked:%H:%M:%S} UTC" if looked is not None else ""
+    after = ""
+    if looked is not None and entry.sent_at is not None:
+        after = f", {int((looked - entry.sent_at).total_seconds())} s after it was sent"
+    if entry.sent_at is None:  # it never left: nothing can land
+        return f"{lead}The {noun} was never sent: it did not happen."
+    until = entry.sent_at + window
+    return (
+        f"{lead}Checked with the service{when}{after}: no {noun} found — not applied so far. A"
+        f" service that commits late could still apply it until {until:%H:%M} UTC: paytui reads"
+        f" it again before any new {noun} of the same target, and History checks it."
+    )
+
+
+def _outcome_of(
+    settled: Reconciled, cause: str | None = None, *, window: timedelta = DEFAULT_LATE_WINDOW
+) -> ActionOutcome:
     entry = settled.entry
     found = settled.found
     return ActionOutcome(
@@ -1633,7 +1760,7 @@ def _outcome_of(settled: Reconciled, cause: str | None = None) -> ActionOutcome:
         charge_id=entry.charge_id,
         state=entry.state,
         result_id=entry.result_id,
-        message=_message(entry, cause),
+        message=_message(entry, cause, window=window),
         charge=found.charge if found else None,
         refund=found.refund if found else None,
         client_reference=entry.client_reference,
@@ -1645,8 +1772,11 @@ def _outcome_of(settled: Reconciled, cause: str | None = None) -> ActionOutcome:
 
 def _not_retryable_reason(entry: JournalEntry, *, late: bool = False) -> str:
     if entry.state == "succeeded":
-        lead = "It did happen after all" if late else "It already happened"
-        return f"{lead}: {entry.result_id}" if entry.result_id else lead
+        lead = "It did happen after all" if late or entry.late else "It already happened"
+        done = f"{lead}: {entry.result_id}" if entry.result_id else lead
+        if entry.late:  # "Applied late: not found when checked at …, found at …"
+            return f"{done} ({entry.error}). Nothing new was sent"
+        return done
     if entry.unresolved:
         return "Its outcome is not known yet; check it again first — retrying could do it twice"
     if entry.state == "failed":

@@ -1049,7 +1049,7 @@ class Journal:
         charge_id: str | None = None,
     ) -> builtins.list[JournalEntry]:
         """Entries still pending / sent / unknown, oldest first (the order they happened in)."""
-        return self._in_states(UNRESOLVED_STATES, profile, base_url, operation, charge_id)
+        return self.in_states(UNRESOLVED_STATES, profile, base_url, operation, charge_id)
 
     def to_check(
         self,
@@ -1063,16 +1063,16 @@ class Journal:
         """Entries whose outcome is not proven, oldest first: pending / sent / unknown, and
         "not_applied" verdicts whose read-back was made too early (see `JournalEntry.proven`)."""
         states = {*UNRESOLVED_STATES, "not_applied"}
-        entries = self._in_states(states, profile, base_url, operation, charge_id)
+        entries = self.in_states(states, profile, base_url, operation, charge_id)
         return [e for e in entries if not e.proven(default_seconds)]
 
-    def _in_states(
+    def in_states(
         self,
         states: Iterable[str],
-        profile: str | None,
-        base_url: str | None,
-        operation: str | None,
-        charge_id: str | None,
+        profile: str | None = None,
+        base_url: str | None = None,
+        operation: str | None = None,
+        charge_id: str | None = None,
     ) -> builtins.list[JournalEntry]:
         """Entries in `states` (of one profile, service, operation, charge if given), by id."""
         wanted = sorted(states)

@@ -25,7 +25,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from paytui.actions.answer_status import DECLINED, PENDING, SUCCEEDED, judge_found
-from paytui.actions.entry import AWAITING
+from paytui.actions.entry import AWAITING, LATE_NOTE
 from paytui.actions.journal import UNRESOLVED_STATES, Journal, JournalEntry
 from paytui.actions.operations import OPERATIONS
 from paytui.actions.read_backs import (
@@ -146,7 +146,12 @@ async def reconcile_detail(
     elif state == "succeeded":
         note = None
         if entry.state == "not_applied":
-            note = "Corrected: an earlier check found nothing, but the service did apply it"
+            looked = entry.checked_at
+            before = f" at {looked:%H:%M:%S} UTC" if looked is not None else ""
+            note = (
+                f"{LATE_NOTE}: not found when checked{before}, found at {started:%H:%M:%S} UTC"
+                " — the service committed it after that check"
+            )
     elif entry.state == AWAITING:
         # The service said it had it: not finding it now proves nothing either way.
         state = AWAITING
@@ -155,7 +160,7 @@ async def reconcile_detail(
             " accepted it; checked again later"
         )
     elif settle is None or started >= settle:
-        note = "Checked with the service: it did not happen"
+        note = f"Checked with the service at {started:%H:%M:%S} UTC: not found — not applied so far"
     else:
         state = "unknown"
         note = (

@@ -161,7 +161,10 @@ def way_forward(exc: BaseException, argv: Sequence[str]) -> str | None:
             return None
         words = without_option(argv, "--acknowledge")
         typed = shlex.join(["paytui", *words, "--acknowledge", str(entry)])
-        return earlier_message(exc.entry, f"to send another anyway, run `{typed}`")
+        then = f"to send another anyway, run `{typed}`"
+        if isinstance(exc, action_errors.NotAppliedSoFar):
+            return exc.with_then(then)
+        return earlier_message(exc.entry, then)
     if isinstance(exc, action_errors.UnresolvedAction):
         check = f"`paytui history check {exc.entry_id}`"
         return (
@@ -375,7 +378,7 @@ class Runtime:
         from paytui.actions.actor import actor_name
         from paytui.actions.executor import ActionExecutor
         from paytui.actions.policy import ActionPolicy
-        from paytui.connect import acting_client_id, again_window
+        from paytui.connect import acting_client_id, again_window, late_window
 
         connection = self.connection
         with contextlib.suppress(Exception):  # learn the scopes; a bad login shows on the action
@@ -397,6 +400,7 @@ class Runtime:
             actor=actor_name("the command line", connection.agent),
             agent=connection.agent,
             again_window=again_window(connection),
+            late_window=late_window(connection),
         )
 
     def close(self) -> None:

@@ -101,6 +101,10 @@ class UiPrefs(BaseModel):
     again_window_hours: Hours = 24.0
     """A refund (token, charge) identical to one that succeeded within these hours, by anyone,
     needs an explicit "again" (docs/money-safety.md); 0 turns the rule off."""
+    late_window_minutes: Annotated[float, Field(ge=0, le=10_080)] = 10.0
+    """How long after sending a read-back that found nothing is only "not applied so far": a
+    new attempt of the same action reads the service again first and needs the person's
+    go-ahead (docs/money-safety.md); 0: "not applied" is final at once."""
     duplicate_window_minutes: Annotated[float, Field(gt=0, le=10_080)] = 10.0
     """"Charged twice?" (`z`): charges of the same card, amount and account within these
     minutes either way of a charge are listed as likely duplicates (docs/screens.md)."""
@@ -305,6 +309,7 @@ class Profile(BaseModel):
     watch_interval: Seconds | None = None
     confirm_threshold: Amount | None = None
     again_window_hours: Hours | None = None
+    late_window_minutes: Annotated[float, Field(ge=0, le=10_080)] | None = None
     journal: str | None = None
     """Where this profile's action journal is: a ``postgresql://`` URL (a team's journal,
     docs/team.md; its password never here) or a SQLite file (``sqlite:PATH``). Unset: this
@@ -428,6 +433,7 @@ class Profile(BaseModel):
                 "watch_interval",
                 "confirm_threshold",
                 "again_window_hours",
+                "late_window_minutes",
             )
             if getattr(self, key) is not None
         }

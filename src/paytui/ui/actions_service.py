@@ -20,7 +20,7 @@ from paytui.actions import ActionExecutor, ActionPolicy, Decision, Journal
 from paytui.actions.actor import actor_name
 from paytui.actions.errors import ActionRefused
 from paytui.actions.journal import JournalUnavailable, open_journal
-from paytui.connect import acting_client_id, again_window
+from paytui.connect import acting_client_id, again_window, late_window
 from paytui.text import safe
 
 if TYPE_CHECKING:
@@ -128,6 +128,7 @@ class ActionsService:
                     actor=actor_name("the dashboard", self.agent),
                     agent=self.agent,
                     again_window=again_window(self.session.connection),
+                    late_window=late_window(self.session.connection),
                     **self.executor_options,
                 )
         self._executor.policy = self.policy()

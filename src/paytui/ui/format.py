@@ -82,8 +82,11 @@ ACTION_STATE_STYLES = {
     "pending": "bold accent",
     "sent": "bold accent",
     "awaiting_service": "bold warning",
+    "succeeded_late": "bold success",
     "refused": "warning",
 }
+#: A journal state's words where its name is not enough.
+STATE_WORDS = {"awaiting_service": "awaiting the service", "succeeded_late": "succeeded (late)"}
 STATUS_STYLES = {
     "success": "success",
     "declined": "error",
@@ -172,7 +175,7 @@ def result_code(value: str | None) -> Text:
 
 def action_state(state: str) -> Text:
     """A money action's journal state in words and colour ("not applied" in yellow)."""
-    words = "awaiting the service" if state == "awaiting_service" else state.replace("_", " ")
+    words = STATE_WORDS.get(state) or state.replace("_", " ")
     return literal(words, style=ACTION_STATE_STYLES.get(state, ""))
 
 

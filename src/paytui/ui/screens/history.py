@@ -25,6 +25,7 @@ from textual.widgets import DataTable, Input, Static
 
 from paytui.actions import ActionError, ConfirmationRequired
 from paytui.actions.audit import AuditFilter, parse_filter
+from paytui.actions.errors import NotAppliedSoFar
 from paytui.actions.operations import MONEY
 from paytui.actions.operations import OPERATIONS as OPERATION_SPECS
 from paytui.ui import format as fmt
@@ -212,9 +213,13 @@ class HistoryScreen(PaytuiScreen[None]):
         # A "not applied" whose read-back may have been too early (before a commit still in
         # flight could show) is no verdict yet: read it back again now. It becomes "succeeded"
         # (corrected, and said so), a proven "not applied", or "unknown" until it can be proven.
+        # So is one still within its late window ("not applied so far": a late commit may land).
         settle = executor.settle_seconds
         early = [
-            e.id for e in entries.values() if e.state == "not_applied" and not e.proven(settle)
+            e.id
+            for e in entries.values()
+            if e.state == "not_applied"
+            and (not e.proven(settle) or executor.open_until(e) is not None)
         ]
         if not early:
             return
@@ -224,10 +229,14 @@ class HistoryScreen(PaytuiScreen[None]):
         self._show(*self._read(executor))
 
     def _show(self, rows: list[AuditRow], entries: dict[int, JournalEntry]) -> None:
-        self.rows = rows
-        self.by_id = entries
         table = self.query_one(DataTable)
         cursor = table.cursor_row
+        # The row under the cursor stays under it when rows are added above (a refusal just
+        # recorded, say), so that the next key acts on what the person was looking at.
+        was = self.rows[cursor] if 0 <= cursor < len(self.rows) else None
+        key = (was.kind, was.id) if was is not None else None
+        self.rows = rows
+        self.by_id = entries
         table.clear()
         team = len({row.agent for row in rows if row.agent}) > 1
         for row in rows:
@@ -243,7 +252,7 @@ class HistoryScreen(PaytuiScreen[None]):
                     fmt.money(row.amount) if row.operation in MONEY and row.amount else "",
                     justify="right",
                 ),
-                state_text(row.outcome),
+                state_text("succeeded_late" if entry is not None and entry.late else row.outcome),
                 fmt.literal(row.result_id or "—"),
                 fmt.literal(message),
                 fmt.literal(row.client_id or "—"),
@@ -251,7 +260,8 @@ class HistoryScreen(PaytuiScreen[None]):
                 key=f"{row.kind}-{row.id}",
             )
         if rows:
-            table.move_cursor(row=min(max(cursor, 0), len(rows) - 1))
+            same = [i for i, row in enumerate(rows) if key == (row.kind, row.id)]
+            table.move_cursor(row=same[0] if same else min(max(cursor, 0), len(rows) - 1))
         actions = sum(1 for r in rows if r.kind == "action")
         refused = len(rows) - actions
         text = Text(f"{actions} action{'s' if actions != 1 else ''}")
@@ -415,28 +425,44 @@ class HistoryScreen(PaytuiScreen[None]):
         self.notify(outcome.message or outcome.state, title="Check again", markup=False)
         self.reload()
 
+    #: The entry whose Retry was refused as "not applied so far": the next Retry of it (and only
+    #: it) is the person's go-ahead to send it anyway.
+    _go_ahead: int | None = None
+
     def action_retry(self) -> None:
         entry = self.current
         if entry is not None and entry.retryable:
-            self._retry(entry.id)
+            go, self._go_ahead = self._go_ahead, None
+            self._retry(entry.id, acknowledge=entry.id if go == entry.id else None)
 
     @work(group="history-action")
-    async def _retry(self, entry_id: int, confirmation: str | None = None) -> None:
+    async def _retry(
+        self, entry_id: int, confirmation: str | None = None, acknowledge: int | None = None
+    ) -> None:
         try:
             executor = await paytui_app(self).actions.executor()
-            outcome = await executor.retry(entry_id, confirmation=confirmation)
+            outcome = await executor.retry(
+                entry_id, confirmation=confirmation, acknowledge_earlier=acknowledge
+            )
         except ConfirmationRequired as exc:
             # Production: ask for the phrase, then retry with it (the executor checks it).
             from paytui.ui.screens.modals.confirm import TypedConfirmModal
 
             def typed(text: str | None) -> None:
                 if text:
-                    self._retry(entry_id, text)
+                    self._retry(entry_id, text, acknowledge)
 
             wrong = "That did not match. " if confirmation else ""
             self.app.push_screen(
                 TypedConfirmModal(exc.phrase, f"{wrong}Retry action #{entry_id}."), typed
             )
+            return
+        except NotAppliedSoFar as exc:
+            # Nothing was sent: a late commit may still land. Only a second t on it sends.
+            self._go_ahead = entry_id
+            then = f"press t again on #{entry_id} to send it anyway"
+            self.notify(exc.with_then(then), title="Retry", severity="warning", markup=False)
+            self.reload()
             return
         except ActionError as exc:
             self.notify(exc.message, title="Retry", severity="warning", markup=False)

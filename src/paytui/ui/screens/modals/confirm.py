@@ -68,9 +68,12 @@ def outcome_text(outcome: ActionOutcome, noun: str) -> Text:
         lead = f"The {noun} went through"
         text.append(f"{lead}: ", style="bold")
         text.append(safe(outcome.result_id or ""))
+    elif outcome.state == "not_applied":
+        # What a read-back proves, and no more: what was checked and when (the message).
+        text.append(f"Not found at the service — the {noun} was not made so far.", style="bold")
     elif outcome.retryable:
-        text.append(f"It did not happen — the {noun} was not made.", style="bold")
-        text.append(" Press Retry to send it again.")
+        text.append(f"It was never sent — the {noun} was not made.", style="bold")
+        text.append(" Press Retry to send it.")
     elif outcome.state == "failed":
         text.append(f"The service refused it — the {noun} was not made.", style="bold")
         text.append(" A refusal is final: change what it objects to and start again.")
