@@ -108,9 +108,15 @@ def test_charges_search_formats_limits_and_query_errors(run: Run) -> None:
     code, out, _ = run("charges", "search", "status:chargeback", "--limit", "2", "--format", "json")
     assert code == Exit.OK and len(json.loads(out)) == 2
 
-    code, out, err = run("charges", "search", "status:nope")
+    code, out, err = run("charges", "search", "method:nope")
     assert code == Exit.USAGE and out == "" and err.count("\n") == 1
     assert err.startswith("paytui: error: query:") and "Traceback" not in err
+
+    # A status paytui does not know is the service's to judge (issue 38): the sandbox refuses
+    # one it does not have, and its answer is what the person reads.
+    code, out, err = run("charges", "search", "status:nope")
+    assert code == Exit.REFUSED and out == "" and err.count("\n") == 1
+    assert "status: must be one of success, declined" in err and "query:" not in err
 
     code, out, err = run("charges", "search", "--all", "--format", "table")
     assert code == Exit.USAGE and out == ""

@@ -9,6 +9,7 @@ import pytest
 
 from paytui.api.queries import ChargeQuery
 from paytui.search import ParseResult, QueryError, parse
+from paytui.search.query import format_query
 
 NOW = datetime(2026, 11, 20, 18, 30, 15, tzinfo=UTC)
 TODAY = datetime(2026, 11, 20, tzinfo=UTC)
@@ -71,7 +72,7 @@ def test_empty_input_is_the_empty_query(text: str) -> None:
 
 
 def test_result_types() -> None:
-    result = parse("status:nope", now=NOW)
+    result = parse("method:nope", now=NOW)
     assert isinstance(result.errors[0], QueryError)
     assert result.errors[0] == QueryError(7, 11, result.errors[0].message)
 
@@ -358,14 +359,6 @@ def test_unknown_key_suggests() -> None:
 
 
 def test_unknown_values_suggest() -> None:
-    assert only_error("status:chargebak") == (
-        "chargebak",
-        "unknown status 'chargebak'; did you mean chargeback?",
-    )
-    assert only_error("status:zzz") == (
-        "zzz",
-        "unknown status 'zzz'; use one of: success, declined, chargeback, return, voided",
-    )
     assert only_error("method:crad") == ("crad", "unknown method 'crad'; did you mean card?")
     assert only_error("type:zzz") == (
         "zzz",
@@ -513,10 +506,35 @@ def test_comparison_only_for_amount() -> None:
     assert only_error("status<=cb") == ("<=", "<= only works with amount (amount<=25)")
 
 
+def test_a_status_paytui_does_not_know_is_sent_and_proven_on_the_rows() -> None:
+    """Issue 38: the service decides what its statuses are; paytui never refuses one. The value
+    is sent (lower case, as the spec writes statuses) and each returned row is proven by it."""
+    from types import SimpleNamespace
+
+    for typed, sent in (
+        ("status:settled", "settled"),
+        ("Status:Partially_Refunded", "partially_refunded"),
+        ("status:chargebak", "chargebak"),  # a typo is the service's to answer, too
+    ):
+        query = ok(typed)
+        assert query.status == sent
+        assert ("status", sent) in query.to_params()
+        assert format_query(query) == f"status:{sent}"
+    query = ok("status:settled")
+    assert query.verdicts(SimpleNamespace(status="settled"))["status"] is True
+    assert query.verdicts(SimpleNamespace(status="success"))["status"] is False
+    assert only_error("status:cb status:settled")[1].endswith("status takes one value")
+    assert only_error("status:4111111111111111") == (
+        "4111111111111111",
+        "this looks like a full card number, not a status",
+    )
+
+
 def test_missing_values() -> None:
     assert only_error("status:") == (
         "status:",
-        "status: needs a value: success, declined, chargeback or return",
+        "status: needs a value: success, declined, chargeback, return, or any status the"
+        " service shows",
     )
     assert only_error("tag: status:cb") == ("tag:", "tag: needs a value, as in tag:vip")
     assert only_error("amount>=") == (
@@ -600,9 +618,10 @@ def test_every_error_is_reported_in_order() -> None:
 
 
 def test_long_user_text_is_shortened_in_messages() -> None:
-    text, message = only_error("status:" + "x" * 200)
+    text, message = only_error("method:" + "x" * 200)
     assert text == "x" * 200
     assert message.count("x") < 40
     assert "…" in message
     # Control characters never reach the one-line message.
-    assert "\x1b" not in only_error("status:\x1b[31m")[1]
+    assert "\x1b" not in only_error("method:\x1b[31m")[1]
+    assert only_error("status:\x1b[31m") == ("\x1b[31m", "a status has no control characters")

@@ -13,6 +13,9 @@ Errors are ``{"error": {"code", "message"}}`` with 400, 401, 404, 409 (a choice:
 another envelope (`ServiceOptions.error_shape`: `fault`, `errors`, `detail`, text ...). Writes
 may be refused (`refuse_writes`) or throttled with 429 + Retry-After (`throttle_writes`) before
 they act.
+A refund of an authorization, or of a charge that is no longer standing (a chargeback, a
+return, refunded in full), is 409; a sale or capture whose status is `settled` or
+`partially_refunded` (`ServiceOptions.lifecycle_statuses`) is refunded like a `success` one.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from starlette.routing import Route
 
 from tests.second_service.conversations import routes as conversation_routes
 from tests.second_service.data import (
+    GONE,
     HOLDING,
     Store,
     StoredCharge,
@@ -75,6 +79,8 @@ class SecondService:
         self.tokens: set[str] = set()
         #: Writes still to be answered 429 (`ServiceOptions.throttle_writes`).
         self.throttle_left = self.options.throttle_writes
+        if self.options.lifecycle_statuses:
+            self.store.use_lifecycle()
         self.app = create_app(self)
         self.transport = httpx.ASGITransport(app=self.app)
 
@@ -511,6 +517,10 @@ def create_app(service: SecondService) -> Starlette:
         charge = store.charge(str(body.get("charge_id")))
         if charge is None:
             return error(404, "not_found", "no such charge")
+        if charge.charge_type == "authorization":
+            return error(409, "not_refundable", "an authorization is captured, not refunded")
+        if charge.status in GONE:
+            return error(409, "not_refundable", f"a charge that is {charge.status} is not refunded")
         left = store.refundable(charge)
         amount = left if body.get("total_amount") is None else _amount(body.get("total_amount"))
         if amount is None or amount <= 0 or amount > left:

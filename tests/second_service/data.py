@@ -78,10 +78,20 @@ class StoredRefund:
 HOLDING = frozenset({"success", "succeeded", "pending", "processing", None})
 
 
+#: With lifecycle statuses, the newest charges not settled yet (the rest show `settled`).
+SETTLE_AFTER = 20
+#: Charge statuses that say a processed sale or capture is still standing (money moved).
+STANDING = ("success", "settled", "partially_refunded")
+#: Charge statuses it refuses a refund for: the money went back, or never moved.
+GONE = ("chargeback", "return", "refunded", "declined", "failed", "voided")
+
+
 class Store:
     """Charges (newest first), refunds and accounts; ids from a seeded generator."""
 
     def __init__(self, seed: int = 23, count: int = CHARGE_COUNT) -> None:
+        #: Lifecycle statuses on (`ServiceOptions.lifecycle_statuses`, `use_lifecycle`).
+        self.lifecycle = False
         self._random = random.Random(seed)
         self.charges: list[StoredCharge] = []
         self.refunds: list[StoredRefund] = []
@@ -154,6 +164,24 @@ class Store:
         authorization.captured_charge_id = capture.charge_id
         return capture
 
+    def use_lifecycle(self) -> None:
+        """Show the statuses of a charge's life (`ServiceOptions.lifecycle_statuses`): each
+        sale and capture as it stands now, and from here on as refunds are made."""
+        self.lifecycle = True
+        for position, charge in enumerate(self.charges):
+            if charge.charge_type == "authorization" or charge.status != "success":
+                continue
+            self._restate(charge, settled=position >= SETTLE_AFTER)
+
+    def _restate(self, charge: StoredCharge, *, settled: bool) -> None:
+        left = self.refundable(charge)
+        if left <= 0:
+            charge.status = "refunded"
+        elif left < charge.amount:
+            charge.status = "partially_refunded"
+        elif settled:
+            charge.status = "settled"
+
     # --- reads and writes ----------------------------------------------------------------------
     def charge(self, charge_id: str) -> StoredCharge | None:
         return next((c for c in self.charges if c.charge_id == charge_id), None)
@@ -191,6 +219,8 @@ class Store:
             moment=self.tick(),
         )
         self.refunds.insert(0, refund)
+        if self.lifecycle and charge.status in STANDING:
+            self._restate(charge, settled=charge.status == "settled")
         return refund
 
 

@@ -90,5 +90,10 @@ class ServiceOptions:
     answers: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     #: The HTTP status of those answers, per operation (201 when not given; 202 "accepted").
     answer_codes: Mapping[str, int] = field(default_factory=dict)
+    #: Statuses of a charge's life beyond the spec's (its full list is "not shown"): a sale or
+    #: capture older than the newest `SETTLE_AFTER` charges shows `settled`, one refunded in
+    #: part `partially_refunded`, in full `refunded` (and moves there as refunds are made).
+    #: Off: every processed charge shows `success`, as the spec's examples do.
+    lifecycle_statuses: bool = False
     #: Extra scopes granted (informational; the service does not check scopes).
     scopes: tuple[str, ...] = field(default=("urn:v2:charges:all", "urn:v2:refunds:all"))

@@ -104,22 +104,38 @@ async def test_bad_query_is_underlined_explained_and_not_sent(counting: Counting
     app = make_app(counting)
     async with app.run_test(size=SIZE) as pilot:
         screen, table = await open_app(pilot, app)
-        await type_query(pilot, "status:bogus tag:vip")
+        await type_query(pilot, "method:bogus tag:vip")
         await settle(app, pilot)
         query_input = screen.query_one(QueryInput)
         assert query_input.error_spans == [(7, 12)]  # "bogus"
         styled = query_input._value
         assert any(span.start == 7 and span.end == 12 for span in styled.spans)
-        assert "unknown status" in screen_text(app)
+        assert "unknown method" in screen_text(app)
         await pilot.press("enter")
         await settle(app, pilot)
         assert len(counting.searches) == 1  # nothing sent
-        assert table.total == 3000 and query_input.value == "status:bogus tag:vip"
+        assert table.total == 3000 and query_input.value == "method:bogus tag:vip"
         # Fixing it clears the complaint.
-        query_input.value = "status:chargeback"
+        query_input.value = "method:card"
         await settle(app, pilot)
         assert query_input.error_spans == []
-        assert "unknown status" not in screen_text(app)
+        assert "unknown method" not in screen_text(app)
+
+
+async def test_a_status_paytui_does_not_know_is_searched_with_a_note(
+    counting: CountingTransport,
+) -> None:
+    # Issue 38: the service decides its statuses; paytui says it does not know this one and
+    # sends it (the sandbox, which has no `settled`, answers for itself).
+    app = make_app(counting)
+    async with app.run_test(size=SIZE) as pilot:
+        screen, _table = await open_app(pilot, app)
+        await type_query(pilot, "status:settled")
+        await settle(app, pilot)
+        query_input = screen.query_one(QueryInput)
+        assert query_input.error_spans == []
+        assert "paytui does not know the status `settled`" in screen_text(app)
+        assert counting.searches[-1].params["status"] == "settled"
 
 
 async def test_quick_views(counting: CountingTransport) -> None:

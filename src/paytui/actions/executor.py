@@ -306,9 +306,11 @@ class ActionExecutor:
         remember exactly what was read: the `Basis` the action is later tied to.
 
         The journal's mark is taken *before* the read, so anything done after it — by this
-        process or another — is "since the person looked". A capture's read explains why it
-        cannot be (`PrecheckFailed`) as `read_authorization` does. Raises `ApiError` when the
-        service cannot be read (the caller says so; nothing is decided on a guess)."""
+        process or another — is "since the person looked". The action registry's rule of the
+        operation explains why it cannot be (`PrecheckFailed`): a capture's as
+        `read_authorization` does, a refund's (an authorization, a charge-back) the same.
+        Raises `ApiError` when the service cannot be read (the caller says so; nothing is
+        decided on a guess)."""
         mark = await asyncio.to_thread(self.journal.last_id)
         flying = await asyncio.to_thread(self._in_flight_ids, operation, target, mark)
         claim = (await self.claimed([target])).get(target)
@@ -319,6 +321,13 @@ class ActionExecutor:
             charge = await self._read_authorization(target)
         else:
             charge = await self.client.get_charge(target)
+            # The registry's rule, as the key's (a capture's is asked by the read above); a
+            # status paytui does not know refuses nothing (`registry.note` says so instead).
+            from paytui.actions.registry import why_not
+
+            reason = why_not(operation, charge)
+            if reason is not None:
+                raise PrecheckFailed(reason)
         if spec.seen_refunds:
             refunds = await read_refunds(self.client, target)
             charged = charge.total_amount or Decimal(0)

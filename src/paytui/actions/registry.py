@@ -5,8 +5,10 @@ it performs (`None` for actions that only read), and whether it applies to the o
 on, in that object's current state, with the reason when it does not. The UI reads it for the
 footer, `?` help, the command palette and every screen's `check_action`; the executor reads the same
 rules before it sends (`why_not`), so a rule changed here changes the key, the help line and the
-refusal together. Keys are not here: they are the UI's business (`paytui.ui.bindings`), which
-binds each key to one of these ids.
+refusal together. A status paytui does not know the meaning of (`KNOWN_STATUSES`) never refuses
+an action: the action applies, and its `note` says "paytui does not know the status `settled`;
+the service will decide" beside it (help, dialog, command line). Keys are not here: they are the
+UI's business (`paytui.ui.bindings`), which binds each key to one of these ids.
 
 No Textual and no I/O; the objects are duck-typed (`Charge`, `Token`, `JournalEntry`) so importing
 this module costs nothing at start-up.
@@ -18,10 +20,47 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["ACTIONS", "ActionSpec", "spec_for", "why_not", "writing_actions"]
+__all__ = [
+    "ACTIONS",
+    "KNOWN_STATUSES",
+    "ActionSpec",
+    "note",
+    "spec_for",
+    "status_note",
+    "why_not",
+    "writing_actions",
+]
 
 #: Charge types the service refunds and distributes (a settled sale or a capture).
 SETTLED_TYPES = frozenset({"sale", "capture"})
+
+#: The charge statuses paytui knows the meaning of (docs/api-assumptions.md, "Charges"), with,
+#: for each that is not `success`, why it cannot be refunded (nor captured or distributed). Any
+#: other status is the service's to judge: it never forbids an action or a search here
+#: (`status_note` says so beside the action, and the service's answer decides).
+KNOWN_STATUSES: dict[str, str | None] = {
+    "success": None,
+    "declined": "A declined charge moved no money; there is nothing to refund",
+    "voided": "A voided charge moved no money; there is nothing to refund",
+    "chargeback": "A charged-back charge cannot be refunded: the money already went back",
+    "return": "A returned bank payment cannot be refunded: the money already went back",
+}
+
+
+def status_note(charge: Any) -> str | None:
+    """ "paytui does not know the status `settled`; the service will decide" for a status
+    paytui has no meaning for (None for a known one, or none). Said with the action (help,
+    dialog, command line), never a refusal."""
+    status = getattr(charge, "status", None)
+    if status is None or status in KNOWN_STATUSES:
+        return None
+    return f"paytui does not know the status `{status}`; the service will decide"
+
+
+def _refused_status(charge: Any) -> str | None:
+    """The charge's status when paytui knows it forbids money actions (not `success`)."""
+    status = getattr(charge, "status", None)
+    return status if isinstance(status, str) and KNOWN_STATUSES.get(status) else None
 
 
 def _capture(charge: Any) -> str | None:
@@ -43,26 +82,26 @@ def _capture(charge: Any) -> str | None:
     captured = getattr(charge, "captured_charge_id", None)
     if captured:
         return f"Already captured as {captured}"
-    status = getattr(charge, "status", None)
-    if status is not None and status != "success":
+    status = _refused_status(charge)
+    if status is not None:
         return f"A {status} authorization cannot be captured"
     return None
 
 
 def _refund(charge: Any) -> str | None:
-    """A settled sale or capture; never a chargeback, an ACH return, a decline or an open
-    authorization. Whether anything is left is read when the dialog opens (it needs the refunds)."""
-    status = getattr(charge, "status", None)
-    if status == "chargeback":
-        return "A charged-back charge cannot be refunded: the money already went back"
-    if status == "return":
-        return "A returned bank payment cannot be refunded: the money already went back"
-    if status == "declined":
-        return "A declined charge moved no money; there is nothing to refund"
-    if status is not None and status != "success":
-        return f"A {status} charge cannot be refunded"
+    """A sale or a capture; never a chargeback, an ACH return, a decline or an authorization
+    (open: capture it; captured: refund its capture). An authorization is told by its
+    `charge_type`, or without one by the spec's `Authorized` result code. Whether anything is
+    left is read when the dialog opens (it needs the refunds)."""
+    from paytui.api.models import is_authorization
+
+    status = _refused_status(charge)
+    if status is not None:
+        return KNOWN_STATUSES[status]
     kind = getattr(charge, "charge_type", None)
-    if kind == "authorization":
+    if is_authorization(
+        kind, getattr(charge, "result_code", None), getattr(charge, "total_amount", None)
+    ):
         if getattr(charge, "captured_charge_id", None):
             return "Refund the capture, not the authorization"
         return "An open authorization moved no money: capture it, or let it expire"
@@ -77,8 +116,9 @@ def _distribute(charge: Any) -> str | None:
     """The service distributes settled sales and captures, chargebacks and ACH returns, once."""
     status = getattr(charge, "status", None)
     if status not in {"chargeback", "return"}:
-        if status is not None and status != "success":
-            return f"A {status} charge cannot be distributed"
+        refused = _refused_status(charge)
+        if refused is not None:
+            return f"A {refused} charge cannot be distributed"
         kind = getattr(charge, "charge_type", None)
         if kind is not None and kind not in SETTLED_TYPES:
             return "Only settled sales and captures can be distributed"
@@ -105,6 +145,9 @@ class ActionSpec:
     rule: Callable[[Any], str | None] | None = None
     #: What it acts on ("charge", "token", "entry"), for help and for tests.
     subject: str | None = None
+    #: Its rule reads the charge's status: a status paytui does not know is said beside it
+    #: (`note`), and never refuses it.
+    notes_status: bool = False
 
     @property
     def writes(self) -> bool:
@@ -123,6 +166,13 @@ class ActionSpec:
         if self.rule is None or subject is None:
             return None
         return self.rule(subject)
+
+    def note(self, subject: Any) -> str | None:
+        """What to say beside the action when it applies to `subject` (None: nothing), such as
+        "paytui does not know the status `settled`; the service will decide"."""
+        if not self.notes_status or subject is None or self.why_not(subject) is not None:
+            return None
+        return status_note(subject)
 
 
 def _duplicates(charge: Any) -> str | None:
@@ -155,11 +205,13 @@ def _open_conversation(conversation: Any) -> str | None:
 ACTIONS: dict[str, ActionSpec] = {
     spec.id: spec
     for spec in (
-        ActionSpec("capture", "Capture", "capture", _capture, "charge"),
-        ActionSpec("refund", "Refund", "refund", _refund, "charge"),
+        ActionSpec("capture", "Capture", "capture", _capture, "charge", notes_status=True),
+        ActionSpec("refund", "Refund", "refund", _refund, "charge", notes_status=True),
         ActionSpec("edit", "Edit tags", "update_charge", None, "charge"),
         ActionSpec("edit_refund", "Edit refund tags", "update_refund", None, "refund"),
-        ActionSpec("distribute", "Distribute", "distribute", _distribute, "charge"),
+        ActionSpec(
+            "distribute", "Distribute", "distribute", _distribute, "charge", notes_status=True
+        ),
         ActionSpec("new_charge", "New charge", "charge"),
         ActionSpec("create_token", "New token", "token_create"),
         ActionSpec("update_token", "Update token", "token_update", None, "token"),
@@ -207,6 +259,12 @@ def why_not(action: str, subject: Any) -> str | None:
     """The one rule of `action` for `subject` (executor and UI alike); None when it applies."""
     spec = spec_for(action)
     return None if spec is None else spec.why_not(subject)
+
+
+def note(action: str, subject: Any) -> str | None:
+    """What to say beside `action` on `subject` when it applies (`ActionSpec.note`)."""
+    spec = spec_for(action)
+    return None if spec is None else spec.note(subject)
 
 
 def writing_actions() -> list[ActionSpec]:

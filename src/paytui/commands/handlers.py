@@ -261,12 +261,34 @@ async def _settle_first(
         runtime.io.message(f"Earlier {operation} #{outcome.entry_id}{by}: {outcome.message}")
 
 
+async def _observe(
+    executor: ActionExecutor, operation: str, target: str, amount: Decimal | None = None
+) -> Basis:
+    """What the command decides on: the action is tied to it (changed since → not sent). The
+    action registry's rule is asked with the read, as for the key in the app; its refusal is
+    kept in the audit trail like the executor's own."""
+    from paytui.actions.errors import PrecheckFailed
+
+    try:
+        return await executor.observe(operation, target)
+    except PrecheckFailed as err:
+        await executor.record_refusal(operation, target, err.message, amount)
+        raise
+
+
 def _warn_claimed(runtime: Runtime, executor: ActionExecutor, basis: Basis) -> None:
     """Another agent's live claim on the charge (read with the basis): said on stderr before
-    anything is asked or sent. A warning: the exactly-once guard holds either way."""
+    anything is asked or sent. A warning: the exactly-once guard holds either way. Then what
+    the action registry says beside the action (`registry.note`: a status paytui does not
+    know, which refuses nothing: the service decides)."""
+    from paytui.actions.registry import note
+
     if basis.claim is not None:
         told = basis.claim.describe(now=executor.clock())
         runtime.io.message(f"Warning: {told} — they may be working on it.")
+    said = note(basis.operation, basis.charge)
+    if said is not None:
+        runtime.io.message(f"Note: {said}.")
 
 
 async def _allowed(
@@ -340,7 +362,6 @@ async def charges_show(runtime: Runtime, args: argparse.Namespace) -> int:
 
 
 async def charges_capture(runtime: Runtime, args: argparse.Namespace) -> int:
-    from paytui.actions.errors import PrecheckFailed
     from paytui.api.money import format_amount
 
     convenience = _amount(args.convenience_fee, "--convenience-fee", allow_zero=True)
@@ -349,12 +370,7 @@ async def charges_capture(runtime: Runtime, args: argparse.Namespace) -> int:
         executor = await runtime.executor(client)
         await _allowed(executor, "capture", args.id)
         await _settle_first(runtime, executor, "capture", args.id)
-        try:
-            # What this command decides on: the capture is tied to it (changed since → not sent).
-            basis = await executor.observe("capture", args.id)
-        except PrecheckFailed as err:
-            await executor.record_refusal("capture", args.id, err.message)
-            raise
+        basis = await _observe(executor, "capture", args.id)
         _warn_claimed(runtime, executor, basis)
         amount = (basis.charged or Decimal(0)) + (convenience or 0) + (supplemental or 0)
         policy = executor.policy
@@ -384,7 +400,6 @@ async def charges_capture(runtime: Runtime, args: argparse.Namespace) -> int:
 
 async def refunds_create(runtime: Runtime, args: argparse.Namespace) -> int:
     from paytui.actions.errors import RecentlyDone
-    from paytui.actions.registry import why_not
     from paytui.api.money import format_amount
 
     asked = _amount(args.amount, "--amount")
@@ -392,12 +407,8 @@ async def refunds_create(runtime: Runtime, args: argparse.Namespace) -> int:
         executor = await runtime.executor(client)
         await _allowed(executor, "refund", args.id, asked)
         await _settle_first(runtime, executor, "refund", args.id)
-        # What this command decides on: the refund is tied to it (changed since → not sent).
-        basis = await executor.observe("refund", args.id)
+        basis = await _observe(executor, "refund", args.id, asked)
         _warn_claimed(runtime, executor, basis)
-        reason = why_not("refund", basis.charge)
-        if reason is not None:
-            await _refuse(executor, "refund", args.id, reason, asked)
         left = basis.left if basis.left is not None else Decimal(0)
         if left <= 0:
             await _refuse(executor, "refund", args.id, "Nothing left to refund", asked)

@@ -51,7 +51,7 @@ __all__ = [
 
 #: Canonical keys with a one-line description (the UI shows them in the help and the suggester).
 KEYS: dict[str, str] = {
-    "status": "success, declined, chargeback (cb), return (ach_return)",
+    "status": "success, declined, chargeback (cb), return (ach_return), or any the service shows",
     "tag": "charges carrying this tag (repeat to require several)",
     "attr": "attribute key=value (key= alone: has the key); repeatable",
     "amount": "amount:25, amount>=25, amount<100, amount:10..50",
@@ -216,6 +216,12 @@ class ParseResult:
 
     query: ChargeQuery | None
     errors: list[QueryError] = field(default_factory=list)
+    #: What to say of a query that runs, such as "paytui does not know the status `settled`;
+    #: the service will decide" (a note, never a reason not to send it).
+    notes: list[str] = field(default_factory=list)
+    #: A value is the start of one paytui knows (`status:charg`): search-as-you-type waits for
+    #: the rest, Enter sends it as it is.
+    partial: bool = False
 
     @property
     def ok(self) -> bool:
@@ -374,6 +380,8 @@ class _Parser:
         self.text = text
         self.now = now.replace(tzinfo=UTC) if now.tzinfo is None else now.astimezone(UTC)
         self.errors: list[QueryError] = []
+        self.notes: list[str] = []
+        self.partial = False
         self.single: dict[str, _Origin] = {}
         self.tags: list[str] = []
         self.names: list[str] = []
@@ -434,7 +442,7 @@ class _Parser:
         for name, origin in self.upper.items():
             fields[name] = origin.value
         try:
-            return ParseResult(ChargeQuery(**fields), [])
+            return ParseResult(ChargeQuery(**fields), [], self.notes, self.partial)
         except ValidationError as exc:  # pragma: no cover - the checks above should prevent it
             message = exc.errors()[0].get("msg", "invalid query")
             return ParseResult(None, [QueryError(0, len(self.text), str(message))])
@@ -526,7 +534,28 @@ class _Parser:
         self.error(term.value_span, message)
 
     def k_status(self, term: _Term) -> None:
-        self.enum(term, "status", _STATUS_VALUES, "status")
+        """A status paytui knows, or its alias, is written its way; any other value is sent as
+        typed (lower case, as the spec writes statuses) and the rows the service returns are
+        proven here (`ChargeQuery.verdicts`): a status paytui does not know is the service's to
+        judge, never refused (docs/search.md)."""
+        typed = term.value.lower()
+        if not typed.isprintable():
+            self.error(term.value_span, "a status has no control characters")
+            return
+        digits = typed.replace(" ", "").replace("-", "")
+        if digits.isdigit() and 13 <= len(digits) <= 19 and luhn_valid(digits):
+            # Never let a full card number travel to the API as a search term.
+            self.error(term.value_span, "this looks like a full card number, not a status")
+            return
+        known = _STATUS_VALUES.get(typed)
+        if known is None:
+            self.partial = self.partial or any(v.startswith(typed) for v in _STATUS_VALUES)
+            said = f"paytui does not know the status `{_show(typed)[1:-1]}`"
+            hint = _suggest(typed, list(_STATUS_VALUES))
+            if hint:
+                said += f" (did you mean {_STATUS_VALUES[hint]}?)"
+            self.notes.append(f"{said}; the service will decide")
+        self.set_single("status", known or typed, term, "status")
 
     def k_method(self, term: _Term) -> None:
         self.enum(term, "method", _METHOD_VALUES, "method")
@@ -844,7 +873,7 @@ def _next_month(start: datetime) -> datetime | None:
 
 
 _EXAMPLES: dict[str, str] = {
-    "status": ": success, declined, chargeback or return",
+    "status": ": success, declined, chargeback, return, or any status the service shows",
     "tag": ", as in tag:vip",
     "amount": ", as in amount>=25 or amount:10..50",
     "from": ", as in from:2026-01-31, from:yesterday or from:7d",

@@ -277,18 +277,34 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
                 self.notify(reason, title="Not available", severity="warning", markup=False)
         return handled
 
+    def _bound_on(self, action: str, namespace: DOMNode | None) -> tuple[DOMNode | None, str]:
+        """The node `action` runs on as bound on `namespace`, and the action's name."""
+        prefix, name, _params = parse_action(action)
+        return {"app": self, "screen": self.screen}.get(prefix, namespace), name
+
     def disabled_reason_of(self, action: str, namespace: DOMNode | None = None) -> str | None:
         """`why_disabled` of `action` as bound on `namespace` (a screen asks about its row)."""
         from paytui.ui.screens.base import PaytuiScreenMixin
 
-        prefix, name, _params = parse_action(action)
-        node: DOMNode | None = {"app": self, "screen": self.screen}.get(prefix, namespace)
+        node, name = self._bound_on(action, namespace)
         screen: Any = node  # a Screen mixed with the base (the mixin itself is not a DOMNode)
         if isinstance(screen, PaytuiScreenMixin):
             reason: str | None = cast(Any, screen).disabled_reason(name)
             return reason
         if node is None or node is self:
             return self.why_disabled(name)
+        return None
+
+    def action_note_of(self, action: str, namespace: DOMNode | None = None) -> str | None:
+        """The registry's note on `action` as bound on `namespace`, said beside an action that
+        applies ("paytui does not know the status `settled`; the service will decide")."""
+        from paytui.ui.screens.base import PaytuiScreenMixin
+
+        node, name = self._bound_on(action, namespace)
+        screen: Any = node
+        if isinstance(screen, PaytuiScreenMixin):
+            said: str | None = cast(Any, screen).action_note(name)
+            return said
         return None
 
     # --- money actions (issue 4) -----------------------------------------------------------------

@@ -418,6 +418,9 @@ class LiveBinding:
     enabled: bool
     #: Why it is disabled (the action registry's words), when it is.
     reason: str | None = None
+    #: What the registry says beside it when it is enabled ("paytui does not know the status
+    #: `settled`; the service will decide"), when anything.
+    note: str | None = None
 
     @property
     def key_display(self) -> str:
@@ -469,8 +472,17 @@ def live_bindings(screen: Screen[object]) -> list[LiveBinding]:
             if state is False:
                 continue
             keys.sort(key=lambda k: len(k) > 1)  # letters first: "j / ↓", "G / End"
-            found.append(LiveBinding(node, binding, tuple(keys), bool(state), reason))
+            note = action_note(app, binding.action, node) if state else None
+            found.append(LiveBinding(node, binding, tuple(keys), bool(state), reason, note))
     return found
+
+
+def action_note(app: App[object], action: str, node: DOMNode) -> str | None:
+    """The registry's note on an enabled `action` as bound on `node` (`ActionSpec.note`)."""
+    from paytui.ui.host import host_of
+
+    host = host_of(app)
+    return host.action_note_of(action, node) if host is not None else None
 
 
 def action_state(app: App[object], action: str, node: DOMNode) -> tuple[bool | None, str | None]:

@@ -97,6 +97,10 @@ class PaytuiHost(HeldKeys):
         """`why_disabled` of `action` as bound on `namespace`."""
         raise NotImplementedError
 
+    def action_note_of(self, action: str, namespace: DOMNode | None = None) -> str | None:
+        """The registry's note on `action` as bound on `namespace` (`ActionSpec.note`)."""
+        raise NotImplementedError
+
     async def open_charge_search(self, query: Any) -> None:
         """Go to the charge search with `query` in the query line, and run it."""
         raise NotImplementedError

@@ -50,6 +50,13 @@ class _Host(Protocol):
 
     def disabled_reason(self, action: str) -> str | None: ...
 
+    def action_note(self, action: str) -> str | None:
+        """What the registry says beside a registered action here when it applies (None:
+        nothing), such as "paytui does not know the status `settled`; the service will
+        decide" (`ActionSpec.note`)."""
+        spec = spec_for(action)
+        return None if spec is None else spec.note(self.action_subject(spec.id))
+
     def check_own_action(self, action: str, parameters: tuple[object, ...]) -> bool | None: ...
 
     TEXT_ENTRY: ClassVar[bool]
@@ -85,6 +92,13 @@ class PaytuiScreenMixin(DismissOnce):
         return self.app.why_disabled(
             action, self.action_subject(spec.id), target=self.action_target(spec.id)
         )
+
+    def action_note(self, action: str) -> str | None:
+        """What the registry says beside a registered action here when it applies (None:
+        nothing), such as "paytui does not know the status `settled`; the service will
+        decide" (`ActionSpec.note`)."""
+        spec = spec_for(action)
+        return None if spec is None else spec.note(self.action_subject(spec.id))
 
     def check_own_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Screens override this for their own (unregistered) actions."""

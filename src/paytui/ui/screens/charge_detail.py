@@ -578,9 +578,13 @@ class ChargeDetailScreen(PaytuiScreen[None]):
         )
 
     def _needs_capture_lookup(self) -> bool:
+        """An authorization the registry would capture (any status it does not refuse, one
+        paytui does not know included): whether a capture names it is looked up."""
+        from paytui.actions.registry import why_not
+
         return (
             self._is_authorization()
-            and self._wire.get("status") == "success"
+            and why_not("capture", self.charge) is None
             and not (self._capture_id)
         )
 

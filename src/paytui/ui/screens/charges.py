@@ -554,7 +554,10 @@ class ChargeSearchScreen(PaytuiScreen[None]):
                 line.append(f"  (+{len(errors) - 1} more)")
             self._set_text("#query-error", line)
         else:
-            self._set_text("#query-error", Text(""))
+            # A note never stops the search ("paytui does not know the status `settled`; the
+            # service will decide"): it is said, dim, where a problem would be.
+            notes = list(getattr(result, "notes", None) or [])
+            self._set_text("#query-error", fmt.literal("; ".join(notes), style="warning"))
         # On the line, not the screen: a class on the screen restyles every widget of it, which
         # was most of the time between the key that fixes a query and its request.
         query_input.set_class(bool(errors), "-query-invalid")
@@ -616,6 +619,8 @@ class ChargeSearchScreen(PaytuiScreen[None]):
         differs from what the table shows. The next key cancels this (its request)."""
         result = self._parse(text)
         if not self._show_parse_errors(result, text) or result.query == self._shown:
+            return
+        if result.partial:  # `status:charg`: the rest of a status is coming (Enter sends it)
             return
         self._use_query(result.query, text)
         # Said only when the answer is slow: painted at once it was a frame of its own between
@@ -1007,7 +1012,9 @@ class ChargeSearchScreen(PaytuiScreen[None]):
         self.refresh_bindings()  # capture / refund follow the highlighted charge's state
         self._show_status()  # who claimed it, if anyone
         charge = event.charge
-        if charge is not None and charge.status == "success" and not charge.is_authorization:
+        from paytui.actions.registry import why_not
+
+        if charge is not None and why_not("refund", charge) is None:  # the registry's rule
             self._read_row_refunds(charge.charge_id, charge.total_amount)
 
     @work(exclusive=True, group="row-refunds", exit_on_error=False)

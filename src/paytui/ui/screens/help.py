@@ -19,6 +19,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Static
 
+from paytui.text import safe
 from paytui.ui.bindings import BROWSER_KEYS, LiveBinding, display_key
 from paytui.ui.screens.base import PaytuiModal
 from paytui.ui.widgets.columns import Shape, layout_columns
@@ -45,7 +46,8 @@ def action_text(live: LiveBinding) -> Text:
         says_it = tooltip.lower().startswith(f"{description.lower()} ")
         description = tooltip if says_it else f"{description}: {tooltip}"
     if live.enabled:
-        return Text(description)
+        # The registry's note beside an action that applies (a status paytui does not know).
+        return Text(safe(f"{description} ({live.note})") if live.note else description)
     return Text(f"{description} (not available: {live.reason or 'not here'})", style="dim")
 
 

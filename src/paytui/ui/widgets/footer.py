@@ -258,10 +258,16 @@ class PaytuiFooter(Widget, can_focus=False):
         item = self._item_at(event.x)
         tooltip = None
         if item is not None:
+            host = host_of(self.app)
             reason = None
-            if not item.enabled:
-                host = host_of(self.app)
-                reason = host.disabled_reason_of(item.action, item.node) if host else None
+            if host is not None:
+                # Why it is disabled, or what the registry says beside it (a status paytui
+                # does not know: the service will decide).
+                reason = (
+                    host.action_note_of(item.action, item.node)
+                    if item.enabled
+                    else host.disabled_reason_of(item.action, item.node)
+                )
             tooltip = reason or item.tooltip
         if tooltip != self.tooltip:
             self.tooltip = tooltip

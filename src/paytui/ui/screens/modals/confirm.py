@@ -47,6 +47,7 @@ from paytui.actions import (
     TargetChanged,
 )
 from paytui.text import safe, safe_lines
+from paytui.ui import format as fmt
 from paytui.ui import messages
 from paytui.ui.running_app import paytui_app
 from paytui.ui.screens.base import PaytuiModal
@@ -434,15 +435,25 @@ class MoneyActionModal(PaytuiModal[str | None]):
 
     def _with_claim(self, info: Text) -> Text:
         """The charge as read, and under it, bold, another agent's claim on it when it was read
-        (`Basis.claim`): they may be working on it, so the person knows before reviewing."""
-        claim = self.basis.claim if self.basis is not None else None
-        if claim is None:
-            return info
-        from paytui.ui.claims import claim_sentence
+        (`Basis.claim`): they may be working on it, so the person knows before reviewing. Then
+        the registry's note on the action ("paytui does not know the status `settled`; the
+        service will decide"), which the person reads before deciding."""
+        from paytui.actions.registry import note
 
+        basis = self.basis
+        claim = basis.claim if basis is not None else None
+        said = note(self.OPERATION, basis.charge) if basis is not None else None
+        if claim is None and said is None:
+            return info
         shown = info.copy()
-        shown.append("\n")
-        shown.append(claim_sentence(claim, None, self.app), style="bold")
+        if claim is not None:
+            from paytui.ui.claims import claim_sentence
+
+            shown.append("\n")
+            shown.append(claim_sentence(claim, None, self.app), style="bold")
+        if said is not None:
+            shown.append("\n")
+            shown.append_text(fmt.literal(said, style="bold warning"))
         return shown
 
     @work(exclusive=True, group="money-load")
