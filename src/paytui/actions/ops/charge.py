@@ -10,7 +10,7 @@ from paytui.actions.amounts import check_amount
 from paytui.actions.errors import NotRetryable
 from paytui.actions.operation import CHARGES_ALL, Executor, Operation
 from paytui.actions.plan import Plan, journal_summary, mask_token
-from paytui.actions.read_backs import REF_ATTRIBUTE, ReadBack, has_ref, scan
+from paytui.actions.read_backs import REF_ATTRIBUTE, ReadBack, Unprovable, has_ref, scan
 from paytui.api.models import (
     BankAccountPaymentMethodRequest,
     CardPaymentMethodRequest,
@@ -90,9 +90,20 @@ async def read_back(
     ref = entry.client_reference
     account = entry.request_summary.get("account_id")
     query = ChargeQuery(attributes=((REF_ATTRIBUTE, ref),), account_id=account)
+    blind: list[str] = []
     async for found in scan(client.search_charges(query, page_size=50)):
+        # Our reference is ours alone: only a charge carrying it is this one.
         if has_ref(found.attributes, ref):
             return ReadBack("succeeded", found.charge_id, found.total_amount, charge=found)
+        if found.account_id in (None, account) and "attributes" not in found.model_fields_set:
+            # A charge of the account listed without its attributes (a service that ignores
+            # the filter and does not show them): it may be ours, and nothing here can tell.
+            blind.append(found.charge_id)
+    if blind:
+        raise Unprovable(
+            f"the service lists {len(blind)} charge(s) of the account without their attributes"
+            f" ({', '.join(blind[:3])}): cannot tell whether one is this one"
+        )
     return ReadBack("not_applied")
 
 
