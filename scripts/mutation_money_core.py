@@ -10,8 +10,8 @@ Each mutation is one textual change to one file under src/paytui. The source is 
 temporary directory, the change applied there, and pytest runs with that copy first on
 PYTHONPATH (the editable install is a plain path entry, which PYTHONPATH precedes): the work tree
 is never touched. A mutant is *caught* when the tests fail. The script first checks that every
-catching test passes on the unchanged source, and exits 1 when a mutant survives. The team
-journal's tests need PostgreSQL: run it under ``pg_virtualenv``.
+catching test passes on the unchanged source, and exits 1 when a mutant survives. (M8's test
+runs on both journals; the suite starts its PostgreSQL itself, tests/fixtures_postgres.py.)
 """
 
 from __future__ import annotations
