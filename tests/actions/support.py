@@ -212,6 +212,19 @@ class FakeClock:
         await asyncio.sleep(0)
 
 
+def refund_intent(journal: Any, charge_id: str, amount: str, settle: float = 12.0) -> Any:
+    """A refund's intent as the executor writes it ("pending")."""
+    return journal.record_intent(
+        profile=PROFILE,
+        base_url=BASE_URL,
+        operation="refund",
+        charge_id=charge_id,
+        amount=Decimal(amount),
+        request_summary={"total_amount": amount},
+        settle_seconds=settle,
+    )
+
+
 def raw_sql(location: Path | str, sql: str) -> None:
     """Statements straight to a journal's database (a file, or a team's PostgreSQL URL), as
     someone going around paytui would."""

@@ -39,6 +39,7 @@ from tests.actions.support import (
     WireTransport,
     clocked_executor,
     first_open,
+    refund_intent,
     refunded_total,
     refunds_of,
 )
@@ -136,22 +137,9 @@ async def test_late_commit_after_the_timeout_is_found_not_called_not_applied(
         await client.aclose()
 
 
-def _refund_intent(journal: Journal, charge_id: str, amount: str, settle: float = 12.0) -> Any:
-    """A refund's intent as the executor writes it ("pending")."""
-    return journal.record_intent(
-        profile=PROFILE,
-        base_url=BASE_URL,
-        operation="refund",
-        charge_id=charge_id,
-        amount=Decimal(amount),
-        request_summary={"total_amount": amount},
-        settle_seconds=settle,
-    )
-
-
 def _too_early_not_applied(journal: Journal, charge_id: str, amount: str) -> int:
     """A refund journaled the old way: "not_applied" from a read-back made at once."""
-    entry = _refund_intent(journal, charge_id, amount)
+    entry = refund_intent(journal, charge_id, amount)
     journal.transition(entry.id, "sent", expected={"pending"})
     sent = journal.get(entry.id)
     assert sent is not None and sent.sent_at is not None
@@ -514,7 +502,7 @@ async def test_a_not_applied_verdict_is_proven_by_what_the_journal_stores(
     """The journal keeps times to the millisecond; a window of 12.0004 s ends between two. A
     read-back 0.3 ms after it must not write a "not applied" whose stored `checked_at` (cut to
     the millisecond) is before the window's end: the verdict and its proof must agree."""
-    entry = _refund_intent(journal, sale.charge_id, "1.00", settle=12.0004)
+    entry = refund_intent(journal, sale.charge_id, "1.00", settle=12.0004)
     clock.now = clock.now.replace(microsecond=0)
     journal.transition(entry.id, "sent", expected={"pending"}, at=clock.now)
     journal.transition(entry.id, "unknown", expected={"sent"}, error="Timed out")
@@ -530,7 +518,7 @@ async def test_the_wait_before_a_verdict_ends_on_a_whole_millisecond(
     """A window of 12.0004 s ends inside a millisecond. The read-back after the wait is judged
     on its time cut to the millisecond, so the wait must run to the next whole one; otherwise
     the earlier refund stays "unknown" and the new one is refused (seen in a CI run)."""
-    entry = _refund_intent(journal, sale.charge_id, "1.00", settle=12.0004)
+    entry = refund_intent(journal, sale.charge_id, "1.00", settle=12.0004)
     clock.now = clock.now.replace(microsecond=0)
     journal.transition(entry.id, "sent", expected={"pending"}, at=clock.now)
     journal.transition(entry.id, "unknown", expected={"sent"}, error="Timed out")

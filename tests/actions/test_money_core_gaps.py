@@ -42,12 +42,11 @@ from paytui.api.models import (
 )
 from paytui.sandbox.faults import Faults
 from tests.actions.support import (
-    BASE_URL,
-    PROFILE,
     FakeClock,
     WireTransport,
     captures_of,
     clocked_executor,
+    refund_intent,
     refunds_of,
 )
 
@@ -360,15 +359,7 @@ async def test_a_later_transition_never_shortens_the_settle_window(
     one started 5 s after from then (17 s). Whichever writes last, the entry keeps the longer
     window: the early one's "nothing found" is no proof, and the entry is checked again."""
     journal = journal_on_each_engine
-    entry = journal.record_intent(
-        profile=PROFILE,
-        base_url=BASE_URL,
-        operation="refund",
-        charge_id=sale.charge_id,
-        amount=Decimal("5.00"),
-        request_summary={"total_amount": "5.00"},
-        settle_seconds=12.0,
-    )
+    entry = refund_intent(journal, sale.charge_id, "5.00", settle=12.0)
     sent_at = clock.now
     journal.transition(entry.id, "sent", expected={"pending"}, at=sent_at)
     orphan = journal.get(entry.id)
