@@ -141,11 +141,12 @@ async def _name_of_email(client: PaymentClient, email: str, view: CustomerView) 
 
 
 def _is_settled(charge: Any) -> bool:
-    return (
-        getattr(charge, "status", None) == "success"
-        and getattr(charge, "charge_type", None) in ("sale", "capture", None)
-        and not getattr(charge, "is_authorization", False)
-    )
+    """Money that moved and may carry refunds: a charge the action registry would refund (a
+    sale or capture, in any status but the ones paytui knows moved nothing or went back; a
+    status it does not know, `settled`, counts)."""
+    from paytui.actions.registry import why_not
+
+    return why_not("refund", charge) is None
 
 
 async def read_customer(client: PaymentClient, key: CustomerKey) -> CustomerView:

@@ -48,3 +48,25 @@ async def test_no_duplicate_comes_from_an_ignored_filter(
     assert page.items == []
     assert screen.scanned == CHARGE_COUNT
     assert "last4" in page.ignored_filters or "account_id" in page.ignored_filters
+
+
+async def test_a_customer_s_charges_in_statuses_paytui_does_not_know_count_with_their_refunds(
+    second_service: Callable[..., SecondService],
+) -> None:
+    # Issue 38: `settled` and `partially_refunded` sales are charged money and carry refunds;
+    # a status paytui does not know leaves nothing out of the customer's totals.
+    service = second_service(lifecycle_statuses=True)
+    first, last = NAMES[0]
+    theirs = [c for c in service.store.charges if (c.first_name, c.last_name) == (first, last)]
+    assert {"settled", "partially_refunded"} <= {c.status for c in theirs}
+    standing = [
+        c
+        for c in theirs
+        if c.charge_type != "authorization" and c.status not in ("chargeback", "return")
+    ]
+    ids = {c.charge_id for c in standing}
+    async with client_for(service) as client:
+        view = await read_customer(client, CustomerKey("name", f"{first} {last}"))
+    assert view.charged == sum((c.amount for c in standing), Decimal(0))
+    expected = [r for r in service.store.refunds if r.charge_id in ids]
+    assert expected and view.refunded == sum((r.amount for r in expected), Decimal(0))
