@@ -9,6 +9,7 @@ mutation test moves each word to a wrong outcome and checks the end-to-end test 
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from decimal import Decimal
@@ -286,3 +287,23 @@ async def test_a_word_moved_to_a_wrong_outcome_is_caught(
         monkeypatch.setitem(answer_status.STATUS_OUTCOMES, word, wrong)
         state = await _state_of_refund_answered(second_service, tmp_path / str(n), word)
         assert state != EXPECTED[word], f"{word} moved to {wrong} went unnoticed"
+
+
+def test_the_command_line_says_declined_and_exits_refused(
+    second_service: Callable[..., SecondService], second_cli: Callable[[SecondService], Any]
+) -> None:
+    service = second_service(
+        answers={"refund": {"status": "declined", "message": "Refunds paused"}},
+        echo_attributes=True,
+    )
+    sale = sale_of(service)
+    run = second_cli(service)
+    code, out, err = run(
+        "refunds", "create", sale.charge_id, "--amount", "5.00", "--yes", "--format", "json"
+    )
+    assert code == 6, err
+    assert json.loads(out)["state"] == "failed"
+    assert "The service declined the refund: Refunds paused" in err
+    # Final: nothing moved, and History says so.
+    code, out, _ = run("history", "--format", "json")
+    assert code == 0 and '"failed"' in out and '"succeeded"' not in out
