@@ -2,7 +2,8 @@
 
 Met under the journal's lock (its intent written between this action's look at the past and
 its own intent, then its sender gone), it is read back, and the decision is taken again on
-what that shows: here it never left, so this refund is sent — once."""
+what that shows: here it never left — but a read-back proves that only *so far* (a late commit
+may still land), so this refund is sent on the person's go-ahead naming it, once."""
 
 from __future__ import annotations
 
@@ -11,6 +12,9 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from paytui.actions.errors import NotAppliedSoFar
 from paytui.actions.journal import Journal, JournalEntry
 from paytui.api.client import PaymentClient
 from paytui.api.models import Charge
@@ -53,10 +57,16 @@ async def test_an_entry_whose_sender_stopped_is_read_back_not_called_in_flight(
     with StoppedInTheWay(journal_path, clock=clock) as journal:
         executor = clocked_executor(client, journal, clock)
         journal.target = (sale.charge_id, Decimal("5.00"))
-        outcome = await executor.refund(sale.charge_id, Decimal("5.00"))
-        assert outcome.state == "succeeded", outcome.message
-        assert journal.stopped is not None
+        with pytest.raises(NotAppliedSoFar) as refused:
+            await executor.refund(sale.charge_id, Decimal("5.00"))
+        assert journal.stopped is not None and refused.value.entry.id == journal.stopped.id
+        assert "being sent" not in refused.value.message
         left = journal.get(journal.stopped.id)
         assert left is not None and left.state == "not_applied"
+        assert len(wire.posts("/v2/refunds")) == 0
+        outcome = await executor.refund(
+            sale.charge_id, Decimal("5.00"), acknowledge_earlier=journal.stopped.id
+        )
+        assert outcome.state == "succeeded", outcome.message
         assert len(wire.posts("/v2/refunds")) == 1
         await executor.aclose()
