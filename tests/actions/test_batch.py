@@ -80,6 +80,25 @@ def test_the_dry_run_uses_the_registrys_reasons() -> None:
         plan_batch("distribute", [sale])
 
 
+def test_a_status_paytui_does_not_know_is_acted_on_with_a_note() -> None:
+    """Issue 38: a marked `settled` sale is refunded like any other, and the dry run says paytui
+    does not know its status (the service will decide); a chargeback is still skipped."""
+    from paytui.ui.screens.modals.bulk import dry_run_text
+
+    settled = SimpleNamespace(
+        charge_id="ch_s", charge_type="sale", status="settled", total_amount=Decimal("3")
+    )
+    charged_back = SimpleNamespace(
+        charge_id="ch_cb", charge_type="sale", status="chargeback", total_amount=Decimal("4")
+    )
+    plan = plan_batch("refund", iter([settled, charged_back]))
+    assert plan.items == (("ch_s", Decimal("3")),)
+    assert [s.charge_id for s in plan.skipped] == ["ch_cb"]
+    said = "paytui does not know the status `settled`; the service will decide"
+    assert [(n.charge_id, n.note) for n in plan.notes] == [("ch_s", said)]
+    assert f"ch_s: {said}" in dry_run_text(plan, needs_phrase=False).plain
+
+
 async def test_bulk_capture_of_200_leaves_exactly_200_captures(
     client: PaymentClient, journal: Journal, clock: FakeClock, wire: WireTransport, sale: Charge
 ) -> None:

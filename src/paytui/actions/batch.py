@@ -49,7 +49,7 @@ from paytui.actions.journal_store import first_line
 from paytui.actions.operation import Operation
 from paytui.actions.operations import OPERATIONS
 from paytui.actions.policy import ActionPolicy
-from paytui.actions.registry import why_not
+from paytui.actions.registry import note, why_not
 
 
 def still_open(record: BatchRecord, journal: Journal, base_url: str) -> list[BatchItem]:
@@ -75,6 +75,7 @@ __all__ = [
     "BatchPlan",
     "BatchRunner",
     "BatchSummary",
+    "Noted",
     "Skipped",
     "bulk_spec",
     "observe_plan",
@@ -111,6 +112,15 @@ class Skipped:
 
 
 @dataclass(frozen=True)
+class Noted:
+    """A charge the batch acts on, with what the registry says beside the action (a status
+    paytui does not know: "the service will decide")."""
+
+    charge_id: str
+    note: str
+
+
+@dataclass(frozen=True)
 class BatchPlan:
     """The dry run: the charges to act on (id, amount) and the ones skipped.
 
@@ -123,6 +133,8 @@ class BatchPlan:
     items: tuple[tuple[str, Decimal | None], ...]
     skipped: tuple[Skipped, ...] = ()
     bases: Mapping[str, Basis] = field(default_factory=dict, compare=False)
+    #: Items acted on with the registry's note (`registry.note`), said in the dry run.
+    notes: tuple[Noted, ...] = ()
 
     @property
     def count(self) -> int:
@@ -156,6 +168,7 @@ def plan_batch(operation: str, charges: Iterable[Any]) -> BatchPlan:
         bulk_spec(operation)
     except ActionError as err:
         raise ValueError(err.message) from None
+    charges = list(charges)  # asked twice: the rule, then the note
     items: list[tuple[str, Decimal | None]] = []
     skipped: list[Skipped] = []
     seen: set[str] = set()
@@ -169,7 +182,18 @@ def plan_batch(operation: str, charges: Iterable[Any]) -> BatchPlan:
             skipped.append(Skipped(charge_id, reason))
         else:
             items.append((charge_id, getattr(charge, "total_amount", None)))
-    return BatchPlan(operation, tuple(items), tuple(skipped))
+    return BatchPlan(operation, tuple(items), tuple(skipped), notes=_notes(operation, charges))
+
+
+def _notes(operation: str, charges: Iterable[Any]) -> tuple[Noted, ...]:
+    """What the registry says beside `operation` on each charge it applies to (once each)."""
+    found: dict[str, Noted] = {}
+    for charge in charges:
+        said = note(operation, charge)
+        charge_id = str(getattr(charge, "charge_id", "") or "")
+        if said is not None and charge_id and charge_id not in found:
+            found[charge_id] = Noted(charge_id, said)
+    return tuple(found.values())
 
 
 async def observe_plan(
@@ -214,7 +238,10 @@ async def observe_plan(
             continue
         items.append((charge_id, basis.left if basis.left is not None else listed))
         bases[charge_id] = basis
-    return BatchPlan(plan.operation, tuple(items), tuple(skipped), bases)
+    now = [basis.charge for basis in bases.values() if basis.charge is not None]
+    return BatchPlan(
+        plan.operation, tuple(items), tuple(skipped), bases, notes=_notes(plan.operation, now)
+    )
 
 
 @dataclass(frozen=True)

@@ -84,6 +84,14 @@ def dry_run_text(
             text.append("\n")
         if len(plan.skipped) > SHOWN_SKIPPED:
             text.append(f"  … and {len(plan.skipped) - SHOWN_SKIPPED} more\n")
+    if plan.notes:
+        # A status paytui does not know refuses nothing: said, and the service decides.
+        text.append(f"{len(plan.notes)} to act on with a note:\n", fmt.tone("bold"))
+        for noted in plan.notes[:SHOWN_SKIPPED]:
+            text.append_text(fmt.literal(f"  {noted.charge_id}: {noted.note}"))
+            text.append("\n")
+        if len(plan.notes) > SHOWN_SKIPPED:
+            text.append(f"  … and {len(plan.notes) - SHOWN_SKIPPED} more\n")
     if plan.count:
         text.append("Each item is sent once, 4 at a time, and recorded in History.\n")
     if needs_phrase:
