@@ -431,3 +431,23 @@ def test_an_earlier_attempt_settled_first_says_whose_it_was(run: Run, tmp_path: 
     code, _, err = run("refunds", "create", charge, "--amount", "5", "--yes")
     assert code == Exit.OK, err
     assert f"Earlier refund #{entry.id} by the dashboard of support-07 on ws-17: " in err, err
+
+
+def test_zero_width_characters_never_reach_stdout_raw(run: Run, sandbox_db: Path) -> None:
+    """The text output of `charges search` and `charges show` shows U+200B, U+200D, U+FEFF,
+    U+2060 and U+180E as placeholders (and JSON as escapes), like every control character."""
+    from paytui.sandbox.hostile import INVISIBLE_NAME, INVISIBLE_TAGS, make_hostile_charge
+
+    charge_id = make_hostile_charge(sandbox_db, INVISIBLE_NAME, INVISIBLE_TAGS)
+    invisible = ("\u200b", "\u200d", "\ufeff", "\u2060", "\u180e")
+    outputs = [
+        run("charges", "search", f"id:{charge_id}", "--format", "table"),
+        run("charges", "search", f"id:{charge_id}", "--format", "csv"),
+        run("charges", "show", charge_id),
+        run("charges", "show", charge_id, "--format", "json"),
+    ]
+    for code, out, err in outputs:
+        assert code == Exit.OK, err
+        assert not any(char in out + err for char in invisible), repr(out)
+    assert "Ad�min�Z�W�J�X" in outputs[0][1] and "Ad�min�Z�W�J�X" in outputs[2][1]
+    assert "Ad\\u200bmin\\u200dZ\\ufeffW\\u2060J\\u180eX" in outputs[3][1]

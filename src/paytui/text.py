@@ -14,7 +14,15 @@ The placeholders (documented in docs/api-assumptions.md, "Text on screen"):
 - C1 controls U+0080-U+009F (CSI U+009B, OSC U+009D …), the bidirectional embeddings,
   overrides, isolates and marks (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069), the line
   and paragraph separators (U+2028, U+2029) and lone surrogates (invalid UTF-16 halves a JSON
-  body may carry, which cannot even be encoded for the terminal) become ``�`` (U+FFFD).
+  body may carry, which cannot even be encoded for the terminal) become ``�`` (U+FFFD);
+- so do the invisible characters: zero-width space, non-joiner and joiner (U+200B-U+200D), the
+  word joiner and invisible operators (U+2060-U+2064), the deprecated format controls
+  (U+206A-U+206F), the byte-order mark / zero-width no-break space (U+FEFF), the Mongolian vowel
+  separator (U+180E), the soft hyphen (U+00AD), the combining grapheme joiner (U+034F), the
+  Hangul fillers (U+115F, U+1160, U+3164, U+FFA0), the Khmer inherent vowels (U+17B4, U+17B5),
+  the interlinear annotation marks (U+FFF9-U+FFFB) and the tag characters (U+E0000-U+E007F).
+  They draw nothing, so ``ad\u200bmin`` would pass for ``admin`` and an id with a U+FEFF in it
+  would look like one without (an emoji joined by U+200D shows as its parts).
 
 Each character is replaced by exactly one character of width 1, so a sanitised text has the
 length of the original: cursor positions in a text field and column widths stay right.
@@ -32,10 +40,17 @@ __all__ = ["REPLACEMENT", "escaped", "first_unsafe", "is_safe", "safe", "safe_li
 REPLACEMENT = "\ufffd"
 
 _BIDI_AND_SEPARATORS = "\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+#: Characters that draw nothing (zero width or blank fillers) and so hide inside a text.
+_INVISIBLE = (
+    "\u00ad\u034f\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200d\u2060-\u2064\u206a-\u206f"
+    "\u3164\ufeff\uffa0\ufff9-\ufffb\U000e0000-\U000e007f"
+)
 #: Every character that must not reach a terminal as itself.
-_UNSAFE = re.compile(f"[\x00-\x1f\x7f-\x9f{_BIDI_AND_SEPARATORS}\ud800-\udfff]")
+_UNSAFE = re.compile(f"[\x00-\x1f\x7f-\x9f{_BIDI_AND_SEPARATORS}{_INVISIBLE}\ud800-\udfff]")
 #: The same set, newline and tab excepted (multi-line panels keep their lines).
-_UNSAFE_BUT_LINES = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI_AND_SEPARATORS}\ud800-\udfff]")
+_UNSAFE_BUT_LINES = re.compile(
+    f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_BIDI_AND_SEPARATORS}{_INVISIBLE}\ud800-\udfff]"
+)
 
 
 def _picture(char: str) -> str:
@@ -74,7 +89,15 @@ def escaped(text: str, *, keep_lines: bool = False) -> str:
     """`text` with every unsafe character written as a JSON/Python escape (``\\u001b``);
     `keep_lines` leaves newlines and tabs (the layout of pretty-printed JSON) alone."""
     pattern = _UNSAFE_BUT_LINES if keep_lines else _UNSAFE
-    return pattern.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)
+    return pattern.sub(_escape, text)
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group(0))
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    code -= 0x10000  # a tag character: JSON writes it as its UTF-16 surrogate pair
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
 
 
 def first_unsafe(text: str) -> str | None:

@@ -15,7 +15,15 @@ import pytest
 from textual import events
 
 from paytui.actions import Journal
-from paytui.sandbox.hostile import CLEAR, HOSTILE_NAME, HOSTILE_TAGS, OSC2, make_hostile_charge
+from paytui.sandbox.hostile import (
+    CLEAR,
+    HOSTILE_NAME,
+    HOSTILE_TAGS,
+    INVISIBLE_NAME,
+    INVISIBLE_TAGS,
+    OSC2,
+    make_hostile_charge,
+)
 from paytui.text import first_unsafe, safe
 from paytui.ui.app import PaytuiApp
 from paytui.ui.screens.charge_detail import ChargeDetailScreen
@@ -164,3 +172,21 @@ async def test_an_id_with_markup_in_a_dialog_title_is_shown_as_typed(
         await settle(app, pilot)
         assert app.is_running
         assert odd in screen_text(app)
+
+
+async def test_zero_width_characters_show_as_placeholders_in_the_list_and_the_detail(
+    sandbox_transport: httpx.AsyncBaseTransport, sandbox_db: Path
+) -> None:
+    """U+200B, U+200D, U+FEFF, U+2060, U+180E draw nothing: "Ad<ZWSP>min" would pass for
+    "Admin". Like every other control and bidi character they are shown, never drawn raw."""
+    charge_id = make_hostile_charge(sandbox_db, INVISIBLE_NAME, INVISIBLE_TAGS)
+    app = make_app(sandbox_transport)
+    async with app.run_test(size=(260, 40)) as pilot:
+        await settle(app, pilot)
+        shown = assert_neutralised(app)
+        assert "Ad�min�Z�W�J�X" in shown and "vi�p" in shown
+
+        await app.push_screen(ChargeDetailScreen(charge_id))
+        await settle(app, pilot)
+        shown = assert_neutralised(app)
+        assert "Ad�min�Z�W�J�X Doe" in shown and "�refund" in shown

@@ -20,10 +20,18 @@ OSC52 = "\x1b]52;c;cm0gLXJmIH4=\x07"
 CLEAR = "\x1b[2J"
 HOSTILE_NAME = f"Eve{OSC2}Mal\u202eexe.jpg"
 HOSTILE_TAGS = [f"vip{OSC52}", f"x{CLEAR}y", "bell\x07nul\x00end"]
+#: Characters that draw nothing: "Ad<ZWSP>min" reads as "Admin", an id with a U+FEFF in it as
+#: one without.
+INVISIBLE_NAME = "Ad\u200bmin\u200dZ\ufeffW\u2060J\u180eX"
+INVISIBLE_TAGS = ["vi\u200bp", "\ufeffrefund"]
 
 
-def make_hostile_charge(db: Path | str) -> str:
-    """Give the newest charge of `db` the hostile contact name and tags; answer its id."""
+def make_hostile_charge(
+    db: Path | str, name: str = HOSTILE_NAME, tags: list[str] | None = None
+) -> str:
+    """Give the newest charge of `db` the hostile contact name and tags (`name`, `tags`: others
+    than the escapes); answer its id."""
+    tags = HOSTILE_TAGS if tags is None else tags
     conn = sqlite3.connect(str(db))
     try:
         rowid, charge_id, doc = conn.execute(
@@ -32,17 +40,13 @@ def make_hostile_charge(db: Path | str) -> str:
         ).fetchone()
         data = json.loads(doc)
         contact = data.setdefault("payment_method", {}).setdefault("contact", {})
-        contact["first_name"], contact["last_name"] = HOSTILE_NAME, "Doe"
-        data["tags"] = HOSTILE_TAGS
+        contact["first_name"], contact["last_name"] = name, "Doe"
+        data["tags"] = tags
         conn.execute("UPDATE charge_docs SET doc = ? WHERE id = ?", (json.dumps(data), rowid))
-        conn.execute(
-            "UPDATE charges SET contact_name = ? WHERE id = ?", (f"{HOSTILE_NAME} Doe", rowid)
-        )
-        replace_names(conn, rowid, f"{HOSTILE_NAME} Doe")
+        conn.execute("UPDATE charges SET contact_name = ? WHERE id = ?", (f"{name} Doe", rowid))
+        replace_names(conn, rowid, f"{name} Doe")
         conn.execute("DELETE FROM charge_tags WHERE id = ?", (rowid,))
-        conn.executemany(
-            "INSERT INTO charge_tags VALUES (?, ?)", [(tag, rowid) for tag in HOSTILE_TAGS]
-        )
+        conn.executemany("INSERT INTO charge_tags VALUES (?, ?)", [(tag, rowid) for tag in tags])
         conn.commit()
     finally:
         conn.close()
