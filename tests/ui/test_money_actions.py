@@ -538,7 +538,8 @@ async def test_a_proven_not_applied_refund_is_retried_from_the_dialog_only_on_re
     money_app: AppFactory, sandbox_faults: Faults
 ) -> None:
     """A 5xx before the commit: read back after the deadline (the executor's clock is a fake
-    one here: nothing real is late), proven not applied, and Retry sends it once."""
+    one here: nothing real is late), not applied *so far*: Retry reads it again and sends
+    nothing (a late commit may still land); "Send another" on it then sends it, once."""
     from tests.actions.support import FakeClock
 
     app = money_app()
@@ -562,9 +563,14 @@ async def test_a_proven_not_applied_refund_is_retried_from_the_dialog_only_on_re
         await settle(app, pilot)
         assert dialog.step == "result" and dialog.outcome is not None
         assert dialog.outcome.state == "not_applied"
-        assert "It did not happen" in message(dialog)
+        said = message(dialog)
+        assert "not made so far" in said and "try again" not in said.lower()
         assert len(await refunds_of(app, sale.charge_id)) == len(before)  # nothing resent
         await pilot.click("#retry")
+        await settle(app, pilot)
+        assert "nor now at" in message(dialog)  # read again: still not there, nothing sent
+        assert len(await refunds_of(app, sale.charge_id)) == len(before)
+        await pilot.click("#go")  # "Send another": the go-ahead naming it
         await settle(app, pilot)
         assert dialog.outcome.state == "succeeded", message(dialog)
         assert len(await refunds_of(app, sale.charge_id)) == len(before) + 1

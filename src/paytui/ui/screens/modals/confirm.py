@@ -72,9 +72,9 @@ def outcome_text(outcome: ActionOutcome, noun: str) -> Text:
     elif outcome.state == "not_applied":
         # What a read-back proves, and no more: what was checked and when (the message).
         text.append(f"Not found at the service — the {noun} was not made so far.", style="bold")
-    elif outcome.retryable:
-        text.append(f"It was never sent — the {noun} was not made.", style="bold")
-        text.append(" Press Retry to send it.")
+    elif outcome.retryable:  # it never left: proven
+        text.append(f"It did not happen — the {noun} was not made.", style="bold")
+        text.append(" Press Retry to send it again.")
     elif outcome.state == "failed":
         text.append(f"The service refused it — the {noun} was not made.", style="bold")
         text.append(" A refusal is final: change what it objects to and start again.")
@@ -535,7 +535,13 @@ class MoneyActionModal(PaytuiModal[str | None]):
         try:
             executor = await paytui_app(self).actions.executor()
             if self._retry_entry is not None:
-                outcome = await executor.retry(self._retry_entry, confirmation=confirmation)
+                # A Retry refused as "not applied so far" names that entry: "Send another" on
+                # it is the go-ahead (`acknowledge_earlier`), and only then is it sent.
+                outcome = await executor.retry(
+                    self._retry_entry,
+                    confirmation=confirmation,
+                    acknowledge_earlier=self.acknowledge_earlier,
+                )
             else:
                 outcome = await self.send(executor, self.params, confirmation)
         except ActionError as exc:
