@@ -114,7 +114,8 @@ async def test_bad_query_is_underlined_explained_and_not_sent(counting: Counting
         await pilot.press("enter")
         await settle(app, pilot)
         assert len(counting.searches) == 1  # nothing sent
-        assert table.total == 3000 and query_input.value == "method:bogus tag:vip"
+        # The rows of the search before are not this query's: they go, the text stays.
+        assert table.total == 0 and query_input.value == "method:bogus tag:vip"
         # Fixing it clears the complaint.
         query_input.value = "method:card"
         await settle(app, pilot)
@@ -316,3 +317,36 @@ async def test_a_slow_search_says_searching_and_a_quick_one_paints_its_rows(
         await settle(app, pilot)
         assert "searching…" not in str(status.content)
         assert {c.status for c in loaded(table)} == {"chargeback"}
+
+
+async def test_an_invalid_query_does_not_keep_the_rows_of_the_one_before(
+    sandbox_transport: httpx.AsyncBaseTransport,
+) -> None:
+    """Under "'abc' is not an amount" the chargebacks of the query before read as its answer:
+    they go, the panel says nothing was searched, and the fixed query brings rows back."""
+    app = make_app(sandbox_transport)
+    async with app.run_test(size=SIZE) as pilot:
+        screen, table = await open_app(pilot, app)
+        await type_query(pilot, "status:chargeback")
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert screen.state == "results" and table.total > 0
+        before = [row.charge_id for row in loaded(table)]
+
+        await type_query(pilot, "status:chargeback amount>=abc")
+        await settle(app, pilot)
+        text = screen_text(app)
+        assert "'abc' is not an amount" in text
+        assert "Nothing searched: the query has an error" in text
+        assert screen.state == "empty" and table.total == 0
+        assert not any(charge_id in text for charge_id in before)
+
+        await pilot.press("enter")  # Enter on it: still nothing searched, nothing shown
+        await settle(app, pilot)
+        assert screen.state == "empty" and table.total == 0
+
+        query_input = screen.query_one(QueryInput)
+        query_input.value = "status:chargeback"  # back to the query shown before
+        await settle(app, pilot)
+        assert screen.state == "results" and table.total > 0
+        assert "Nothing searched" not in screen_text(app)

@@ -66,6 +66,8 @@ MARK_ALL_LIMIT = 5000
 #: Rows per request when "mark all matching" reads every page: more than the table's page (which
 #: is sized for the screen and for the keystroke), so a long search is fewer round trips.
 MARK_ALL_PAGE_SIZE = 100
+#: What the list says while the query line holds an error (the rows before it are gone).
+INVALID_QUERY = "Nothing searched: the query has an error (above). Fix it and the list follows."
 
 #: name -> title of each quick view (its query is the api layer's constant of the same name)
 QUICK_VIEWS: dict[str, str] = {
@@ -461,6 +463,18 @@ class ChargeSearchScreen(PaytuiScreen[None]):
         message.append(".\nPress / to change the query, or a for all charges.")
         self.query_one(ListState).show_empty(message)
 
+    def _show_invalid(self) -> None:
+        """The line holds a query with an error: the rows of the search before are not its
+        rows, so they go (under the error they read as its answer); the panel says why."""
+        if self._shown is None and self.state == "empty" and not self.query_one(ChargeTable).total:
+            return  # already said: nothing to clear
+        self._shown = None
+        self._first_rows_awaited = self._focus_results_after_search = False
+        self.query_one(ChargeTable).clear()
+        self._set_text("#showing", showing(0, 0))
+        self._page_status(Text(""))
+        self.query_one(ListState).show_empty(INVALID_QUERY)
+
     # --- searching ------------------------------------------------------------------------------
     def _effective(self, query: ChargeQuery) -> ChargeQuery:
         if self._sort is None:
@@ -618,7 +632,10 @@ class ChargeSearchScreen(PaytuiScreen[None]):
         """Follow the query line: parse, underline, and send the query when it parses and
         differs from what the table shows. The next key cancels this (its request)."""
         result = self._parse(text)
-        if not self._show_parse_errors(result, text) or result.query == self._shown:
+        if not self._show_parse_errors(result, text):
+            self._show_invalid()
+            return
+        if result.query == self._shown:
             return
         if result.partial:  # `status:charg`: the rest of a status is coming (Enter sends it)
             return
@@ -655,6 +672,8 @@ class ChargeSearchScreen(PaytuiScreen[None]):
         self._stop_typing_wait()  # Enter searches now; the pause it waited for is moot
         result = self._parse(text)
         if not self._show_parse_errors(result, text):
+            self.workers.cancel_group(self, "search")
+            self._show_invalid()
             self.app.bell()
             return
         if result.query == self._shown and self.state in {"results", "empty"}:
