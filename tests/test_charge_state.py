@@ -7,7 +7,12 @@ from decimal import Decimal
 
 from paytui.actions.basis import RefundSeen
 from paytui.api.models import Charge, Refund
-from paytui.charge_state import refunds_position, state_words
+from paytui.charge_state import (
+    dispute_state,
+    refund_state,
+    refunds_position,
+    state_words,
+)
 
 
 def charge(**fields: object) -> Charge:
@@ -21,21 +26,70 @@ def refund(amount: str | None, charge_id: str | None = "c1") -> Refund:
     return Refund.model_validate(body)
 
 
+NONE = refunds_position("c1", Decimal("10.00"), [])
+
+
 def test_a_plain_row_says_nothing_and_the_reversal_flag_proves_nothing() -> None:
-    assert state_words(charge(total_amount="10.00")) == ()
-    assert state_words(charge(total_amount="10.00", reversal_flag=True)) == ()
+    assert state_words(charge(total_amount="10.00"), refunds=NONE) == ()
+    assert state_words(charge(total_amount="10.00", reversal_flag=True), refunds=NONE) == ()
+
+
+def test_refunds_not_read_are_a_question_mark_never_a_blank() -> None:
+    sale = charge(total_amount="10.00")
+    assert state_words(sale) == ("?",)
+    assert refund_state(sale, None) == "unknown"
+    cut = refunds_position("c1", sale.total_amount, [refund("1.00")], complete=False)
+    assert refund_state(sale, cut) == "unknown" and state_words(sale, refunds=cut) == ("?",)
+    # A charge that took no money has no refunds to read.
+    assert state_words(charge(status="declined")) == ()
+    assert refund_state(charge(status="voided"), None) == "none"
+
+
+def test_refund_states() -> None:
+    sale = charge(total_amount="10.00")
+    assert refund_state(sale, NONE) == "none"
+    assert refund_state(sale, refunds_position("c1", Decimal("10.00"), [refund("4.00")])) == (
+        "partial"
+    )
+    assert refund_state(sale, refunds_position("c1", Decimal("10.00"), [refund("10.00")])) == (
+        "full"
+    )
 
 
 def test_disputes_returns_and_captures_from_the_row() -> None:
-    assert state_words(charge(status="chargeback")) == ("Disputed",)
-    assert state_words(charge(chargebacks={"items": [{"chargeback_id": "x"}]})) == ("Disputed",)
-    assert state_words(charge(chargebacks={"total_amount": "5.00"})) == ("Disputed",)
-    assert state_words(charge(chargebacks={"total_amount": "0.00", "items": []})) == ()
-    assert state_words(charge(status="return")) == ("Returned",)
-    assert state_words(charge(**{"return": {"return_code": "R01"}})) == ("Returned",)
-    assert state_words(charge(captured_charge_id="cap")) == ("Captured",)
-    assert state_words(charge(captured_charge_id=None)) == ()
-    assert state_words(charge(), capture_id="cap") == ("Captured",)
+    assert state_words(charge(status="chargeback"), refunds=NONE) == ("Disputed (?)",)
+    items = {"items": [{"chargeback_id": "x"}]}
+    assert state_words(charge(chargebacks=items), refunds=NONE) == ("Disputed (?)",)
+    assert state_words(charge(chargebacks={"total_amount": "5.00"}), refunds=NONE) == (
+        "Disputed (?)",
+    )
+    empty = {"total_amount": "0.00", "items": []}
+    assert state_words(charge(chargebacks=empty), refunds=NONE) == ()
+    assert state_words(charge(status="return"), refunds=NONE) == ("Returned",)
+    assert state_words(charge(**{"return": {"return_code": "R01"}}), refunds=NONE) == ("Returned",)
+    assert state_words(charge(captured_charge_id="cap"), refunds=NONE) == ("Captured",)
+    assert state_words(charge(captured_charge_id=None), refunds=NONE) == ()
+    assert state_words(charge(), refunds=NONE, capture_id="cap") == ("Captured",)
+
+
+def disputed(*statuses: str | None) -> Charge:
+    items = [{"chargeback_id": f"cb{i}", "status": s} for i, s in enumerate(statuses)]
+    return charge(status="chargeback", chargebacks={"items": items})
+
+
+def test_a_dispute_says_open_won_or_lost_from_its_items() -> None:
+    assert state_words(disputed("open"), refunds=NONE) == ("Disputed (open)",)
+    assert state_words(disputed("lost"), refunds=NONE) == ("Lost",)
+    assert state_words(disputed("won"), refunds=NONE) == ("Won",)
+    assert dispute_state(disputed("WON", "lost")) == "lost"
+    assert dispute_state(disputed("won", "open")) == "open"
+    assert dispute_state(disputed("won", "won")) == "won"
+    # A status paytui does not know, or none: never called won.
+    assert dispute_state(disputed("won", "mystery")) == "unknown"
+    assert dispute_state(disputed(None)) == "unknown"
+    # The second service's shape: a count, no items.
+    assert dispute_state(charge(status="chargeback", chargebacks={"count": 1})) == "unknown"
+    assert dispute_state(charge(total_amount="10.00")) == "none"
 
 
 def test_refund_words_only_from_refunds_read_whole() -> None:

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from paytui.api.errors import ApiError
 from paytui.api.queries import ChargeQuery
-from paytui.charge_state import state_words
+from paytui.charge_state import RefundPosition, may_have_refunds, refunds_position, state_words
 
 if TYPE_CHECKING:
     from paytui.api.client import PaymentClient
@@ -171,6 +171,7 @@ async def read_customer(client: PaymentClient, key: CustomerKey) -> CustomerView
         offset = page.next_offset
     else:
         view.notes.append(f"only the first {MAX_CHARGES} charges read")
+    positions = await _read_refunds(client, [c for c in charges if may_have_refunds(c)], view)
     for charge in charges:
         view.charges += 1
         if _is_settled(charge) and charge.total_amount is not None:
@@ -182,7 +183,7 @@ async def read_customer(client: PaymentClient, key: CustomerKey) -> CustomerView
                 charge.charge_timestamp,
                 charge.total_amount,
                 charge.status,
-                state_words(charge),
+                state_words(charge, refunds=positions.get(charge.charge_id)),
                 charge.charge_id,
                 f"{getattr(charge.payment_method, 'type', None) or charge.method or ''} "
                 f"{charge.last4 or ''}".strip(),
@@ -203,7 +204,6 @@ async def read_customer(client: PaymentClient, key: CustomerKey) -> CustomerView
                     note=item.reason or item.reason_code or "",
                 )
             )
-    await _read_refunds(client, [c for c in charges if _is_settled(c)], view)
     try:
         await _read_tokens(client, key, name, view)
     except ApiError as exc:  # the rest stands: a service may list no tokens at all
@@ -212,9 +212,12 @@ async def read_customer(client: PaymentClient, key: CustomerKey) -> CustomerView
     return view
 
 
-async def _read_refunds(client: PaymentClient, settled: list[Any], view: CustomerView) -> None:
-    """The refunds of the customer's settled charges (`basis.read_refunds`: rows naming another
-    charge dropped), four charges at a time, at most `MAX_REFUNDED` charges."""
+async def _read_refunds(
+    client: PaymentClient, settled: list[Any], view: CustomerView
+) -> dict[str, RefundPosition]:
+    """The refunds of the customer's charges that may have some (`basis.read_refunds`: rows
+    naming another charge dropped), four charges at a time, at most `MAX_REFUNDED` charges;
+    what each one's add up to, by charge id (a charge not read: its state stays ``?``)."""
     from paytui.actions.basis import read_refunds
 
     if len(settled) > MAX_REFUNDED:
@@ -226,7 +229,11 @@ async def _read_refunds(client: PaymentClient, settled: list[Any], view: Custome
         async with gate:
             return charge, await read_refunds(client, charge.charge_id)
 
+    positions: dict[str, RefundPosition] = {}
     for charge, refunds in await asyncio.gather(*(one(c) for c in settled)):
+        positions[charge.charge_id] = refunds_position(
+            charge.charge_id, charge.total_amount, refunds
+        )
         for refund in refunds:
             view.refunds += 1
             view.refunded += refund.amount or Decimal(0)
@@ -240,6 +247,7 @@ async def _read_refunds(client: PaymentClient, settled: list[Any], view: Custome
                     charge_id=charge.charge_id,
                 )
             )
+    return positions
 
 
 async def _read_tokens(

@@ -31,7 +31,15 @@ import csv
 import json
 import os
 import re
-from collections.abc import AsyncIterator, Callable, Container, Iterable, Iterator, Sequence
+from collections.abc import (
+    AsyncIterator,
+    Callable,
+    Container,
+    Iterable,
+    Iterator,
+    Mapping,
+    Sequence,
+)
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -46,6 +54,7 @@ if TYPE_CHECKING:
     from paytui.api.client import PaymentClient
     from paytui.api.models import Charge, Trust
     from paytui.api.queries import ChargeQuery
+    from paytui.charge_state import RefundPosition
 
 __all__ = [
     "ACCOUNT_COLUMNS",
@@ -147,6 +156,20 @@ def _return_code(charge: Any) -> str | None:
     return getattr(info, "return_code", None) if info is not None else None
 
 
+def _dispute_state(charge: Any) -> str:
+    from paytui.charge_state import dispute_state
+
+    return dispute_state(charge)
+
+
+def _refund_state_unread(charge: Any) -> str:
+    """Without its refunds read (`with_refund_states` reads them): ``unknown`` unless the charge
+    cannot have any."""
+    from paytui.charge_state import refund_state
+
+    return refund_state(charge, None)
+
+
 def _attr(name: str) -> Callable[[Any], Any]:
     return lambda obj: getattr(obj, name, None)
 
@@ -177,6 +200,13 @@ CHARGE_COLUMNS: dict[str, Column] = {
         Column("convenience_fee", _attr("convenience_fee"), "money"),
         Column("supplemental_fee", _attr("supplemental_fee"), "money"),
         Column("chargeback_amount", _chargeback_total, "money"),
+        Column(
+            "refund_state",
+            _refund_state_unread,
+            "id",
+            "none, partial, full, unknown (the charge's refunds, read per row)",
+        ),
+        Column("dispute_state", _dispute_state, "id", "none, open, won, lost, unknown"),
         Column("return_code", _return_code, "id"),
         Column("invoice_number", _attr("invoice_number")),
         Column("po_number", _attr("po_number")),
@@ -346,6 +376,23 @@ def with_proven(
         " the field)",
     )
     return {**table, PROVEN: column}, [*keys, PROVEN]
+
+
+def with_refund_states(
+    table: dict[str, Column], positions: Mapping[str, RefundPosition]
+) -> dict[str, Column]:
+    """`table` whose `refund_state` column reads the refunds in `positions` (by charge id,
+    filled as pages come: `charge_state.read_positions`); a charge not in it: ``unknown``."""
+    from paytui.charge_state import refund_state
+
+    column = table["refund_state"]
+    reader = Column(
+        column.key,
+        lambda charge: refund_state(charge, positions.get(getattr(charge, "charge_id", ""))),
+        column.kind,
+        column.help,
+    )
+    return {**table, column.key: reader}
 
 
 def proven_items(page: Any) -> list[Any]:

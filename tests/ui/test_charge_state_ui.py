@@ -13,6 +13,7 @@ from paytui.ui.screens.charge_detail import ChargeDetailScreen
 from paytui.ui.widgets.charge_table import ChargeTable
 from tests.ui.conftest import screen_text, settle
 from tests.ui.test_charge_detail import AppFactory, find, open_detail
+from tests.ui.test_charges_search import type_query
 
 
 def heading(screen: ChargeDetailScreen) -> str:
@@ -59,7 +60,7 @@ async def test_list_rows_show_disputed_and_captured(app_factory: AppFactory) -> 
         rows = screen_text(app).splitlines()
         first: Any = table.charge_at(0)
         line = next(row for row in rows if first.charge_id[:8] in row)
-        assert "Disputed" in line
+        assert any(word in line for word in ("Disputed (open)", "Won", "Lost"))
 
         auth = await find(app, ChargeQuery(charge_type="authorization", captured=True))
         detail = await open_detail(app, pilot, auth.charge_id)
@@ -73,48 +74,72 @@ async def test_a_charged_back_charge_has_nothing_left_to_refund(app_factory: App
         disputed = await find(app, ChargeQuery(status="chargeback"))
         screen = await open_detail(app, pilot, disputed.charge_id)
         second = heading(screen).split("\n")[1]
-        assert second == "Disputed  refunded 0.00; not refundable"
+        word = {"open": "Disputed (open)", "won": "Won", "lost": "Lost"}[
+            disputed.chargebacks.items[0].status  # type: ignore[union-attr,index]
+        ]
+        assert second == f"{word}  refunded 0.00; not refundable"
         assert "left to refund" not in second
 
 
-async def test_the_highlighted_row_says_partly_refunded_once_its_refunds_are_read(
+async def test_every_row_says_its_refund_state_without_the_cursor_visiting_it(
     app_factory: AppFactory,
 ) -> None:
+    """Refunded in full, in part, and not at all: each row says so (nothing for the last) once
+    the rows on screen had their refunds read, the cursor never leaving the top row; at 80
+    columns too."""
     from paytui.api.models import CardPaymentMethodRequest, ChargeRequest
 
     app = app_factory()
-    async with app.run_test(size=(140, 40)) as pilot:
+    async with app.run_test(size=(80, 24)) as pilot:
         await settle(app, pilot)
         client = await app.get_client()
         account = (await client.list_accounts_page(status="approved", limit=1)).items[0]
         card = CardPaymentMethodRequest(card_number="4111111111111111", expiration_date="2030-12")
-        sales = [
+        full, part, untouched, top = [
             await client.create_charge(
                 ChargeRequest(
                     account_id=account.account_id, total_amount=Decimal(amount), payment_method=card
                 )
             )
-            for amount in ("30.00", "40.00")
+            for amount in ("30.00", "40.00", "50.00", "60.00")
         ]
-        for sale in sales:
-            await client.create_refund(RefundRequest(charge_id=sale.charge_id, total_amount="1.00"))
+        await client.create_refund(RefundRequest(charge_id=full.charge_id))
+        await client.create_refund(RefundRequest(charge_id=part.charge_id, total_amount="1.00"))
         await pilot.press("ctrl+r")
         await settle(app, pilot)
         table = app.screen.query_one(ChargeTable)
-        assert table.charge_at(0).charge_id == sales[1].charge_id  # the newest first
+        assert table.charge_at(0).charge_id == top.charge_id  # the newest first
+        assert table.cursor_row == 0
 
         def row_of(charge_id: str) -> str:
-            return next(line for line in screen_text(app).splitlines() if charge_id[:8] in line)
+            return next(line for line in screen_text(app).splitlines() if charge_id[:6] in line)
 
-        # The cursor rests on the newest: its refunds were read; the other row's were not.
-        assert "Partly refunded" in row_of(sales[1].charge_id)
-        assert "refunded" not in row_of(sales[0].charge_id).lower()
-        await pilot.press("j")
-        await settle(app, pilot)
-        assert "Partly refunded" in row_of(sales[0].charge_id)
+        assert "State" in screen_text(app)
+        assert "Refunded" in row_of(full.charge_id)
+        assert "Partly refunded" in row_of(part.charge_id)
+        assert "refunded" not in row_of(untouched.charge_id).lower()
+        assert "?" not in row_of(untouched.charge_id)
+        assert table.cursor_row == 0
 
-        await client.create_refund(RefundRequest(charge_id=sales[0].charge_id))  # the rest
-        await pilot.press("k", "j")
+
+async def test_a_lost_chargeback_says_lost(app_factory: AppFactory) -> None:
+    app = app_factory()
+    async with app.run_test(size=(80, 24)) as pilot:
         await settle(app, pilot)
-        assert "Refunded" in row_of(sales[0].charge_id)
-        assert "Partly" not in row_of(sales[0].charge_id)
+        lost = await find(
+            app,
+            ChargeQuery(status="chargeback"),
+            lambda c: (
+                c.chargebacks is not None
+                and [item.status for item in c.chargebacks.items or []] == ["lost"]
+            ),
+        )
+        await type_query(pilot, f"id:{lost.charge_id}")
+        await pilot.press("enter")
+        await settle(app, pilot)
+        table = app.screen.query_one(ChargeTable)
+        assert table.total == 1 and table.charge_at(0).charge_id == lost.charge_id
+        rows = screen_text(app).splitlines()
+        line = next(row for row in rows if lost.charge_id[:6] in row and "id:" not in row)
+        assert "Lost" in line
+        assert "Disputed" not in line

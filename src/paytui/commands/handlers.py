@@ -30,6 +30,7 @@ from paytui.exporter import (
     parse_columns,
     proven_items,
     with_proven,
+    with_refund_states,
     write_listing,
     write_record,
     write_rows,
@@ -37,9 +38,13 @@ from paytui.exporter import (
 from paytui.text import safe
 
 if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
+
     from paytui.actions.basis import Basis
     from paytui.actions.executor import ActionExecutor, ActionOutcome
+    from paytui.api.client import PaymentClient
     from paytui.api.queries import ChargeQuery
+    from paytui.charge_state import RefundPosition
 
 #: The charge columns a terminal table shows by default (the files get `DEFAULT_CHARGE_COLUMNS`).
 TABLE_CHARGE_COLUMNS = (
@@ -52,6 +57,9 @@ TABLE_CHARGE_COLUMNS = (
     "last4",
     "contact",
 )
+#: A search's columns written as data (json, jsonl, csv): an export's, and each row's money
+#: state (`charge_state.refund_state`, `dispute_state`).
+SEARCH_CHARGE_COLUMNS = (*DEFAULT_CHARGE_COLUMNS, "refund_state", "dispute_state")
 #: Outcome state -> exit code of a money command.
 OUTCOME_EXIT = {
     "succeeded": Exit.OK,
@@ -311,14 +319,20 @@ async def _allowed(
 async def charges_search(runtime: Runtime, args: argparse.Namespace) -> int:
     query = parse_query(args.query)
     fmt = _listing_format(args)
-    default = TABLE_CHARGE_COLUMNS if fmt == "table" else DEFAULT_CHARGE_COLUMNS
+    default = TABLE_CHARGE_COLUMNS if fmt == "table" else SEARCH_CHARGE_COLUMNS
     keys = _columns(args, CHARGE_COLUMNS, default)
     trust = Trust()
-    table, keys, proven_only = _proven_columns(args, CHARGE_COLUMNS, keys, trust)
+    # Each row's refund state: its refunds read a page at a time, only when it is written.
+    positions: dict[str, RefundPosition] = {}
+    refunds_wanted = "refund_state" in keys
+    table, keys, proven_only = _proven_columns(
+        args, with_refund_states(CHARGE_COLUMNS, positions), keys, trust
+    )
     async with runtime.client() as client:
         if args.all:
+            pages = charge_pages(client, query, trust=trust, proven_only=proven_only)
             await export_charges(
-                charge_pages(client, query, trust=trust, proven_only=proven_only),
+                _with_refunds(client, pages, positions) if refunds_wanted else pages,
                 runtime.io.out,
                 fmt,
                 columns=keys,
@@ -333,8 +347,27 @@ async def charges_search(runtime: Runtime, args: argparse.Namespace) -> int:
             trust=trust,
             proven_only=proven_only,
         )
+        if refunds_wanted:
+            from paytui.charge_state import read_positions
+
+            positions.update(await read_positions(client, rows, at_once=REFUND_READS))
     write_listing(runtime.io.out, rows, fmt, table, columns=keys, local=args.local_time)
     return _trusted(runtime, trust, left_out=proven_only)
+
+
+#: Refund lists read at once for a page of a search's rows (`refund_state`).
+REFUND_READS = 8
+
+
+async def _with_refunds(
+    client: PaymentClient, pages: AsyncIterator[list[Any]], positions: dict[str, RefundPosition]
+) -> AsyncIterator[list[Any]]:
+    """Each page of `pages` once the refunds of its rows are read into `positions`."""
+    from paytui.charge_state import read_positions
+
+    async for page in pages:
+        positions.update(await read_positions(client, page, at_once=REFUND_READS))
+        yield page
 
 
 def _proven_columns(

@@ -280,6 +280,8 @@ class ChargeSearchScreen(PaytuiScreen[None]):
         self._sort: str | None = None
         """The user's sort, overriding the query's (None: the query's own, else newest first)."""
         self._view_title = QUICK_VIEWS["all"]
+        self._refunds_reading: set[str] = set()
+        """The charges whose refunds the running `_read_window_refunds` reads."""
         self.monotonic: Callable[[], float] = time.monotonic
         """The clock a burst is told by (a test gives one that stands still, so what counts as
         a burst does not depend on how fast the machine handles the keys)."""
@@ -1030,33 +1032,45 @@ class ChargeSearchScreen(PaytuiScreen[None]):
     def on_charge_table_highlighted(self, event: ChargeTable.Highlighted) -> None:
         self.refresh_bindings()  # capture / refund follow the highlighted charge's state
         self._show_status()  # who claimed it, if anyone
-        charge = event.charge
-        from paytui.actions.registry import why_not
+        self._read_window_refunds_soon()
 
-        if charge is not None and why_not("refund", charge) is None:  # the registry's rule
-            self._read_row_refunds(charge.charge_id, charge.total_amount)
+    def _read_window_refunds_soon(self) -> None:
+        """The refunds of the rows on screen, once the rows are painted (`_read_window_refunds`)."""
+        self.call_after_refresh(self._read_window_refunds_if_shown)
 
-    @work(exclusive=True, group="row-refunds", exit_on_error=False)
-    async def _read_row_refunds(self, charge_id: str, total: object) -> None:
-        """The highlighted row's refunds (one read, as the detail's): its State cell then says
-        Refunded / Partly refunded. Only a list that honoured the filter and ended counts."""
-        from paytui.api.queries import RefundQuery
-        from paytui.charge_state import refunds_position
-
-        query = RefundQuery(charge_id=charge_id)
-        try:
-            client = await paytui_app(self).get_client()
-            page = await client.search_refunds_page(query, limit=50)
-        except Exception:
-            return  # a hint only: the row shows no refund word, as before the read
+    def _read_window_refunds_if_shown(self) -> None:
         if not self.is_attached:
             return
-        refunds = [refund for refund in page.items if not query.contradicted_by(refund)]
-        whole = page.ignored_note is None and not page.has_more
-        position = refunds_position(charge_id, total, refunds, complete=whole)
-        self.query_one(ChargeTable).set_refunds(charge_id, position)
+        table = self.query_one(ChargeTable)
+        wanted = [c for c in table.window_charges() if c.charge_id not in table.refunds]
+        # A read already under way for these rows goes on (holding `j` does not restart it).
+        if wanted and not {c.charge_id for c in wanted} <= self._refunds_reading:
+            self._refunds_reading = {c.charge_id for c in wanted}
+            self._read_window_refunds(wanted)
+
+    @work(exclusive=True, group="row-refunds", exit_on_error=False)
+    async def _read_window_refunds(self, charges: list[Any]) -> None:
+        """The refunds of the rows on screen not read yet, a few at a time, in the background
+        (a new window or search cancels it; what was read stays): their State cells then say
+        Refunded / Partly refunded, or nothing, instead of ``?``. Only a list that honoured the
+        filter and ended counts (`charge_state.read_positions`)."""
+        from paytui.charge_state import read_positions
+
+        try:
+            client = await paytui_app(self).get_client()
+        except Exception:
+            return  # a hint only: the rows keep their "?"
+        try:
+            for start in range(0, len(charges), 8):
+                positions = await read_positions(client, charges[start : start + 8], at_once=4)
+                if not self.is_attached:
+                    return
+                self.query_one(ChargeTable).set_refunds_of(positions)
+        finally:
+            self._refunds_reading = set()
 
     def on_charge_table_window_changed(self, event: ChargeTable.WindowChanged) -> None:
+        self._read_window_refunds_soon()
         shown = max(0, event.last - event.first)
         self._set_text("#showing", showing(shown, event.total, first=event.first))
 

@@ -112,7 +112,16 @@ def _charge_id(charge: Any) -> Text:
 
 
 #: How each state word shows (the word itself says it: the colour only repeats it).
-_STATE_TONES = {"Disputed": "bold error", "Returned": "bold warning", "Refunded": "warning"}
+_STATE_TONES = {
+    "Disputed": "bold error",
+    "Disputed (open)": "bold error",
+    "Disputed (?)": "bold error",
+    "Lost": "bold error",
+    "Won": "success",
+    "Returned": "bold warning",
+    "Refunded": "warning",
+    "?": "dim",
+}
 
 
 def state_text(words: Sequence[str]) -> Text:
@@ -135,7 +144,8 @@ def _state_cell(words: Sequence[str]) -> Text:
 
 
 def _state(charge: Any) -> Text:
-    """What the row itself shows of disputes, returns and captures (refunds: not on a row)."""
+    """What the row itself shows of disputes, returns and captures; ``?`` for refunds not read
+    yet (the table draws the row again with them, `set_refunds`)."""
     from paytui.charge_state import state_words
 
     return _state_cell(state_words(charge))
@@ -177,14 +187,14 @@ COLUMNS: tuple[Column, ...] = (
         descending_first=True,
     ),
     # Which go first when the width is short (highest number first): tags and account, the
-    # result code (status says most of it), then the name (free text: it takes what is left),
-    # then the card. At 80 columns: time, id (cut with an ellipsis), status, type, amount, card.
+    # result code (status says most of it), then the name (free text: it takes what is left)
+    # and the card. At 80 columns: time, id (cut with an ellipsis), status, type, state, amount.
     Column("id", "Charge", 9, "charge_id", _charge_id, priority=1, max_width=24),
     Column("status", "Status", 10, "status", lambda c: fmt.status(getattr(c, "status", None))),
     Column("type", "Type", 8, None, _charge_type),
-    # Beside the status, as Stripe's list: the state the row shows (docs/screens.md). Gone
-    # before the card at 80 columns (the status column still says chargeback / return).
-    Column("state", "State", 15, None, _state, priority=3, max_width=26),
+    # Beside the status, as Stripe's list: the state the row shows (docs/screens.md). Kept
+    # before the card at 80 columns: "refunded? disputed? won?" is read off the list.
+    Column("state", "State", 15, None, _state, priority=2, max_width=26),
     Column(
         "result",
         "Result",
@@ -204,7 +214,7 @@ COLUMNS: tuple[Column, ...] = (
         descending_first=True,
     ),
     # 15: a whole "mastercard 4444" (the last four are what a caller reads off their statement).
-    Column("method", "Method", 15, "method", _method, priority=2, max_width=18),
+    Column("method", "Method", 15, "method", _method, priority=3, max_width=18),
     Column(
         "name",
         "Contact",
@@ -463,8 +473,9 @@ class ChargeTable(ScrollView, can_focus=True):
         """This paytui (`ActionExecutor.owner`): its own claims show as such."""
         self._claims_version = 0
         self.refunds: dict[str, RefundPosition] = {}
-        """Refunds read of rows the cursor rested on (by charge id; `set_refunds`): their State
-        cell says Refunded / Partly refunded. A row carries no refund total of its own."""
+        """Refunds read of the rows shown (by charge id; `set_refunds`, read a window at a time
+        by the screen): their State cell says Refunded / Partly refunded, ``?`` until read. A
+        row carries no refund total of its own. Forgotten with the rows (`show`)."""
         self._refunds_version = 0
 
     # --- data ----------------------------------------------------------------------------------
@@ -514,6 +525,7 @@ class ChargeTable(ScrollView, can_focus=True):
         self._strip_cache.clear()
         self._stamps.clear()
         self.unproven.clear()
+        self.refunds.clear()
 
     def _first_rows(
         self, items: list[Any], total: int | None, has_more: bool, sort: str | None, cursor: int
@@ -553,10 +565,26 @@ class ChargeTable(ScrollView, can_focus=True):
 
     def set_refunds(self, charge_id: str, position: RefundPosition) -> None:
         """What the refunds of `charge_id` add up to, as just read; drawn again if it changed."""
-        if self.refunds.get(charge_id) != position:
-            self.refunds[charge_id] = position
+        self.set_refunds_of({charge_id: position})
+
+    def set_refunds_of(self, positions: dict[str, RefundPosition]) -> None:
+        """The refunds of several rows, as just read: drawn again once if any changed."""
+        changed = {k: v for k, v in positions.items() if self.refunds.get(k) != v}
+        if changed:
+            self.refunds.update(changed)
             self._refunds_version += 1
             self.refresh()
+
+    def window_charges(self) -> list[Charge]:
+        """The loaded charges of the rows on screen (and the cursor's), top to bottom."""
+        if self.total <= 0:
+            return []
+        first = self.scroll_offset.y
+        rows = range(first, min(self.total, first + max(1, self._data_height)))
+        found = [self.charge_at(row) for row in rows]
+        if self.cursor_row not in rows:
+            found.append(self.charge_at(self.cursor_row))
+        return [charge for charge in found if charge is not None]
 
     def loaded_ids(self) -> list[str]:
         """The charge ids of every page held, in list order."""
