@@ -451,3 +451,45 @@ def test_zero_width_characters_never_reach_stdout_raw(run: Run, sandbox_db: Path
         assert not any(char in out + err for char in invisible), repr(out)
     assert "Ad�min�Z�W�J�X" in outputs[0][1] and "Ad�min�Z�W�J�X" in outputs[2][1]
     assert "Ad\\u200bmin\\u200dZ\\ufeffW\\u2060J\\u180eX" in outputs[3][1]
+
+
+# --- each row's money state (issue #41): `refund_state`, `dispute_state` ---------------------
+
+
+def _rows(run: Run, *argv: str) -> list[dict[str, Any]]:
+    code, out, err = run("charges", "search", *argv, "--format", "jsonl")
+    assert code == Exit.OK, err
+    return [json.loads(line) for line in out.splitlines()]
+
+
+def _state(run: Run, charge_id: str, *more: str) -> tuple[str, str]:
+    (row,) = _rows(run, f"id:{charge_id}", *more)
+    return row["refund_state"], row["dispute_state"]
+
+
+def test_full_partial_and_no_refund_each_say_so(run: Run) -> None:
+    sales = [
+        row
+        for row in _rows(run, "status:success", "type:sale", "amount>=20", "--limit", "40")
+        if row["refund_state"] == "none"
+    ]
+    full, part, untouched = (row["charge_id"] for row in sales[:3])
+    assert run("refunds", "create", full, "--yes")[0] == Exit.OK
+    assert run("refunds", "create", part, "--amount", "1.00", "--yes")[0] == Exit.OK
+    assert _state(run, full) == ("full", "none")
+    assert _state(run, part) == ("partial", "none")
+    assert _state(run, untouched) == ("none", "none")
+    # Streamed page by page (`--all`): the same states.
+    assert _state(run, part, "--all") == ("partial", "none")
+
+
+def test_a_chargeback_row_says_its_outcome(run: Run) -> None:
+    rows = _rows(run, "status:chargeback", "--limit", "60", "--columns", "charge_id,dispute_state")
+    states = {row["dispute_state"] for row in rows}
+    assert states <= {"open", "won", "lost"} and "lost" in states, states
+    assert all(set(row) == {"charge_id", "dispute_state"} for row in rows)
+
+
+def test_a_declined_charge_has_no_refunds_to_read(run: Run) -> None:
+    (row,) = _rows(run, "status:declined", "--limit", "1")
+    assert (row["refund_state"], row["dispute_state"]) == ("none", "none")
