@@ -121,6 +121,10 @@ _DISPUTE_WORDS = {
 }  # fmt: skip
 
 
+#: Statuses of charges that moved no money (the registry's known refusals of a refund).
+NO_MONEY_STATUSES = ("declined", "voided")
+
+
 def may_have_refunds(charge: Any) -> bool:
     """Can this charge have refunds of its own: one the action registry would refund (a sale or
     capture that moved money, in a status paytui knows or one it does not), or one charged back
@@ -128,17 +132,24 @@ def may_have_refunds(charge: Any) -> bool:
     charge refunded) have none: their refund state is ``none``."""
     if getattr(charge, "is_authorization", False):
         return False
-    if getattr(charge, "status", None) in ("chargeback", "return"):
+    status = getattr(charge, "status", None)
+    if status in ("chargeback", "return"):
         return True
+    if status in NO_MONEY_STATUSES:
+        return False
     from paytui.actions.registry import why_not
 
     return why_not("refund", charge) is None
 
 
-def refund_state(charge: Any, refunds: RefundPosition | None) -> str:
+def refund_state(
+    charge: Any, refunds: RefundPosition | None, *, may_refund: bool | None = None
+) -> str:
     """``none``, ``partial``, ``full`` or ``unknown`` (see `REFUND_STATES`): from the charge's
-    refunds as read (`refunds_position`); ``unknown`` when they were not read whole."""
-    if not may_have_refunds(charge):
+    refunds as read (`refunds_position`); ``unknown`` when they were not read whole.
+    `may_refund`: `may_have_refunds` already told (the first paint's rows, which must not
+    import the registry's models: True there unless the status says no money moved)."""
+    if not (may_have_refunds(charge) if may_refund is None else may_refund):
         return "none"
     if refunds is None or not refunds.complete:
         return "unknown"
@@ -195,17 +206,23 @@ def _returned(charge: Any) -> bool:
 
 
 def state_words(
-    charge: Any, *, refunds: RefundPosition | None = None, capture_id: str | None = None
+    charge: Any,
+    *,
+    refunds: RefundPosition | None = None,
+    capture_id: str | None = None,
+    may_refund: bool | None = None,
+    dispute: str | None = None,
 ) -> tuple[str, ...]:
     """The state words a charge shows, most pressing first (see the module's rule); `refunds`
-    None: not read (``?`` on a charge that may have refunds)."""
+    None: not read (``?`` on a charge that may have refunds). `may_refund`, `dispute`: already
+    told (`may_have_refunds`, `dispute_state`: the first paint's rows carry them)."""
     words: list[str] = []
-    dispute = _DISPUTE_STATE_WORDS.get(dispute_state(charge))
-    if dispute is not None:
-        words.append(dispute)
+    disputed = _DISPUTE_STATE_WORDS.get(dispute if dispute is not None else dispute_state(charge))
+    if disputed is not None:
+        words.append(disputed)
     if _returned(charge):
         words.append(RETURNED)
-    refund = _REFUND_STATE_WORDS.get(refund_state(charge, refunds))
+    refund = _REFUND_STATE_WORDS.get(refund_state(charge, refunds, may_refund=may_refund))
     if refund is not None:
         words.append(refund)
     if getattr(charge, "captured_charge_id", None) or capture_id:

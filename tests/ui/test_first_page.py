@@ -119,6 +119,7 @@ def test_a_value_of_another_type_gives_no_row_view() -> None:
         captured_charge_id=None,
         chargebacks=None,
         return_info=None,
+        is_authorization=False,
     )
     with pytest.raises(TypeError):
         row_view(charge)

@@ -79,6 +79,11 @@ class RowView:
     captured_charge_id: str | None
     chargebacks: SimpleNamespace | None
     return_info: bool | None
+    is_authorization: bool
+    #: `charge_state.may_have_refunds` and `dispute_state`, told in the child (the registry's
+    #: rule and the chargeback items are not on the first paint's path).
+    may_refund: bool
+    dispute: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +110,8 @@ def _plain_time(value: Any) -> datetime | None:
 def row_view(charge: Any) -> RowView:
     """The row's values of a validated `Charge` (in the child). TypeError for a value this
     process could not show without the models: then there is no preview."""
+    from paytui.charge_state import dispute_state, may_have_refunds
+
     payment_method = charge.payment_method
     chargebacks = charge.chargebacks
     view = RowView(
@@ -134,6 +141,9 @@ def row_view(charge: Any) -> RowView:
             )
         ),
         return_info=None if charge.return_info is None else True,
+        is_authorization=bool(charge.is_authorization),
+        may_refund=may_have_refunds(charge),
+        dispute=dispute_state(charge),
     )
     _check_plain(view)
     return view

@@ -148,6 +148,10 @@ def _state(charge: Any) -> Text:
     yet (the table draws the row again with them, `set_refunds`)."""
     from paytui.charge_state import state_words
 
+    if isinstance(charge, RowView):  # the first paint's rows: told in the child
+        return _state_cell(
+            state_words(charge, may_refund=charge.may_refund, dispute=charge.dispute)
+        )
     return _state_cell(state_words(charge))
 
 
