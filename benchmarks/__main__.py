@@ -286,12 +286,17 @@ def probed_app(db: Path) -> Any:
 
 
 async def settle(app: Any, pilot: Any) -> None:
-    from textual.worker import WorkerState
+    """Quiet: no worker pending or running. A worker cancelled meanwhile (a search replaced,
+    the rows' refunds read for a window that moved on) is done, as in the tests' `settle`."""
+    import contextlib
+
+    from textual.worker import WorkerCancelled, WorkerState
 
     busy = {WorkerState.PENDING, WorkerState.RUNNING}
     for _ in range(50):
         await pilot.pause()
-        await app.workers.wait_for_complete()
+        with contextlib.suppress(WorkerCancelled):
+            await app.workers.wait_for_complete()
         if not any(worker.state in busy for worker in app.workers):
             break
     await pilot.pause()
