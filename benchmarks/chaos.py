@@ -818,7 +818,7 @@ def _parser() -> argparse.ArgumentParser:
     """The command line's parser, built once (each real process builds its own: the same)."""
     from paytui.commands import build_parser
 
-    return build_parser()
+    return build_parser(every=True)
 
 
 async def _as_command(

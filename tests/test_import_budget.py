@@ -6,7 +6,22 @@ first painted page of charges fails here on any machine, however fast.
 
 from __future__ import annotations
 
+import argparse
+import asyncio
+import contextlib
+import io
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
 from benchmarks.import_budget import FirstPaintImports, load_budget, measure, over_budget
+
+from paytui.commands import COMMAND_HELP
+from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
 
 
 def test_the_first_paint_imports_no_more_than_its_budget() -> None:
@@ -41,3 +56,106 @@ def test_a_module_added_to_the_path_is_named() -> None:
         {},
     )
     assert over_budget(padded, budget)[-1].endswith(f"budget {budget['module_count']} (+3%)")
+
+
+# --- script commands: each imports only what it runs ---------------------------------------------
+
+#: What no script command below needs: the screens, the table of operations (every operation's
+#: module, the executor's), Today's queue.
+NEVER = {"textual", "paytui.ui", "paytui.actions.operations", "paytui.actions.executor"}
+#: Run `paytui ARGS...` in a new process and write the modules it imported to a file.
+_PROBE = (
+    "import json, os, sys\n"
+    "from paytui.cli import main\n"
+    "code = main(sys.argv[1:])\n"
+    "with open(os.environ['PAYTUI_TEST_MODULES'], 'w') as out:\n"
+    "    json.dump(sorted(sys.modules), out)\n"
+    "sys.exit(code)\n"
+)
+
+
+def imported_by(home: Path, *argv: str) -> set[str]:
+    """The modules `paytui *argv` imported (it must exit 0), in a new HOME."""
+    listing = home / "modules.json"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PAYTUI_", "XDG_"))}
+    env |= {
+        "HOME": str(home),
+        "PAYTUI_TEST_MODULES": str(listing),
+        "PAYTUI_CLIENT_ID": DEMO_CLIENT_ID,
+        "PAYTUI_CLIENT_SECRET": DEMO_CLIENT_SECRET,
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE, *argv], env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    return set(json.loads(listing.read_text()))
+
+
+def under(modules: set[str], prefixes: set[str]) -> set[str]:
+    return {m for m in modules if any(m == p or m.startswith(f"{p}.") for p in prefixes)}
+
+
+def test_history_reads_the_journal_without_the_operations_the_client_or_its_models(
+    tmp_path: Path,
+) -> None:
+    found = imported_by(tmp_path, "history", "--limit", "1", "--action", "refund")
+    assert "paytui.actions.journal" in found  # it did read the trail
+    assert not under(found, NEVER | {"paytui.today.queue", "paytui.api.models", "httpx"})
+
+
+@pytest.fixture(scope="module")
+def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    from benchmarks.loopback_details import served
+
+    from paytui.sandbox.seed import build_database
+
+    db = tmp_path_factory.mktemp("service") / "sandbox.db"
+    build_database(db, charges=20)
+    with served(db) as base_url:
+        yield base_url
+
+
+def test_charges_show_reads_the_charge_without_the_operations_or_the_journal(
+    tmp_path: Path, service: str
+) -> None:
+    found = imported_by(tmp_path, "charges", "show", first_charge(service), "--base-url", service)
+    assert "paytui.api.client" in found  # it did ask the service
+    assert not under(found, NEVER | {"paytui.today.queue", "paytui.actions.journal"})
+
+
+def first_charge(base_url: str) -> str:
+    from paytui.api.client import PaymentClient
+
+    async def first() -> str:
+        async with PaymentClient(
+            base_url, client_id=DEMO_CLIENT_ID, client_secret=DEMO_CLIENT_SECRET
+        ) as client:
+            page = await client.search_charges_page(None, limit=1, offset=0)
+        return str(page.items[0].charge_id)
+
+    return asyncio.run(first())
+
+
+@pytest.mark.parametrize("command", list(COMMAND_HELP))
+def test_a_command_builds_only_its_own_parser_and_its_help_is_whole(command: str) -> None:
+    from paytui.commands import BUILDERS, build_parser
+
+    whole = build_parser(every=True)
+    alone = build_parser(command)
+    # Every command is listed with its line, whichever was built.
+    assert alone.format_help() == whole.format_help()
+    assert set(COMMAND_HELP) == set(BUILDERS)
+
+    def own_help(parser: argparse.ArgumentParser) -> str:
+        with pytest.raises(SystemExit), contextlib.redirect_stdout(io.StringIO()) as out:
+            parser.parse_args([command, "--help"])
+        return out.getvalue()
+
+    assert own_help(alone) == own_help(whole)
+
+
+def test_the_names_of_the_operations_are_the_tables() -> None:
+    from paytui.actions.operation_names import SHORT_NAMES
+    from paytui.actions.operations import OPERATIONS
+
+    assert {name: spec.short for name, spec in OPERATIONS.items()} == SHORT_NAMES

@@ -16,7 +16,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from paytui.actions.journal import STATES
-from paytui.actions.operations import OPERATIONS
+from paytui.actions.operation_names import OPERATION_NAMES
 
 __all__ = ["FILTER_KEYS", "OUTCOMES", "AuditFilter", "parse_filter", "parse_moment"]
 
@@ -69,11 +69,19 @@ class AuditFilter:
     def checked(self) -> AuditFilter:
         """Itself, or ValueError for an unknown action or outcome. An action may be named as
         History's Action column shows it (`Operation.short`: `message` for `send_message`)."""
-        if self.operation is not None and self.operation not in OPERATIONS:
+        if self.operation is not None and self.operation not in OPERATION_NAMES:
+            # Not a name the table starts with: the table itself (a short word, an added one).
+            from paytui.actions.operations import OPERATIONS
+
+            if self.operation in OPERATIONS:
+                return self._checked_outcome()
             shown = {spec.short: name for name, spec in OPERATIONS.items()}
             if self.operation in shown:
                 return replace(self, operation=shown[self.operation]).checked()
             raise ValueError(f"action: one of {', '.join(OPERATIONS)}")
+        return self._checked_outcome()
+
+    def _checked_outcome(self) -> AuditFilter:
         if self.outcome is not None and self.outcome not in OUTCOMES:
             raise ValueError(f"outcome: one of {', '.join(OUTCOMES)}")
         return self

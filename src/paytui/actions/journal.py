@@ -95,7 +95,6 @@ from paytui.actions.journal_store import (
     mask_url,
     placeholders,
 )
-from paytui.actions.operations import OPERATIONS
 
 __all__ = [
     "FINAL_STATES",
@@ -115,7 +114,8 @@ __all__ = [
 ]
 
 #: An operation's name: a key of `paytui.actions.operations.OPERATIONS` (checked in Python, not in
-#: SQL, so a new operation needs no rebuild of the journal).
+#: SQL, so a new operation needs no rebuild of the journal; imported by what writes an entry, so
+#: reading the journal does not build the table).
 Operation = str
 _SCHEMA_VERSION = SCHEMA_VERSION
 _GENESIS = "0" * 64
@@ -639,6 +639,8 @@ class Journal:
         The guard is the service's (`base_url`), not the profile's: two profiles of one
         service share it, and on a team journal so do all agents. The entry is then marked in
         flight for as long as this process lives or until it settles (`sender_alive`)."""
+        from paytui.actions.operations import OPERATIONS
+
         if operation not in OPERATIONS:
             raise ValueError(f"unknown operation {operation!r}")
         reference = client_reference or uuid.uuid4().hex

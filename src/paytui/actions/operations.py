@@ -17,6 +17,7 @@ not import the client's side.
 from __future__ import annotations
 
 from paytui.actions.operation import Operation, OperationName
+from paytui.actions.operation_names import SHORT_NAMES
 from paytui.actions.ops import (
     account,
     capture,
@@ -49,6 +50,11 @@ OPERATIONS: dict[str, Operation] = {
         conversation.SEND_SPEC,
     )
 }
+
+if {name: spec.short for name, spec in OPERATIONS.items()} != SHORT_NAMES or list(
+    OPERATIONS
+) != list(SHORT_NAMES):  # what reads the names without the table must see these
+    raise RuntimeError("paytui.actions.operation_names.SHORT_NAMES differs from OPERATIONS")
 
 #: Operations that move money: the production typed confirmation, History's amounts.
 MONEY = frozenset(name for name, spec in OPERATIONS.items() if spec.moves_money)

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-from collections.abc import Mapping, Sequence
+import importlib
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from paytui.actions.operations import OPERATIONS
 from paytui.cli import SCRIPT_COMMANDS
 from paytui.commands.runtime import (
     CommandError,
@@ -98,44 +98,62 @@ def _money_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", choices=("table", "json"), default="table")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    common = _common()
-    parser = _Parser(
-        prog="paytui",
-        description="paytui's command line for scripts (data on stdout, messages on stderr). "
-        "See docs/cli.md.",
-        allow_abbrev=False,
+#: What each command is, in `paytui --help`'s order: the one description the commands' parsers
+#: read too, so listing the commands costs no import, and a command's own parser (with what its
+#: options need: the names of the operations, Today's kinds) is built only when it runs.
+COMMAND_HELP: dict[str, str] = {
+    "charges": "search, show, capture charges",
+    "refunds": "create and list refunds",
+    "tokens": "list, show, create stored cards",
+    "accounts": "list, show, watch merchant accounts",
+    "history": "the audit trail: actions, refusals and failures",
+    "journal": "the action journal: status, migrate a local history, the team journal's password",
+    "claim": "claim a charge, or see who holds claims (docs/team.md)",
+    "today": "what needs doing next, by deadline (docs/today.md)",
+    "conversations": "list, show, close conversations",
+    "messages": "list and send messages of a conversation",
+    "export": "export a charge search to a file (every page)",
+}
+
+#: Adds a command's parser (its verbs, its options) to the top parser's commands.
+Builder = Callable[[Any, argparse.ArgumentParser], None]
+
+
+def _sub(
+    group: Any, name: str, text: str, common: argparse.ArgumentParser
+) -> argparse.ArgumentParser:
+    parser: argparse.ArgumentParser = group.add_parser(
+        name, help=text, description=text, parents=[common], allow_abbrev=False
     )
-    top = parser.add_subparsers(dest="noun", metavar="{" + ",".join(COMMANDS) + "}")
-    top.required = True
+    return parser
 
-    def sub(group: Any, name: str, text: str) -> argparse.ArgumentParser:
-        parser: argparse.ArgumentParser = group.add_parser(
-            name, help=text, description=text, parents=[common], allow_abbrev=False
-        )
-        return parser
 
-    charges = top.add_parser("charges", help="search, show, capture charges")
+def _charges(top: Any, common: argparse.ArgumentParser) -> None:
+    charges = top.add_parser("charges", help=COMMAND_HELP["charges"])
     verbs = charges.add_subparsers(dest="verb", metavar="{search,show,capture}")
     verbs.required = True
-    search = sub(verbs, "search", "Search charges with the query language (docs/search.md).")
+    search = _sub(
+        verbs, "search", "Search charges with the query language (docs/search.md).", common
+    )
     search.add_argument("query", nargs="*", help="e.g. status:chargeback tag:vip amount>=25")
     _listing(search)
     unproven_flag(search)
-    show = sub(verbs, "show", "Show one charge.")
+    show = _sub(verbs, "show", "Show one charge.", common)
     show.add_argument("id")
     show.add_argument("--expand", choices=("distributions", "all"))
     show.add_argument("--format", choices=("table", "json"), default="table")
-    capture = sub(verbs, "capture", "Capture an authorization (journaled, sent once).")
+    capture = _sub(verbs, "capture", "Capture an authorization (journaled, sent once).", common)
     capture.add_argument("id")
     capture.add_argument("--convenience-fee", metavar="X")
     capture.add_argument("--supplemental-fee", metavar="X")
     _money_flags(capture)
 
-    refunds = top.add_parser("refunds", help="create and list refunds")
+
+def _refunds(top: Any, common: argparse.ArgumentParser) -> None:
+    refunds = top.add_parser("refunds", help=COMMAND_HELP["refunds"])
     verbs = refunds.add_subparsers(dest="verb", metavar="{create,list}")
     verbs.required = True
-    create = sub(verbs, "create", "Refund a charge (journaled, sent once).")
+    create = _sub(verbs, "create", "Refund a charge (journaled, sent once).", common)
     create.add_argument("id", help="the charge to refund")
     create.add_argument("--amount", metavar="X", help="default: everything left to refund")
     create.add_argument("--reason", metavar="TEXT")
@@ -146,26 +164,29 @@ def build_parser() -> argparse.ArgumentParser:
         " (by anyone; the error without it names that refund)",
     )
     _money_flags(create)
-    listing = sub(verbs, "list", "List refunds.")
+    listing = _sub(verbs, "list", "List refunds.", common)
     listing.add_argument("--charge", metavar="ID", help="the refunds of this charge")
     listing.add_argument("--account", metavar="ID")
     _listing(listing)
     unproven_flag(listing)
 
-    tokens = top.add_parser("tokens", help="list, show, create stored cards")
+
+def _tokens(top: Any, common: argparse.ArgumentParser) -> None:
+    tokens = top.add_parser("tokens", help=COMMAND_HELP["tokens"])
     verbs = tokens.add_subparsers(dest="verb", metavar="{list,show,create}")
     verbs.required = True
-    listing = sub(verbs, "list", "List stored card tokens.")
+    listing = _sub(verbs, "list", "List stored card tokens.", common)
     listing.add_argument("--account", metavar="ID")
     _listing(listing, streams=False)
-    show = sub(verbs, "show", "Show one token (the number masked).")
+    show = _sub(verbs, "show", "Show one token (the number masked).", common)
     show.add_argument("id")
     show.add_argument("--format", choices=("table", "json"), default="table")
-    create = sub(
+    create = _sub(
         verbs,
         "create",
         "Store a card. The number is typed at a prompt (no echo) or read as one line from "
         "stdin; never an argument.",
+        common,
     )
     create.add_argument("--account", metavar="ID", required=True)
     create.add_argument("--expiration", metavar="YYYY-MM", required=True)
@@ -180,26 +201,35 @@ def build_parser() -> argparse.ArgumentParser:
     acknowledge_flag(create)
     create.add_argument("--format", choices=("table", "json"), default="table")
 
-    accounts = top.add_parser("accounts", help="list, show, watch merchant accounts")
+
+def _accounts(top: Any, common: argparse.ArgumentParser) -> None:
+    accounts = top.add_parser("accounts", help=COMMAND_HELP["accounts"])
     verbs = accounts.add_subparsers(dest="verb", metavar="{list,show,watch}")
     verbs.required = True
-    listing = sub(verbs, "list", "List merchant accounts.")
+    listing = _sub(verbs, "list", "List merchant accounts.", common)
     listing.add_argument("--merchant", metavar="ID")
     listing.add_argument("--status")
     _listing(listing, streams=False)
-    show = sub(verbs, "show", "Show one account and its boarding status.")
+    show = _sub(verbs, "show", "Show one account and its boarding status.", common)
     show.add_argument("id")
     show.add_argument("--format", choices=("table", "json"), default="table")
-    watch = sub(
-        verbs, "watch", "Print the account's status as JSON Lines whenever it changes (ctrl+c)."
+    watch = _sub(
+        verbs,
+        "watch",
+        "Print the account's status as JSON Lines whenever it changes (ctrl+c).",
+        common,
     )
     watch.add_argument("id")
     watch.add_argument("--interval", type=float, default=5.0, metavar="SECONDS")
     watch.add_argument("--count", type=int, metavar="N", help="stop after N changes")
 
+
+def _history(top: Any, common: argparse.ArgumentParser) -> None:
+    from paytui.actions.operation_names import OPERATION_NAMES
+
     history = top.add_parser(
         "history",
-        help="the audit trail: actions, refusals and failures",
+        help=COMMAND_HELP["history"],
         description="The audit trail of the journal: every money action with its outcome, and "
         "every refused attempt. Newest first.",
         allow_abbrev=False,
@@ -216,7 +246,7 @@ def build_parser() -> argparse.ArgumentParser:
     history.add_argument("--client-id", metavar="ID")
     history.add_argument(
         "--action",
-        choices=tuple(OPERATIONS),  # the table of operations: one place names them
+        choices=OPERATION_NAMES,  # the table of operations' names, without building the table
     )
     history.add_argument("--charge", metavar="ID")
     history.add_argument("--outcome", metavar="STATE", help="succeeded, failed, refused, ...")
@@ -225,24 +255,25 @@ def build_parser() -> argparse.ArgumentParser:
     history.add_argument("--until", metavar="DATE")
     _listing(history)
 
-    journal = top.add_parser(
-        "journal",
-        help="the action journal: status, migrate a local history, the team journal's password",
-    )
+
+def _journal(top: Any, common: argparse.ArgumentParser) -> None:
+    journal = top.add_parser("journal", help=COMMAND_HELP["journal"])
     verbs = journal.add_subparsers(dest="verb", metavar="{status,migrate,password}")
     verbs.required = True
-    status = sub(
+    status = _sub(
         verbs,
         "status",
         "Where the journal is (a password masked), its engine and schema version, the agents"
         " seen on it, and this session's agent.",
+        common,
     )
     status.add_argument("--format", choices=("table", "json"), default="table")
-    migrate = sub(
+    migrate = _sub(
         verbs,
         "migrate",
         "Copy a person's own journal (a SQLite file) into this connection's journal (a team's),"
         " once: a second run copies nothing again.",
+        common,
     )
     migrate.add_argument(
         "--from",
@@ -270,21 +301,11 @@ def build_parser() -> argparse.ArgumentParser:
         allow_abbrev=False,
     )
 
-    from paytui.commands.claims import add_parser as add_claim
 
-    add_claim(top, common)
-
-    from paytui.commands.today import add_parser as add_today
-
-    add_today(top, common)
-
-    from paytui.commands.conversations import add_parser as add_conversations
-
-    add_conversations(top, common)
-
+def _export(top: Any, common: argparse.ArgumentParser) -> None:
     export = top.add_parser(
         "export",
-        help="export a charge search to a file (every page)",
+        help=COMMAND_HELP["export"],
         description="Export every charge a search finds to CSV or JSON Lines, streamed. "
         "Default file: the documents directory; --output - writes to stdout.",
         parents=[common],
@@ -296,6 +317,67 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--columns", metavar="A,B,...")
     export.add_argument("--local-time", action="store_true")
     unproven_flag(export)
+
+
+def _elsewhere(module: str) -> Builder:
+    """The builder a command's own module keeps (`add_parser`), imported when it is built."""
+
+    def build(top: Any, common: argparse.ArgumentParser) -> None:
+        builder: Builder = importlib.import_module(module).add_parser
+        builder(top, common)
+
+    return build
+
+
+_conversations = _elsewhere("paytui.commands.conversations")  # conversations and messages
+#: Each command's builder (one builder may add several commands).
+BUILDERS: dict[str, Builder] = {
+    "charges": _charges,
+    "refunds": _refunds,
+    "tokens": _tokens,
+    "accounts": _accounts,
+    "history": _history,
+    "journal": _journal,
+    "claim": _elsewhere("paytui.commands.claims"),
+    "today": _elsewhere("paytui.commands.today"),
+    "conversations": _conversations,
+    "messages": _conversations,
+    "export": _export,
+}
+
+
+def chosen_command(argv: Sequence[str]) -> str | None:
+    """The command `argv` runs (its first word that names one), or None (`paytui --help`)."""
+    for word in argv:
+        if word in BUILDERS:
+            return word
+        if not word.startswith("-"):
+            return None
+    return None
+
+
+def build_parser(command: str | None = None, *, every: bool = False) -> argparse.ArgumentParser:
+    """The parser of `command` (see `chosen_command`): every command is listed, with its line
+    of `COMMAND_HELP`, but only `command`'s own parser is built (`every`: all of them, as the
+    documentation and the tests read them)."""
+    common = _common()
+    parser = _Parser(
+        prog="paytui",
+        description="paytui's command line for scripts (data on stdout, messages on stderr). "
+        "See docs/cli.md.",
+        allow_abbrev=False,
+    )
+    top = parser.add_subparsers(dest="noun", metavar="{" + ",".join(COMMANDS) + "}")
+    top.required = True
+    built: set[Builder] = set()
+    for name, builder in BUILDERS.items():
+        if every or builder is BUILDERS.get(command or ""):
+            if builder not in built:
+                built.add(builder)
+                builder(top, common)
+        else:
+            # Listed, not built: its own parser is built when it is the command run.
+            top.add_parser(name, help=COMMAND_HELP[name], add_help=False)
     return parser
 
 
@@ -330,7 +412,7 @@ def main(
     try:
         refuse_number_arguments(argv)
         try:
-            args = build_parser().parse_args(list(argv))
+            args = build_parser(chosen_command(argv)).parse_args(list(argv))
         except SystemExit as exit_:  # --help
             return int(exit_.code or 0)
         runtime = Runtime(

@@ -39,9 +39,11 @@ HELP = (
 
 def add_parser(top: Any, common: argparse.ArgumentParser) -> None:
     """`paytui claim` on the command line's parser (`paytui.commands.build_parser`)."""
+    from paytui.commands import COMMAND_HELP
+
     parser: argparse.ArgumentParser = top.add_parser(
         "claim",
-        help="claim a charge, or see who holds claims (docs/team.md)",
+        help=COMMAND_HELP["claim"],
         description=HELP,
         parents=[common],
         allow_abbrev=False,

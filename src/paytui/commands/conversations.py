@@ -29,7 +29,7 @@ __all__ = ["CONVERSATION_HANDLERS", "add_parser"]
 
 def add_parser(top: Any, common: argparse.ArgumentParser) -> None:
     """`paytui conversations ...` and `paytui messages ...` on the command line's parser."""
-    from paytui.commands import _listing
+    from paytui.commands import COMMAND_HELP, _listing
 
     def listing(parser: argparse.ArgumentParser) -> None:
         _listing(parser, streams=False)
@@ -47,7 +47,7 @@ def add_parser(top: Any, common: argparse.ArgumentParser) -> None:
         parser.add_argument("--yes", action="store_true", help="do not ask (scripts)")
         parser.add_argument("--format", choices=("table", "json"), default="table")
 
-    conversations = top.add_parser("conversations", help="list, show, close conversations")
+    conversations = top.add_parser("conversations", help=COMMAND_HELP["conversations"])
     verbs = conversations.add_subparsers(dest="verb", metavar="{list,show,close}")
     verbs.required = True
     found = sub(verbs, "list", "List conversations, newest first (links proven on every row).")
@@ -62,7 +62,7 @@ def add_parser(top: Any, common: argparse.ArgumentParser) -> None:
     close.add_argument("id")
     outcome_flags(close)
 
-    messages = top.add_parser("messages", help="list and send messages of a conversation")
+    messages = top.add_parser("messages", help=COMMAND_HELP["messages"])
     verbs = messages.add_subparsers(dest="verb", metavar="{list,send}")
     verbs.required = True
     found = sub(verbs, "list", "List a conversation's messages, oldest first.")

@@ -11,7 +11,6 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, TextIO, cast
 
-from paytui.api.models import Trust
 from paytui.commands.runtime import CommandError, Exit, Runtime
 from paytui.exporter import (
     ACCOUNT_COLUMNS,
@@ -43,6 +42,7 @@ if TYPE_CHECKING:
     from paytui.actions.basis import Basis
     from paytui.actions.executor import ActionExecutor, ActionOutcome
     from paytui.api.client import PaymentClient
+    from paytui.api.models import Trust
     from paytui.api.queries import ChargeQuery
     from paytui.charge_state import RefundPosition
 
@@ -321,6 +321,8 @@ async def charges_search(runtime: Runtime, args: argparse.Namespace) -> int:
     fmt = _listing_format(args)
     default = TABLE_CHARGE_COLUMNS if fmt == "table" else SEARCH_CHARGE_COLUMNS
     keys = _columns(args, CHARGE_COLUMNS, default)
+    from paytui.api.models import Trust
+
     trust = Trust()
     # Each row's refund state: its refunds read a page at a time, only when it is written.
     positions: dict[str, RefundPosition] = {}
@@ -483,6 +485,8 @@ async def refunds_list(runtime: Runtime, args: argparse.Namespace) -> int:
     fmt = _listing_format(args)
     keys = _columns(args, REFUND_COLUMNS, list(REFUND_COLUMNS))
     query = RefundQuery(charge_id=args.charge, account_id=args.account)
+    from paytui.api.models import Trust
+
     trust = Trust()
     table, keys, proven_only = _proven_columns(args, REFUND_COLUMNS, keys, trust)
     async with runtime.client() as client:
@@ -771,6 +775,8 @@ async def export(runtime: Runtime, args: argparse.Namespace) -> int:
 
     query = parse_query(args.query)
     keys = _columns(args, CHARGE_COLUMNS, DEFAULT_CHARGE_COLUMNS)
+    from paytui.api.models import Trust
+
     trust = Trust()
     table, keys, proven_only = _proven_columns(args, CHARGE_COLUMNS, keys, trust)
     io = runtime.io

@@ -27,11 +27,12 @@ HELP = (
 
 def add_parser(top: Any, common: argparse.ArgumentParser) -> None:
     """`paytui today` on the command line's parser (`paytui.commands.build_parser`)."""
+    from paytui.commands import COMMAND_HELP
     from paytui.today.queue import KINDS
 
     parser: argparse.ArgumentParser = top.add_parser(
         "today",
-        help="what needs doing next, by deadline (docs/today.md)",
+        help=COMMAND_HELP["today"],
         description=HELP,
         parents=[common],
         allow_abbrev=False,
