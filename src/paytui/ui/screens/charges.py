@@ -267,10 +267,19 @@ class ChargeSearchScreen(PaytuiScreen[None]):
     """Seconds the first-page child's rows stand at most while this screen's own first search
     has not answered (`_show_first_page`)."""
     TAKEN_WITHOUT_ROWS = frozenset(
-        {"focus_query", "quick_view", "cycle_sort", "reverse_sort", "refresh", "save_search"}
+        {
+            "focus_query",
+            "quick_view",
+            "cycle_sort",
+            "reverse_sort",
+            "refresh",
+            "save_search",
+            "export",
+        }
     )
     """This screen's actions that need no row: taken at once while rows are on their way (a
-    query typed, another view or sort: the search under way gives way to it). Every other key
+    query typed, another view or sort: the search under way gives way to it; an export, which
+    reads every page of the query itself). Every other key
     of the list waits for the rows (`holds_key`)."""
 
     def __init__(self) -> None:
