@@ -622,3 +622,33 @@ async def test_a_rate_limited_refund_is_sent_once_more_or_offered_again(
         await settle(app, pilot)
         assert dialog.outcome.state == "succeeded", message(dialog)
         assert len(await refunds_of(app, sale.charge_id)) == len(before) + 1
+
+
+async def test_a_journal_failure_is_said_as_one_and_logged_not_as_a_charge_read(
+    money_app: AppFactory, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The dialog reads the journal's mark before the charge: when the journal fails, the
+    dialog says the journal failed (not "Could not read the charge") and the log keeps it."""
+    import logging
+    import sqlite3
+
+    from paytui.actions.journal import Journal
+
+    def broken(self: Journal) -> int:
+        raise sqlite3.OperationalError("disk I/O error")
+
+    app = money_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        sale = await find(app, ChargeQuery(charge_type="sale", status="success"))
+        monkeypatch.setattr(Journal, "last_id", broken)
+        with caplog.at_level(logging.WARNING, logger="paytui"):
+            dialog = RefundModal(sale.charge_id)
+            await app.push_screen(dialog)
+            await settle(app, pilot)
+        said = message(dialog)
+        assert dialog.step == "blocked"
+        assert said == "The journal could not be read: disk I/O error"
+        assert "Could not read the charge" not in said
+        (record,) = [r for r in caplog.records if r.name == "paytui.ui.actions"]
+        assert sale.charge_id in record.getMessage() and "disk I/O error" in str(record.exc_info)

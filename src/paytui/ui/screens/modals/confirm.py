@@ -23,6 +23,8 @@ guards too: `ActionInFlight`).
 
 from __future__ import annotations
 
+import logging
+import sqlite3
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -60,6 +62,17 @@ if TYPE_CHECKING:
     from paytui.actions.entry import JournalEntry
 
 STEPS = ("loading", "blocked", "form", "review", "sending", "result")
+
+log = logging.getLogger("paytui.ui.actions")
+
+
+def _journal_failure(exc: BaseException) -> bool:
+    """True when `exc` is the journal's own (SQLite's, PostgreSQL's, or its unavailability)."""
+    from paytui.actions.journal_store import JournalUnavailable
+
+    if isinstance(exc, JournalUnavailable | sqlite3.Error):
+        return True
+    return type(exc).__module__.split(".")[0] == "psycopg"
 
 
 def outcome_text(outcome: ActionOutcome, noun: str) -> Text:
@@ -428,7 +441,19 @@ class MoneyActionModal(PaytuiModal[str | None]):
             self._block(exc.message)
             return
         except Exception as exc:
-            self._block(f"Could not read the charge: {error_detail(exc)}")
+            if not _journal_failure(exc):
+                self._block(f"Could not read the charge: {error_detail(exc)}")
+                return
+            # The journal's mark (what was done before this decision) could not be read: the
+            # charge was never the trouble. Said as itself, and kept in the log for whoever
+            # mends the journal (`paytui.logs` scrubs the record).
+            log.warning(
+                "the journal failed while preparing %s of %s",
+                self.OPERATION,
+                self.charge_id,
+                exc_info=exc,
+            )
+            self._block(f"The journal could not be read: {error_detail(exc)}")
             return
         self.query_one("#dialog-info", Static).update(self._with_claim(info))
         self.step = "form"
