@@ -130,3 +130,28 @@ async def test_the_go_ahead_naming_it_sends_another_and_after_the_window_none_is
         second = await executor.retry(first.entry_id)
         assert second.entry_id != first.entry_id
         assert len(held.held) + len(held.committed) == 2
+
+
+async def test_a_bulk_refund_never_counts_a_not_applied_so_far_as_done(
+    second_service: Callable[..., SecondService], tmp_path: Path
+) -> None:
+    """A bulk refund of a charge whose earlier refund is only "not applied so far": nothing is
+    sent (it may still land), and the item is not "succeeded" — no refund is there to show for
+    it, and a resume must not take it as done — nor is the earlier entry marked as seen done."""
+    from paytui.actions.batch import BatchRunner, plan_batch, summarise
+    from paytui.actions.batch_log import BatchLog
+
+    async with late_service(second_service, tmp_path) as (service, held, executor, _clock):
+        sale, first = await refund_read_back_too_soon(service, executor)
+        charge = await executor.client.get_charge(sale.charge_id)
+        log = BatchLog(executor.journal.path)
+        try:
+            record = await BatchRunner(executor, log).start(plan_batch("refund", [charge]))
+        finally:
+            log.close()
+        (item,) = record.items
+        assert len(held.held) + len(held.committed) == 1  # the first refund only: none sent
+        assert item.state == "unknown" and item.entry_id == first.entry_id
+        assert item.message is not None and "not found" in item.message
+        assert summarise(record).succeeded == 0
+        assert executor.journal.get(first.entry_id).state == "not_applied"

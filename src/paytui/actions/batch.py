@@ -39,6 +39,7 @@ from paytui.actions.errors import (
     ActionRefused,
     ConfirmationRequired,
     EarlierAttemptApplied,
+    NotAppliedSoFar,
     PrecheckFailed,
     TargetChanged,
     UnresolvedAction,
@@ -445,6 +446,13 @@ class BatchRunner:
             send = bulk_spec(record.operation).bulk
             assert send is not None  # bulk_spec refuses an operation without one
             outcome = await send(executor, item.charge_id, confirmation, basis)
+        except NotAppliedSoFar as err:
+            # Not found so far, and it may still land: nothing was sent, nothing is proven done
+            # (never "succeeded", never acknowledged); History and `history check` follow it.
+            return await self._write(
+                record,
+                replace(item, state="unknown", entry_id=err.entry.id, message=err.message),
+            )
         except EarlierAttemptApplied as err:
             await asyncio.to_thread(executor.journal.acknowledge, err.entry.id)
             done = replace(
