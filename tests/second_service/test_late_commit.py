@@ -155,3 +155,26 @@ async def test_a_bulk_refund_never_counts_a_not_applied_so_far_as_done(
         assert item.message is not None and "not found" in item.message
         assert summarise(record).succeeded == 0
         assert executor.journal.get(first.entry_id).state == "not_applied"
+
+
+async def test_a_go_ahead_given_on_not_found_so_far_does_not_cover_one_that_landed_since(
+    second_service: Callable[..., SecondService], tmp_path: Path
+) -> None:
+    """The go-ahead naming an earlier refund was given on "not found so far". If it has landed
+    since, that view is stale: it is read again, recorded "succeeded (late)", and nothing is
+    sent until the person is told it went through (and names it again)."""
+    async with late_service(second_service, tmp_path) as (service, held, executor, clock):
+        sale, first = await refund_read_back_too_soon(service, executor)
+        with pytest.raises(NotAppliedSoFar) as refused:
+            await executor.refund(sale.charge_id, FIVE)
+        clock.now += timedelta(seconds=4)  # the late commit lands before the go-ahead arrives
+        with pytest.raises(EarlierAttemptApplied) as found:
+            await executor.refund(sale.charge_id, FIVE, acknowledge_earlier=refused.value.entry.id)
+        assert not isinstance(found.value, NotAppliedSoFar)
+        assert "did go through" in found.value.message
+        assert executor.journal.get(first.entry_id).late
+        assert refunds_made(service, sale.charge_id) == 1
+        # Told it went through, the person names it again: now another one is sent.
+        again = await executor.refund(sale.charge_id, FIVE, acknowledge_earlier=first.entry_id)
+        assert again.entry_id != first.entry_id
+        assert len(held.held) + len(held.committed) == 2  # the second sent, as asked

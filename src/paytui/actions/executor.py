@@ -1470,10 +1470,12 @@ class ActionExecutor:
             )
         )
         for entry in so_far:
-            if entry.id == acknowledge or entry.id in self._go_ahead:
-                continue  # the person saw it "not found so far" and said to send another
+            if entry.id in self._go_ahead:
+                continue  # `retry` read it again a moment ago, and was told to send another
             if same_identity(entry) and self.open_until(entry):
-                await self._late_check(entry)
+                # A go-ahead naming it was given on "not found so far": read again all the
+                # same, for one that landed since is no longer what the person saw.
+                await self._late_check(entry, go_ahead=entry.id == acknowledge)
         applied = same_target(
             await asyncio.to_thread(
                 self.journal.unacknowledged_successes,
@@ -1489,11 +1491,12 @@ class ActionExecutor:
                 raise EarlierAttemptApplied(_earlier_message(entry), entry)
             await asyncio.to_thread(self.journal.acknowledge, entry.id)
 
-    async def _late_check(self, entry: JournalEntry) -> None:
+    async def _late_check(self, entry: JournalEntry, *, go_ahead: bool = False) -> None:
         """Read again a proven "not applied" still within its late window, before the same
-        action is sent: landed late → `EarlierAttemptApplied` (recorded "succeeded (late)");
-        still not there → `NotAppliedSoFar` (it may still land: nothing is sent without the
-        person's go-ahead naming it); the read failed → `UnresolvedAction`."""
+        action is sent: landed late → `EarlierAttemptApplied` (recorded "succeeded (late)"),
+        even with a `go_ahead` (given on "not found so far", not on "done"); still not there →
+        `NotAppliedSoFar` (it may still land: nothing is sent without the person's go-ahead
+        naming it, `go_ahead`); the read failed → `UnresolvedAction`."""
         noun = OPERATIONS[entry.operation].noun
         settled = await self._reconcile(entry, background=True)
         now = settled.entry
@@ -1508,7 +1511,7 @@ class ActionExecutor:
                 entry.id,
             )
         until = self.open_until(now)
-        if now.state == "not_applied" and until is not None:
+        if now.state == "not_applied" and until is not None and not go_ahead:
             raise NotAppliedSoFar(_so_far_lead(entry, self.clock(), until), now)
 
     async def _sleep_until(self, when: datetime | None) -> None:
