@@ -62,6 +62,12 @@ Figures:
   PostgreSQL (the one the `PG*` environment names, else one from the test extra's wheel;
   without a server, one line says so) and on SQLite
   (`benchmarks/team_journal.py`, its own process). Printed only.
+- `cli_cpu_ratio/<command>`, `cli_wall_ratio/<command>`: `paytui history --limit 1` and
+  `paytui charges show ID` over `python -c "import httpx, json, sqlite3, argparse"`, in
+  interleaved pairs (at least 9), each process's CPU (user + sys) and wall time: the median of the
+  pairs' ratios (target 1.3), with `cli_{cpu,bare_cpu,wall,bare_wall}_ms/<command>` and the load
+  (`cli_load_1m`) beside them (`benchmarks/cli_ratio.py`; `charges show` asks `paytui sandbox`
+  served in its own process).
 """
 
 from __future__ import annotations
@@ -95,6 +101,7 @@ PARTS = (
     "export",
     "details",
     "team",
+    "cli",
     "startup",
 )
 #: The in-process parts: one app, one pilot, in this order.
@@ -592,6 +599,12 @@ def main(argv: list[str] | None = None) -> int:
             from benchmarks.team_journal import separately
 
             for item in separately(quick=args.quick):
+                emit(item)
+        if "cli" in parts:
+            from benchmarks.cli_ratio import figures as cli_figures
+
+            # At least 9 interleaved pairs: one process's CPU varies more than a page's.
+            for item in cli_figures(1 if args.quick else max(runs, 9)):
                 emit(item)
         if "startup" in parts:
             for item in startup(runs):
