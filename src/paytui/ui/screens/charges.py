@@ -518,7 +518,10 @@ class ChargeSearchScreen(PaytuiScreen[None]):
                 effective, limit=ChargeTable.PAGE_SIZE, offset=0
             )
         except Exception as exc:
-            self._show_error(exc)
+            if self._standing():
+                self._show_error(exc)
+            return
+        if not self._standing():
             return
 
         async def loader(offset: int, limit: int) -> Page[Charge]:
@@ -1094,6 +1097,11 @@ class ChargeSearchScreen(PaytuiScreen[None]):
         # The list ends here although the service may hold more rows (it ignores paging): one
         # line says so where the filter notes go (`paytui.api.paging`).
         self._page_status(fmt.literal(event.note, style="bold"))
+
+    def _standing(self) -> bool:
+        """Is this screen still whole? The app may close while a page is on its way: its
+        screens are taken down, children first, and a late answer has nowhere to go."""
+        return self.is_attached and bool(self.query("#page-status"))
 
     def _page_status(self, text: Text) -> None:
         self._notes = text
