@@ -1,4 +1,4 @@
-"""Client-side checks of the payment forms (`paytui.ui.validation`): pure functions."""
+"""Client-side checks of the payment forms (`paytui.validation`): pure functions."""
 
 from __future__ import annotations
 

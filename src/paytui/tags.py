@@ -1,6 +1,6 @@
 """Tags and attributes as people write them: the one grammar of every tag and attribute field.
 
-Used by the forms (new charge, refund, edit tags) through `paytui.ui.validation`, and by the API
+Used by the forms (new charge, refund, edit tags) through `paytui.validation`, and by the API
 models for the older comma-string form of tags. Pure functions, no Textual. The grammar:
 
 - tags: a comma list; blanks dropped, order kept, a repeated tag once;

@@ -181,7 +181,7 @@ async def test_refusals_send_nothing(
 
 
 def _luhn_fix(prefix: str) -> str:
-    from paytui.ui.validation import luhn_valid
+    from paytui.validation import luhn_valid
 
     for check in "0123456789":
         if luhn_valid(prefix + check):

@@ -28,6 +28,11 @@ Failure rules, because this client moves money:
 
 The ``paytui.api`` logger gets method, path, status and duration at DEBUG; never headers, bodies,
 query strings, tokens or card numbers.
+
+Why one module of more than 800 lines: `PaymentClient` is the one place that speaks HTTP to the
+service; every endpoint method shares the request pipeline (deadline, retry rules, error mapping)
+defined here. Families of unknown shape, paging, captures and errors already live beside it
+(`families.py`, `paging.py`, `captures.py`, `errors.py`).
 """
 
 from __future__ import annotations

@@ -10,6 +10,11 @@ Request models are strict (``extra="forbid"``) because they are built by our own
 there should fail loudly. Card and bank account numbers are `SecretStr`: they show as
 ``**********`` in repr, str, logs and ``model_dump_json()``; only `RequestModel.to_body` (used
 when the client builds the HTTP body) writes the real value.
+
+Why one module of more than 800 lines: it is the one concept "the service's shapes"; every model
+refers to the shared tolerant bases and money/timestamp validators here, and one file read top to
+bottom is the spec's object list. Split it when a family (plugin sessions, accounts) gains
+behaviour of its own.
 """
 
 from __future__ import annotations

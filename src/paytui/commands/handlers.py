@@ -581,7 +581,7 @@ async def tokens_create(runtime: Runtime, args: argparse.Namespace) -> int:
 
     from paytui.actions.errors import RecentlyDone
     from paytui.api.models import Contact, Token, TokenCreatePaymentMethodRequest, TokenRequest
-    from paytui.ui.validation import check_card_number, check_country, check_expiration
+    from paytui.validation import check_card_number, check_country, check_expiration
 
     if message := check_expiration(args.expiration, datetime.now(UTC)):
         raise CommandError(f"--expiration: {message}", Exit.USAGE)

@@ -147,7 +147,7 @@ class AccountDetailScreen(PaytuiScreen[None]):
     @work(exclusive=True, group="account-read")
     async def read_account(self) -> None:
         try:
-            client = await paytui_app(self).get_client()
+            client = await self.app.get_client()
             account = await client.get_account(self.account_id)
         except Exception as exc:
             info = describe_error(exc)
@@ -215,7 +215,7 @@ class AccountDetailScreen(PaytuiScreen[None]):
 
         self._charges_message(Text("Loading charges…"), "loading")
         try:
-            client = await paytui_app(self).get_client()
+            client = await self.app.get_client()
             granted = getattr(client, "granted_scopes", None)
             if granted is not None and CHARGES_SCOPE not in granted:
                 self._show_forbidden([CHARGES_SCOPE])

@@ -5,14 +5,18 @@ from model attributes. Two reasons: support staff compare what they see with API
 tickets, so panels use the wire names' meaning; and anything the model keeps as an extra field
 (the service may add fields before we model them) lands naturally in the "Other" panel instead
 of being dropped. Every value from the API is shown as `rich.text.Text`, never parsed as markup.
+
+Why one module of more than 800 lines: the screen is one charge's page; its panels are already
+built in `ui/widgets/charge_panels.py`, and what remains is the screen's loading, keys and actions,
+which share its state (the charge read, its expansion, the capture lookup). Split when a panel
+grows keys of its own.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
-from datetime import datetime
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, TypeAlias, TypeVar, cast
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeAlias, TypeVar, cast
 
 from rich.console import RenderableType
 from rich.text import Text
@@ -45,14 +49,6 @@ if TYPE_CHECKING:
 
 #: What `get_charge` may expand; None reads the charge alone.
 Expand = Literal["distributions", "all"] | None
-
-
-class DetailHost(Protocol):
-    """What this screen needs from the app (the shell's contract in docs/architecture.md)."""
-
-    def get_client(self) -> Awaitable[PaymentClient]: ...
-
-    def now(self) -> datetime: ...
 
 
 #: (container id, [(panel id, title)]), top to bottom; "-wide" containers hold one column.
@@ -330,10 +326,6 @@ class ChargeDetailScreen(PaytuiScreen[None]):
         """Two panel columns when there is room, one on narrow terminals (no media queries)."""
         self.set_class(event.size.width < _WIDTH_NARROW, "-narrow")
 
-    @property
-    def _host(self) -> DetailHost:
-        return cast(DetailHost, self.app)
-
     # ------------------------------------------------------------------ loading
 
     # exit_on_error off: a read ending after its screen closed (app shutting down) is no crash.
@@ -537,7 +529,7 @@ class ChargeDetailScreen(PaytuiScreen[None]):
         """The app's client; a failed connection (any error: the embedded sandbox may not have
         started) becomes the inline error with a retry, never a crashed worker."""
         try:
-            return await self._host.get_client()
+            return await self.app.get_client()
         except Exception as exc:
             self._show_error(f"Could not connect: {error_detail(exc)}")
             return None
@@ -555,7 +547,7 @@ class ChargeDetailScreen(PaytuiScreen[None]):
         self._capture_lookup = "searching…"
         self._render_summary()
         try:
-            client = await self._host.get_client()
+            client = await self.app.get_client()
             lookup = await find_capture(client, self.charge_id)
         except ApiError as exc:
             self._capture_lookup = f"unknown (lookup failed: {error_detail(exc)})"
@@ -691,7 +683,7 @@ class ChargeDetailScreen(PaytuiScreen[None]):
             ("return", panels.return_panel(wire)),
             ("processor", panels.processor_panel(wire)),
             ("fees", panels.fees_panel(wire)),
-            ("timestamps", panels.timestamps_panel(wire, self._host.now())),
+            ("timestamps", panels.timestamps_panel(wire, self.app.now())),
             ("attributes", panels.attributes_panel(wire)),
             ("tags", panels.tags_panel(wire)),
             ("line-items", panels.line_items_panel(wire)),

@@ -24,7 +24,6 @@ from paytui.api.conversations import Thread, ThreadEntry, status_word
 from paytui.text import safe
 from paytui.ui import format as fmt
 from paytui.ui import messages
-from paytui.ui.running_app import paytui_app
 from paytui.ui.screens.base import PaytuiScreen
 from paytui.ui.widgets.errors import error_detail
 from paytui.ui.widgets.footer import PaytuiFooter
@@ -144,7 +143,7 @@ class ConversationScreen(PaytuiScreen[None]):
 
         lines = self.query_one("#thread-lines", Static)
         try:
-            client = await paytui_app(self).get_client()
+            client = await self.app.get_client()
             self.conversation = await client.get_object("conversations", self.conversation_id)
             self.thread = await read_thread(client, self.conversation_id)
         except Exception as exc:

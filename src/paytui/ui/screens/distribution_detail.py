@@ -15,7 +15,6 @@ from textual.widgets import DataTable, Static
 
 from paytui.ui import format as fmt
 from paytui.ui import messages
-from paytui.ui.running_app import paytui_app
 from paytui.ui.screens.base import PaytuiScreen
 from paytui.ui.widgets.distribution_tree import TOTAL_CATEGORIES, status_text, total_of, total_text
 from paytui.ui.widgets.errors import describe_error
@@ -106,7 +105,7 @@ class DistributionDetailScreen(PaytuiScreen[None]):
     @work(exclusive=True, group="distribution-read")
     async def read_distribution(self) -> None:
         try:
-            client = await paytui_app(self).get_client()
+            client = await self.app.get_client()
             dist = await client.get_distribution(self.distribution_id)
         except Exception as exc:
             info = describe_error(exc)

@@ -21,7 +21,6 @@ from textual.widgets import DataTable, Static
 
 from paytui.api.families import FAMILIES, STATUS_KEYS, TIME_KEYS, Family, GenericObject
 from paytui.ui import format as fmt
-from paytui.ui.running_app import paytui_app
 from paytui.ui.screens.paged_list import PagedListScreen
 from paytui.ui.widgets.distribution_tree import as_datetime
 from paytui.ui.widgets.fit_table import FitColumn, FitNavTable
@@ -156,7 +155,7 @@ class FamilyBrowserScreen(PagedListScreen[GenericObject]):
     async def _read_one(self, object_id: str) -> None:
         """The object alone, as `GET /v2/<family>/{id}` gives it (the detail form)."""
         try:
-            client = await paytui_app(self).get_client()
+            client = await self.app.get_client()
             found = await client.get_object(self.family.name, object_id)
         except Exception as exc:
             info = self.query_one(ListState).show_failed(exc, rows_on_screen=True)

@@ -36,19 +36,19 @@ from paytui.ui import messages
 from paytui.ui.format import money
 from paytui.ui.running_app import paytui_app
 from paytui.ui.screens.base import PaytuiScreen
-from paytui.ui.validation import (
-    check_country,
-    check_expiration,
-    check_routing_number,
-    parse_attributes,
-    parse_tags,
-)
 from paytui.ui.widgets.card_input import CardInput
 from paytui.ui.widgets.footer import PaytuiFooter
 from paytui.ui.widgets.form import FORMS_TCSS, FormMixin, field_row
 from paytui.ui.widgets.header import PaytuiHeader
 from paytui.ui.widgets.safe_input import SafeInput
 from paytui.ui.widgets.safe_text_area import SafeTextArea
+from paytui.validation import (
+    check_country,
+    check_expiration,
+    check_routing_number,
+    parse_attributes,
+    parse_tags,
+)
 
 if TYPE_CHECKING:
     from textual.notifications import SeverityLevel

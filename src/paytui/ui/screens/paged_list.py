@@ -27,7 +27,6 @@ from textual import on, work
 from textual.widgets import DataTable, Static
 
 from paytui.api.models import Page
-from paytui.ui.running_app import paytui_app
 from paytui.ui.screens.base import PaytuiScreen
 from paytui.ui.widgets.fit_table import FitTable
 from paytui.ui.widgets.list_state import ListState, add_unreadable_rows, showing
@@ -137,7 +136,7 @@ class PagedListScreen(PaytuiScreen[None], Generic[T]):
     async def _read_first(self, select: str | None = None) -> None:
         try:
             try:
-                client = await paytui_app(self).get_client()
+                client = await self.app.get_client()
                 page = await self._read_page_or_whole(client)
                 await self.read_also(client, page)
             except Exception as exc:
@@ -178,7 +177,7 @@ class PagedListScreen(PaytuiScreen[None], Generic[T]):
     @work(exclusive=True, group="paged-list-more")
     async def _read_more(self) -> None:
         async def page_at(offset: int) -> Page[T]:
-            return await self.fetch(await paytui_app(self).get_client(), offset, self.PAGE_SIZE)
+            return await self.fetch(await self.app.get_client(), offset, self.PAGE_SIZE)
 
         page = await self.more.read_next(page_at, self.query_one(ListState), self.more_noun())
         if page is not None:

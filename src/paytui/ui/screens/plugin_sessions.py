@@ -21,7 +21,6 @@ from textual.widgets import DataTable, Static
 from paytui.text import safe
 from paytui.ui import format as fmt
 from paytui.ui.plugin_forms import session_settings
-from paytui.ui.running_app import paytui_app
 from paytui.ui.screens.base import PaytuiModal
 from paytui.ui.screens.paged_list import PagedListScreen
 from paytui.ui.widgets.errors import describe_error
@@ -205,7 +204,7 @@ class SessionViewScreen(PaytuiModal[None]):
     @work(exclusive=True, group="session-read")
     async def _reread(self) -> None:
         try:
-            client = await paytui_app(self).get_client()
+            client = await self.app.get_client()
             session = await client.get_plugin_session(self.session.session_id)
         except Exception as exc:
             info = describe_error(exc)

@@ -548,7 +548,7 @@ class TodayScreen(ChargeRowActions, PagedListScreen[TodayItem]):
         from paytui.ui.screens.tokens import TokenViewScreen
 
         try:
-            token = await (await paytui_app(self).get_client()).get_token(token_id)
+            token = await (await self.app.get_client()).get_token(token_id)
         except Exception as exc:
             self.app.notify(safe(str(exc)), title="Token", severity="error", markup=False)
             return

@@ -168,7 +168,7 @@ class WhoAmIScreen(PaytuiModal[None]):
     async def _load_token_facts(self) -> None:
         app = self.app
         try:
-            client = await app.get_client()
+            client = await self.app.get_client()
             info = await client.authenticate()
         except Exception as exc:  # shown, not raised: the panel is informational
             reason = error_detail(exc)

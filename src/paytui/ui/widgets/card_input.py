@@ -20,7 +20,7 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.widget import Widget
 
-from paytui.ui.validation import card_brand, check_bank_account_number, check_card_number, mask_card
+from paytui.validation import card_brand, check_bank_account_number, check_card_number, mask_card
 
 
 class CardInput(Widget, can_focus=True):

@@ -7,6 +7,10 @@ page) for the visible window, plus the next page as the cursor nears it, and an 
 `MAX_PAGES` pages; rows not loaded yet render as a dim placeholder until their page arrives.
 
 The widget never talks to the API: the screen hands it a `loader(offset, limit) -> Page`.
+
+Why one module of more than 800 lines: the virtual table is one concept (window, page cache,
+cursor, marks painted in one pass), and its rendering and paging share the same page cache;
+splitting it would pass that cache between modules.
 """
 
 from __future__ import annotations

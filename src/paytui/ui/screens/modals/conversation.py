@@ -41,7 +41,7 @@ class _ConversationModal(MoneyActionModal):
     ACTION = ""
 
     async def prepare(self, executor: ActionExecutor) -> Text:
-        found = await executor.client.get_object("conversations", self.charge_id)
+        found = await (await self.app.get_client()).get_object("conversations", self.charge_id)
         refusal = why_not(self.ACTION, found)
         if refusal is not None:
             raise ActionError(refusal)

@@ -14,9 +14,9 @@ from paytui.limits import check_attributes, check_tags
 from paytui.text import safe, safe_lines
 from paytui.ui import format as fmt
 from paytui.ui.screens.modals.confirm import MoneyActionModal, field_beside
-from paytui.ui.validation import format_attributes, parse_attributes, parse_tags
 from paytui.ui.widgets.safe_input import SafeInput
 from paytui.ui.widgets.safe_text_area import SafeTextArea
+from paytui.validation import format_attributes, parse_attributes, parse_tags
 
 if TYPE_CHECKING:
     from paytui.actions import ActionExecutor, ActionOutcome
@@ -88,7 +88,7 @@ class EditTagsModal(MoneyActionModal):
 
     async def read_current(self, executor: ActionExecutor) -> Any:
         """The object edited, as the service has it now (its tags and attributes)."""
-        return await executor.client.get_charge(self.charge_id)
+        return await (await self.app.get_client()).get_charge(self.charge_id)
 
     async def prepare(self, executor: ActionExecutor) -> Text:
         current = await self.read_current(executor)
@@ -164,7 +164,7 @@ class EditRefundTagsModal(EditTagsModal):
     TITLE = "Edit tags and attributes of refund"
 
     async def read_current(self, executor: ActionExecutor) -> Any:
-        return await executor.client.get_refund(self.charge_id)
+        return await (await self.app.get_client()).get_refund(self.charge_id)
 
     async def send(
         self, executor: ActionExecutor, params: dict[str, Any], confirmation: str | None

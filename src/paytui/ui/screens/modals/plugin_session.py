@@ -235,7 +235,7 @@ class PaymentSessionModal(_PluginFormModal):
     async def prepare(self, executor: ActionExecutor) -> Text:
         # The boarding status is not checked here: which statuses take payments is the
         # service's to say (the spec shows none); its refusal is shown.
-        account = await executor.client.get_account(self.charge_id)
+        account = await (await self.app.get_client()).get_account(self.charge_id)
         self.account = account
         text = Text.assemble(("Account ", "bold"), safe(account.name or account.account_id), "\n")
         text.append(limit_line(account))
@@ -290,7 +290,7 @@ class EnrollmentSessionModal(_PluginFormModal):
         yield from text_field("Processing: monthly volume", "monthly-volume")
 
     async def prepare(self, executor: ActionExecutor) -> Text:
-        granted = getattr(executor.client, "granted_scopes", None)
+        granted = getattr(await self.app.get_client(), "granted_scopes", None)
         allowed, note = prepopulate_allowed(granted)
         self.prepopulate = allowed
         self.query_one("#prepopulate-note", Static).update(
@@ -326,7 +326,7 @@ class DeleteSessionModal(MoneyActionModal):
         yield Static(Text("The session stops working for the merchant's page."), id="note")
 
     async def prepare(self, executor: ActionExecutor) -> Text:
-        session = await executor.client.get_plugin_session(self.charge_id)
+        session = await (await self.app.get_client()).get_plugin_session(self.charge_id)
         text = Text.assemble(("Session ", "bold"), safe(session.session_id))
         for label, value in (("Type", session.type), ("Account", session.account_id)):
             if value:

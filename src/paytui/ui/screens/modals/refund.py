@@ -18,9 +18,9 @@ from paytui.limits import check_attributes, check_tags, check_text
 from paytui.text import safe
 from paytui.ui import format as fmt
 from paytui.ui.screens.modals.confirm import MoneyActionModal, field_beside
-from paytui.ui.validation import parse_attributes, parse_tags
 from paytui.ui.widgets.safe_input import SafeInput
 from paytui.ui.widgets.safe_text_area import SafeTextArea
+from paytui.validation import parse_attributes, parse_tags
 
 if TYPE_CHECKING:
     from paytui.actions import ActionExecutor, ActionOutcome

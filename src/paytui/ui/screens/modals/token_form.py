@@ -30,11 +30,11 @@ from paytui.ui.bindings import FORM_BINDINGS
 from paytui.ui.format import date, timestamp
 from paytui.ui.running_app import paytui_app
 from paytui.ui.screens.base import PaytuiModal
-from paytui.ui.validation import check_country, check_expiration
 from paytui.ui.widgets.card_input import CardInput
 from paytui.ui.widgets.errors import describe_error
 from paytui.ui.widgets.form import FORMS_TCSS, FormMixin, field_row
 from paytui.ui.widgets.safe_input import SafeInput
+from paytui.validation import check_country, check_expiration
 
 if TYPE_CHECKING:
     from paytui.actions import ActionExecutor, ActionOutcome
@@ -358,7 +358,7 @@ class TokenFormScreen(FormMixin, PaytuiModal["Token | None"]):
         token = outcome.result
         if not isinstance(token, Token) and outcome.result_id:
             try:
-                token = await executor.client.get_token(outcome.result_id)
+                token = await (await self.app.get_client()).get_token(outcome.result_id)
             except Exception:
                 token = None
         if not isinstance(token, Token):  # done, but the token could not be read to show it

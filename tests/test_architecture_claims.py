@@ -1,0 +1,190 @@
+"""The claims of docs/architecture.md that a change could silently make false, held to the code.
+
+Beside the module list (`test_architecture_doc.py`): the import contracts (how many, of which
+type, in order), the App's constructor as documented, the public names `PaytuiHost` adds to
+Textual's `App`, the one way screens reach the API, and the reason every long module carries.
+Reads files only (the source by `ast`, `pyproject.toml` by `tomllib`); nothing of paytui is
+imported.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "src" / "paytui"
+DOC = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+
+
+def _section(doc: str, heading: str) -> str:
+    _, found, after = doc.partition(f"\n{heading}\n")
+    assert found, f"docs/architecture.md has no {heading!r}"
+    return after.split("\n## ", 1)[0].split("\n### ", 1)[0]
+
+
+# --- the import contracts ------------------------------------------------------------------
+
+
+def documented_contracts(doc: str) -> list[str]:
+    """The type of each numbered contract of "Contracts between the layers", in order."""
+    section = _section(doc, "## Contracts between the layers")
+    numbered = re.findall(r"^(\d+)\. \*\*(\w+)\*\*", section, flags=re.MULTILINE)
+    assert [int(n) for n, _ in numbered] == list(range(1, len(numbered) + 1)), numbered
+    return [kind for _, kind in numbered]
+
+
+def configured_contracts() -> list[str]:
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    return [c["type"] for c in config["tool"]["importlinter"]["contracts"]]
+
+
+def test_the_doc_lists_every_import_contract_in_order() -> None:
+    assert documented_contracts(DOC) == configured_contracts()
+
+
+def test_a_contract_missing_from_the_doc_is_seen() -> None:
+    section = "\n## Contracts between the layers\n\n1. **forbidden**: a.\n2. **layers**: b.\n"
+    assert documented_contracts(section) == ["forbidden", "layers"]
+    assert documented_contracts(section) != configured_contracts()
+
+
+# --- the App's constructor --------------------------------------------------------------------
+
+
+def _parameters(arguments: ast.arguments) -> list[tuple[str, str, str | None, str | None]]:
+    """(kind, name, annotation, default) of each parameter but `self`, as source text."""
+    positional = [*arguments.posonlyargs, *arguments.args]
+    defaults = [None] * (len(positional) - len(arguments.defaults)) + list(arguments.defaults)
+    found = [
+        ("positional", a.arg, a.annotation, d) for a, d in zip(positional, defaults, strict=True)
+    ]
+    found += [
+        ("keyword", a.arg, a.annotation, d)
+        for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True)
+    ]
+    return [
+        (kind, name, ast.unparse(note) if note else None, ast.unparse(d) if d else None)
+        for kind, name, note, d in found
+        if name != "self"
+    ]
+
+
+def documented_app_signature(doc: str) -> list[tuple[str, str, str | None, str | None]]:
+    """The parameters of the `PaytuiApp(...)` block of "### `paytui.ui`" (comments dropped)."""
+    section = _section(doc, "### `paytui.ui`")
+    block = section.split("```python\n", 1)[1].split("```", 1)[0]
+    call = re.sub(r"#[^\n]*", "", block).strip()
+    assert call.startswith("PaytuiApp(") and call.endswith(")"), call
+    function = ast.parse(f"def f({call[len('PaytuiApp(') : -1]}): pass").body[0]
+    assert isinstance(function, ast.FunctionDef)
+    return _parameters(function.args)
+
+
+def actual_app_signature() -> list[tuple[str, str, str | None, str | None]]:
+    tree = ast.parse((PACKAGE / "ui" / "app.py").read_text(encoding="utf-8"))
+    app = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "PaytuiApp")
+    init = next(n for n in app.body if isinstance(n, ast.FunctionDef) and n.name == "__init__")
+    return _parameters(init.args)
+
+
+def test_the_doc_gives_the_apps_constructor_as_it_is() -> None:
+    assert documented_app_signature(DOC) == actual_app_signature()
+
+
+def test_a_parameter_left_out_of_the_doc_is_seen() -> None:
+    shorter = DOC.replace("          settle_connection: Callable[[], Connection] | None = None)", ")")
+    assert documented_app_signature(shorter) != actual_app_signature()
+
+
+# --- what PaytuiHost adds to the App --------------------------------------------------------
+
+
+def documented_host_names(doc: str) -> set[str]:
+    text = " ".join(doc.split())
+    _, found, after = text.partition("PaytuiHost exposes: ")
+    assert found, "docs/architecture.md no longer says what PaytuiHost exposes"
+    return set(re.findall(r"`(\w+)`", after.split(".", 1)[0]))
+
+
+def actual_host_names() -> set[str]:
+    tree = ast.parse((PACKAGE / "ui" / "host.py").read_text(encoding="utf-8"))
+    host = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "PaytuiHost")
+    names: set[str] = set()
+    for node in host.body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            names.add(node.name)
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names.add(node.target.id)
+        elif isinstance(node, ast.Assign):
+            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    return {name for name in names if not name.startswith("_")}
+
+
+def test_the_doc_names_what_paytui_host_exposes() -> None:
+    assert documented_host_names(DOC) == actual_host_names()
+
+
+# --- screens reach the API one way ------------------------------------------------------------
+
+#: The one way: `await self.app.get_client()`. Anything else that reaches a client is reported.
+OTHER_WAYS = re.compile(
+    r"(?<!self\.app)\.get_client\(|executor\.client\b|\bsession\.client\b|\._client\b"
+)
+
+
+def other_ways(source: str) -> list[str]:
+    return [line.strip() for line in source.splitlines() if OTHER_WAYS.search(line)]
+
+
+def test_screens_reach_the_api_one_way() -> None:
+    found = {
+        str(path.relative_to(PACKAGE)): lines
+        for path in sorted((PACKAGE / "ui" / "screens").rglob("*.py"))
+        if (lines := other_ways(path.read_text(encoding="utf-8")))
+    }
+    assert not found, f"screens reaching the API another way than self.app.get_client(): {found}"
+
+
+def test_the_other_ways_are_seen() -> None:
+    assert other_ways("client = await self.app.get_client()") == []
+    for line in (
+        "client = await paytui_app(self).get_client()",
+        "client = await self._host.get_client()",
+        "client = await app.get_client()",
+        "return await executor.client.get_charge(self.charge_id)",
+    ):
+        assert other_ways(line) == [line]
+
+
+# --- long modules say why -------------------------------------------------------------------
+
+LONG = 800
+#: The executor and the journal are being split along their concepts (docs/architecture.md).
+BEING_SPLIT = {"actions/executor.py", "actions/journal.py"}
+REASON = "Why one module of more than 800 lines:"
+
+
+def long_modules_without_a_reason(package: Path = PACKAGE) -> list[str]:
+    missing = []
+    for path in sorted(package.rglob("*.py")):
+        name = path.relative_to(package).as_posix()
+        source = path.read_text(encoding="utf-8")
+        if name in BEING_SPLIT or source.count("\n") <= LONG:
+            continue
+        if REASON not in (ast.get_docstring(ast.parse(source)) or ""):
+            missing.append(name)
+    return missing
+
+
+def test_a_module_above_800_lines_says_why_at_its_top() -> None:
+    assert long_modules_without_a_reason() == []
+
+
+def test_a_long_module_without_its_reason_is_seen(tmp_path: Path) -> None:
+    (tmp_path / "short.py").write_text('"""Short."""\n')
+    (tmp_path / "long.py").write_text('"""Long, no reason."""\n' + "x = 1\n" * LONG)
+    (tmp_path / "said.py").write_text(f'"""Long.\n\n{REASON} one concept."""\n' + "x = 1\n" * LONG)
+    assert long_modules_without_a_reason(tmp_path) == ["long.py"]
