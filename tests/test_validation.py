@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from paytui.ui import validation as v
+from paytui import validation as v
 
 TODAY = datetime(2026, 11, 20, tzinfo=UTC)
 

@@ -5,6 +5,12 @@ as `PaytuiHost` (`ui/host.py`); the palette's entries are `ui/palette_commands.p
 top-level screens are declared in `ui/top_screens.py` and imported lazily (only the charge
 search is needed for the first paint; start-up time is budgeted). The client is awaited once in
 a worker after the first paint, so the shell shows immediately while the connection is made.
+
+Why one module of more than 800 lines: the App's own actions (the power tools: jump, copy as curl,
+the theme; profile switch; the action gate) are Textual actions of the App, found by name on the
+App by bindings, the palette and `check_action`; they share the shell's routing and start-up state.
+The session, the host, the palette's entries and the top screens already live beside it. Move a
+power tool out when it gains state of its own.
 """
 
 from __future__ import annotations
