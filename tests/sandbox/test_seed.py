@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from paytui.sandbox.seed import build_database
+from paytui.sandbox.seed import DEFAULT_ANCHOR, PRACTICE_COUNT, build_database
 
 
 def dump(path: Path) -> list[str]:
@@ -28,13 +29,13 @@ def test_rebuild_replaces_the_database(tmp_path: Path) -> None:
     build_database(path, charges=80, anchor=datetime(2025, 1, 1, tzinfo=UTC))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["db.sqlite3"]
     with sqlite3.connect(path) as conn:
-        assert conn.execute("SELECT COUNT(*) FROM charges").fetchone() == (80,)
+        assert conn.execute("SELECT COUNT(*) FROM charges").fetchone() == (80 + PRACTICE_COUNT,)
         assert conn.execute("SELECT MAX(ts) FROM charges").fetchone()[0] < "2025-01-01T00:00:00"
 
 
 def test_template_has_every_kind_of_record(sandbox_template: Path) -> None:
     with sqlite3.connect(sandbox_template) as conn:
-        assert conn.execute("SELECT COUNT(*) FROM charges").fetchone() == (3000,)
+        assert conn.execute("SELECT COUNT(*) FROM charges").fetchone() == (3000 + PRACTICE_COUNT,)
         kinds = set(
             conn.execute("SELECT DISTINCT status, charge_type, method FROM charges").fetchall()
         )
@@ -96,3 +97,45 @@ def test_no_full_numbers_anywhere_in_the_file(sandbox_template: Path) -> None:
     ):
         assert number not in raw
     assert b"XXXXXXXXXXXX1111" in raw
+
+
+def test_the_practice_cases(sandbox_template: Path, tmp_path: Path) -> None:
+    """Open chargebacks of the last two weeks across networks, reason categories and stages, a
+    duplicate pair, a hold that ends today, a return of yesterday; the history the same as
+    without them (their own random stream, after it)."""
+    with sqlite3.connect(sandbox_template) as conn:
+        docs = [
+            json.loads(row[0])
+            for row in conn.execute(
+                "SELECT d.doc FROM charges c JOIN charge_docs d USING (id) WHERE c.id > 3000"
+            )
+        ]
+    assert len(docs) == PRACTICE_COUNT
+    disputed = [d for d in docs if d["status"] == "chargeback"]
+    items = [d["chargebacks"]["items"][0] for d in disputed]
+    two_weeks = (DEFAULT_ANCHOR - timedelta(days=14)).isoformat()[:19]
+    assert all(two_weeks < i["chargeback_timestamp"] < DEFAULT_ANCHOR.isoformat() for i in items)
+    assert {i["status"] for i in items} == {"open"}
+    assert {i["stage"] for i in items} == {"chargeback", "pre_arbitration", "arbitration"}
+    assert {d["payment_method"]["type"] for d in disputed} == {
+        "visa", "mastercard", "amex", "discover"
+    }  # fmt: skip
+    assert all(i["reason"] for i in items)  # the network's words for each code
+    sales = [d for d in docs if d["status"] == "success" and d["charge_type"] == "sale"]
+    first, second = sales
+    assert first["payment_method"] == second["payment_method"]
+    assert first["total_amount"] == second["total_amount"]
+    (hold,) = [d for d in docs if d["charge_type"] == "authorization"]
+    ends = datetime.fromisoformat(hold["charge_timestamp"]) + timedelta(days=7)
+    assert ends > DEFAULT_ANCHOR and ends.date() == DEFAULT_ANCHOR.date()
+    (returned,) = [d for d in docs if d["status"] == "return"]
+    assert returned["return"]["return_timestamp"].startswith(
+        (DEFAULT_ANCHOR - timedelta(days=1)).date().isoformat()
+    )
+    build_database(tmp_path / "history.sqlite3", charges=3000, seed=7, practice=False)
+    with (
+        sqlite3.connect(tmp_path / "history.sqlite3") as bare,
+        sqlite3.connect(sandbox_template) as full,
+    ):
+        query = "SELECT * FROM charges WHERE id <= 3000 ORDER BY id"
+        assert bare.execute(query).fetchall() == full.execute(query).fetchall()

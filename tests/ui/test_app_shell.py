@@ -238,7 +238,7 @@ async def test_no_arguments_runs_on_the_embedded_sandbox() -> None:
         client = await app.get_client()
         assert client is not None
         await settle(app, pilot)
-        assert app.screen.query_one(ChargeTable).total == 3000
+        assert app.screen.query_one(ChargeTable).total == 3012
         sandbox = app.session._sandbox
         assert sandbox is not None and sandbox.running
     assert not sandbox.running

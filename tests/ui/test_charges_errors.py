@@ -48,7 +48,7 @@ async def retry_recovers(app: Any, pilot: Any) -> None:
     await settle(app, pilot)
     screen = app.screen
     assert screen.state == "results", screen_text(app)
-    assert screen.query_one(ChargeTable).total == 3000
+    assert screen.query_one(ChargeTable).total == 3012
 
 
 @pytest.mark.parametrize(
@@ -137,7 +137,7 @@ async def test_query_text_survives_an_error_and_retry_runs_it(
         await pilot.press("ctrl+r")
         await settle(app, pilot)
         table = screen.query_one(ChargeTable)
-        assert screen.state == "results" and 0 < table.total < 3000
+        assert screen.state == "results" and 0 < table.total < 3012
         assert screen.query_one(QueryInput).value == "status:chargeback"
 
 

@@ -153,6 +153,20 @@ class ChargePatch(_Lenient):
     attributes: Attributes | None = None
 
 
+class ChargebackIn(_Lenient):
+    """`POST /sandbox/charges/{id}/chargeback` (sandbox only): a case to practise on."""
+
+    reason_code: str = "13.1"
+    reason: str | None = None
+    #: The amount disputed (the charge's whole amount when left out).
+    total_amount: Money | None = None
+    #: The chargeback's date (now when left out): ISO 8601, a date or a timestamp.
+    chargeback_date: str | None = None
+    #: `chargeback` (the first), `pre_arbitration` or `arbitration`.
+    stage: Literal["chargeback", "pre_arbitration", "arbitration"] = "chargeback"
+    status: Literal["open", "won", "lost"] = "open"
+
+
 class DistributeIn(_Lenient):
     distribution_id: str | None = None
 

@@ -13,7 +13,7 @@ import anyio.to_thread
 from fastapi import APIRouter, Request, Response
 
 from paytui.sandbox.http import faults_of, json_response, store_of
-from paytui.sandbox.models import FaultsUpdate
+from paytui.sandbox.models import ChargebackIn, FaultsUpdate
 from paytui.sandbox.scopes import CLIENTS, ScopeRequestError, grant
 
 router = APIRouter()
@@ -101,3 +101,14 @@ def put_faults(request: Request, body: FaultsUpdate) -> Response:
 @router.post("/sandbox/accounts/{account_id}/advance", summary="Move an account one boarding step")
 def advance(request: Request, account_id: str) -> Response:
     return json_response(store_of(request).advance_account(account_id))
+
+
+@router.post(
+    "/sandbox/charges/{charge_id}/chargeback",
+    status_code=201,
+    summary="Put a chargeback on a card sale or capture (sandbox only: a case to practise on)",
+)
+def add_chargeback(request: Request, charge_id: str, body: ChargebackIn) -> Response:
+    from paytui.sandbox import ledger
+
+    return json_response(ledger.add_chargeback(store_of(request), charge_id, body), 201)

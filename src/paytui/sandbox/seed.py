@@ -32,6 +32,7 @@ from paytui.sandbox.ledger import (
     attr_rows,
     charge_doc,
     charge_row,
+    chargeback_item,
     refund_doc,
     tag_rows,
     totals,
@@ -102,6 +103,24 @@ RETURN_REASONS = (
     ("R03", "No account / unable to locate account"),
     ("R10", "Customer advises not authorized"),
 )
+
+#: Cases to practise on, dated back from the anchor (docs/today.md, "The demo"): open
+#: chargebacks of the last two weeks, across networks, reason categories (fraud, authorization,
+#: processing error, consumer dispute) and stages: (days before the anchor, brand, last4,
+#: length, reason code, stage, customer).
+PRACTICE_CHARGEBACKS: tuple[tuple[float, str, str, int, str, str, tuple[str, str]], ...] = (
+    (1.2, "visa", "1111", 16, "12.6", "chargeback", ("Nina", "Petrova")),
+    (2.5, "visa", "1881", 16, "10.4", "chargeback", ("Omar", "Haddad")),
+    (4.1, "amex", "0005", 15, "C08", "chargeback", ("Lucía", "Ferrer")),
+    (6.3, "visa", "1111", 16, "13.1", "chargeback", ("Ravi", "Menon")),
+    (8.0, "visa", "1111", 16, "11.3", "chargeback", ("Ines", "Duarte")),
+    (9.4, "mastercard", "4444", 16, "4837", "chargeback", ("Kwame", "Mensah")),
+    (11.8, "mastercard", "5100", 16, "4853", "pre_arbitration", ("Helga", "Lindqvist")),
+    (13.2, "discover", "1117", 16, "UA02", "arbitration", ("Tariq", "Aziz")),
+)
+#: The charges the practice cases add beyond the `charges` asked for (`build_database`): the
+#: chargebacks, a duplicate pair, a hold that ends today and a return of yesterday.
+PRACTICE_COUNT = len(PRACTICE_CHARGEBACKS) + 4
 
 # merchant name, merchant status, [(account name, status, mcc, channel tag, weight, extras)]
 MERCHANTS: tuple[tuple[str, str, tuple[tuple[str, str, str, str, int], ...]], ...] = (
@@ -190,6 +209,8 @@ class Seeder:
         self.tokens: dict[str, list[Token]] = defaultdict(list)
         self.order_seq = 1000
         self.card_weights = [c[3] for c in CARDS]
+        #: The charges of the history (the practice cases come after them).
+        self.history = 0
 
     # -- ids and small values ----------------------------------------------------------------
 
@@ -658,6 +679,79 @@ class Seeder:
             account, iso_ms(moment), moment, self.amount(account), last4, method, common
         )
 
+    # -- cases to practise on ------------------------------------------------------------------
+
+    def practice(self, seed: int) -> None:
+        """The practice cases (`PRACTICE_CHARGEBACKS`, a duplicate pair, a card hold that ends
+        today, an ACH return of yesterday), after the history and from their own random stream,
+        so the history is the same with or without them. They are in no payout."""
+        rng = random.Random(seed + 41)
+        shop = next(a for a in self.accounts if a.name == "Blue Fern Online Store")
+
+        def method(brand: str, last4: str, length: int, who: tuple[str, str]) -> dict[str, Any]:
+            contact = {"first_name": who[0], "last_name": who[1]}
+            return {
+                "method": "card",
+                "type": brand,
+                "card_number": "X" * (length - 4) + last4,
+                "contact": contact,
+            }
+
+        def sale(when: datetime, cents: int, pm: dict[str, Any], **extra: Any) -> dict[str, Any]:
+            return charge_doc(
+                charge_id=f"{rng.getrandbits(96):024x}", ts=iso_ms(when), status="success",
+                result_code="Approved", result_text=SUCCESS_TEXT,
+                authorization_code="".join(rng.choices("ABCDEFGHJKLMNPQRSTUVWXYZ0123456789", k=6))
+                if pm["method"] == "card" else None,
+                amount_cents=cents, account_id=shop.account_id, merchant_id=shop.merchant_id,
+                payment_method=pm, processor_messages=dict(PASSED), tags=["web", "practice"],
+                attributes={"channel": ["web"]}, **{"charge_type": "sale", **extra},
+            )  # fmt: skip
+
+        for days, brand, last4, length, code, stage, who in PRACTICE_CHARGEBACKS:
+            dated = self.anchor - timedelta(days=days)
+            # Bought a month or two before the anchor: chargebacks come weeks after the sale,
+            # and these stay out of the pulse's 30 days (a chargeback counts on its charge's
+            # day there), whose rate the demo keeps near 0.2 %.
+            charged = self.anchor - timedelta(days=rng.uniform(31, 75))
+            cents = rng.randrange(1_500, 40_000)
+            doc = sale(charged, cents, method(brand, last4, length, who))
+            doc["status"] = "chargeback"
+            at = iso_ms(dated)
+            item = chargeback_item(
+                f"{rng.getrandbits(96):024x}", cents=cents, reason_code=code, reason=None,
+                status="open", at=at, stage=stage,
+            )  # fmt: skip
+            doc["chargebacks"] = {"total_amount": money_out(cents), "items": [item]}
+            doc["last_updated_timestamp"] = at
+            self.add_charge(doc, cents, last4)
+        # "Charged twice?": the same card, amount and account two minutes apart.
+        twice = self.anchor - timedelta(days=5, hours=3)
+        pm = method("visa", "1881", 16, ("Mateo", "Rossi"))
+        for gap in (0, 2):
+            self.add_charge(sale(twice + timedelta(minutes=gap), 4_999, pm), 4_999, "1881")
+        # A visa hold (7 days) that ends later today (UTC), whatever the hour of the anchor.
+        end_of_day = self.anchor.replace(hour=23, minute=55, second=0, microsecond=0)
+        ends = self.anchor + max(
+            timedelta(minutes=30), min(timedelta(hours=3), end_of_day - self.anchor)
+        )
+        hold = sale(ends - timedelta(days=7), 12_500, method("visa", "1111", 16, ("Elif", "Kaya")),
+                    charge_type="authorization")  # fmt: skip
+        hold["result_code"] = "Authorized"
+        hold["captured_charge_id"] = None
+        self.add_charge(hold, 12_500, "1111")
+        # An ACH return of yesterday (insufficient funds), on a debit of four days ago.
+        bank = {"method": "bank_account", "account_number": "4321",
+                "contact": {"first_name": "Jonas", "last_name": "Weber"}}  # fmt: skip
+        debit = sale(self.anchor - timedelta(days=4, hours=2), 8_250, bank)
+        debit["result_code"] = "ProcessorPendingACHSale"
+        returned = iso_ms(self.anchor - timedelta(days=1))
+        debit["status"] = "return"
+        debit["return"] = {"return_code": "R01", "reason": "Insufficient funds",
+                           "return_timestamp": returned}  # fmt: skip
+        debit["last_updated_timestamp"] = returned
+        self.add_charge(debit, 8_250, "4321")
+
     def distributions(self) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
         merchant_of = {a.account_id: a.merchant_id for a in self.accounts}
         latest: dict[str, str] = {}
@@ -698,7 +792,7 @@ class Seeder:
         `sandbox.conversations.seed_rows`)."""
         charges = [
             conversations.SeedCharge(row[1], row[2], row[4], row[5], row[10], row[14])
-            for row in self.batch.charges
+            for row in self.batch.charges[: self.history]
         ]
         return conversations.seed_rows(charges, seed=seed + 27, anchor=self.anchor)
 
@@ -714,8 +808,10 @@ def build_database(
     charges: int = 3000,
     seed: int = 7,
     anchor: datetime = DEFAULT_ANCHOR,
+    practice: bool = True,
 ) -> None:
-    """(Re)build the demo database at `path`; built beside it and renamed, so never half-built."""
+    """(Re)build the demo database at `path`; built beside it and renamed, so never half-built.
+    `charges` of history, then (`practice`) the `PRACTICE_COUNT` practice cases."""
     path = Path(path)
     # The database holds the full card numbers typed into the sandbox: a private directory (when
     # paytui makes it) and a private file, created 0600 before SQLite opens it (its -wal and
@@ -736,6 +832,9 @@ def build_database(
         seeder.merchants_and_accounts(conn)
         seeder.card_tokens(conn)
         seeder.charges(charges)
+        seeder.history = len(seeder.batch.charges)
+        if practice:
+            seeder.practice(seed)
         batch = seeder.batch
         conn.executemany(INSERT_CHARGE, (row[:-1] for row in batch.charges))
         conn.executemany(INSERT_DOC, ((row[0], row[-1]) for row in batch.charges))
