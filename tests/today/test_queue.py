@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from paytui.actions.journal import Journal
 from paytui.api.queries import OPEN_AUTHORIZATIONS
 from paytui.config.model import TodayPrefs
+from paytui.sandbox.seed import DEFAULT_ANCHOR
 from paytui.today.queue import (
     authorizations_since,
     build_queue,
@@ -30,27 +31,37 @@ URL = "http://sandbox"
 async def test_the_queue_is_sorted_by_deadline_and_proves_each_row(
     demo_client: PaymentClient, tmp_path: Path
 ) -> None:
-    now = datetime.now(UTC)
+    now = DEFAULT_ANCHOR + timedelta(minutes=30)  # a fixed clock: the demo's hour
     seen = SeenStore(tmp_path / "today.sqlite3", URL)
     queue = await build_queue(demo_client, seen=seen, now=now)
     kinds = {item.kind for item in queue.items}
     assert {"chargeback", "return", "authorization", "account"} <= kinds
-    assert [item.due_at for item in queue.items] == sorted(item.due_at for item in queue.items)
+    # What can be acted on, by due time; then the lapsed holds, by due time.
+    actionable = queue.select(lapsed=False)
+    lapsed = queue.select(lapsed=True)
+    assert queue.items == actionable + lapsed and lapsed and queue.lapsed == len(lapsed)
+    assert [i.due_at for i in actionable] == sorted(i.due_at for i in actionable)
+    assert [i.due_at for i in lapsed] == sorted(i.due_at for i in lapsed)
+    assert {i.kind for i in lapsed} == {"authorization"} and all(i.due_at <= now for i in lapsed)
+    assert any(f"{len(lapsed)} lapsed holds" in note for note in queue.notes)
     # Every open authorization within the lookback is in it, due at its hold's end.
     for item in queue.select(kinds=["authorization"]):
         charge = await demo_client.get_charge(item.id)
         assert charge.is_open_authorization
         assert charge.charge_timestamp is not None
         assert item.due_at == charge.charge_timestamp + timedelta(days=7)
-        assert item.estimated
-    # A chargeback whose inner status is won or lost is not in it; an open one is.
+        assert item.estimated and item.lapsed == (item.due_at <= now)
+    # A chargeback whose inner status is won or lost is not in it; an open one is, due from
+    # its own date (the sandbox shows it) by the acquirer's window less the buffer.
     for item in queue.select(kinds=["chargeback"]):
         charge = await demo_client.get_charge(item.id)
         assert charge.chargebacks is not None and charge.chargebacks.items
-        assert any(cb.status == "open" for cb in charge.chargebacks.items)
+        opened = [cb for cb in charge.chargebacks.items if cb.status == "open"]
+        assert opened and opened[0].chargeback_timestamp is not None
         assert item.amount is not None and item.amount > 0
-        assert item.due_at == now.replace(microsecond=0) + timedelta(days=8)
-    assert queue.items[0].due_at < now < queue.items[-1].due_at  # overdue and due later
+        assert item.basis == "chargeback_date"
+        assert item.due_at == opened[0].chargeback_timestamp + timedelta(days=8)
+    assert actionable[0].due_at < now < actionable[-1].due_at  # overdue and due later
     # Only holds that can still be in it are read, and none that can is missed.
     since = authorizations_since(TodayPrefs(), now)
     assert since is not None and any(f"holds before {since:%Y-%m-%d}" in n for n in queue.notes)

@@ -15,7 +15,7 @@ from paytui.commands.runtime import Exit
 from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
 from tests.cli_support import cli_runner
 
-FIELDS = ["kind", "id", "customer", "amount", "due_at", "estimated", "why"]
+FIELDS = ["kind", "id", "customer", "amount", "due_at", "estimated", "basis", "lapsed", "why"]
 
 
 def test_today_prints_the_queue_sorted_by_deadline(
@@ -35,7 +35,13 @@ def test_today_prints_the_queue_sorted_by_deadline(
     rows = [json.loads(line) for line in out.splitlines()]
     assert rows and all(list(row) == FIELDS for row in rows)
     due = [row["due_at"] for row in rows]
-    assert due == sorted(due) and all(d.endswith("Z") for d in due)
+    assert all(d.endswith("Z") for d in due)
+    # Sorted by due time, the lapsed holds last (a JSON boolean says which).
+    assert [row["lapsed"] for row in rows] == sorted(row["lapsed"] for row in rows)
+    for lapsed in (False, True):
+        part = [row["due_at"] for row in rows if row["lapsed"] is lapsed]
+        assert part and part == sorted(part)
+    assert {type(row["estimated"]) for row in rows} == {bool}
     assert {"chargeback", "authorization", "return"} <= {row["kind"] for row in rows}
     assert "left out" in err  # the long overdue holds, counted, not hidden silently
 
@@ -44,12 +50,12 @@ def test_today_prints_the_queue_sorted_by_deadline(
     found = list(csv.DictReader(io.StringIO(out)))
     assert found and {row["kind"] for row in found} == {"chargeback"}
     assert all(row["estimated"] == "true" and row["amount"] for row in found)
+    assert {row["basis"] for row in found} == {"chargeback_date"}
 
     code, out, _ = run("today", "--due-before", "today", "--format", "json")
     end_of_day = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
     assert code == Exit.OK
     assert all(row["due_at"] < f"{end_of_day.date().isoformat()}T99" for row in json.loads(out))
-    assert not any(row["kind"] == "chargeback" for row in json.loads(out))
 
     code, out, err = run("today", "--due-before", "someday")
     assert code == Exit.USAGE and "someday" in err and not out

@@ -38,7 +38,14 @@ async def test_zero_opens_today_sorted_by_deadline(
         assert labels[:6] == ["Kind", "What", "Customer", "Amount", "Due (local)", "Time left"]
         assert "Claimed by" not in labels  # a file journal: no claims to show
         due = [item.due_at for item in screen.items]
-        assert due == sorted(due) and table.row_count == len(due)
+        assert table.row_count == len(due)
+        # What can be acted on by due time, then the lapsed holds: in words, not colour alone.
+        lapsed = [item.lapsed for item in screen.items]
+        assert any(lapsed) and lapsed == sorted(lapsed)
+        acting = [item.due_at for item in screen.items if not item.lapsed]
+        assert acting == sorted(acting)
+        assert screen.queue is not None
+        assert any(f"{sum(lapsed)} lapsed holds" in note for note in screen.queue.notes)
         text = screen_text(app)
         assert "≈ overdue" in text and "≈ due in" in text  # words, not colour alone
         assert {"chargeback", "authorization", "return", "account"} <= {
@@ -56,6 +63,12 @@ async def test_zero_opens_today_sorted_by_deadline(
         )
         await settle(app, pilot)
         assert screen.items and {item.kind for item in screen.items} == {"chargeback"}
+        # The lapsed holds: a phase of their own, and only there besides "all".
+        for name in ("due today", "overdue", "authorizations"):
+            phase = next(p for p in PHASES if p.name == name)
+            assert phase.lapsed is False
+        lapsed_phase = next(i for i, p in enumerate(PHASES) if p.name == "lapsed holds")
+        assert PHASES[lapsed_phase].lapsed is True
 
         # `enter` opens the charge of a chargeback.
         first = screen.items[0]

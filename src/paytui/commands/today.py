@@ -56,7 +56,7 @@ def add_parser(top: Any, common: argparse.ArgumentParser) -> None:
 
 
 def today_columns() -> dict[str, Column]:
-    """The fields of a queue item, in order (`kind`, `id`, ..., `why`)."""
+    """The fields of a queue item, in order (`kind`, `id`, ..., `basis`, `lapsed`, `why`)."""
     from paytui.exporter import Column
 
     return {
@@ -67,7 +67,25 @@ def today_columns() -> dict[str, Column]:
             Column("customer", lambda item: item.customer),
             Column("amount", lambda item: item.amount, "money"),
             Column("due_at", lambda item: item.due_at, "time"),
-            Column("estimated", lambda item: "true" if item.estimated else "false", "id"),
+            Column(
+                "estimated",
+                lambda item: item.estimated,
+                "flag",
+                "true: paytui estimated the due time (the service gave none); a JSON boolean",
+            ),
+            Column(
+                "basis",
+                lambda item: item.basis,
+                "id",
+                "what the due time was computed from: service, chargeback_date, return_date,"
+                " charge_updated, first_seen, authorization_date, account_updated, journal",
+            ),
+            Column(
+                "lapsed",
+                lambda item: item.lapsed,
+                "flag",
+                "true: an authorization whose hold lapsed (listed below what can be acted on)",
+            ),
             Column("why", lambda item: item.why),
         )
     }

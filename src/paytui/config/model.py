@@ -119,6 +119,26 @@ class UiPrefs(BaseModel):
 
 Days = Annotated[float, Field(ge=0, le=3650)]
 
+#: The card networks' response windows, in days, per brand (as the service spells it, folded)
+#: and stage: how long a merchant has to answer from the chargeback's date (docs/today.md, "The
+#: windows", gives each source). A brand paytui does not know gets the shortest of its stage; a
+#: stage it does not know, the shortest of the brand. `[today] network_days` overrides entries.
+NETWORK_DAYS: Mapping[str, Mapping[str, float]] = {
+    # Visa Core Rules, Dispute Resolution (Visa Claims Resolution): 30 days to respond to a
+    # dispute and to a pre-arbitration; arbitration is shorter (10 days, cautious).
+    "visa": {"chargeback": 30, "pre_arbitration": 30, "arbitration": 10},
+    # Mastercard Chargeback Guide: 45 days for the second presentment; pre-arbitration 30;
+    # arbitration case filing 10 (cautious).
+    "mastercard": {"chargeback": 45, "pre_arbitration": 30, "arbitration": 10},
+    # American Express Merchant Regulations: 20 days to answer an inquiry or a chargeback.
+    "amex": {"chargeback": 20, "pre_arbitration": 20, "arbitration": 10},
+    # Discover Dispute Rules Manual: 30 days to represent; pre-arbitration 20; arbitration 10.
+    "discover": {"chargeback": 30, "pre_arbitration": 20, "arbitration": 10},
+}
+#: The stages of a chargeback, first to last: a service's word for one is folded onto these
+#: (`paytui.today.deadlines.stage_of`); no stage shown is the first.
+STAGES: tuple[str, ...] = ("chargeback", "pre_arbitration", "arbitration")
+
 
 class TodayPrefs(BaseModel):
     """The `[today]` table: the windows of Today's deadlines (docs/today.md). None of them is
@@ -131,11 +151,16 @@ class TodayPrefs(BaseModel):
     brand_hold_days: dict[str, Days] = {}
     """Per card brand (as the service spells it, `visa`): days the hold lasts."""
     response_days: Days = 10.0
-    """Days to answer a chargeback, counted from when paytui first saw it (docs/today.md)."""
+    """The acquirer's window to answer a chargeback, from the best evidence of its date (the
+    chargeback's own date, else the charge's last update, else first seen: docs/today.md); the
+    earlier of this and the network's window (`network_days`) is the due time."""
     buffer_days: Days = 2.0
     """Taken off the chargeback response window, so the due time is early rather than late."""
+    network_days: dict[str, dict[str, Days]] = {}
+    """Per card brand and stage (`chargeback`, `pre_arbitration`, `arbitration`): the network's
+    response window, laid over the built-in table (`NETWORK_DAYS`, docs/today.md)."""
     return_days: Days = 1.0
-    """Days to act on an ACH return, counted from when paytui first saw it."""
+    """Days to act on an ACH return, from the return's own date (else as a chargeback's)."""
     stale_days: Days = 5.0
     """An account in a boarding status not final for this many days needs a look."""
     attention_statuses: tuple[str, ...] = ("info_required",)
@@ -161,6 +186,24 @@ class TodayPrefs(BaseModel):
     @classmethod
     def _lower_brands(cls, value: dict[str, float]) -> dict[str, float]:
         return {brand.strip().lower(): days for brand, days in value.items()}
+
+    @field_validator("network_days", mode="after")
+    @classmethod
+    def _known_stages(cls, value: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
+        for brand, stages in value.items():
+            unknown = sorted(set(stages) - set(STAGES))
+            if unknown:
+                raise ValueError(
+                    f"{brand}: unknown stage {', '.join(unknown)} (stages: {', '.join(STAGES)})"
+                )
+        return {brand.strip().lower(): dict(stages) for brand, stages in value.items()}
+
+    def network_windows(self) -> dict[str, dict[str, float]]:
+        """The built-in table with this config's entries laid over it."""
+        table = {brand: dict(stages) for brand, stages in NETWORK_DAYS.items()}
+        for brand, stages in self.network_days.items():
+            table.setdefault(brand, {}).update(stages)
+        return table
 
 
 class PulsePrefs(BaseModel):

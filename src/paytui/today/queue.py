@@ -26,6 +26,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Literal
 
 from paytui.config.model import TodayPrefs
+from paytui.today.deadlines import chargeback_deadline, return_deadline
 
 if TYPE_CHECKING:
     from paytui.actions.entry import JournalEntry
@@ -72,11 +73,21 @@ class TodayItem:
     #: The object read (a `Charge`, `Account` or `Token`; None for an unknown outcome): what
     #: an action of the registry acts on, as on any list.
     subject: Any = field(default=None, compare=False, repr=False)
+    #: What the due time was computed from (`paytui.today.deadlines.BASES`; `service` when
+    #: the service or the object itself gives it, `journal` for an unknown outcome, ...).
+    basis: str = "service"
+    #: An authorization whose hold lapsed (due before the queue was built): little can be
+    #: done with it, so it is below everything that can still be acted on.
+    lapsed: bool = False
+    #: The evidence and the clock in a few words, for a column ("chargeback date, acquirer
+    #: 10 d"); `why` says it whole.
+    source: str = ""
 
     @property
-    def sort_key(self) -> tuple[bool, datetime, str, str]:
-        """Unknown outcomes first, then the soonest due."""
-        return (self.kind != "unknown", self.due_at, self.kind, self.id)
+    def sort_key(self) -> tuple[bool, bool, datetime, str, str]:
+        """Unknown outcomes first, then what can still be acted on by due time, then the
+        lapsed holds (by due time)."""
+        return (self.kind != "unknown", self.lapsed, self.due_at, self.kind, self.id)
 
 
 @dataclass
@@ -92,20 +103,34 @@ class TodayQueue:
     failed: list[str] = field(default_factory=list)
 
     def select(
-        self, *, kinds: Iterable[str] = (), due_before: datetime | None = None
+        self,
+        *,
+        kinds: Iterable[str] = (),
+        due_before: datetime | None = None,
+        lapsed: bool | None = None,
     ) -> list[TodayItem]:
-        """The items of these kinds (all when none), due before `due_before` (when given)."""
+        """The items of these kinds (all when none), due before `due_before` (when given),
+        lapsed holds only (`lapsed` True), or none of them (False)."""
         wanted = set(kinds)
         return [
             item
             for item in self.items
             if (not wanted or item.kind in wanted)
             and (due_before is None or item.due_at < due_before)
+            and (lapsed is None or item.lapsed == lapsed)
         ]
 
+    @property
+    def lapsed(self) -> int:
+        """How many lapsed holds are in the queue (below what can still be acted on)."""
+        return sum(1 for item in self.items if item.lapsed)
 
-def due_words(due_at: datetime, now: datetime, *, estimated: bool = False) -> str:
-    """The time left in words: "due in 2 d 4 h", "overdue 3 h", "≈ due in 5 h"."""
+
+def due_words(
+    due_at: datetime, now: datetime, *, estimated: bool = False, late: str = "overdue"
+) -> str:
+    """The time left in words: "due in 2 d 4 h", "overdue 3 h", "≈ due in 5 h" (`late`: the
+    word past it, "lapsed" for a hold)."""
     seconds = int((due_at - now).total_seconds())
     span = abs(seconds)
     days, rest = divmod(span, 86_400)
@@ -117,7 +142,7 @@ def due_words(due_at: datetime, now: datetime, *, estimated: bool = False) -> st
         text = f"{hours} h {minutes} min" if minutes and hours < 3 else f"{hours} h"
     else:
         text = f"{max(minutes, 1)} min"
-    words = f"due in {text}" if seconds > 0 else f"overdue {text}"
+    words = f"due in {text}" if seconds > 0 else f"{late} {text}"
     return f"≈ {words}" if estimated else words
 
 
@@ -192,6 +217,8 @@ def items_from_journal(entries: Iterable[JournalEntry]) -> list[TodayItem]:
                 why=_why_unsettled(entry),
                 target="charge" if entry.charge_id else "history",
                 target_id=target,
+                basis="journal",
+                source="sent",
             )
         )
     return items
@@ -266,10 +293,8 @@ async def _chargebacks(
             key = getattr(cb, "chargeback_id", None) or f"{charge.charge_id}#{position}"
             found.append((charge, key, cb))
     first = await asyncio.to_thread(seen.first_seen, "chargeback", [k for _, k, _ in found], now)
-    window = timedelta(days=prefs.response_days - prefs.buffer_days)
     items = []
     for charge, key, cb in found:
-        stamp = _utc(getattr(cb, "chargeback_timestamp", None))
         amount = getattr(cb, "amount", None)
         if amount is None and charge.chargebacks is not None:
             amount = charge.chargebacks.total_amount
@@ -279,21 +304,22 @@ async def _chargebacks(
             if part
         )
         state = getattr(cb, "status", None)
+        due = chargeback_deadline(cb, charge, first[key], prefs)
         why = f"chargeback{f' {reason}' if reason else ''}, {state or 'status not shown'}"
-        why += f" (of {stamp:%Y-%m-%d})" if stamp else ""
-        why += f": answer within {_days(prefs.response_days)} of first seen, less the buffer"
         items.append(
             TodayItem(
                 "chargeback",
                 charge.charge_id,
                 _name(charge),
                 amount if amount is not None else charge.total_amount,
-                first[key] + window,
-                True,
-                why,
+                due.due_at,
+                due.estimated,
+                f"{why}: {due.words}",
                 "charge",
                 charge.charge_id,
                 charge,
+                due.basis,
+                source=due.short,
             )
         )
     return items
@@ -316,24 +342,24 @@ async def _returns(
     items = []
     for charge in found:
         info = charge.return_info
-        stamp = _utc(info.return_timestamp if info is not None else None)
         reason = " ".join(
             str(part) for part in ((info.return_code, info.reason) if info else ()) if part
         )
-        of = f" (of {stamp:%Y-%m-%d})" if stamp else ""
+        due = return_deadline(charge, first[charge.charge_id], prefs)
         items.append(
             TodayItem(
                 "return",
                 charge.charge_id,
                 _name(charge),
                 charge.total_amount,
-                first[charge.charge_id] + timedelta(days=prefs.return_days),
-                True,
-                f"ACH return{f' {reason}' if reason else ''}{of}: act within"
-                f" {_days(prefs.return_days)} of first seen",
+                due.due_at,
+                due.estimated,
+                f"ACH return{f' {reason}' if reason else ''}: {due.words}",
                 "charge",
                 charge.charge_id,
                 charge,
+                due.basis,
+                source=due.short,
             )
         )
     return items
@@ -380,18 +406,29 @@ async def _authorizations(
             continue  # a service that ignored created_from sent it
         brand = getattr(charge.payment_method, "type", None)
         days = hold_days(prefs, brand)
+        ends = charge.charge_timestamp.astimezone(UTC) + timedelta(days=days)
+        lapsed = ends <= now
+        why = (
+            f"the {brand or 'card'} hold ({_days(days)}) lapsed: capture may be refused;"
+            " reauthorize or let it go"
+            if lapsed
+            else f"capture by the end of the {brand or 'card'} hold ({_days(days)}), or it lapses"
+        )
         items.append(
             TodayItem(
                 "authorization",
                 charge.charge_id,
                 _name(charge),
                 charge.total_amount,
-                charge.charge_timestamp.astimezone(UTC) + timedelta(days=days),
+                ends,
                 True,
-                f"capture by the end of the {brand or 'card'} hold ({_days(days)}), or it lapses",
+                f"{why}: ≈ from the authorization's date {ends - timedelta(days=days):%Y-%m-%d}",
                 "charge",
                 charge.charge_id,
                 charge,
+                "authorization_date",
+                lapsed,
+                f"authorization date, {brand or 'card'} hold {days:g} d",
             )
         )
     return items
@@ -421,6 +458,7 @@ async def _accounts(
         updated = _utc(account.last_updated_timestamp)
         # Both are no earlier than the change itself: the earlier one is the closer.
         changed = min(since, updated) if updated is not None else since
+        basis = "account_updated" if changed != since else "first_seen"
         if status in prefs.attention_statuses:
             due, why = changed, f"{status}: the account needs information"
             if account.status_message:
@@ -442,6 +480,8 @@ async def _accounts(
                 "account",
                 account.account_id,
                 account,
+                basis,
+                source="account updated" if basis == "account_updated" else "status first seen",
             )
         )
     return items
@@ -496,6 +536,7 @@ async def _tokens(client: PaymentClient, now: datetime, notes: list[str]) -> lis
                     "token",
                     token.token_id,
                     token,
+                    source=what.removeprefix("the ").replace("expires", "expiry"),
                 )
             )
             break
@@ -578,6 +619,11 @@ def _assemble(
                 items.append(item)
     items.sort(key=lambda item: item.sort_key)
     notes = list(notes)
+    lapsed = sum(1 for item in items if item.lapsed)
+    if lapsed:
+        notes.append(
+            f"{lapsed} lapsed hold{'s' if lapsed != 1 else ''}, below what can be acted on"
+        )
     since = authorizations_since(prefs, now)
     if left_out or since is not None:
         counts = ", ".join(f"{n} {kind}" for kind, n in sorted(left_out.items()))

@@ -54,25 +54,29 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Phase:
-    """One view of the queue: its name, the kinds it holds (all when empty) and, when set,
-    how far ahead it looks (`due_within`, from now; 0: overdue only)."""
+    """One view of the queue: its name, the kinds it holds (all when empty), when set how
+    far ahead it looks (`due_within`, from now; 0: overdue only), and whether it holds the
+    lapsed holds (`lapsed`: None both, False none, True only them)."""
 
     name: str
     kinds: tuple[str, ...] = ()
     due_within: timedelta | None = None
+    lapsed: bool | None = None
 
 
-#: The phases `f` steps through, in order.
+#: The phases `f` steps through, in order. "all" ends with the lapsed holds (the queue's
+#: order); the phases of what to do next leave them out, and they have one of their own.
 PHASES: tuple[Phase, ...] = (
     Phase("all"),
-    Phase("due today", due_within=timedelta(0)),
-    Phase("overdue", due_within=timedelta(-1)),
+    Phase("due today", due_within=timedelta(0), lapsed=False),
+    Phase("overdue", due_within=timedelta(-1), lapsed=False),
     Phase("unknown outcomes", ("unknown",)),
     Phase("chargebacks", ("chargeback",)),
     Phase("ACH returns", ("return",)),
-    Phase("authorizations", ("authorization",)),
+    Phase("authorizations", ("authorization",), lapsed=False),
     Phase("accounts", ("account",)),
     Phase("tokens", ("token",)),
+    Phase("lapsed holds", ("authorization",), lapsed=True),
 )
 
 #: Words for each kind, as the list shows them.
@@ -341,21 +345,28 @@ class TodayScreen(ChargeRowActions, PagedListScreen[TodayItem]):
             else:
                 midnight = now.astimezone().replace(hour=0, minute=0, second=0, microsecond=0)
                 before = (midnight + timedelta(days=1)).astimezone(UTC)
-        return queue.select(kinds=phase.kinds, due_before=before)
+        return queue.select(kinds=phase.kinds, due_before=before, lapsed=phase.lapsed)
 
     def row_key(self, item: TodayItem) -> str | None:
         return f"{item.kind}:{item.id}:{item.due_at.isoformat()}"
 
     def row_cells(self, item: TodayItem) -> list[Text]:
         now = self.queue.now if self.queue is not None else paytui_app(self).now()
-        overdue = item.due_at <= now
-        left = due_words(item.due_at, now, estimated=item.estimated)
+        # A lapsed hold says so in words ("lapsed 5 d"), not red: it is below what can
+        # still be acted on, not the most urgent thing on screen.
+        overdue = item.due_at <= now and not item.lapsed
+        left = due_words(
+            item.due_at,
+            now,
+            estimated=item.estimated,
+            late="lapsed" if item.lapsed else "overdue",
+        )
         claimed = ""
         if self.claimed_by is not None and item.target == "charge":
             claimed = self.claimed_by.get(item.target_id, "nobody")
         return [
             Text(
-                KIND_WORDS.get(item.kind, item.kind),
+                "lapsed hold" if item.lapsed else KIND_WORDS.get(item.kind, item.kind),
                 style=fmt.tone("bold") if item.kind == "unknown" else "",
             ),
             self._what_cell(item),
