@@ -154,10 +154,11 @@ async def test_a_page_that_fails_later_can_be_retried(
         sandbox_faults.fail_count = 1
         await pilot.press("G")
         await settle(app, pilot)
-        assert table.cursor_charge is None and table.failed_pages
+        # The end of 3,012 rows straddles two pages: the one that failed may be either.
+        assert table.failed_pages
         assert "some rows did not load" in screen_text(app)
         assert "not loaded (ctrl+r)" in screen_text(app)
         await pilot.press("ctrl+r")
         await settle(app, pilot)
-        assert table.cursor_row == 2999 and table.cursor_charge is not None
+        assert table.cursor_row == 3011 and table.cursor_charge is not None
         assert "some rows did not load" not in screen_text(app)

@@ -210,7 +210,7 @@ async def test_page_to_the_end_reaches_the_oldest_charge(
         _screen, table = await open_app(pilot, app)
         await pilot.press("G")
         await settle(app, pilot)
-        assert table.cursor_row == 2999
+        assert table.cursor_row == 3011
         last = table.cursor_charge
         assert last is not None
         # The oldest charge, asked of the sandbox directly.
