@@ -295,11 +295,14 @@ async def test_another_search_drops_the_preview(
         # A query that does not parse yet (so no search replaces it): taken at once.
         await pilot.press("slash", "greater_than_sign")
         assert not table.previewing
-        assert app.screen.query_one(ListState).state == "loading"
+        # An invalid query keeps no rows under its error, the preview's included.
+        assert app.screen.query_one(ListState).state == "empty" and table.total == 0
         connect.set()
         await settle(app, pilot)
         assert app.screen.query_one("#query", Input).value == ">"
         assert not table.previewing
+        # The first search answering late does not bring rows back under the error.
+        assert app.screen.query_one(ListState).state == "empty" and table.total == 0
 
 
 async def test_the_first_rows_settle_before_the_deferred_work_holds_the_loop(
