@@ -89,12 +89,6 @@ _BRANDS = {
     "master_card": "mastercard",
     "discover_card": "discover",
 }
-_SHORT = {
-    "chargeback_date": "chargeback date",
-    "return_date": "return date",
-    "charge_updated": "charge updated",
-    "first_seen": "first seen",
-}
 _WHAT = {
     "chargeback_date": "the chargeback's date",
     "return_date": "the return's date",
@@ -113,8 +107,6 @@ class Deadline:
     estimated: bool
     basis: str
     words: str
-    #: The same, short, for a column: "chargeback date, acquirer 10 d".
-    short: str
 
 
 def _field(item: Any, keys: tuple[str, ...]) -> Any:
@@ -200,7 +192,7 @@ def chargeback_deadline(
     and the acquirer's window from the best evidence of its date, less the buffer."""
     given = _moment(_field(chargeback, SERVICE_DUE_KEYS))
     if given is not None:
-        return Deadline(given, False, "service", "due date given by the service", "service")
+        return Deadline(given, False, "service", "due date given by the service")
     start, basis = _start(
         _moment(_field(chargeback, DATE_KEYS)), "chargeback_date", charge, first_seen
     )
@@ -218,8 +210,7 @@ def chargeback_deadline(
     buffer = min(prefs.buffer_days, days)
     words = f"≈ from {_WHAT[basis]} {start:%Y-%m-%d}, {who} window {_days(days)}"
     words += f", less {_days(buffer)} buffer" if buffer else ""
-    short = f"{_SHORT[basis]}, {who} {_days(days)}"
-    return Deadline(start + timedelta(days=days - buffer), True, basis, words, short)
+    return Deadline(start + timedelta(days=days - buffer), True, basis, words)
 
 
 def return_deadline(charge: Charge, first_seen: datetime, prefs: TodayPrefs) -> Deadline:
@@ -230,5 +221,4 @@ def return_deadline(charge: Charge, first_seen: datetime, prefs: TodayPrefs) -> 
     start, basis = _start(own, "return_date", charge, first_seen)
     window = _days(prefs.return_days)
     words = f"≈ from {_WHAT[basis]} {start:%Y-%m-%d}, act within {window}"
-    short = f"{_SHORT[basis]}, {window}"
-    return Deadline(start + timedelta(days=prefs.return_days), True, basis, words, short)
+    return Deadline(start + timedelta(days=prefs.return_days), True, basis, words)

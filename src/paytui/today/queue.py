@@ -79,9 +79,6 @@ class TodayItem:
     #: An authorization whose hold lapsed (due before the queue was built): little can be
     #: done with it, so it is below everything that can still be acted on.
     lapsed: bool = False
-    #: The evidence and the clock in a few words, for a column ("chargeback date, acquirer
-    #: 10 d"); `why` says it whole.
-    source: str = ""
 
     @property
     def sort_key(self) -> tuple[bool, bool, datetime, str, str]:
@@ -218,7 +215,6 @@ def items_from_journal(entries: Iterable[JournalEntry]) -> list[TodayItem]:
                 target="charge" if entry.charge_id else "history",
                 target_id=target,
                 basis="journal",
-                source="sent",
             )
         )
     return items
@@ -319,7 +315,6 @@ async def _chargebacks(
                 charge.charge_id,
                 charge,
                 due.basis,
-                source=due.short,
             )
         )
     return items
@@ -359,7 +354,6 @@ async def _returns(
                 charge.charge_id,
                 charge,
                 due.basis,
-                source=due.short,
             )
         )
     return items
@@ -428,7 +422,6 @@ async def _authorizations(
                 charge,
                 "authorization_date",
                 lapsed,
-                f"authorization date, {brand or 'card'} hold {days:g} d",
             )
         )
     return items
@@ -481,7 +474,6 @@ async def _accounts(
                 account.account_id,
                 account,
                 basis,
-                source="account updated" if basis == "account_updated" else "status first seen",
             )
         )
     return items
@@ -536,7 +528,6 @@ async def _tokens(client: PaymentClient, now: datetime, notes: list[str]) -> lis
                     "token",
                     token.token_id,
                     token,
-                    source=what.removeprefix("the ").replace("expires", "expiry"),
                 )
             )
             break
