@@ -198,11 +198,12 @@ def test_narrow_layout_drops_low_priority_columns() -> None:
     wide = [column.key for column, _ in layout_columns(117)]
     narrow = [column.key for column, _ in layout_columns(77)]
     assert wide == ["time", "id", "status", "type", "state", "amount", "method", "name"]
-    # At 80 columns (77 cells): the id (cut with an ellipsis), status, type, amount and the card
-    # fill the row; the name, free text, takes only what is left (here nothing), no blank run.
-    assert narrow == ["time", "id", "status", "type", "amount", "method"]
+    # At 80 columns (77 cells): the id (cut with an ellipsis), status, type, the money state and
+    # the amount fill the row (the state says refunded / disputed, so the card goes first); the
+    # name, free text, takes only what is left (here nothing), no blank run.
+    assert narrow == ["time", "id", "status", "type", "state", "amount"]
     assert sum(width for _, width in layout_columns(77)) + len(narrow) - 1 == 77
-    assert dict((c.key, w) for c, w in layout_columns(77))["method"] >= len("mastercard 4444")
+    assert dict((c.key, w) for c, w in layout_columns(77))["state"] >= len("Partly refunded")
     # A little narrower the card goes and the whole id shows; a little wider the state word
     # comes back, then the name, before the result code.
     assert dict((c.key, w) for c, w in layout_columns(76))["id"] == 24
