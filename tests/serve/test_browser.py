@@ -31,18 +31,26 @@ WAIT_MS = 180_000
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    if not CHROMIUM.exists():
-        pytest.fail(
-            f"no Chromium at {CHROMIUM}: install Debian's `chromium` (apt-get install chromium; "
-            ".ci/run does) or point PAYTUI_CHROMIUM at one",
-            pytrace=False,
-        )
-    from playwright.sync_api import sync_playwright
+    """A real Chromium: the one at `CHROMIUM` (Debian's, which .ci/run installs), else the one
+    playwright manages (`.venv/bin/playwright install chromium`, on a machine that reaches its
+    download host). Neither: the test fails, saying how to get one."""
+    from playwright.sync_api import Error, sync_playwright
 
     with sync_playwright() as playwright:
         # As root (CI containers) Chromium starts only without its own sandbox.
         args = ["--no-sandbox"] if os.geteuid() == 0 else []
-        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=args)
+        try:
+            if CHROMIUM.exists():
+                launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=args)
+            else:
+                launched = playwright.chromium.launch(args=args)
+        except Error as exc:
+            pytest.fail(
+                f"no Chromium at {CHROMIUM}, nor one of playwright's ({str(exc).splitlines()[0]}):"
+                " run `.venv/bin/playwright install chromium`, install Debian's `chromium`"
+                " (.ci/run does), or point PAYTUI_CHROMIUM at one",
+                pytrace=False,
+            )
         yield launched
         launched.close()
 
