@@ -5,15 +5,28 @@ from __future__ import annotations
 import csv
 import io
 import json
-from datetime import UTC, datetime
+from datetime import timedelta
 from pathlib import Path
 
 import httpx
+import pytest
 
 from paytui.api.client import PaymentClient
+from paytui.commands import today as today_command
 from paytui.commands.runtime import Exit
 from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
+from paytui.sandbox.seed import DEFAULT_ANCHOR
 from tests.cli_support import cli_runner
+
+#: When the tests read Today: nine days after the demo's data was made (as on the day the
+#: deadlines were written), whatever the wall clock says.
+NOW = DEFAULT_ANCHOR + timedelta(days=9)
+
+
+@pytest.fixture(autouse=True)
+def frozen_now(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(today_command, "now_utc", lambda: NOW)
+
 
 FIELDS = ["kind", "id", "customer", "amount", "due_at", "estimated", "basis", "lapsed", "why"]
 
@@ -53,7 +66,7 @@ def test_today_prints_the_queue_sorted_by_deadline(
     assert {row["basis"] for row in found} == {"chargeback_date"}
 
     code, out, _ = run("today", "--due-before", "today", "--format", "json")
-    end_of_day = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+    end_of_day = NOW.replace(hour=0, minute=0, second=0, microsecond=0)
     assert code == Exit.OK
     assert all(row["due_at"] < f"{end_of_day.date().isoformat()}T99" for row in json.loads(out))
 

@@ -25,6 +25,12 @@ HELP = (
 )
 
 
+def now_utc() -> datetime:
+    """The moment Today is read at (a test of the command sets its own: the demo's data is
+    dated, so a test reading it at the wall clock would drift out of its windows)."""
+    return datetime.now(UTC)
+
+
 def add_parser(top: Any, common: argparse.ArgumentParser) -> None:
     """`paytui today` on the command line's parser (`paytui.commands.build_parser`)."""
     from paytui.commands import COMMAND_HELP
@@ -96,7 +102,7 @@ async def today(runtime: Runtime, args: argparse.Namespace) -> int:
     from paytui.today.queue import build_queue, parse_when, unknown_outcomes
     from paytui.today.seen import SeenStore, default_seen_path
 
-    now = datetime.now(UTC)
+    now = now_utc()
     try:
         before = parse_when(args.due_before, now) if args.due_before else None
     except ValueError as exc:
