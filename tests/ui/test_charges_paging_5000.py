@@ -19,7 +19,7 @@ def big_sandbox_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from paytui.sandbox.seed import build_database
 
     path = tmp_path_factory.mktemp("sandbox-5000") / "sandbox.sqlite3"
-    build_database(path, charges=TOTAL, seed=11)
+    build_database(path, charges=TOTAL, seed=11, practice=False)  # exactly TOTAL charges
     return path
 
 

@@ -3,6 +3,10 @@
 Each operation is one write transaction, so a rule that reads before it writes (capture once,
 refund never more than what is left) holds even with concurrent requests. The functions take
 validated request models and answer the JSON form of the resource (a dict).
+
+Why one module of more than 800 lines: the rules that read before they write (capture once, refund
+never more than what is left, a distribution's totals) share the same rows and transactions; they
+are kept together so each rule is read beside the ones it must not contradict.
 """
 
 from __future__ import annotations
