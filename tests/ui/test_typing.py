@@ -418,3 +418,29 @@ async def test_a_long_burst_in_the_query_line_starts_one_search(app_factory: App
         await settle(app, pilot)
         assert (started.count("search"), started.count("typing")) == (2, 1), started
         assert screen._typed == text and screen._typing_wait is None
+
+
+@pytest.mark.parametrize("leave", ["down", "escape"])
+async def test_a_key_typed_right_after_leaving_the_query_line_lands_on_the_results(
+    app_factory: AppFactory, leave: str
+) -> None:
+    """`/Ed`, down (or escape), `?` in one burst, as a browser or a fast typist sends them: the
+    line leaves in its own turn, after the App has taken the keys behind it, so `?` waited for
+    the focus to move and opens help instead of becoming a character of the query."""
+    from paytui.ui.screens.help import HelpScreen
+
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, ChargeSearchScreen)
+        burst = [
+            *key_events("/Ed"),
+            events.Key(leave, None),
+            events.Key("question_mark", "?"),
+        ]
+        for event in burst:
+            app.post_message(event)
+        await settle(app, pilot)
+        assert screen.query_one(QueryInput).value == "Ed"
+        assert isinstance(app.screen, HelpScreen)

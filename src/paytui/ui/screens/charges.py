@@ -53,7 +53,7 @@ from paytui.ui.widgets.errors import error_detail
 from paytui.ui.widgets.footer import PaytuiFooter
 from paytui.ui.widgets.header import PaytuiHeader
 from paytui.ui.widgets.list_state import ErrorLine, ListState, showing
-from paytui.ui.widgets.query_input import CompletionSuggester, QueryInput
+from paytui.ui.widgets.query_input import LEAVE_KEYS, CompletionSuggester, QueryInput
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -409,9 +409,11 @@ class ChargeSearchScreen(PaytuiScreen[None]):
         """
         if self._submitting:
             return True
-        if key == "enter" and isinstance(self.focused, QueryInput):
+        if key in {"enter", *LEAVE_KEYS} and isinstance(self.focused, QueryInput):
             # The line takes it in its own turn, after the App has taken the keys behind it:
-            # those wait until it has (focus moves to the results, or a search starts).
+            # those wait until it has (focus moves to the results, or a search starts). A key
+            # that leaves the line (down, escape) likewise: "?" typed right after down is for
+            # the results, not a character of the query.
             self._submitting = True
             return False
         if not (self._first_rows_awaited or self._focus_results_after_search):
@@ -716,7 +718,11 @@ class ChargeSearchScreen(PaytuiScreen[None]):
         self._search(message.query)
 
     def on_query_input_leave(self, event: QueryInput.Leave) -> None:
-        self.query_one(ChargeTable).focus()
+        # Focus moves now (`Widget.focus` defers it): the keys held behind the one that left
+        # the line are replayed next, and must find the results.
+        self.set_focus(self.query_one(ChargeTable))
+        self._submitting = False
+        paytui_app(self).release_held_keys()
 
     # --- actions --------------------------------------------------------------------------------
     def check_own_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:

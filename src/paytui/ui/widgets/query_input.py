@@ -64,6 +64,9 @@ class CompletionSuggester(Suggester):
         return None
 
 
+#: The keys that leave the query line for the results (its "leave" bindings).
+LEAVE_KEYS = frozenset({"escape", "down"})
+
 QUERY_BINDINGS: list[Binding] = [
     Binding("escape", "leave", "To results", id="query.leave", show=False),
     Binding("down", "leave", "To results", id="query.to_results", show=False),
