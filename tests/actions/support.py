@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -239,3 +240,19 @@ def raw_sql(location: Path | str, sql: str) -> None:
 
     with psycopg.connect(location, autocommit=True) as db:
         db.execute(sql.encode())
+
+
+def demo_env(base_url: str) -> dict[str, str]:
+    """The environment of a `paytui` process of a test: the demo client on `base_url` (in the
+    environment, never argv), no profile or static token of the machine's own."""
+    from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
+
+    env = {
+        **os.environ,
+        "PAYTUI_BASE_URL": base_url,
+        "PAYTUI_CLIENT_ID": DEMO_CLIENT_ID,
+        "PAYTUI_CLIENT_SECRET": DEMO_CLIENT_SECRET,
+    }
+    env.pop("PAYTUI_PROFILE", None)
+    env.pop("PAYTUI_TOKEN", None)
+    return env

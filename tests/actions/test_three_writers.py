@@ -29,7 +29,7 @@ from paytui.api.client import PaymentClient
 from paytui.api.models import Charge
 from paytui.api.queries import ChargeQuery
 from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
-from tests.actions.support import refunds_of
+from tests.actions.support import demo_env, refunds_of
 
 SECONDS = float(os.environ.get("PAYTUI_TEST_WRITERS_SECONDS", "3"))
 
@@ -80,14 +80,7 @@ asyncio.run(run(base_url, client_id, secret, float(seconds), ids))
 
 def _start(script: str, base_url: str, *args: str) -> subprocess.Popen[str]:
     """`script` in a process of its own, on this test's data directory (its journal)."""
-    env = {
-        **os.environ,
-        "PAYTUI_BASE_URL": base_url,
-        "PAYTUI_CLIENT_ID": DEMO_CLIENT_ID,
-        "PAYTUI_CLIENT_SECRET": DEMO_CLIENT_SECRET,
-    }
-    env.pop("PAYTUI_PROFILE", None)
-    env.pop("PAYTUI_TOKEN", None)
+    env = demo_env(base_url)
     return subprocess.Popen(
         [sys.executable, "-c", script, *args],
         env=env,

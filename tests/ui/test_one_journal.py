@@ -10,7 +10,6 @@ data directory, as on one machine) refund beside it.
 from __future__ import annotations
 
 import asyncio
-import os
 import subprocess
 import sys
 from decimal import Decimal
@@ -22,7 +21,7 @@ from paytui.api.client import PaymentClient
 from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
 from paytui.ui.app import PaytuiApp
 from paytui.ui.screens.history import HistoryScreen
-from tests.actions.support import unrefunded_sales
+from tests.actions.support import demo_env, unrefunded_sales
 from tests.ui.conftest import settle
 
 _CLI = "import sys; from paytui.cli import main; sys.exit(main(sys.argv[1:]))"
@@ -30,14 +29,7 @@ _CLI = "import sys; from paytui.cli import main; sys.exit(main(sys.argv[1:]))"
 
 def paytui(base_url: str, *args: str) -> subprocess.CompletedProcess[str]:
     """`paytui ARGS` in another process, on this test's data directory (its journal)."""
-    env = {
-        **os.environ,
-        "PAYTUI_BASE_URL": base_url,
-        "PAYTUI_CLIENT_ID": DEMO_CLIENT_ID,
-        "PAYTUI_CLIENT_SECRET": DEMO_CLIENT_SECRET,
-    }
-    env.pop("PAYTUI_PROFILE", None)
-    env.pop("PAYTUI_TOKEN", None)
+    env = demo_env(base_url)
     return subprocess.run(
         [sys.executable, "-c", _CLI, *args],
         env=env,
