@@ -23,6 +23,7 @@ SCRIPT_COMMANDS = (
     "claim",
     "export",
     "today",
+    "pulse",
     "conversations",
     "messages",
 )

@@ -1,5 +1,5 @@
 """The command line for scripts: `paytui charges|refunds|tokens|accounts|history|journal|export`,
-`claim`, `today`, `conversations` and `messages`.
+`claim`, `today`, `pulse`, `conversations` and `messages`.
 
 The same connection, client, journal and exactly-once rule as the dashboard, without the screens
 (docs/cli.md is the user's view, with the exit-code table). The parser is built here; each
@@ -110,6 +110,7 @@ COMMAND_HELP: dict[str, str] = {
     "journal": "the action journal: status, migrate a local history, the team journal's password",
     "claim": "claim a charge, or see who holds claims (docs/team.md)",
     "today": "what needs doing next, by deadline (docs/today.md)",
+    "pulse": "the dispute ratio per account this month, against the lines (docs/today.md)",
     "conversations": "list, show, close conversations",
     "messages": "list and send messages of a conversation",
     "export": "export a charge search to a file (every page)",
@@ -340,6 +341,7 @@ BUILDERS: dict[str, Builder] = {
     "journal": _journal,
     "claim": _elsewhere("paytui.commands.claims"),
     "today": _elsewhere("paytui.commands.today"),
+    "pulse": _elsewhere("paytui.commands.pulse"),
     "conversations": _conversations,
     "messages": _conversations,
     "export": _export,

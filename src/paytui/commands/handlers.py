@@ -88,6 +88,10 @@ async def run(runtime: Runtime, args: argparse.Namespace) -> int:
         from paytui.commands.today import today
 
         return await today(runtime, args)
+    if args.noun == "pulse":
+        from paytui.commands.pulse import pulse
+
+        return await pulse(runtime, args)
     key = args.noun if args.noun in {"history", "export"} else f"{args.noun} {args.verb}"
     if args.noun in {"conversations", "messages"}:
         from paytui.commands.conversations import CONVERSATION_HANDLERS

@@ -206,6 +206,32 @@ class TodayPrefs(BaseModel):
         return table
 
 
+class RatioLine(BaseModel):
+    """One line of the dispute ratio (`[pulse] ratio_lines`): a monitoring programme's
+    threshold, as paytui's default or the acquirer's own (docs/today.md, "The dispute ratio")."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: Annotated[str, Field(min_length=1, max_length=60)]
+    """What the line is called on screen and in `paytui pulse`."""
+    percent: Annotated[float, Field(gt=0, le=100)]
+    """Disputes over sales of the month, in percent, at or above which the line is crossed."""
+    min_disputes: Annotated[int, Field(ge=0)] = 0
+    """The programme's minimum count of disputes in the month (below it, not crossed)."""
+
+
+#: Defaults, from the programmes' public summaries (docs/today.md cites them): Mastercard's
+#: Excessive Chargeback Program (monitored 1 % / 100, excessive 1.5 % / 100, high excessive
+#: 3 % / 300) and Visa's Acquirer Monitoring Program (merchant "excessive" 1.5 % / 1,500 in
+#: 2026 in most regions). Defaults, not the rules: an acquirer's own are set in `[pulse]`.
+DEFAULT_RATIO_LINES: tuple[RatioLine, ...] = (
+    RatioLine(name="Mastercard monitored", percent=1.0, min_disputes=100),
+    RatioLine(name="Mastercard excessive", percent=1.5, min_disputes=100),
+    RatioLine(name="Visa VAMP excessive", percent=1.5, min_disputes=1500),
+    RatioLine(name="Mastercard high excessive", percent=3.0, min_disputes=300),
+)
+
+
 class PulsePrefs(BaseModel):
     """The `[pulse]` table: the pulse's windows, the chargeback rate's lines and how often it is
     read again (docs/today.md). The lines are for the eye, not rules: the card schemes'
@@ -225,6 +251,11 @@ class PulsePrefs(BaseModel):
     """Seconds between re-reads of the pulse while it is on screen."""
     concurrency: Annotated[int, Field(ge=1, le=16)] = 4
     """Reads of the service at once while the pulse is computed."""
+    ratio_lines: tuple[RatioLine, ...] = DEFAULT_RATIO_LINES
+    """The dispute ratio's thresholds (per account, the calendar month in UTC)."""
+    ratio_accounts: Annotated[int, Field(ge=1, le=100)] = 3
+    """Accounts of the dispute ratio shown on Today (highest ratio first; the Pulse screen and
+    `paytui pulse` show every one)."""
 
 
 #: A service's name for one filter, or false (not sent: applied here). Unset: paytui's name.

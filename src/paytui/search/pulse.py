@@ -37,7 +37,9 @@ __all__ = [
     "Pulse",
     "PulseCache",
     "compute_pulse",
+    "day_index",
     "day_starts",
+    "run_all",
 ]
 
 #: The figures of a day, in the order the strip draws them.
@@ -157,7 +159,7 @@ def _trusted(page: Page[Any]) -> bool:
     )
 
 
-def _day_of(moment: datetime | None, starts: Sequence[datetime]) -> int | None:
+def day_index(moment: datetime | None, starts: Sequence[datetime]) -> int | None:
     if moment is None:
         return None
     moment = moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
@@ -170,7 +172,7 @@ def _is_sale(charge: Any) -> bool:
     return not bool(getattr(charge, "is_authorization", False))
 
 
-async def _all(coroutines: Sequence[Coroutine[Any, Any, None]]) -> None:
+async def run_all(coroutines: Sequence[Coroutine[Any, Any, None]]) -> None:
     """Run them all; the first failure cancels the others and is raised as itself."""
     try:
         async with asyncio.TaskGroup() as group:
@@ -257,7 +259,7 @@ async def compute_pulse(
                     stamp = getattr(
                         item, "refund_timestamp" if kind == "refunds" else "charge_timestamp", None
                     )
-                    index = _day_of(stamp, starts)
+                    index = day_index(stamp, starts)
                     if index is None or not first <= index <= last:
                         continue
                     found[index] += 1
@@ -277,7 +279,7 @@ async def compute_pulse(
             await read(kind, 0, days - 1)
             return
         progress.planned += days
-        await _all([count(kind, i) for i in range(days)])
+        await run_all([count(kind, i) for i in range(days)])
         if kind in doubted:
             progress.planned += 1
             await read(kind, 0, days - 1)
@@ -289,10 +291,10 @@ async def compute_pulse(
         per_day = _trusted(probe) and not any(n.startswith("created_") for n in ignored)
         spans = [(i, i) for i in range(days)] if per_day else [(0, days - 1)]
         progress.planned += len(spans)
-        await _all([read("sales", a, b) for a, b in spans])
+        await run_all([read("sales", a, b) for a, b in spans])
 
     progress.phase = "reading"
-    await _all([sales(), *(route(kind) for kind in counted)])
+    await run_all([sales(), *(route(kind) for kind in counted)])
     figures = tuple(
         DayFigures(
             day=starts[i],

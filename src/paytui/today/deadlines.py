@@ -31,6 +31,7 @@ __all__ = [
     "BASES",
     "SERVICE_DUE_KEYS",
     "Deadline",
+    "chargeback_date",
     "chargeback_deadline",
     "network_window",
     "return_deadline",
@@ -141,6 +142,11 @@ def _fold(text: object) -> str:
     return str(text).strip().lower().replace(" ", "_").replace("-", "_")
 
 
+def chargeback_date(chargeback: Any) -> datetime | None:
+    """The chargeback's own date (UTC) from the first of `DATE_KEYS` it carries; None: none."""
+    return _moment(_field(chargeback, DATE_KEYS))
+
+
 def stage_of(chargeback: Any) -> str | None:
     """The chargeback's stage (one of `STAGES`), "" for a word paytui does not know, None when
     the service shows none."""
@@ -193,9 +199,7 @@ def chargeback_deadline(
     given = _moment(_field(chargeback, SERVICE_DUE_KEYS))
     if given is not None:
         return Deadline(given, False, "service", "due date given by the service")
-    start, basis = _start(
-        _moment(_field(chargeback, DATE_KEYS)), "chargeback_date", charge, first_seen
-    )
+    start, basis = _start(chargeback_date(chargeback), "chargeback_date", charge, first_seen)
     pm = getattr(charge, "payment_method", None)
     brand = getattr(pm, "type", None) if getattr(pm, "method", "card") != "bank_account" else None
     stage = stage_of(chargeback)
