@@ -29,14 +29,12 @@ from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from pydantic import ConfigDict
-
-from paytui.api.models import Chargebacks, Resource, Timestamp, is_authorization
-from paytui.api.money import Amount, to_decimal
+from paytui.api.models import Chargebacks
+from paytui.api.money import to_decimal
 from paytui.api.queries import ChargeQuery
 from paytui.charge_state import dispute_state
 from paytui.config.model import DEFAULT_RATIO_LINES, RatioLine
-from paytui.search.pulse import day_index, run_all
+from paytui.search.pulse import SaleRow, day_index, run_all
 from paytui.today.deadlines import chargeback_date
 
 if TYPE_CHECKING:
@@ -67,19 +65,11 @@ SALE_STATUSES = frozenset({"success", "chargeback", "return"})
 NOT_SALE_STATUSES = frozenset({"declined", "voided", "failed", "error"})
 
 
-class RatioRow(Resource):
-    """What the ratio reads of a charge: the fields its filters are judged by and its counts
-    need; the rest of the row is not parsed."""
+class RatioRow(SaleRow):
+    """What the ratio reads of a charge: the pulse's light row (`SaleRow`), with the account
+    and the chargebacks object; the rest of the row is not parsed."""
 
-    model_config = ConfigDict(extra="ignore")
-
-    charge_id: str
     account_id: str | None = None
-    charge_timestamp: Timestamp | None = None
-    total_amount: Amount | None = None
-    status: str | None = None
-    result_code: str | None = None
-    charge_type: str | None = None
     chargebacks: Chargebacks | None = None
 
 
@@ -208,7 +198,7 @@ def _is_sale(row: RatioRow) -> bool | None:
         row.charge_type is None and row.result_code == "Authorized"
     ):
         return False
-    return not is_authorization(row.charge_type, row.result_code, row.total_amount)
+    return not row.is_authorization
 
 
 def _amount(value: Any) -> Decimal | None:
