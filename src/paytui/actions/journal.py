@@ -130,6 +130,11 @@ class Journal(EntriesRoom, ClaimsRoom, TrailRoom, ImportRoom, SearchesRoom):
             self._store.close()
             raise
 
+    @property
+    def store(self) -> Store:
+        """Where the rows live (`paytui.actions.presence` keeps its leases beside them)."""
+        return self._store
+
     def schema_version(self) -> int:
         """The version of the journal's tables (SQLite's ``user_version``, PostgreSQL's
         `paytui_schema`): `SCHEMA_VERSION` once opened."""

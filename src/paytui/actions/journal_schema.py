@@ -10,6 +10,9 @@ Schema 6 (both engines, the same columns and rules; 6 admits the state "awaiting
 - `claims`: who is working on which charge (a row per service and target; live while its
   agent's paytui is: a session advisory lock on PostgreSQL, the process on SQLite).
 - `team_searches`: the team's saved searches (beside each person's own, in their config).
+- `presence` (PostgreSQL only, unlogged): who has which charge open now, a lease renewed by
+  heartbeat (`paytui.actions.presence`); not in the trail. Created on a journal of schema 6
+  that lacks it, by the first paytui with the right to (its owner: `paytui journal status`).
 - `trail`: every write to the two tables above, appended with a hash chained to the one before
   (`paytui history verify` walks it). Triggers make `trail` and `refusals` append-only and
   `actions` constrained: no row is deleted, what was intended (service, operation, target,
@@ -125,6 +128,23 @@ CREATE TABLE IF NOT EXISTS team_searches (
     saved_at TEXT NOT NULL
 );
 """
+
+#: Presence (`paytui.actions.presence`), PostgreSQL only; UNLOGGED: a lease is no record,
+#: and a crash forgets it anyway.
+POSTGRES_PRESENCE = """
+CREATE UNLOGGED TABLE IF NOT EXISTS presence (
+    base_url TEXT NOT NULL,
+    target   TEXT NOT NULL,
+    owner    TEXT NOT NULL,
+    agent    TEXT NOT NULL,
+    machine  TEXT,
+    doing    TEXT NOT NULL,
+    amount   TEXT,
+    since    TEXT NOT NULL,
+    beat_at  TEXT NOT NULL,
+    PRIMARY KEY (base_url, target, owner)
+);
+"""
 _INDEXES = f"""
 CREATE INDEX IF NOT EXISTS actions_state ON actions (state);
 CREATE INDEX IF NOT EXISTS actions_target ON actions (profile, base_url, operation, charge_id);
@@ -230,9 +250,10 @@ def _migrate_postgres(store: Store) -> None:
     agent's role needs no right to create anything (docs/team.md)."""
     version = _postgres_version(store)
     if version == SCHEMA_VERSION:
+        _add_presence(store)
         return
     with store.transaction(lock_key(store.namespace, "schema")):
-        store.script(POSTGRES_TABLES)
+        store.script(POSTGRES_TABLES + POSTGRES_PRESENCE)
         row = store.one("SELECT max(version) AS version FROM paytui_schema")
         version = row["version"] if row and row["version"] is not None else 0
         if version > SCHEMA_VERSION:
@@ -253,6 +274,19 @@ def _migrate_postgres(store: Store) -> None:
             store.run("INSERT INTO paytui_schema (version) VALUES (?)", (SCHEMA_VERSION,))
 
 
+def _add_presence(store: Store) -> None:
+    """A schema-6 journal made before presence: its table is added by whoever may (the owner);
+    an agent's role may not, and presence is then simply absent (`PresenceBoard.available`)."""
+    row = store.one("SELECT to_regclass('presence') IS NOT NULL AS there")
+    if row and row["there"]:
+        return
+    try:
+        with store.transaction(lock_key(store.namespace, "schema")):
+            store.script(POSTGRES_PRESENCE)
+    except Exception:  # no right to create tables: a courtesy missing, nothing more
+        return
+
+
 def agent_grants(role: str, schema: str = "public") -> str:
     """The rights an agents' role needs on a team journal in `schema`, and no more: read
     everything, add entries, refusals and trail links, move an entry's state (the triggers keep
@@ -266,7 +300,7 @@ def agent_grants(role: str, schema: str = "public") -> str:
 GRANT SELECT ON ALL TABLES IN SCHEMA {on} TO {role};
 GRANT INSERT, UPDATE ON {on}.actions TO {role};
 GRANT INSERT ON {on}.refusals, {on}.trail TO {role};
-GRANT INSERT, UPDATE, DELETE ON {on}.claims, {on}.team_searches TO {role};
+GRANT INSERT, UPDATE, DELETE ON {on}.claims, {on}.team_searches, {on}.presence TO {role};
 GRANT USAGE ON ALL SEQUENCES IN SCHEMA {on} TO {role};
 """
 

@@ -133,6 +133,14 @@ class Listener:
     def __init__(self, poll_seconds: float) -> None:
         self.poll_seconds = poll_seconds
         self._closed = threading.Event()
+        #: The payloads of the notifications received since `heard` was last asked (a trail
+        #: write sends none; `paytui.actions.presence` sends ``presence``).
+        self._heard: set[str] = set()
+
+    def heard(self) -> set[str]:
+        """The notifications' payloads received since the last call (and forget them)."""
+        heard, self._heard = self._heard, set()
+        return heard
 
     @property
     def closed(self) -> bool:
@@ -166,8 +174,8 @@ class _PostgresListener(Listener):
         if self.closed:
             return
         try:
-            for _ in self._db.notifies(timeout=min(timeout, self.poll_seconds), stop_after=1):
-                pass
+            for note in self._db.notifies(timeout=min(timeout, self.poll_seconds), stop_after=1):
+                self._heard.add(note.payload)
         except psycopg.Error:
             self._closed.wait(min(timeout, self.poll_seconds))  # a lost connection: poll
 

@@ -42,6 +42,13 @@ class JournalWatch:
         self._seq, entries = self._journal.changes_after(self._seq)
         return [e for e in entries if self._own is None or e.owner != self._own]
 
+    def presence_heard(self) -> bool:
+        """Did another paytui's presence change since the last call (`paytui.actions.presence`
+        notifies with the payload ``presence``)? Only a team journal's listener hears it."""
+        from paytui.actions.presence import PAYLOAD
+
+        return PAYLOAD in self._listener.heard()
+
     def pause(self, seconds: float) -> None:
         """Wait `seconds` (or until `close`): after a failed read, before trying again."""
         self._listener.pause(seconds)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
 
     from paytui.actions.batch_log import BatchLog
     from paytui.actions.entry import JournalEntry
+    from paytui.actions.presence import Presence, PresenceBoard
     from paytui.actions.watch import JournalWatch
     from paytui.api.client import PaymentClient
     from paytui.ui.session import Session
@@ -61,6 +63,12 @@ class ActionsService:
         self.journal_error: str | None = None
         self._batch_log: BatchLog | None = None
         self._watch: JournalWatch | None = None
+        #: Who else has which charge open (a team journal's; built with the watch).
+        self.presence: PresenceBoard | None = None
+        #: What screens showed before the board existed: (holder, target) -> (doing, amount).
+        self._presence_wanted: dict[tuple[object, str], tuple[str, Decimal | None]] = {}
+        #: One thread writes presence, in the order it was asked (`_flush_presence`).
+        self._presence_writer: ThreadPoolExecutor | None = None
         #: The team's saved searches as last read (name -> (query, who shared it)).
         self.team_searches: dict[str, tuple[str, str | None]] = {}
 
@@ -177,23 +185,96 @@ class ActionsService:
         except Exception:
             return
         self._watch = watch
+        board = self._start_presence(self._executor)
+        told: Callable[[dict[str, tuple[Presence, ...]]], None] | None = getattr(
+            app, "presence_changed_elsewhere", None
+        )
 
         def follow() -> None:
             while not watch.closed:
                 try:
                     found = watch.next()
+                    seen = _follow_presence(board, heard=watch.presence_heard())
                 except Exception:  # the database went away: try again after a while
                     watch.pause(5.0)
                     continue
-                if found and not watch.closed:
-                    try:
+                try:
+                    if found and not watch.closed:
                         app.call_from_thread(deliver, found)
-                    except Exception:  # the app is closing
-                        return
+                    if seen is not None and told is not None and not watch.closed:
+                        app.call_from_thread(told, seen)
+                except Exception:  # the app is closing
+                    return
 
         # A thread of its own, not a worker: it never finishes, and waiting for the app's
         # workers (a test's settle, a screen's) must not wait for it. `aclose` stops it.
         threading.Thread(target=follow, name="paytui-journal-watch", daemon=True).start()
+
+    # --- presence (docs/team.md, "Who else is on a charge") -----------------------------------
+    def _start_presence(self, executor: ActionExecutor) -> PresenceBoard:
+        """The board of this paytui's presence (a team journal's; a file's is empty), with what
+        screens showed before it existed."""
+        from paytui.actions.presence import PresenceBoard
+
+        board = PresenceBoard(
+            executor.journal,
+            base_url=executor.base_url,
+            agent=executor.agent,
+            machine=executor.machine,
+            owner=executor.owner,
+            clock=executor.clock,
+        )
+        for (holder, target), (doing, amount) in self._presence_wanted.items():
+            board.show(holder, target, doing, amount)
+        self._presence_wanted.clear()
+        self.presence = board
+        self._flush_presence()
+        return board
+
+    def show_presence(
+        self, holder: object, target: str, doing: str = "viewing", amount: Decimal | None = None
+    ) -> None:
+        """`holder` (a screen, a dialog) has `target` open: the others see it within a second.
+        Never blocks and never fails (presence is a courtesy)."""
+        if self.presence is None:
+            self._presence_wanted[(holder, target)] = (doing, amount)
+            return
+        self.presence.show(holder, target, doing, amount)
+        self._flush_presence()
+
+    def hide_presence(self, holder: object, target: str | None = None) -> None:
+        """`holder` closed `target` (every one it showed when None)."""
+        for key in [k for k in self._presence_wanted if k[0] is holder]:
+            if target is None or key[1] == target:
+                del self._presence_wanted[key]
+        if self.presence is not None:
+            self.presence.hide(holder, target)
+            self._flush_presence()
+
+    def others_on(self, target: str) -> tuple[Presence, ...]:
+        """The other agents on `target` now (none on a file journal, or before the board)."""
+        return self.presence.on(target) if self.presence is not None else ()
+
+    async def who_made(self, result_ids: list[str]) -> dict[str, str]:
+        """ "by ana" / "outside paytui" for each refund or capture id (`presence.who_made`)."""
+        from paytui.actions.presence import who_made
+
+        executor = await self.executor()
+        return await asyncio.to_thread(who_made, executor.journal, executor.base_url, result_ids)
+
+    def _flush_presence(self) -> None:
+        board = self.presence
+        if board is None or not board.available:
+            return
+        if self._presence_writer is None:
+            self._presence_writer = ThreadPoolExecutor(1, thread_name_prefix="paytui-presence")
+
+        def flush() -> None:
+            with contextlib.suppress(Exception):  # written again by the next beat
+                board.flush()
+
+        with contextlib.suppress(RuntimeError):  # shut down: the app is closing
+            self._presence_writer.submit(flush)
 
     # --- the team's saved searches (on the journal) ------------------------------------------
     async def read_team_searches(self) -> dict[str, tuple[str, str | None]]:
@@ -234,6 +315,13 @@ class ActionsService:
     async def aclose(self) -> None:
         if self._watch is not None:
             self._watch.close()
+        if self._presence_writer is not None:
+            self._presence_writer.shutdown(wait=False, cancel_futures=True)
+        board = self.presence
+        if board is not None and board.available:
+            # Gone at once for the others, not after the lease. Bounded, as the claims below.
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(asyncio.to_thread(board.leave), timeout=3.0)
         if self._executor is not None:
             # This paytui's claims go with it: its lock (or process) dies anyway, but the rows
             # should not linger for the others to read. Bounded: exit never waits on a network.
@@ -253,6 +341,24 @@ class ActionsService:
         if self._batch_log is not None:
             with contextlib.suppress(Exception):
                 self._batch_log.close()
+
+
+def _follow_presence(
+    board: PresenceBoard, *, heard: bool
+) -> dict[str, tuple[Presence, ...]] | None:
+    """The watch thread's presence round: renew this paytui's rows when due, and read the
+    others' when one of them notified or a lease shown has lapsed. Returns who is where when
+    that changed (None: nothing to tell the screens)."""
+    if not board.available:
+        return None
+    try:
+        if board.beat_due():
+            board.beat()
+        if (heard or board.lapse_due() or board.never_read) and board.read():
+            return board.others()
+    except Exception:  # a courtesy: the journal's own news must not wait for it
+        return None
+    return None
 
 
 __all__ = ["ActionsService"]

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from textual.dom import DOMNode
 
     from paytui.actions.entry import JournalEntry
+    from paytui.actions.presence import Presence
     from paytui.api.client import PaymentClient
     from paytui.ui.actions_service import ActionsService
     from paytui.ui.first_page import Prefetch
@@ -42,6 +43,9 @@ class PaytuiHost(HeldKeys):
     charges_changed: Signal[tuple[str, ...]]
     #: Published when other paytuis' journal entries arrive (the team's, live).
     journal_changed: Signal[tuple[JournalEntry, ...]]
+    #: Published when who else has which charge open changed (a team journal's presence):
+    #: the charges with someone on them now, by id (`paytui.actions.presence`).
+    presence_changed: Signal[dict[str, tuple[Presence, ...]]]
 
     account_in_focus: reactive[str | None] = reactive(None)
     """The account the user is looking at (the highlighted charge's); the header shows it."""
@@ -54,6 +58,7 @@ class PaytuiHost(HeldKeys):
         super().__init__()
         self.charges_changed = Signal(self, "charges_changed")
         self.journal_changed = Signal(self, "journal_changed")
+        self.presence_changed = Signal(self, "presence_changed")
         self._started = False
         """True once the first page of charges is on screen (or `RESUME_AFTER` passed)."""
         self._after_start: list[Callable[[], object]] = []
@@ -79,6 +84,15 @@ class PaytuiHost(HeldKeys):
         and detail showing the charges reads them again."""
         self.journal_changed.publish(tuple(entries))
         self.charges_changed_by(*(i for e in entries for i in (e.charge_id, e.result_id)))
+
+    def presence_changed_elsewhere(self, people: dict[str, tuple[Presence, ...]]) -> None:
+        """Who else has which charge open changed: rows, headers and dialogs show it."""
+        self.presence_changed.publish(people)
+
+    def others_on(self, target: str) -> tuple[Presence, ...]:
+        """The other agents on `target` now ("ana viewing"): none on a file journal."""
+        actions = self.session.actions_if_built
+        return actions.others_on(target) if actions is not None else ()
 
     def charges_changed_by(self, *charge_ids: str | None) -> None:
         """Tell every screen that these charges changed (a capture, refund, edit, new charge…)."""

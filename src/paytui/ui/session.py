@@ -140,6 +140,11 @@ class Session:
         return self._clock() if self._clock is not None else datetime.now(UTC)
 
     @property
+    def actions_if_built(self) -> ActionsService | None:
+        """The `ActionsService` if something built it already (no import, no building)."""
+        return self._actions
+
+    @property
     def actions(self) -> ActionsService:
         """The `ActionsService` (executor, journal, policy); built on first use (lazy import)."""
         if self._actions is None:

@@ -33,7 +33,7 @@ from paytui.ui import messages
 from paytui.ui.claims import claim_or_release, claim_sentence, read_claims
 from paytui.ui.screens.base import PaytuiScreen
 from paytui.ui.widgets import charge_panels as panels
-from paytui.ui.widgets.charge_table import CLAIMED, CLAIMED_MINE
+from paytui.ui.widgets.charge_table import CLAIMED, CLAIMED_MINE, PRESENT
 from paytui.ui.widgets.distribution_tree import DistributionTree, as_mapping
 from paytui.ui.widgets.errors import error_detail
 from paytui.ui.widgets.footer import PaytuiFooter
@@ -270,6 +270,9 @@ class ChargeDetailScreen(PaytuiScreen[None]):
         #: ignored; `m` drops the claim read, its own answer is newer).
         self._refunds_pending: asyncio.Future[RefundsRead] | None = None
         self._claim_pending: asyncio.Future[ClaimRead] | None = None
+        #: Who made each refund shown ("by ana", "outside paytui"), and the read they name.
+        self._makers: dict[str, str] = {}
+        self._last_refunds: RefundsRead | None = None
 
     # ------------------------------------------------------------------ layout
 
@@ -280,6 +283,9 @@ class ChargeDetailScreen(PaytuiScreen[None]):
             claim = Static(id="detail-claim")
             claim.display = False
             yield claim
+            others = Static(id="detail-presence")
+            others.display = False
+            yield others
             yield Static(id="detail-error")
             expanded = Static(id="detail-expanded")
             expanded.display = False
@@ -306,6 +312,31 @@ class ChargeDetailScreen(PaytuiScreen[None]):
     def on_mount(self) -> None:
         self._load(self._expand)
         self.app.charges_changed.subscribe(self, self._charges_changed)
+        # Who else has this charge open, live; and the others see this agent viewing it.
+        self.app.presence_changed.subscribe(self, lambda _people: self._show_presence())
+        actions = self.app.session.actions_if_built
+        if actions is not None:  # built after the first page; a detail comes later
+            actions.show_presence(self, self.charge_id)
+        self._show_presence()
+
+    def on_unmount(self) -> None:
+        actions = self.app.session.actions_if_built
+        if actions is not None:
+            actions.hide_presence(self)
+
+    def _show_presence(self) -> None:
+        """The line under the heading: "◉ bob refunding 40.00, ana viewing — now" (hidden when
+        nobody else has it open)."""
+        from paytui.actions.presence import presence_words
+
+        found = self.query("#detail-presence")
+        if not found:
+            return
+        line = found.first(Static)
+        words = presence_words(self.app.others_on(self.charge_id))
+        line.display = bool(words)
+        if words:
+            line.update(Text(f"{PRESENT} {safe(words)} — now", style=fmt.tone("bold warning")))
 
     def _charges_changed(self, charge_ids: tuple[str, ...]) -> None:
         """This charge, its capture or its authorization changed: read it again."""
@@ -467,6 +498,7 @@ class ChargeDetailScreen(PaytuiScreen[None]):
         rows: list[tuple[str, RenderableType]] = []
         if note is not None:
             rows.append(("", Text(safe(f"{note}; only this charge's are listed"), style="dim")))
+        self._last_refunds = read
         for refund in refunds:
             line = Text.assemble(
                 Text(fmt.money(refund.total_amount)),
@@ -475,13 +507,31 @@ class ChargeDetailScreen(PaytuiScreen[None]):
                 "  ",
                 Text(fmt.timestamp(refund.refund_timestamp)),
             )
+            maker = self._makers.get(refund.refund_id)
+            if maker:  # who made it: the journal's agent, or "outside paytui"
+                line.append("  ")
+                line.append(Text(safe(maker)))
             if refund.reason:
                 line.append("  ")
                 line.append(Text(safe(refund.reason), style="dim"))
             rows.append((safe(refund.refund_id), line))
+        unnamed = [r.refund_id for r in refunds if r.refund_id not in self._makers]
+        if unnamed:
+            self._read_makers(unnamed)
         if note is None and page.total is not None and page.total > len(page.items):
             rows.append(("", Text(f"… {page.total - len(page.items)} more (palette: Refunds)")))
         self._panel("refunds", panels.rows_table(rows))
+
+    @work(group="charge-detail-makers", exit_on_error=False)
+    async def _read_makers(self, refund_ids: list[str]) -> None:
+        """Who made these refunds (the journal), then the panel again with the names."""
+        try:
+            found = await self.app.session.actions.who_made(refund_ids)
+        except Exception:
+            return  # the panel stays without names; the journal is said elsewhere
+        self._makers.update(found)
+        if self._last_refunds is not None and not self._widgets_gone():
+            self._show_refunds(self._last_refunds)
 
     def _show_refund_position(self, refunds: list[Any], page: Any, note: str | None) -> None:
         """Refunded so far and left to refund, in the heading: whole only when every refund of

@@ -45,6 +45,7 @@ from paytui.ui.widgets.charge_table import (
     CLAIMED,
     CLAIMED_MINE,
     COLUMNS,
+    PRESENT,
     SORT_FIELDS,
     UNPROVEN,
     ChargeTable,
@@ -364,6 +365,12 @@ class ChargeSearchScreen(PaytuiScreen[None]):
         if paytui_app(self).first_page is not None:
             self._show_first_page()
         self.app.charges_changed.subscribe(self, self._charges_changed)
+        self.app.presence_changed.subscribe(self, self._presence_changed)
+
+    def _presence_changed(self, people: dict[str, Any]) -> None:
+        """Who else has which charge open changed: the rows and the summary line show it."""
+        self.query_one(ChargeTable).set_presence(people)
+        self._show_status()
 
     @work(group="first-page")
     async def _show_first_page(self) -> None:
@@ -1123,11 +1130,16 @@ class ChargeSearchScreen(PaytuiScreen[None]):
         status = self.query_one("#page-status", Static)
         room = status.size.width - (self._notes.cell_len + 3 if self._notes else 0)
         claim = self._claim_words(room)
-        if claim is None:
+        present = self._presence_words()
+        if claim is None and present is None:
             self._set_text("#page-status", self._notes)
             return
         line = Text(no_wrap=True, overflow="ellipsis")
-        line.append_text(claim)
+        for part in (present, claim):
+            if part is not None:
+                if line:
+                    line.append(" · ")
+                line.append_text(part)
         if self._notes:
             line.append(" · ")
             line.append_text(self._notes)
@@ -1135,6 +1147,17 @@ class ChargeSearchScreen(PaytuiScreen[None]):
 
     def on_resize(self) -> None:
         self.call_after_refresh(self._show_status)  # the claim's words fit the new width
+
+    def _presence_words(self) -> Text | None:
+        """ "◉ ana refunding 40.00": who else has the highlighted charge open now."""
+        from paytui.actions.presence import presence_words
+
+        table = self.query_one(ChargeTable)
+        charge = table.cursor_charge
+        people = table.presence.get(charge.charge_id) if charge is not None else None
+        if not people:
+            return None
+        return Text(f"{PRESENT} {safe(presence_words(people))}", style=fmt.tone("bold warning"))
 
     def _claim_words(self, room: int) -> Text | None:
         """The highlighted charge's claim in the longest words that fit `room` cells: "⚑ claimed

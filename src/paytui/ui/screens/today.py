@@ -117,6 +117,8 @@ TODAY_COLUMNS = (
     FitColumn("due", "Due (local)"),
     FitColumn("left", "Time left"),
     FitColumn("claimed", "Claimed by", priority=3, min_width=8, only_when_filled=True),
+    # Who else has the charge open now, live on a team journal ("ana refunding 40.00").
+    FitColumn("present", "Open by", priority=3, min_width=8, only_when_filled=True),
 )
 
 
@@ -191,6 +193,7 @@ class TodayScreen(ChargeRowActions, PagedListScreen[TodayItem]):
         self._show_phase()
         self.load()
         paytui_app(self).charges_changed.subscribe(self, self._charges_changed)
+        paytui_app(self).presence_changed.subscribe(self, self._presence_changed)
         connection = paytui_app(self).session.connection
         every = connection.today.refresh_seconds if connection is not None else 0
         if every:
@@ -375,7 +378,24 @@ class TodayScreen(ChargeRowActions, PagedListScreen[TodayItem]):
             Text(local_due(item.due_at)),
             Text(left, style=fmt.tone("bold error") if overdue else ""),
             fmt.literal(claimed) if claimed else Text(""),
+            self._present_cell(item),
         ]
+
+    def _present_cell(self, item: TodayItem) -> Text:
+        """ "◉ ana refunding 40.00" when other agents have the row's charge open now."""
+        from paytui.actions.presence import presence_words
+
+        if item.target != "charge":
+            return Text("")
+        words = presence_words(paytui_app(self).others_on(item.target_id))
+        return Text(f"◉ {safe(words)}", style=fmt.tone("bold warning")) if words else Text("")
+
+    def _presence_changed(self, people: dict[str, Any]) -> None:
+        """Who has which charge open changed: the rows show it (one redraw; it is rare)."""
+        del people
+        if self.is_mounted and self.items:
+            item = self.highlighted()
+            self._show_rows(select=self.row_key(item) if item is not None else None)
 
     def _what_cell(self, item: TodayItem) -> Text:
         """The item's id, after the mark sign when its charge is marked (a sign, not a colour)."""

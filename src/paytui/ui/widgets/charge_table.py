@@ -45,6 +45,7 @@ from paytui.ui.widgets.list_state import UNREADABLE_LABEL
 
 if TYPE_CHECKING:
     from paytui.actions.claims import Claim
+    from paytui.actions.presence import Presence
     from paytui.api.models import Charge, Page, UnreadableItem
     from paytui.charge_state import RefundPosition
 
@@ -54,6 +55,8 @@ PageLoader = Callable[[int, int], Awaitable["Page[Any]"]]
 #: alone; the screen's status line says who).
 CLAIMED = "⚑"
 CLAIMED_MINE = "⚐"
+#: Another agent has the charge open now ("ana viewing": `paytui.actions.presence`).
+PRESENT = "◉"
 #: Before a row that cannot show it matches the search's filters (`Page.unproven`: the service
 #: does not show the field): never taken for a match (the status line says what it means; the
 #: command line's `proven: false`).
@@ -480,6 +483,9 @@ class ChargeTable(ScrollView, can_focus=True):
         self.claim_owner: str | None = None
         """This paytui (`ActionExecutor.owner`): its own claims show as such."""
         self._claims_version = 0
+        self.presence: dict[str, tuple[Presence, ...]] = {}
+        """Who else has each charge open now (by charge id; `set_presence`)."""
+        self._presence_version = 0
         self.refunds: dict[str, RefundPosition] = {}
         """Refunds read of the rows shown (by charge id; `set_refunds`, read a window at a time
         by the screen): their State cell says Refunded / Partly refunded, ``?`` until read. A
@@ -559,6 +565,14 @@ class ChargeTable(ScrollView, can_focus=True):
     @staticmethod
     def _ids(items: list[Any]) -> list[str]:
         return [item.charge_id for item in items if _is_charge(item)]
+
+    def set_presence(self, people: dict[str, tuple[Presence, ...]]) -> None:
+        """Who else has which charge open now: their rows show it (`PRESENT` and the words)."""
+        if people != self.presence:
+            self.presence = dict(people)
+            self._presence_version += 1
+            self._strip_cache.clear()
+            self.refresh()
 
     def set_claims(self, charge_ids: list[str], found: dict[str, Claim], owner: str | None) -> None:
         """The claims just read for `charge_ids` (rows without one in `found` have none); the
@@ -889,6 +903,7 @@ class ChargeTable(ScrollView, can_focus=True):
             self.total,
             self.marks.version,
             self._claims_version,
+            self._presence_version,
             self._refunds_version,
             None if y == 0 else self._row_state(row),
         )
@@ -973,6 +988,18 @@ class ChargeTable(ScrollView, can_focus=True):
                 style=fmt.tone("bold accent" if mine else "bold warning"),
             )
             cells[keys.index("id")] = Text.assemble(sign, cells[keys.index("id")])
+        people = self.presence.get(charge.charge_id)
+        if people:
+            from paytui.actions.presence import presence_words
+
+            sign = Text(PRESENT, style=fmt.tone("bold warning"))
+            if "name" in keys:  # the widest column says who and what: "◉ ana viewing"
+                index = keys.index("name")
+                words = Text(f"{PRESENT} {safe(presence_words(people))} · ")
+                words.stylize(fmt.tone("bold warning"))
+                cells[index] = Text.assemble(words, cells[index])
+            elif "id" in keys:
+                cells[keys.index("id")] = Text.assemble(sign, cells[keys.index("id")])
         marked = charge.charge_id in self.marks
         unproven = charge.charge_id in self.unproven
         return self._cells_to_strip(cells, widths, base, width, marked=marked, unproven=unproven)

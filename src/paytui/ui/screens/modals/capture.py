@@ -33,6 +33,7 @@ class CaptureModal(MoneyActionModal):
     NOUN = "capture"
     TITLE = "Capture"
     SEND_LABEL = "Capture"
+    PRESENCE = "capturing"
 
     def __init__(self, charge_id: str) -> None:
         super().__init__(charge_id)

@@ -172,6 +172,8 @@ class MoneyActionModal(PaytuiModal[str | None]):
     DISMISS_LABEL = "Close"
     #: Whether the result id is a charge (open it) or a refund (open the refunded charge).
     RESULT_IS_CHARGE = True
+    #: What the other agents see this one doing while the dialog is open ("ana refunding").
+    PRESENCE = "viewing"
 
     step: reactive[str] = reactive("loading")
 
@@ -194,6 +196,8 @@ class MoneyActionModal(PaytuiModal[str | None]):
         self.again = False
         #: The charge changed since it was read: the next enter reads it again (no send).
         self._changed = False
+        #: The charge as last read for the dialog (`prepare`), shown with who else is on it.
+        self._shown_info: Text | None = None
 
     # --- layout ------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -244,6 +248,28 @@ class MoneyActionModal(PaytuiModal[str | None]):
         self._load()
         self.set_interval(0.5, self._show_settling)
         self.app.journal_changed.subscribe(self, self._changed_elsewhere)
+        # Who else is on this charge, live; and the others see this agent deciding on it.
+        self.app.presence_changed.subscribe(self, lambda _people: self._show_info())
+        self._announce()
+
+    def _announce(self, amount: Any = None) -> None:
+        actions = self.app.session.actions_if_built
+        if actions is not None:
+            actions.show_presence(self, self.charge_id, self.PRESENCE, amount)
+
+    def on_unmount(self) -> None:
+        actions = self.app.session.actions_if_built
+        if actions is not None:
+            actions.hide_presence(self)
+
+    def _show_info(self, info: Text | None = None) -> None:
+        """The charge as read (`info`, else the last shown), with the claim, the others on
+        it now and the registry's note (`_with_claim`)."""
+        if info is not None:
+            self._shown_info = info
+        if self._shown_info is None or self._widgets_gone():
+            return
+        self.query_one("#dialog-info", Static).update(self._with_claim(self._shown_info))
 
     def _changed_elsewhere(self, entries: tuple[JournalEntry, ...]) -> None:
         """Another paytui (an agent on another machine, the command line) acted on this charge
@@ -455,7 +481,7 @@ class MoneyActionModal(PaytuiModal[str | None]):
             )
             self._block(f"The journal could not be read: {error_detail(exc)}")
             return
-        self.query_one("#dialog-info", Static).update(self._with_claim(info))
+        self._show_info(info)
         self.step = "form"
 
     def _with_claim(self, info: Text) -> Text:
@@ -463,12 +489,14 @@ class MoneyActionModal(PaytuiModal[str | None]):
         (`Basis.claim`): they may be working on it, so the person knows before reviewing. Then
         the registry's note on the action ("paytui does not know the status `settled`; the
         service will decide"), which the person reads before deciding."""
+        from paytui.actions.presence import presence_words
         from paytui.actions.registry import note
 
         basis = self.basis
         claim = basis.claim if basis is not None else None
         said = note(self.OPERATION, basis.charge) if basis is not None else None
-        if claim is None and said is None:
+        others = presence_words(self.app.others_on(self.charge_id))
+        if claim is None and said is None and not others:
             return info
         shown = info.copy()
         if claim is not None:
@@ -476,6 +504,9 @@ class MoneyActionModal(PaytuiModal[str | None]):
 
             shown.append("\n")
             shown.append(claim_sentence(claim, None, self.app), style="bold")
+        if others:  # live: another agent deciding on this charge right now
+            shown.append("\n")
+            shown.append(safe(f"◉ Now on this charge: {others}"), style="bold")
         if said is not None:
             shown.append("\n")
             shown.append_text(fmt.literal(said, style="bold warning"))
@@ -501,7 +532,7 @@ class MoneyActionModal(PaytuiModal[str | None]):
             return
         except Exception:
             return  # the dialog still says what happened; the send stays a choice
-        self.query_one("#dialog-info", Static).update(self._with_claim(info))
+        self._show_info(info)
 
     def action_close(self) -> None:
         # Closing never cancels a running action: the executor finishes it and journals it.
@@ -528,6 +559,7 @@ class MoneyActionModal(PaytuiModal[str | None]):
                 self.app.bell()
                 return
             self.params = params
+            self._announce(self.confirmation_amount(params))  # "ana refunding 40.00"
             self._ask_phrase_up_front(params)
             review = self.review(params)
             self.query_one("#dialog-review", Static).update(review)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
-from textual.widgets import Input, Static, TextArea
+from textual.widgets import Input, TextArea
 
 from paytui.actions import AmountError, format_amount, parse_amount
 from paytui.actions.basis import Basis, RefundSeen
@@ -38,12 +38,15 @@ class RefundModal(MoneyActionModal):
     TITLE = "Refund"
     SEND_LABEL = "Refund"
     RESULT_IS_CHARGE = False
+    PRESENCE = "refunding"
 
     def __init__(self, charge_id: str) -> None:
         super().__init__(charge_id)
         self.remaining: Decimal | None = None
         #: What is left after this dialog's own refund, from the service's answer.
         self._after_own: Basis | None = None
+        #: Who made each earlier refund shown ("by ana", "outside paytui"), by refund id.
+        self._makers: dict[str, str] = {}
 
     def compose_form(self) -> ComposeResult:
         yield field_beside("Amount", SafeInput(id="amount", compact=True), "amount")
@@ -68,6 +71,7 @@ class RefundModal(MoneyActionModal):
         basis = (await executor.observe("refund", self.charge_id)).with_shown()
         self.basis = basis
         self.remaining = basis.left
+        await self._read_makers(basis)
         if self.remaining is None or self.remaining <= 0:
             from paytui.actions import PrecheckFailed
 
@@ -76,6 +80,17 @@ class RefundModal(MoneyActionModal):
         if not amount.value.strip():  # reviewed again: what was typed stays
             amount.value = format_amount(self.remaining, grouping=False)
         return self._info(basis.charge)
+
+    async def _read_makers(self, basis: Basis) -> None:
+        """Who made each earlier refund ("by ana", "outside paytui"): the person deciding
+        sees who acted, not only an id."""
+        ids = [r.refund_id for r in basis.refunds if r.refund_id not in self._makers]
+        if not ids:
+            return
+        try:
+            self._makers.update(await self.app.session.actions.who_made(ids))
+        except Exception:
+            return  # named by id only; the journal's trouble is said where it matters
 
     def _info(self, charge: Any) -> Text:
         text = Text()
@@ -94,7 +109,9 @@ class RefundModal(MoneyActionModal):
                 text.append("\nRefunded   ", style="bold")
                 text.append(fmt.money(refund.amount))
                 age = f", {fmt.age(refund.at, now)} ago" if refund.at is not None else ""
-                text.append(Text(safe(f"  ({refund.refund_id}{age})")))
+                maker = self._makers.get(refund.refund_id)
+                by = f", {maker}" if maker else ""
+                text.append(Text(safe(f"  ({refund.refund_id}{age}{by})")))
             if len(basis.refunds) > 5:
                 text.append(f"\n           and {len(basis.refunds) - 5} more refunds")
         return text
@@ -131,7 +148,7 @@ class RefundModal(MoneyActionModal):
         own, self._after_own = self._after_own, None
         if own is not None:  # our own refund, as the service answered it
             self.basis, self.remaining = own, own.left
-            self.query_one("#dialog-info", Static).update(self._info(own.charge))
+            self._show_info(self._info(own.charge))
             return
         self._refresh_left()  # another refund of this charge: read what is left
 
@@ -143,7 +160,8 @@ class RefundModal(MoneyActionModal):
         except Exception:  # the result stays on screen; the detail beneath shows the truth
             return
         self.basis, self.remaining = basis, basis.left
-        self.query_one("#dialog-info", Static).update(self._info(basis.charge))
+        await self._read_makers(basis)
+        self._show_info(self._info(basis.charge))
 
     def validate(self) -> dict[str, Any] | None:
         params: dict[str, Any] = {}
