@@ -62,7 +62,8 @@ def test_claim_from_the_command_line(
         code, out, err = run("claim", taken)
         assert (code, out) == (Exit.REFUSED, "")
         # (The day is said as the claim is not today's: the command line's clock is the wall's.)
-        assert err == f"{taken} is claimed by support-12 on ws-3 since 2026-11-20 18:30 UTC.\n"
+        said = f"{taken} is claimed by support-12 on ws-3 since 2026-11-20 18:30 UTC."
+        assert err == f"paytui: error: {said}\n"
 
         # Free: claimed, said to last as long as this command — and gone once it exited.
         code, out, err = run("claim", free)

@@ -151,7 +151,8 @@ def test_charges_show_json_and_not_found(run: Run) -> None:
 def test_charges_show_json_prints_the_charge_as_the_service_sent_it(
     run: Run, sandbox_transport: httpx.AsyncBaseTransport
 ) -> None:
-    """No key the service did not send (the model's unset fields as nulls), none dropped."""
+    """No key the service did not send (the model's unset fields as nulls), none dropped; its
+    amounts as decimal text (docs/cli.md, "The output contract"), the rest as sent."""
     import asyncio
 
     charge_id = _first(run, "status:success", "type:sale")["charge_id"]
@@ -173,7 +174,8 @@ def test_charges_show_json_prints_the_charge_as_the_service_sent_it(
     shown = json.loads(out)
     assert code == Exit.OK
     assert sorted(shown) == sorted(sent)
-    assert shown == sent
+    assert shown["total_amount"] == f"{sent['total_amount']:.2f}"
+    assert {**shown, "total_amount": sent["total_amount"]} == sent
 
 
 def test_capture_asks_or_needs_yes_and_sends_once(run: Run, wire: WireTransport) -> None:

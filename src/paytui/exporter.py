@@ -86,7 +86,7 @@ Format = Literal["csv", "jsonl"]
 FORMATS: tuple[str, ...] = ("csv", "jsonl")
 #: What a bounded listing (`--limit N`) may also be written as: an aligned table, a JSON array.
 LISTING_FORMATS: tuple[str, ...] = ("table", "json", "jsonl", "csv")
-Kind = Literal["text", "money", "time", "id", "flag"]
+Kind = Literal["text", "money", "time", "id", "flag", "integer"]
 #: Charges read per request when exporting a search (the service's largest page).
 PAGE_SIZE = 100
 #: Cells a spreadsheet would evaluate as a formula when they start with one of these.
@@ -350,11 +350,22 @@ def _cell(value: Any, kind: Kind, local: bool) -> str | None:
 
 
 def _json_cell(column: Column, item: Any, local: bool) -> Any:
-    """A JSON value: a flag stays a boolean (``"proven": false``), the rest is text."""
+    """A JSON value: a flag stays a boolean (``"proven": false``), an integer a number (an
+    entry's id), the rest is text (money as decimal text, docs/cli.md)."""
     value = column.read(item)
     if column.kind == "flag":
         return None if value is None else bool(value)
+    if column.kind == "integer":
+        return None if value is None else int(value)
     return _cell(value, column.kind, local)
+
+
+def json_record(
+    table: Mapping[str, Column], row: Any, keys: Sequence[str] | None = None, local: bool = False
+) -> dict[str, Any]:
+    """One row as the JSON object of a listing: `keys` (all of `table`'s by default), each a
+    JSON value of its kind (a flag a boolean, money and times text, docs/cli.md)."""
+    return {key: _json_cell(table[key], row, local) for key in (keys or list(table))}
 
 
 #: The column of a row a search cannot prove matches its filters (`--include-unproven`).
@@ -677,7 +688,7 @@ def write_listing(
     if fmt in FORMATS:
         return write_rows(stream, rows, fmt, columns=keys, table=table, local=local)
     if fmt == "json":
-        records = [{key: _json_cell(table[key], row, local) for key in keys} for row in rows]
+        records = [json_record(table, row, keys, local) for row in rows]
         stream.write(json.dumps(records, ensure_ascii=False, indent=2) + "\n")
         return len(rows)
     cells = [[_cell(table[k].read(row), table[k].kind, local) for k in keys] for row in rows]
@@ -704,12 +715,17 @@ def write_record(stream: IO[str], row: Any, fmt: str, table: dict[str, Column]) 
     ``table`` one "key  value" line per column."""
     if fmt == "json":
         from paytui.api.errors import redact_data
+        from paytui.api.money import MONEY_AS_TEXT
         from paytui.text import escaped
 
         # Only the fields the service sent (its unknown ones included), not a None for every
-        # field the model knows.
+        # field the model knows; every amount as decimal text ("75.39"), never a float.
         dump = getattr(row, "model_dump", None)
-        data = dump(mode="json", exclude_unset=True) if dump is not None else row
+        data = (
+            dump(mode="json", exclude_unset=True, context={MONEY_AS_TEXT: True})
+            if dump is not None
+            else row
+        )
         text = json.dumps(redact_data(data), ensure_ascii=False, indent=2)
         stream.write(escaped(text, keep_lines=True) + "\n")
         return

@@ -36,6 +36,7 @@ __all__ = [
     "conversation_id_of",
     "conversation_verdicts",
     "customer_conversations",
+    "customer_name",
     "entry_of",
     "item_id_of",
     "links_charge",
@@ -127,6 +128,22 @@ def participant_names(obj: GenericObject) -> set[str]:
         if name:
             names.add(fold(name))
     return names
+
+
+def customer_name(obj: GenericObject) -> str | None:
+    """The customer's name as the conversation shows it: its participant whose role (or type)
+    is the customer's, or who carries the conversation's customer id; None when none does."""
+    fields = obj.fields()
+    participants = fields.get("participants")
+    linked = fields.get("customer_id")
+    for person in participants if isinstance(participants, list) else []:
+        if not isinstance(person, Mapping):
+            continue
+        role = person.get("role") or person.get("type")
+        is_customer = isinstance(role, str) and role.casefold() in INBOUND
+        if is_customer or (linked and person.get("customer_id") == linked):
+            return _name_of(person)
+    return None
 
 
 def links_customer(obj: GenericObject, customer_ids: set[str], names: set[str]) -> bool:

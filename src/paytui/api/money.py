@@ -144,8 +144,23 @@ def loads_json(text: str | bytes) -> Any:
     return json.loads(text, parse_float=Decimal)
 
 
-def _serialize_money(value: Decimal) -> int | float:
-    return to_wire(value)
+#: A serialization context key (``model_dump(mode="json", context={MONEY_AS_TEXT: True})``):
+#: every amount is written as its decimal text ("12.50"), as the command line's JSON promises
+#: (docs/cli.md, "The output contract"), never as a JSON number a script would read as a float.
+MONEY_AS_TEXT = "money_as_text"
+
+
+def _as_text(info: Any) -> bool:
+    context = getattr(info, "context", None)
+    return isinstance(context, dict) and bool(context.get(MONEY_AS_TEXT))
+
+
+def _serialize_money(value: Decimal, info: Any) -> int | float | str:
+    return plain_amount(value) if _as_text(info) else to_wire(value)
+
+
+def _serialize_amount(value: Decimal, info: Any) -> int | float | str:
+    return plain_amount(value) if _as_text(info) else exact_number(value)
 
 
 if TYPE_CHECKING:  # to the checker both are Decimal; pydantic reads their metadata at runtime
@@ -167,12 +182,12 @@ else:
         kinds["Money"] = Annotated[
             Decimal,
             BeforeValidator(to_decimal),
-            PlainSerializer(_serialize_money, return_type=int | float, when_used="json"),
+            PlainSerializer(_serialize_money, return_type=int | float | str, when_used="json"),
         ]
         #: An amount read from the service: exact in, exact out (`exact_number`), never rounded.
         kinds["Amount"] = Annotated[
             Decimal,
             BeforeValidator(to_decimal),
-            PlainSerializer(exact_number, return_type=int | float | str, when_used="json"),
+            PlainSerializer(_serialize_amount, return_type=int | float | str, when_used="json"),
         ]
         return kinds[name]

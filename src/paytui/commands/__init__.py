@@ -409,7 +409,10 @@ def main(
     environ: Mapping[str, str] | None = None,
 ) -> int:
     """Run one command; returns its exit code (`Exit`). Never raises, never a traceback."""
+    from paytui.commands.contract import requested_format
+
     io = io or Io()
+    io.fmt = requested_format(argv)
     runtime: Runtime | None = None
     try:
         refuse_number_arguments(argv)
@@ -436,7 +439,7 @@ def main(
 
         return int(asyncio.run(run(runtime, args)))
     except KeyboardInterrupt:
-        io.message("paytui: interrupted")
+        io.error("interrupted", Exit.INTERRUPTED)
         return Exit.INTERRUPTED
     except BrokenPipeError:  # `paytui charges search ... | head`
         return Exit.OK
@@ -447,7 +450,7 @@ def main(
             message = " ".join(forward.split())
         else:
             message = exc.message if isinstance(exc, CommandError) else _one_line(exc)
-        io.message(f"paytui: error: {message}")
+        io.error(message, code, exc)
         return code
     finally:
         if runtime is not None:

@@ -123,7 +123,7 @@ def _write(runtime: Runtime, args: argparse.Namespace, claims: list[Claim]) -> N
 
 def _taken(runtime: Runtime, executor: ActionExecutor, claim: Claim) -> int:
     holder = claim.holder(executor.clock())
-    runtime.io.message(f"{claim.target} is claimed by {holder}.")
+    runtime.io.error(f"{claim.target} is claimed by {holder}.", Exit.REFUSED)
     return Exit.REFUSED
 
 
@@ -147,10 +147,11 @@ async def _claim_next(
     mine = await executor.claim_next(ids)
     if mine is None:
         count = len(set(ids))
-        runtime.io.message(
+        runtime.io.error(
             f"Nothing free: {'the' if count == 1 else 'all'} {count} charge"
             f"{'' if count == 1 else 's'} given {'is' if count == 1 else 'are'} claimed by other"
-            " agents."
+            " agents.",
+            Exit.REFUSED,
         )
         return Exit.REFUSED
     _write(runtime, args, [mine])
@@ -169,8 +170,9 @@ async def _release(runtime: Runtime, executor: ActionExecutor, charge_id: str) -
         runtime.io.message(f"{charge_id} is not claimed.")
         return Exit.OK
     holder = held.holder(executor.clock())
-    runtime.io.message(
+    runtime.io.error(
         f"{charge_id} is claimed by {holder}: a claim is released by the paytui holding it"
-        " (m in that dashboard, or when it exits)."
+        " (m in that dashboard, or when it exits).",
+        Exit.REFUSED,
     )
     return Exit.REFUSED

@@ -66,7 +66,10 @@ def add_parser(top: Any, common: argparse.ArgumentParser) -> None:
     verbs = messages.add_subparsers(dest="verb", metavar="{list,send}")
     verbs.required = True
     found = sub(verbs, "list", "List a conversation's messages, oldest first.")
-    found.add_argument("--conversation", metavar="ID", required=True)
+    found.add_argument("id", nargs="?", help="the conversation (as `messages send ID`)")
+    found.add_argument(
+        "--conversation", metavar="ID", help="the conversation (the older spelling of ID)"
+    )
     listing(found)
     send = sub(
         verbs,
@@ -88,7 +91,12 @@ def add_parser(top: Any, common: argparse.ArgumentParser) -> None:
 
 
 def conversation_columns() -> dict[str, Column]:
-    from paytui.api.conversations import LAST_ACTIVITY_KEYS, as_time, status_word
+    from paytui.api.conversations import (
+        LAST_ACTIVITY_KEYS,
+        as_time,
+        customer_name,
+        status_word,
+    )
     from paytui.api.families import FAMILIES
     from paytui.exporter import Column
 
@@ -103,6 +111,7 @@ def conversation_columns() -> dict[str, Column]:
             Column("id", lambda obj: obj.id_in(family), "id"),
             Column("status", status_word, "id"),
             Column("subject", lambda obj: obj.label()),
+            Column("customer", customer_name, "text", "the customer's name, where it shows one"),
             Column("customer_id", linked("customer_id"), "id"),
             Column("charge_id", linked("charge_id"), "id"),
             Column("updated", lambda obj: as_time(obj.first_of(LAST_ACTIVITY_KEYS)), "time"),
@@ -193,17 +202,15 @@ def _thread_notes(runtime: Runtime, thread: Thread) -> int:
 
 async def conversations_show(runtime: Runtime, args: argparse.Namespace) -> int:
     from paytui.api.conversations import read_thread
-    from paytui.exporter import write_listing, write_record
+    from paytui.exporter import json_record, write_listing, write_record
 
     async with runtime.client() as client:
         found = await client.get_object("conversations", args.id)
         thread = await read_thread(client, args.id)
     if args.format == "json":
-        lines = [
-            {"time": e.at.isoformat() if e.at else None, "side": e.side or None, "who": e.who,
-             "text": e.text, "kind": e.kind, "id": e.item_id}
-            for e in thread.entries
-        ]  # fmt: skip
+        # A line as `messages list` writes it (its times the same UTC text), and its kind.
+        columns = thread_columns()
+        lines = [{**json_record(columns, e), "kind": e.kind} for e in thread.entries]
         data = {"conversation": found.fields(), "thread": lines}
         write_record(runtime.io.out, data, "json", {})  # redacted, control characters shown
     else:
@@ -213,19 +220,34 @@ async def conversations_show(runtime: Runtime, args: argparse.Namespace) -> int:
     return _thread_notes(runtime, thread)
 
 
+def _conversation_argument(args: argparse.Namespace) -> str:
+    """`messages list ID`, or the older `--conversation ID` (the same when both are given)."""
+    given = {value for value in (args.id, args.conversation) if value is not None}
+    if not given:
+        raise CommandError("messages list: which conversation? `messages list ID`", Exit.USAGE)
+    if len(given) > 1:
+        raise CommandError(
+            f"messages list: two conversations given ({args.id} and --conversation"
+            f" {args.conversation}): give one",
+            Exit.USAGE,
+        )
+    return str(given.pop())
+
+
 async def messages_list(runtime: Runtime, args: argparse.Namespace) -> int:
     from paytui.api.conversations import Thread, entry_of
     from paytui.api.models import Trust
     from paytui.commands.handlers import _collect, _columns, _limit
     from paytui.exporter import write_listing
 
+    conversation = _conversation_argument(args)
     table = thread_columns()
     keys = _columns(args, table, list(table))
     trust = Trust()  # only its count of the rows that could not be read is said
     async with runtime.client() as client:
         rows: list[GenericObject] = await _collect(
             lambda size, offset: client.list_messages_page(
-                conversation_id=args.conversation, limit=size, offset=offset
+                conversation_id=conversation, limit=size, offset=offset
             ),
             _limit(args),
             page_size=50,
@@ -234,7 +256,7 @@ async def messages_list(runtime: Runtime, args: argparse.Namespace) -> int:
     thread = Thread(unreadable=trust.unreadable)
     for row in rows:
         # A service that ignored the filter: another conversation's message is not this one's.
-        if str(row.fields().get("conversation_id", args.conversation)) != args.conversation:
+        if str(row.fields().get("conversation_id", conversation)) != conversation:
             continue
         line = entry_of(row)
         if line is None:

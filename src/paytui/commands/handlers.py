@@ -245,7 +245,7 @@ def _field(key: str) -> Column:
     def read(row: dict[str, Any]) -> Any:
         return row.get(key)
 
-    return Column(key, read, "id")
+    return Column(key, read, "integer" if key == "entry" else "id")
 
 
 _RECORD_COLUMNS: dict[str, Column] = {

@@ -110,9 +110,10 @@ async def history_verify(runtime: Runtime, args: argparse.Namespace) -> int:
         runtime.io.out.write(_holds(journal, report) + "\n")
     if report.ok:
         return Exit.OK
-    runtime.io.message(
-        f"paytui: error: the trail of {journal.where} is broken: {report.broken}"
-        f" ({_plural(report.links, 'link')} checked)"
+    runtime.io.error(
+        f"the trail of {journal.where} is broken: {report.broken}"
+        f" ({_plural(report.links, 'link')} checked)",
+        Exit.UNPROVEN,
     )
     return Exit.UNPROVEN
 
@@ -202,12 +203,17 @@ async def journal_status(runtime: Runtime, args: argparse.Namespace) -> int:
             write_listing(runtime.io.out, agents, "table", _AGENT_COLUMNS)
     if not problems:
         return Exit.OK
-    for problem in problems:
-        runtime.io.message(f"paytui: error: the journal {journal.where}: {problem}")
-    runtime.io.message(
+    recover = (
         "Stop every paytui on this machine before anything else, and recover as described in"
         f" {_RECOVERY}; do not repeat an action the journal no longer shows: read the service."
     )
+    if runtime.io.fmt in ("json", "jsonl"):  # one error object: the problems, then the way
+        said = "; ".join(f"the journal {journal.where}: {problem}" for problem in problems)
+        runtime.io.error(f"{said}. {recover}", Exit.UNPROVEN)
+        return Exit.UNPROVEN
+    for problem in problems:
+        runtime.io.error(f"the journal {journal.where}: {problem}", Exit.UNPROVEN)
+    runtime.io.message(recover)
     return Exit.UNPROVEN
 
 

@@ -229,6 +229,9 @@ class Io:
     err: IO[str] = field(default_factory=lambda: sys.stderr)
     inp: IO[str] = field(default_factory=lambda: sys.stdin)
     interactive: bool | None = None
+    fmt: str | None = None
+    """The ``--format`` asked (`contract.requested_format`): an error is a JSON object on
+    stderr with ``json`` and ``jsonl``, else a line (docs/cli.md, "The output contract")."""
 
     def __post_init__(self) -> None:
         if self.interactive is None:
@@ -238,6 +241,16 @@ class Io:
     def message(self, text: str) -> None:
         """One line for people, on stderr (sanitised)."""
         say(text, file=self.err, flush=True)
+
+    def error(self, message: str, code: int, exc: BaseException | None = None) -> None:
+        """The command's error, on stderr, in the format asked (`contract.error_text`)."""
+        from paytui.commands.contract import error_text
+
+        if self.fmt in ("json", "jsonl"):
+            self.err.write(error_text(message, code, self.fmt, exc) + "\n")
+            self.err.flush()
+        else:
+            self.message(error_text(message, code, self.fmt, exc))
 
     def ask(self, prompt: str) -> str:
         """A line typed at the terminal (only called when `interactive`)."""
