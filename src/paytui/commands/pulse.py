@@ -57,6 +57,7 @@ def _z(moment: datetime) -> str:
 
 def account_json(account: AccountRatio, pulse: RatioPulse, lines: tuple[RatioLine, ...]) -> Any:
     """One account's month as JSON types: counts numbers, money strings, the ratio a number."""
+    from paytui.api.money import plain_amount
     from paytui.today.ratio import standing
 
     where = standing(account.ratio, account.disputes, lines)
@@ -64,9 +65,9 @@ def account_json(account: AccountRatio, pulse: RatioPulse, lines: tuple[RatioLin
     return {
         "account_id": account.account_id,
         "disputes": account.disputes,
-        "disputes_amount": str(account.disputes_amount),
+        "disputes_amount": plain_amount(account.disputes_amount),
         "sales": account.sales,
-        "sales_amount": str(account.sales_amount),
+        "sales_amount": plain_amount(account.sales_amount),
         "ratio": account.ratio,
         "standing": where.level,
         "line": where.line.name if where.line is not None else None,
@@ -85,7 +86,7 @@ def account_json(account: AccountRatio, pulse: RatioPulse, lines: tuple[RatioLin
         "open_cases": [
             {
                 "charge_id": case.charge_id,
-                "amount": str(case.amount),
+                "amount": plain_amount(case.amount),
                 "disputed_at": _z(case.disputed_at),
                 "reason_code": case.reason_code,
                 "state": case.state,
