@@ -215,9 +215,9 @@ def test_journal_status_names_where_engine_schema_and_agents(location: Path | st
     assert code == Exit.OK and err == ""
     assert (status["engine"], status["agent"]) == (engine, "me-01")
     assert status["schema"] == SCHEMA_VERSION
-    assert {(a["agent"], a["machine"], a["entries"]) for a in status["agents"]} == {
-        ("support-07", "ws-17", 1),
-        ("support-12", "ws-3", 1),
+    assert {(a["agent"], a["machine"], a["entries"], a["refusals"]) for a in status["agents"]} == {
+        ("support-07", "ws-17", 1, 1),
+        ("support-12", "ws-3", 1, 0),
     }
     assert all(a["last_seen"].endswith("Z") for a in status["agents"])
     if engine == "sqlite":
@@ -236,8 +236,8 @@ def test_journal_status_names_where_engine_schema_and_agents(location: Path | st
         "me-01",
     )
     assert fields["agents"] == "2" and ("password" in fields) == (engine == "postgresql")
-    assert any(line.split()[:3] == ["AGENT", "MACHINE", "ENTRIES"] for line in lines)
-    assert any(line.split()[:3] == ["support-12", "ws-3", "1"] for line in lines)
+    assert any(line.split()[:4] == ["AGENT", "MACHINE", "ENTRIES", "REFUSALS"] for line in lines)
+    assert any(line.split()[:4] == ["support-12", "ws-3", "1", "0"] for line in lines)
 
 
 def test_an_unreachable_journal_is_one_line_its_password_masked(tmp_path: Path) -> None:

@@ -58,8 +58,14 @@ def test_a_whole_journal_is_said_whole(location: Path | str) -> None:
         assert status["integrity"] == ["ok"] and status["journal_mode"] == "wal"
         assert status["split"] == []
     code, out, _ = _runner(location)("journal", "status")
-    fields = dict(line.split(None, 1) for line in out.splitlines())  # no agent: no listing
+    lines = out.splitlines()
+    fields = dict(line.split(None, 1) for line in lines[: lines.index("")])
     assert code == Exit.OK and fields["trail"] == "holds (3 links)"
+    # Rows that name no one (written without an agent) are counted, not dropped ("agents 0").
+    assert fields["agents"] == (
+        "0 (and 3 entries and refusals that name no one: written before paytui recorded who)"
+    )
+    assert any(line.split()[:5] == ["(no", "one", "named)", "—", "3"] for line in lines), out
     if isinstance(location, Path):
         assert (fields["integrity"], fields["split"]) == ("ok", "no")
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -119,9 +120,41 @@ def test_who_acted_is_recorded_and_filtered(journal_location: Path | str) -> Non
         assert [(r.agent, r.machine, r.charge_id) for r in rows] == [
             ("support-07", "ws-17", "a" * 24)
         ]
-        assert [(a, m, n) for a, m, n, _ in journal.agents()] == [
+        assert [(s.agent, s.machine, s.entries) for s in journal.agents()] == [
             ("support-12", "ws-3", 1),
             ("support-07", "ws-17", 1),
+        ]
+
+
+def test_every_agent_is_counted_by_their_entries_and_refusals(
+    journal_location: Path | str,
+) -> None:
+    """An agent whose only row is a refusal is an agent; rows that name no one are counted apart
+    (not dropped: `journal status` said "agents 0" over a journal of such rows)."""
+    ticks = iter(range(100))
+
+    def clock() -> datetime:
+        return datetime(2026, 11, 29, 10, 0, next(ticks), tzinfo=UTC)
+
+    with Journal(journal_location, clock=clock) as journal:
+        _intent(journal, "a" * 24, agent=None, machine=None)
+        _intent(journal, "b" * 24)
+        journal.record_refusal(
+            profile="sandbox",
+            base_url=SERVICE,
+            operation="refund",
+            charge_id="d" * 24,
+            amount=None,
+            reason="read-only profile",
+            agent="support-31",
+            machine="ws-9",
+        )
+        _intent(journal, "e" * 24, agent=None, machine=None)
+        seen = [(s.agent, s.machine, s.entries, s.refusals) for s in journal.agents()]
+        assert seen == [
+            ("support-31", "ws-9", 0, 1),
+            ("support-07", "ws-17", 1, 0),
+            (None, None, 2, 0),
         ]
 
 

@@ -11,14 +11,15 @@ from typing import Any
 
 import httpx
 import pytest
-from textual.widgets import DataTable
+from textual.widgets import DataTable, Static
 
 from paytui.actions import Journal
+from paytui.actions.audit import AuditFilter
 from paytui.api.queries import ChargeQuery
 from paytui.sandbox.faults import Faults
 from paytui.ui.app import PaytuiApp
 from paytui.ui.screens.charge_detail import ChargeDetailScreen
-from paytui.ui.screens.history import HistoryScreen
+from paytui.ui.screens.history import HistoryScreen, history_title
 from paytui.ui.screens.modals.confirm import MoneyActionModal
 from tests.ui.conftest import make_app, settle
 from tests.ui.test_money_actions import OPEN_AUTHS, captures_of, find, open_detail
@@ -142,6 +143,8 @@ async def test_history_lists_newest_first_and_opens_the_charge(
         assert isinstance(history, HistoryScreen)
         rows = history_rows(history)
         assert [r[1] for r in rows] == ["refund", "capture"]
+        title = str(history.query_one("#history-title", Static).render())
+        assert title == "This machine's actions and refused attempts, newest first"
         assert history.check_action("retry", ()) is None  # succeeded: nothing to retry
         assert history.check_action("check_again", ()) is None
         await pilot.press("enter")
@@ -239,6 +242,19 @@ async def test_unknown_that_did_not_happen_is_retried_only_by_the_user(
         assert len(await captures_of(app, auth.charge_id)) == 1
         rows = history_rows(history)
         assert rows[0][4] == "succeeded" and f"retry of #{entry.id}" in rows[0][6]
+
+
+def test_the_title_says_whose_actions_are_listed() -> None:
+    """A team journal lists every agent's actions: its title never says "this machine"."""
+    assert history_title("postgresql", "prod", AuditFilter()) == (
+        "Every agent's actions and refused attempts on the team journal, newest first"
+    )
+    assert history_title("postgresql", "prod", AuditFilter(agent="ana", profile="eu")) == (
+        "ana's actions and refused attempts on the team journal, profile eu, newest first"
+    )
+    assert history_title("sqlite", "prod", AuditFilter(profile="prod")) == (
+        "This machine's actions and refused attempts, newest first"
+    )
 
 
 def test_outcome_words() -> None:

@@ -47,6 +47,7 @@ import builtins
 import json
 import uuid
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 from typing import Any
@@ -61,10 +62,22 @@ from paytui.actions.entry import (
 from paytui.actions.journal_store import DuplicateIntent, placeholders
 from paytui.actions.journal_trail import Room, iso
 
-__all__ = ["SENDING", "EntriesRoom", "JournalConflict"]
+__all__ = ["SENDING", "AgentSeen", "EntriesRoom", "JournalConflict"]
 
 #: Still being sent by its process (the session lock that marks it lives as long as the sender).
 SENDING = frozenset({"pending", "sent"})
+
+
+@dataclass(frozen=True)
+class AgentSeen:
+    """Someone who wrote to the journal: how many entries and refusals, from which machine (one
+    of theirs), and when last (`agent` None: the rows that name no one)."""
+
+    agent: str | None
+    machine: str | None
+    entries: int
+    refusals: int
+    last_seen: datetime
 
 
 class JournalConflict(Exception):
@@ -364,14 +377,27 @@ class EntriesRoom(Room):
         )
         return [JournalEntry._from_row(row) for row in rows]
 
-    def agents(self) -> builtins.list[tuple[str, str | None, int, datetime]]:
-        """Every agent seen on this journal: (agent, last machine, entries, last seen), most
-        recent first (`paytui journal status`)."""
+    def agents(self) -> builtins.list[AgentSeen]:
+        """Everyone seen on this journal, by the entries *and* the refusals they wrote, most
+        recent first (`paytui journal status`). Rows that name no one (written before paytui
+        recorded who acted, or copied so) are one `AgentSeen` whose `agent` is None, last."""
         rows = self._store.rows(
-            "SELECT agent, MAX(machine) AS machine, COUNT(*) AS n, MAX(created_at) AS last"
-            " FROM actions WHERE agent IS NOT NULL GROUP BY agent ORDER BY last DESC"
+            "SELECT agent, MAX(machine) AS machine, COUNT(*) AS n, SUM(entry) AS entries,"
+            " MAX(created_at) AS last FROM (SELECT agent, machine, 1 AS entry, created_at"
+            " FROM actions UNION ALL SELECT agent, machine, 0, created_at FROM refusals) AS seen"
+            " GROUP BY agent ORDER BY last DESC"
         )
-        return [(r["agent"], r["machine"], int(r["n"]), required_time(r["last"])) for r in rows]
+        found = [
+            AgentSeen(
+                agent=r["agent"],
+                machine=r["machine"],
+                entries=int(r["entries"]),
+                refusals=int(r["n"]) - int(r["entries"]),
+                last_seen=required_time(r["last"]),
+            )
+            for r in rows
+        ]
+        return sorted(found, key=lambda seen: seen.agent is None)
 
     def unresolved(
         self,

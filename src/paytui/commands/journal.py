@@ -62,7 +62,11 @@ _STATUS_COLUMNS = _columns(
 )
 #: Where a damaged or split journal's recovery is described.
 _RECOVERY = "docs/money-safety.md, 'When the journal is split or damaged'"
-_AGENT_COLUMNS = _columns("agent", "machine", "entries", "last_seen", times=("last_seen",))
+_AGENT_COLUMNS = _columns(
+    "agent", "machine", "entries", "refusals", "last_seen", times=("last_seen",)
+)
+#: The listing's name for rows that name no one (written before paytui recorded who acted).
+_NO_ONE = "(no one named)"
 _MIGRATE_COLUMNS = _columns(
     "source", "journal", "copied", "entries", "refusals", "present", "unsettled", "anonymous"
 )
@@ -162,15 +166,29 @@ async def journal_status(runtime: Runtime, args: argparse.Namespace) -> int:
 
     journal = _open(runtime)
     connection = runtime.connection
+    unreadable: str | None = None
     try:
         schema = journal.schema_version()
-        seen = journal.agents()
         health = _health(journal)
+        try:
+            seen = journal.agents()
+        except JournalUnavailable:
+            raise
+        except Exception as exc:  # a damaged file: its health above says so, and where
+            from paytui.actions.journal_store import first_line
+
+            seen, unreadable = [], first_line(exc)
     except JournalUnavailable as exc:
         raise CommandError(str(exc), Exit.CONFIG) from None
     agents: list[dict[str, Any]] = [
-        {"agent": agent, "machine": machine, "entries": entries, "last_seen": last}
-        for agent, machine, entries, last in seen
+        {
+            "agent": who.agent,
+            "machine": who.machine,
+            "entries": who.entries,
+            "refusals": who.refusals,
+            "last_seen": who.last_seen,
+        }
+        for who in seen
     ]
     password = None
     if journal.kind == "postgresql":
@@ -190,9 +208,10 @@ async def journal_status(runtime: Runtime, args: argparse.Namespace) -> int:
     problems: list[str] = health.pop("problems")
     if args.format == "json":
         listed = [{**row, "last_seen": _iso(row["last_seen"])} for row in agents]
-        _write_json(runtime, {**record, "agents": listed, **health, "problems": problems})
+        found = None if unreadable else listed
+        _write_json(runtime, {**record, "agents": found, **health, "problems": problems})
     else:
-        record["agents"] = len(agents)
+        record["agents"] = f"unreadable ({unreadable})" if unreadable else _agents_cell(agents)
         if journal.kind != "postgresql":
             del record["password"]
         record.update(_health_words(health))
@@ -200,7 +219,8 @@ async def journal_status(runtime: Runtime, args: argparse.Namespace) -> int:
         write_record(runtime.io.out, record, "table", table)
         if agents:
             runtime.io.out.write("\n")
-            write_listing(runtime.io.out, agents, "table", _AGENT_COLUMNS)
+            listed = [{**row, "agent": row["agent"] or _NO_ONE} for row in agents]
+            write_listing(runtime.io.out, listed, "table", _AGENT_COLUMNS)
     if not problems:
         return Exit.OK
     recover = (
@@ -215,6 +235,17 @@ async def journal_status(runtime: Runtime, args: argparse.Namespace) -> int:
         runtime.io.error(f"the journal {journal.where}: {problem}", Exit.UNPROVEN)
     runtime.io.message(recover)
     return Exit.UNPROVEN
+
+
+def _agents_cell(agents: list[dict[str, Any]]) -> str:
+    """How many agents wrote to the journal (by their entries and refusals), and how many rows
+    name no one: "2", "1 (and 13 entries and refusals that name no one)"."""
+    named = sum(1 for row in agents if row["agent"] is not None)
+    anonymous = sum(row["entries"] + row["refusals"] for row in agents if row["agent"] is None)
+    if not anonymous:
+        return str(named)
+    rows = _plural(anonymous, "entry or refusal", "entries and refusals")
+    return f"{named} (and {rows} that name no one: written before paytui recorded who)"
 
 
 def _health(journal: Journal) -> dict[str, Any]:

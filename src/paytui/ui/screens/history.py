@@ -1,5 +1,6 @@
-"""History (`5`): the audit trail — every action taken from this machine for this profile, and
-every attempt refused before it was sent — newest first.
+"""History (`5`): the audit trail — every action taken on this profile (on a team journal by every
+agent, on a person's file from this machine), and every attempt refused before it was sent —
+newest first; its title says whose.
 
 Reads `Journal.audit` (the action journal and its refusals), filtered by the line at the top
 (`/`: ``outcome:refused action:refund charge:ID client:ID since:DAY until:DAY profile:NAME``,
@@ -120,6 +121,21 @@ HISTORY_BINDINGS: list[Binding] = [
 ]
 
 
+def history_title(kind: str, profile: str, wanted: AuditFilter) -> str:
+    """Whose actions History lists: on a team journal every agent's (or the one the filter
+    names), on a person's file this machine's; of this profile (in the header) unless the
+    filter names another."""
+    if wanted.agent is not None:
+        who = f"{wanted.agent}'s"
+    elif kind == "postgresql":
+        who = "Every agent's"
+    else:
+        who = "This machine's"
+    where = " on the team journal" if kind == "postgresql" else ""
+    other = f", profile {wanted.profile}" if wanted.profile not in {None, profile} else ""
+    return f"{who} actions and refused attempts{where}{other}, newest first"
+
+
 class HistoryScreen(PaytuiScreen[None]):
     """The action journal of this profile."""
 
@@ -141,10 +157,7 @@ class HistoryScreen(PaytuiScreen[None]):
 
     def compose(self) -> ComposeResult:
         yield PaytuiHeader()
-        yield Static(
-            Text("Actions and refused attempts from this machine, newest first"),
-            id="history-title",
-        )
+        yield Static(Text("Actions and refused attempts, newest first"), id="history-title")
         yield SafeInput(
             id="history-filter",
             placeholder="/ filter: outcome:refused action:refund charge:ID client:ID since:DAY",
@@ -207,6 +220,9 @@ class HistoryScreen(PaytuiScreen[None]):
             status.update(Text("Could not read the journal."))
             self.query_one(ListState).show_failed(exc, rows_on_screen=bool(self.rows))
             return
+        self.query_one("#history-title", Static).update(
+            Text(history_title(executor.journal.kind, executor.profile, self.filter))
+        )
         self._show(rows, entries)
         with contextlib.suppress(Exception):  # the offer is a nicety; the journal shows anyway
             await self._offer_batches()
@@ -478,4 +494,4 @@ class HistoryScreen(PaytuiScreen[None]):
         self.reload()
 
 
-__all__ = ["HistoryScreen", "state_text"]
+__all__ = ["HistoryScreen", "history_title", "state_text"]
