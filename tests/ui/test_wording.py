@@ -27,13 +27,22 @@ def _summary_lines(charge: Charge, width: int) -> list[str]:
 
 
 def test_a_charge_type_reads_the_same_in_the_list_and_the_detail() -> None:
+    """One word per type (issue 44): the list, the detail's heading and summary said
+    `pre-auth`, `pre_authorization` and `pre-authorization` for the same charge."""
+    from types import SimpleNamespace
+
+    from paytui.ui.screens.charge_detail import ChargeDetailScreen
+
     check = Charge(charge_id="c1", charge_type="pre_authorization", total_amount=0)
+    wire = check.model_dump(mode="json", by_alias=True, exclude_none=True)
     column = next(column for column in COLUMNS if column.key == "type")
-    assert column.render(check).plain == "pre-auth"  # the list's narrow column, shortened
+    screen = SimpleNamespace(_wire=wire, charge_id="c1", charge=None)
+    heading = ChargeDetailScreen._heading(screen)  # type: ignore[arg-type]
     type_line = next(line for line in _summary_lines(check, 80) if "Type" in line)
-    assert "pre-authorization" in type_line and "pre_authorization" not in type_line
-    assert fmt.charge_type_name("authorization") == "authorization"
-    assert fmt.charge_type_name("authorization", short=True) == "auth"
+    for shown in (column.render(check).plain, heading.plain, type_line):
+        assert "pre-auth" in shown, shown
+        assert "pre_authorization" not in shown and "pre-authorization" not in shown, shown
+    assert fmt.charge_type_name("authorization") == "auth"  # as the search language's type:auth
     assert fmt.charge_type_name("refund\x1b[2J") == "refund␛[2J"  # another service's, made safe
 
 

@@ -232,20 +232,19 @@ def boarding_status(value: str | None) -> Text:
     )
 
 
-#: One word per charge type, everywhere a charge's type is shown (the form's labels aside,
-#: which are sentences): the wire's `pre_authorization` reads "pre-authorization".
-_CHARGE_TYPES = {"pre_authorization": "pre-authorization"}
-#: The list's narrow column: the same words, shortened.
-_CHARGE_TYPES_SHORT = {"authorization": "auth", "pre_authorization": "pre-auth"}
+#: One word per charge type, everywhere a charge's type is shown (the list's narrow column, the
+#: detail's heading and summary, an account's recent charges, duplicates; the form's labels
+#: aside, which are sentences): the words of the search language (`type:auth`), short enough for
+#: the list at 80 columns. Every screen reads them here (`charge_type_name`).
+CHARGE_TYPE_WORDS = {"authorization": "auth", "pre_authorization": "pre-auth"}
 
 
-def charge_type_name(kind: object, *, short: bool = False) -> str:
-    """`sale`, `authorization` (`auth`), `pre-authorization` (`pre-auth`), `capture`; a type
-    the service invents is shown as it came (made safe); "" when there is none."""
+def charge_type_name(kind: object) -> str:
+    """`sale`, `auth`, `pre-auth`, `capture`; a type the service invents is shown as it came
+    (made safe); "" when there is none."""
     if not isinstance(kind, str) or not kind:
         return ""
-    names = _CHARGE_TYPES_SHORT if short else _CHARGE_TYPES
-    return names.get(kind) or safe(kind)
+    return CHARGE_TYPE_WORDS.get(kind) or safe(kind)
 
 
 def card_text(charge: object) -> str:

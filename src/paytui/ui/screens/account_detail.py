@@ -250,7 +250,7 @@ class AccountDetailScreen(PaytuiScreen[None]):
                 when,
                 Text(fmt.money(charge.total_amount), justify="right"),
                 fmt.status(charge.status),
-                fmt.literal(getattr(charge, "charge_type", None) or "—"),
+                fmt.literal(fmt.charge_type_name(getattr(charge, "charge_type", None)) or "—"),
                 fmt.literal(name or "—"),
                 key=charge.charge_id,
             )

@@ -701,7 +701,7 @@ class ChargeDetailScreen(PaytuiScreen[None]):
         heading = Text.assemble(("Charge ", "bold"), Text(safe(self.charge_id)))
         if wire:
             heading.append("  ")
-            heading.append_text(panels.value_text(wire.get("charge_type")))
+            heading.append_text(panels.value_text(fmt.charge_type_name(wire.get("charge_type"))))
             heading.append("  ")
             heading.append_text(fmt.status(wire.get("status")))
             heading.append("  ")

@@ -164,7 +164,7 @@ class DuplicatesScreen(PagedListScreen["Charge"]):
             Text(apart(at - base) if at is not None and base is not None else "—"),
             fmt.literal(item.charge_id),
             fmt.status(item.status),
-            Text(fmt.charge_type_name(item.charge_type, short=True) or "—"),
+            Text(fmt.charge_type_name(item.charge_type) or "—"),
             state_text(state_words(item)),
             Text(fmt.money(item.total_amount), justify="right"),
             fmt.literal(item.contact_name),

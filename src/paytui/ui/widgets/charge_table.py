@@ -164,7 +164,7 @@ def _state(charge: Any) -> Text:
 
 def _charge_type(charge: Any) -> Text:
     """Sale, auth, pre-auth or capture: an authorization must not look like a sale."""
-    return Text(fmt.charge_type_name(getattr(charge, "charge_type", None), short=True) or "—")
+    return Text(fmt.charge_type_name(getattr(charge, "charge_type", None)) or "—")
 
 
 @dataclass(frozen=True)
