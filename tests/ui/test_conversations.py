@@ -28,7 +28,7 @@ def test_a_line_is_shown_as_data() -> None:
     )
     text = entry_text(hostile).plain
     assert text.splitlines() == [
-        "2026-10-02 09:10:00  [bold red]Mallory[/] (customer)",
+        "2026-10-02 09:10:00  [bold red]Mallory[/] · customer",
         "    Hi␛[2J",
         "    [link=x]there[/link]",
     ]
@@ -90,7 +90,9 @@ async def test_from_a_charge_read_reply_and_close(app_factory: AppFactory) -> No
         stamps = [entry.at for entry in thread.thread.entries]
         assert stamps == sorted(stamps)  # type: ignore[type-var]
         shown = screen_text(app)
-        assert "(customer)" in shown and "(us)" in shown and "Chargeback" in shown
+        assert "· customer" in shown and "Chargeback" in shown
+        # Our side's name keeps its own aside, and the side is not a second one (issue 44).
+        assert "Sam (support) · us" in shown and "(support) (us)" not in shown
 
         # Reply: the text as typed, reviewed exactly, sent once on enter.
         await pilot.press("l")
@@ -121,6 +123,9 @@ async def test_from_a_charge_read_reply_and_close(app_factory: AppFactory) -> No
         await pilot.press("enter")
         await settle(app, pilot)
         assert app.screen.outcome is not None and app.screen.outcome.succeeded  # type: ignore[attr-defined]
+        # Done: nothing is left to cancel, so the one button says what it does (issue 44).
+        buttons = [str(b.label) for b in app.screen.query(Button) if b.display]
+        assert buttons == ["Close"], buttons
         await pilot.press("escape")
         await settle(app, pilot)
         assert thread.conversation is not None and closed_state(thread.conversation) is True

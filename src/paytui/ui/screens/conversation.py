@@ -71,7 +71,9 @@ def entry_text(entry: ThreadEntry) -> Text:
     text.append("  ")
     text.append_text(fmt.literal(entry.who or "someone", f"bold {style}".strip()))
     if word:
-        text.append(f" ({word})", style=fmt.tone(style))
+        # After a dot, not in brackets: a name may carry its own ("Sam (support)"), and "Sam
+        # (support) (us)" read as two asides.
+        text.append(f" · {word}", style=fmt.tone(style))
     for line in entry.text.split("\n"):
         text.append("\n    ")
         text.append_text(fmt.literal(line))

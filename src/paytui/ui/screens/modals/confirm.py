@@ -170,6 +170,8 @@ class MoneyActionModal(PaytuiModal[str | None]):
     SEND_LABEL = "Capture"
     #: The button that closes the dialog (escape): "Cancel" where "Close" is the action's word.
     DISMISS_LABEL = "Close"
+    #: Its word once the action is done or blocked: nothing is left to cancel then.
+    DONE_LABEL = "Close"
     #: Whether the result id is a charge (open it) or a refund (open the refunded charge).
     RESULT_IS_CHARGE = True
     #: What the other agents see this one doing while the dialog is open ("ana refunding").
@@ -328,7 +330,9 @@ class MoneyActionModal(PaytuiModal[str | None]):
         # While sending, no button can be pressed by a repeated enter (Close included: a
         # second enter must not close the dialog on the answer). Escape still closes it, and
         # the action then finishes in the background and is journaled.
-        self.query_one("#close", Button).disabled = step == "sending"
+        dismiss = self.query_one("#close", Button)
+        dismiss.disabled = step == "sending"
+        dismiss.label = self.DONE_LABEL if step in {"result", "blocked"} else self.DISMISS_LABEL
         if step == "review" and (self.focused is None or self.focused.id == "close"):
             # Back from sending (a refusal: "Review again", "Refund again"): the buttons were
             # disabled meanwhile and the focus fell to Close, so enter would have closed the
