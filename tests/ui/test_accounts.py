@@ -222,6 +222,30 @@ async def test_watch_mode_highlights_and_announces_a_change(
         assert not screen.watching and not screen.changed_ids
 
 
+async def test_watch_stops_reading_while_accounts_is_left_and_goes_on_back(
+    still_transport: httpx.AsyncBaseTransport,
+) -> None:
+    """Issue 44: `w` on Accounts kept re-reading every few seconds after the agent went to the
+    charges. Away, the watch's timer is gone (it stays on); back on Accounts it reads again."""
+    app = make_app(still_transport)
+    app.session.watch_interval = 0.1  # type: ignore[attr-defined]
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await open_accounts(app, pilot)
+        await pilot.press("w")
+        await settle(app, pilot)
+        assert screen.watching and screen.polling
+        await pilot.press("1")
+        await settle(app, pilot)
+        assert isinstance(app.screen, ChargeSearchScreen)
+        assert screen.watching and not screen.polling
+        await pilot.press("3")
+        await settle(app, pilot)
+        assert app.screen is screen and screen.watching and screen.polling
+        await pilot.press("w")
+        await settle(app, pilot)
+        assert not screen.polling
+
+
 async def test_watch_mode_survives_an_error(
     still_transport: httpx.AsyncBaseTransport, sandbox_faults: Faults
 ) -> None:

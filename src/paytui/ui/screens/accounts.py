@@ -159,6 +159,22 @@ class AccountsScreen(PagedListScreen["Account"]):
     def on_unmount(self) -> None:
         self._stop_timer()
 
+    def on_screen_suspend(self) -> None:
+        """Left (another screen, or a detail over it): the watch stops reading — no polling for
+        a screen nobody sees — and stays on, to go on where it was when Accounts is back."""
+        self._stop_timer()
+
+    def on_screen_resume(self) -> None:
+        super().on_screen_resume()
+        if self.watching and self._watch_timer is None:
+            self._start_timer()
+            self.load()  # what changed while away, at once
+
+    @property
+    def polling(self) -> bool:
+        """Whether the watch's re-reads are running (only while Accounts is on screen)."""
+        return self._watch_timer is not None
+
     # --- state ----------------------------------------------------------------------------------
     @property
     def accounts(self) -> list[Account]:
@@ -319,6 +335,9 @@ class AccountsScreen(PagedListScreen["Account"]):
     def _interval(self) -> float:
         return max(0.05, float(self.app.session.watch_interval or 5))
 
+    def _start_timer(self) -> None:
+        self._watch_timer = self.set_interval(self._interval(), self.load)
+
     def _stop_timer(self) -> None:
         if self._watch_timer is not None:
             self._watch_timer.stop()
@@ -343,7 +362,7 @@ class AccountsScreen(PagedListScreen["Account"]):
         self.set_class(self.watching, "-watching")
         if self.watching:
             self._previous = {a.account_id: a.status for a in self.accounts} or None
-            self._watch_timer = self.set_interval(self._interval(), self.load)
+            self._start_timer()
             self.app.notify(
                 f"Watching accounts: re-reading every {self._interval():g}s.",
                 title="Watch",
