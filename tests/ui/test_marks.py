@@ -10,7 +10,7 @@ from textual.widgets import Static
 from paytui.ui.marks import Marks
 from paytui.ui.screens.charges import ChargeSearchScreen
 from paytui.ui.widgets.charge_table import ChargeTable
-from tests.ui.conftest import FakeClient, fake_app, settle
+from tests.ui.conftest import FakeClient, fake_app, screen_text, settle
 
 
 def _charge(charge_id: str, amount: str | None) -> SimpleNamespace:
@@ -74,3 +74,20 @@ async def test_a_saved_searchs_name_is_shown_as_text_never_as_terminal_codes() -
         shown = str(screen.query_one("#view-name", Static).content)
         assert "\x1b" not in shown and "\x07" not in shown
         assert "pwned" in shown and shown.startswith("Saved: ")
+
+
+async def test_the_count_beside_the_marks_is_whole_at_80_columns() -> None:
+    """Issue 44: at 80 columns, with marks shown, the summary's right side read "Showing 32 of
+    94  (rows" (a fixed width cut by the marks beside it) until the terminal was resized."""
+    client = FakeClient(total=250)
+    app = fake_app(client)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, ChargeSearchScreen)
+        await pilot.press("M", "M")
+        await settle(app, pilot)
+        count = str(screen.query_one("#showing", Static).content)
+        assert "(rows 1–" in count, count
+        summary = next(line for line in screen_text(app).splitlines() if "marked" in line)
+        assert "250 marked" in summary and summary.rstrip().endswith(count), summary

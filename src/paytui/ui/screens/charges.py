@@ -1250,8 +1250,17 @@ class ChargeSearchScreen(PaytuiScreen[None]):
 
         Their sizes are fixed by the stylesheet (`layout` False), so a change repaints the line
         alone instead of laying out the whole screen: while typing, every key would otherwise
-        cost several layouts of the screen between the key and the painted table.
+        cost several layouts of the screen between the key and the painted table. A line as
+        wide as its text (`width: auto`, "Showing N of M") is laid out again when its length
+        changes, never cut to its old width.
         """
         widget = self.query_one(selector, Static)
         if widget.content != text:
-            widget.update(text, layout=layout)
+            before = widget.content
+            width = widget.styles.width
+            resized = (
+                width is not None
+                and width.is_auto
+                and (not isinstance(before, Text) or before.cell_len != text.cell_len)
+            )
+            widget.update(text, layout=layout or resized)
