@@ -35,6 +35,8 @@ __all__ = [
     "DISPUTE_STATES",
     "REFUND_STATES",
     "RefundPosition",
+    "chargeback_state",
+    "chargeback_words",
     "dispute_state",
     "may_have_refunds",
     "refund_state",
@@ -158,6 +160,14 @@ def refund_state(
     return "full" if refunds.left is not None and refunds.left <= 0 else "partial"
 
 
+def chargeback_state(item: Any) -> str:
+    """One chargeback's state from its ``status`` as the service spells it: ``open``, ``won``,
+    ``lost``, or ``unknown`` (a word paytui does not know, or none): the one rule of the lists,
+    Today, the customer's screen and the charge's header."""
+    word = str(getattr(item, "status", None) or "").strip().casefold()
+    return _DISPUTE_WORDS.get(word, "unknown")
+
+
 def dispute_state(charge: Any) -> str:
     """``none``, ``open``, ``won``, ``lost`` or ``unknown`` (see `DISPUTE_STATES`). Several
     chargebacks: any open one makes the charge ``open``, else any lost one ``lost``; ``won``
@@ -166,10 +176,7 @@ def dispute_state(charge: Any) -> str:
         return "none"
     chargebacks = getattr(charge, "chargebacks", None)
     items = getattr(chargebacks, "items", None) or []
-    states = {
-        _DISPUTE_WORDS.get(str(getattr(item, "status", None) or "").strip().casefold(), "unknown")
-        for item in items
-    }
+    states = {chargeback_state(item) for item in items}
     if not states:
         return "unknown"
     for state in ("open", "unknown", "lost"):
@@ -185,6 +192,12 @@ _DISPUTE_STATE_WORDS = {
     "unknown": DISPUTED_UNKNOWN,
 }
 _REFUND_STATE_WORDS = {"partial": PARTLY_REFUNDED, "full": REFUNDED, "unknown": UNKNOWN}
+
+
+def chargeback_words(item: Any) -> tuple[str, ...]:
+    """The state word of one chargeback (a row of the customer's screen): ``Disputed (open)``,
+    ``Won``, ``Lost`` or ``Disputed (?)``, as a charge with that one chargeback shows."""
+    return (_DISPUTE_STATE_WORDS[chargeback_state(item)],)
 
 
 def _disputed(charge: Any) -> bool:

@@ -350,3 +350,22 @@ async def test_an_invalid_query_does_not_keep_the_rows_of_the_one_before(
         await settle(app, pilot)
         assert screen.state == "results" and table.total > 0
         assert "Nothing searched" not in screen_text(app)
+
+
+async def test_a_list_of_chargebacks_shows_each_case(counting: CountingTransport) -> None:
+    """`status:chargeback` adds the Case column: each row's reason in the network's words,
+    stage, status, age and time left (docs/today.md, "The case"); another list has none."""
+    app = make_app(counting)
+    async with app.run_test(size=(160, 40)) as pilot:
+        _screen, table = await open_app(pilot, app)
+        assert "case" not in [c.key for c in table.columns]
+        await type_query(pilot, "status:chargeback", keys=True)
+        await settle(app, pilot)
+        assert "case" in [c.key for c in table.columns]
+        text = " ".join(screen_text(app).split())
+        assert " Case " in text
+        # What to scan first first: status, time left, age, then the reason in the network's words.
+        assert "open · ≈ overdue 30 min · 8 d old · Visa 11.3 No Authorization" in text
+        assert "lost · 11 d old · Visa 13.3 Not as Described" in text  # closed: no time left
+        # A code of another network than the card's is not given its words.
+        assert "lost · 8 d old · code 10.4 (not a Discover code in paytui's ta" in text

@@ -254,3 +254,36 @@ async def test_today_as_the_start_screen_reads_again_on_its_timer_only_when_show
         await pilot.press("0")  # back: one read, as the tick asked
         await settle(app, pilot)
         assert screen.queue is not read and screen.highlighted() == under
+
+
+async def test_each_row_says_its_case_its_evidence_and_its_money_state(
+    sandbox_transport: httpx.AsyncBaseTransport,
+) -> None:
+    """At 80x24 the line under the queue says the highlighted row's case and which evidence and
+    clock its due time came from; the State column says the money state by the one rule, and
+    a chargeback opened from Today shows its case as the detail's first line."""
+    from paytui.charge_state import state_words
+
+    app = make_app(sandbox_transport)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_today(app, pilot)
+        chargebacks = next(i for i, p in enumerate(PHASES) if p.name == "chargebacks")
+        await pilot.press(*["f"] * chargebacks)
+        await settle(app, pilot)
+        table = screen.query_one(NavTable)
+        assert "state" in table.shown_columns  # kept at 80 columns
+        practice = next(i for i, item in enumerate(screen.items) if "Discover UA02" in item.why)
+        table.move_cursor(row=practice)
+        await settle(app, pilot)
+        text = " ".join(screen_text(app).split())
+        case = "Discover UA02 Fraud: Card Not Present Transaction (fraud) · arbitration · open"
+        assert case in text
+        assert "from the chargeback's date" in text and "window" in text
+        item = screen.items[practice]
+        words = state_words(item.subject, refunds=screen.refunds.get(item.id))
+        assert words and words[0] == "Disputed (open)" and "?" not in words  # refunds read
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert isinstance(app.screen, ChargeDetailScreen)
+        lines = [line.strip() for line in screen_text(app).splitlines()]
+        assert lines[1].startswith("Case Discover UA02 Fraud: Card Not Present Transaction")

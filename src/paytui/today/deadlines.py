@@ -29,10 +29,15 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BASES",
+    "DATE_KEYS",
     "SERVICE_DUE_KEYS",
+    "STAGE_KEYS",
     "Deadline",
+    "brand_of",
     "chargeback_date",
     "chargeback_deadline",
+    "field_of",
+    "moment_of",
     "network_window",
     "return_deadline",
     "stage_of",
@@ -110,7 +115,7 @@ class Deadline:
     words: str
 
 
-def _field(item: Any, keys: tuple[str, ...]) -> Any:
+def field_of(item: Any, keys: tuple[str, ...]) -> Any:
     """The first of `keys` an object read from the service carries (a field or an extra)."""
     if item is None:
         return None
@@ -124,7 +129,7 @@ def _field(item: Any, keys: tuple[str, ...]) -> Any:
     return None
 
 
-def _moment(value: Any) -> datetime | None:
+def moment_of(value: Any) -> datetime | None:
     """A time the service sent, as UTC (a date is its start); None when it is not one."""
     if isinstance(value, datetime):
         moment = value
@@ -144,16 +149,29 @@ def _fold(text: object) -> str:
 
 def chargeback_date(chargeback: Any) -> datetime | None:
     """The chargeback's own date (UTC) from the first of `DATE_KEYS` it carries; None: none."""
-    return _moment(_field(chargeback, DATE_KEYS))
+    return moment_of(field_of(chargeback, DATE_KEYS))
 
 
 def stage_of(chargeback: Any) -> str | None:
     """The chargeback's stage (one of `STAGES`), "" for a word paytui does not know, None when
     the service shows none."""
-    word = _field(chargeback, STAGE_KEYS)
+    word = field_of(chargeback, STAGE_KEYS)
     if word is None:
         return None
     return _STAGE_WORDS.get(_fold(word), "")
+
+
+def brand_of(charge: Any) -> str | None:
+    """The card brand of a charge, folded as the tables spell it (`visa`, `mastercard`, `amex`,
+    `discover`, or the service's word folded); None for a bank debit or no brand shown."""
+    pm = getattr(charge, "payment_method", None)
+    if getattr(pm, "method", "card") == "bank_account":
+        return None
+    brand = getattr(pm, "type", None)
+    if not brand:
+        return None
+    folded = _fold(brand)
+    return _BRANDS.get(folded, folded)
 
 
 def network_window(prefs: TodayPrefs, brand: str | None, stage: str | None) -> tuple[str, float]:
@@ -185,7 +203,7 @@ def _start(
     it is no later than first seen; else first seen."""
     if own is not None:
         return (own, own_basis) if own <= first_seen else (first_seen, "first_seen")
-    updated = _moment(getattr(charge, "last_updated_timestamp", None))
+    updated = moment_of(getattr(charge, "last_updated_timestamp", None))
     if updated is not None and updated <= first_seen:
         return updated, "charge_updated"
     return first_seen, "first_seen"
@@ -196,12 +214,11 @@ def chargeback_deadline(
 ) -> Deadline:
     """When an open chargeback is due: the service's date, else the earlier of the network's
     and the acquirer's window from the best evidence of its date, less the buffer."""
-    given = _moment(_field(chargeback, SERVICE_DUE_KEYS))
+    given = moment_of(field_of(chargeback, SERVICE_DUE_KEYS))
     if given is not None:
         return Deadline(given, False, "service", "due date given by the service")
     start, basis = _start(chargeback_date(chargeback), "chargeback_date", charge, first_seen)
-    pm = getattr(charge, "payment_method", None)
-    brand = getattr(pm, "type", None) if getattr(pm, "method", "card") != "bank_account" else None
+    brand = brand_of(charge)
     stage = stage_of(chargeback)
     network, network_days = network_window(prefs, brand, stage)
     acquirer = prefs.response_days
@@ -221,7 +238,7 @@ def return_deadline(charge: Charge, first_seen: datetime, prefs: TodayPrefs) -> 
     """When an ACH return is due: its own date + `return_days` (else the charge's last update,
     else first seen)."""
     info = charge.return_info
-    own = _moment(info.return_timestamp) if info is not None else None
+    own = moment_of(info.return_timestamp) if info is not None else None
     start, basis = _start(own, "return_date", charge, first_seen)
     window = _days(prefs.return_days)
     words = f"≈ from {_WHAT[basis]} {start:%Y-%m-%d}, act within {window}"

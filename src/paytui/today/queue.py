@@ -5,7 +5,8 @@ One list from six sources, each read through the client (`PaymentClient`), a few
 filter the service ignored or could not prove never puts a row in the queue.
 
 - unknown outcomes of the journal: money whose outcome is not proven, always first;
-- chargebacks not known to be closed (an inner status won / lost closes one);
+- chargebacks not known to be closed (`charge_state.chargeback_state` won / lost closes one),
+  each with its case (`paytui.today.cases`: reason, stage, status, age);
 - ACH returns (status `return`);
 - open authorizations, due at their capture-by time (a hold window per brand);
 - accounts that need information, or whose boarding status has not changed for N days;
@@ -25,7 +26,9 @@ from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Literal
 
+from paytui.charge_state import chargeback_state
 from paytui.config.model import TodayPrefs
+from paytui.today.cases import case_of
 from paytui.today.deadlines import chargeback_deadline, return_deadline
 
 if TYPE_CHECKING:
@@ -49,8 +52,6 @@ __all__ = [
 Kind = Literal["unknown", "chargeback", "return", "authorization", "account", "token"]
 #: Every kind, in the order they are told apart (`--kind`, `kind:` in the screen).
 KINDS: tuple[str, ...] = ("unknown", "chargeback", "return", "authorization", "account", "token")
-#: Chargeback inner statuses that close one (case folded); any other, or none, stays open.
-CLOSED_CHARGEBACK = frozenset({"won", "lost"})
 #: Rows read per page, and at most this many rows per source (the queue stays bounded).
 PAGE_SIZE = 100
 MAX_ROWS = 20_000
@@ -283,8 +284,9 @@ async def _chargebacks(
             continue
         inner = (charge.chargebacks.items if charge.chargebacks is not None else None) or [None]
         for position, cb in enumerate(inner):
-            status = str(getattr(cb, "status", None) or "").strip().lower()
-            if status in CLOSED_CHARGEBACK:
+            # The one rule of the lists (`charge_state`): won or lost closes a chargeback;
+            # open, a word paytui does not know, or none stays in the queue.
+            if cb is not None and chargeback_state(cb) in {"won", "lost"}:
                 continue
             key = getattr(cb, "chargeback_id", None) or f"{charge.charge_id}#{position}"
             found.append((charge, key, cb))
@@ -294,14 +296,9 @@ async def _chargebacks(
         amount = getattr(cb, "amount", None)
         if amount is None and charge.chargebacks is not None:
             amount = charge.chargebacks.total_amount
-        reason = " ".join(
-            str(part)
-            for part in (getattr(cb, "reason_code", None), getattr(cb, "reason", None))
-            if part
-        )
-        state = getattr(cb, "status", None)
+        case = case_of(cb, charge, now, prefs, first[key])
         due = chargeback_deadline(cb, charge, first[key], prefs)
-        why = f"chargeback{f' {reason}' if reason else ''}, {state or 'status not shown'}"
+        why = f"chargeback {case.line(now, left=False)}"
         items.append(
             TodayItem(
                 "chargeback",

@@ -31,6 +31,7 @@ from paytui.text import safe
 from paytui.ui import format as fmt
 from paytui.ui import messages
 from paytui.ui.claims import claim_or_release, claim_sentence, read_claims
+from paytui.ui.running_app import paytui_app
 from paytui.ui.screens.base import PaytuiScreen
 from paytui.ui.widgets import charge_panels as panels
 from paytui.ui.widgets.charge_table import CLAIMED, CLAIMED_MINE, PRESENT
@@ -696,9 +697,35 @@ class ChargeDetailScreen(PaytuiScreen[None]):
         panel.update(content)
         panel.display = True
 
+    def case_line(self) -> Text:
+        """The first line of the detail on a charged-back charge: the case, the reason it was
+        opened (`paytui.today.cases`: reason code and the network's words, stage, status, age,
+        time left), above the fold at 80x24; "" on a charge without a chargeback."""
+        from paytui.config.model import TodayPrefs
+        from paytui.today.cases import first_case
+
+        if self.charge is None:
+            return Text()
+        connection = paytui_app(self).session.connection
+        prefs = connection.today if connection is not None else TodayPrefs()
+        now = self.app.now()
+        case, count = first_case(self.charge, now, prefs)
+        if case is None:
+            return Text()
+        line = Text.assemble(("Case ", "bold"), Text(safe(case.line(now))))
+        if count > 1:
+            more = count - 1
+            line.append(f" (+{more} more chargeback{'s' if more > 1 else ''}: Chargebacks panel)")
+        return line
+
     def _heading(self) -> Text:
         wire = self._wire
-        heading = Text.assemble(("Charge ", "bold"), Text(safe(self.charge_id)))
+        heading = Text()
+        case = self.case_line()
+        if case:
+            heading.append_text(case)
+            heading.append("\n")
+        heading.append_text(Text.assemble(("Charge ", "bold"), Text(safe(self.charge_id))))
         if wire:
             heading.append("  ")
             heading.append_text(panels.value_text(fmt.charge_type_name(wire.get("charge_type"))))

@@ -506,6 +506,33 @@ class ChargeSearchScreen(PaytuiScreen[None]):
             return query
         return query.model_copy(update={"sort": self._sort})
 
+    def _case_columns(self, table: ChargeTable, query: ChargeQuery) -> None:
+        """A list of chargebacks (`status:chargeback`, `dispute:open|won|lost`) shows each row's
+        case (`paytui.today.cases`) in a Case column; any other list, the usual columns."""
+        from paytui.ui.widgets.charge_table import CASE_COLUMNS, COLUMNS
+
+        disputes = query.status == "chargeback" or getattr(query, "dispute", None) in {
+            "open",
+            "won",
+            "lost",
+        }
+        table.columns = CASE_COLUMNS if disputes else COLUMNS
+        table.case_of = self._case_cell if disputes else None
+
+    def _case_cell(self, charge: Any) -> Text:
+        """A row's Case cell: its open (else newest) chargeback in one line, "+N" for more."""
+        from paytui.config.model import TodayPrefs
+        from paytui.today.cases import first_case
+
+        connection = paytui_app(self).session.connection
+        prefs = connection.today if connection is not None else TodayPrefs()
+        now = self.app.now()
+        case, count = first_case(charge, now, prefs)
+        if case is None:
+            return Text("—")
+        more = f" (+{count - 1})" if count > 1 else ""
+        return Text(safe(case.row_line(now)) + more)
+
     def _search(self, query: ChargeQuery | None, *, cursor: int = 0) -> None:
         self._show_loading()
         self.run_search(query, cursor)
@@ -558,6 +585,7 @@ class ChargeSearchScreen(PaytuiScreen[None]):
                 self._show_error(exc)
                 return
         at = self._preview_cursor if self._searches == 1 else None
+        self._case_columns(table, effective)
         table.show(loader, page, sort=effective.sort or DEFAULT_SORT, cursor=cursor, at=at)
         self._shown = query
         # A filter the service ignored is said, not hidden: these rows may not match the query.

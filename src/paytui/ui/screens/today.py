@@ -42,6 +42,7 @@ from paytui.ui.marks import MARK, Marks
 from paytui.ui.running_app import paytui_app
 from paytui.ui.screens.charge_rows import ChargeRowActions, charge_row_bindings
 from paytui.ui.screens.paged_list import PagedListScreen
+from paytui.ui.widgets.charge_table import state_text
 from paytui.ui.widgets.fit_table import FitColumn, FitNavTable
 from paytui.ui.widgets.footer import PaytuiFooter
 from paytui.ui.widgets.header import PaytuiHeader
@@ -50,6 +51,7 @@ from paytui.ui.widgets.pulse import PulseStrip
 
 if TYPE_CHECKING:
     from paytui.api.client import PaymentClient
+    from paytui.charge_state import RefundPosition
 
 
 @dataclass(frozen=True)
@@ -114,11 +116,19 @@ TODAY_COLUMNS = (
     FitColumn("what", "What", priority=2, min_width=10),
     FitColumn("customer", "Customer", priority=1, min_width=8),
     FitColumn("amount", Text("Amount", justify="right")),
-    FitColumn("due", "Due (local)"),
+    # At 80 columns the absolute due time goes before the state: the time left says it.
+    FitColumn("due", "Due (local)", priority=2),
     FitColumn("left", "Time left"),
-    FitColumn("claimed", "Claimed by", priority=3, min_width=8, only_when_filled=True),
+    # The money state of a charge row (`charge_state`, as every list): "?" until its refunds
+    # are read (a page at a time, `_read_refunds`), never a blank that means "not known".
+    FitColumn("state", "State", priority=1),
+    FitColumn("claimed", "Claimed by", priority=1, min_width=8, only_when_filled=True),
     # Who else has the charge open now, live on a team journal ("ana refunding 40.00").
     FitColumn("present", "Open by", priority=3, min_width=8, only_when_filled=True),
+    # The case and the evidence of the due time ("chargeback Visa 10.4 … · open · 5 d old:
+    # ≈ from the chargeback's date 2026-11-09, acquirer window 10 d"); whole for the
+    # highlighted row in the line under the table (`#today-why`) at any width.
+    FitColumn("why", "Why", priority=4, min_width=12, free_text=True),
 )
 
 
@@ -173,6 +183,9 @@ class TodayScreen(ChargeRowActions, PagedListScreen[TodayItem]):
         self._partial = False
         #: Rows of a partial queue are on screen (the next show keeps the cursor's item).
         self._partial_shown = False
+        #: The refunds read of the charges shown, by charge id (`charge_state.read_positions`):
+        #: their State says Refunded / Partly refunded / nothing; "?" until read.
+        self.refunds: dict[str, RefundPosition] = {}
 
     def compose(self) -> ComposeResult:
         yield PaytuiHeader()
@@ -187,6 +200,7 @@ class TodayScreen(ChargeRowActions, PagedListScreen[TodayItem]):
         yield line
         yield ListState(error_line=line)
         yield FitNavTable(TODAY_COLUMNS, id="today", cursor_type="row")
+        yield Static(Text(""), id="today-why")
         yield PaytuiFooter()
 
     def on_mount(self) -> None:
@@ -238,6 +252,8 @@ class TodayScreen(ChargeRowActions, PagedListScreen[TodayItem]):
         """An action (here, in a detail, by another paytui) changed charges: a captured hold
         or an answered outcome leaves the queue, so it is read again (now or on return)."""
         self._stale = True
+        for charge_id in charge_ids:  # a refund made since: its state is read again
+            self.refunds.pop(charge_id, None)
         if self.is_current:
             self.on_screen_resume()
 
@@ -377,8 +393,10 @@ class TodayScreen(ChargeRowActions, PagedListScreen[TodayItem]):
             Text(fmt.money(item.amount) if item.amount is not None else "—", justify="right"),
             Text(local_due(item.due_at)),
             Text(left, style=fmt.tone("bold error") if overdue else ""),
+            self._state_cell(item),
             fmt.literal(claimed) if claimed else Text(""),
             self._present_cell(item),
+            fmt.literal(item.why),
         ]
 
     def _present_cell(self, item: TodayItem) -> Text:
@@ -396,6 +414,16 @@ class TodayScreen(ChargeRowActions, PagedListScreen[TodayItem]):
         if self.is_mounted and self.items:
             item = self.highlighted()
             self._show_rows(select=self.row_key(item) if item is not None else None)
+
+    def _state_cell(self, item: TodayItem) -> Text:
+        """The charge's money state (the one rule, `charge_state.state_words`); "—" on a row
+        that holds no charge (an account, a token, an unknown outcome)."""
+        from paytui.charge_state import state_words
+
+        charge = _charge_of(item)
+        if charge is None:
+            return Text("—")
+        return state_text(state_words(charge, refunds=self.refunds.get(charge.charge_id)))
 
     def _what_cell(self, item: TodayItem) -> Text:
         """The item's id, after the mark sign when its charge is marked (a sign, not a colour)."""
@@ -425,6 +453,55 @@ class TodayScreen(ChargeRowActions, PagedListScreen[TodayItem]):
         self.query_one("#today-notes", Static).update(Text(safe(" · ".join(notes))))
         if self.items:
             self.query_one(FitNavTable).focus()
+        self._show_why()
+
+    def _append(self, page: Page[TodayItem]) -> None:
+        """As the list kit; then the refunds of the charges added are read (`_read_refunds`)."""
+        super()._append(page)
+        if not self._partial:
+            self._read_refunds()
+
+    def _show_why(self) -> None:
+        """The highlighted row's case and the evidence and clock of its due time, whole."""
+        item = self.highlighted()
+        self.query_one("#today-why", Static).update(
+            Text(safe(item.why)) if item is not None else ""
+        )
+
+    @work(exclusive=True, group="today-refunds")
+    async def _read_refunds(self) -> None:
+        """The refunds of the charges shown whose state is not read yet, eight at a time (four
+        requests at once), in the background: their State cell then says Refunded / Partly
+        refunded or nothing instead of "?". A read that fails leaves the "?"."""
+        from paytui.charge_state import may_have_refunds, read_positions
+
+        wanted: dict[str, Any] = {}
+        for item in self.items:
+            charge = _charge_of(item)
+            if (
+                charge is not None
+                and charge.charge_id not in self.refunds
+                and may_have_refunds(charge)
+            ):
+                wanted.setdefault(charge.charge_id, charge)
+        if not wanted:
+            return
+        try:
+            client = await self.app.get_client()
+        except Exception:
+            return  # a hint only: the rows keep their "?"
+        charges = list(wanted.values())
+        for start in range(0, len(charges), 8):
+            positions = await read_positions(client, charges[start : start + 8], at_once=4)
+            if not self.is_attached:
+                return
+            self.refunds.update(positions)
+            table = self.query_one(FitNavTable)
+            for item in self.items:
+                charge = _charge_of(item)
+                key = self.row_key(item)
+                if charge is not None and charge.charge_id in positions and key is not None:
+                    table.set_cell(key, "state", self._state_cell(item))
 
     def _show_phase(self) -> None:
         self.query_one("#phase", Static).update(Text(f"f: [{PHASES[self.phase].name}]"))
@@ -518,6 +595,7 @@ class TodayScreen(ChargeRowActions, PagedListScreen[TodayItem]):
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         self.refresh_bindings()  # capture / refund follow the highlighted item
+        self._show_why()
 
     async def action_capture(self) -> None:
         await self._money_action("capture")

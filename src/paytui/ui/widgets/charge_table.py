@@ -15,6 +15,7 @@ splitting it would pass that cache between modules.
 
 from __future__ import annotations
 
+import dataclasses
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -248,6 +249,20 @@ COLUMNS: tuple[Column, ...] = (
 )
 SORT_FIELDS: tuple[str, ...] = tuple(c.sort for c in COLUMNS if c.sort)
 
+#: The columns of a list of chargebacks (`status:chargeback`, `dispute:`): the case of each row
+#: (`paytui.today.cases`: reason code and the network's words, stage, status, age, time left)
+#: after the state, free text taking what is left; drawn by the table (`ChargeTable.case_of`).
+CASE_COLUMN = Column("case", "Case", None, None, lambda c: Text(""), priority=3, min_width=24)
+CASE_COLUMNS: tuple[Column, ...] = (
+    # The spare width goes to the case, not to whole ids or a wider state.
+    *(
+        dataclasses.replace(c, max_width=None)
+        for c in COLUMNS
+        if c.key not in {"name", "tags", "account", "result"}
+    ),
+    CASE_COLUMN,
+)
+
 
 def _fitted(plain: str, width: int, right: bool) -> str:
     """`plain` in exactly `width` cells: cut with an ellipsis, padded on the side away from its
@@ -335,16 +350,16 @@ def layout_columns(width: int, columns: Sequence[Column] = COLUMNS) -> list[tupl
     """The charge list's columns in `width` cells (the app's one rule: `widgets.columns`).
     The list's own columns are laid out once per width (every row painted asks); the list
     returned is shared: read it, never change it."""
-    if columns is COLUMNS:
-        laid = _LAID_OUT.get(width)
+    if columns is COLUMNS or columns is CASE_COLUMNS:
+        laid = _LAID_OUT.get((id(columns), width))
         if laid is None:
-            laid = _LAID_OUT[width] = fit_columns(width, columns)
+            laid = _LAID_OUT[(id(columns), width)] = fit_columns(width, columns)
         return laid
     return fit_columns(width, columns)
 
 
-#: `layout_columns` of `COLUMNS` by width.
-_LAID_OUT: dict[int, list[tuple[Column, int]]] = {}
+#: `layout_columns` of `COLUMNS` (and `CASE_COLUMNS`) by width.
+_LAID_OUT: dict[tuple[int, int], list[tuple[Column, int]]] = {}
 
 
 class ChargeTable(ScrollView, can_focus=True):
@@ -491,6 +506,10 @@ class ChargeTable(ScrollView, can_focus=True):
         by the screen): their State cell says Refunded / Partly refunded, ``?`` until read. A
         row carries no refund total of its own. Forgotten with the rows (`show`)."""
         self._refunds_version = 0
+        self.columns: tuple[Column, ...] = COLUMNS
+        """The columns shown: `COLUMNS`, or `CASE_COLUMNS` for a list of chargebacks."""
+        self.case_of: Callable[[Any], Text] | None = None
+        """The Case cell of a charge (set by the screen with `CASE_COLUMNS`)."""
 
     # --- data ----------------------------------------------------------------------------------
     def show(
@@ -857,7 +876,7 @@ class ChargeTable(ScrollView, can_focus=True):
             return
         if offset.y == 0:
             x = offset.x - 1  # the leading pad column
-            for column, width in layout_columns(self._content_width):
+            for column, width in layout_columns(self._content_width, self.columns):
                 if x < width + 1:
                     if column.sort:
                         self.post_message(self.SortRequested(column.sort))
@@ -905,6 +924,7 @@ class ChargeTable(ScrollView, can_focus=True):
             self._claims_version,
             self._presence_version,
             self._refunds_version,
+            id(self.columns),
             None if y == 0 else self._row_state(row),
         )
         cached = self._strip_cache.get(key)
@@ -943,7 +963,7 @@ class ChargeTable(ScrollView, can_focus=True):
 
     def _render_header(self, width: int) -> Strip:
         base = self._base_style + self.get_component_rich_style("charge-table--header")
-        widths = layout_columns(max(1, width - 1))
+        widths = layout_columns(max(1, width - 1), self.columns)
         sort_field = (self.sort or "-charge_timestamp").lstrip("-")
         descending = (self.sort or "-charge_timestamp").startswith("-")
         cells = []
@@ -958,7 +978,7 @@ class ChargeTable(ScrollView, can_focus=True):
         base = self._base_style
         if is_cursor:
             base = base + self.get_component_rich_style("charge-table--cursor")
-        widths = layout_columns(max(1, width - 1))
+        widths = layout_columns(max(1, width - 1), self.columns)
         item = self.row_at(row)
         if _is_unreadable(item):
             return self._cells_to_strip(_unreadable_cells(item, widths), widths, base, width)
@@ -981,6 +1001,8 @@ class ChargeTable(ScrollView, can_focus=True):
             from paytui.charge_state import state_words
 
             cells[keys.index("state")] = _state_cell(state_words(charge, refunds=position))
+        if self.case_of is not None and "case" in keys:
+            cells[keys.index("case")] = self.case_of(charge)
         if claim is not None and "id" in keys:
             mine = claim.mine(self.claim_owner)
             sign = Text(
