@@ -158,6 +158,51 @@ def test_the_dry_run_breaks_its_lines_and_keeps_the_data_literal() -> None:
     assert not any(line.endswith("␊") for line in lines)
 
 
+def test_the_dry_run_names_each_reason_once_and_its_numbers_add_up() -> None:
+    """Eleven skipped for one reason and one for another: each reason once with its count,
+    at most `SHOWN_SKIPPED` ids named, the rest counted beside them."""
+    from paytui.actions.batch import BatchPlan, Skipped
+    from paytui.ui.screens.modals.bulk import SHOWN_SKIPPED, dry_run_text
+
+    back = "A charged-back charge cannot be refunded: the money already went back"
+    skipped = [Skipped(f"cb_{n:02}", back) for n in range(11)] + [Skipped("ch_x", "declined")]
+    plan = BatchPlan("refund", (), tuple(skipped))
+    lines = dry_run_text(plan, needs_phrase=False).plain.splitlines()
+    assert "12 marked will be skipped:" in lines
+    assert lines.count(f"  {back} (11)") == 1
+    named = ", ".join(f"cb_{n:02}" for n in range(SHOWN_SKIPPED))
+    assert f"    {named}, … and {11 - SHOWN_SKIPPED} more" in lines
+    assert lines[-1] == "  … and 1 more"  # the other reason's one charge, counted
+
+
+async def test_the_dry_run_of_seven_chargebacks_fits_80x24_with_every_one_named(
+    app_factory: Any,
+) -> None:
+    """Issue 44: `/status:cb amount>=1000`, enter, `M`, `M`, `B` at 80x24 said "7 marked will
+    be skipped" and showed 6, each reason wrapped onto two lines, the dialog cut short."""
+    from tests.ui.conftest import screen_text
+
+    app = app_factory()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("slash", *"status:cb amount>=1000", "enter")
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, ChargeSearchScreen)
+        table = screen.query_one(ChargeTable)
+        ids = [c.charge_id for c in (table.charge_at(r) for r in range(table.total)) if c]
+        assert len(ids) == 7, ids
+        await pilot.press("M", "M")
+        await settle(app, pilot)
+        await pilot.press("B")
+        await settle(app, pilot)
+        assert isinstance(app.screen, BulkActionModal)
+        shown = screen_text(app)
+        assert "7 marked will be skipped" in shown and "(7)" in shown
+        assert all(charge_id in shown for charge_id in ids), shown
+        assert "escape closes" in shown  # the dialog's last line: nothing below it was cut
+
+
 async def test_the_progress_log_never_cuts_an_id_at_80_columns() -> None:
     """At 80x24 an item's line is longer than the log: it wraps, and the new refund's id is
     shown whole (it was cut to 23 of 24 characters, with no ellipsis)."""

@@ -78,20 +78,11 @@ def dry_run_text(
         text.append(".\n")
     if plan.skipped:
         text.append(f"{len(plan.skipped)} marked will be skipped:\n", fmt.tone("bold warning"))
-        for skipped in plan.skipped[:SHOWN_SKIPPED]:
-            # The line break is layout, not data: only the id and the reason pass as literal text.
-            text.append_text(fmt.literal(f"  {skipped.charge_id}: {skipped.reason}"))
-            text.append("\n")
-        if len(plan.skipped) > SHOWN_SKIPPED:
-            text.append(f"  … and {len(plan.skipped) - SHOWN_SKIPPED} more\n")
+        _by_reason(text, [(item.charge_id, item.reason) for item in plan.skipped])
     if plan.notes:
         # A status paytui does not know refuses nothing: said, and the service decides.
         text.append(f"{len(plan.notes)} to act on with a note:\n", fmt.tone("bold"))
-        for noted in plan.notes[:SHOWN_SKIPPED]:
-            text.append_text(fmt.literal(f"  {noted.charge_id}: {noted.note}"))
-            text.append("\n")
-        if len(plan.notes) > SHOWN_SKIPPED:
-            text.append(f"  … and {len(plan.notes) - SHOWN_SKIPPED} more\n")
+        _by_reason(text, [(item.charge_id, item.note) for item in plan.notes])
     if plan.count:
         text.append("Each item is sent once, 4 at a time, and recorded in History.\n")
     if needs_phrase:
@@ -99,6 +90,38 @@ def dry_run_text(
         text.append(fmt.money(plan.total), "bold reverse")
         text.append(" (the total) and press enter.", "bold")
     return text
+
+
+def _by_reason(text: Text, items: Sequence[tuple[str, str]]) -> None:
+    """Charges under their reason: a reason several share is said once, with its count, then
+    their ids side by side (a line each wrapped every long reason onto two, and seven made the
+    dialog taller than 80x24 shows: it said 7 and 6 were seen); a reason of one charge is
+    "  id: reason". At most `SHOWN_SKIPPED` ids are named in all, the rest counted, so the
+    numbers always add up. The line breaks are layout: only ids and reasons are literal text."""
+    groups: dict[str, list[str]] = {}
+    for charge_id, reason in items:
+        groups.setdefault(reason, []).append(charge_id)
+    room = SHOWN_SKIPPED
+    hidden = 0
+    for reason, ids in groups.items():
+        if room <= 0:
+            hidden += len(ids)
+        elif len(ids) == 1:
+            text.append_text(fmt.literal(f"  {ids[0]}: {reason}"))
+            text.append("\n")
+            room -= 1
+        else:
+            named = ids[:room]
+            room -= len(named)
+            text.append("  ")
+            text.append_text(fmt.literal(reason))
+            text.append(f" ({len(ids):,})\n    ", fmt.tone("bold"))
+            text.append_text(fmt.literal(", ".join(named)))
+            if len(named) < len(ids):
+                text.append(f", … and {len(ids) - len(named):,} more")
+            text.append("\n")
+    if hidden:
+        text.append(f"  … and {hidden:,} more\n")
 
 
 def item_line(item: BatchItem) -> Text:
