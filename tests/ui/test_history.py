@@ -332,3 +332,27 @@ async def test_at_80_columns_a_refusal_keeps_its_reason(
         assert isinstance(app.screen, HistoryScreen)
         text = screen_text(app)
         assert "Message" in text and "Nothing lef" in text, text
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_a_reason_is_read_whole_at_80_and_120_columns(
+    sandbox_transport: httpx.AsyncBaseTransport, journal: Path, size: tuple[int, int]
+) -> None:
+    """Issue 44: History cut a refusal's reason to 11 characters at 120 columns and dropped it
+    at 80. The row under the cursor has its reason whole under the table, wrapped."""
+    from tests.ui.conftest import screen_text
+
+    reason = (
+        "A charged-back charge cannot be refunded: the money already went back to the"
+        " cardholder through the dispute (case 4853, opened by the issuer)"
+    )
+    app = make_app(sandbox_transport, journal_path=journal)
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        executor = await app.actions.executor()
+        await executor.record_refusal("refund", "e595fb048717b865fd4611bd", reason, None)
+        await pilot.press("5")
+        await settle(app, pilot)
+        assert isinstance(app.screen, HistoryScreen)
+        shown = " ".join(screen_text(app).split())
+        assert f"Reason: {reason}" in shown, shown

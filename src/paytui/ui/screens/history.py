@@ -147,6 +147,8 @@ class HistoryScreen(PaytuiScreen[None]):
     def __init__(self) -> None:
         super().__init__()
         self.rows: list[AuditRow] = []
+        #: Each row's message (its reason, "retry of #N"), shown whole under the table.
+        self.messages: list[str] = []
         self.by_id: dict[int, JournalEntry] = {}
         self.filter = AuditFilter()
 
@@ -167,6 +169,9 @@ class HistoryScreen(PaytuiScreen[None]):
         yield line
         yield ListState(error_line=line)
         yield FitNavTable(COLUMNS, id="history-table", cursor_type="row", zebra_stripes=True)
+        # The row under the cursor's reason, whole: the Message column gets what width is left
+        # (11 characters at 120 columns, none at 80), and the reason is why one reads History.
+        yield Static(Text(""), id="history-reason")
         yield PaytuiFooter()
 
     def on_mount(self) -> None:
@@ -255,11 +260,13 @@ class HistoryScreen(PaytuiScreen[None]):
         self.by_id = entries
         table.clear()
         team = len({row.agent for row in rows if row.agent}) > 1
+        self.messages = []
         for row in rows:
             entry = entries.get(row.id) if row.kind == "action" else None
             message = row.reason or ""
             if entry is not None and entry.retry_of:
                 message = f"retry of #{entry.retry_of}" + (f"; {message}" if message else "")
+            self.messages.append(message)
             table.add_row(
                 Text(fmt.timestamp(row.time)),
                 fmt.literal(OPERATIONS.get(row.operation, row.operation)),
@@ -278,6 +285,7 @@ class HistoryScreen(PaytuiScreen[None]):
         if rows:
             same = [i for i, row in enumerate(rows) if key == (row.kind, row.id)]
             table.move_cursor(row=same[0] if same else min(max(cursor, 0), len(rows) - 1))
+        self._show_reason()
         actions = sum(1 for r in rows if r.kind == "action")
         refused = len(rows) - actions
         text = Text(f"{actions} action{'s' if actions != 1 else ''}")
@@ -347,8 +355,10 @@ class HistoryScreen(PaytuiScreen[None]):
         """A filter that cannot be read lists nothing: the rows of the one before must not pass
         for its result under the new text. Said once, in the list (the text stays to correct)."""
         self.rows = []
+        self.messages = []
         self.by_id = {}
         self.query_one(DataTable).clear()
+        self._show_reason()
         self.query_one("#history-status", Static).update(fmt.literal(f"Filter not applied: {why}"))
         self.query_one(ListState).show_empty(
             fmt.literal(f"{why}. Nothing is listed until the filter can be read.")
@@ -403,6 +413,16 @@ class HistoryScreen(PaytuiScreen[None]):
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         self.refresh_bindings()
+        self._show_reason()
+
+    def _show_reason(self) -> None:
+        """The cursor row's reason in full under the table (wrapped), or nothing."""
+        row = self.query_one(DataTable).cursor_row
+        message = self.messages[row] if 0 <= row < len(self.messages) else ""
+        line = self.query_one("#history-reason", Static)
+        line.display = bool(message)
+        if message:
+            line.update(Text.assemble(("Reason: ", "bold"), fmt.literal(message)))
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
