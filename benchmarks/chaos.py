@@ -1236,6 +1236,16 @@ def main(argv: list[str] | None = None) -> int:
         " fault and shard, dropped after): benchmarks/chaos_team.py",
     )
     parser.add_argument(
+        "--team",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="URL",
+        help="stale view then send, --runs times, two agents on one PostgreSQL journal at URL"
+        " (default: the PG* environment's server, else one from the test extra's wheel):"
+        " benchmarks/chaos_stale.py; 0 sent on a stale view",
+    )
+    parser.add_argument(
         "--spawn",
         choices=("fork", "exec"),
         default="fork",
@@ -1258,6 +1268,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.faults is None:
         args.faults = ",".join(FAULTS if args.two_actors or args.team_journal else KIND_FAULTS)
+    if args.team is not None:
+        from benchmarks.chaos_stale import main_stale
+
+        return main_stale(args)
     if args.team_journal is not None:
         return _main_team(parser, args)
     if args.two_actors:

@@ -9,8 +9,9 @@ left, its capture. Just before sending, the executor reads the service again and
 checks, in the same cross-process transaction as the intent, that nothing was done since
 (`ActionExecutor._intend`). Anything that matters changed → nothing is sent (`TargetChanged`).
 
-The comparison is by what the service says (refund ids, amounts, status), so an action taken
-outside paytui (no journal entry) is seen too; the journal adds who did it and when.
+The comparison is by what the service says (status, refund ids, the capture, chargebacks, tags:
+`paytui.actions.stale`), so an action taken outside paytui (no journal entry) is seen too; the
+journal adds who did it and when.
 """
 
 from __future__ import annotations
@@ -27,7 +28,15 @@ if TYPE_CHECKING:
     from paytui.api.client import PaymentClient
     from paytui.api.models import Charge, Refund
 
-__all__ = ["Basis", "RefundSeen", "read_refunds", "refunded_total"]
+__all__ = [
+    "Basis",
+    "ChargebackSeen",
+    "RefundSeen",
+    "chargebacks_of",
+    "read_refunds",
+    "refunded_total",
+    "tags_of",
+]
 
 #: Pages of a charge's refunds read at most (100 each): a charge with more is not a normal one.
 _MAX_PAGES = 20
@@ -41,6 +50,39 @@ class RefundSeen:
     amount: Decimal | None
     at: datetime | None
     status: str | None
+
+
+@dataclass(frozen=True)
+class ChargebackSeen:
+    """One chargeback of the charge as the service showed it (its id, else its place)."""
+
+    key: str
+    status: str | None
+    amount: Decimal | None
+
+
+def chargebacks_of(charge: Charge) -> tuple[ChargebackSeen, ...]:
+    """The charge's chargebacks as shown (`Chargebacks.items`; an item without an id is known by
+    its place and date). A service that lists no items but a total shows it as one, keyed
+    ``total``: a total that moved is a change too."""
+    block = charge.chargebacks
+    if block is None:
+        return ()
+    items = block.items or []
+    seen = tuple(
+        ChargebackSeen(
+            item.chargeback_id or f"#{n}:{item.chargeback_timestamp}", item.status, item.amount
+        )
+        for n, item in enumerate(items)
+    )
+    if not seen and block.total_amount:
+        return (ChargebackSeen("total", None, block.total_amount),)
+    return seen
+
+
+def tags_of(charge: Charge) -> tuple[str, ...]:
+    """The charge's tags, in order of appearance, once each (what a person read on it)."""
+    return tuple(dict.fromkeys(charge.tags or ()))
 
 
 @dataclass(frozen=True)
@@ -64,6 +106,10 @@ class Basis:
     refunds: tuple[RefundSeen, ...] = ()
     left: Decimal | None = None
     capture_id: str | None = None
+    #: The charge's chargebacks and tags as read (a dispute that arrives, a "do not refund" tag
+    #: added, by anyone, stop the action: `paytui.actions.stale`).
+    chargebacks: tuple[ChargebackSeen, ...] = ()
+    tags: tuple[str, ...] = ()
     shown: bool = False
     #: The charge as read (for the dialog to show); not part of the comparison.
     charge: Charge | None = field(default=None, compare=False, repr=False)

@@ -61,7 +61,14 @@ from typing import TYPE_CHECKING, Any
 from paytui.actions.actor import default_agent, machine_name
 from paytui.actions.amounts import format_amount
 from paytui.actions.answer_status import DECLINED, PENDING, UNKNOWN, judge
-from paytui.actions.basis import Basis, RefundSeen, read_refunds, refunded_total
+from paytui.actions.basis import (
+    Basis,
+    RefundSeen,
+    chargebacks_of,
+    read_refunds,
+    refunded_total,
+    tags_of,
+)
 from paytui.actions.claims import process_alive
 from paytui.actions.entry import AWAITING
 from paytui.actions.errors import (
@@ -342,6 +349,8 @@ class ActionExecutor:
             charged=charge.total_amount,
             refunds=refunds,
             left=left,
+            chargebacks=chargebacks_of(charge),
+            tags=tags_of(charge),
             charge=charge,
             claim=claim if claim is not None and not claim.mine(self.owner) else None,
         )
@@ -1114,49 +1123,17 @@ class ActionExecutor:
         return entry, plan
 
     async def _check_unchanged(self, basis: Basis, slot: _InFlight) -> tuple[RefundSeen, ...]:
-        """Read the charge again and compare with what the person saw: a refund, a capture or a
-        status that is new since → `TargetChanged`, naming who did it (the journal) and when.
-        Returns the refunds listed now (the same as the basis's when nothing changed). A
-        capture's search is the thorough one, so the capture's precheck reuses this read
-        (`slot.fresh`) rather than spending the service's rate budget on the same reads again."""
-        target = basis.target
-        spec = OPERATIONS[basis.operation]
-        try:
-            charge = await self.client.get_charge(target)
-            now = await read_refunds(self.client, target) if spec.seen_refunds else ()
-            capture_id = None
-            if spec.seen_capture:
-                from paytui.api.captures import find_capture
+        """The target read again and compared with what the person saw (`paytui.actions.stale`:
+        status, refunds, capture, chargebacks, tags): anything new since → `TargetChanged`,
+        naming who did it (the journal) and when. Returns the refunds listed now. A capture's
+        search is the thorough one, so the capture's precheck reuses this read (`slot.fresh`)
+        rather than spending the service's rate budget on the same reads again."""
+        from paytui.actions.stale import check_unchanged
 
-                capture_id = (await find_capture(self.client, charge, thorough=True)).capture_id
-        except ApiError as err:
-            raise PrecheckFailed(
-                f"Could not read the charge again before sending ({err}); nothing was sent"
-            ) from err
-        changes: list[str] = []
-        earlier: JournalEntry | None = None
-        known = basis.refund_ids
-        for refund in now:
-            if refund.refund_id in known:
-                continue
-            entry = await asyncio.to_thread(self.journal.by_result, self.base_url, refund.refund_id)
-            earlier = earlier or entry
-            changes.append(self._describe_refund(refund, entry))
-        if capture_id is not None and capture_id != basis.capture_id:
-            entry = await asyncio.to_thread(self.journal.by_result, self.base_url, capture_id)
-            earlier = earlier or entry
-            changes.append(self._describe_capture(capture_id, entry))
-        if charge.status != basis.status and not (spec.seen_capture and capture_id):
-            changes.append(f"its status is now {charge.status or 'unknown'} (was {basis.status})")
-        if changes:
-            left = None
-            if spec.seen_refunds:
-                left = max((charge.total_amount or Decimal(0)) - refunded_total(now), Decimal(0))
-                changes.append(f"{format_amount(left)} left")
-            raise TargetChanged(tuple(changes), earlier=earlier, left=left)
-        if spec.seen_capture:
-            slot.fresh = charge
-        return now
+        fresh = await check_unchanged(self, basis)
+        if OPERATIONS[basis.operation].seen_capture:
+            slot.fresh = fresh.charge
+        return fresh.refunds
 
     async def _check_recent(
         self,
@@ -1192,7 +1169,7 @@ class ActionExecutor:
             amount = f" of {format_amount(entry.amount)}" if entry.amount is not None else ""
             made = OPERATIONS[entry.operation].result_word(entry)
             raise RecentlyDone(
-                f"The same {noun}{amount} was made {self._by_and_when(entry)} ({made})."
+                f"The same {noun}{amount} was made {self.by_and_when(entry)} ({made})."
                 " Nothing was sent; sending it again needs an explicit “again”.",
                 entry.result_id or f"#{entry.id}",
                 entry,
@@ -1220,7 +1197,8 @@ class ActionExecutor:
         except ApiError:
             return None
 
-    def _by_and_when(self, entry: JournalEntry) -> str:
+    def by_and_when(self, entry: JournalEntry) -> str:
+        """ "by the dashboard of ana@ws-3 4 s ago": who made `entry`, and how long ago."""
         who = entry.actor or (
             "this profile" if entry.profile == self.profile else f"profile {entry.profile}"
         )
@@ -1244,7 +1222,7 @@ class ActionExecutor:
         """ "refunded 5.00 by the command line of ana@desk 3 s ago (refund re_1)" """
         spec = OPERATIONS[entry.operation]
         amount = f" {format_amount(entry.amount)}" if entry.amount is not None else ""
-        return f"{spec.done}{amount} {self._by_and_when(entry)} ({spec.result_word(entry)})"
+        return f"{spec.done}{amount} {self.by_and_when(entry)} ({spec.result_word(entry)})"
 
     async def describe_refunds(self, refunds: Iterable[RefundSeen]) -> list[str]:
         """Who made these refunds and when, one line each: the journal's entry when paytui made
@@ -1252,17 +1230,19 @@ class ActionExecutor:
         lines: list[str] = []
         for refund in refunds:
             entry = await asyncio.to_thread(self.journal.by_result, self.base_url, refund.refund_id)
-            lines.append(self._describe_refund(refund, entry))
+            lines.append(self.describe_refund(refund, entry))
         return lines
 
-    def _describe_refund(self, refund: RefundSeen, entry: JournalEntry | None) -> str:
+    def describe_refund(self, refund: RefundSeen, entry: JournalEntry | None) -> str:
+        """ "refunded 5.00 by … 4 s ago (refund re_1)" from its entry, else "… outside paytui"."""
         if entry is not None:
             return self._describe_entry(entry)
         amount = format_amount(refund.amount) if refund.amount is not None else "an amount"
         when = f" {_ago(refund.at, self.clock())}" if refund.at is not None else ""
         return f"refunded {amount}{when} outside paytui (refund {refund.refund_id})"
 
-    def _describe_capture(self, capture_id: str, entry: JournalEntry | None) -> str:
+    def describe_capture(self, capture_id: str, entry: JournalEntry | None) -> str:
+        """Who captured it (its entry), else "captured outside paytui (new charge …)"."""
         if entry is not None:
             return self._describe_entry(entry)
         return f"captured outside paytui (new charge {capture_id})"
@@ -1388,7 +1368,7 @@ class ActionExecutor:
         entry = await asyncio.to_thread(self.journal.by_result, self.base_url, capture_id)
         if entry is None:
             return None
-        return f"Already {self._describe_capture(capture_id, entry)}"
+        return f"Already {self.describe_capture(capture_id, entry)}"
 
     def confirm(
         self, operation: str, amount: Decimal | None, charge_id: str | None, typed: str | None
