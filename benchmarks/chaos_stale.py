@@ -88,7 +88,7 @@ async def run_stale(runs: int, seed: int, url: str, *, verbose: bool = False) ->
     try:
         with tempfile.TemporaryDirectory(prefix="paytui-stale-") as tmp:
             db = Path(tmp) / "sandbox.sqlite3"
-            await asyncio.to_thread(build_database, db, charges=max(600, runs * 4), seed=seed)
+            await asyncio.to_thread(build_database, db, charges=max(2000, runs * 20), seed=seed)
             shutil.copyfile(db, Path(tmp) / "template.sqlite3")
             transport = asgi_transport(db)
             store = transport.app.state.store  # type: ignore[attr-defined]

@@ -98,13 +98,16 @@ class _AnswerAfter(io.StringIO):
 def test_the_command_line_refuses_a_stale_read_with_exit_8(
     sandbox_transport: httpx.AsyncBaseTransport, tmp_path: Path
 ) -> None:
-    async def a_sale() -> str:
-        async with PaymentClient(
+    def demo_client() -> PaymentClient:
+        return PaymentClient(
             "http://sandbox",
             client_id=DEMO_CLIENT_ID,
             client_secret=DEMO_CLIENT_SECRET,
             transport=sandbox_transport,
-        ) as client:
+        )
+
+    async def a_sale() -> str:
+        async with demo_client() as client:
             page = await client.search_charges_page(
                 ChargeQuery(charge_type="sale", status="success", method="card"), limit=50
             )
@@ -119,12 +122,7 @@ def test_the_command_line_refuses_a_stale_read_with_exit_8(
     # As `tests.cli_support.cli_runner`, with an answer typed only after the service changed.
     @contextlib.asynccontextmanager
     async def connector(_connection: Any) -> Any:
-        async with PaymentClient(
-            "http://sandbox",
-            client_id=DEMO_CLIENT_ID,
-            client_secret=DEMO_CLIENT_SECRET,
-            transport=sandbox_transport,
-        ) as client:
+        async with demo_client() as client:
             yield client
 
     code = main(

@@ -26,6 +26,7 @@ from paytui.text import safe
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from datetime import datetime
 
     from textual.app import App
 
@@ -69,6 +70,7 @@ class ActionsService:
         self._presence_wanted: dict[tuple[object, str], tuple[str, Decimal | None]] = {}
         #: One thread writes presence, in the order it was asked (`_flush_presence`).
         self._presence_writer: ThreadPoolExecutor | None = None
+        self.session_started: datetime | None = None
         #: The team's saved searches as last read (name -> (query, who shared it)).
         self.team_searches: dict[str, tuple[str, str | None]] = {}
 
@@ -125,6 +127,9 @@ class ActionsService:
                         await client.authenticate()
                 if self._journal is None:
                     self._journal = await self._open_journal()
+                    #: When this session began to act, by the journal's clock (the action log's
+                    #: "this session": `paytui.actions.action_log`).
+                    self.session_started = self.session.now()
                 journal = self._journal
                 self._executor = ActionExecutor(
                     client,

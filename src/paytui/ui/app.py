@@ -591,6 +591,18 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
                 redact(str(problem)), title="Config problem", severity="warning", markup=False
             )
 
+    # --- the action log (`@`) ------------------------------------------------------------------
+    def action_action_log(self) -> None:
+        """`@`: this session's actions, and the charge's in front of the person (a detail's, a
+        money dialog's): read-only, live."""
+        from paytui.ui.screens.action_log import ActionLogScreen
+
+        if isinstance(self.screen, ActionLogScreen):
+            self.screen.dismiss(None)  # `@` again closes it, as lazygit's
+            return
+        charge_id = getattr(self.screen, "charge_id", None)
+        self.push_screen(ActionLogScreen(charge_id if isinstance(charge_id, str) else None))
+
     # --- who am I and the profile switcher --------------------------------------------------------
     def action_whoami(self) -> None:
         from paytui.ui.screens.whoami import WhoAmIScreen

@@ -52,6 +52,15 @@ GLOBAL_BINDINGS: list[Binding] = [
     ),
     Binding("question_mark", "app.help", "Help", id="app.help", tooltip="Every key on this screen"),
     Binding(
+        "at",
+        "app.action_log",
+        "Action log",
+        id="app.action_log",
+        tooltip="This session's and this charge's actions: who, what, outcome, when (read-only,"
+        " live)",
+        show=False,
+    ),
+    Binding(
         "i",
         "app.whoami",
         "Who am I",
@@ -285,6 +294,7 @@ _KEY_NAMES = {
     "right_square_bracket": "]",
     "left_square_bracket": "[",
     "colon": ":",
+    "at": "@",
     "delete": "Delete",
     "f2": "F2",
     "f3": "F3",
