@@ -5,6 +5,8 @@ that goes when the command exits, and the money commands' warning on another age
 from __future__ import annotations
 
 import json
+import re
+from datetime import UTC, datetime
 from pathlib import Path
 
 import httpx
@@ -16,7 +18,6 @@ from paytui.commands.runtime import Exit
 from paytui.config.urls import service_key
 from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
 from tests.cli_support import Run, cli_runner
-from tests.ui.conftest import frozen_clock
 
 SERVICE = service_key("http://sandbox")
 OTHER = {"agent": "support-12", "machine": "ws-3", "owner": "ws-3:4242"}
@@ -45,25 +46,32 @@ def _runner(transport: httpx.AsyncBaseTransport, journal: Path | str) -> Run:
 def test_claim_from_the_command_line(
     sandbox_transport: httpx.AsyncBaseTransport, location: Path | str
 ) -> None:
-    run = _runner(sandbox_transport, location)
-    code, out, _ = run("charges", "search", "status:success", "type:sale", "--format", "jsonl")
+    command = _runner(sandbox_transport, location)
+    code, out, _ = command("charges", "search", "status:success", "type:sale", "--format", "jsonl")
     assert code == Exit.OK
     taken, free, *_ = (json.loads(line)["charge_id"] for line in out.splitlines())
-    with Journal(location, clock=frozen_clock) as other:
-        other.claim(SERVICE, taken, **OTHER)  # another agent's dashboard, still running
+    # The command line judges a claim's lease by the wall clock: the other agent's claim is
+    # made and renewed by it too.
+    with Journal(location, clock=lambda: datetime.now(UTC)) as other:
+        held = other.claim(SERVICE, taken, **OTHER)  # another agent's dashboard, still running
+        since = f"{held.claimed_at:%H:%M} UTC"
+
+        def run(*argv: str) -> tuple[int, str, str]:
+            other.beat_claims(owner=OTHER["owner"])  # its dashboard renews it as it runs
+            return command(*argv)
 
         code, out, err = run("claim", "--list", "--format", "json")
         assert code == Exit.OK, err
         (row,) = json.loads(out)
         assert (row["charge_id"], row["agent"], row["machine"]) == (taken, "support-12", "ws-3")
-        assert row["since"].startswith("2026-11-20T18:30")
+        assert row["since"].startswith(f"{held.claimed_at:%Y-%m-%dT%H:%M}")
 
         # Taken: who holds it, on stderr, exit 6.
         code, out, err = run("claim", taken)
         assert (code, out) == (Exit.REFUSED, "")
-        # (The day is said as the claim is not today's: the command line's clock is the wall's.)
-        said = f"{taken} is claimed by support-12 on ws-3 since 2026-11-20 18:30 UTC."
-        assert err == f"paytui: error: {said}\n"
+        said = rf"{taken} is claimed by support-12 on ws-3 since {since} \(\d+ s\)\."
+        take = f"To take it over, say why: paytui claim {taken} --take-over REASON"
+        assert re.fullmatch(rf"paytui: error: {said} {take}\n", err), err
 
         # Free: claimed, said to last as long as this command — and gone once it exited.
         code, out, err = run("claim", free)
@@ -92,6 +100,28 @@ def test_claim_from_the_command_line(
 
         # A refund of the claimed charge says who claimed it before anything is sent.
         code, _, err = run("refunds", "create", taken, "--amount", "1", "--yes")
-        warning = "Warning: Claimed by support-12 on ws-3 since 2026-11-20 18:30 UTC"
+        warning = f"Warning: Claimed by support-12 on ws-3 since {since} ("
         assert code == Exit.OK and err.startswith(warning), err
+        assert other.verify().ok
+
+
+def test_a_live_claim_is_taken_over_only_with_a_reason_kept_in_the_trail(
+    sandbox_transport: httpx.AsyncBaseTransport, location: Path | str
+) -> None:
+    command = _runner(sandbox_transport, location)
+    code, out, _ = command("charges", "search", "status:success", "type:sale", "--format", "jsonl")
+    taken = json.loads(out.splitlines()[0])["charge_id"]
+    with Journal(location, clock=lambda: datetime.now(UTC)) as other:
+        other.claim(SERVICE, taken, **OTHER)
+        assert command("claim", taken, "--take-over", "  ")[0] == Exit.USAGE
+        code, out, err = command(
+            "claim", taken, "--take-over", "support-12 is off sick", "--format", "json"
+        )
+        assert code == Exit.OK, err
+        assert json.loads(out)[0]["agent"] != "support-12"
+        links = other._store.rows("SELECT kind, body FROM trail ORDER BY seq")
+        takeover = [json.loads(link["body"]) for link in links if link["kind"] == "takeover"]
+        assert len(takeover) == 1, links
+        assert takeover[0]["reason"] == "support-12 is off sick"
+        assert takeover[0]["taken_from"] == {"agent": "support-12", "machine": "ws-3"}
         assert other.verify().ok

@@ -57,6 +57,13 @@ def late_window(connection: Any) -> timedelta:
     return timedelta(minutes=float(getattr(ui, "late_window_minutes", 10.0)))
 
 
+def claim_lease(connection: Any) -> timedelta:
+    """How long a claim lives without its holder's heartbeat: the profile's (or `[ui]`'s)
+    `claim_lease_seconds`, 2 minutes when there is no connection."""
+    ui = getattr(connection, "ui", None)
+    return timedelta(seconds=float(getattr(ui, "claim_lease_seconds", 120.0)))
+
+
 def acting_client_id(connection: Any) -> str | None:
     """The OAuth client id the audit trail names: the profile's, or the embedded sandbox's demo
     client; None for a static token (its client is not known)."""

@@ -59,7 +59,10 @@ def test_a_schema_5_journal_is_rebuilt_with_its_rows_and_trail(
     entry = _sent_by_schema_5(path, "ref-1", monkeypatch)
     with Journal(path) as journal:
         version = journal._store.connection.execute("PRAGMA user_version").fetchone()[0]
-        assert version == journal_schema.SCHEMA_VERSION == 6
+        assert version == journal_schema.SCHEMA_VERSION >= 6
+        # Schema 7: a claim's heartbeat, added in place.
+        claims = journal._store.connection.execute("PRAGMA table_info(claims)").fetchall()
+        assert "beat_at" in {column[1] for column in claims}
         kept = journal.get(entry.id)
         assert kept is not None and (kept.client_reference, kept.state) == ("ref-1", "sent")
         assert journal.transition(entry.id, "awaiting_service", expected={"sent"})
@@ -86,7 +89,10 @@ def test_a_schema_5_team_journal_admits_the_state_after_its_migration(
         )
     entry = _sent_by_schema_5(team_journal_url, "ref-pg", monkeypatch)
     with Journal(team_journal_url) as journal:
-        assert journal.schema_version() == journal_schema.SCHEMA_VERSION == 6
+        assert journal.schema_version() == journal_schema.SCHEMA_VERSION >= 6
+        # Schema 7: a claim's heartbeat, added in place (a claim writes it).
+        claim = journal.claim("http://sandbox", "c1", agent="a", machine=None, owner="h:1")
+        assert claim.beat_at is not None
         assert journal.transition(entry.id, "awaiting_service", expected={"sent"})
         kept = journal.get(entry.id)
         assert kept is not None and (kept.client_reference, kept.state) == (

@@ -7,8 +7,9 @@ processes with two homes (two agents' machines) on one PostgreSQL journal.
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -319,6 +320,79 @@ def test_ten_agents_claiming_at_once_get_ten_different_items(
             journal.close()
     with Journal(journal_location) as journal:
         assert journal.verify().ok
+
+
+class _Clock:
+    """A clock a test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = datetime(2026, 11, 29, 9, 0, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+def test_a_claim_lives_while_its_holder_renews_it(journal_location: Path | str) -> None:
+    """A holder's paytui alive but silent (asleep, cut off) lets go after the lease, by the
+    reader's clock; a renewed claim lives on, and shows its age."""
+    holder_clock, reader_clock = _Clock(), _Clock()
+    lease = timedelta(seconds=120)
+    with (
+        Journal(journal_location, clock=holder_clock, claim_lease=lease) as holder,
+        Journal(journal_location, clock=reader_clock, claim_lease=lease) as reader,
+    ):
+        holder.claim(SERVICE, "ch_1", agent="support-07", machine="ws-17", owner="ws-17:1")
+        reader_clock.now += timedelta(seconds=100)
+        (claim,) = reader.claims(SERVICE).values()
+        assert claim.holder(reader_clock.now) == "support-07 on ws-17 since 09:00 UTC (1 min)"
+        holder_clock.now += timedelta(seconds=90)
+        assert holder.beat_claims(owner="ws-17:1") == 1
+        reader_clock.now += timedelta(seconds=100)  # 200 s after the claim, 110 s after a beat
+        assert set(reader.claims(SERVICE)) == {"ch_1"}
+        reader_clock.now += timedelta(seconds=20)  # 130 s since the last beat: lapsed
+        assert reader.claims(SERVICE) == {}
+        # A lapsed claim is simply taken (no reason asked), by a plain claim link.
+        taken = reader.claim(SERVICE, "ch_1", agent="support-12", machine="ws-3", owner="ws-3:9")
+        assert taken.agent == "support-12"
+        assert reader.verify().ok
+
+
+def test_a_live_claim_is_taken_over_only_with_a_reason(journal_location: Path | str) -> None:
+    from paytui.actions.claims import ClaimedElsewhere
+
+    with Journal(journal_location) as holder, Journal(journal_location) as other:
+        holder.claim(SERVICE, "ch_1", agent="support-07", machine="ws-17", owner="ws-17:1")
+        for reason in (None, "", "   "):
+            with pytest.raises(ClaimedElsewhere):
+                other.claim(
+                    SERVICE,
+                    "ch_1",
+                    agent="support-12",
+                    machine="ws-3",
+                    owner="ws-3:9",
+                    take_over=reason,
+                )
+        taken = other.claim(
+            SERVICE,
+            "ch_1",
+            agent="support-12",
+            machine="ws-3",
+            owner="ws-3:9",
+            take_over="customer called back, support-07 is off",
+        )
+        assert (taken.agent, set(holder.claims(SERVICE))) == ("support-12", {"ch_1"})
+        assert holder.claims(SERVICE)["ch_1"].agent == "support-12"
+        (link,) = [
+            json.loads(row["body"])
+            for row in other._store.rows("SELECT kind, body FROM trail WHERE kind = 'takeover'")
+        ]
+        assert link["reason"] == "customer called back, support-07 is off"
+        assert link["taken_from"] == {"agent": "support-07", "machine": "ws-17"}
+        # The one it was taken from cannot release it any more, nor does its exit.
+        assert not holder.release(SERVICE, "ch_1", owner="ws-17:1")
+        assert holder.release_all(owner="ws-17:1") == 0
+        assert set(other.claims(SERVICE)) == {"ch_1"}
+        assert other.verify().ok
 
 
 def test_a_claim_dies_with_its_agents_connection(

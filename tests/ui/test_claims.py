@@ -78,13 +78,14 @@ async def test_claim_see_the_others_be_warned_and_release(
             # m on it: who holds it, nothing taken.
             await pilot.press("m")
             said = await _told(app, pilot, "is claimed by")
-            assert said == f"{second.charge_id} is claimed by support-12 on ws-3 since 18:30 UTC."
+            held = "support-12 on ws-3 since 18:30 UTC (0 s)"  # frozen clocks: held for 0 s
+            assert said == f"{second.charge_id} is claimed by {held}."
             # The refund dialog warns before the person reviews.
             await pilot.press("r")
             dialog = await modal(app, pilot)
             assert dialog.step == "form"
             info = str(dialog.query_one("#dialog-info").render())
-            warning = "Claimed by support-12 on ws-3 since 18:30 UTC — they may be working on it"
+            warning = f"Claimed by {held} — they may be working on it"
             assert warning in info, info
             assert_on_screen(dialog, "dialog-info", "go")  # whole at 80x24, buttons too
             await pilot.press("escape")

@@ -363,8 +363,9 @@ class ActionExecutor:
             self.journal.claims, self.base_url, targets, owner=self.owner
         )
 
-    async def claim(self, target: str) -> Claim:
-        """Claim `target` for this agent; `ClaimedElsewhere` names who holds it."""
+    async def claim(self, target: str, *, take_over: str | None = None) -> Claim:
+        """Claim `target` for this agent; `ClaimedElsewhere` names who holds it, unless
+        `take_over` gives the reason to take it from them (a link of the trail)."""
         return await asyncio.to_thread(
             self.journal.claim,
             self.base_url,
@@ -372,6 +373,7 @@ class ActionExecutor:
             agent=self.agent,
             machine=self.machine,
             owner=self.owner,
+            take_over=take_over,
         )
 
     async def claim_next(self, candidates: list[str]) -> Claim | None:

@@ -32,7 +32,7 @@ importable from here.
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from paytui.actions.entry import (
@@ -105,11 +105,14 @@ class Journal(EntriesRoom, ClaimsRoom, TrailRoom, ImportRoom, SearchesRoom):
         *,
         clock: Callable[[], datetime] = now,
         password: str | None = None,
+        claim_lease: timedelta | None = None,
     ) -> None:
         """`path`: a SQLite file (``sqlite:PATH`` too), or a ``postgresql://`` URL (its
         password from `password`, ``PGPASSFILE`` or ``PGPASSWORD``; never in the URL of a
         config file). None: this person's default file."""
         self._clock = clock
+        if claim_lease is not None:
+            self.claim_lease = claim_lease
         self._store: Store
         if is_team_url(path):
             assert isinstance(path, str)
@@ -174,6 +177,7 @@ def open_journal(
     *,
     password: str | None = None,
     clock: Callable[[], datetime] = now,
+    claim_lease: timedelta | None = None,
 ) -> Journal:
     """The journal at `location` (a file, ``sqlite:PATH``, a ``postgresql://`` URL; None: this
     person's file), or `JournalUnavailable` with one line naming where and why (a password
@@ -181,7 +185,7 @@ def open_journal(
     paytui, a database that refuses this login."""
     where = describe_location(location)
     try:
-        return Journal(location, clock=clock, password=password)
+        return Journal(location, clock=clock, password=password, claim_lease=claim_lease)
     except JournalUnavailable:
         raise
     except Exception as exc:  # OSError, sqlite3.Error, psycopg.Error, a newer schema

@@ -2,14 +2,22 @@
 others on the same journal see it on the row and are warned before acting. Each claim and its
 release is a link of the trail.
 
-A claim lives as long as its agent's paytui does: a session advisory lock on PostgreSQL (held by
-`Store.hold` until the claim is released or the session ends), the process on a file journal.
+A claim lives while its holder's paytui does *and* renews it: a session advisory lock on
+PostgreSQL (held by `Store.hold` until the claim is released or the session ends), the process on a
+file journal; and a heartbeat (`beat_claims`, every `CLAIM_BEAT` from the dashboard) within the
+claim lease (`claim_lease`, the profile's `claim_lease_seconds`). A paytui left open on a laptop
+that went to sleep keeps its connection (and lock) for a long time; its claims stop beating and
+lapse after the lease, by the reader's clock.
+
+Taking over a claim that is still live needs a reason (`claim(..., take_over=REASON)`): the link
+of the trail says who took it from whom, when and why. A lapsed claim is simply taken.
 """
 
 from __future__ import annotations
 
 import builtins
 from collections.abc import Iterable, Mapping
+from datetime import timedelta
 from typing import Any
 
 from paytui.actions.claims import Claim, ClaimedElsewhere, process_alive
@@ -17,26 +25,56 @@ from paytui.actions.entry import required_time
 from paytui.actions.journal_store import placeholders
 from paytui.actions.journal_trail import Room, iso
 
-__all__ = ["ClaimsRoom"]
+__all__ = ["CLAIM_BEAT", "CLAIM_LEASE", "ClaimsRoom"]
+
+#: How long a claim lives after its holder's paytui last renewed it (the default of the profile's
+#: `claim_lease_seconds`).
+CLAIM_LEASE = timedelta(minutes=2)
+#: How often a dashboard renews its claims (well within any lease a profile may set).
+CLAIM_BEAT = timedelta(seconds=10)
 
 
 class ClaimsRoom(Room):
     """Claims on targets of a service: taken, listed, released."""
 
+    #: How long a claim lives without a heartbeat (the opener sets the profile's).
+    claim_lease: timedelta = CLAIM_LEASE
+
     def _claim_live(self, row: Mapping[str, Any], owner: str | None) -> bool:
+        """Ours; or its holder's paytui is alive (its session lock; its process on a file) and
+        renewed it within the lease."""
         if owner is not None and row["owner"] == owner:
             return True
-        held = self._store.sender_alive(self._key("claim", row["base_url"], row["target"]))
-        return held if held is not None else process_alive(row["owner"])
+        held = self._store.sender_alive(
+            self._claim_key(row["base_url"], row["target"], row["owner"])
+        )
+        alive = held if held is not None else process_alive(row["owner"])
+        return alive and self._clock() - self._claim_of(row).beat < self.claim_lease
+
+    def _claim_key(self, base_url: str, target: str, owner: str | None) -> int:
+        """The session lock that says a holder's paytui is alive: its own (the owner in the
+        key), so a claim taken over never waits for the one it was taken from."""
+        return self._key("claim", base_url, target, owner)
 
     @staticmethod
     def _claim_of(row: Mapping[str, Any]) -> Claim:
+        beat = row["beat_at"]
         return Claim(
             row["target"],
             row["agent"],
             row["machine"],
             row["owner"],
             required_time(row["claimed_at"]),
+            required_time(beat) if beat else None,
+        )
+
+    def beat_claims(self, *, owner: str) -> int:
+        """Renew every claim of this paytui (`owner`): they live one more lease. Not a link of
+        the trail (a heartbeat is no decision); how many were renewed."""
+        if not self._store.one("SELECT 1 AS held FROM claims WHERE owner = ? LIMIT 1", (owner,)):
+            return 0  # nothing to renew: no write (a file journal's lock is not taken)
+        return self._store.run(
+            "UPDATE claims SET beat_at = ? WHERE owner = ?", (iso(self._clock()), owner)
         )
 
     def claims(
@@ -56,11 +94,22 @@ class ClaimsRoom(Room):
         return {r["target"]: self._claim_of(r) for r in rows if self._claim_live(r, owner)}
 
     def claim(
-        self, base_url: str, target: str, *, agent: str, machine: str | None, owner: str
+        self,
+        base_url: str,
+        target: str,
+        *,
+        agent: str,
+        machine: str | None,
+        owner: str,
+        take_over: str | None = None,
     ) -> Claim:
         """Claim `target` for `agent` (this process: `owner`); `ClaimedElsewhere` when another
-        live paytui holds it. Claiming again what is ours is a no-op."""
-        taken = self._take(base_url, [target], agent=agent, machine=machine, owner=owner)
+        live paytui holds it, unless `take_over` gives the reason to take it from them (kept in
+        the trail with whom it was taken from). Claiming again what is ours is a no-op."""
+        reason = (take_over or "").strip() or None
+        taken = self._take(
+            base_url, [target], agent=agent, machine=machine, owner=owner, take_over=reason
+        )
         if isinstance(taken, Claim) and taken.mine(owner):
             return taken
         assert isinstance(taken, Claim)
@@ -93,9 +142,11 @@ class ClaimsRoom(Room):
         machine: str | None,
         owner: str,
         first_free: bool = False,
+        take_over: str | None = None,
     ) -> Claim | None:
         """In one transaction: the first target that is free (or ours) is claimed and its claim
-        returned; with one target and it taken, the other's claim is returned."""
+        returned; with one target and it taken, the other's claim is returned, or with
+        `take_over` (a reason) it is taken from them."""
         if not targets:
             return None
         with self._store.transaction(self._key("claims", base_url), self._trail_key):
@@ -105,19 +156,32 @@ class ClaimsRoom(Room):
                 row = current.get(target)
                 if row is not None and row["owner"] == owner:
                     return self._claim_of(row)
-                if row is not None and self._claim_live(row, owner):
-                    if first_free:
-                        continue
+                live = row is not None and self._claim_live(row, owner)
+                if live and first_free:
+                    continue
+                if live and take_over is None:
+                    assert row is not None
                     return self._claim_of(row)
+                now = iso(self._clock())
                 (claimed,) = self._store.rows(
-                    "INSERT INTO claims (base_url, target, agent, machine, owner, claimed_at)"
-                    " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (base_url, target) DO UPDATE SET"
-                    " agent = excluded.agent, machine = excluded.machine, owner = excluded.owner,"
-                    " claimed_at = excluded.claimed_at RETURNING *",
-                    (base_url, target, agent, machine, owner, iso(self._clock())),
+                    "INSERT INTO claims (base_url, target, agent, machine, owner, claimed_at,"
+                    " beat_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (base_url, target)"
+                    " DO UPDATE SET agent = excluded.agent, machine = excluded.machine,"
+                    " owner = excluded.owner, claimed_at = excluded.claimed_at,"
+                    " beat_at = excluded.beat_at RETURNING *",
+                    (base_url, target, agent, machine, owner, now, now),
                 )
-                self._append("claim", claimed)
-                self._store.hold(self._key("claim", base_url, target))
+                if live:
+                    assert row is not None
+                    # A live claim taken over: who from, and why, are links of the trail.
+                    taken_from = {"agent": row["agent"], "machine": row["machine"]}
+                    link = {**claimed, "taken_from": taken_from, "reason": take_over}
+                    self._append("takeover", link)
+                else:
+                    self._append("claim", claimed)
+                # The lock is this holder's own (its owner in the key): one taken over, or
+                # lapsed while its session lives on, keeps its lock, and nobody waits for it.
+                self._store.hold(self._claim_key(base_url, target, owner))
                 return self._claim_of(claimed)
         return None
 
@@ -130,7 +194,7 @@ class ClaimsRoom(Room):
             )
             if rows:
                 self._append("release", rows[0])
-        self._store.release(self._key("claim", base_url, target))
+        self._store.release(self._claim_key(base_url, target, owner))
         return bool(rows)
 
     def release_all(self, *, owner: str) -> int:

@@ -1,6 +1,7 @@
 """The journal's tables on SQLite and on PostgreSQL, and bringing an older journal up to date.
 
-Schema 6 (both engines, the same columns and rules; 6 admits the state "awaiting_service"):
+Schema 7 (both engines, the same columns and rules; 6 admits the state "awaiting_service", 7 a
+claim's heartbeat):
 
 - `actions`: one row per action, intent first. `agent` (a person's name on the team) and
   `machine` say who acted; `guard_target` is the target the exactly-once guard was checked on, and
@@ -8,7 +9,8 @@ Schema 6 (both engines, the same columns and rules; 6 admits the state "awaiting
   database itself refuses a second, whatever a writer does.
 - `refusals`: attempts stopped before anything was written or sent.
 - `claims`: who is working on which charge (a row per service and target; live while its
-  agent's paytui is: a session advisory lock on PostgreSQL, the process on SQLite).
+  agent's paytui is — a session advisory lock on PostgreSQL, the process on SQLite — and,
+  since schema 7, renews its `beat_at` within the claim lease).
 - `team_searches`: the team's saved searches (beside each person's own, in their config).
 - `presence` (PostgreSQL only, unlogged): who has which charge open now, a lease renewed by
   heartbeat (`paytui.actions.presence`); not in the trail. Created on a journal of schema 6
@@ -36,7 +38,7 @@ if TYPE_CHECKING:
 
 __all__ = ["IMMUTABLE_COLUMNS", "SCHEMA_VERSION", "agent_grants", "migrate"]
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 #: What an intent says and who made it: never changed after the insert.
 IMMUTABLE_COLUMNS = (
     "id",
@@ -117,6 +119,7 @@ CREATE TABLE IF NOT EXISTS claims (
     machine    TEXT,
     owner      TEXT,
     claimed_at TEXT NOT NULL,
+    beat_at    TEXT,
     PRIMARY KEY (base_url, target)
 );
 """
@@ -269,6 +272,9 @@ def _migrate_postgres(store: Store) -> None:
                 " ALTER TABLE actions ADD CONSTRAINT actions_state_check"
                 f" CHECK (state IN ({_STATES_SQL}));"
             )
+            # Schema 7: a claim's heartbeat (`beat_at`): it lives while its holder's paytui
+            # renews it (docs/team.md, "Claims").
+            store.script("ALTER TABLE claims ADD COLUMN IF NOT EXISTS beat_at TEXT;")
             store.script(_INDEXES + _POSTGRES_RULES)
             store.run("DELETE FROM paytui_schema")
             store.run("INSERT INTO paytui_schema (version) VALUES (?)", (SCHEMA_VERSION,))
@@ -317,11 +323,12 @@ _V2_COLUMNS = _V1_COLUMNS + ", settle_seconds, checked_at, never_sent, unacknowl
 _ADDED = {
     "actions": ("client_id", "actor", "owner", "agent", "machine", "guard_target"),
     "refusals": ("agent", "machine"),
+    "claims": ("beat_at",),
 }
 
 
 def _migrate_sqlite(store: SqliteStore) -> None:
-    """Bring the file to schema 6 (a crash in a rebuild leaves the old schema intact).
+    """Bring the file to schema 7 (a crash in a rebuild leaves the old schema intact).
 
     Schema 1 lacks the proof columns and its CHECK does not admit "distribute"; schema 2's CHECK
     does not admit "update_refund". SQLite cannot alter a CHECK: the table is rebuilt and the rows
@@ -331,6 +338,7 @@ def _migrate_sqlite(store: SqliteStore) -> None:
     (agent, machine), the guarded target, the trail and the append-only rules. Entries written
     before schema 5 have no trail rows (`verify` counts them as older than the trail). Schema 6
     admits the state "awaiting_service" (a rebuild again: the rows, ids and trail are kept).
+    Schema 7 adds a claim's heartbeat (`claims.beat_at`, in place).
     """
     with store.lock:  # the process's one connection to the file: no statement in between
         db = store.connection

@@ -61,6 +61,12 @@ def add_parser(top: Any, common: argparse.ArgumentParser) -> None:
         action="store_true",
         help="claim the first of the charges given that nobody holds; print which",
     )
+    parser.add_argument(
+        "--take-over",
+        metavar="REASON",
+        help="take the charge from the agent whose claim is still live, saying why (the reason,"
+        " who it was taken from and who took it go into the journal's trail)",
+    )
     parser.add_argument("ids", nargs="*", metavar="CHARGE_ID")
     parser.add_argument(
         "--format", choices=("table", "json", "jsonl", "csv"), help="output (default: table)"
@@ -76,6 +82,12 @@ async def claim(runtime: Runtime, args: argparse.Namespace) -> int:
         raise CommandError("claim: name a charge (or --list)", Exit.USAGE)
     if not args.list and not args.next and len(ids) > 1:
         raise CommandError("claim: one charge at a time (--next picks among several)", Exit.USAGE)
+    if args.take_over is not None and (args.list or args.next or args.release):
+        raise CommandError("claim --take-over takes one charge to claim", Exit.USAGE)
+    if args.take_over is not None and not args.take_over.strip():
+        raise CommandError(
+            "claim --take-over: say why (the reason goes into the trail)", Exit.USAGE
+        )
     async with runtime.client() as client:
         executor = await runtime.executor(client)
         try:
@@ -110,6 +122,7 @@ def claim_columns() -> dict[str, Column]:
             Column("agent", lambda c: c.agent, "text", "who claimed it"),
             Column("machine", lambda c: c.machine, "text", "on which machine"),
             Column("since", lambda c: c.claimed_at, "time", "since when"),
+            Column("renewed", lambda c: c.beat, "time", "last renewed by its holder's paytui"),
         )
     }
 
@@ -123,7 +136,11 @@ def _write(runtime: Runtime, args: argparse.Namespace, claims: list[Claim]) -> N
 
 def _taken(runtime: Runtime, executor: ActionExecutor, claim: Claim) -> int:
     holder = claim.holder(executor.clock())
-    runtime.io.error(f"{claim.target} is claimed by {holder}.", Exit.REFUSED)
+    runtime.io.error(
+        f"{claim.target} is claimed by {holder}. To take it over, say why:"
+        f" paytui claim {claim.target} --take-over REASON",
+        Exit.REFUSED,
+    )
     return Exit.REFUSED
 
 
@@ -133,7 +150,7 @@ async def _claim(
     from paytui.actions.claims import ClaimedElsewhere
 
     try:
-        mine = await executor.claim(charge_id)
+        mine = await executor.claim(charge_id, take_over=args.take_over)
     except ClaimedElsewhere as taken:
         return _taken(runtime, executor, taken.claim)
     _write(runtime, args, [mine])

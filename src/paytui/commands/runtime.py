@@ -343,11 +343,14 @@ class Runtime:
         means for the command)."""
         if self._journal is None:
             from paytui.actions.journal import JournalUnavailable, open_journal
+            from paytui.connect import claim_lease
 
             location, secret = self._journal_location()
             try:
                 self._journal = open_journal(
-                    location, password=secret.get_secret_value() if secret is not None else None
+                    location,
+                    password=secret.get_secret_value() if secret is not None else None,
+                    claim_lease=claim_lease(self.connection),
                 )
             except JournalUnavailable as exc:
                 text = f"{off}: {exc}" if off else str(exc)

@@ -105,6 +105,10 @@ class UiPrefs(BaseModel):
     """How long after sending a read-back that found nothing is only "not applied so far": a
     new attempt of the same action reads the service again first and needs the person's
     go-ahead (docs/money-safety.md); 0: "not applied" is final at once."""
+    claim_lease_seconds: Seconds = 120.0
+    """How long a claim on a charge lives after its holder's paytui last renewed it (a dashboard
+    renews its claims every 10 s): a paytui left asleep or cut off lets go after this
+    (docs/team.md, "Claims")."""
     duplicate_window_minutes: Annotated[float, Field(gt=0, le=10_080)] = 10.0
     """"Charged twice?" (`z`): charges of the same card, amount and account within these
     minutes either way of a charge are listed as likely duplicates (docs/screens.md)."""
@@ -384,6 +388,7 @@ class Profile(BaseModel):
     confirm_threshold: Amount | None = None
     again_window_hours: Hours | None = None
     late_window_minutes: Annotated[float, Field(ge=0, le=10_080)] | None = None
+    claim_lease_seconds: Seconds | None = None
     journal: str | None = None
     """Where this profile's action journal is: a ``postgresql://`` URL (a team's journal,
     docs/team.md; its password never here) or a SQLite file (``sqlite:PATH``). Unset: this
@@ -508,6 +513,7 @@ class Profile(BaseModel):
                 "confirm_threshold",
                 "again_window_hours",
                 "late_window_minutes",
+                "claim_lease_seconds",
             )
             if getattr(self, key) is not None
         }

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from decimal import Decimal
 from pathlib import Path
@@ -21,7 +22,7 @@ from paytui.actions import ActionExecutor, ActionPolicy, Decision, Journal
 from paytui.actions.actor import actor_name
 from paytui.actions.errors import ActionRefused
 from paytui.actions.journal import JournalUnavailable, open_journal
-from paytui.connect import acting_client_id, again_window, late_window
+from paytui.connect import acting_client_id, again_window, claim_lease, late_window
 from paytui.text import safe
 
 if TYPE_CHECKING:
@@ -171,6 +172,7 @@ class ActionsService:
                 location,
                 password=secret.get_secret_value() if secret is not None else None,
                 clock=self.session.now,
+                claim_lease=claim_lease(connection),
             )
         except JournalUnavailable as exc:
             self.journal_error = safe(f"Money actions are off: {exc}. No action without a journal.")
@@ -195,11 +197,15 @@ class ActionsService:
             app, "presence_changed_elsewhere", None
         )
 
+        journal, owner = self._executor.journal, self._executor.owner
+
         def follow() -> None:
+            beat_at = time.monotonic()
             while not watch.closed:
                 try:
                     found = watch.next()
                     seen = _follow_presence(board, heard=watch.presence_heard())
+                    beat_at = _beat_claims(journal, owner, beat_at)
                 except Exception:  # the database went away: try again after a while
                     watch.pause(5.0)
                     continue
@@ -346,6 +352,19 @@ class ActionsService:
         if self._batch_log is not None:
             with contextlib.suppress(Exception):
                 self._batch_log.close()
+
+
+def _beat_claims(journal: Journal, owner: str, last: float) -> float:
+    """The watch thread's claims round: renew this paytui's claims every `CLAIM_BEAT`, so they
+    live while it does (docs/team.md, "Claims"). When it last renewed them (monotonic)."""
+    from paytui.actions.journal_claims import CLAIM_BEAT
+
+    now = time.monotonic()
+    if now - last < CLAIM_BEAT.total_seconds():
+        return last
+    with contextlib.suppress(Exception):  # the database away: the next round tries again
+        journal.beat_claims(owner=owner)
+    return now
 
 
 def _follow_presence(
