@@ -116,7 +116,7 @@ def test_history_verify_holds_then_names_the_first_broken_link(location: Path | 
     first = _fill(location)
     code, out, err = run("history", "verify")
     assert code == Exit.OK and err == ""
-    assert "holds: 6 links checked, 3 entries and refusals match it." in out
+    assert "holds: 6 links checked, 3 entries and refusals match it; no head seen before" in out
     code, out, _ = run("history", "verify", "--format", "json")
     report = json.loads(out)
     assert code == Exit.OK
@@ -126,6 +126,10 @@ def test_history_verify_holds_then_names_the_first_broken_link(location: Path | 
         3,
         None,
     )
+    # The head the first run recorded outside the database is found in the chain.
+    assert report["anchored"] == 6
+    code, out, _ = run("history", "verify")
+    assert "; the head this machine saw before (link 6) is in it." in out
 
     _tamper(location, first.id)
     code, out, err = run("history", "verify")

@@ -16,6 +16,7 @@ from __future__ import annotations
 import builtins
 import hashlib
 import json
+import os
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -23,6 +24,7 @@ from decimal import Decimal
 from typing import Any, Literal
 
 from paytui.actions.entry import JournalEntry, required_time
+from paytui.actions.journal_anchor import Anchor, Head
 from paytui.actions.journal_store import Listener, Store, lock_key, placeholders
 
 __all__ = [
@@ -104,10 +106,17 @@ class TrailReport:
     """Entries written before the journal had a trail (an older paytui): not covered."""
     broken: str | None
     """The first broken link, in words; None when the whole trail holds."""
+    anchored: Head | None = None
+    """The head this paytui had recorded outside the database and found in the chain as it
+    saw it (`paytui.actions.journal_anchor`); None: no anchor was asked or none was known."""
 
     @property
     def ok(self) -> bool:
         return self.broken is None
+
+
+def _on(head: Head) -> str:
+    return f" on {head.seen_at:%Y-%m-%d %H:%M} UTC" if head.seen_at is not None else ""
 
 
 class Room:
@@ -194,10 +203,39 @@ class TrailRoom(Room):
         a short poll). The caller closes it."""
         return self._store.listener()
 
-    def verify(self, *, batch: int = 1000) -> TrailReport:
+    @property
+    def identity(self) -> str:
+        """Which journal this is, for the anchor: its engine, where (a file by its real path)
+        and its schema."""
+        where = self._store.where
+        if self._store.kind == "sqlite":
+            where = os.path.realpath(where)
+        return f"{self._store.kind} {where} {self._store.namespace}"
+
+    def head_link(self) -> Head | None:
+        """The trail's newest link (None: an empty trail)."""
+        row = self._store.one("SELECT seq, hash FROM trail ORDER BY seq DESC LIMIT 1")
+        return Head(int(row["seq"]), str(row["hash"])) if row else None
+
+    def remember_head(self, anchor: Anchor) -> None:
+        """Record the trail's newest link as seen by this paytui (outside the database)."""
+        head = self.head_link()
+        if head is not None:
+            anchor.record(self.identity, Head(head.seq, head.hash, self._clock()))
+
+    def verify(self, *, batch: int = 1000, anchor: Anchor | None = None) -> TrailReport:
         """Walk the trail from its first link: each link's hash must chain to the one before, the
         sequence must have no gap, and every entry and refusal must be what its last link says
-        (nothing changed or deleted behind the journal's back). Stops at the first broken link."""
+        (nothing changed or deleted behind the journal's back). Stops at the first broken link.
+        With `anchor`: the link this paytui last recorded must be in the chain as it saw it
+        (nothing at or before it removed or rewritten, hashes recomputed or not); a trail that
+        holds moves the anchor to its head."""
+        report = self._walk(batch, anchor.get(self.identity) if anchor is not None else None)
+        if report.ok and anchor is not None:
+            self.remember_head(anchor)
+        return report
+
+    def _walk(self, batch: int, anchored: Head | None) -> TrailReport:
         links = 0
         prev = GENESIS
         last_action: dict[int, str] = {}
@@ -223,6 +261,14 @@ class TrailRoom(Room):
                     )
                 prev = row["hash"]
                 links += 1
+                if anchored is not None and seq == anchored.seq and prev != anchored.hash:
+                    return TrailReport(
+                        links,
+                        0,
+                        0,
+                        f"link {seq} is not the one this paytui saw{_on(anchored)}: the trail was"
+                        " rewritten at or before it (hashes recomputed)",
+                    )
                 said = digest(json.loads(row["body"]))
                 if row["action_id"] is not None:
                     last_action[row["action_id"]] = said
@@ -234,6 +280,15 @@ class TrailRoom(Room):
                         first_refusal = row["refusal_id"]
             if len(rows) < batch:
                 break
+        if anchored is not None and seq < anchored.seq:
+            return TrailReport(
+                links,
+                0,
+                0,
+                f"the trail ends at link {seq}, but this paytui saw link {anchored.seq}"
+                f"{_on(anchored)}:"
+                " its newest links were removed",
+            )
         entries = older = 0
         sources: builtins.list[tuple[str, dict[int, str], int | None, str]] = [
             ("actions", last_action, first_action, "entry"),
@@ -267,7 +322,7 @@ class TrailRoom(Room):
             missing = sorted(set(last) - seen)
             if missing:
                 return TrailReport(links, entries, older, f"{noun} #{missing[0]} was deleted")
-        return TrailReport(links, entries, older, None)
+        return TrailReport(links, entries, older, None, anchored)
 
     def audit(
         self,

@@ -124,9 +124,10 @@ async def history_verify(runtime: Runtime, args: argparse.Namespace) -> int:
 
 def _verified(journal: Journal) -> TrailReport:
     from paytui.actions.journal import JournalUnavailable
+    from paytui.actions.journal_anchor import Anchor
 
     try:
-        return journal.verify()
+        return journal.verify(anchor=Anchor())
     except JournalUnavailable as exc:
         raise CommandError(str(exc), Exit.CONFIG) from None
 
@@ -139,6 +140,7 @@ def _verify_record(journal: Journal, report: TrailReport) -> dict[str, Any]:
         "entries": report.entries,
         "older": report.older,
         "broken": report.broken,
+        "anchored": report.anchored.seq if report.anchored is not None else None,
     }
 
 
@@ -147,6 +149,10 @@ def _holds(journal: Journal, report: TrailReport) -> str:
         f"The trail of {journal.where} holds: {_plural(report.links, 'link')} checked,"
         f" {_plural(report.entries, 'entry and refusal', 'entries and refusals')} match it"
     )
+    if report.anchored is not None:
+        text += f"; the head this machine saw before (link {report.anchored.seq}) is in it"
+    else:
+        text += "; no head seen before on this machine (recorded now)"
     if report.older:
         text += (
             f"; {_plural(report.older, 'entry', 'entries')} older than the trail"
@@ -266,8 +272,10 @@ def _health(journal: Journal) -> dict[str, Any]:
         if checked.journal_mode != "wal":
             problems.append(f"not in WAL mode ({checked.journal_mode}): not a journal paytui made")
         problems.extend(f"split: {line}" for line in checked.split)
+    from paytui.actions.journal_anchor import Anchor
+
     try:
-        trail = journal.verify()
+        trail = journal.verify(anchor=Anchor())
     except Exception as exc:  # a damaged file may fail the walk itself
         from paytui.actions.journal_store import first_line
 

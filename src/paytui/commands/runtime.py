@@ -421,6 +421,12 @@ class Runtime:
 
     def close(self) -> None:
         if self._journal is not None:
+            from paytui.actions.journal_anchor import Anchor
+
+            # The trail's head as this command left it, kept outside the database (a second
+            # witness: `history verify` compares). Never a reason to fail.
+            with contextlib.suppress(Exception):
+                self._journal.remember_head(Anchor())
             self._journal.close()
 
     # --- confirmation ------------------------------------------------------------------------

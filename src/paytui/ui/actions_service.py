@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 
     from paytui.actions.batch_log import BatchLog
     from paytui.actions.entry import JournalEntry
+    from paytui.actions.journal_anchor import Anchor
     from paytui.actions.presence import Presence, PresenceBoard
     from paytui.actions.watch import JournalWatch
     from paytui.api.client import PaymentClient
@@ -197,7 +198,9 @@ class ActionsService:
             app, "presence_changed_elsewhere", None
         )
 
-        journal, owner = self._executor.journal, self._executor.owner
+        from paytui.actions.journal_anchor import Anchor
+
+        journal, owner, anchor = self._executor.journal, self._executor.owner, Anchor()
 
         def follow() -> None:
             beat_at = time.monotonic()
@@ -205,7 +208,7 @@ class ActionsService:
                 try:
                     found = watch.next()
                     seen = _follow_presence(board, heard=watch.presence_heard())
-                    beat_at = _beat_claims(journal, owner, beat_at)
+                    beat_at = _keep_up(journal, owner, anchor, beat_at)
                 except Exception:  # the database went away: try again after a while
                     watch.pause(5.0)
                     continue
@@ -354,9 +357,10 @@ class ActionsService:
                 self._batch_log.close()
 
 
-def _beat_claims(journal: Journal, owner: str, last: float) -> float:
-    """The watch thread's claims round: renew this paytui's claims every `CLAIM_BEAT`, so they
-    live while it does (docs/team.md, "Claims"). When it last renewed them (monotonic)."""
+def _keep_up(journal: Journal, owner: str, anchor: Anchor, last: float) -> float:
+    """The watch thread's round every `CLAIM_BEAT`: renew this paytui's claims, so they live
+    while it does (docs/team.md, "Claims"), and record the trail's head it sees outside the
+    database (`paytui.actions.journal_anchor`). When it last did (monotonic)."""
     from paytui.actions.journal_claims import CLAIM_BEAT
 
     now = time.monotonic()
@@ -364,6 +368,7 @@ def _beat_claims(journal: Journal, owner: str, last: float) -> float:
         return last
     with contextlib.suppress(Exception):  # the database away: the next round tries again
         journal.beat_claims(owner=owner)
+        journal.remember_head(anchor)
     return now
 
 
