@@ -287,3 +287,40 @@ async def test_each_row_says_its_case_its_evidence_and_its_money_state(
         assert isinstance(app.screen, ChargeDetailScreen)
         lines = [line.strip() for line in screen_text(app).splitlines()]
         assert lines[1].startswith("Case Discover UA02 Fraud: Card Not Present Transaction")
+
+
+async def test_open_by_shows_who_else_has_a_queued_charge_open_live(
+    sandbox_transport: httpx.AsyncBaseTransport, team_journal_url: str
+) -> None:
+    """Another agent opening a charge of the queue: its row says so at once (no reload)."""
+    import asyncio
+
+    from paytui.actions.journal import Journal
+    from paytui.actions.presence import PresenceBoard
+    from paytui.config.urls import service_key
+
+    app = make_app(sandbox_transport, journal_path=team_journal_url)
+    async with app.run_test(size=(180, 40)) as pilot:
+        screen = await open_today(app, pilot)
+        first = next(item for item in screen.items if item.target == "charge")
+        assert "ana" not in screen_text(app)
+        board = app.actions.presence
+        assert board is not None and board.available
+        told = asyncio.Event()
+        app.presence_changed.subscribe(screen, lambda _people: told.set())
+        with Journal(team_journal_url) as journal:
+            ana = PresenceBoard(
+                journal,
+                base_url=service_key("http://sandbox"),
+                agent="ana",
+                machine="ws-3",
+                owner="ws-3:4242",
+                clock=board.clock,  # the lease is judged by the dashboard's clock
+            )
+            ana.show("detail", first.target_id, "refunding")
+            ana.flush()
+            await asyncio.wait_for(told.wait(), 60)
+            await settle(app, pilot)
+        labels = [str(column.label) for column in screen.query_one(NavTable).ordered_columns]
+        assert "Open by" in labels
+        assert "◉ ana refunding" in screen_text(app)

@@ -134,6 +134,7 @@ class RefundModal(MoneyActionModal):
             seen = RefundSeen(
                 refund.refund_id, refund.total_amount, refund.refund_timestamp, refund.status
             )
+            self._makers[refund.refund_id] = "by you"
             self._after_own = replace(
                 self.basis,
                 refunds=(seen, *self.basis.refunds),
