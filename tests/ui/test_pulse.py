@@ -18,9 +18,11 @@ from paytui.config.model import PulsePrefs
 from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
 from paytui.sandbox.faults import Faults
 from paytui.search.pulse import compute_pulse
+from paytui.today.ratio import compute_ratio, standing
 from paytui.ui.palette_commands import open_pulse
 from paytui.ui.screens.pulse import PulseScreen
 from paytui.ui.widgets.pulse import PulseStrip
+from paytui.ui.widgets.ratio import RatioStrip
 from tests.ui.conftest import FROZEN_NOW, make_app, screen_text, settle, wait_for_workers
 
 
@@ -156,3 +158,38 @@ async def test_the_timer_reads_again_only_while_the_pulse_is_shown(
         await settle(app, pilot)
         assert strip.pulse is not None and strip.pulse is not first
         assert strip.pulse.days == first.days
+
+
+async def test_the_pulse_screen_draws_every_accounts_dispute_ratio_with_its_numbers(
+    sandbox_transport: httpx.AsyncBaseTransport,
+) -> None:
+    """The month's ratio under the days, every account on the Pulse screen, each chart's line
+    the month-to-date ratio by day and its figures as text beside it (the standing in words)."""
+    client = PaymentClient(
+        "http://sandbox",
+        client_id=DEMO_CLIENT_ID,
+        client_secret=DEMO_CLIENT_SECRET,
+        transport=sandbox_transport,
+    )
+    async with client:
+        expected = await compute_ratio(client, now=FROZEN_NOW)
+    app = make_app(sandbox_transport)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(app, pilot)
+        open_pulse(app)
+        await settle(app, pilot)
+        ratio = app.screen.query_one(RatioStrip)
+        assert ratio.pulse is not None and ratio.pulse.accounts == expected.accounts
+        rows = list(ratio.query(".ratio-row"))
+        assert len(rows) == len(expected.accounts) > 3  # every account, not Today's three
+        text = screen_text(app)
+        assert "Dispute ratio · November 2026 (UTC)" in text
+        for row, account in zip(rows, expected.accounts, strict=True):
+            assert list(row.query_one(Sparkline).data or []) == account.trend()
+            assert account.account_id in text
+            assert account.ratio is not None
+            words = standing(account.ratio, account.disputes, PulsePrefs().ratio_lines).words
+            line = f"{100 * account.ratio:.2f} % · {words} · {account.disputes:,} of"
+            assert line in text
+        cases = sum(len(a.open_cases) for a in expected.accounts)
+        assert cases >= 8 and f"Open cases in this month's count: {cases}" in text

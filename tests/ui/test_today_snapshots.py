@@ -35,3 +35,17 @@ def test_today(
         await wait_for_workers(pilot)
 
     assert snap_compare(make_app(sandbox_transport), terminal_size=size, run_before=run_before)
+
+
+def test_todays_pulse_with_the_dispute_ratio_at_full_width(
+    snap_compare: Any, sandbox_transport: httpx.AsyncBaseTransport, utc: None
+) -> None:
+    """Wide enough for every figure of the ratio's rows (the day pulse above it, the queue's
+    first rows below), at the frozen clock: November 2026 to the 20th."""
+
+    async def run_before(pilot: Any) -> None:
+        await wait_for_workers(pilot)
+        await pilot.press("0")
+        await wait_for_workers(pilot)
+
+    assert snap_compare(make_app(sandbox_transport), terminal_size=(180, 30), run_before=run_before)

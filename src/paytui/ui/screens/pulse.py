@@ -15,11 +15,12 @@ from paytui.ui.widgets.pulse import PulseStrip
 
 
 class PulseScreen(PaytuiScreen[None]):
-    """Sales volume, captures, refunds, chargebacks, ACH returns and the chargeback rate."""
+    """Sales volume, captures, refunds, chargebacks, ACH returns and the chargeback rate; the
+    month's dispute ratio of every account."""
 
     AUTO_FOCUS = "PulseStrip"
 
     def compose(self) -> ComposeResult:
         yield PaytuiHeader()
-        yield PulseStrip(id="pulse")
+        yield PulseStrip(id="pulse", every_account=True)
         yield PaytuiFooter()

@@ -28,6 +28,7 @@ from paytui.search.pulse import KINDS, Progress, Pulse, PulseCache, compute_puls
 from paytui.ui import format as fmt
 from paytui.ui.running_app import paytui_app
 from paytui.ui.widgets.errors import describe_error
+from paytui.ui.widgets.ratio import RatioStrip
 
 if TYPE_CHECKING:
     from textual.timer import Timer
@@ -117,12 +118,20 @@ class PulseStrip(Vertical):
     """
 
     def __init__(
-        self, *, id: str | None = None, classes: str | None = None, wait: bool = False
+        self,
+        *,
+        id: str | None = None,
+        classes: str | None = None,
+        wait: bool = False,
+        every_account: bool = False,
     ) -> None:
         """`wait`: read only when `start` is called (Today starts it once its queue's first
         rows are on screen: both read the same service, and the queue is what a person came
-        for; at 100,000 charges the pulse's reads held the queue's back by seconds)."""
+        for; at 100,000 charges the pulse's reads held the queue's back by seconds).
+        `every_account`: the dispute ratio under the days shows every account (the Pulse
+        screen), not only the `ratio_accounts` with the highest ratio (Today)."""
         super().__init__(id=id, classes=classes)
+        self.every_account = every_account
         self.settings = PulsePrefs()
         self.long = False
         self.pulse: Pulse | None = None
@@ -142,6 +151,7 @@ class PulseStrip(Vertical):
                 yield Static(LABELS[kind], classes="pulse-label")
                 yield Sparkline([], id=f"pulse-{kind}-chart")
                 yield Static("", classes="pulse-figures", id=f"pulse-{kind}-figures")
+        yield RatioStrip(every_account=self.every_account, id="ratio")
 
     def on_mount(self) -> None:
         self.settings = settings_of(self)
@@ -163,14 +173,17 @@ class PulseStrip(Vertical):
 
     def action_toggle_days(self) -> None:
         self.long = not self.long
-        self.load()
+        self.load(ratio=False)  # the month's ratio does not depend on the window
 
     def action_refresh(self) -> None:
         self.load(cached=False)
 
     # --- reading --------------------------------------------------------------------------------
-    def load(self, *, cached: bool = True) -> None:
+    def load(self, *, cached: bool = True, ratio: bool = True) -> None:
+        """Compute the days (and, with `ratio`, the month's dispute ratio: `RatioStrip`)."""
         self._compute(cached)
+        if ratio:
+            self.query_one(RatioStrip).load(cached=cached)
 
     @work(exclusive=True, group="pulse")
     async def _compute(self, cached: bool) -> None:

@@ -1,0 +1,209 @@
+"""`RatioStrip`: the dispute ratio under the day pulse (docs/today.md, "The dispute ratio").
+
+A title line (the month, the lines, what the counts rest on), then one row per account, highest
+ratio first: its id, a `Sparkline` of the month-to-date ratio at the end of each day, and
+beside it as text the same line's numbers (today's ratio, the peak and its day), the disputes
+of the sales with their amounts, the open cases and the standing in words (never colour
+alone). Computed by `paytui.today.ratio.compute_ratio` in a worker, its pages parsed in a
+thread; the result comes back as a message (`Computed`), drawn in the message handler. Cached
+per client; the `PulseStrip` it sits in starts and refreshes it.
+"""
+
+from __future__ import annotations
+
+import time
+import weakref
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.widgets import Sparkline, Static
+
+from paytui.text import safe
+from paytui.today.ratio import AccountRatio, RatioPulse, compute_ratio, lines_of, standing
+from paytui.ui import format as fmt
+from paytui.ui.running_app import paytui_app
+from paytui.ui.widgets.errors import describe_error
+
+if TYPE_CHECKING:
+    from paytui.config.model import PulsePrefs
+
+#: Seconds between two draws of the progress line while the month is read.
+PROGRESS_EVERY = 0.1
+#: One ratio per client: a profile switch brings a new client, so a new one.
+_CACHES: weakref.WeakKeyDictionary[Any, RatioPulse] = weakref.WeakKeyDictionary()
+_TONES = {"above": "bold error", "under_count": "bold warning", "below": "success"}
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n:,} {word}" + ("" if n == 1 else "s")
+
+
+def _percent(ratio: float | None) -> str:
+    return "—" if ratio is None else f"{100 * ratio:.2f} %"
+
+
+def figures_text(account: AccountRatio, pulse: RatioPulse, settings: PulsePrefs) -> Text:
+    """The numbers beside an account's chart: today's ratio (the chart's last point), the
+    standing in words, the counts, the open cases, the peak and its day, the amounts."""
+    where = standing(account.ratio, account.disputes, lines_of(settings))
+    trend = account.trend()
+    text = Text()
+    text.append(_percent(account.ratio), "bold")
+    text.append(" · ")
+    text.append(where.words, fmt.tone(_TONES[where.level]))
+    text.append(f" · {account.disputes:,} of {_count(account.sales, 'sale')}")
+    if account.open_cases:
+        text.append(f" · {len(account.open_cases):,} open")
+    if trend and max(trend) > 0:
+        peak = max(range(len(trend)), key=lambda i: (trend[i], i))
+        text.append(f" · peak {trend[peak]:.2f} % {pulse.days[peak]:%d %b}")
+    text.append(
+        f" · {fmt.money(account.disputes_amount)} of {fmt.money(account.sales_amount)}", "dim"
+    )
+    return text
+
+
+def open_text(shown: tuple[AccountRatio, ...], pulse: RatioPulse) -> Text:
+    """The line under the accounts: the open cases in the month's count, the accounts not shown."""
+    cases = [case for account in pulse.accounts for case in account.open_cases]
+    text = Text()
+    if cases:
+        total = sum((case.amount for case in cases), Decimal(0))
+        oldest = min(case.disputed_at for case in cases)
+        text.append(f"Open cases in this month's count: {len(cases):,}", "bold")
+        text.append(f" ({fmt.money(total)}), first disputed {oldest:%d %b}")
+    else:
+        text.append("No open case in this month's count", "dim")
+    hidden = len(pulse.accounts) - len(shown)
+    if hidden > 0:
+        text.append(f" · {_count(hidden, 'more account')}: palette Pulse, or paytui pulse", "dim")
+    return text
+
+
+class RatioStrip(Vertical):
+    """The dispute ratio of the month: a title, a row per account shown, the open cases."""
+
+    class Computed(Message):
+        """The worker's result (the month's ratio), drawn by the strip's handler."""
+
+        def __init__(self, pulse: RatioPulse) -> None:
+            super().__init__()
+            self.pulse = pulse
+
+    DEFAULT_CSS = """
+    RatioStrip { height: auto; }
+    RatioStrip #ratio-title { height: 1; width: 1fr; text-wrap: nowrap; text-overflow: ellipsis; }
+    RatioStrip #ratio-rows { height: auto; }
+    RatioStrip .ratio-row { height: 1; }
+    RatioStrip .ratio-label { width: 24; text-wrap: nowrap; text-overflow: ellipsis; }
+    RatioStrip Sparkline { width: 1fr; max-width: 31; margin-right: 1; }
+    RatioStrip .ratio-figures { width: 2fr; text-wrap: nowrap; text-overflow: ellipsis; }
+    RatioStrip #ratio-open { height: 1; text-wrap: nowrap; text-overflow: ellipsis; }
+    """
+
+    def __init__(self, *, every_account: bool = False, id: str | None = None) -> None:
+        """`every_account`: a row for each account (the Pulse screen); else the
+        `[pulse] ratio_accounts` with the highest ratio (Today)."""
+        super().__init__(id=id)
+        self.every_account = every_account
+        self.pulse: RatioPulse | None = None
+        self._said = 0.0
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text("Dispute ratio · waiting…", "dim"), id="ratio-title")
+        yield Vertical(id="ratio-rows")
+        yield Static("", id="ratio-open")
+
+    def _settings(self) -> PulsePrefs:
+        from paytui.ui.widgets.pulse import settings_of
+
+        return settings_of(self)
+
+    # --- reading --------------------------------------------------------------------------------
+    def load(self, *, cached: bool = True) -> None:
+        self._compute(cached)
+
+    @work(exclusive=True, group="ratio")
+    async def _compute(self, cached: bool) -> None:
+        host = paytui_app(self)
+        settings = self._settings()
+        try:
+            client = await host.get_client()
+            known = _CACHES.get(client) if cached else None
+            if known is not None:
+                self.post_message(self.Computed(known))
+            self._progress(0, force=True)
+            pulse = await compute_ratio(
+                client,
+                now=host.now(),
+                concurrency=settings.concurrency,
+                on_progress=self._progress,
+            )
+        except Exception as exc:  # every error is worded by the one describer
+            if not self.is_attached:
+                return
+            info = describe_error(exc)
+            line = Text("Dispute ratio · ", "bold")
+            line.append(f"{info.title}: {info.message}", fmt.tone("error"))
+            if info.retryable:
+                line.append(" ctrl+r retries.")
+            self.query_one("#ratio-title", Static).update(line)
+            return
+        _CACHES[client] = pulse
+        self.post_message(self.Computed(pulse))
+
+    def _progress(self, rows: int, *, force: bool = False) -> None:
+        if not self.is_attached:
+            return
+        now = time.monotonic()
+        if not force and now - self._said < PROGRESS_EVERY:
+            return
+        self._said = now
+        line = Text("Dispute ratio · this month (UTC) · ", "bold")
+        line.append(f"reading · {rows:,} rows read", "dim")
+        if self.pulse is None:
+            self.query_one("#ratio-title", Static).update(line, layout=False)
+
+    # --- drawing --------------------------------------------------------------------------------
+    async def on_ratio_strip_computed(self, message: RatioStrip.Computed) -> None:
+        message.stop()
+        if self.is_attached:
+            await self.show(message.pulse)
+
+    async def show(self, pulse: RatioPulse) -> None:
+        self.pulse = pulse
+        settings = self._settings()
+        lines = lines_of(settings)
+        title = Text(f"Dispute ratio · {pulse.month_start:%B %Y} (UTC)", "bold")
+        title.append(f" · as of {fmt.clock(pulse.computed_at)} · lines ")
+        percents = sorted({line.percent for line in lines})
+        title.append(" / ".join(f"{percent:g} %" for percent in percents) or "none")
+        if pulse.ignored_filters:
+            title.append(
+                f" · the service ignored {', '.join(pulse.ignored_filters)}: filtered here",
+                fmt.tone("warning"),
+            )
+        if pulse.unproven:
+            title.append(" · not proven (upper bound)", fmt.tone("warning"))
+        unknown = sum(pulse.unknown_statuses.values())
+        if unknown:
+            title.append(f" · {unknown:,} charges of unknown status not counted", "dim")
+        self.query_one("#ratio-title", Static).update(title)
+        shown = pulse.accounts if self.every_account else pulse.accounts[: settings.ratio_accounts]
+        rows = self.query_one("#ratio-rows", Vertical)
+        await rows.remove_children()
+        await rows.mount_all(
+            Horizontal(
+                Static(safe(account.account_id), classes="ratio-label"),
+                Sparkline(account.trend()),
+                Static(figures_text(account, pulse, settings), classes="ratio-figures"),
+                classes="ratio-row",
+            )
+            for account in shown
+        )
+        self.query_one("#ratio-open", Static).update(open_text(shown, pulse))
