@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from tests import speed_patches
+
 pytest_plugins = [
     "tests.fixtures_sandbox",
     "tests.fixtures_api",
@@ -37,14 +39,15 @@ sys.dont_write_bytecode = False
 #: Textual app makes and drops objects by the hundred thousand, so with Python's thresholds a
 #: UI test process ran over 2,000 young and 200 middle collections per 30 pilot tests, and full
 #: ones over everything Textual caches: 10-15 % of its CPU. Collected as surely, 8 times less
-#: often; speed only (no test frees a resource by waiting for the collector).
+#: often; speed only (no test frees a resource by waiting for the collector): `speed_patches`.
 GC_THRESHOLDS = (10_000, 50, 100)
 
 
 def pytest_configure(config: pytest.Config) -> None:
     """Collect garbage less often (`GC_THRESHOLDS`), in every test process; compile paytui
     once, on both cores, before the workers start importing it."""
-    gc.set_threshold(*GC_THRESHOLDS)
+    if speed_patches.enabled("gc_thresholds"):
+        gc.set_threshold(*GC_THRESHOLDS)
     if not hasattr(config, "workerinput"):  # the run's first process, not an xdist worker
         source = Path(__file__).resolve().parents[1] / "src" / "paytui"
         compileall.compile_dir(source, quiet=2, workers=2)

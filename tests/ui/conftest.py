@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import os
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -24,6 +23,7 @@ from textual.worker import WorkerCancelled, WorkerState
 
 from paytui.api.models import Charge, Page
 from paytui.ui.app import PaytuiApp
+from tests import speed_patches
 
 FROZEN_NOW = datetime(2026, 11, 20, 18, 30, tzinfo=UTC)
 DEMO_CLIENT_ID = "paytui-demo"
@@ -206,36 +206,43 @@ async def settle(app: PaytuiApp, pilot: Any) -> None:
 _BUSY = frozenset({WorkerState.PENDING, WorkerState.RUNNING})
 
 
+# --- Autouse fixtures: each neutralises one thing and patches at most one private of Textual
+# (every private named in tests/textual_privates.py); the speed patches can each be switched off
+# (tests/speed_patches.py).
+
+
 @pytest.fixture(autouse=True)
-def frozen_cursor(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every Input and TextArea cursor stops blinking: shown while focused, hidden otherwise;
-    notifications do not expire.
+def input_cursor_still(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An Input's cursor does not blink: shown while focused, hidden otherwise.
 
     Blinking toggles the cursor every 0.5 s, so a snapshot taken on a busy machine would catch
-    it on or off by chance.
-    """
+    it on or off by chance."""
     monkeypatch.setattr(Input, "_toggle_cursor", lambda self: None)
-    # Notifications stay until the test looks (and a snapshot shows them whatever the load):
-    # on a busy machine more than Textual's 5 s can pass between a notification and the check.
-    monkeypatch.setattr(PaytuiApp, "NOTIFICATION_TIMEOUT", 3600.0)
+
+
+@pytest.fixture(autouse=True)
+def text_area_cursor_still(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A TextArea's cursor does not blink (as `input_cursor_still`)."""
     monkeypatch.setattr(TextArea, "_toggle_cursor_blink_visible", lambda self: None)
 
 
-#: The suite patches Textual in two places for speed only (`fewer_frames`, `quick_idle`): no
-#: test's outcome may depend on them. `PAYTUI_TEST_AS_SHIPPED=1` runs the suite without them, on
-#: Textual as it ships (slower), to show that.
-SPEED_PATCHES = os.environ.get("PAYTUI_TEST_AS_SHIPPED") != "1"
+@pytest.fixture(autouse=True)
+def notifications_stay(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Notifications stay until the test looks (and a snapshot shows them whatever the load): on
+    a busy machine more than Textual's 5 s can pass between a notification and the check."""
+    monkeypatch.setattr(PaytuiApp, "NOTIFICATION_TIMEOUT", 3600.0)
 
 
 @pytest.fixture(autouse=True)
 def fewer_frames(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Speed only (`SPEED_PATCHES`): screens repaint at most 5 times a second instead of 60.
+    """Speed only (`speed_patches`): screens refresh at most 5 times a second instead of 60.
 
     Nothing a test checks depends on frames in between: `pilot.pause()` (and so `settle`)
-    refreshes the screen itself, and `screen_text` and the snapshots render the screen afresh.
-    The frames a test never looks at were a fifth of the suite's CPU time on this 2-core machine.
+    refreshes the screen itself, `background_screens_laid_out` the screens under a modal, and
+    `screen_text` and the snapshots render the screen afresh. The frames a test never looks at
+    were a fifth of the suite's CPU time on this 2-core machine.
     """
-    if SPEED_PATCHES:
+    if speed_patches.enabled("fewer_frames"):
         monkeypatch.setattr(textual.screen, "UPDATE_PERIOD", 0.2)
 
 
@@ -254,7 +261,8 @@ _PARSED_CSS: dict[tuple[object, ...], list[Any]] = {}
 
 @pytest.fixture(autouse=True, scope="session")
 def css_parsed_once() -> Any:
-    """Each app's stylesheet is parsed once per test process, not once per app.
+    """Speed only (`speed_patches`): each stylesheet is parsed once per test process, not once
+    per app.
 
     Every pilot test builds a new app, and each app parses the same CSS (the app's, every
     widget's DEFAULT_CSS, every screen's) with the same theme variables: that was about a fifth of
@@ -263,6 +271,9 @@ def css_parsed_once() -> Any:
     """
     from textual.css.stylesheet import Stylesheet
 
+    if not speed_patches.enabled("css_parsed_once"):
+        yield
+        return
     original = Stylesheet._parse_rules
 
     def parse_rules(
@@ -294,16 +305,20 @@ def css_parsed_once() -> Any:
 
 @pytest.fixture(autouse=True)
 def no_unseen_frames(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Headless test apps lay out but do not paint the frames no test looks at.
+    """Speed only (`speed_patches`): headless test apps lay out but do not paint the frames no
+    test looks at.
 
     A headless app composes every frame and then throws it away (it has no terminal to write
     to): that painting was over a third of the UI tests' CPU time on this 2-core machine. Layout,
     resize and show/hide events, focus and workers run as before; what a test looks at is painted
     on demand: `screen_text` and every snapshot render the screen afresh, and so does each app's
-    last screen before it shuts down, so a screen that cannot be painted still fails its test.
-    The UI fuzz paints after every batch of keys it sends.
+    last screen before it shuts down (`last_screen_painted`), so a screen that cannot be painted
+    still fails its test. The UI fuzz paints after every fifth batch of keys it sends.
     """
     from textual.screen import Screen
+
+    if not speed_patches.enabled("no_unseen_frames"):
+        return
 
     def compositor_refresh(self: Screen[Any]) -> None:
         app = self.app
@@ -314,6 +329,16 @@ def no_unseen_frames(monkeypatch: pytest.MonkeyPatch) -> None:
             self._dirty_widgets.clear()
         app._update_mouse_over(self)
 
+    monkeypatch.setattr(Screen, "_compositor_refresh", compositor_refresh)
+
+
+@pytest.fixture(autouse=True)
+def last_screen_painted(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With `no_unseen_frames`, an app's last screen is painted as it shuts down: a screen that
+    cannot be drawn fails its test, as a frame that crashed would (with frames painted, there is
+    nothing to add)."""
+    if not speed_patches.enabled("no_unseen_frames"):
+        return
     shutdown = App._shutdown
 
     async def paint_then_shut_down(self: App[Any]) -> None:
@@ -324,7 +349,6 @@ def no_unseen_frames(monkeypatch: pytest.MonkeyPatch) -> None:
                 self._handle_exception(error)
         await shutdown(self)
 
-    monkeypatch.setattr(Screen, "_compositor_refresh", compositor_refresh)
     monkeypatch.setattr(App, "_shutdown", paint_then_shut_down)
 
 
@@ -383,11 +407,12 @@ async def _wait_for_idle(min_sleep: float = 0.02, max_sleep: float = 1) -> None:
 
 @pytest.fixture(autouse=True)
 def quick_idle(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Speed only (`SPEED_PATCHES`): pilots wait for idle in short steps (`_wait_for_idle`)."""
+    """Speed only (`speed_patches`): pilots wait for idle in short steps (`_wait_for_idle`),
+    the one function Textual imports in two places."""
     import textual.app
     import textual.pilot
 
-    if not SPEED_PATCHES:
+    if not speed_patches.enabled("quick_idle"):
         return
     monkeypatch.setattr(textual.pilot, "wait_for_idle", _wait_for_idle)
     monkeypatch.setattr(textual.app, "wait_for_idle", _wait_for_idle)

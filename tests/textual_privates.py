@@ -1,0 +1,55 @@
+"""Every private part of Textual the tests touch, and the Textual version it was checked against.
+
+A private name may change or go in any Textual release. Each one the tests read, call or patch is
+listed here with where and why; `tests/test_textual_privates.py` fails when the installed Textual
+is not `CHECKED_AGAINST` (check each name below against the new version's source, then update
+it), when a listed name is gone, and when a test touches a private Textual name not listed.
+Textual is pinned (pyproject.toml), so a failure here comes with a deliberate upgrade.
+"""
+
+from __future__ import annotations
+
+#: The Textual release every name below was read in.
+CHECKED_AGAINST = "8.2.8"
+
+#: (owner, name, where and why). The owner is a module, or a module's class (``module:Class``);
+#: for a class, the name is an attribute of the class or of its instances.
+PRIVATES: tuple[tuple[str, str, str], ...] = (
+    # Patched by tests/ui/conftest.py, one fixture each.
+    ("textual.widgets._input:Input", "_toggle_cursor", "input_cursor_still: no blinking"),
+    (
+        "textual.widgets._text_area:TextArea",
+        "_toggle_cursor_blink_visible",
+        "text_area_cursor_still: no blinking",
+    ),
+    ("textual.screen", "UPDATE_PERIOD", "fewer_frames (speed): the screen's refresh period"),
+    ("textual.screen:Screen", "_compositor_refresh", "no_unseen_frames (speed): skip painting"),
+    ("textual.app:App", "_shutdown", "last_screen_painted: paint an app's last screen"),
+    ("textual.css.stylesheet:Stylesheet", "_parse_rules", "css_parsed_once (speed): cache"),
+    ("textual.pilot", "wait_for_idle", "quick_idle (speed): the pilot's wait for idle"),
+    ("textual.app", "wait_for_idle", "quick_idle (speed): the app's wait for idle"),
+    # Read or called by tests/ui/conftest.py.
+    ("textual.css.stylesheet:Stylesheet", "_variables", "css_parsed_once: the cache key"),
+    ("textual.screen:Screen", "_compositor", "screen_text, paint: render the screen"),
+    ("textual._compositor:Compositor", "_dirty_regions", "no_unseen_frames: drop them"),
+    ("textual.screen:Screen", "_dirty_widgets", "no_unseen_frames: drop them"),
+    ("textual.app:App", "_update_mouse_over", "no_unseen_frames: as the refresh did"),
+    ("textual.app:App", "_background_screens", "screen_text, paint, background layout"),
+    ("textual.app:App", "_running", "last_screen_painted: only a running app"),
+    ("textual.app:App", "_closed", "last_screen_painted: only an open app"),
+    ("textual.app:App", "_handle_exception", "last_screen_painted: a paint that raises fails"),
+    ("textual.screen:Screen", "_on_timer_update", "background_screens_laid_out"),
+    ("textual.message_pump:MessagePump", "_message_queue", "quick_idle: work still queued"),
+    ("textual._context", "active_app", "quick_idle: the app whose queues to look at"),
+    ("textual._compositor", "visible_screen_stack", "screen_top_line: the screens shown"),
+    # Read by single tests.
+    ("textual.app:App", "_notifications", "the notifications shown (many UI tests)"),
+    ("textual.app:App", "_driver", "test_held_keys: send a key event as the terminal would"),
+    ("textual.app:App", "_exit", "test_held_keys: the app is exiting"),
+    ("textual.app:App", "_screen_stacks", "test_upstream_bugs, test_today: a mode's stack"),
+    ("textual.app:App", "_current_mode", "test_upstream_bugs: the current mode's stack"),
+    ("textual.widgets._input:Input", "_value", "test_charges_search: the styled query text"),
+    ("textual.widgets._option_list:OptionList", "_line_cache", "test_hostile_keys: no lines"),
+    ("textual.command:CommandPalette", "_action_command_list", "test_hostile_keys: page keys"),
+    ("textual.keys", "_character_to_key", "test_fuzz_keys: a key's name from its character"),
+)
