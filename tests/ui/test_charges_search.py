@@ -221,8 +221,9 @@ async def test_page_to_the_end_reaches_the_oldest_charge(
         assert last.charge_id == oldest.items[0].charge_id
         assert "(rows 2," in screen_text(app) and "3,012)" in screen_text(app)
         assert len(counting.searches) <= 4  # first page, last page (+ a neighbour), the check
-        # Walk back up through every page: memory stays bounded (30 pages seen, at most 20 kept).
-        for row in range(2899, 0, -100):
+        # Walk back up 12 pages, more than the cache keeps, then home: memory stays bounded.
+        # (Every page of a whole walk: tests/ui/test_charges_paging_whole.py.)
+        for row in range(2899, 2899 - 12 * ChargeTable.PAGE_SIZE, -ChargeTable.PAGE_SIZE):
             table.cursor_row = row
             await settle(app, pilot)
             assert table.cursor_charge is not None
