@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -444,3 +445,32 @@ async def test_a_key_typed_right_after_leaving_the_query_line_lands_on_the_resul
         await settle(app, pilot)
         assert screen.query_one(QueryInput).value == "Ed"
         assert isinstance(app.screen, HelpScreen)
+
+
+@pytest.mark.parametrize("mode", BOTH_MODES)
+async def test_n_and_the_whole_form_in_one_burst_make_the_charge(
+    app_factory: AppFactory, journal: Path, mode: str
+) -> None:
+    """Issue 44: `n` followed by a whole form at paste speed put the text in the charge search
+    and made no charge. The keys after `n` are for the form `n` opens: they land there, in
+    order, and ctrl+s at the end of the burst sends the charge."""
+    app = app_factory(journal_path=journal)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        app.account_in_focus = ACCOUNT
+        charges = app.screen
+        typed = "n19.99\t\t\t4111111111111111\t2028-12\tGrace\tHopper"
+        await type_text(app, pilot, typed, mode)
+        screen = app.screen
+        assert isinstance(screen, NewChargeScreen), stack(app)
+        assert str(charges.query_one("#query", Input).value) == ""  # nothing in the search
+        assert [value(screen, n) for n in ("amount", "expiry", "first", "last")] == [
+            "19.99",
+            "2028-12",
+            "Grace",
+            "Hopper",
+        ]
+        app.post_message(events.Key("ctrl+s", None))
+        await settle(app, pilot)
+        await settle(app, pilot)
+        assert screen.result is not None and screen.result.total_amount == Decimal("19.99")

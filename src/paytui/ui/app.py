@@ -321,8 +321,13 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
         """
         from paytui.ui.screens.new_charge import NewChargeScreen
 
-        if not isinstance(self.screen, NewChargeScreen):
-            await self.push_screen(NewChargeScreen(account_id=self.account_in_focus))
+        try:
+            if not isinstance(self.screen, NewChargeScreen):
+                await self.push_screen(NewChargeScreen(account_id=self.account_in_focus))
+        finally:
+            # The keys typed after `n` were held for the form (`held_keys.OPENS_A_SCREEN`):
+            # it is mounted and its first field focused, so they go on, in order.
+            self.screen_opened()
 
     def action_browse(self, family: str) -> None:
         """The read-only browser of one family (merchants, customers, partners, devices)."""

@@ -389,6 +389,8 @@ def keys_markdown() -> str:
         "the third charge; `/` and its text go to the query line at once. Moves are taken on the",
         "first rows as soon as they show; a mark, Enter or an action waits for the real rows",
         "(the first ones are a preview: docs/architecture.md). ctrl+q always quits at once.",
+        "`n` and a whole form typed or pasted after it at once: everything after `n` waits for",
+        "the new-charge form and lands in its fields, in order (never in the list's search).",
         "",
         "## One meaning per key",
         "",

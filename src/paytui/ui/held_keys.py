@@ -37,15 +37,25 @@ from textual import events
 from textual.actions import parse as parse_action
 from textual.app import App
 from textual.css.query import NoMatches
+from textual.widgets import Input, TextArea
 
 if TYPE_CHECKING:
     from textual.dom import DOMNode
     from textual.screen import Screen
+    from textual.timer import Timer
 
-__all__ = ["Bound", "HeldKeys", "bound_to"]
+__all__ = ["OPENS_A_SCREEN", "Bound", "HeldKeys", "bound_to"]
 
 #: Actions a key runs even while keys are held: ending the app.
 NEVER_HELD = frozenset({"quit"})
+#: Actions that open a screen for typing (`n`, the new-charge form): every key and paste after
+#: one is for that screen, so it is held until the screen says it is up (`screen_opened`) —
+#: typed at paste speed, the form's text otherwise reached the list still in front (its
+#: search) before the form was mounted.
+OPENS_A_SCREEN = frozenset({"new_charge"})
+#: However the opening ends, keys are not held for longer than this (seconds): a screen that
+#: never says it is up releases them anyway (never held for good).
+OPENING_AT_MOST = 5.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +89,9 @@ class HeldKeys(App[Any]):
         self._held: deque[events.Event] = deque()
         self._replaying = False
         self._passing: events.Event | None = None
+        #: The screen-opening action a key just ran (`OPENS_A_SCREEN`), until it is up.
+        self._opening: str | None = None
+        self._opening_timer: Timer | None = None
 
     @property
     def held_keys(self) -> tuple[str, ...]:
@@ -95,12 +108,43 @@ class HeldKeys(App[Any]):
         """Hold `event`: a key the screen holds, or a key or paste typed after a held one."""
         if not isinstance(event, events.Key | events.Paste) or event.is_forwarded:
             return False
-        if event is self._passing or not (self._held or self._holds(event)):
-            return False
-        return not (isinstance(event, events.Key) and self._goes_past(event.key))
+        held = event is not self._passing and (self._held or self._holds(event))
+        if held and not (isinstance(event, events.Key) and self._goes_past(event.key)):
+            return True
+        if isinstance(event, events.Key):
+            self._note_opening(event.key)
+        return False
+
+    def _note_opening(self, key: str) -> None:
+        """`key`, passing now, runs an action that opens a screen: hold what follows it."""
+        stack = self._screen_stacks.get(self._current_mode)
+        if not stack or isinstance(stack[-1].focused, Input | TextArea):
+            return  # a field takes the key as text: nothing opens
+        if getattr(stack[-1], "TEXT_ENTRY", False):
+            return  # a form's screen takes letters as text wherever its focus is (`on_key`)
+        bound = bound_to(stack[-1], key)
+        if bound is None or bound.action not in OPENS_A_SCREEN:
+            return
+        if bound.node.check_action(bound.action, ()) is not True:
+            return  # disabled: it will not run, nothing will open
+        self._opening = bound.action
+        if self._opening_timer is not None:
+            self._opening_timer.stop()
+        self._opening_timer = self.set_timer(OPENING_AT_MOST, self.screen_opened)
+
+    def screen_opened(self) -> None:
+        """The screen an action opened is up (or the action ended without one): the keys typed
+        after it go on, to whatever is in front now."""
+        self._opening = None
+        if self._opening_timer is not None:
+            self._opening_timer.stop()
+            self._opening_timer = None
+        self.release_held_keys()
 
     def _holds(self, event: events.Event) -> bool:
-        """The screen in front holds this key now."""
+        """The screen in front holds this key now (or a screen is being opened for it)."""
+        if self._opening is not None:
+            return True  # the keys and pastes after `n` are for the form it opens
         if not isinstance(event, events.Key):
             return False  # a paste waits only behind a held key
         stack = self._screen_stacks.get(self._current_mode)
