@@ -140,3 +140,21 @@ async def test_from_a_charge_read_reply_and_close(app_factory: AppFactory) -> No
         await settle(app, pilot)
         assert isinstance(app.screen, ConversationsScreen)
         assert cid in [conversation_id_of(c) for c in app.screen.items]
+
+
+def test_a_one_megabyte_message_is_folded_with_its_size_said() -> None:
+    """Issue 44: a 1 MB body from the service froze the dashboard for 7.4 s while it was laid
+    out. What one message shows is capped; the rest is said with its size, never dropped in
+    silence (the thread keeps the text whole for `paytui messages list`)."""
+    from paytui.ui.screens.conversation import SHOWN_CHARACTERS, SHOWN_LINES
+
+    body = "x" * 1_000_000
+    entry = ThreadEntry(at=None, who="Ana", side="customer", text=body)
+    shown = entry_text(entry).plain
+    assert len(shown) < SHOWN_CHARACTERS + 200
+    assert f"… {1_000_000 - SHOWN_CHARACTERS:,} more characters not shown here" in shown
+    assert entry.text == body  # the data is kept whole
+    lines = "\n".join(f"line {n}" for n in range(5_000))
+    shown = entry_text(ThreadEntry(at=None, who="Ana", side="customer", text=lines)).plain
+    assert "    line 199" in shown and "line 200\n" not in shown and "more characters" in shown
+    assert len(shown.splitlines()) <= SHOWN_LINES + 2

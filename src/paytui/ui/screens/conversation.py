@@ -74,10 +74,39 @@ def entry_text(entry: ThreadEntry) -> Text:
         # After a dot, not in brackets: a name may carry its own ("Sam (support)"), and "Sam
         # (support) (us)" read as two asides.
         text.append(f" · {word}", style=fmt.tone(style))
-    for line in entry.text.split("\n"):
+    shown, left = _folded(entry.text)
+    for line in shown.split("\n"):
         text.append("\n    ")
         text.append_text(fmt.literal(line))
+    if left:
+        text.append("\n    ")
+        text.append(
+            f"… {left:,} more characters not shown here (`paytui messages list` writes the"
+            " message whole)",
+            style=fmt.tone("warning"),
+        )
     return text
+
+
+#: What one message shows at most on screen, in characters and lines: a body of 1 MB from the
+#: service froze the dashboard for seconds while it was laid out (and doubled its memory).
+#: The rest is said, with its size, never dropped in silence; the data itself is kept whole.
+SHOWN_CHARACTERS = 8_000
+SHOWN_LINES = 200
+
+
+def _folded(body: str) -> tuple[str, int]:
+    """The part of `body` shown (`SHOWN_CHARACTERS`, `SHOWN_LINES`) and how many characters
+    are left out."""
+    shown = body[:SHOWN_CHARACTERS]
+    cut = -1
+    for _ in range(SHOWN_LINES):
+        cut = shown.find("\n", cut + 1)
+        if cut < 0:
+            break
+    if cut >= 0:
+        shown = shown[:cut]
+    return shown, len(body) - len(shown)
 
 
 def thread_text(thread: Thread) -> Text:
