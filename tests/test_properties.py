@@ -3,7 +3,7 @@ fields survive a round trip; the query parser never fails inside (and what it fo
 back); amount parsing raises only `AmountError` and reads back what it accepts; the display
 sanitiser leaves nothing unsafe and keeps lengths.
 
-Example counts are bounded for CI (`PAYTUI_PROPERTY_EXAMPLES`, default 100).
+Example counts are bounded for CI (`PAYTUI_PROPERTY_EXAMPLES`, default 50).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from paytui.api.models import Account, Charge, Distribution, Merchant, Refund, T
 from paytui.search import format_query, parse
 from paytui.text import first_unsafe, safe
 
-EXAMPLES = int(os.environ.get("PAYTUI_PROPERTY_EXAMPLES", "100"))
+EXAMPLES = int(os.environ.get("PAYTUI_PROPERTY_EXAMPLES", "50"))
 SETTINGS = settings(
     max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
