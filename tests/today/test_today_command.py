@@ -28,7 +28,18 @@ def frozen_now(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(today_command, "now_utc", lambda: NOW)
 
 
-FIELDS = ["kind", "id", "customer", "amount", "due_at", "estimated", "basis", "lapsed", "why"]
+FIELDS = [
+    "kind",
+    "id",
+    "customer",
+    "amount",
+    "due_at",
+    "estimated",
+    "basis",
+    "lapsed",
+    "why",
+    "advice",
+]
 
 
 def test_today_prints_the_queue_sorted_by_deadline(

@@ -93,6 +93,14 @@ def today_columns() -> dict[str, Column]:
                 "true: an authorization whose hold lapsed (listed below what can be acted on)",
             ),
             Column("why", lambda item: item.why),
+            Column(
+                "advice",
+                lambda item: item.advice,
+                "text",
+                "an open chargeback's fight-or-accept line: the amount against the dispute fee,"
+                " the merchant's won / lost record for the reason category, the time left and a"
+                " lean; a suggestion, never a decision (empty on other kinds)",
+            ),
         )
     }
 

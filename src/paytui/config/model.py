@@ -178,6 +178,9 @@ class TodayPrefs(BaseModel):
     """Reads of the service at once while the queue is built."""
     refresh_seconds: Annotated[float, Field(ge=0, le=86_400)] = 60.0
     """Seconds between re-reads of the queue while Today is on screen; 0 turns it off."""
+    dispute_fee: Annotated[Decimal, Field(ge=0, max_digits=12, decimal_places=2)] = Decimal("25.00")
+    """What one chargeback costs the merchant in fees (the acquirer's), weighed against the
+    amount on each open case's "fight or accept" line (docs/today.md)."""
 
     @field_validator("refresh_seconds", mode="after")
     @classmethod

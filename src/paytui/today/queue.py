@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from paytui.charge_state import chargeback_state
 from paytui.config.model import TodayPrefs
+from paytui.today.advice import Record, advice_for
 from paytui.today.cases import case_of
 from paytui.today.deadlines import chargeback_deadline, return_deadline
 
@@ -80,6 +81,9 @@ class TodayItem:
     #: An authorization whose hold lapsed (due before the queue was built): little can be
     #: done with it, so it is below everything that can still be acted on.
     lapsed: bool = False
+    #: An open chargeback's "fight or accept" line (`paytui.today.advice`): the facts and a
+    #: lean, never a decision. None on every other kind.
+    advice: str | None = None
 
     @property
     def sort_key(self) -> tuple[bool, bool, datetime, str, str]:
@@ -274,6 +278,7 @@ async def _chargebacks(
     from paytui.api.queries import CHARGEBACKS
 
     found: list[tuple[Charge, str, Any]] = []
+    record = Record()  # the merchants' won / lost chargebacks, from every row read
     async for charge in _rows(
         lambda size, offset: client.search_charges_page(CHARGEBACKS, limit=size, offset=offset),
         notes,
@@ -282,6 +287,7 @@ async def _chargebacks(
         # Proven here, whatever the service did with the filter: it carries a chargeback.
         if charge.chargebacks is None and charge.status != "chargeback":
             continue
+        record.add(charge)
         inner = (charge.chargebacks.items if charge.chargebacks is not None else None) or [None]
         for position, cb in enumerate(inner):
             # The one rule of the lists (`charge_state`): won or lost closes a chargeback;
@@ -299,6 +305,8 @@ async def _chargebacks(
         case = case_of(cb, charge, now, prefs, first[key])
         due = chargeback_deadline(cb, charge, first[key], prefs)
         why = f"chargeback {case.line(now, left=False)}"
+        stake = amount if amount is not None else charge.total_amount
+        advice = advice_for(case, charge, stake, prefs.dispute_fee, record, now)
         items.append(
             TodayItem(
                 "chargeback",
@@ -312,6 +320,7 @@ async def _chargebacks(
                 charge.charge_id,
                 charge,
                 due.basis,
+                advice=advice.line(),
             )
         )
     return items

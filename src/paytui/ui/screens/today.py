@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
-from textual import work
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -110,6 +110,9 @@ TODAY_BINDINGS: list[Binding] = [
     Binding("y", "copy_id", "Copy id", id="today.copy_id", tooltip="Copy the item's id"),
     Binding("ctrl+r", "refresh", "Refresh", id="today.refresh", tooltip="Read the queue again"),
 ]
+
+#: Terminal lines under which the line under the queue keeps to 3 lines (`on_resize`).
+SHORT_LINES = 30
 
 TODAY_COLUMNS = (
     FitColumn("kind", "Kind"),
@@ -461,12 +464,23 @@ class TodayScreen(ChargeRowActions, PagedListScreen[TodayItem]):
         if not self._partial:
             self._read_refunds()
 
+    def on_resize(self, event: events.Resize) -> None:
+        """Under 30 lines the line under the queue keeps to 3 lines (`-short`): the queue's
+        rows come first on a short terminal."""
+        self.set_class(event.size.height < SHORT_LINES, "-short")
+
     def _show_why(self) -> None:
-        """The highlighted row's case and the evidence and clock of its due time, whole."""
+        """The highlighted row's case and the evidence and clock of its due time, whole; on an
+        open chargeback, its fight-or-accept line under it (a suggestion: the person decides)."""
         item = self.highlighted()
-        self.query_one("#today-why", Static).update(
-            Text(safe(item.why)) if item is not None else ""
-        )
+        if item is None:
+            self.query_one("#today-why", Static).update("")
+            return
+        text = Text(safe(item.why))
+        if item.advice:
+            text.append("\n")
+            text.append(safe(item.advice), fmt.tone("bold"))
+        self.query_one("#today-why", Static).update(text)
 
     @work(exclusive=True, group="today-refunds")
     async def _read_refunds(self) -> None:
