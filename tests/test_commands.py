@@ -495,3 +495,30 @@ def test_a_chargeback_row_says_its_outcome(run: Run) -> None:
 def test_a_declined_charge_has_no_refunds_to_read(run: Run) -> None:
     (row,) = _rows(run, "status:declined", "--limit", "1")
     assert (row["refund_state"], row["dispute_state"]) == ("none", "none")
+
+
+def test_the_money_state_filters_are_proven_on_each_row(run: Run) -> None:
+    """`refunded:` and `dispute:` (paytui's own filters: never sent, proven on every row here)
+    and the excluding `-status:` / `-tag:` keep exactly the rows whose own state says so."""
+    sales = [
+        row
+        for row in _rows(run, "status:success", "type:sale", "amount>=20", "--limit", "40")
+        if row["refund_state"] == "none"
+    ]
+    full, part, untouched = (row["charge_id"] for row in sales[:3])
+    assert run("refunds", "create", full, "--yes")[0] == Exit.OK
+    assert run("refunds", "create", part, "--amount", "1.00", "--yes")[0] == Exit.OK
+    for charge_id, state in ((full, "full"), (part, "partial"), (untouched, "none")):
+        for wanted in ("full", "partial", "none"):
+            found = _rows(run, f"id:{charge_id}", f"refunded:{wanted}")
+            assert [row["charge_id"] for row in found] == ([charge_id] if wanted == state else [])
+    for outcome in ("open", "won", "lost"):
+        rows = _rows(run, f"dispute:{outcome}", "--limit", "20")
+        assert rows and {row["dispute_state"] for row in rows} == {outcome}
+    kept = _rows(run, "-status:declined", "--limit", "60")
+    assert len(kept) == 60 and "declined" not in {row["status"] for row in kept}
+    tagged = _rows(run, "--limit", "200", "--columns", "charge_id,tags")
+    tag = next(row["tags"].split(",")[0].strip() for row in tagged if row.get("tags"))
+    rows = _rows(run, f"-tag:{tag}", "--limit", "60", "--columns", "charge_id,tags")
+    assert len(rows) == 60
+    assert all(tag not in [t.strip() for t in (row.get("tags") or "").split(",")] for row in rows)

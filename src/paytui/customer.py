@@ -15,14 +15,20 @@ from __future__ import annotations
 import asyncio
 import re
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from decimal import Decimal
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 from paytui.api.errors import ApiError
 from paytui.api.queries import ChargeQuery
-from paytui.charge_state import RefundPosition, may_have_refunds, refunds_position, state_words
+from paytui.charge_state import (
+    RefundPosition,
+    chargeback_words,
+    may_have_refunds,
+    refunds_position,
+    state_words,
+)
 
 if TYPE_CHECKING:
     from paytui.api.client import PaymentClient
@@ -172,6 +178,10 @@ async def read_customer(client: PaymentClient, key: CustomerKey) -> CustomerView
     else:
         view.notes.append(f"only the first {MAX_CHARGES} charges read")
     positions = await _read_refunds(client, [c for c in charges if may_have_refunds(c)], view)
+    from paytui.config.model import TodayPrefs
+    from paytui.today.cases import case_of
+
+    now, prefs = datetime.now(UTC), TodayPrefs()  # the reason's words only: no due time here
     for charge in charges:
         view.charges += 1
         if _is_settled(charge) and charge.total_amount is not None:
@@ -193,6 +203,8 @@ async def read_customer(client: PaymentClient, key: CustomerKey) -> CustomerView
         for item in (chargebacks.items or []) if chargebacks is not None else []:
             view.chargebacks += 1
             view.charged_back += item.amount or Decimal(0)
+            # Its state by the lists' one rule (`charge_state`: Disputed (open), Won, Lost or
+            # Disputed (?)), its reason in the network's words (`today.cases`).
             view.rows.append(
                 CustomerRow(
                     "chargeback",
@@ -200,8 +212,9 @@ async def read_customer(client: PaymentClient, key: CustomerKey) -> CustomerView
                     item.chargeback_timestamp,
                     item.amount,
                     item.status,
-                    charge_id=charge.charge_id,
-                    note=item.reason or item.reason_code or "",
+                    chargeback_words(item),
+                    charge.charge_id,
+                    case_of(item, charge, now, prefs).reason_text(),
                 )
             )
     try:

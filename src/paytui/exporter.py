@@ -229,6 +229,10 @@ DEFAULT_CHARGE_COLUMNS: tuple[str, ...] = (
     "tags",
     "original_charge_id",
     "captured_charge_id",
+    # Last, so that a file's other columns keep their places: the money state by the lists'
+    # rule; `unknown` where it is not known (an export reads no refunds: `with_refund_states`).
+    "refund_state",
+    "dispute_state",
 )
 
 #: The audit trail's columns (`paytui history --format`, the History screen's export).

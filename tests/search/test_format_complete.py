@@ -157,6 +157,21 @@ def random_query(rng: random.Random) -> ChargeQuery:
         fields["charge_id"] = _text(rng, HEX, 4, 24)
     if maybe():
         fields["sort"] = rng.choice(["", "-"]) + rng.choice(SORT_COLUMNS)
+    if maybe():
+        tags = set(fields.get("tags", ()))
+        fields["not_tags"] = tuple(
+            t for t in (_text(rng, TAG_ALPHABET) for _ in range(rng.randint(1, 2))) if t not in tags
+        )
+    if maybe():
+        fields["not_statuses"] = tuple(
+            s
+            for s in rng.sample(["success", "declined", "chargeback", "return"], 2)
+            if s != fields.get("status")
+        )
+    if maybe():
+        fields["refund_state"] = rng.choice(["full", "partial", "none"])
+    if maybe():
+        fields["dispute_state"] = rng.choice(["open", "won", "lost", "none"])
     return ChargeQuery(**fields)
 
 

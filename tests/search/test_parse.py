@@ -591,11 +591,38 @@ def test_contradictions_name_the_earlier_term() -> None:
     assert only_error("method:card method:ach")[0] == "method:ach"
 
 
-def test_negation_is_explained() -> None:
-    assert only_error("-tag:vip") == (
-        "-tag:vip",
-        "excluding (-key:value) is not supported: charge search has no negative filters",
+def test_excluding_filters_tag_and_status_only() -> None:
+    query = ok("-tag:vip -tag:'phone order' -status:cb -status:settled tag:web")
+    assert query.not_tags == ("vip", "phone order") and query.tags == ("web",)
+    assert query.not_statuses == ("chargeback", "settled")  # an alias written paytui's way
+    assert query.to_params() == [("tag", "web")]  # never sent: proven on each row here
+    assert only_error("-amount:5") == (
+        "-amount",
+        "only tag: and status: can be excluded (-tag:vip, -status:declined), not amount:",
     )
+    assert only_error("-vip") == (
+        "-vip",
+        "to exclude, write -tag:vip or -status:declined (tag: and status: only)",
+    )
+    assert only_error("tag:vip -tag:vip") == ("-tag:vip", "'-tag:vip' contradicts tag:vip")
+    assert only_error("-status:declined status:declined")[0] == "status:declined"
+    assert ok("sort:-amount").sort == "-total_amount"  # a value's dash is no exclusion
+
+
+def test_refunded_and_dispute() -> None:
+    assert ok("refunded:full").refund_state == "full"
+    assert ok("refunded:partly").refund_state == "partial"
+    assert ok("refund_state:no").refund_state == "none"
+    assert ok("dispute:won").dispute_state == "won"
+    # An open, won or lost dispute is on a charge with a chargeback: the spec's filter narrows.
+    assert ok("dispute:lost").to_params() == [("status", "chargeback")]
+    assert ok("dispute:none").to_params() == []
+    assert ok("refunded:partial").to_params() == []
+    assert only_error("refunded:maybe") == (
+        "maybe",
+        "unknown refunded: value 'maybe'; use one of: full, partial, none",
+    )
+    assert only_error("dispute:open dispute:won")[0] == "dispute:won"
 
 
 def test_unclosed_quote() -> None:

@@ -188,3 +188,41 @@ def test_wire_timestamp_keeps_sub_millisecond_precision() -> None:
         format_wire_timestamp(datetime(2026, 1, 1, 0, 0, 0, 1, tzinfo=UTC))
         == "2026-01-01T00:00:00.000001Z"
     )
+
+
+def test_paytuis_own_filters_are_proven_on_the_row() -> None:
+    """`-tag:`, `-status:`, `dispute:`, `refunded:`: never sent; True / False from what the
+    row shows, None (unproven: shown, never acted on in bulk) where it shows nothing."""
+    from paytui.api.models import Charge
+
+    tagged = Charge.model_validate({"charge_id": "a1", "status": "success", "tags": ["vip"]})
+    untagged = Charge.model_validate({"charge_id": "a2", "status": "declined", "tags": []})
+    silent = Charge.model_validate({"charge_id": "a3", "status": "success"})  # no tags sent
+    no_vip = ChargeQuery(not_tags=("vip",))
+    assert no_vip.to_params() == []
+    assert [no_vip.verdicts(c)["not_tag"] for c in (tagged, untagged, silent)] == [
+        False,
+        True,
+        None,
+    ]
+    not_declined = ChargeQuery(not_statuses=("declined",))
+    assert not_declined.verdicts(tagged)["not_status"] is True
+    assert not_declined.verdicts(untagged)["not_status"] is False
+    lost = Charge.model_validate(
+        {
+            "charge_id": "a4",
+            "status": "success",  # a service that puts the status back: the object says it
+            "chargebacks": {"items": [{"status": "lost"}]},
+        }
+    )
+    assert ChargeQuery(not_statuses=("chargeback",)).verdicts(lost)["not_status"] is False
+    assert ChargeQuery(dispute_state="lost").verdicts(lost)["dispute_state"] is True
+    assert ChargeQuery(dispute_state="open").verdicts(lost)["dispute_state"] is False
+    assert ChargeQuery(dispute_state="none").verdicts(tagged)["dispute_state"] is True
+    unknown = Charge.model_validate(
+        {"charge_id": "a5", "status": "chargeback", "chargebacks": {"count": 1}}
+    )
+    assert ChargeQuery(dispute_state="won").verdicts(unknown)["dispute_state"] is None
+    # A declined charge has no refunds: proven "none" without reading; a sale needs its refunds.
+    assert ChargeQuery(refund_state="none").verdicts(untagged)["refund_state"] is True
+    assert ChargeQuery(refund_state="full").verdicts(untagged)["refund_state"] is False

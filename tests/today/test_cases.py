@@ -4,6 +4,7 @@ category, stage when shown, status, age and time left; only what the service sho
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 from paytui.api.models import Charge
 from paytui.config.model import TodayPrefs
@@ -76,3 +77,16 @@ def test_a_chargeback_with_no_inner_fields() -> None:
 def test_a_charge_without_chargeback_has_no_case() -> None:
     charge = Charge.model_validate({"charge_id": "c3", "status": "success"})
     assert first_case(charge, NOW, PREFS) == (None, 0)
+
+
+async def test_the_customer_view_says_each_chargeback_by_the_one_rule(demo_client: Any) -> None:
+    """A practice case's payer: the chargeback row's state word is the lists' (not the raw
+    status), its note the reason in the network's words."""
+    from paytui.customer import customer_key, read_customer
+
+    view = await read_customer(demo_client, customer_key("Tariq Aziz"))
+    (row,) = [row for row in view.rows if row.kind == "chargeback"]
+    assert row.words == ("Disputed (open)",)
+    assert row.note == "Discover UA02 Fraud: Card Not Present Transaction (fraud)"
+    (charge,) = [row for row in view.rows if row.kind == "charge"]
+    assert charge.words[0] == "Disputed (open)"

@@ -73,7 +73,8 @@ async def test_a_charged_back_charge_has_nothing_left_to_refund(app_factory: App
         await settle(app, pilot)
         disputed = await find(app, ChargeQuery(status="chargeback"))
         screen = await open_detail(app, pilot, disputed.charge_id)
-        second = heading(screen).split("\n")[1]
+        case, _charge, second = heading(screen).split("\n")
+        assert case.startswith("Case ")  # the case first: the reason the charge was opened
         word = {"open": "Disputed (open)", "won": "Won", "lost": "Lost"}[
             disputed.chargebacks.items[0].status  # type: ignore[union-attr,index]
         ]

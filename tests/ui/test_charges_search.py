@@ -370,3 +370,47 @@ async def test_a_list_of_chargebacks_shows_each_case(counting: CountingTransport
         assert "lost · 11 d old · Visa 13.3 Not as Described" in text  # closed: no time left
         # A code of another network than the card's is not given its words.
         assert "lost · 8 d old · code 10.4 (not a Discover code in paytui's ta" in text
+
+
+async def test_paytuis_own_filters_list_only_proven_rows(counting: CountingTransport) -> None:
+    """`dispute:lost` (sent as status=chargeback, each row proven here) and `-status:declined`
+    (never sent): every row loaded is proven, by the rule the State column shows."""
+    from paytui.charge_state import dispute_state
+
+    app = make_app(counting)
+    async with app.run_test(size=(160, 40)) as pilot:
+        _screen, table = await open_app(pilot, app)
+        await type_query(pilot, "dispute:lost", keys=True)
+        await settle(app, pilot)
+        assert counting.searches[-1].params["status"] == "chargeback"
+        rows = loaded(table)
+        assert rows and {dispute_state(c) for c in rows} == {"lost"}
+        assert "case" in [c.key for c in table.columns]
+        assert not table.unproven
+        await type_query(pilot, "-status:declined", keys=True)
+        await settle(app, pilot)
+        assert "status" not in counting.searches[-1].params
+        rows = loaded(table)
+        assert rows and "declined" not in {c.status for c in rows}
+        assert len(rows) >= ChargeTable.PAGE_SIZE  # pages are filled after rows are left out
+
+
+async def test_help_on_the_search_lists_the_language(counting: CountingTransport) -> None:
+    """`?` on the charge search: its keys, then the search language's keys from its one table,
+    the money-state filters and the excluding ones included."""
+    from paytui.search.query import KEYS
+    from paytui.ui.screens.help import HelpScreen
+
+    app = make_app(counting)
+    async with app.run_test(size=(120, 60)) as pilot:
+        _screen, table = await open_app(pilot, app)
+        table.focus()
+        await pilot.press("question_mark")
+        await settle(app, pilot)
+        assert isinstance(app.screen, HelpScreen)
+        notes = app.screen.notes
+        assert notes is not None
+        for key in KEYS:
+            assert f"\n{key}:" in "\n" + notes.plain
+        assert "-tag:vip and -status:declined exclude" in notes.plain
+        assert "refunded:  full, partial, none" in notes.plain

@@ -36,7 +36,9 @@ def test_a_charge_type_reads_the_same_in_the_list_and_the_detail() -> None:
     check = Charge(charge_id="c1", charge_type="pre_authorization", total_amount=0)
     wire = check.model_dump(mode="json", by_alias=True, exclude_none=True)
     column = next(column for column in COLUMNS if column.key == "type")
-    screen = SimpleNamespace(_wire=wire, charge_id="c1", charge=None)
+    from rich.text import Text
+
+    screen = SimpleNamespace(_wire=wire, charge_id="c1", charge=None, case_line=Text)
     heading = ChargeDetailScreen._heading(screen)  # type: ignore[arg-type]
     type_line = next(line for line in _summary_lines(check, 80) if "Type" in line)
     for shown in (column.render(check).plain, heading.plain, type_line):

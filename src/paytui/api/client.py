@@ -290,7 +290,7 @@ class PaymentClient:
         params = query.to_params() if query is not None else []
         if query is None:
             return await self._page("/v2/charges", params, Charge, "charges", limit, offset)
-        return await self._page(
+        page = await self._page(
             "/v2/charges",
             params,
             Charge,
@@ -300,6 +300,48 @@ class PaymentClient:
             query.verdicts,
             query.sort_ignored_by,
         )
+        if query.refund_state is not None:
+            page = await self._prove_refund_states(page, query.refund_state)
+        return page
+
+    async def _prove_refund_states(self, page: Page[Charge], wanted: str) -> Page[Charge]:
+        """`refunded:` proven on the rows the row alone could not prove: their refunds are read
+        (`charge_state.read_positions`, four at a time; a list that honoured the `charge_id`
+        filter and ended). A row whose state is then `wanted` is proven; another state leaves
+        it out (filtered here); one whose refunds could not be read whole stays unproven."""
+        from paytui.charge_state import read_positions, refund_state
+
+        open_rows = [c for c in page.items if "refund_state" in page.unproven.get(c.charge_id, ())]
+        if not open_rows:
+            return page
+        positions = await read_positions(self, open_rows, at_once=4)
+        kept: list[Charge] = []
+        left_out = 0
+        for charge in page.items:
+            missing = page.unproven.get(charge.charge_id, ())
+            if "refund_state" not in missing:
+                kept.append(charge)
+                continue
+            state = refund_state(charge, positions.get(charge.charge_id))
+            if state == "unknown":
+                kept.append(charge)
+                continue
+            if state != wanted:
+                left_out += 1
+                del page.unproven[charge.charge_id]
+                continue
+            rest = tuple(name for name in missing if name != "refund_state")
+            if rest:
+                page.unproven[charge.charge_id] = rest
+            else:
+                del page.unproven[charge.charge_id]
+            kept.append(charge)
+        if left_out:
+            page.items = kept
+            page.filtered_out += left_out
+            if "refund_state" not in page.ignored_filters:
+                page.ignored_filters = (*page.ignored_filters, "refund_state")
+        return page
 
     async def search_charges(
         self, query: ChargeQuery | None = None, *, page_size: int = 50
@@ -662,7 +704,7 @@ class PaymentClient:
         else:
             page = _parse_page(body, model, plural, limit, offset)
         page = self._settled(page, body, plural, path, sent, limit, offset)
-        if params:
+        if params or verdicts is not None:  # paytui's own filters send no parameter
             judge = verdicts or (lambda item: _plain_verdicts(params, item))
             order = [name for name, _ in params]
             not_sent = [name for name in unsent if name != "sort"]

@@ -593,10 +593,17 @@ def trust_note(
 ) -> str | None:
     """One line on how far a list's rows are the service's answer: "Filtered here: name (the
     service did not apply them) · 3 rows not proven to match (tag not shown) · sort ignored"."""
+    from paytui.api.queries import HERE_FILTERS
+
     parts: list[str] = []
-    if filtered_here:
-        names = ", ".join(filtered_here)
+    ignored = [name for name in filtered_here if name not in HERE_FILTERS]
+    own = [name for name in filtered_here if name in HERE_FILTERS]
+    if ignored:
+        names = ", ".join(ignored)
         parts.append(f"Filtered here: {names} (the service did not apply them)")
+    if own:
+        # paytui's own filters (refunded:, dispute:, -tag:, -status:): the service has none.
+        parts.append(f"Filtered here: {', '.join(own)} (paytui's filters)")
     if unproven:
         names = ", ".join(dict.fromkeys(name for names in unproven.values() for name in names))
         count = len(unproven)

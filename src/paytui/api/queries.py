@@ -34,6 +34,7 @@ __all__ = [
     "CHARGEBACKS",
     "CHARGE_STATUSES",
     "CHARGE_TYPES",
+    "HERE_FILTERS",
     "METHODS",
     "OPEN_AUTHORIZATIONS",
     "QUICK_VIEWS",
@@ -49,6 +50,9 @@ __all__ = [
 
 #: Values of the `status` filter (`chargeback` and `return` find charges that had one).
 CHARGE_STATUSES: tuple[str, ...] = ("success", "declined", "chargeback", "return", "voided")
+#: paytui's own filters (by their name in `ChargeQuery.verdicts`): never sent, proven on every
+#: row here. A row one of them leaves out is said as filtered here, as any filter.
+HERE_FILTERS: tuple[str, ...] = ("refund_state", "dispute_state", "not_tag", "not_status")
 #: Values of the `method` filter.
 METHODS: tuple[str, ...] = ("card", "bank_account")
 #: Values of the `charge_type` filter.
@@ -322,6 +326,29 @@ class ChargeQuery(_QueryBase):
     charge_id: str | None = None
     contact_name: str | None = None
     sort: str | None = None
+    # paytui's own filters, never sent (the service has none): each row is proven here, by the
+    # one rule of `paytui.charge_state` (`HERE_FILTERS`, docs/search.md).
+    #: `refunded:` full, partial, none: the charge's refunds as read (the client reads them).
+    refund_state: Literal["full", "partial", "none"] | None = None
+    #: `dispute:` open, won, lost, none.
+    dispute_state: Literal["open", "won", "lost", "none"] | None = None
+    #: `-tag:` tags the charge must not carry.
+    not_tags: tuple[str, ...] = ()
+    #: `-status:` statuses the charge must not have.
+    not_statuses: tuple[str, ...] = ()
+
+    @field_validator("not_tags", "not_statuses", mode="after")
+    @classmethod
+    def _check_excluded(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        if any(word == "" for word in value):
+            raise ValueError("an excluded value cannot be empty")
+        return _dedupe(value)
+
+    @property
+    def filters_here(self) -> bool:
+        """Does the query hold a filter only paytui applies (`HERE_FILTERS`)? Then a page of
+        the service is not a page of the answer (rows are left out here)."""
+        return bool(self.refund_state or self.dispute_state or self.not_tags or self.not_statuses)
 
     @field_validator("contact_name", mode="after")
     @classmethod
@@ -353,6 +380,10 @@ class ChargeQuery(_QueryBase):
         params: list[tuple[str, str]] = []
         if self.status:
             params.append(("status", self.status))
+        elif self.dispute_state in ("open", "won", "lost"):
+            # A dispute is on a charge with a chargeback: the spec's filter narrows the list
+            # (the dispute itself is proven on each row, `verdicts`).
+            params.append(("status", "chargeback"))
         params += self._common_params()
         for name, text in (("account_id", self.account_id), ("merchant_id", self.merchant_id)):
             if text:
@@ -457,6 +488,44 @@ class ChargeQuery(_QueryBase):
             found["contact_name"] = _name_verdict(
                 self.contact_name, str(getattr(charge, "contact_name", "") or "")
             )
+        found.update(self._here_verdicts(charge))
+        return found
+
+    def _here_verdicts(self, charge: Any) -> dict[str, Verdict]:
+        """paytui's own filters on one row (`HERE_FILTERS`). `refund_state` from the row alone
+        proves only a charge that cannot have refunds (``none``); the client reads the refunds
+        of the others (`PaymentClient.search_charges_page`)."""
+        from paytui.charge_state import dispute_state, refund_state
+
+        found: dict[str, Verdict] = {}
+        if self.dispute_state is not None:
+            state = dispute_state(charge)
+            found["dispute_state"] = None if state == "unknown" else state == self.dispute_state
+        if self.refund_state is not None:
+            state = refund_state(charge, None)
+            found["refund_state"] = None if state == "unknown" else state == self.refund_state
+        if self.not_tags:
+            tags = [str(tag) for tag in getattr(charge, "tags", None) or ()]
+            folded = {_fold(tag) for tag in tags}
+            if not _sent(charge, "tags"):
+                found["not_tag"] = None  # tags not shown: the tag cannot be proven absent
+            elif any(tag in tags for tag in self.not_tags):
+                found["not_tag"] = False
+            elif any(_fold(tag) in folded for tag in self.not_tags):
+                found["not_tag"] = None  # only in another case: the service's matching is its own
+            else:
+                found["not_tag"] = True
+        if self.not_statuses:
+            # The negation of `status:` as proven on the row (a charge carrying a chargeback
+            # is `status:chargeback` whatever its status says).
+            shown = [
+                ChargeQuery(status=excluded).verdicts(charge).get("status")
+                for excluded in self.not_statuses
+            ]
+            if any(verdict is True for verdict in shown):
+                found["not_status"] = False
+            else:
+                found["not_status"] = None if None in shown else True
         return found
 
     def contradicted_by(self, charge: Any) -> list[str]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import importlib
+import re
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
@@ -348,6 +349,19 @@ BUILDERS: dict[str, Builder] = {
 }
 
 
+#: A word of the search language that excludes (`-tag:vip`, `-status:declined`): not an option.
+_EXCLUDING = re.compile(r"-[A-Za-z_][A-Za-z_0-9]+[:=]")
+
+
+def query_words(argv: Sequence[str]) -> list[str]:
+    """`argv` with the search language's excluding words (`-tag:vip`) kept as words of the query,
+    not taken for options: argparse takes a word starting with a space for a positional one, and
+    the query is read with its spaces stripped (`handlers.parse_query`)."""
+    if chosen_command(argv) not in {"charges", "export"}:
+        return list(argv)
+    return [f" {word}" if _EXCLUDING.match(word) else word for word in argv]
+
+
 def chosen_command(argv: Sequence[str]) -> str | None:
     """The command `argv` runs (its first word that names one), or None (`paytui --help`)."""
     for word in argv:
@@ -417,7 +431,7 @@ def main(
     try:
         refuse_number_arguments(argv)
         try:
-            args = build_parser(chosen_command(argv)).parse_args(list(argv))
+            args = build_parser(chosen_command(argv)).parse_args(query_words(argv))
         except SystemExit as exit_:  # --help
             return int(exit_.code or 0)
         runtime = Runtime(

@@ -65,7 +65,7 @@ TABLE_CHARGE_COLUMNS = (
 )
 #: A search's columns written as data (json, jsonl, csv): an export's, and each row's money
 #: state (`charge_state.refund_state`, `dispute_state`).
-SEARCH_CHARGE_COLUMNS = (*DEFAULT_CHARGE_COLUMNS, "refund_state", "dispute_state")
+SEARCH_CHARGE_COLUMNS = DEFAULT_CHARGE_COLUMNS
 #: Outcome state -> exit code of a money command.
 OUTCOME_EXIT = {
     "succeeded": Exit.OK,

@@ -71,6 +71,8 @@ KEYS: dict[str, str] = {
     "original": "the captures of this authorization (24-character id)",
     "id": "charge id prefix (4+ hex characters); a bare hex word means the same",
     "name": "start of the customer's first or last name; a bare word of letters means the same",
+    "refunded": "full, partial, none: the charge's refunds as read (proven on each row here)",
+    "dispute": "open, won, lost, none: the charge's chargebacks (proven on each row here)",
     "sort": "time, amount, status, result, type, account, method, last4, name, id; -x descends",
 }
 
@@ -99,6 +101,8 @@ _KEY_ALIASES: dict[str, str] = {
     "charge": "id",
     "customer": "name",
     "contact": "name",
+    "refund_state": "refunded",
+    "dispute_state": "dispute",
     "order": "sort",
 }
 
@@ -138,6 +142,27 @@ _BOOL_VALUES: dict[str, bool] = {
     "0": False,
 }
 _IS_VALUES: tuple[str, ...] = ("open",)
+#: `refunded:` values (paytui's own filter: `ChargeQuery.refund_state`).
+_REFUNDED_VALUES: dict[str, str] = {
+    "full": "full",
+    "fully": "full",
+    "all": "full",
+    "partial": "partial",
+    "partly": "partial",
+    "part": "partial",
+    "none": "none",
+    "no": "none",
+}
+#: `dispute:` values (paytui's own filter: `ChargeQuery.dispute_state`).
+_DISPUTE_VALUES: dict[str, str] = {
+    "open": "open",
+    "won": "won",
+    "lost": "lost",
+    "none": "none",
+    "no": "none",
+}
+#: The keys a leading `-` excludes (`-tag:vip`, `-status:declined`).
+_EXCLUDABLE: tuple[str, ...] = ("tag", "status")
 #: sort alias -> wire column; the first alias of a column is the one format_query writes.
 _SORT_ALIASES: dict[str, str] = {
     "time": "charge_timestamp",
@@ -177,6 +202,8 @@ _VALUE_COMPLETIONS: dict[str, tuple[str, ...]] = {
     "from": _RELATIVE_VALUES,
     "to": _RELATIVE_VALUES,
     "on": ("today", "yesterday"),
+    "refunded": ("full", "partial", "none"),
+    "dispute": ("open", "won", "lost", "none"),
 }
 
 _OPS: tuple[str, ...] = (">=", "<=", ":", "=", ">", "<")
@@ -249,6 +276,7 @@ class _Term:
     quoted: list[bool]
     key: str | None = None  # as typed
     op: str | None = None
+    negated: bool = False  # `-key:value`: an excluding filter
     value_at: int = 0  # index in `chars` where the value begins
 
     @property
@@ -277,7 +305,7 @@ class _Term:
     @property
     def key_span(self) -> tuple[int, int]:
         assert self.key is not None
-        return (self.start, self.start + len(self.key))
+        return (self.start, self.start + len(self.key) + int(self.negated))
 
     @property
     def label(self) -> str:
@@ -336,8 +364,10 @@ def _scan(text: str, errors: list[QueryError]) -> list[_Term]:
 
 
 def _split_key(term: _Term) -> None:
-    """Recognise `key op value` when the key and operator were typed outside quotes."""
-    match = _KEY_RE.match(term.chars)
+    """Recognise `key op value` (or `-key op value`, excluding) when the key and operator were
+    typed outside quotes."""
+    negated = term.chars[:1] == "-" and bool(term.quoted) and not term.quoted[0]
+    match = _KEY_RE.match(term.chars, int(negated))
     if match is None or any(term.quoted[: match.end()]):
         return
     rest = term.chars[match.end() :]
@@ -345,6 +375,7 @@ def _split_key(term: _Term) -> None:
         if rest.startswith(op) and not any(term.quoted[match.end() : match.end() + len(op)]):
             term.key = match.group()
             term.op = op
+            term.negated = negated
             term.value_at = match.end() + len(op)
             return
 
@@ -387,6 +418,8 @@ class _Parser:
         self.partial = False
         self.single: dict[str, _Origin] = {}
         self.tags: list[str] = []
+        self.not_tags: list[str] = []
+        self.not_statuses: list[str] = []
         self.names: list[str] = []
         self.attributes: list[tuple[str, str]] = []
         # Bounds AND together, so the tightest wins; the term is kept to blame an empty range.
@@ -440,6 +473,8 @@ class _Parser:
         if self.names:
             fields["contact_name"] = " ".join(self.names)
         fields["attributes"] = tuple(self.attributes)
+        fields["not_tags"] = tuple(self.not_tags)
+        fields["not_statuses"] = tuple(self.not_statuses)
         for name, origin in self.lower.items():
             fields[name] = origin.value
         for name, origin in self.upper.items():
@@ -472,7 +507,39 @@ class _Parser:
             example = _EXAMPLES.get(key, "")
             self.error((term.start, term.end), f"{key}{term.op} needs a value{example}")
             return
+        if term.negated:
+            self.excluded(term, key)
+            return
         _HANDLERS[key](self, term)
+
+    def excluded(self, term: _Term, key: str) -> None:
+        """`-tag:vip`, `-status:declined`: rows proven not to carry the tag (have the status)
+        here, on each row (the service has no excluding filter). Another key is refused."""
+        if key not in _EXCLUDABLE:
+            self.error(
+                term.key_span,
+                f"only tag: and status: can be excluded (-tag:vip, -status:declined), not {key}:",
+            )
+            return
+        if term.op != ":" and term.op != "=":
+            self.error(term.key_span, f"-{key} takes a value after : (-{key}:…)")
+            return
+        if key == "tag":
+            if term.value in self.tags:
+                self.error((term.start, term.end), f"{term.label} contradicts tag:{term.value}")
+                return
+            self.not_tags.append(term.value)
+            return
+        typed = term.value.lower()
+        if not typed.isprintable():
+            self.error(term.value_span, "a status has no control characters")
+            return
+        status = _STATUS_VALUES.get(typed, typed)
+        chosen = self.single.get("status")
+        if chosen is not None and chosen.value == status:
+            self.error((term.start, term.end), f"{term.label} contradicts {chosen.term.label}")
+            return
+        self.not_statuses.append(status)
 
     # -- bare words --------------------------------------------------------------------------------
 
@@ -485,7 +552,7 @@ class _Parser:
         if word.startswith(("-", "!")) and _KEY_RE.match(word[1:]):
             self.error(
                 span,
-                "excluding (-key:value) is not supported: charge search has no negative filters",
+                "to exclude, write -tag:vip or -status:declined (tag: and status: only)",
             )
             return
         if word.isdigit() and 13 <= len(word) <= 19 and luhn_valid(word):
@@ -558,6 +625,9 @@ class _Parser:
             if hint:
                 said += f" (did you mean {_STATUS_VALUES[hint]}?)"
             self.notes.append(f"{said}; the service will decide")
+        if (known or typed) in self.not_statuses:
+            self.error((term.start, term.end), f"{term.label} contradicts -status:{known or typed}")
+            return
         self.set_single("status", known or typed, term, "status")
 
     def k_method(self, term: _Term) -> None:
@@ -584,7 +654,16 @@ class _Parser:
         self.error(term.value_span, f"unknown is:{_show(term.value)[1:-1]}; {extra}")
 
     def k_tag(self, term: _Term) -> None:
+        if term.value in self.not_tags:
+            self.error((term.start, term.end), f"{term.label} contradicts -tag:{term.value}")
+            return
         self.tags.append(term.value)
+
+    def k_refunded(self, term: _Term) -> None:
+        self.enum(term, "refund_state", _REFUNDED_VALUES, "refunded: value")
+
+    def k_dispute(self, term: _Term) -> None:
+        self.enum(term, "dispute_state", _DISPUTE_VALUES, "dispute: value")
 
     def k_attr(self, term: _Term) -> None:
         value = term.value
@@ -893,6 +972,8 @@ _EXAMPLES: dict[str, str] = {
     "id": ": 4 or more hex characters of the charge id",
     "name": ", as in name:Edsger",
     "sort": ", as in sort:-amount",
+    "refunded": ": full, partial or none",
+    "dispute": ": open, won, lost or none",
 }
 
 _HANDLERS: dict[str, Callable[[_Parser, _Term], None]] = {
@@ -914,6 +995,8 @@ _HANDLERS: dict[str, Callable[[_Parser, _Term], None]] = {
     "id": _Parser.k_id,
     "name": _Parser.k_name,
     "sort": _Parser.k_sort,
+    "refunded": _Parser.k_refunded,
+    "dispute": _Parser.k_dispute,
 }
 
 
@@ -1037,6 +1120,12 @@ def format_query(query: ChargeQuery) -> str:
     if query.original_charge_id:
         parts.append(f"original:{_quote(query.original_charge_id)}")
     parts += [f"tag:{_quote(tag)}" for tag in query.tags]
+    parts += [f"-tag:{_quote(tag)}" for tag in query.not_tags]
+    parts += [f"-status:{_quote(status)}" for status in query.not_statuses]
+    if query.refund_state:
+        parts.append(f"refunded:{query.refund_state}")
+    if query.dispute_state:
+        parts.append(f"dispute:{query.dispute_state}")
     parts += [f"attr:{_quote(f'{key}={value}')}" for key, value in query.attributes]
     if query.contact_name:
         parts += [f"name:{_quote(word)}" for word in query.contact_name.split()]
@@ -1094,6 +1183,12 @@ def complete(text: str, cursor: int) -> list[str]:
     """
     cursor = max(0, min(cursor, len(text)))
     word = text[completion_start(text, cursor) : cursor]
+    if word.startswith("-") and not word.startswith("--"):  # an excluding filter: -tag:, -status:
+        return [
+            "-" + found
+            for found in complete(word[1:], len(word) - 1)
+            if found.split(":", 1)[0] in _EXCLUDABLE
+        ]
     match = _KEY_RE.match(word)
     if match is None or match.end() == len(word):
         # Completing a key (or nothing yet).

@@ -813,7 +813,10 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
 
         if isinstance(self.screen, HelpScreen):
             return
-        self.push_screen(HelpScreen(keys.live_bindings(self.screen)))
+        notes = getattr(self.screen, "help_notes", None)
+        self.push_screen(
+            HelpScreen(keys.live_bindings(self.screen), notes() if callable(notes) else None)
+        )
 
     async def open_charge_search(self, query: Any) -> None:
         """Go to the charge search with `query` (a `ChargeQuery`) in the query line, and run it.

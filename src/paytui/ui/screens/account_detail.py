@@ -9,7 +9,7 @@ showing an error.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.table import Table
 from rich.text import Text
@@ -34,6 +34,7 @@ from paytui.ui.widgets.list_state import add_unreadable_rows, error_text, is_unr
 
 if TYPE_CHECKING:
     from paytui.api.models import Account, Charge, Merchant
+    from paytui.charge_state import RefundPosition
 
 #: On an account's detail: its plugin sessions and a new account of its merchant.
 ACCOUNT_PLUGIN_BINDINGS: list[Binding] = [
@@ -88,6 +89,8 @@ RECENT_COLUMNS = (
     FitColumn("amount", "Amount"),
     FitColumn("status", "Status"),
     FitColumn("type", "Type"),
+    # The money state by the lists' rule (`charge_state`): "?" until the refunds are read.
+    FitColumn("state", "State", priority=1),
     FitColumn("customer", "Customer", min_width=18, free_text=True),
 )
 
@@ -118,6 +121,8 @@ class AccountDetailScreen(PaytuiScreen[None]):
         self.account = account
         self.merchant = merchant
         self.charges: list[Charge] = []
+        #: The refunds read of the recent charges, by charge id (`charge_state.read_positions`).
+        self.refunds: dict[str, RefundPosition] = {}
         self.charges_state = "loading"
         self.marks = Marks()
 
@@ -251,6 +256,7 @@ class AccountDetailScreen(PaytuiScreen[None]):
                 Text(fmt.money(charge.total_amount), justify="right"),
                 fmt.status(charge.status),
                 fmt.literal(fmt.charge_type_name(getattr(charge, "charge_type", None)) or "—"),
+                self._state_cell(charge),
                 fmt.literal(name or "—"),
                 key=charge.charge_id,
             )
@@ -267,6 +273,30 @@ class AccountDetailScreen(PaytuiScreen[None]):
         if page.ignored_note:  # another account's charges came back: say so, never hide it
             line.append(f"\n{page.ignored_note}", style=fmt.tone("bold warning"))
         self._charges_message(line, "results")
+        await self._read_refunds(client, table)
+
+    def _state_cell(self, charge: Charge) -> Text:
+        """The charge's money state (`charge_state.state_words`, the lists' one rule)."""
+        from paytui.charge_state import state_words
+        from paytui.ui.widgets.charge_table import state_text
+
+        return state_text(state_words(charge, refunds=self.refunds.get(charge.charge_id)))
+
+    async def _read_refunds(self, client: Any, table: FitNavTable) -> None:
+        """The refunds of the recent charges that may have some, eight at a time (four requests
+        at once): their State then says Refunded / Partly refunded / nothing instead of "?"."""
+        from paytui.charge_state import read_positions
+
+        charges = list(self.charges)
+        for start in range(0, len(charges), 8):
+            try:
+                found = await read_positions(client, charges[start : start + 8], at_once=4)
+            except Exception:
+                return  # a hint only: the rows keep their "?"
+            self.refunds.update(found)
+            for charge_id in found:
+                charge = next(c for c in charges if c.charge_id == charge_id)
+                table.set_cell(charge_id, "state", self._state_cell(charge))
 
     def _search_key(self) -> str:
         """The key bound to "Search charges" here, as the footer shows it (a key map may move

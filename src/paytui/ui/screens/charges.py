@@ -506,16 +506,24 @@ class ChargeSearchScreen(PaytuiScreen[None]):
             return query
         return query.model_copy(update={"sort": self._sort})
 
+    def help_notes(self) -> Text:
+        """`?` on the charge search: the keys of the search language besides the screen's keys,
+        from the language's one table (`paytui.search.query.KEYS`, docs/search.md)."""
+        from paytui.search.query import KEYS
+
+        text = Text("Search (docs/search.md): terms AND together; ", style="bold")
+        text.append("-tag:vip and -status:declined exclude\n", style="bold")
+        for key, words in KEYS.items():
+            text.append(f"{key + ':':<10}", style="bold")
+            text.append(f" {words}\n")
+        return text
+
     def _case_columns(self, table: ChargeTable, query: ChargeQuery) -> None:
         """A list of chargebacks (`status:chargeback`, `dispute:open|won|lost`) shows each row's
         case (`paytui.today.cases`) in a Case column; any other list, the usual columns."""
         from paytui.ui.widgets.charge_table import CASE_COLUMNS, COLUMNS
 
-        disputes = query.status == "chargeback" or getattr(query, "dispute", None) in {
-            "open",
-            "won",
-            "lost",
-        }
+        disputes = query.status == "chargeback" or query.dispute_state in {"open", "won", "lost"}
         table.columns = CASE_COLUMNS if disputes else COLUMNS
         table.case_of = self._case_cell if disputes else None
 
@@ -569,7 +577,11 @@ class ChargeSearchScreen(PaytuiScreen[None]):
             api = await self.app.get_client()
             return await api.search_charges_page(effective, limit=limit, offset=offset)
 
-        if page.ignored_filters or (page.has_more and page.next_offset < ChargeTable.PAGE_SIZE):
+        if (
+            page.ignored_filters
+            or effective.filters_here  # paytui's own filters leave rows out of any page
+            or (page.has_more and page.next_offset < ChargeTable.PAGE_SIZE)
+        ):
             # Rows the service sent that a filter excludes were left out (applied here), or it
             # sent fewer rows than asked (a smaller page size, or paging it ignores): the
             # table's page n is no longer the service's page n, so pages are filled from the

@@ -146,9 +146,11 @@ class HelpScreen(PaytuiModal[None]):
     HELP_TITLE = "Help"
     KEYS_TITLE = "Help screen"
 
-    def __init__(self, live: list[LiveBinding]) -> None:
+    def __init__(self, live: list[LiveBinding], notes: Text | None = None) -> None:
         super().__init__()
         self.live = live
+        #: What the screen below says besides its keys (the charge search: its language).
+        self.notes = notes
 
     def compose(self) -> ComposeResult:
         with Vertical(id="help-dialog"):
@@ -157,6 +159,8 @@ class HelpScreen(PaytuiModal[None]):
                 yield Static(Text(browser_note(self.live)), id="help-browser")
             with VerticalScroll(id="help-body"):
                 yield Static(self._table(), id="help-table")
+                if self.notes is not None:
+                    yield Static(self.notes, id="help-notes")
             yield Static(
                 Text("Remap any key by its id in the [keymap] table of the config.  esc closes."),
                 id="help-hint",
