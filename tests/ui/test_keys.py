@@ -116,3 +116,29 @@ def test_a_remap_onto_another_actions_key_is_named_not_silent() -> None:
     assert "charges.refund (Refund)" in said and "charges.view_returns (ACH returns)" in said
     assert keymap_collisions({"charges.refund": "F", "charges.copy_id": "ctrl+y"}) == []
     assert keymap_collisions({"table.down": "j,down,ctrl+j"}) == []
+
+
+#: The keys that exist on many screens and the one thing each means on all of them (issue 44).
+KEY_LANGUAGE = {
+    "space": "toggle_mark",
+    "enter": "open",
+    "escape": "back",
+    "r": "refund",
+    "c": "capture",
+}
+
+
+def test_a_key_means_the_same_on_every_screen_where_it_exists() -> None:
+    """Over every screen's bindings (each screen's one declarative description, walked by
+    `all_groups`): space marks, enter opens, escape goes back, r refunds, c captures —
+    wherever they are bound. Enter's one other use is a dialog's going ahead."""
+    found = key_map()
+    for key, wanted in KEY_LANGUAGE.items():
+        meanings = dict(found[key])
+        if key == "enter":
+            ahead = {what: where for what, where in meanings.items() if what != wanted}
+            assert all("dialog" in title for where in ahead.values() for title in where), ahead
+            meanings = {wanted: meanings[wanted]}
+        assert set(meanings) == {wanted}, (key, meanings)
+    # Enter opened the row under names of its own on ten lists: one meaning now.
+    assert len(found["enter"]["open"]) >= 8

@@ -319,7 +319,8 @@ BROWSER_KEYS = ("ctrl+w", "ctrl+t", "ctrl+n", "ctrl+tab")
 
 #: Keys bound to more than one meaning on purpose, and why (`tests/ui/test_keys.py` reads it).
 KEY_ALLOW_LIST: dict[str, str] = {
-    "enter": "opens the highlighted row or sends the focused form (what enter does in any UI)",
+    "enter": "opens the highlighted row on every list; in a dialog it goes ahead (the bulk"
+    " dialog's Start), as enter does in any UI",
     "o": "charge detail: opens the linked charge (its capture or its authorization; one shows)",
     "down": "the query line hands focus to the results, which then move down",
     "i": "the key that opened Who am I closes it",
@@ -341,6 +342,13 @@ def meaning(binding: Binding) -> str:
 
 
 _SYNONYMS = {
+    # Enter on a row opens what the row is, whatever the list: one meaning, "open".
+    "select": "open",
+    "view": "open",
+    "run": "open",
+    "open_charge": "open",
+    "open_object": "open",
+    "open_thread": "open",
     "charge_token": "new_charge",
     "reload": "refresh",
     "scroll_top": "cursor_top",
