@@ -152,3 +152,47 @@ def figures(db: Path, runs: int, refreshes: int) -> list[dict[str, Any]]:
         out.append(figure("pulse_refresh_rss_ratio", [ratio], "x", 1.1))
         out.append(figure("pulse_refreshes", [float(refreshes)], "refreshes", None))
     return out
+
+
+async def _one_ratio(url: str, anchor: Any, offload: bool) -> tuple[float, float, float]:
+    """`compute_ratio` alone over the served sandbox (the month of `anchor`), with a 5 ms
+    heartbeat: (ms it took, the longest the loop was late, the CPU ms of the loop's own thread:
+    what the loop did, whatever the machine's load). `offload=False` is the before: each
+    page's JSON, rows and proof on the loop."""
+    from paytui.api.client import PaymentClient
+    from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
+    from paytui.today import ratio
+
+    client = PaymentClient(url, client_id=DEMO_CLIENT_ID, client_secret=DEMO_CLIENT_SECRET)
+    async with client:
+        await client.authenticate()
+        watch = LoopWatch()
+        watch.start()
+        started, cpu = time.perf_counter(), time.thread_time()
+        await ratio.compute_ratio(client, now=anchor, offload=offload)
+        took = (time.perf_counter() - started) * 1000
+        loop_cpu = (time.thread_time() - cpu) * 1000
+        return took, await watch.stop(), loop_cpu
+
+
+def ratio_figures(db: Path, runs: int) -> list[dict[str, Any]]:
+    """`ratio_loop_stall_ms` (pages parsed in a thread) and `ratio_loop_stall_inline_ms` (the
+    same on the loop), alternated; `ratio_compute_ms` and the loop thread's CPU time
+    `ratio_loop_cpu_ms` for each (docs/performance.md)."""
+    from benchmarks.loopback_details import served
+    from paytui.sandbox.seed import DEFAULT_ANCHOR
+
+    results: dict[bool, list[tuple[float, float, float]]] = {True: [], False: []}
+    with served(db) as url:
+        for _ in range(runs):
+            for offload in (True, False):
+                results[offload].append(asyncio.run(_one_ratio(url, DEFAULT_ANCHOR, offload)))
+    out = []
+    for offload, name in ((True, ""), (False, "_inline")):
+        took = [t for t, _, _ in results[offload]]
+        stalls = [s for _, s, _ in results[offload]]
+        cpu = [c for _, _, c in results[offload]]
+        out.append(figure(f"ratio_compute{name}_ms", took, "ms", None))
+        out.append(figure(f"ratio_loop_cpu{name}_ms", cpu, "ms", None))
+        out.append(figure(f"ratio_loop_stall{name}_ms", stalls, "ms", 50.0, value=max(stalls)))
+    return out

@@ -250,13 +250,14 @@ async def compute_ratio(
     month: datetime | None = None,
     concurrency: int = 4,
     on_progress: Callable[[int], None] | None = None,
+    offload: bool = True,
 ) -> RatioPulse:
     """The dispute ratio of the calendar month (UTC) of `month`, else of `now`, per account.
 
     The month's charges (its days up to `now`, concurrently when the service applies the date
     filters, else the month at once) and the charges with a chargeback from
     `DISPUTE_LOOKBACK_DAYS` before the month to its end; `on_progress(rows read)` after each
-    page."""
+    page. `offload` False parses the pages on the loop (the benchmark's "before")."""
     start, end = month_bounds(now, month)
     moment = now.astimezone(UTC)
     # The month so far: its days up to today's; a month past, all of them; one to come, none.
@@ -286,7 +287,7 @@ async def compute_ratio(
     async def read(query: ChargeQuery) -> list[RatioRow]:
         rows: list[RatioRow] = []
         async with gate:
-            pages = client.search_charges_as(RatioRow, query, page_size=PAGE_SIZE, offload=True)
+            pages = client.search_charges_as(RatioRow, query, page_size=PAGE_SIZE, offload=offload)
             async for page in pages:
                 seen(page)
                 rows.extend(page.items)
