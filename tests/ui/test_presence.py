@@ -42,6 +42,13 @@ async def _next_change(app: Any, pilot: Any, bound: float = 60.0) -> dict[str, A
         await pilot.pause()
 
 
+async def _written(app: Any, pilot: Any) -> None:
+    """Once the app is quiet, wait for its presence writes asked so far (one writer thread, in
+    order: a no-op queued after them has run once they have)."""
+    await settle(app, pilot)
+    await asyncio.wrap_future(app.actions._presence_writer.submit(lambda: None))
+
+
 def _row_text(table: ChargeTable, charge_id: str) -> str:
     for row in range(table.total):
         charge = table.row_at(row)
@@ -92,6 +99,7 @@ async def test_each_agent_sees_the_other_on_a_charge_and_a_dead_one_goes_with_it
             shown = str(detail.query_one("#detail-presence", Static).render())
             assert "ana viewing" in shown, shown
             me = app.actions.presence.agent
+            await _written(app, pilot)
             ana.read()
             assert presence_words(ana.on(sale.charge_id)) == f"{me} viewing"
             await pilot.press("r")
@@ -100,8 +108,7 @@ async def test_each_agent_sees_the_other_on_a_charge_and_a_dead_one_goes_with_it
                 dialog.query_one("#dialog-info", Static).render()
             )
             await pilot.press("enter")  # the review: the amount is known now
-            await settle(app, pilot)
-            app.actions._presence_writer.submit(lambda: None).result()  # its writes are done
+            await _written(app, pilot)
             ana.read()
             (mine,) = ana.on(sale.charge_id)
             assert mine.doing == "refunding" and mine.amount == dialog.params["amount"]
@@ -115,7 +122,6 @@ async def test_each_agent_sees_the_other_on_a_charge_and_a_dead_one_goes_with_it
             assert sale.charge_id not in people
             assert "ana" not in str(dialog.query_one("#dialog-info", Static).render())
             await pilot.press("escape", "escape")
-            await settle(app, pilot)
-            app.actions._presence_writer.submit(lambda: None).result()
+            await _written(app, pilot)
             ana.read()
             assert ana.on(sale.charge_id) == ()  # this agent closed the charge: gone at once
