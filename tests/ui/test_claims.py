@@ -70,11 +70,11 @@ async def test_claim_see_the_others_be_warned_and_release(
             assert table.claims[first.charge_id].mine(table.claim_owner)
             text = screen_text(app)
             assert CLAIMED_MINE in text and CLAIMED in text, text
-            # The other's row says who, in the summary line (at 80 columns: the name).
+            # The other's row says who, in the summary line (at 80 columns too).
             await pilot.press("j")
             await settle(app, pilot)
             summary = next(line for line in screen_text(app).splitlines() if "Showing" in line)
-            assert f"{CLAIMED} support-12" in summary, summary
+            assert f"{CLAIMED} claimed by support-12" in summary, summary
             # m on it: who holds it, nothing taken.
             await pilot.press("m")
             said = await _told(app, pilot, "is claimed by")

@@ -19,6 +19,7 @@ import os
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, NoReturn
 
+from paytui.cli import SCRIPT_COMMANDS
 from paytui.connect import embedded_client, sandbox_transport
 from paytui.console import SafeArgumentParser, say
 from paytui.ui.clients import (
@@ -62,8 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Keyboard-driven dashboard for the payment service. With no profile it runs "
         "on an embedded sandbox. Subcommands: `paytui profile ...`, `paytui sandbox ...`, "
         "`paytui serve` (in a browser, docs/browser.md); for scripts `paytui COMMAND ...` with "
-        "COMMAND one of charges, refunds, tokens, accounts, history, journal, claim, export, "
-        "today, conversations, messages (docs/cli.md).",
+        f"COMMAND one of {', '.join(SCRIPT_COMMANDS)} (docs/cli.md).",
         epilog="Environment: PAYTUI_PROFILE, PAYTUI_BASE_URL, PAYTUI_TOKEN, PAYTUI_CLIENT_ID, "
         "PAYTUI_CLIENT_SECRET, PAYTUI_ACCOUNT_ID (see docs/configuration.md).",
         allow_abbrev=False,
