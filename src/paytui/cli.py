@@ -26,6 +26,7 @@ SCRIPT_COMMANDS = (
     "pulse",
     "conversations",
     "messages",
+    "evidence",
 )
 #: Options of the app that may come before a script command (`paytui --profile p charges ...`).
 _GLOBAL_OPTIONS = ("--profile", "--base-url")

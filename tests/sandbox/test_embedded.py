@@ -37,7 +37,7 @@ async def test_child_serves_over_the_socket_and_stops(sandbox_db: Path) -> None:
                 http, DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
             )
             page = (await http.get("/v2/charges", params={"limit": 3})).json()
-        assert page["total"] == 3012
+        assert page["total"] == 3015
         assert len(page["data"]) == 3
     finally:
         sandbox.stop()

@@ -165,7 +165,7 @@ async def test_a_warm_server_is_reused_then_exits_when_idle(warm_env: Path) -> N
     first = EmbeddedSandbox.start()
     assert first.warm and not first.reused
     first.wait_ready(30)
-    assert await _total(first) == 3012
+    assert await _total(first) == 3015
     socket_path = first.socket_path
     assert socket_path == warm_paths(warm_env)["socket"]
     assert socket_path.parent.stat().st_mode & 0o777 == 0o700
@@ -177,7 +177,7 @@ async def test_a_warm_server_is_reused_then_exits_when_idle(warm_env: Path) -> N
     second.wait_ready(1)
     assert health(socket_path)["pid"] == pid  # type: ignore[index]
     time.sleep(2.5)  # longer than the idle period, but a UI holds a lease
-    assert await _total(second) == 3012
+    assert await _total(second) == 3015
     second.stop()
 
     _wait_gone(first)
@@ -187,7 +187,7 @@ async def test_a_warm_server_is_reused_then_exits_when_idle(warm_env: Path) -> N
     try:
         assert not third.reused
         third.wait_ready(30)
-        assert await _total(third) == 3012
+        assert await _total(third) == 3015
     finally:
         third.stop()
     assert stop_warm(warm_env) is True

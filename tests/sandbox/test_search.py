@@ -38,7 +38,7 @@ async def everything(
 async def test_default_page_envelope_and_order(api: httpx.AsyncClient) -> None:
     body = (await api.get("/v2/charges")).json()
     assert set(body) == {"data", "total", "limit", "offset", "has_more"}
-    assert (body["total"], body["limit"], body["offset"], body["has_more"]) == (3012, 50, 0, True)
+    assert (body["total"], body["limit"], body["offset"], body["has_more"]) == (3015, 50, 0, True)
     keys = [(c["charge_timestamp"], c["charge_id"]) for c in body["data"]]
     assert keys == sorted(keys, reverse=True)
 

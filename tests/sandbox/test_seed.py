@@ -57,7 +57,8 @@ def test_template_has_every_kind_of_record(sandbox_template: Path) -> None:
             )
         }
         assert {"visa", "mastercard", "amex", "discover"} <= brands
-        ts_range = conn.execute("SELECT MIN(ts), MAX(ts) FROM charges").fetchone()
+        # The history (the practice cases' earlier charges of a customer go further back).
+        ts_range = conn.execute("SELECT MIN(ts), MAX(ts) FROM charges WHERE id <= 3000").fetchone()
         assert ts_range[0] >= "2026-05-24" and ts_range[1] <= "2026-11-20T18:00:00.000Z"
         tags = {r[0] for r in conn.execute("SELECT DISTINCT tag FROM charge_tags")}
         assert {"vip", "subscription", "phone-order", "wholesale", "web", "retail"} <= tags
@@ -122,7 +123,15 @@ def test_the_practice_cases(sandbox_template: Path, tmp_path: Path) -> None:
     }  # fmt: skip
     assert all(i["reason"] for i in items)  # the network's words for each code
     sales = [d for d in docs if d["status"] == "success" and d["charge_type"] == "sale"]
-    first, second = sales
+    # The fraud case's earlier charges: his card and customer, 150, 210 and 60 days before.
+    (fraud,) = [d for d in disputed if d["chargebacks"]["items"][0]["reason_code"] == "10.4"]
+    priors = [d for d in sales if d["attributes"].get("customer_id") == ["C-2002"]]
+    charged = datetime.fromisoformat(fraud["charge_timestamp"])
+    days = sorted((charged - datetime.fromisoformat(d["charge_timestamp"])).days for d in priors)
+    assert days == [60, 150, 210]
+    assert all(d["payment_method"] == fraud["payment_method"] for d in priors)
+    assert all(d["attributes"]["ip_address"] == fraud["attributes"]["ip_address"] for d in priors)
+    first, second = [d for d in sales if d not in priors]
     assert first["payment_method"] == second["payment_method"]
     assert first["total_amount"] == second["total_amount"]
     (hold,) = [d for d in docs if d["charge_type"] == "authorization"]

@@ -120,7 +120,7 @@ def test_a_person_opens_the_url_and_searches_chargebacks(
         "framereceived", lambda payload: isinstance(payload, bytes) and frames.append(payload)
     )
     assert "token" not in page.url  # the key left the address bar at once
-    wait_for(r"Showing \d+ of 3,012")
+    wait_for(r"Showing \d+ of 3,015")
 
     page.locator(".textual-terminal").click()  # once, to focus the terminal
     page.keyboard.type("/status:chargeback")

@@ -239,7 +239,7 @@ async def test_no_arguments_runs_on_the_embedded_sandbox() -> None:
         client = await app.get_client()
         assert client is not None
         await settle(app, pilot)
-        assert app.screen.query_one(ChargeTable).total == 3012
+        assert app.screen.query_one(ChargeTable).total == 3015
         sandbox = app.session._sandbox
         assert sandbox is not None and sandbox.running
     assert not sandbox.running

@@ -48,7 +48,7 @@ async def retry_recovers(app: Any, pilot: Any) -> None:
     await settle(app, pilot)
     screen = app.screen
     assert screen.state == "results", screen_text(app)
-    assert screen.query_one(ChargeTable).total == 3012
+    assert screen.query_one(ChargeTable).total == 3015
 
 
 @pytest.mark.parametrize(
@@ -137,7 +137,7 @@ async def test_query_text_survives_an_error_and_retry_runs_it(
         await pilot.press("ctrl+r")
         await settle(app, pilot)
         table = screen.query_one(ChargeTable)
-        assert screen.state == "results" and 0 < table.total < 3012
+        assert screen.state == "results" and 0 < table.total < 3015
         assert screen.query_one(QueryInput).value == "status:chargeback"
 
 
@@ -154,11 +154,11 @@ async def test_a_page_that_fails_later_can_be_retried(
         sandbox_faults.fail_count = 1
         await pilot.press("G")
         await settle(app, pilot)
-        # The end of 3,012 rows straddles two pages: the one that failed may be either.
+        # The end of 3,015 rows straddles two pages: the one that failed may be either.
         assert table.failed_pages
         assert "some rows did not load" in screen_text(app)
         assert "not loaded (ctrl+r)" in screen_text(app)
         await pilot.press("ctrl+r")
         await settle(app, pilot)
-        assert table.cursor_row == 3011 and table.cursor_charge is not None
+        assert table.cursor_row == 3014 and table.cursor_charge is not None
         assert "some rows did not load" not in screen_text(app)

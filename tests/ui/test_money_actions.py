@@ -388,7 +388,7 @@ async def test_refund_tags_are_edited_like_a_charge_s(money_app: AppFactory) -> 
         refund = page.items[0]
         await app.push_screen(RefundsScreen())
         await settle(app, pilot)
-        await pilot.press("E")
+        await pilot.press("ctrl+e")
         dialog = await modal(app, pilot)
         assert isinstance(dialog, EditRefundTagsModal) and dialog.charge_id == refund.refund_id
         tags = dialog.query_one("#tags", Input)
@@ -412,7 +412,7 @@ async def test_refund_tags_are_edited_like_a_charge_s(money_app: AppFactory) -> 
         await settle(app, pilot)
         mine = await refunds_of(app, charge_id)
         assert [r.refund_id for r in detail._refunds] == [r.refund_id for r in mine]
-        await pilot.press("E")
+        await pilot.press("ctrl+e")
         await settle(app, pilot)
         if len(mine) == 1:
             second = await modal(app, pilot)

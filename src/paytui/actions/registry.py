@@ -191,6 +191,15 @@ def _customer(charge: Any) -> str | None:
     return "The service gave neither the payer's name nor the card's last four"
 
 
+def _evidence(charge: Any) -> str | None:
+    """An evidence pack answers a chargeback: the charge must show one (`paytui.evidence`)."""
+    from paytui.charge_state import dispute_state
+
+    if dispute_state(charge) == "none":
+        return "The charge has no chargeback: there is no case to answer"
+    return None
+
+
 def _open_conversation(conversation: Any) -> str | None:
     """Closing and replying need an open conversation; a status paytui cannot read is no
     reason to refuse (the service decides and its refusal is shown)."""
@@ -237,6 +246,8 @@ ACTIONS: dict[str, ActionSpec] = {
         ActionSpec("duplicates", "Charged twice?", None, _duplicates, "charge"),
         # Reads only: the payer's charges, refunds, chargebacks and tokens (`paytui.customer`).
         ActionSpec("customer", "Customer", None, _customer, "charge"),
+        # Reads only: a chargeback's evidence pack (`paytui.evidence`), saved on request.
+        ActionSpec("evidence", "Evidence pack", None, _evidence, "charge"),
         # A conversation's two writes (`paytui.actions.ops.conversation`).
         ActionSpec(
             "close_conversation",

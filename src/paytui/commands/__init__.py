@@ -1,5 +1,5 @@
 """The command line for scripts: `paytui charges|refunds|tokens|accounts|history|journal|export`,
-`claim`, `today`, `pulse`, `conversations` and `messages`.
+`claim`, `today`, `pulse`, `conversations`, `messages` and `evidence`.
 
 The same connection, client, journal and exactly-once rule as the dashboard, without the screens
 (docs/cli.md is the user's view, with the exit-code table). The parser is built here; each
@@ -115,6 +115,7 @@ COMMAND_HELP: dict[str, str] = {
     "conversations": "list, show, close conversations",
     "messages": "list and send messages of a conversation",
     "export": "export a charge search to a file (every page)",
+    "evidence": "a chargeback's evidence pack, and the check before submitting it",
 }
 
 #: Adds a command's parser (its verbs, its options) to the top parser's commands.
@@ -346,6 +347,7 @@ BUILDERS: dict[str, Builder] = {
     "conversations": _conversations,
     "messages": _conversations,
     "export": _export,
+    "evidence": _elsewhere("paytui.commands.evidence"),
 }
 
 

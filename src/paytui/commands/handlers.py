@@ -92,6 +92,10 @@ async def run(runtime: Runtime, args: argparse.Namespace) -> int:
         from paytui.commands.pulse import pulse
 
         return await pulse(runtime, args)
+    if args.noun == "evidence":
+        from paytui.commands.evidence import evidence
+
+        return await evidence(runtime, args)
     key = args.noun if args.noun in {"history", "export"} else f"{args.noun} {args.verb}"
     if args.noun in {"conversations", "messages"}:
         from paytui.commands.conversations import CONVERSATION_HANDLERS

@@ -79,6 +79,9 @@ class Exit(enum.IntEnum):
     AWAITING_SERVICE = 13
     """A money action the service accepted and has not finished (it answered pending, or
     202): nothing moved yet and it must not be repeated; `paytui history check` follows it."""
+    WOULD_BE_REFUSED = 14
+    """`evidence --check`: the pack lacks an item its reason requires, or breaks a submission
+    limit (files, bytes, pages, characters): the acquirer would refuse it."""
     INTERRUPTED = 130
     """Ctrl-C, or an export cancelled."""
 

@@ -40,6 +40,7 @@ from paytui.config.model import (
     AuthKind,
     Config,
     Environment,
+    EvidencePrefs,
     Paging,
     Profile,
     PulsePrefs,
@@ -95,6 +96,7 @@ class Connection:
     ui: UiPrefs = field(default_factory=UiPrefs)
     today: TodayPrefs = field(default_factory=TodayPrefs)
     pulse: PulsePrefs = field(default_factory=PulsePrefs)
+    evidence: EvidencePrefs = field(default_factory=EvidencePrefs)
     problems: tuple[ConfigProblem, ...] = ()
     """Config warnings to show in the UI (the connection is usable despite them)."""
     profile_source: Source = "implicit"
@@ -380,6 +382,7 @@ def _build(
         ui=ui,
         today=config.today,
         pulse=config.pulse,
+        evidence=config.evidence,
         problems=tuple(problems),
         profile_source=source,
         config_path=result.path,

@@ -265,6 +265,40 @@ class PulsePrefs(BaseModel):
     `paytui pulse` show every one)."""
 
 
+class EvidencePrefs(BaseModel):
+    """The `[evidence]` table: the limits of a dispute response's submission that `paytui
+    evidence --check` holds a pack to, and the merchant's own attribute names (docs/evidence.md).
+    The defaults are common acquirer caps (8 files of 2 MB, 17 pages, 150,000 characters); an
+    acquirer's own are in its dispute portal's documentation."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    max_files: Annotated[int, Field(ge=1, le=1000)] = 8
+    """Files in one submission (the pack and every attachment)."""
+    max_file_bytes: Annotated[int, Field(ge=1)] = 2_000_000
+    """Bytes of one file (2 MB, counted as 2,000,000: the cautious reading)."""
+    max_total_bytes: Annotated[int, Field(ge=0)] = 0
+    """Bytes of the whole submission; 0: no limit of its own."""
+    max_pages: Annotated[int, Field(ge=1, le=10_000)] = 17
+    """Pages of the pack as a PDF."""
+    max_characters: Annotated[int, Field(ge=1)] = 150_000
+    """Characters of the pack's text."""
+    attribute_keys: dict[str, tuple[str, ...]] = {}
+    """Per element (ip, device, shipping, account, email) or item (delivery, description,
+    policy, recurring): the attribute keys the merchant stores it under, read before paytui's
+    own list (docs/evidence.md)."""
+
+    @field_validator("attribute_keys", mode="after")
+    @classmethod
+    def _known_names(cls, value: dict[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
+        known: tuple[str, ...] = ("ip", "device", "shipping", "account", "email")
+        known += ("delivery", "description", "policy", "recurring")
+        unknown = sorted(set(value) - set(known))
+        if unknown:
+            raise ValueError(f"unknown {', '.join(unknown)} (known: {', '.join(known)})")
+        return value
+
+
 #: A service's name for one filter, or false (not sent: applied here). Unset: paytui's name.
 ServiceParameter = str | Literal[False] | None
 
@@ -540,6 +574,7 @@ class Config(BaseModel):
     ui: UiPrefs = UiPrefs()
     today: TodayPrefs = TodayPrefs()
     pulse: PulsePrefs = PulsePrefs()
+    evidence: EvidencePrefs = EvidencePrefs()
     keymap: dict[str, str] = {}
     #: Saved searches: name -> query text (docs/saved-searches.md).
     searches: dict[str, str] = {}

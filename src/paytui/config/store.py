@@ -32,6 +32,7 @@ from paytui.config.model import (
     PROFILE_NAME_RE,
     SECRET_KEYS,
     Config,
+    EvidencePrefs,
     Profile,
     PulsePrefs,
     TodayPrefs,
@@ -46,6 +47,7 @@ TOP_LEVEL_KEYS = (
     "ui",
     "today",
     "pulse",
+    "evidence",
     "keymap",
     "searches",
     "profiles",
@@ -162,6 +164,11 @@ def _validate_raw(raw: dict[str, Any], text: str, file: Path) -> LoadResult:
     pulse_raw = raw.get("pulse", {})
     pulse = _validate_section(PulsePrefs, pulse_raw, ("pulse",), report, drop_bad_fields=True)
     pulse = pulse if pulse is not None else PulsePrefs()
+    evidence_raw = raw.get("evidence", {})
+    evidence = _validate_section(
+        EvidencePrefs, evidence_raw, ("evidence",), report, drop_bad_fields=True
+    )
+    evidence = evidence if evidence is not None else EvidencePrefs()
 
     keymap: dict[str, str] = {}
     raw_keymap = raw.get("keymap", {})
@@ -226,6 +233,7 @@ def _validate_raw(raw: dict[str, Any], text: str, file: Path) -> LoadResult:
         ui=ui,
         today=today,
         pulse=pulse,
+        evidence=evidence,
         keymap=keymap,
         searches=searches,
         profiles=profiles,

@@ -122,9 +122,39 @@ PRACTICE_CHARGEBACKS: tuple[tuple[float, str, str, int, str, str, tuple[str, str
     (11.8, "mastercard", "5100", 16, "4853", "pre_arbitration", ("Helga", "Lindqvist")),
     (13.2, "discover", "1117", 16, "UA02", "arbitration", ("Tariq", "Aziz")),
 )
+#: What the merchant stored on some practice cases (the evidence pack reads these attributes:
+#: docs/evidence.md): the card-absent fraud case of Omar Haddad (10.4) has a customer id, an IP
+#: address, a device and an address, and so do his earlier charges (`PRIOR_DAYS`); Kwame
+#: Mensah's (4837) has them too, and no earlier charge; Lucía Ferrer's "not received" (C08)
+#: has a tracking number, Ravi Menon's (13.1) nothing of a delivery.
+PRACTICE_ATTRIBUTES: dict[str, dict[str, list[str]]] = {
+    "10.4": {
+        "customer_id": ["C-2002"],
+        "email": ["omar.haddad@example.com"],
+        "ip_address": ["198.51.100.23"],
+        "device_id": ["dv-5c1e9a4f"],
+        "shipping_address": ["14 Cedar Row, Springfield, IL 62704"],
+    },
+    "4837": {
+        "customer_id": ["C-2006"],
+        "email": ["kwame.mensah@example.com"],
+        "ip_address": ["203.0.113.77"],
+        "device_id": ["dv-0b7d2e11"],
+    },
+    "C08": {
+        "shipping_address": ["Calle Mayor 3, 28013 Madrid"],
+        "carrier": ["Correos"],
+        "tracking_number": ["PQ4F7K2L9ES"],
+    },
+}
+#: Omar Haddad's earlier charges on the same card, days before his disputed one: two that
+#: Compelling Evidence 3.0 counts (120-365 days before, matching on IP and device), and one too
+#: recent to count.
+PRIOR_DAYS: tuple[float, ...] = (150.0, 210.0, 60.0)
 #: The charges the practice cases add beyond the `charges` asked for (`build_database`): the
-#: chargebacks, a duplicate pair, a hold that ends today and a return of yesterday.
-PRACTICE_COUNT = len(PRACTICE_CHARGEBACKS) + 4
+#: chargebacks, a duplicate pair, a hold that ends today, a return of yesterday and the earlier
+#: charges of a fraud case.
+PRACTICE_COUNT = len(PRACTICE_CHARGEBACKS) + 4 + len(PRIOR_DAYS)
 
 # merchant name, merchant status, [(account name, status, mcc, channel tag, weight, extras)]
 MERCHANTS: tuple[tuple[str, str, tuple[tuple[str, str, str, str, int], ...]], ...] = (
@@ -712,6 +742,7 @@ class Seeder:
                 attributes={"channel": ["web"]}, **{"charge_type": "sale", **extra},
             )  # fmt: skip
 
+        fraud: tuple[datetime, dict[str, Any], dict[str, list[str]]] | None = None
         for days, brand, last4, length, code, stage, who in PRACTICE_CHARGEBACKS:
             dated = self.anchor - timedelta(days=days)
             # Bought a month or two before the anchor: chargebacks come weeks after the sale,
@@ -720,6 +751,9 @@ class Seeder:
             charged = self.anchor - timedelta(days=rng.uniform(31, 75))
             cents = rng.randrange(1_500, 40_000)
             doc = sale(charged, cents, method(brand, last4, length, who))
+            doc["attributes"].update(PRACTICE_ATTRIBUTES.get(code, {}))
+            if code == "10.4":
+                fraud = (charged, doc["payment_method"], doc["attributes"])
             doc["status"] = "chargeback"
             at = iso_ms(dated)
             item = chargeback_item(
@@ -755,6 +789,15 @@ class Seeder:
                            "return_timestamp": returned}  # fmt: skip
         debit["last_updated_timestamp"] = returned
         self.add_charge(debit, 8_250, "4321")
+        # The fraud case's earlier charges (their own stream: the cases above keep their ids).
+        rng = random.Random(seed + 42)
+        assert fraud is not None  # PRACTICE_CHARGEBACKS has its 10.4 case
+        charged, pm, attributes = fraud
+        for days in PRIOR_DAYS:
+            cents = rng.randrange(1_500, 12_000)
+            prior = sale(charged - timedelta(days=days), cents, dict(pm))
+            prior["attributes"] = {k: list(v) for k, v in attributes.items()}
+            self.add_charge(prior, cents, pm["card_number"][-4:])
 
     def distributions(self) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
         merchant_of = {a.account_id: a.merchant_id for a in self.accounts}

@@ -154,7 +154,7 @@ class ChargeDetailScreen(PaytuiScreen[None]):
                     "(needs urn:v2:charges:distribute:create)",
                 ),
                 (
-                    "E",
+                    "ctrl+e",
                     "edit_refund",
                     "Edit refund tags",
                     "edit_refund",
@@ -216,6 +216,14 @@ class ChargeDetailScreen(PaytuiScreen[None]):
             id="detail.duplicates",
             tooltip="Likely duplicates of this charge (same card, amount, account)",
             show=False,
+        ),
+        Binding(
+            "E",
+            "evidence",
+            "Evidence pack",
+            id="detail.evidence",
+            tooltip="The chargeback's evidence pack: arranged as its reason asks, with what is"
+            " missing (docs/evidence.md)",
         ),
         Binding(
             "H",
@@ -872,6 +880,11 @@ class ChargeDetailScreen(PaytuiScreen[None]):
         from paytui.ui.screens.conversations import ConversationsScreen
 
         await self.app.push_screen(ConversationsScreen(charge_id=self.charge_id))
+
+    async def action_evidence(self) -> None:
+        from paytui.ui.screens.evidence import EvidenceScreen
+
+        await self.app.push_screen(EvidenceScreen(self.charge_id))
 
     async def action_duplicates(self) -> None:
         from paytui.ui.screens.duplicates import DuplicatesScreen

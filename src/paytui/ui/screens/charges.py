@@ -230,6 +230,14 @@ CHARGES_BINDINGS: list[Binding] = [
         show=False,
     ),
     Binding(
+        "E",
+        "evidence",
+        "Evidence pack",
+        id="charges.evidence",
+        tooltip="The highlighted chargeback's evidence pack, with what is missing",
+        show=False,
+    ),
+    Binding(
         "H",
         "customer",
         "Customer",
@@ -1084,6 +1092,13 @@ class ChargeSearchScreen(PaytuiScreen[None]):
         charge = self.query_one(ChargeTable).cursor_charge
         if charge is not None:
             await self.app.push_screen(customer_of(charge))
+
+    async def action_evidence(self) -> None:
+        from paytui.ui.screens.evidence import EvidenceScreen
+
+        charge = self.query_one(ChargeTable).cursor_charge
+        if charge is not None:
+            await self.app.push_screen(EvidenceScreen(charge.charge_id))
 
     async def action_duplicates(self) -> None:
         from paytui.ui.screens.duplicates import DuplicatesScreen

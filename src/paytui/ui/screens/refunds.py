@@ -62,7 +62,7 @@ REFUNDS_BINDINGS: list[Binding] = [
         "enter", "open_charge", "Open charge", id="refunds.open", tooltip="Open the refunded charge"
     ),
     Binding(
-        "E",
+        "ctrl+e",
         "edit_refund",
         "Edit refund tags",
         id="refunds.edit",

@@ -107,6 +107,13 @@ TODAY_BINDINGS: list[Binding] = [
         id="today.refund",
         tooltip="Refund the highlighted item's charge (needs urn:v2:refunds:all)",
     ),
+    Binding(
+        "E",
+        "evidence",
+        "Evidence pack",
+        id="today.evidence",
+        tooltip="The highlighted chargeback's evidence pack, with what is missing",
+    ),
     Binding("y", "copy_id", "Copy id", id="today.copy_id", tooltip="Copy the item's id"),
     Binding("ctrl+r", "refresh", "Refresh", id="today.refresh", tooltip="Read the queue again"),
 ]
@@ -610,6 +617,13 @@ class TodayScreen(ChargeRowActions, PagedListScreen[TodayItem]):
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         self.refresh_bindings()  # capture / refund follow the highlighted item
         self._show_why()
+
+    async def action_evidence(self) -> None:
+        from paytui.ui.screens.evidence import EvidenceScreen
+
+        charge_id = self.action_target("evidence")
+        if charge_id is not None:
+            await self.app.push_screen(EvidenceScreen(charge_id))
 
     async def action_capture(self) -> None:
         await self._money_action("capture")
