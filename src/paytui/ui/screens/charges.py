@@ -1205,13 +1205,14 @@ class ChargeSearchScreen(PaytuiScreen[None]):
 
     def _presence_words(self) -> Text | None:
         """ "◉ ana refunding 40.00": who else has the highlighted charge open now."""
-        from paytui.actions.presence import presence_words
-
         table = self.query_one(ChargeTable)
         charge = table.cursor_charge
         people = table.presence.get(charge.charge_id) if charge is not None else None
         if not people:
             return None
+        # Imported only when someone is there: the first paint has nobody and must not pay.
+        from paytui.actions.presence import presence_words
+
         return Text(f"{PRESENT} {safe(presence_words(people))}", style=fmt.tone("bold warning"))
 
     def _claim_words(self, room: int) -> Text | None:
