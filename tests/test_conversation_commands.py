@@ -81,13 +81,13 @@ def test_read_close_and_reply_from_a_script(run: Run, wire: WireTransport, tmp_p
     code, out, err = run("conversations", "close", cid, "--yes")
     assert code == Exit.OK and "closed" in err
     code, _, err = run("conversations", "close", cid, "--yes")
-    assert code == Exit.REFUSED and "closed already" in err
+    assert code == Exit.REFUSED and "conversation is closed" in err
     code, _, err = run("messages", "send", cid, "--yes", stdin="Too late")
     assert code == Exit.REFUSED
-    assert len(wire.posts("/close")) == 1
+    assert len(wire.posts("/close")) == 1 and len(wire.posts("/messages")) == 2
     code, out, _ = run("history", "--format", "jsonl", "--action", "send_message")
     assert [row["outcome"] for row in _jsonl(out)] == [
-        "failed",  # the conversation is closed: the service's refusal, final
+        "refused",  # the conversation is closed: the registry's rule, asked before sending
         "succeeded",  # from the file
         "refused",  # the same text again, without --again
         "succeeded",

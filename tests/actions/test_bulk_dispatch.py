@@ -1,5 +1,6 @@
 """Bulk runs the operation it was given (issue 38, point 8): each marked charge goes through the
-operation's own pipeline call (`Operation.bulk`), never through another operation's.
+operation's own parameters (`Operation.bulk_params`) and the one verb (`ActionExecutor.run`),
+never as another operation.
 
 A made-up operation, `void` (the example of docs/adding-an-operation.md), is added to the table
 for the test: a bulk void must journal and send voids — before the fix, every operation that
@@ -16,15 +17,13 @@ from typing import Any
 import pytest
 
 from paytui.actions import policy as policy_module
-from paytui.actions.basis import Basis
 from paytui.actions.batch import BatchRunner, bulk_spec, observe_plan, plan_batch
 from paytui.actions.batch_log import BatchLog
 from paytui.actions.entry import JournalEntry
 from paytui.actions.errors import ActionError
 from paytui.actions.journal import Journal
-from paytui.actions.operation import CHARGES_ALL, Executor, Operation
+from paytui.actions.operation import CHARGES_ALL, Asked, Executor, NoParams, Operation
 from paytui.actions.operations import OPERATIONS
-from paytui.actions.outcome import ActionOutcome
 from paytui.actions.plan import Plan, journal_summary
 from paytui.actions.read_backs import ReadBack
 from paytui.api.client import PaymentClient
@@ -46,7 +45,9 @@ class Voids:
     def __init__(self) -> None:
         self.sent: list[str] = []
 
-    async def prepare(self, executor: Executor, charge_id: str, confirmation: str | None) -> Plan:
+    async def prepare(
+        self, executor: Executor, charge_id: str, params: NoParams, asked: Asked
+    ) -> Plan:
         charge = await executor.client.get_charge(charge_id)
 
         async def send(_ref: str) -> Charge:
@@ -55,23 +56,11 @@ class Voids:
 
         return Plan("void", charge_id, charge_id, charge.total_amount, journal_summary(), send)
 
-    async def bulk(
-        self, executor: Executor, charge_id: str, confirmation: str | None, basis: Basis | None
-    ) -> ActionOutcome:
-        return await executor.perform(
-            "void", charge_id, lambda: self.prepare(executor, charge_id, confirmation), basis=basis
-        )
-
     def spec(self) -> Operation:
         async def read_back(
             client: PaymentClient, entry: JournalEntry, desired: dict[str, Any] | None
         ) -> ReadBack:
             return ReadBack("succeeded" if entry.charge_id in self.sent else "not_applied")
-
-        async def resend(
-            executor: Executor, entry: JournalEntry, original: Any, confirmation: str | None
-        ) -> ActionOutcome:
-            return await self.bulk(executor, entry.charge_id or "", confirmation, None)
 
         return Operation(
             "void",
@@ -81,10 +70,12 @@ class Voids:
             scope=CHARGES_ALL,
             success="Voided: {result_id}",
             read_back=read_back,
-            resend=resend,
+            params=NoParams,
+            prepare=self.prepare,
+            params_of=lambda entry, original: (entry.charge_id or "", NoParams()),
             bulk_label="Void",
             bulk_noun="charge",
-            bulk=self.bulk,
+            bulk_params=NoParams(),
         )
 
 
@@ -143,7 +134,7 @@ async def test_a_bulk_of_an_added_operation_is_dispatched_as_itself(
 def test_an_operation_with_a_bulk_label_but_no_way_to_do_it_cannot_be_described() -> None:
     from paytui.actions.ops import refund
 
-    with pytest.raises(ValueError, match="bulk_label but no bulk"):
+    with pytest.raises(ValueError, match="bulk_label but no bulk_params"):
         Operation(
             "void",
             noun="void",
@@ -152,7 +143,9 @@ def test_an_operation_with_a_bulk_label_but_no_way_to_do_it_cannot_be_described(
             scope=CHARGES_ALL,
             success="Voided",
             read_back=refund.read_back,
-            resend=refund.resend,
+            params=refund.Params,
+            prepare=refund.prepare,
+            params_of=refund.params_of,
             bulk_label="Void",
         )
 

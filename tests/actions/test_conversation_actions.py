@@ -14,6 +14,7 @@ import pytest
 from paytui.actions.errors import ActionRefused, PrecheckFailed, RecentlyDone
 from paytui.actions.executor import ActionExecutor
 from paytui.actions.journal import Journal
+from paytui.actions.operation import NoParams
 from paytui.actions.ops import conversation as ops
 from paytui.actions.policy import ActionPolicy
 from paytui.api.client import PaymentClient
@@ -32,7 +33,9 @@ async def test_send_and_close_exactly_once_with_lost_answers(
     executor: ActionExecutor, client: PaymentClient, wire: WireTransport, sandbox_faults: Faults
 ) -> None:
     first, second, *_ = await _open_ids(client)
-    sent = await ops.send(executor, first, "We refunded the 12.50.\nSam")
+    sent = await executor.run(
+        "send_message", first, ops.MessageParams("We refunded the 12.50.\nSam")
+    )
     assert sent.state == "succeeded" and sent.result_id and sent.result_id.startswith("msg_")
     (post,) = wire.posts("/messages")
     assert post.body == {
@@ -45,17 +48,17 @@ async def test_send_and_close_exactly_once_with_lost_answers(
     assert thread.entries[-1].side == "us" and thread.unreadable == 0
     # The same text again needs "again": nothing is sent.
     with pytest.raises(RecentlyDone):
-        await ops.send(executor, first, "We refunded the 12.50.\nSam")
+        await executor.run("send_message", first, ops.MessageParams("We refunded the 12.50.\nSam"))
     assert len(wire.posts("/messages")) == 1
     with pytest.raises(PrecheckFailed, match="empty"):
-        await ops.send(executor, first, "  \n")
+        await executor.run("send_message", first, ops.MessageParams("  \n"))
 
     # The answer is lost after the commit: found by its reference, never sent twice.
     sandbox_faults.drop_after_commit = {"message", "close"}
-    lost = await ops.send(executor, first, "Anything else?")
+    lost = await executor.run("send_message", first, ops.MessageParams("Anything else?"))
     assert lost.state == "succeeded" and lost.reconciled
     assert [e.text for e in (await read_thread(client, first)).entries].count("Anything else?") == 1
-    closed = await ops.close(executor, first)
+    closed = await executor.run("close_conversation", first, NoParams())
     assert closed.state == "succeeded" and closed.reconciled and closed.result_id == first
     sandbox_faults.drop_after_commit = set()
     assert closed_state(await client.get_object("conversations", first)) is True
@@ -63,20 +66,22 @@ async def test_send_and_close_exactly_once_with_lost_answers(
 
     # The request dies before the service commits: "not applied", proven after the deadline.
     wire.post_timeout, wire.abandon = 0, False
-    died = await ops.send(executor, second, "Are you still there?")
+    died = await executor.run("send_message", second, ops.MessageParams("Are you still there?"))
     wire.post_timeout, wire.abandon = None, True
     assert died.state == "not_applied" and died.retryable
     assert "Are you still there?" not in [
         e.text for e in (await read_thread(client, second)).entries
     ]
 
-    # Closed: the precheck says so; the service's own refusal (409) is recorded and final.
-    with pytest.raises(PrecheckFailed, match="closed already"):
-        await ops.close(executor, first)
-    refused = await ops.send(executor, first, "One more thing")
-    assert refused.state == "failed" and not refused.retryable
-    entry = executor.journal.get(refused.entry_id)
-    assert entry is not None and entry.operation == "send_message" and entry.charge_id == first
+    # Closed: the registry's rule (the key's) refuses both writes before anything is sent,
+    # and the refusal is kept in the audit trail.
+    with pytest.raises(PrecheckFailed, match="conversation is closed"):
+        await executor.run("close_conversation", first, NoParams())
+    with pytest.raises(PrecheckFailed, match="conversation is closed"):
+        await executor.run("send_message", first, ops.MessageParams("One more thing"))
+    assert len(wire.posts("/messages")) == 3 and len(wire.posts("/close")) == 1  # none more
+    (last, *_) = executor.journal.audit(operation="send_message", outcome="refused")
+    assert last.charge_id == first and last.reason == "The conversation is closed"
 
 
 def executor_name(operation: str) -> str:
@@ -104,9 +109,9 @@ async def test_scope_and_read_only_refuse_and_record(
     (cid, *_) = await _open_ids(client)
     with pytest.raises(ActionRefused, match=reason):
         if operation == "close":
-            await ops.close(executor, cid)
+            await executor.run("close_conversation", cid, NoParams())
         else:
-            await ops.send(executor, cid, "Hello")
+            await executor.run("send_message", cid, ops.MessageParams("Hello"))
     assert wire.posts() == []
     (refusal,) = [row for row in journal.audit() if row.outcome == "refused"]
     assert (refusal.operation, refusal.charge_id) == (executor_name(operation), cid)
@@ -136,7 +141,9 @@ async def test_the_second_service_choices_are_read_and_proven(
         ]
         with Journal(tmp_path / "journal.sqlite3") as journal:
             executor = ActionExecutor(client, journal, ActionPolicy(), profile="p", base_url="u")
-            sent = await ops.send(executor, "conv-0001", "It is a hold, released in 3 days.")
+            sent = await executor.run(
+                "send_message", "conv-0001", ops.MessageParams("It is a hold, released in 3 days.")
+            )
             assert sent.state == "succeeded" and sent.result_id and sent.result_id.startswith("msg")
             entry = journal.get(sent.entry_id)
             assert entry is not None
@@ -145,7 +152,7 @@ async def test_the_second_service_choices_are_read_and_proven(
             assert (found.state, found.result_id) == ("succeeded", sent.result_id)
             other = await ops.read_back_send(client, entry, {"body": "Never sent"})
             assert other.state == "not_applied"
-            closed = await ops.close(executor, "conv-0001")
+            closed = await executor.run("close_conversation", "conv-0001", NoParams())
             assert closed.state == "succeeded"
             await executor.aclose()
 
@@ -161,7 +168,7 @@ async def test_a_message_the_client_cannot_read_is_never_proof_of_absence(
     from paytui.actions.read_backs import Unprovable
 
     first, *_ = await _open_ids(client)
-    sent = await ops.send(executor, first, "It is a hold.")
+    sent = await executor.run("send_message", first, ops.MessageParams("It is a hold."))
     entry = executor.journal.get(sent.entry_id)
     assert sent.state == "succeeded" and entry is not None
     with sqlite3.connect(sandbox_db) as db:  # the service's other shape: the text as `content_html`

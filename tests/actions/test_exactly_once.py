@@ -19,7 +19,7 @@ from typing import Any
 import httpx
 import pytest
 
-from paytui.actions.errors import EarlierAttemptApplied, NotRetryable
+from paytui.actions.errors import EarlierAttemptApplied, NotRetryable, PrecheckFailed
 from paytui.actions.executor import ActionExecutor
 from paytui.actions.journal import Journal
 from paytui.actions.journal_schema import SCHEMA_VERSION
@@ -261,9 +261,10 @@ async def test_distribute_with_a_reset_connection_is_read_back(
         if i.charge_id == fresh.charge_id
     ]
     assert holding == [outcome.result_id]
-    again = await executor.distribute(fresh.charge_id)  # already in it: the service says no
-    assert again.state == "failed" and not again.retryable
-    assert len(wire.posts("/distribute")) == 2
+    # Already in it: the registry's rule (the key's) refuses it before anything is sent.
+    with pytest.raises(PrecheckFailed, match="Already in a distribution"):
+        await executor.distribute(fresh.charge_id)
+    assert len(wire.posts("/distribute")) == 1
 
 
 def test_a_schema_1_journal_opens_and_its_verdicts_are_rechecked(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import timedelta
 from decimal import Decimal
 from pathlib import Path
@@ -27,6 +28,8 @@ from paytui.actions.errors import (
 )
 from paytui.actions.executor import ActionExecutor
 from paytui.actions.journal import Journal
+from paytui.actions.operation import Asked, Executor
+from paytui.actions.operations import OPERATIONS
 from paytui.actions.ops import refund as refund_op
 from paytui.actions.plan import Plan
 from paytui.actions.policy import ActionPolicy
@@ -175,7 +178,12 @@ async def test_a_token_found_stored_in_the_background_stops_the_same_card_even_a
 
 @pytest.mark.parametrize("looked", ["no basis", "basis", "basis, another entry acknowledged"])
 async def test_a_refund_landing_just_before_the_intent_stops_this_one(
-    client: PaymentClient, journal: Journal, clock: FakeClock, sale: Charge, looked: str
+    client: PaymentClient,
+    journal: Journal,
+    clock: FakeClock,
+    sale: Charge,
+    looked: str,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The command line's refund of 3.00 goes through after the dashboard read the charge
     again and before it writes its intent (of 5.00: not the same amount, so no "recent
@@ -192,23 +200,24 @@ async def test_a_refund_landing_just_before_the_intent_stops_this_one(
         basis = (await person.observe("refund", sale.charge_id)).with_shown()
     before = len(await refunds_of(client, sale.charge_id))
 
-    async def prepare() -> Plan:
-        # The moment between the checks and the intent: the other refund lands.
-        assert (await script.refund(sale.charge_id, Decimal("3.00"))).succeeded
-        return await refund_op.prepare(
-            person,
-            sale.charge_id,
-            Decimal("5.00"),
-            reason=None,
-            tags=None,
-            attributes=None,
-            confirmation=None,
-            retry_of=None,
-        )
+    async def prepare(
+        executor: Executor, target: str, params: refund_op.Params, asked: Asked
+    ) -> Plan:
+        # The moment between the checks and the intent: the other refund lands (once).
+        if executor is person and params.amount == Decimal("5.00"):
+            assert (await script.refund(sale.charge_id, Decimal("3.00"))).succeeded
+        return await refund_op.prepare(executor, target, params, asked)
 
+    monkeypatch.setitem(OPERATIONS, "refund", replace(OPERATIONS["refund"], prepare=prepare))
     refused = TargetChanged if basis is not None else EarlierAttemptApplied
     with pytest.raises(refused) as told:
-        await person.perform("refund", sale.charge_id, prepare, acknowledged, basis=basis)
+        await person.run(
+            "refund",
+            sale.charge_id,
+            refund_op.Params(Decimal("5.00")),
+            acknowledge_earlier=acknowledged,
+            basis=basis,
+        )
     assert "3.00" in told.value.message
     if basis is not None:
         assert "by the command line of ana@desk-3" in told.value.message

@@ -2,8 +2,8 @@
 
 A batch is not a new way to move money: every item goes through the one `ActionExecutor` (policy,
 in-flight guard, settle the past, journal intent, one send, read-back) exactly as if the user had
-pressed `c` or `r` on that charge — the operation's own `Operation.bulk`, the same pipeline call
-its single action makes. An operation the table does not say how to do in bulk is refused
+pressed `c` or `r` on that charge — `ActionExecutor.run` with the operation's `bulk_params`, the
+one verb its single action uses. An operation the table does not say how to do in bulk is refused
 (`bulk_spec`), before anything is written or sent; no operation is ever sent as another. What
 this module adds:
 
@@ -87,15 +87,18 @@ __all__ = [
 
 #: The actions that may be done in bulk, and their labels (`Operation.bulk_label`).
 BULK_OPERATIONS: dict[str, str] = {
-    name: spec.bulk_label for name, spec in OPERATIONS.items() if spec.bulk_label and spec.bulk
+    name: spec.bulk_label
+    for name, spec in OPERATIONS.items()
+    if spec.bulk_label and spec.bulk_params is not None
 }
 
 
 def bulk_spec(operation: str) -> Operation:
-    """The description of `operation` when it may be done in bulk (`Operation.bulk`: how one
-    marked charge is done); `ActionError` for any other, before anything is written or sent."""
+    """The description of `operation` when it may be done in bulk (`Operation.bulk_params`: with
+    what one marked charge is done); `ActionError` for any other, before anything is written or
+    sent."""
     spec = OPERATIONS.get(operation)
-    if spec is None or spec.bulk is None or spec.bulk_label is None:
+    if spec is None or spec.bulk_params is None or spec.bulk_label is None:
         raise ActionError(f"{operation!r} cannot be done in bulk; nothing was sent")
     return spec
 
@@ -442,10 +445,11 @@ class BatchRunner:
         confirmation = item.charge_id[-4:]
         try:
             basis = self._bases.get(item.charge_id)
-            # The operation's own call (`Operation.bulk`), as its single action makes it.
-            send = bulk_spec(record.operation).bulk
-            assert send is not None  # bulk_spec refuses an operation without one
-            outcome = await send(executor, item.charge_id, confirmation, basis)
+            # The one verb, as the single action runs it, with one marked charge's parameters.
+            spec = bulk_spec(record.operation)
+            outcome = await executor.run(
+                spec.name, item.charge_id, spec.bulk_params, confirmation=confirmation, basis=basis
+            )
         except NotAppliedSoFar as err:
             # Not found so far, and it may still land: nothing was sent, nothing is proven done
             # (never "succeeded", never acknowledged); History and `history check` follow it.

@@ -86,15 +86,8 @@ from paytui.actions.errors import (
     UnresolvedAction,
 )
 from paytui.actions.journal import Journal, JournalConflict, JournalEntry, JournalUnavailable
+from paytui.actions.operation import Asked, NoParams
 from paytui.actions.operations import OPERATIONS
-from paytui.actions.ops import account as account_op
-from paytui.actions.ops import capture as capture_op
-from paytui.actions.ops import charge as charge_op
-from paytui.actions.ops import distribute as distribute_op
-from paytui.actions.ops import labels as labels_op
-from paytui.actions.ops import plugins as plugins_op
-from paytui.actions.ops import refund as refund_op
-from paytui.actions.ops import token as token_op
 from paytui.actions.outcome import ActionOutcome
 from paytui.actions.plan import Plan, amount_identity
 from paytui.actions.policy import ActionPolicy, Decision
@@ -104,7 +97,7 @@ from paytui.actions.reconcile import (
     reconcile_all,
     reconcile_detail,
 )
-from paytui.actions.tokens import card_identity
+from paytui.actions.registry import refusal
 from paytui.api.errors import (
     ApiError,
     MalformedResponseError,
@@ -445,6 +438,51 @@ class ActionExecutor:
 
     # ---------------------------------------------------------------------------- actions
 
+    async def run(
+        self,
+        name: str,
+        target: str,
+        params: Any,
+        *,
+        confirmation: str | None = None,
+        acknowledge_earlier: int | None = None,
+        basis: Basis | None = None,
+        again: bool = False,
+        retry_of: int | None = None,
+    ) -> ActionOutcome:
+        """Run the operation `name` (a key of `OPERATIONS`) on `target` with its typed `params`
+        (the operation module's `Params`): the one way every caller — dialog, bulk, command
+        line, retry, Today, the browser — does anything that changes money or data.
+
+        The pipeline (this module's docstring): policy and in-flight guard, the past settled,
+        the decision checked against what the person saw (`basis`: `observe`; None reads it
+        now), the operation's preparation (`Operation.prepare`), then the registry's rule of the
+        operation asked of what it read (`Operation.rule`; refused → `PrecheckFailed`, its
+        reason kept in the audit trail, nothing written or sent), the intent journaled, one
+        send, the answer read whole. `acknowledge_earlier`: the person's go-ahead naming an
+        earlier entry; `again`: the same amount (card, text) again on purpose; `retry_of`: the
+        entry this one sends again (`retry`)."""
+        spec = OPERATIONS.get(name)
+        if spec is None:
+            raise ActionError(f"paytui has no operation {name!r}; nothing was sent")
+        if not isinstance(params, spec.params):
+            raise TypeError(
+                f"{name} takes {spec.params.__qualname__}, not {type(params).__qualname__}"
+            )
+        asked = Asked(confirmation, retry_of)
+        return await self._perform(
+            name,
+            target,
+            lambda: spec.prepare(self, target, params, asked),
+            acknowledge_earlier,
+            basis=basis,
+            again=again,
+            amount=spec.amount_of(params) if spec.amount_of is not None else None,
+            identity=spec.identity_of(params) if spec.identity_of is not None else None,
+        )
+
+    # ------------------------------------------------ facades over `run` (going: callers use run)
+
     async def capture(
         self,
         charge_id: str,
@@ -454,24 +492,15 @@ class ActionExecutor:
         confirmation: str | None = None,
         acknowledge_earlier: int | None = None,
         basis: Basis | None = None,
-        _retry_of: int | None = None,
     ) -> ActionOutcome:
-        """Capture an authorization (the full authorized amount plus the fees given).
+        from paytui.actions.ops.capture import Params
 
-        `basis`: what the person saw (`observe`); None reads it now. If the authorization was
-        captured or changed since, nothing is sent (`TargetChanged`)."""
-        return await self.perform(
+        return await self.run(
             "capture",
             charge_id,
-            lambda: capture_op.prepare(
-                self,
-                charge_id,
-                convenience_fee=convenience_fee,
-                supplemental_fee=supplemental_fee,
-                confirmation=confirmation,
-                retry_of=_retry_of,
-            ),
-            acknowledge_earlier,
+            Params(convenience_fee, supplemental_fee),
+            confirmation=confirmation,
+            acknowledge_earlier=acknowledge_earlier,
             basis=basis,
         )
 
@@ -487,32 +516,17 @@ class ActionExecutor:
         acknowledge_earlier: int | None = None,
         basis: Basis | None = None,
         again: bool = False,
-        _retry_of: int | None = None,
     ) -> ActionOutcome:
-        """Refund `amount` of a charge (None: whatever is left). The refund carries the
-        attribute ``paytui_ref`` so a read-back finds exactly this one.
+        from paytui.actions.ops.refund import Params
 
-        `basis`: what the person saw (`observe`); None reads it now. A refund, capture or new
-        status since → nothing is sent (`TargetChanged`). A refund of the same amount of this
-        charge that succeeded within `again_window` and was not shown to the person → nothing
-        is sent (`RecentlyDone`) unless `again`."""
-        return await self.perform(
+        return await self.run(
             "refund",
             charge_id,
-            lambda: refund_op.prepare(
-                self,
-                charge_id,
-                amount,
-                reason=reason,
-                tags=tags,
-                attributes=attributes,
-                confirmation=confirmation,
-                retry_of=_retry_of,
-            ),
-            acknowledge_earlier,
+            Params(amount, reason, tags, attributes),
+            confirmation=confirmation,
+            acknowledge_earlier=acknowledge_earlier,
             basis=basis,
             again=again,
-            amount=amount,
         )
 
     async def create_charge(
@@ -521,14 +535,15 @@ class ActionExecutor:
         *,
         confirmation: str | None = None,
         acknowledge_earlier: int | None = None,
-        _retry_of: int | None = None,
     ) -> ActionOutcome:
-        """Create a charge (sale, authorization, pre-authorization) (`ops.charge`)."""
-        return await self.perform(
+        from paytui.actions.ops.charge import Params
+
+        return await self.run(
             "charge",
             request.account_id,
-            lambda: charge_op.prepare(self, request, confirmation=confirmation, retry_of=_retry_of),
-            acknowledge_earlier,
+            Params(request),
+            confirmation=confirmation,
+            acknowledge_earlier=acknowledge_earlier,
         )
 
     async def update_charge(
@@ -538,11 +553,14 @@ class ActionExecutor:
         tags: Sequence[str] | None = None,
         attributes: Mapping[str, Sequence[str]] | None = None,
         acknowledge_earlier: int | None = None,
-        _retry_of: int | None = None,
     ) -> ActionOutcome:
-        """Replace the tags and/or attributes of a charge (PATCH; those not given are kept)."""
-        return await self._update_labels(
-            "update_charge", charge_id, tags, attributes, acknowledge_earlier, _retry_of
+        from paytui.actions.ops.labels import Params
+
+        return await self.run(
+            "update_charge",
+            charge_id,
+            Params(tags, attributes),
+            acknowledge_earlier=acknowledge_earlier,
         )
 
     async def update_refund(
@@ -552,44 +570,21 @@ class ActionExecutor:
         tags: Sequence[str] | None = None,
         attributes: Mapping[str, Sequence[str]] | None = None,
         acknowledge_earlier: int | None = None,
-        _retry_of: int | None = None,
     ) -> ActionOutcome:
-        """Replace the tags and/or attributes of a refund, as for a charge. The journal keeps
-        the refund's id where a charge action keeps the charge's (its target)."""
-        return await self._update_labels(
-            "update_refund", refund_id, tags, attributes, acknowledge_earlier, _retry_of
-        )
+        from paytui.actions.ops.labels import Params
 
-    async def _update_labels(
-        self,
-        operation: str,
-        target: str,
-        tags: Sequence[str] | None,
-        attributes: Mapping[str, Sequence[str]] | None,
-        acknowledge_earlier: int | None,
-        retry_of: int | None,
-    ) -> ActionOutcome:
-        """A tag / attribute edit of a charge or a refund: one PATCH, read back by comparing."""
-        return await self.perform(
-            operation,
-            target,
-            lambda: labels_op.prepare(self, operation, target, tags, attributes, retry_of),
-            acknowledge_earlier,
+        return await self.run(
+            "update_refund",
+            refund_id,
+            Params(tags, attributes),
+            acknowledge_earlier=acknowledge_earlier,
         )
 
     async def distribute(
-        self,
-        charge_id: str,
-        *,
-        acknowledge_earlier: int | None = None,
-        _retry_of: int | None = None,
+        self, charge_id: str, *, acknowledge_earlier: int | None = None
     ) -> ActionOutcome:
-        """Add a settled charge to its account's open distribution (`ops.distribute`)."""
-        return await self.perform(
-            "distribute",
-            charge_id,
-            lambda: distribute_op.prepare(self, charge_id, _retry_of),
-            acknowledge_earlier,
+        return await self.run(
+            "distribute", charge_id, NoParams(), acknowledge_earlier=acknowledge_earlier
         )
 
     async def create_plugin_session(
@@ -597,50 +592,34 @@ class ActionExecutor:
         request: PaymentPluginSessionRequest | EnrollmentPluginSessionRequest,
         *,
         acknowledge_earlier: int | None = None,
-        _retry_of: int | None = None,
     ) -> ActionOutcome:
-        """Create a payment plugin session (for `request.account_id`) or an enrollment session
-        (for its merchant, or a new one) (`ops.plugins`)."""
-        return await self.perform(
+        from paytui.actions.ops.plugins import SessionParams, session_target
+
+        return await self.run(
             "plugin_session",
-            plugins_op.session_target(request),
-            lambda: plugins_op.prepare_session(self, request, _retry_of),
-            acknowledge_earlier,
+            session_target(request),
+            SessionParams(request),
+            acknowledge_earlier=acknowledge_earlier,
         )
 
     async def delete_plugin_session(
-        self,
-        session_id: str,
-        *,
-        acknowledge_earlier: int | None = None,
-        _retry_of: int | None = None,
+        self, session_id: str, *, acknowledge_earlier: int | None = None
     ) -> ActionOutcome:
-        """End a plugin session (DELETE). Read back: the session is gone (404) or still there."""
-        if not session_id:
-            raise ActionError("No plugin session given")
-        return await self.perform(
-            "plugin_delete",
-            session_id,
-            lambda: plugins_op.prepare_delete(self, session_id, _retry_of),
-            acknowledge_earlier,
+        return await self.run(
+            "plugin_delete", session_id, NoParams(), acknowledge_earlier=acknowledge_earlier
         )
 
     async def create_account(
-        self,
-        request: AccountRequest,
-        *,
-        acknowledge_earlier: int | None = None,
-        _retry_of: int | None = None,
+        self, request: AccountRequest, *, acknowledge_earlier: int | None = None
     ) -> ActionOutcome:
-        """Create a payment account of a merchant (`ops.account`)."""
-        return await self.perform(
+        from paytui.actions.ops.account import Params
+
+        return await self.run(
             "account_create",
             request.merchant_id,
-            lambda: account_op.prepare(self, request, _retry_of),
-            acknowledge_earlier,
+            Params(request),
+            acknowledge_earlier=acknowledge_earlier,
         )
-
-    # ------------------------------------------------------------- stored cards (tokens)
 
     async def create_token(
         self,
@@ -648,41 +627,25 @@ class ActionExecutor:
         *,
         acknowledge_earlier: int | None = None,
         again: bool = False,
-        _retry_of: int | None = None,
     ) -> ActionOutcome:
-        """Store a card as a token of `request.account_id` (`ops.token`), journaled like a
-        charge. The same card stored on the account recently needs `again` (`RecentlyDone`)."""
-        stored: list[Token] = []
-        outcome = await self.perform(
+        from paytui.actions.ops.token import CreateParams
+
+        return await self.run(
             "token_create",
             request.account_id,
-            lambda: token_op.prepare_create(self, request, stored, _retry_of),
-            acknowledge_earlier,
+            CreateParams(request),
+            acknowledge_earlier=acknowledge_earlier,
             again=again,
-            identity=card_identity(request),
         )
-        return token_op.with_token(outcome, stored)
 
     async def update_token(
-        self,
-        token_id: str,
-        update: TokenUpdate,
-        *,
-        acknowledge_earlier: int | None = None,
-        _retry_of: int | None = None,
+        self, token_id: str, update: TokenUpdate, *, acknowledge_earlier: int | None = None
     ) -> ActionOutcome:
-        """Change a token's card expiry, holder or token expiry (PUT; what is not given is
-        kept). The journal keeps the token's id where a charge action keeps the charge's."""
-        if not token_id:
-            raise ActionError("No token given")
-        stored: list[Token] = []
-        outcome = await self.perform(
-            "token_update",
-            token_id,
-            lambda: token_op.prepare_update(self, token_id, update, stored, _retry_of),
-            acknowledge_earlier,
+        from paytui.actions.ops.token import UpdateParams
+
+        return await self.run(
+            "token_update", token_id, UpdateParams(update), acknowledge_earlier=acknowledge_earlier
         )
-        return token_op.with_token(outcome, stored)
 
     async def retry(
         self,
@@ -735,10 +698,13 @@ class ActionExecutor:
                     f"Could not check again whether it happened ({rechecked.error});"
                     " nothing was sent — try again when the service answers"
                 )
+        target, params = OPERATIONS[entry.operation].params_of(entry, original)
         if acknowledge_earlier == entry_id:
             self._go_ahead.add(entry_id)
         try:
-            return await OPERATIONS[entry.operation].resend(self, entry, original, confirmation)
+            return await self.run(
+                entry.operation, target, params, confirmation=confirmation, retry_of=entry.id
+            )
         finally:
             self._go_ahead.discard(entry_id)
 
@@ -796,7 +762,7 @@ class ActionExecutor:
 
     # --------------------------------------------------------------------------- internals
 
-    async def perform(
+    async def _perform(
         self,
         operation: str,
         target: str,
@@ -808,10 +774,10 @@ class ActionExecutor:
         amount: Decimal | None = None,
         identity: str | None = None,
     ) -> ActionOutcome:
-        """Run one action through the pipeline: `prepare` (the operation's, `paytui.actions.ops`)
-        builds its `Plan` once the past is settled. Policy and in-flight guard first
-        (synchronously, before any await), then the action in its own task, awaited shielded
-        from our caller's cancellation. The methods above are typed conveniences over this.
+        """Run one action through the pipeline (`run`): `prepare` (the operation's,
+        `paytui.actions.ops`) builds its `Plan` once the past is settled. Policy and in-flight
+        guard first (synchronously, before any await), then the action in its own task, awaited
+        shielded from our caller's cancellation.
 
         `identity`: what makes two of them "the same" (a token's card), known before `prepare`:
         an earlier success of another identity on the same target found by a read-back does not
@@ -1071,6 +1037,11 @@ class ActionExecutor:
         else:
             mark, flying = await asyncio.to_thread(self.journal.last_id), frozenset()
         plan = await prepare()
+        # The registry's rule of the operation, asked of what its preparation read: the one
+        # rule that greys the key, for every operation, before anything is written or sent.
+        reason = refusal(OPERATIONS[operation].rule, plan.subject)
+        if reason is not None:
+            raise PrecheckFailed(reason)
         await self._check_recent(plan, basis, current, go)
         summary = plan.summary
         if plan.identity is not None:
@@ -1128,13 +1099,13 @@ class ActionExecutor:
         """The target read again and compared with what the person saw (`paytui.actions.stale`:
         status, refunds, capture, chargebacks, tags): anything new since → `TargetChanged`,
         naming who did it (the journal) and when. Returns the refunds listed now. A capture's
-        search is the thorough one, so the capture's precheck reuses this read (`slot.fresh`)
-        rather than spending the service's rate budget on the same reads again."""
+        search is the thorough one, so the capture's precheck reuses this read (`slot.fresh`,
+        as a refund's rule does: `read_charge`) rather than spending the service's rate budget
+        on the same reads again."""
         from paytui.actions.stale import check_unchanged
 
         fresh = await check_unchanged(self, basis)
-        if OPERATIONS[basis.operation].seen_capture:
-            slot.fresh = fresh.charge
+        slot.fresh = fresh.charge  # the preparation's read of the target (`read_charge`), once
         return fresh.refunds
 
     async def _check_recent(
@@ -1322,6 +1293,28 @@ class ActionExecutor:
                 slot.settling = None
             settled = await self._reconcile(current, desired=desired, background=background)
         return settled
+
+    async def read_charge(self, charge_id: str) -> Charge | None:
+        """The charge an operation acts on, for the registry's rule (`Plan.subject`): the read
+        the check against what the person saw made moments ago (`_check_unchanged`), else read
+        now. Not readable here (no scope to read it, the service not answering reads): None,
+        and the service decides (its refusal is shown), as it did before paytui read it."""
+        slot = self._in_flight.get(self._current_key(charge_id))
+        if slot is not None and slot.fresh is not None and slot.task is asyncio.current_task():
+            fresh, slot.fresh = slot.fresh, None
+            return fresh
+        try:
+            return await self.client.get_charge(charge_id)
+        except ApiError:
+            return None
+
+    def _current_key(self, target: str) -> tuple[str, str]:
+        """The in-flight key of the action this task runs on `target` (any operation)."""
+        task = asyncio.current_task()
+        for key, slot in self._in_flight.items():
+            if key[1] == target and slot.task is task:
+                return key
+        return ("", target)
 
     async def read_authorization(self, charge_id: str) -> Charge:
         """Read the charge to capture; `PrecheckFailed` says why it cannot be (nothing is sent)."""

@@ -12,15 +12,21 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from paytui.actions.basis import Basis
     from paytui.actions.entry import JournalEntry
-    from paytui.actions.outcome import ActionOutcome
     from paytui.actions.plan import Plan
     from paytui.actions.read_backs import ReadBack
     from paytui.api.client import PaymentClient
     from paytui.api.models import Charge
 
-__all__ = ["BulkFn", "Executor", "Operation", "OperationName", "Request", "decimal_or_none"]
+__all__ = [
+    "Asked",
+    "Executor",
+    "NoParams",
+    "Operation",
+    "OperationName",
+    "Request",
+    "decimal_or_none",
+]
 
 #: A journal operation's name: a key of `paytui.actions.operations.OPERATIONS`, which is the
 #: list (not a `Literal` here: a new operation is one module and one line in that table).
@@ -35,8 +41,9 @@ ACCOUNTS_ALL = "urn:v2:accounts:all"
 
 
 class Executor(Protocol):
-    """What an operation's module may use of the executor (`ActionExecutor` is one): the
-    client, the checks every operation shares, and the pipeline to run a prepared action."""
+    """What an operation's preparation may use of the executor (`ActionExecutor` is one): the
+    client and the checks every operation shares. An operation never runs the pipeline itself:
+    every caller runs it through `ActionExecutor.run`."""
 
     @property
     def client(self) -> PaymentClient: ...
@@ -47,17 +54,22 @@ class Executor(Protocol):
 
     async def read_authorization(self, charge_id: str) -> Charge: ...
 
-    async def perform(
-        self,
-        operation: str,
-        target: str,
-        prepare: Callable[[], Awaitable[Plan]],
-        acknowledge_earlier: int | None = None,
-        *,
-        basis: Basis | None = None,
-        again: bool = False,
-        amount: Decimal | None = None,
-    ) -> ActionOutcome: ...
+    async def read_charge(self, charge_id: str) -> Charge | None: ...
+
+
+@dataclass(frozen=True)
+class Asked:
+    """What the person gave with the parameters, for the preparation: the production typed
+    confirmation, and the journal entry this one sends again (a retry), if any."""
+
+    confirmation: str | None = None
+    retry_of: int | None = None
+
+
+@dataclass(frozen=True)
+class NoParams:
+    """The parameters of an operation that takes none beyond its target (distribute, close a
+    conversation, delete a session)."""
 
 
 #: (method, path, query, JSON body) of a request, as `paytui.api.curl` writes it.
@@ -65,10 +77,13 @@ Request = tuple[str, str, list[tuple[str, str]] | None, Any]
 ReadBackFn = Callable[
     ["PaymentClient", "JournalEntry", dict[str, Any] | None], Awaitable["ReadBack"]
 ]
-ResendFn = Callable[["Executor", "JournalEntry", Any, str | None], Awaitable["ActionOutcome"]]
-#: One marked charge of a bulk run: (executor, charge id, the item's confirmation, what the dry
-#: run read of it) -> the outcome of the operation's own pipeline call.
-BulkFn = Callable[["Executor", str, str | None, "Basis | None"], Awaitable["ActionOutcome"]]
+#: An operation's preparation, run by the pipeline once the past is settled: (executor, target,
+#: its typed parameters, what the person gave) -> the `Plan` (checks, first reads, what the
+#: journal keeps, how to send it once).
+PrepareFn = Callable[["Executor", str, Any, Asked], Awaitable["Plan"]]
+#: A journal entry (and the request this process sent for it, when it still holds it) back to
+#: the target and parameters that send it again (`NotRetryable` when the journal cannot say).
+AgainFn = Callable[["JournalEntry", Any], tuple[str, Any]]
 
 
 @dataclass(frozen=True)
@@ -85,10 +100,19 @@ class Operation:
       key); None: the journal's `charge_id` column.
     - `names_a_charge`: the journal's `charge_id` is a charge History can open (not a refund's,
       a token's or an account's id).
-    - `bulk_label` / `bulk_noun` / `bulk`: set when it may be done on many marked charges at
-      once; `bulk` is how one of them is done, the same pipeline call (`Executor.perform`) the
-      single action makes, and is what a bulk run dispatches (`paytui.actions.batch`): a label
-      without it is refused when the table is built, never sent as another operation.
+    - `params` / `prepare` / `params_of`: its typed parameters (a small frozen dataclass of its
+      module), how it is prepared from them (`PrepareFn`), and how a journal entry gives them
+      back for a retry (`AgainFn`). Every caller runs it the one way,
+      ``await executor.run(name, target, params, ...)``, and the executor imports no operation.
+    - `action`: the id of the registry's action (`paytui.actions.registry.ACTIONS`) whose rule
+      `run` asks before anything is sent, on what the preparation read (`Plan.subject`) — for
+      every operation; the same rule greys the key. None: the operation's own name.
+    - `amount_of` / `identity_of`: the amount asked (kept with a refusal) and what makes two of
+      them "the same" when the parameters say it before anything is read (a token's card).
+    - `bulk_label` / `bulk_noun` / `bulk_params`: set when it may be done on many marked charges
+      at once; `bulk_params` are the parameters of one of them, run through the same
+      `ActionExecutor.run` as the single action (`paytui.actions.batch`): a label without them
+      is refused when the table is built, never sent as another operation.
     - What the person decides on (`ActionExecutor.observe`, checked again before sending):
       `seen_refunds` — the charge's refunds and what is left (a refund); `seen_capture` —
       whether the authorization was captured (a capture). Neither: the charge's status only.
@@ -106,7 +130,12 @@ class Operation:
     scope: str
     success: str
     read_back: ReadBackFn
-    resend: ResendFn
+    params: type
+    prepare: PrepareFn
+    params_of: AgainFn
+    action: str | None = None
+    amount_of: Callable[[Any], Decimal | None] | None = None
+    identity_of: Callable[[Any], str | None] | None = None
     moves_money: bool = False
     done: str = "done"
     result_noun: str | None = None
@@ -114,7 +143,7 @@ class Operation:
     names_a_charge: bool = True
     bulk_label: str | None = None
     bulk_noun: str | None = None
-    bulk: BulkFn | None = None
+    bulk_params: Any = None
     seen_refunds: bool = False
     seen_capture: bool = False
     makes_a_charge: bool = False
@@ -122,11 +151,18 @@ class Operation:
     request: Callable[[str, dict[str, Any]], Request | None] | None = None
 
     def __post_init__(self) -> None:
-        if self.bulk_label is not None and self.bulk is None:
+        if self.bulk_label is not None and self.bulk_params is None:
             raise ValueError(
-                f"operation {self.name!r} has a bulk_label but no bulk: say how one marked"
-                " charge is done (its own pipeline call), or it cannot be done in bulk"
+                f"operation {self.name!r} has a bulk_label but no bulk_params: say with what"
+                " one marked charge is done (its own parameters), or it cannot be done in bulk"
             )
+        if self.bulk_params is not None and not isinstance(self.bulk_params, self.params):
+            raise ValueError(f"operation {self.name!r}: bulk_params are not its params")
+
+    @property
+    def rule(self) -> str:
+        """The registry action whose rule `run` asks (`action`, else the operation's name)."""
+        return self.action or self.name
 
     def request_of(self, entry: JournalEntry) -> Request | None:
         """The request an entry stands for, as far as the journal keeps it (None: not kept)."""

@@ -3,12 +3,14 @@
 One `Operation` (`paytui.actions.operation`) per thing paytui can do to the service, built by
 its own module in `paytui.actions.ops`: its name in the journal, the words for it, the scope it
 needs, whether money moves, where its target is kept, whether it may be done in bulk, the
-request it stands for (copy as curl), how to prove it happened (`read_back`) and how to send it
-again from its journal entry (`resend`); the module also holds how it is prepared (`prepare`:
-checks, first reads, what the journal keeps, how to send it), which the executor's pipeline
-runs. The journal, the policy, the executor, reconcile, batch, History, the clipboard and the
-command line read this table, so adding an operation is one module in `ops/` and one line
-here, plus its client call, its dialog and its binding (docs/adding-an-operation.md).
+request it stands for (copy as curl), how to prove it happened (`read_back`), its typed
+parameters (`params`), how it is prepared from them (`prepare`: checks, first reads, what the
+journal keeps, how to send it) and how its journal entry gives them back for a retry
+(`params_of`). Every caller runs it the one way, ``executor.run(name, target, params)``; the
+executor looks it up here and imports no operation. The journal, the policy, the executor,
+reconcile, batch, History, the clipboard and the command line read this table, so adding an
+operation is one module in `ops/` and one line here, plus its client call, its dialog and its
+binding (docs/adding-an-operation.md).
 
 The sandbox keeps its own list of what it can fail on purpose (`paytui.sandbox.faults`): it may
 not import the client's side.
@@ -56,10 +58,24 @@ if {name: spec.short for name, spec in OPERATIONS.items()} != SHORT_NAMES or lis
 ) != list(SHORT_NAMES):  # what reads the names without the table must see these
     raise RuntimeError("paytui.actions.operation_names.SHORT_NAMES differs from OPERATIONS")
 
+
+def _check_rules() -> None:
+    """Each operation names the registry action whose rule `run` asks, and that action
+    performs this operation (a rule of another operation would refuse the wrong things)."""
+    from paytui.actions.registry import ACTIONS
+
+    for name, spec in OPERATIONS.items():
+        action = ACTIONS.get(spec.rule)
+        if action is None or action.operation != name:
+            raise RuntimeError(f"operation {name!r}: registry action {spec.rule!r} is not its own")
+
+
+_check_rules()
+
 #: Operations that move money: the production typed confirmation, History's amounts.
 MONEY = frozenset(name for name, spec in OPERATIONS.items() if spec.moves_money)
 #: Operations that may be done on many marked charges at once.
-BULK = frozenset(name for name, spec in OPERATIONS.items() if spec.bulk is not None)
+BULK = frozenset(name for name, spec in OPERATIONS.items() if spec.bulk_params is not None)
 
 
 def operation(name: str) -> Operation:

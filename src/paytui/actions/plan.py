@@ -40,6 +40,10 @@ class Plan:
     #: The id of what `send` answered, for an answer the executor's own types do not name (a
     #: message: `paytui.actions.ops.conversation`); None: the executor's own rule.
     result_id_of: Callable[[Any], str | None] | None = None
+    #: What the preparation read of the target (the charge, the authorization, the
+    #: conversation): the registry's rule of the operation is asked of it before anything is
+    #: written or sent (`ActionExecutor.run`). None: it read nothing.
+    subject: Any = None
 
 
 def _clean(value: Any) -> tuple[Any, bool]:

@@ -25,6 +25,7 @@ __all__ = [
     "KNOWN_STATUSES",
     "ActionSpec",
     "note",
+    "refusal",
     "spec_for",
     "status_note",
     "why_not",
@@ -270,6 +271,16 @@ def why_not(action: str, subject: Any) -> str | None:
     """The one rule of `action` for `subject` (executor and UI alike); None when it applies."""
     spec = spec_for(action)
     return None if spec is None else spec.why_not(subject)
+
+
+def refusal(action: str, subject: Any) -> str | None:
+    """The executor's question before it sends, for every operation (`ActionExecutor.run`):
+    the rule of `action` (`Operation.rule`) on what the operation's preparation read of its
+    target (`Plan.subject`). None: it applies, or the action has no rule (the service decides)."""
+    spec = ACTIONS.get(action)
+    if spec is None or spec.rule is None:
+        return None
+    return spec.rule(subject)
 
 
 def note(action: str, subject: Any) -> str | None:

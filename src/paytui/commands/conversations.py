@@ -272,7 +272,7 @@ async def messages_list(runtime: Runtime, args: argparse.Namespace) -> int:
 
 
 async def conversations_close(runtime: Runtime, args: argparse.Namespace) -> int:
-    from paytui.actions.ops import conversation as ops
+    from paytui.actions.operation import NoParams
     from paytui.commands.handlers import _allowed
 
     async with runtime.client() as client:
@@ -286,7 +286,9 @@ async def conversations_close(runtime: Runtime, args: argparse.Namespace) -> int
             needs_typed=False,
             phrase="",
         )
-        outcome = await ops.close(executor, args.id, acknowledge_earlier=args.acknowledge)
+        outcome = await executor.run(
+            "close_conversation", args.id, NoParams(), acknowledge_earlier=args.acknowledge
+        )
     return _report(runtime, outcome, args.format)
 
 
@@ -340,8 +342,12 @@ async def messages_send(runtime: Runtime, args: argparse.Namespace) -> int:
             phrase="",
         )
         try:
-            outcome = await ops.send(
-                executor, args.id, body, again=args.again, acknowledge_earlier=args.acknowledge
+            outcome = await executor.run(
+                "send_message",
+                args.id,
+                ops.MessageParams(body),
+                again=args.again,
+                acknowledge_earlier=args.acknowledge,
             )
         except RecentlyDone as err:
             raise CommandError(

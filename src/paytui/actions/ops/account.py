@@ -3,22 +3,34 @@ read-back finds among the merchant's accounts."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from paytui.actions.operation import ACCOUNTS_ALL, Executor, Operation
+from paytui.actions.errors import ActionError
+from paytui.actions.operation import ACCOUNTS_ALL, Asked, Executor, Operation
 from paytui.actions.ops.plugins import journaled_request
 from paytui.actions.plan import Plan, journal_summary
 from paytui.actions.read_backs import REF_ATTRIBUTE, ReadBack, has_ref, merchant_accounts, scan
+from paytui.api.plugins import AccountRequest
 
 if TYPE_CHECKING:
     from paytui.actions.entry import JournalEntry
-    from paytui.actions.outcome import ActionOutcome
     from paytui.api.client import PaymentClient
     from paytui.api.models import Account
-    from paytui.api.plugins import AccountRequest
 
 
-async def prepare(executor: Executor, request: AccountRequest, retry_of: int | None) -> Plan:
+@dataclass(frozen=True)
+class Params:
+    """The account to create; its target is its merchant (`request.merchant_id`)."""
+
+    request: AccountRequest
+
+
+async def prepare(executor: Executor, merchant_id: str, params: Params, asked: Asked) -> Plan:
+    request = params.request
+    if merchant_id != request.merchant_id:
+        raise ActionError("A new account is made for the merchant its request names")
+
     async def send(ref: str) -> Account:
         attrs = {**(request.attributes or {}), REF_ATTRIBUTE: [ref]}
         return await executor.client.create_account(
@@ -27,7 +39,14 @@ async def prepare(executor: Executor, request: AccountRequest, retry_of: int | N
 
     summary = journal_summary(merchant_id=request.merchant_id, request=request.to_body())
     return Plan(
-        "account_create", request.merchant_id, None, None, summary, send, retry_of, original=request
+        "account_create",
+        request.merchant_id,
+        None,
+        None,
+        summary,
+        send,
+        asked.retry_of,
+        original=request,
     )
 
 
@@ -41,13 +60,9 @@ async def read_back(
     return ReadBack("not_applied")
 
 
-async def resend(
-    executor: Executor, entry: JournalEntry, original: Any, confirmation: str | None
-) -> ActionOutcome:
+def params_of(entry: JournalEntry, original: Any) -> tuple[str, Params]:
     request = journaled_request(entry, original)
-    return await executor.perform(
-        "account_create", request.merchant_id, lambda: prepare(executor, request, entry.id)
-    )
+    return request.merchant_id, Params(request)
 
 
 SPEC = Operation(
@@ -60,5 +75,8 @@ SPEC = Operation(
     result_noun="account",
     target_key="merchant_id",
     read_back=read_back,
-    resend=resend,
+    params=Params,
+    prepare=prepare,
+    params_of=params_of,
+    action="new_account",
 )

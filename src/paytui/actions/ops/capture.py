@@ -2,38 +2,36 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Mapping
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from paytui.actions.amounts import check_amount
-from paytui.actions.operation import CHARGES_ALL, Executor, Operation, decimal_or_none
+from paytui.actions.operation import CHARGES_ALL, Asked, Executor, Operation, decimal_or_none
 from paytui.actions.plan import Plan, journal_summary
 from paytui.actions.read_backs import ReadBack, Unprovable
 from paytui.api.captures import find_capture
 
 if TYPE_CHECKING:
-    from paytui.actions.basis import Basis
     from paytui.actions.entry import JournalEntry
-    from paytui.actions.outcome import ActionOutcome
     from paytui.api.client import PaymentClient
     from paytui.api.models import Charge
 
 
-async def prepare(
-    executor: Executor,
-    charge_id: str,
-    *,
-    convenience_fee: Decimal | None,
-    supplemental_fee: Decimal | None,
-    confirmation: str | None,
-    retry_of: int | None,
-) -> Plan:
+@dataclass(frozen=True)
+class Params:
+    """The fees added to the authorized amount (None: not sent)."""
+
+    convenience_fee: Decimal | None = None
+    supplemental_fee: Decimal | None = None
+
+
+async def prepare(executor: Executor, charge_id: str, params: Params, asked: Asked) -> Plan:
     fees = {
         name: check_amount(value, allow_zero=True)
         for name, value in (
-            ("convenience_fee", convenience_fee),
-            ("supplemental_fee", supplemental_fee),
+            ("convenience_fee", params.convenience_fee),
+            ("supplemental_fee", params.supplemental_fee),
         )
         if value is not None
     }
@@ -41,7 +39,7 @@ async def prepare(
     amount = None
     if auth.total_amount is not None:
         amount = auth.total_amount + sum(fees.values(), Decimal(0))
-    executor.confirm("capture", amount, charge_id, confirmation)
+    executor.confirm("capture", amount, charge_id, asked.confirmation)
 
     async def send(_ref: str) -> Charge:
         return await executor.client.capture(
@@ -51,7 +49,14 @@ async def prepare(
         )
 
     return Plan(
-        "capture", charge_id, charge_id, amount, journal_summary(**fees), send, retry_of=retry_of
+        "capture",
+        charge_id,
+        charge_id,
+        amount,
+        journal_summary(**fees),
+        send,
+        retry_of=asked.retry_of,
+        subject=auth,
     )
 
 
@@ -73,49 +78,12 @@ async def read_back(
     return ReadBack("not_applied")
 
 
-def _perform(
-    executor: Executor,
-    charge_id: str,
-    summary: Mapping[str, Any],
-    *,
-    confirmation: str | None,
-    retry_of: int | None = None,
-    basis: Basis | None = None,
-) -> Awaitable[ActionOutcome]:
-    """The capture's pipeline call (`Executor.perform`), as the single capture makes it."""
-    return executor.perform(
-        "capture",
-        charge_id,
-        lambda: prepare(
-            executor,
-            charge_id,
-            convenience_fee=decimal_or_none(summary.get("convenience_fee")),
-            supplemental_fee=decimal_or_none(summary.get("supplemental_fee")),
-            confirmation=confirmation,
-            retry_of=retry_of,
-        ),
-        basis=basis,
+def params_of(entry: JournalEntry, original: Any) -> tuple[str, Params]:
+    summary = entry.request_summary
+    return entry.charge_id or "", Params(
+        convenience_fee=decimal_or_none(summary.get("convenience_fee")),
+        supplemental_fee=decimal_or_none(summary.get("supplemental_fee")),
     )
-
-
-async def resend(
-    executor: Executor, entry: JournalEntry, original: Any, confirmation: str | None
-) -> ActionOutcome:
-    return await _perform(
-        executor,
-        entry.charge_id or "",
-        entry.request_summary,
-        confirmation=confirmation,
-        retry_of=entry.id,
-    )
-
-
-async def bulk(
-    executor: Executor, charge_id: str, confirmation: str | None, basis: Basis | None
-) -> ActionOutcome:
-    """One marked authorization of a bulk capture: the single capture's pipeline call (no
-    fees), tied to what the dry run read (`basis`)."""
-    return await _perform(executor, charge_id, {}, confirmation=confirmation, basis=basis)
 
 
 SPEC = Operation(
@@ -128,12 +96,15 @@ SPEC = Operation(
     moves_money=True,
     done="captured",
     result_noun="new charge",
+    # One marked authorization of a bulk capture: no fees.
     bulk_label="Capture",
     bulk_noun="authorization",
-    bulk=bulk,
+    bulk_params=Params(),
     seen_capture=True,
     read_back=read_back,
-    resend=resend,
+    params=Params,
+    prepare=prepare,
+    params_of=params_of,
     request=lambda charge_id, summary: (
         "POST",
         f"/v2/charges/{charge_id}/capture",

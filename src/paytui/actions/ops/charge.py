@@ -3,12 +3,13 @@ its attributes; the journal keeps the method and last four only, never the numbe
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from paytui.actions.amounts import check_amount
-from paytui.actions.errors import NotRetryable
-from paytui.actions.operation import CHARGES_ALL, Executor, Operation
+from paytui.actions.errors import ActionError, NotRetryable
+from paytui.actions.operation import CHARGES_ALL, Asked, Executor, Operation
 from paytui.actions.plan import Plan, journal_summary, mask_token
 from paytui.actions.read_backs import REF_ATTRIBUTE, ReadBack, Unprovable, has_ref, scan
 from paytui.api.models import (
@@ -21,7 +22,6 @@ from paytui.api.queries import ChargeQuery
 
 if TYPE_CHECKING:
     from paytui.actions.entry import JournalEntry
-    from paytui.actions.outcome import ActionOutcome
     from paytui.api.client import PaymentClient
 
 
@@ -51,14 +51,18 @@ def charge_summary(request: ChargeRequest) -> dict[str, Any]:
     )
 
 
-async def prepare(
-    executor: Executor,
-    request: ChargeRequest,
-    *,
-    confirmation: str | None,
-    retry_of: int | None,
-) -> Plan:
+@dataclass(frozen=True)
+class Params:
+    """The charge to create; its target is the account it is made on (`request.account_id`)."""
+
+    request: ChargeRequest
+
+
+async def prepare(executor: Executor, account_id: str, params: Params, asked: Asked) -> Plan:
     """A pre-authorization (a card check for 0) is journaled like the rest."""
+    request = params.request
+    if account_id != request.account_id:
+        raise ActionError("A new charge is made on the account its request names")
     pre_auth = request.charge_type == "pre_authorization"
     amount = check_amount(request.total_amount, allow_zero=pre_auth)
     # What the card pays: the fees are added at create as at capture (one rule).
@@ -66,7 +70,7 @@ async def prepare(
         (fee for fee in (request.convenience_fee, request.supplemental_fee) if fee),
         Decimal(0),
     )
-    executor.confirm("charge", amount, None, confirmation)
+    executor.confirm("charge", amount, None, asked.confirmation)
 
     async def send(ref: str) -> Charge:
         attrs = {**(request.attributes or {}), REF_ATTRIBUTE: [ref]}
@@ -79,7 +83,7 @@ async def prepare(
         amount,
         charge_summary(request),
         send,
-        retry_of,
+        asked.retry_of,
         original=request,
     )
 
@@ -107,16 +111,10 @@ async def read_back(
     return ReadBack("not_applied")
 
 
-async def resend(
-    executor: Executor, entry: JournalEntry, original: Any, confirmation: str | None
-) -> ActionOutcome:
+def params_of(entry: JournalEntry, original: Any) -> tuple[str, Params]:
     if not isinstance(original, ChargeRequest):
         raise NotRetryable("The card details of a new charge are never stored; enter it again")
-    return await executor.perform(
-        "charge",
-        original.account_id,
-        lambda: prepare(executor, original, confirmation=confirmation, retry_of=entry.id),
-    )
+    return original.account_id, Params(original)
 
 
 SPEC = Operation(
@@ -131,5 +129,8 @@ SPEC = Operation(
     target_key="account_id",
     makes_a_charge=True,
     read_back=read_back,
-    resend=resend,
+    params=Params,
+    prepare=prepare,
+    params_of=params_of,
+    action="new_charge",
 )

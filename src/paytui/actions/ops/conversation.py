@@ -17,11 +17,12 @@ of a message (redacted like every summary: then it cannot be resent from the jou
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from paytui.actions.errors import ActionError, NotRetryable, PrecheckFailed
-from paytui.actions.operation import Executor, Operation
+from paytui.actions.operation import Asked, Executor, NoParams, Operation
 from paytui.actions.plan import Plan, journal_summary
 from paytui.actions.read_backs import REF_ATTRIBUTE, ReadBack, Unprovable, scan
 from paytui.api.conversations import (
@@ -38,7 +39,6 @@ if TYPE_CHECKING:
     from collections.abc import AsyncIterator
 
     from paytui.actions.entry import JournalEntry
-    from paytui.actions.outcome import ActionOutcome
     from paytui.api.client import PaymentClient
     from paytui.api.families import GenericObject
     from paytui.api.models import Page
@@ -74,26 +74,44 @@ def body_identity(body: str) -> str:
 # -- close -------------------------------------------------------------------------------------
 
 
-async def prepare_close(executor: Executor, conversation_id: str, retry_of: int | None) -> Plan:
+@dataclass(frozen=True)
+class MessageParams:
+    """The message's text, sent exactly as given."""
+
+    body: str
+
+
+async def _read(executor: Executor, conversation_id: str) -> GenericObject | None:
+    """The conversation, for the registry's rule (open?) that `run` asks before sending; not
+    readable here: None, and the service decides (its refusal is shown)."""
     if not conversation_id:
         raise ActionError("No conversation given")
     try:
-        found = await executor.client.get_object("conversations", conversation_id)
+        return await executor.client.get_object("conversations", conversation_id)
     except ApiError:
-        found = None  # not readable here: the service decides, its refusal is shown
-    # The registry's rule, as the key's (one place decides).
-    from paytui.actions.registry import why_not
+        return None
 
-    if found is not None and why_not("close_conversation", found) is not None:
-        raise PrecheckFailed(f"Conversation {conversation_id} is closed already")
+
+async def prepare_close(
+    executor: Executor, conversation_id: str, params: NoParams, asked: Asked
+) -> Plan:
+    found = await _read(executor, conversation_id)
 
     async def send(_ref: str) -> None:
         await executor.client.close_conversation(conversation_id)
 
     summary = journal_summary(conversation_id=conversation_id)
-    return Plan(
-        "close_conversation", conversation_id, conversation_id, None, summary, send, retry_of
+    plan = Plan(
+        "close_conversation",
+        conversation_id,
+        conversation_id,
+        None,
+        summary,
+        send,
+        asked.retry_of,
     )
+    plan.subject = found
+    return plan
 
 
 async def read_back_close(
@@ -112,28 +130,23 @@ async def read_back_close(
     )
 
 
-async def resend_close(
-    executor: Executor, entry: JournalEntry, original: Any, confirmation: str | None
-) -> ActionOutcome:
-    conversation_id = entry.charge_id or ""
-    return await executor.perform(
-        "close_conversation",
-        conversation_id,
-        lambda: prepare_close(executor, conversation_id, entry.id),
-    )
+def close_params_of(entry: JournalEntry, original: Any) -> tuple[str, NoParams]:
+    return entry.charge_id or "", NoParams()
 
 
 # -- send a message ----------------------------------------------------------------------------
 
 
 async def prepare_send(
-    executor: Executor, conversation_id: str, body: str, retry_of: int | None
+    executor: Executor, conversation_id: str, params: MessageParams, asked: Asked
 ) -> Plan:
+    body = params.body
     if not conversation_id:
         raise ActionError("No conversation given")
     problem = message_problem(body)
     if problem is not None:
         raise PrecheckFailed(problem)
+    found = await _read(executor, conversation_id)
 
     async def send(ref: str) -> GenericObject:
         return await executor.client.send_message(
@@ -148,9 +161,10 @@ async def prepare_send(
         None,
         summary,
         send,
-        retry_of,
+        asked.retry_of,
         desired={"body": body},
         identity=body_identity(body),
+        subject=found,
     )
     plan.result_id_of = _message_id
     return plan
@@ -216,50 +230,12 @@ async def read_back_send(
     return ReadBack("not_applied")
 
 
-async def resend_send(
-    executor: Executor, entry: JournalEntry, original: Any, confirmation: str | None
-) -> ActionOutcome:
+def send_params_of(entry: JournalEntry, original: Any) -> tuple[str, MessageParams]:
     summary = entry.request_summary
     body = summary.get("body")
     if summary.get("redacted") or not isinstance(body, str):
         raise NotRetryable("Its text is kept masked in the journal; write it again")
-    conversation_id = entry.charge_id or ""
-    return await executor.perform(
-        "send_message",
-        conversation_id,
-        lambda: prepare_send(executor, conversation_id, body, entry.id),
-    )
-
-
-async def close(
-    executor: Executor, conversation_id: str, *, acknowledge_earlier: int | None = None
-) -> ActionOutcome:
-    """Close the conversation through the pipeline (what the dialog and the command call)."""
-    return await executor.perform(
-        "close_conversation",
-        conversation_id,
-        lambda: prepare_close(executor, conversation_id, None),
-        acknowledge_earlier,
-    )
-
-
-async def send(
-    executor: Executor,
-    conversation_id: str,
-    body: str,
-    *,
-    again: bool = False,
-    acknowledge_earlier: int | None = None,
-) -> ActionOutcome:
-    """Send `body`, exactly as given, in the conversation through the pipeline. The same text
-    sent there recently needs `again` (`RecentlyDone`)."""
-    return await executor.perform(
-        "send_message",
-        conversation_id,
-        lambda: prepare_send(executor, conversation_id, body, None),
-        acknowledge_earlier,
-        again=again,
-    )
+    return entry.charge_id or "", MessageParams(body)
 
 
 CLOSE_SPEC = Operation(
@@ -272,7 +248,9 @@ CLOSE_SPEC = Operation(
     done="closed",
     names_a_charge=False,
     read_back=read_back_close,
-    resend=resend_close,
+    params=NoParams,
+    prepare=prepare_close,
+    params_of=close_params_of,
     request=lambda cid, summary: ("POST", f"/v2/conversations/{cid}/close", None, {}),
 )
 SEND_SPEC = Operation(
@@ -286,7 +264,10 @@ SEND_SPEC = Operation(
     result_noun="message",
     names_a_charge=False,
     read_back=read_back_send,
-    resend=resend_send,
+    params=MessageParams,
+    prepare=prepare_send,
+    params_of=send_params_of,
+    action="reply",
     request=lambda cid, summary: (
         "POST",
         "/v2/messages",

@@ -6,19 +6,18 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from paytui.actions.errors import PrecheckFailed
-from paytui.actions.operation import DISTRIBUTE, Executor, Operation
+from paytui.actions.operation import DISTRIBUTE, Asked, Executor, NoParams, Operation
 from paytui.actions.plan import Plan, journal_summary
 from paytui.actions.read_backs import ReadBack, distribution_items
 from paytui.api.errors import ApiError
 
 if TYPE_CHECKING:
     from paytui.actions.entry import JournalEntry
-    from paytui.actions.outcome import ActionOutcome
     from paytui.api.client import PaymentClient
     from paytui.api.models import Distribution
 
 
-async def prepare(executor: Executor, charge_id: str, retry_of: int | None) -> Plan:
+async def prepare(executor: Executor, charge_id: str, params: NoParams, asked: Asked) -> Plan:
     try:
         charge = await executor.client.get_charge(charge_id, expand="distributions")
     except ApiError as err:
@@ -29,7 +28,9 @@ async def prepare(executor: Executor, charge_id: str, retry_of: int | None) -> P
         return await executor.client.distribute_charge(charge_id)
 
     summary = journal_summary(items_before=before)
-    return Plan("distribute", charge_id, charge_id, None, summary, send, retry_of)
+    plan = Plan("distribute", charge_id, charge_id, None, summary, send, asked.retry_of)
+    plan.subject = charge  # the registry's rule: settled, not distributed yet
+    return plan
 
 
 async def read_back(
@@ -48,13 +49,8 @@ async def read_back(
     return ReadBack("not_applied")
 
 
-async def resend(
-    executor: Executor, entry: JournalEntry, original: Any, confirmation: str | None
-) -> ActionOutcome:
-    charge_id = entry.charge_id or ""
-    return await executor.perform(
-        "distribute", charge_id, lambda: prepare(executor, charge_id, entry.id)
-    )
+def params_of(entry: JournalEntry, original: Any) -> tuple[str, NoParams]:
+    return entry.charge_id or "", NoParams()
 
 
 SPEC = Operation(
@@ -66,7 +62,9 @@ SPEC = Operation(
     success="Added to distribution {result_id}",
     result_noun="distribution",
     read_back=read_back,
-    resend=resend,
+    params=NoParams,
+    prepare=prepare,
+    params_of=params_of,
     request=lambda charge_id, summary: (
         "POST",
         f"/v2/charges/{charge_id}/distribute",

@@ -4,10 +4,11 @@ replaces what it names and keeps the rest; read back by comparing."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from paytui.actions.errors import ActionError
-from paytui.actions.operation import CHARGES_ALL, REFUNDS_ALL, Executor, Operation
+from paytui.actions.operation import CHARGES_ALL, REFUNDS_ALL, Asked, Executor, Operation
 from paytui.actions.plan import Plan, journal_summary
 from paytui.actions.read_backs import ReadBack, Unprovable
 from paytui.api.errors import NotFoundError
@@ -15,18 +16,21 @@ from paytui.api.models import Charge, Refund
 
 if TYPE_CHECKING:
     from paytui.actions.entry import JournalEntry
-    from paytui.actions.outcome import ActionOutcome
     from paytui.api.client import PaymentClient
 
 
-async def prepare(
-    executor: Executor,
-    operation: str,
-    target: str,
-    tags: Sequence[str] | None,
-    attributes: Mapping[str, Sequence[str]] | None,
-    retry_of: int | None,
+@dataclass(frozen=True)
+class Params:
+    """What replaces the tags and/or the attributes (None: kept as they are)."""
+
+    tags: Sequence[str] | None = None
+    attributes: Mapping[str, Sequence[str]] | None = None
+
+
+async def _prepare(
+    executor: Executor, operation: str, target: str, params: Params, asked: Asked
 ) -> Plan:
+    tags, attributes = params.tags, params.attributes
     if tags is None and attributes is None:
         raise ActionError("Nothing to change")
     new_tags = list(tags) if tags is not None else None
@@ -53,7 +57,7 @@ async def prepare(
         None,
         journal_summary(tags=new_tags, attributes=new_attrs),
         send,
-        retry_of,
+        asked.retry_of,
         desired=desired,
     )
 
@@ -84,17 +88,17 @@ async def read_back(
     return ReadBack("succeeded", found.charge_id, charge=found)
 
 
-async def resend(
-    executor: Executor, entry: JournalEntry, original: Any, confirmation: str | None
-) -> ActionOutcome:
+async def prepare_charge(executor: Executor, target: str, params: Params, asked: Asked) -> Plan:
+    return await _prepare(executor, "update_charge", target, params, asked)
+
+
+async def prepare_refund(executor: Executor, target: str, params: Params, asked: Asked) -> Plan:
+    return await _prepare(executor, "update_refund", target, params, asked)
+
+
+def params_of(entry: JournalEntry, original: Any) -> tuple[str, Params]:
     summary = entry.request_summary
-    target = entry.charge_id or ""
-    tags, attributes = summary.get("tags"), summary.get("attributes")
-    return await executor.perform(
-        entry.operation,
-        target,
-        lambda: prepare(executor, entry.operation, target, tags, attributes, entry.id),
-    )
+    return entry.charge_id or "", Params(summary.get("tags"), summary.get("attributes"))
 
 
 CHARGE_SPEC = Operation(
@@ -105,7 +109,10 @@ CHARGE_SPEC = Operation(
     scope=CHARGES_ALL,
     success="Tags and attributes saved",
     read_back=read_back,
-    resend=resend,
+    params=Params,
+    prepare=prepare_charge,
+    params_of=params_of,
+    action="edit",
     request=lambda charge_id, summary: ("PATCH", f"/v2/charges/{charge_id}", None, summary),
 )
 REFUND_SPEC = Operation(
@@ -117,5 +124,8 @@ REFUND_SPEC = Operation(
     success="Tags and attributes of the refund saved",
     names_a_charge=False,
     read_back=read_back,
-    resend=resend,
+    params=Params,
+    prepare=prepare_refund,
+    params_of=params_of,
+    action="edit_refund",
 )

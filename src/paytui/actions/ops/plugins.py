@@ -4,10 +4,11 @@ finds in GET /v2/plugins; the journal keeps the whole request (it holds no secre
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from paytui.actions.errors import NotRetryable, PrecheckFailed
-from paytui.actions.operation import PLUGINS_ALL, Executor, Operation
+from paytui.actions.errors import ActionError, NotRetryable, PrecheckFailed
+from paytui.actions.operation import PLUGINS_ALL, Asked, Executor, NoParams, Operation
 from paytui.actions.plan import Plan, journal_summary
 from paytui.actions.read_backs import REF_ATTRIBUTE, ReadBack, has_ref, scan
 from paytui.api.errors import ApiError, NotFoundError
@@ -21,7 +22,6 @@ from paytui.api.plugins import (
 
 if TYPE_CHECKING:
     from paytui.actions.entry import JournalEntry
-    from paytui.actions.outcome import ActionOutcome
     from paytui.api.client import PaymentClient
     from paytui.api.models import PluginSession
 
@@ -33,13 +33,20 @@ def session_target(request: PaymentPluginSessionRequest | EnrollmentPluginSessio
     return request.merchant_id or "enrollment"
 
 
+@dataclass(frozen=True)
+class SessionParams:
+    """The session to create; its target is `session_target(request)`."""
+
+    request: PaymentPluginSessionRequest | EnrollmentPluginSessionRequest
+
+
 async def prepare_session(
-    executor: Executor,
-    request: PaymentPluginSessionRequest | EnrollmentPluginSessionRequest,
-    retry_of: int | None,
+    executor: Executor, target: str, params: SessionParams, asked: Asked
 ) -> Plan:
+    request = params.request
     payment = isinstance(request, PaymentPluginSessionRequest)
-    target = session_target(request)
+    if target != session_target(request):
+        raise ActionError("A plugin session is made for the account or merchant it names")
     if isinstance(request, PaymentPluginSessionRequest):
         await _check_session_account(executor.client, request)
 
@@ -53,7 +60,9 @@ async def prepare_session(
     summary = journal_summary(
         kind="payment" if payment else "enrollment", target=target, request=request.to_body()
     )
-    return Plan("plugin_session", target, None, None, summary, send, retry_of, original=request)
+    return Plan(
+        "plugin_session", target, None, None, summary, send, asked.retry_of, original=request
+    )
 
 
 async def _check_session_account(
@@ -73,12 +82,17 @@ async def _check_session_account(
         raise PrecheckFailed(reason)
 
 
-async def prepare_delete(executor: Executor, session_id: str, retry_of: int | None) -> Plan:
+async def prepare_delete(
+    executor: Executor, session_id: str, params: NoParams, asked: Asked
+) -> Plan:
+    if not session_id:
+        raise ActionError("No plugin session given")
+
     async def send(_ref: str) -> None:
         await executor.client.delete_plugin_session(session_id)
 
     summary = journal_summary(session_id=session_id)
-    return Plan("plugin_delete", session_id, None, None, summary, send, retry_of)
+    return Plan("plugin_delete", session_id, None, None, summary, send, asked.retry_of)
 
 
 async def read_back_session(
@@ -118,24 +132,13 @@ def journaled_request(entry: JournalEntry, original: Any) -> Any:
     return EnrollmentPluginSessionRequest.model_validate(body)
 
 
-async def resend_session(
-    executor: Executor, entry: JournalEntry, original: Any, confirmation: str | None
-) -> ActionOutcome:
+def session_params_of(entry: JournalEntry, original: Any) -> tuple[str, SessionParams]:
     request = journaled_request(entry, original)
-    return await executor.perform(
-        "plugin_session",
-        session_target(request),
-        lambda: prepare_session(executor, request, entry.id),
-    )
+    return session_target(request), SessionParams(request)
 
 
-async def resend_delete(
-    executor: Executor, entry: JournalEntry, original: Any, confirmation: str | None
-) -> ActionOutcome:
-    session_id = str(entry.request_summary.get("session_id", ""))
-    return await executor.perform(
-        "plugin_delete", session_id, lambda: prepare_delete(executor, session_id, entry.id)
-    )
+def delete_params_of(entry: JournalEntry, original: Any) -> tuple[str, NoParams]:
+    return str(entry.request_summary.get("session_id", "")), NoParams()
 
 
 SESSION_SPEC = Operation(
@@ -148,7 +151,10 @@ SESSION_SPEC = Operation(
     result_noun="session",
     target_key="target",
     read_back=read_back_session,
-    resend=resend_session,
+    params=SessionParams,
+    prepare=prepare_session,
+    params_of=session_params_of,
+    action="new_payment_session",
 )
 DELETE_SPEC = Operation(
     "plugin_delete",
@@ -159,5 +165,8 @@ DELETE_SPEC = Operation(
     success="Plugin session {result_id} deleted",
     target_key="session_id",
     read_back=read_back_delete,
-    resend=resend_delete,
+    params=NoParams,
+    prepare=prepare_delete,
+    params_of=delete_params_of,
+    action="delete_session",
 )

@@ -3,41 +3,44 @@ read-back finds exactly this one."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from paytui.actions.amounts import check_amount
-from paytui.actions.operation import REFUNDS_ALL, Executor, Operation, decimal_or_none
+from paytui.actions.operation import REFUNDS_ALL, Asked, Executor, Operation, decimal_or_none
 from paytui.actions.plan import Plan, amount_identity, journal_summary
 from paytui.actions.read_backs import REF_ATTRIBUTE, ReadBack, Unprovable, has_ref, scan
 from paytui.api.models import Refund, RefundRequest
 from paytui.api.queries import RefundQuery
 
 if TYPE_CHECKING:
-    from paytui.actions.basis import Basis
     from paytui.actions.entry import JournalEntry
-    from paytui.actions.outcome import ActionOutcome
     from paytui.api.client import PaymentClient
 
 
-async def prepare(
-    executor: Executor,
-    charge_id: str,
-    amount: Decimal | None,
-    *,
-    reason: str | None,
-    tags: Sequence[str] | None,
-    attributes: Mapping[str, Sequence[str]] | None,
-    confirmation: str | None,
-    retry_of: int | None,
-) -> Plan:
-    checked = check_amount(amount) if amount is not None else None
-    executor.confirm("refund", checked, charge_id, confirmation)
-    user_tags = list(tags) if tags is not None else None
+@dataclass(frozen=True)
+class Params:
+    """A refund: `amount` None refunds whatever is left (what a bulk full refund sends)."""
+
+    amount: Decimal | None = None
+    reason: str | None = None
+    tags: Sequence[str] | None = None
+    attributes: Mapping[str, Sequence[str]] | None = None
+
+
+async def prepare(executor: Executor, charge_id: str, params: Params, asked: Asked) -> Plan:
+    checked = check_amount(params.amount) if params.amount is not None else None
+    executor.confirm("refund", checked, charge_id, asked.confirmation)
+    # What the registry's rule judges (a charge-back, an authorization…): the basis's re-read
+    # when the person's decision was just checked against the service, else read now.
+    charge = await executor.read_charge(charge_id)
+    reason = params.reason
+    user_tags = list(params.tags) if params.tags is not None else None
     user_attrs = (
-        {str(k): [str(v) for v in vs] for k, vs in attributes.items()}
-        if attributes is not None
+        {str(k): [str(v) for v in vs] for k, vs in params.attributes.items()}
+        if params.attributes is not None
         else None
     )
 
@@ -55,8 +58,9 @@ async def prepare(
     summary = journal_summary(
         total_amount=checked, reason=reason, tags=user_tags, attributes=user_attrs
     )
-    plan = Plan("refund", charge_id, charge_id, checked, summary, send, retry_of)
+    plan = Plan("refund", charge_id, charge_id, checked, summary, send, asked.retry_of)
     plan.identity = amount_identity(checked)
+    plan.subject = charge
     return plan
 
 
@@ -86,56 +90,18 @@ async def read_back(
     return ReadBack("not_applied")
 
 
-def _perform(
-    executor: Executor,
-    charge_id: str,
-    amount: Decimal | None,
-    summary: Mapping[str, Any],
-    *,
-    confirmation: str | None,
-    retry_of: int | None = None,
-    basis: Basis | None = None,
-) -> Awaitable[ActionOutcome]:
-    """The refund's pipeline call (`Executor.perform`), as the single refund makes it."""
-    return executor.perform(
-        "refund",
-        charge_id,
-        lambda: prepare(
-            executor,
-            charge_id,
-            amount,
-            reason=summary.get("reason"),
-            tags=summary.get("tags"),
-            attributes=summary.get("attributes"),
-            confirmation=confirmation,
-            retry_of=retry_of,
-        ),
-        basis=basis,
-        amount=amount,
-    )
-
-
-async def resend(
-    executor: Executor, entry: JournalEntry, original: Any, confirmation: str | None
-) -> ActionOutcome:
+def params_of(entry: JournalEntry, original: Any) -> tuple[str, Params]:
     summary = entry.request_summary
-    amount = decimal_or_none(summary.get("total_amount"))
-    return await _perform(
-        executor,
-        entry.charge_id or "",
-        amount,
-        summary,
-        confirmation=confirmation,
-        retry_of=entry.id,
+    return entry.charge_id or "", Params(
+        amount=decimal_or_none(summary.get("total_amount")),
+        reason=summary.get("reason"),
+        tags=summary.get("tags"),
+        attributes=summary.get("attributes"),
     )
 
 
-async def bulk(
-    executor: Executor, charge_id: str, confirmation: str | None, basis: Basis | None
-) -> ActionOutcome:
-    """One marked charge of a bulk full refund: the single refund's pipeline call with no
-    amount (what is left), tied to what the dry run read (`basis`)."""
-    return await _perform(executor, charge_id, None, {}, confirmation=confirmation, basis=basis)
+def amount_of(params: Params) -> Decimal | None:
+    return params.amount
 
 
 SPEC = Operation(
@@ -148,13 +114,17 @@ SPEC = Operation(
     moves_money=True,
     done="refunded",
     result_noun="refund",
+    # One marked charge of a bulk full refund: no amount (what is left).
     bulk_label="Full refund",
     bulk_noun="charge",
-    bulk=bulk,
+    bulk_params=Params(),
     seen_refunds=True,
     amount_is_identity=True,
     read_back=read_back,
-    resend=resend,
+    params=Params,
+    prepare=prepare,
+    params_of=params_of,
+    amount_of=amount_of,
     request=lambda charge_id, summary: (
         "POST",
         "/v2/refunds",

@@ -6,12 +6,12 @@ number."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from paytui.actions import tokens
 from paytui.actions.errors import ActionError, NotRetryable, PrecheckFailed
-from paytui.actions.operation import TOKENS_ALL, Executor, Operation
+from paytui.actions.operation import TOKENS_ALL, Asked, Executor, Operation
 from paytui.actions.plan import Plan, journal_summary
 from paytui.actions.read_backs import ReadBack, Unprovable
 from paytui.api.errors import ApiError
@@ -19,14 +19,29 @@ from paytui.api.models import Token, TokenRequest, TokenUpdate
 
 if TYPE_CHECKING:
     from paytui.actions.entry import JournalEntry
-    from paytui.actions.outcome import ActionOutcome
     from paytui.api.client import PaymentClient
 
 
+@dataclass(frozen=True)
+class CreateParams:
+    """The card to store; its target is the account (`request.account_id`)."""
+
+    request: TokenRequest
+
+
+@dataclass(frozen=True)
+class UpdateParams:
+    """What changes of the token (what is not given is kept)."""
+
+    update: TokenUpdate
+
+
 async def prepare_create(
-    executor: Executor, request: TokenRequest, stored: list[Token], retry_of: int | None
+    executor: Executor, account_id: str, params: CreateParams, asked: Asked
 ) -> Plan:
-    """`stored` receives the token the service answers (the outcome carries it)."""
+    request = params.request
+    if account_id != request.account_id:
+        raise ActionError("A token is stored on the account its request names")
     try:
         before = await tokens.same_card_before(executor.client, request)
     except ApiError as err:
@@ -34,9 +49,7 @@ async def prepare_create(
     fields = tokens.create_summary(request, before)
 
     async def send(_ref: str) -> Token:
-        token = await executor.client.create_token(request)
-        stored.append(token)
-        return token
+        return await executor.client.create_token(request)
 
     return Plan(
         "token_create",
@@ -45,7 +58,7 @@ async def prepare_create(
         None,
         journal_summary(**fields),
         send,
-        retry_of,
+        asked.retry_of,
         # The read-back's card, unmasked while this executor runs.
         desired={key: value for key, value in fields.items() if value is not None},
         original=request,
@@ -54,20 +67,17 @@ async def prepare_create(
 
 
 async def prepare_update(
-    executor: Executor,
-    token_id: str,
-    update: TokenUpdate,
-    stored: list[Token],
-    retry_of: int | None,
+    executor: Executor, token_id: str, params: UpdateParams, asked: Asked
 ) -> Plan:
+    if not token_id:
+        raise ActionError("No token given")
+    update = params.update
     fields = tokens.update_summary(token_id, update)
     if all(value is None for key, value in fields.items() if key != "token_id"):
         raise ActionError("Nothing to change")
 
     async def send(_ref: str) -> Token:
-        token = await executor.client.update_token(token_id, update)
-        stored.append(token)
-        return token
+        return await executor.client.update_token(token_id, update)
 
     return Plan(
         "token_update",
@@ -76,7 +86,7 @@ async def prepare_update(
         None,
         journal_summary(**fields),
         send,
-        retry_of,
+        asked.retry_of,
         desired=fields,
         original=update,
     )
@@ -100,44 +110,21 @@ async def read_back_update(
         raise Unprovable(str(err)) from err
 
 
-async def resend_create(
-    executor: Executor, entry: JournalEntry, original: Any, confirmation: str | None
-) -> ActionOutcome:
+def create_params_of(entry: JournalEntry, original: Any) -> tuple[str, CreateParams]:
     if not isinstance(original, TokenRequest):
         raise NotRetryable("The card number of a new token is never stored; enter it again")
-    stored: list[Token] = []
-    outcome = await executor.perform(
-        "token_create",
-        original.account_id,
-        lambda: prepare_create(executor, original, stored, entry.id),
-    )
-    return with_token(outcome, stored)
+    return original.account_id, CreateParams(original)
 
 
-async def resend_update(
-    executor: Executor, entry: JournalEntry, original: Any, confirmation: str | None
-) -> ActionOutcome:
+def update_params_of(entry: JournalEntry, original: Any) -> tuple[str, UpdateParams]:
     summary = entry.request_summary
     update = original if isinstance(original, TokenUpdate) else tokens.update_of(summary)
-    token_id = str(summary.get("token_id") or entry.charge_id or "")
-    stored: list[Token] = []
-    outcome = await executor.perform(
-        "token_update",
-        token_id,
-        lambda: prepare_update(executor, token_id, update, stored, entry.id),
-    )
-    return with_token(outcome, stored)
+    return str(summary.get("token_id") or entry.charge_id or ""), UpdateParams(update)
 
 
-def with_token(outcome: ActionOutcome, stored: list[Token]) -> ActionOutcome:
-    """The outcome with the token the service answered (`result`) when it does not carry one
-    already (a read-back's outcome carries the token it found)."""
-    if outcome.result is not None or not outcome.succeeded:
-        return outcome
-    token = next((t for t in stored if t.token_id == outcome.result_id), None)
-    if token is None:
-        return outcome
-    return replace(outcome, result=token)
+def card_of(params: CreateParams) -> str | None:
+    """The same card stored on the account recently needs "again" (`RecentlyDone`)."""
+    return tokens.card_identity(params.request)
 
 
 CREATE_SPEC = Operation(
@@ -151,7 +138,11 @@ CREATE_SPEC = Operation(
     target_key="account_id",
     names_a_charge=False,
     read_back=read_back_create,
-    resend=resend_create,
+    params=CreateParams,
+    prepare=prepare_create,
+    params_of=create_params_of,
+    identity_of=card_of,
+    action="create_token",
 )
 UPDATE_SPEC = Operation(
     "token_update",
@@ -163,5 +154,8 @@ UPDATE_SPEC = Operation(
     result_noun="token",
     names_a_charge=False,
     read_back=read_back_update,
-    resend=resend_update,
+    params=UpdateParams,
+    prepare=prepare_update,
+    params_of=update_params_of,
+    action="update_token",
 )

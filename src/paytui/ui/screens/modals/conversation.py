@@ -18,6 +18,7 @@ from textual.binding import Binding, BindingType
 from textual.widgets import Static, TextArea
 
 from paytui.actions.errors import ActionError
+from paytui.actions.operation import NoParams
 from paytui.actions.ops import conversation as ops
 from paytui.actions.registry import why_not
 from paytui.api.conversations import status_word
@@ -106,10 +107,10 @@ class ReplyModal(_ConversationModal):
     async def send(
         self, executor: ActionExecutor, params: dict[str, Any], confirmation: str | None
     ) -> ActionOutcome:
-        return await ops.send(
-            executor,
+        return await executor.run(
+            "send_message",
             self.charge_id,
-            params["body"],
+            ops.MessageParams(params["body"]),
             again=self.again,
             acknowledge_earlier=self.acknowledge_earlier,
         )
@@ -140,8 +141,11 @@ class CloseConversationModal(_ConversationModal):
     async def send(
         self, executor: ActionExecutor, params: dict[str, Any], confirmation: str | None
     ) -> ActionOutcome:
-        return await ops.close(
-            executor, self.charge_id, acknowledge_earlier=self.acknowledge_earlier
+        return await executor.run(
+            "close_conversation",
+            self.charge_id,
+            NoParams(),
+            acknowledge_earlier=self.acknowledge_earlier,
         )
 
 
