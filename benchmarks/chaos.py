@@ -89,6 +89,11 @@ from paytui.actions import (
     TargetChanged,
 )
 from paytui.actions.executor import DEFAULT_SETTLE_MARGIN
+from paytui.actions.operation import NoParams
+from paytui.actions.ops import capture as capture_op
+from paytui.actions.ops import charge as charge_op
+from paytui.actions.ops import labels as labels_op
+from paytui.actions.ops import refund as refund_op
 from paytui.actions.reconcile import REF_ATTRIBUTE
 from paytui.api.client import PaymentClient
 from paytui.api.errors import ApiError
@@ -369,10 +374,10 @@ async def _target(world: KindWorld, run: int) -> Target:
     tag = f"chaos-{kind}-{run}"
     if kind == "capture":
         auth = await new_charge("authorization")
-        return Target(lambda ex: ex.capture(auth))
+        return Target(lambda ex: ex.run("capture", auth, capture_op.Params()))
     if kind == "refund":
         sale = await new_charge()
-        return Target(lambda ex: ex.refund(sale, Decimal("5.00")))
+        return Target(lambda ex: ex.run("refund", sale, refund_op.Params(Decimal("5.00"))))
     if kind == "charge":
         request = ChargeRequest(
             account_id=world.account_id,
@@ -380,7 +385,7 @@ async def _target(world: KindWorld, run: int) -> Target:
             payment_method=card,
             tags=[tag],
         )
-        return Target(lambda ex: ex.create_charge(request))
+        return Target(lambda ex: ex.run("charge", request.account_id, charge_op.Params(request)))
     if kind == "token_charge":
         token = await setup.create_token(
             TokenRequest(
@@ -396,13 +401,13 @@ async def _target(world: KindWorld, run: int) -> Target:
             payment_method=TokenPaymentMethodRequest(token_id=token.token_id),
             tags=[tag],
         )
-        return Target(lambda ex: ex.create_charge(request))
+        return Target(lambda ex: ex.run("charge", request.account_id, charge_op.Params(request)))
     if kind == "distribute":
         sale = await new_charge()
-        return Target(lambda ex: ex.distribute(sale))
+        return Target(lambda ex: ex.run("distribute", sale, NoParams()))
     if kind == "tag_edit":
         sale = await new_charge()
-        return Target(lambda ex: ex.update_charge(sale, tags=[tag]))
+        return Target(lambda ex: ex.run("update_charge", sale, labels_op.Params(tags=[tag])))
     raise ValueError(f"unknown kind {kind!r}")
 
 
@@ -798,9 +803,11 @@ async def _as_dialog(
         await asyncio.sleep(think)
         try:
             if world.kind == "capture":
-                outcome = await executor.capture(charge_id, basis=basis)
+                outcome = await executor.run("capture", charge_id, capture_op.Params(), basis=basis)
             else:
-                outcome = await executor.refund(charge_id, send_amount, basis=basis, again=False)
+                outcome = await executor.run(
+                    "refund", charge_id, refund_op.Params(send_amount), basis=basis, again=False
+                )
         except TargetChanged as err:
             actor.said.append(err.message)
             think = 0.2  # reads what changed, reviews again

@@ -256,3 +256,20 @@ def demo_env(base_url: str) -> dict[str, str]:
     env.pop("PAYTUI_PROFILE", None)
     env.pop("PAYTUI_TOKEN", None)
     return env
+
+
+def made_for(request: Any) -> tuple[str, Any]:
+    """The target and parameters of an operation that makes something from a request, for
+    `ActionExecutor.run`: a new charge or token (its account), an account (its merchant), a
+    plugin session (`session_target`)."""
+    from paytui.actions.ops import account, charge, plugins, token
+    from paytui.api.models import ChargeRequest, TokenRequest
+    from paytui.api.plugins import AccountRequest
+
+    if isinstance(request, ChargeRequest):
+        return request.account_id, charge.Params(request)
+    if isinstance(request, TokenRequest):
+        return request.account_id, token.CreateParams(request)
+    if isinstance(request, AccountRequest):
+        return request.merchant_id, account.Params(request)
+    return plugins.session_target(request), plugins.SessionParams(request)

@@ -21,6 +21,7 @@ from paytui.actions.batch import BatchRunner, observe_plan, plan_batch, summaris
 from paytui.actions.batch_log import BatchItem, BatchLog
 from paytui.actions.errors import ConfirmationRequired
 from paytui.actions.journal import Journal
+from paytui.actions.ops import refund as refund_op
 from paytui.actions.policy import ActionPolicy
 from paytui.api.client import PaymentClient
 from paytui.api.models import CardPaymentMethodRequest, Charge, ChargeRequest
@@ -232,7 +233,9 @@ async def test_a_bulk_refund_sends_nothing_on_a_charge_someone_else_refunded(
     refunded after it (before its item runs) is not sent, and the item says who did it."""
     sales = await _new_charges(client, sale.account_id or "", 3, "sale")
     other = clocked_executor(client, journal, clock, agent="support-07", actor="support-07")
-    assert (await other.refund(sales[0].charge_id, None)).succeeded  # before the dry run
+    assert (
+        await other.run("refund", sales[0].charge_id, refund_op.Params(None))
+    ).succeeded  # before the dry run
 
     mine = clocked_executor(client, journal, clock, agent="support-02")
     listed = plan_batch("refund", sales)  # from the rows: all three, at most 30.06
@@ -246,7 +249,9 @@ async def test_a_bulk_refund_sends_nothing_on_a_charge_someone_else_refunded(
     assert skipped.reason.startswith("nothing left to refund; refunded 10.01 by ")
     assert "support-07" in skipped.reason
 
-    assert (await other.refund(sales[2].charge_id, Decimal("1.00"))).succeeded  # after it
+    assert (
+        await other.run("refund", sales[2].charge_id, refund_op.Params(Decimal("1.00")))
+    ).succeeded  # after it
     posts_before = len(wire.posts("/refund"))
     log = BatchLog(journal.path)
     record = await BatchRunner(mine, log).start(plan)

@@ -23,6 +23,9 @@ from paytui.actions.errors import EarlierAttemptApplied, NotRetryable, PrecheckF
 from paytui.actions.executor import ActionExecutor
 from paytui.actions.journal import Journal
 from paytui.actions.journal_schema import SCHEMA_VERSION
+from paytui.actions.operation import NoParams
+from paytui.actions.ops import labels as labels_op
+from paytui.actions.ops import refund as refund_op
 from paytui.actions.policy import ActionPolicy
 from paytui.actions.reconcile import REF_ATTRIBUTE
 from paytui.api.client import PaymentClient
@@ -39,6 +42,7 @@ from tests.actions.support import (
     WireTransport,
     clocked_executor,
     first_open,
+    made_for,
     refund_intent,
     refunded_total,
     refunds_of,
@@ -57,13 +61,13 @@ async def test_refund_pressed_again_after_an_unknown_outcome_sends_nothing_and_s
     only an explicit acknowledgement of that entry sends a second one."""
     sandbox_faults.drop_after_commit = {"refund"}
     wire.fail_gets = True
-    first = await executor.refund(sale.charge_id, Decimal("5.00"))
+    first = await executor.run("refund", sale.charge_id, refund_op.Params(Decimal("5.00")))
     assert first.state == "unknown"
     sandbox_faults.drop_after_commit = set()
     wire.fail_gets = False
 
     with pytest.raises(EarlierAttemptApplied) as told:
-        await executor.refund(sale.charge_id, Decimal("5.00"))
+        await executor.run("refund", sale.charge_id, refund_op.Params(Decimal("5.00")))
     (refund,) = await refunds_of(client, sale.charge_id)
     assert told.value.entry.id == first.entry_id
     assert "refund of 5.00 sent at" in told.value.message
@@ -71,13 +75,16 @@ async def test_refund_pressed_again_after_an_unknown_outcome_sends_nothing_and_s
     assert len(wire.posts("/refunds")) == 1
     # Pressing again without acknowledging still sends nothing.
     with pytest.raises(EarlierAttemptApplied):
-        await executor.refund(sale.charge_id, Decimal("5.00"))
+        await executor.run("refund", sale.charge_id, refund_op.Params(Decimal("5.00")))
     assert len(wire.posts("/refunds")) == 1
     entry = executor.journal.get(first.entry_id)
     assert entry is not None and (entry.state, entry.result_id) == ("succeeded", refund.refund_id)
 
-    second = await executor.refund(
-        sale.charge_id, Decimal("5.00"), acknowledge_earlier=first.entry_id
+    second = await executor.run(
+        "refund",
+        sale.charge_id,
+        refund_op.Params(Decimal("5.00")),
+        acknowledge_earlier=first.entry_id,
     )
     assert second.state == "succeeded"
     assert await refunded_total(client, sale.charge_id) == Decimal("10.00")
@@ -93,7 +100,7 @@ async def test_not_found_before_the_deadline_is_unknown_then_proven(
     sandbox_faults.fail_path_prefix = "/v2/refunds"
     sandbox_faults.fail_method = "POST"
     sandbox_faults.fail_count = 1
-    outcome = await executor.refund(sale.charge_id, Decimal("1.00"))
+    outcome = await executor.run("refund", sale.charge_id, refund_op.Params(Decimal("1.00")))
     assert outcome.state == "not_applied" and outcome.retryable
     entry = executor.journal.get(outcome.entry_id)
     assert entry is not None and entry.sent_at is not None and entry.checked_at is not None
@@ -126,7 +133,7 @@ async def test_late_commit_after_the_timeout_is_found_not_called_not_applied(
     sandbox_faults.late_commit = {"refund"}
     sandbox_faults.late_commit_seconds = 0.45
     try:
-        outcome = await executor.refund(sale.charge_id, Decimal("2.00"))
+        outcome = await executor.run("refund", sale.charge_id, refund_op.Params(Decimal("2.00")))
         sandbox_faults.late_commit = set()
         assert outcome.state == "succeeded" and outcome.reconciled
         (refund,) = await refunds_of(client, sale.charge_id)
@@ -207,7 +214,7 @@ async def test_a_refusal_is_final(
     sandbox_faults.fail_path_prefix = "/v2/refunds"
     sandbox_faults.fail_method = "POST"
     sandbox_faults.fail_count = 1
-    outcome = await executor.refund(sale.charge_id, Decimal("1.00"))
+    outcome = await executor.run("refund", sale.charge_id, refund_op.Params(Decimal("1.00")))
     assert outcome.state == "failed" and not outcome.retryable
     assert "409" in (outcome.message or "")
     with pytest.raises(NotRetryable, match="refusal is final"):
@@ -226,7 +233,7 @@ async def test_pre_authorization_is_journaled_at_zero(
             card_number="4111111111111111", expiration_date="2030-12"
         ),
     )
-    outcome = await executor.create_charge(request)
+    outcome = await executor.run("charge", *made_for(request))
     assert outcome.succeeded and outcome.charge is not None
     assert outcome.charge.charge_type == "pre_authorization"
     (entry,) = executor.journal.list()
@@ -250,7 +257,7 @@ async def test_distribute_with_a_reset_connection_is_read_back(
         )
     )
     sandbox_faults.reset_after_commit = {"distribute"}
-    outcome = await executor.distribute(fresh.charge_id)
+    outcome = await executor.run("distribute", fresh.charge_id, NoParams())
     sandbox_faults.reset_after_commit = set()
     assert outcome.state == "succeeded" and outcome.reconciled, outcome.message
     after = await client.get_charge(fresh.charge_id, expand="distributions")
@@ -263,7 +270,7 @@ async def test_distribute_with_a_reset_connection_is_read_back(
     assert holding == [outcome.result_id]
     # Already in it: the registry's rule (the key's) refuses it before anything is sent.
     with pytest.raises(PrecheckFailed, match="Already in a distribution"):
-        await executor.distribute(fresh.charge_id)
+        await executor.run("distribute", fresh.charge_id, NoParams())
     assert len(wire.posts("/distribute")) == 1
 
 
@@ -361,7 +368,9 @@ async def test_the_wait_for_the_deadline_is_visible_while_it_runs(
     sandbox_faults.fail_path_prefix = "/v2/refunds"
     sandbox_faults.fail_method = "POST"
     sandbox_faults.fail_count = 1
-    running = asyncio.ensure_future(executor.refund(sale.charge_id, Decimal("1.00")))
+    running = asyncio.ensure_future(
+        executor.run("refund", sale.charge_id, refund_op.Params(Decimal("1.00")))
+    )
     await waiting.wait()
     settling = executor.settling("refund", sale.charge_id)
     assert settling is not None
@@ -384,7 +393,7 @@ async def test_an_early_verdict_that_cannot_be_checked_again_blocks_repeat_and_r
     entry_id = _too_early_not_applied(journal, sale.charge_id, "2.00")
     wire.fail_gets = True
     with pytest.raises(UnresolvedAction):
-        await executor.refund(sale.charge_id, Decimal("2.00"))
+        await executor.run("refund", sale.charge_id, refund_op.Params(Decimal("2.00")))
     with pytest.raises(NotRetryable, match="Could not check again"):
         await executor.retry(entry_id)
     assert wire.posts("/refunds") == []
@@ -399,11 +408,14 @@ async def test_retry_of_an_entry_done_again_since_is_refused(
     sandbox_faults.fail_path_prefix = "/v2/refunds"
     sandbox_faults.fail_method = "POST"
     sandbox_faults.fail_count = 1
-    first = await executor.refund(sale.charge_id, Decimal("1.00"))
+    first = await executor.run("refund", sale.charge_id, refund_op.Params(Decimal("1.00")))
     assert first.state == "not_applied"
     # Not applied *so far*: another is sent on the person's go-ahead naming it.
-    again = await executor.refund(
-        sale.charge_id, Decimal("1.00"), acknowledge_earlier=first.entry_id
+    again = await executor.run(
+        "refund",
+        sale.charge_id,
+        refund_op.Params(Decimal("1.00")),
+        acknowledge_earlier=first.entry_id,
     )
     assert again.succeeded
     with pytest.raises(NotRetryable, match=f"later refund \\(#{again.entry_id}\\)"):
@@ -457,7 +469,9 @@ async def test_a_slow_sent_write_does_not_shorten_the_wait_for_a_late_commit(
     sale = await first_open(slow_client, ChargeQuery(charge_type="sale", status="success"))
     with SlowDisk(tmp_path / "journal.sqlite3", clock, seconds=3.0) as journal:
         executor = clocked_executor(slow_client, journal, clock)
-        outcome = await executor.update_charge(sale.charge_id, tags=["slow-disk"])
+        outcome = await executor.run(
+            "update_charge", sale.charge_id, labels_op.Params(tags=["slow-disk"])
+        )
         assert outcome.state == "succeeded", outcome.message
         entry = journal.get(outcome.entry_id)
         assert entry is not None and entry.sent_at is not None
@@ -465,7 +479,9 @@ async def test_a_slow_sent_write_does_not_shorten_the_wait_for_a_late_commit(
         assert len(slow_service.committed) == 1 and slow_service.held == []
         assert (await slow_client.get_charge(sale.charge_id)).tags == ["slow-disk"]
         # Pressed again: nothing new is sent (the first one is known to have happened).
-        again = await executor.update_charge(sale.charge_id, tags=["slow-disk"])
+        again = await executor.run(
+            "update_charge", sale.charge_id, labels_op.Params(tags=["slow-disk"])
+        )
         assert again.succeeded and len(slow_service.committed) == 1
 
 
@@ -524,7 +540,9 @@ async def test_the_wait_before_a_verdict_ends_on_a_whole_millisecond(
     journal.transition(entry.id, "sent", expected={"pending"}, at=clock.now)
     journal.transition(entry.id, "unknown", expected={"sent"}, error="Timed out")
     clock.now += timedelta(seconds=1)
-    outcome = await executor.refund(sale.charge_id, Decimal("1.00"), acknowledge_earlier=entry.id)
+    outcome = await executor.run(
+        "refund", sale.charge_id, refund_op.Params(Decimal("1.00")), acknowledge_earlier=entry.id
+    )
     earlier = journal.get(entry.id)
     assert earlier is not None and earlier.state == "not_applied"
     assert earlier.proven(executor.settle_seconds)

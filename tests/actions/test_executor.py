@@ -19,13 +19,23 @@ from paytui.actions.errors import (
 )
 from paytui.actions.executor import ActionExecutor
 from paytui.actions.journal import Journal
+from paytui.actions.ops import capture as capture_op
+from paytui.actions.ops import labels as labels_op
+from paytui.actions.ops import refund as refund_op
 from paytui.actions.policy import ActionPolicy
 from paytui.actions.reconcile import REF_ATTRIBUTE
 from paytui.api.client import PaymentClient
 from paytui.api.models import CardPaymentMethodRequest, Charge, ChargeRequest, Contact
 from paytui.api.queries import ChargeQuery
 from paytui.sandbox import LIMITED_CLIENT_ID, LIMITED_CLIENT_SECRET
-from tests.actions.support import BASE_URL, PROFILE, WireTransport, captures_of, refunds_of
+from tests.actions.support import (
+    BASE_URL,
+    PROFILE,
+    WireTransport,
+    captures_of,
+    made_for,
+    refunds_of,
+)
 
 CARD = "4111111111111111"
 
@@ -33,7 +43,9 @@ CARD = "4111111111111111"
 async def test_capture_happy_path(
     executor: ActionExecutor, client: PaymentClient, authorization: Charge, wire: WireTransport
 ) -> None:
-    outcome = await executor.capture(authorization.charge_id, convenience_fee=Decimal("1.50"))
+    outcome = await executor.run(
+        "capture", authorization.charge_id, capture_op.Params(convenience_fee=Decimal("1.50"))
+    )
     assert outcome.state == "succeeded" and outcome.succeeded
     captures = await captures_of(client, authorization.charge_id)
     assert [c.charge_id for c in captures] == [outcome.result_id]
@@ -54,9 +66,9 @@ async def test_capture_explains_what_cannot_be_captured(
         await client.search_charges_page(ChargeQuery(charge_type="pre_authorization"), limit=1)
     ).items[0]
     with pytest.raises(PrecheckFailed, match="pre-authorization"):
-        await executor.capture(pre.charge_id)
+        await executor.run("capture", pre.charge_id, capture_op.Params())
     with pytest.raises(PrecheckFailed, match="this is a sale"):
-        await executor.capture(sale.charge_id)
+        await executor.run("capture", sale.charge_id, capture_op.Params())
     assert wire.posts() == []
     assert executor.journal.list() == []
 
@@ -64,12 +76,12 @@ async def test_capture_explains_what_cannot_be_captured(
 async def test_refund_partial_carries_its_reference(
     executor: ActionExecutor, client: PaymentClient, sale: Charge
 ) -> None:
-    outcome = await executor.refund(
+    outcome = await executor.run(
+        "refund",
         sale.charge_id,
-        Decimal("1.25"),
-        reason="goodwill",
-        tags=["support"],
-        attributes={"ticket": ["T-9"]},
+        refund_op.Params(
+            Decimal("1.25"), reason="goodwill", tags=["support"], attributes={"ticket": ["T-9"]}
+        ),
     )
     assert outcome.state == "succeeded"
     refunds = await refunds_of(client, sale.charge_id)
@@ -96,7 +108,9 @@ async def test_refund_above_what_is_left_fails_definitely(
     executor: ActionExecutor, sale: Charge, wire: WireTransport
 ) -> None:
     """A refusal (4xx) is final: the service's reason, and no retry."""
-    outcome = await executor.refund(sale.charge_id, sale.total_amount + Decimal("0.01"))
+    outcome = await executor.run(
+        "refund", sale.charge_id, refund_op.Params(sale.total_amount + Decimal("0.01"))
+    )
     assert outcome.state == "failed" and not outcome.retryable
     assert "Invalid request" in (outcome.message or "")
     assert len(wire.posts("/refunds")) == 1
@@ -113,7 +127,7 @@ async def test_amounts_are_checked_before_anything_is_written(
 ) -> None:
     for bad in (Decimal("0"), Decimal("1.005"), Decimal("NaN"), Decimal("-3")):
         with pytest.raises(ValueError):
-            await executor.refund(sale.charge_id, bad)
+            await executor.run("refund", sale.charge_id, refund_op.Params(bad))
     assert wire.posts() == [] and executor.journal.list() == []
 
 
@@ -129,9 +143,9 @@ async def test_read_only_sends_nothing(
     )
     before = len(wire.sent)
     for call in (
-        runner.capture(authorization.charge_id),
-        runner.refund(sale.charge_id, Decimal(1)),
-        runner.update_charge(sale.charge_id, tags=["x"]),
+        runner.run("capture", authorization.charge_id, capture_op.Params()),
+        runner.run("refund", sale.charge_id, refund_op.Params(Decimal(1))),
+        runner.run("update_charge", sale.charge_id, labels_op.Params(tags=["x"])),
     ):
         with pytest.raises(ActionRefused, match="read-only"):
             await call
@@ -145,7 +159,7 @@ async def test_missing_scope_is_named_before_sending(
     policy = ActionPolicy(granted_scopes=frozenset({"urn:v2:charges:all"}))
     runner = ActionExecutor(client, journal, policy, profile=PROFILE, base_url=BASE_URL)
     with pytest.raises(ActionRefused) as info:
-        await runner.refund(sale.charge_id, Decimal(1))
+        await runner.run("refund", sale.charge_id, refund_op.Params(Decimal(1)))
     assert info.value.decision.missing_scope == "urn:v2:refunds:all"
     assert wire.posts() == []
 
@@ -160,7 +174,7 @@ async def test_unknown_scopes_let_the_server_refuse(
         runner = ActionExecutor(
             limited, journal, ActionPolicy(), profile=PROFILE, base_url=BASE_URL
         )
-        outcome = await runner.refund(sale.charge_id, Decimal(1))
+        outcome = await runner.run("refund", sale.charge_id, refund_op.Params(Decimal(1)))
     finally:
         await limited.aclose()
     assert outcome.state == "failed"  # 403 is a definite "no": nothing happened
@@ -172,13 +186,19 @@ async def test_production_needs_the_typed_amount(
 ) -> None:
     executor.policy = ActionPolicy(environment="production", confirm_threshold=Decimal("0.50"))
     with pytest.raises(ConfirmationRequired) as info:
-        await executor.refund(sale.charge_id, Decimal("2"))
+        await executor.run("refund", sale.charge_id, refund_op.Params(Decimal("2")))
     assert info.value.phrase == "2.00"
     with pytest.raises(ConfirmationRequired):
-        await executor.refund(sale.charge_id, Decimal("2"), confirmation="2.01")
+        await executor.run(
+            "refund", sale.charge_id, refund_op.Params(Decimal("2")), confirmation="2.01"
+        )
     assert wire.posts() == [] and executor.journal.list() == []
-    small = await executor.refund(sale.charge_id, Decimal("0.50"))  # at the threshold: no typing
-    typed = await executor.refund(sale.charge_id, Decimal("2"), confirmation="2.00")
+    small = await executor.run(
+        "refund", sale.charge_id, refund_op.Params(Decimal("0.50"))
+    )  # at the threshold: no typing
+    typed = await executor.run(
+        "refund", sale.charge_id, refund_op.Params(Decimal("2")), confirmation="2.00"
+    )
     assert small.succeeded and typed.succeeded
 
 
@@ -206,8 +226,8 @@ async def test_intent_is_on_disk_before_the_request_leaves(
         seen.append((entry.operation, entry.state))
 
     wire.on_send = look
-    assert (await executor.refund(sale.charge_id, Decimal(1))).succeeded
-    assert (await executor.capture(authorization.charge_id)).succeeded
+    assert (await executor.run("refund", sale.charge_id, refund_op.Params(Decimal(1)))).succeeded
+    assert (await executor.run("capture", authorization.charge_id, capture_op.Params())).succeeded
     assert seen == [("refund", "sent"), ("capture", "sent")]
 
 
@@ -224,7 +244,7 @@ async def test_create_charge_never_stores_the_card_number(
         ),
         attributes={"note": ["card 4111 1111 1111 1111 by phone"]},
     )
-    outcome = await executor.create_charge(request)
+    outcome = await executor.run("charge", *made_for(request))
     assert outcome.state == "succeeded"
     created = await client.get_charge(outcome.result_id or "")
     assert created.attributes[REF_ATTRIBUTE] == [outcome.client_reference]
@@ -255,8 +275,10 @@ async def test_create_charge_never_stores_the_card_number(
 
 
 async def test_update_charge(executor: ActionExecutor, client: PaymentClient, sale: Charge) -> None:
-    outcome = await executor.update_charge(
-        sale.charge_id, tags=["vip", "checked"], attributes={"case": ["42"]}
+    outcome = await executor.run(
+        "update_charge",
+        sale.charge_id,
+        labels_op.Params(tags=["vip", "checked"], attributes={"case": ["42"]}),
     )
     assert outcome.succeeded and outcome.result_id == sale.charge_id
     charge = await client.get_charge(sale.charge_id)
@@ -269,7 +291,9 @@ async def test_caller_cancellation_does_not_abandon_the_action(
     """Textual cancels an exclusive worker when a new one starts; the capture must still be
     journaled with its real outcome."""
     sandbox_faults.delay_seconds = 0.2
-    caller = asyncio.ensure_future(executor.capture(authorization.charge_id))
+    caller = asyncio.ensure_future(
+        executor.run("capture", authorization.charge_id, capture_op.Params())
+    )
     await asyncio.sleep(0.05)
     caller.cancel()
     with pytest.raises(asyncio.CancelledError):

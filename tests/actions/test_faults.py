@@ -22,6 +22,9 @@ from paytui.actions.errors import (
 )
 from paytui.actions.executor import ActionExecutor
 from paytui.actions.journal import Journal
+from paytui.actions.ops import capture as capture_op
+from paytui.actions.ops import labels as labels_op
+from paytui.actions.ops import refund as refund_op
 from paytui.api.client import PaymentClient
 from paytui.api.models import Charge
 from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
@@ -46,12 +49,12 @@ async def test_dropped_capture_pressed_repeatedly_captures_once(
     wire: WireTransport,
 ) -> None:
     sandbox_faults.drop_after_commit = {"capture"}
-    first = await executor.capture(authorization.charge_id)
+    first = await executor.run("capture", authorization.charge_id, capture_op.Params())
     assert first.state == "succeeded" and first.reconciled
     assert "answer was lost" in (first.message or "")
     for _ in range(3):
         with pytest.raises(PrecheckFailed) as info:
-            await executor.capture(authorization.charge_id)
+            await executor.run("capture", authorization.charge_id, capture_op.Params())
         assert info.value.result_id == first.result_id
     captures = await captures_of(client, authorization.charge_id)
     assert [c.charge_id for c in captures] == [first.result_id]
@@ -69,7 +72,8 @@ async def test_dropped_capture_pressed_concurrently_sends_once(
 ) -> None:
     sandbox_faults.drop_after_commit = {"capture"}
     results = await asyncio.gather(
-        *(executor.capture(authorization.charge_id) for _ in range(5)), return_exceptions=True
+        *(executor.run("capture", authorization.charge_id, capture_op.Params()) for _ in range(5)),
+        return_exceptions=True,
     )
     outcomes = [r for r in results if not isinstance(r, BaseException)]
     refused = [r for r in results if isinstance(r, ActionInFlight)]
@@ -86,11 +90,13 @@ async def test_in_flight_press_can_join_the_running_action(
     executor: ActionExecutor, authorization: Charge, sandbox_faults: Faults
 ) -> None:
     sandbox_faults.delay_seconds = 0.1
-    first = asyncio.ensure_future(executor.capture(authorization.charge_id))
+    first = asyncio.ensure_future(
+        executor.run("capture", authorization.charge_id, capture_op.Params())
+    )
     await asyncio.sleep(0)
     assert executor.in_flight("capture", authorization.charge_id)
     with pytest.raises(ActionInFlight) as info:
-        await executor.capture(authorization.charge_id)
+        await executor.run("capture", authorization.charge_id, capture_op.Params())
     joined = await info.value.wait()
     assert joined == await first
     assert not executor.in_flight("capture", authorization.charge_id)
@@ -104,11 +110,11 @@ async def test_dropped_full_refund_pressed_repeatedly_refunds_once(
     wire: WireTransport,
 ) -> None:
     sandbox_faults.drop_after_commit = {"refund"}
-    first = await executor.refund(sale.charge_id)  # "whatever is left"
+    first = await executor.run("refund", sale.charge_id, refund_op.Params())  # "whatever is left"
     assert first.state == "succeeded" and first.reconciled
     assert first.refund is not None and first.refund.total_amount == sale.total_amount
     for _ in range(2):
-        again = await executor.refund(sale.charge_id)
+        again = await executor.run("refund", sale.charge_id, refund_op.Params())
         assert again.state == "failed"  # nothing left to refund: the service says no
     assert len(await refunds_of(client, sale.charge_id)) == 1
     assert await refunded_total(client, sale.charge_id) == sale.total_amount
@@ -126,7 +132,10 @@ async def test_dropped_partial_refund_pressed_concurrently_refunds_once(
 ) -> None:
     sandbox_faults.drop_after_commit = {"refund"}
     results = await asyncio.gather(
-        *(executor.refund(sale.charge_id, Decimal("2.00")) for _ in range(5)),
+        *(
+            executor.run("refund", sale.charge_id, refund_op.Params(Decimal("2.00")))
+            for _ in range(5)
+        ),
         return_exceptions=True,
     )
     outcomes = [r for r in results if not isinstance(r, BaseException)]
@@ -147,10 +156,10 @@ async def test_unknown_refund_blocks_a_second_press_until_settled(
     refund again is refused instead of risking a second refund."""
     sandbox_faults.drop_after_commit = {"refund"}
     wire.fail_gets = True
-    first = await executor.refund(sale.charge_id, Decimal("3.00"))
+    first = await executor.run("refund", sale.charge_id, refund_op.Params(Decimal("3.00")))
     assert first.state == "unknown" and not first.retryable
     with pytest.raises(UnresolvedAction):
-        await executor.refund(sale.charge_id, Decimal("3.00"))
+        await executor.run("refund", sale.charge_id, refund_op.Params(Decimal("3.00")))
     with pytest.raises(NotRetryable, match="not known yet"):
         await executor.retry(first.entry_id)
     assert len(wire.posts("/refunds")) == 1
@@ -171,7 +180,7 @@ async def test_answer_later_than_the_timeout_is_reconciled_not_resent(
     The read-back (itself delayed) finds the capture."""
     sandbox_faults.delay_seconds = 0.4
     wire.post_timeout = 0.15
-    outcome = await executor.capture(authorization.charge_id)
+    outcome = await executor.run("capture", authorization.charge_id, capture_op.Params())
     assert outcome.state == "succeeded" and outcome.reconciled
     assert "Timed out" in (outcome.message or "")
     await wire.drain()
@@ -193,7 +202,7 @@ async def test_timed_out_and_never_applied_is_retried_only_on_request(
     sandbox_faults.delay_seconds = 0.3
     wire.post_timeout = 0.1
     wire.abandon = False
-    outcome = await executor.capture(authorization.charge_id)
+    outcome = await executor.run("capture", authorization.charge_id, capture_op.Params())
     sandbox_faults.delay_seconds = 0
     wire.post_timeout = None
     assert outcome.state == "not_applied" and outcome.retryable
@@ -225,7 +234,7 @@ async def test_forced_5xx_is_unknown_then_proven_not_applied(
     sandbox_faults.fail_path_prefix = "/v2/refunds"
     sandbox_faults.fail_method = "POST"
     sandbox_faults.fail_count = 1  # the POST only; the read-back works
-    outcome = await executor.refund(sale.charge_id, Decimal("1.00"))
+    outcome = await executor.run("refund", sale.charge_id, refund_op.Params(Decimal("1.00")))
     assert outcome.state == "not_applied"
     assert len(wire.posts("/refunds")) == 1
 
@@ -249,10 +258,10 @@ async def test_restart_reconciles_unresolved_entries(
             wire.fail_gets = True
 
     wire.on_send = reads_go_down
-    first = await executor.capture(authorization.charge_id)
+    first = await executor.run("capture", authorization.charge_id, capture_op.Params())
     assert first.state == "unknown"
     with pytest.raises(UnresolvedAction):  # cannot check the first one: nothing is sent
-        await executor.capture(authorization.charge_id)
+        await executor.run("capture", authorization.charge_id, capture_op.Params())
     wire.on_send = None
     # A refund whose intent was written, and then the app died before sending it.
     with Journal(journal_path) as crashed:
@@ -293,10 +302,15 @@ async def test_restart_reconciles_unresolved_entries(
             # Pressing capture after the restart sends nothing: first the user is told that the
             # earlier capture did go through, and even when they acknowledge it, it is captured.
             with pytest.raises(EarlierAttemptApplied, match="did go through") as told:
-                await runner.capture(authorization.charge_id)
+                await runner.run("capture", authorization.charge_id, capture_op.Params())
             assert told.value.entry.id == first.entry_id
             with pytest.raises(PrecheckFailed, match="Already captured"):
-                await runner.capture(authorization.charge_id, acknowledge_earlier=first.entry_id)
+                await runner.run(
+                    "capture",
+                    authorization.charge_id,
+                    capture_op.Params(),
+                    acknowledge_earlier=first.entry_id,
+                )
             # The proven-not-applied refund is sent only when asked, once.
             assert await refunds_of(restarted, sale.charge_id) == []
             retried = await runner.retry(pending.id)
@@ -320,16 +334,16 @@ async def test_edit_with_lost_answer_is_checked_against_the_charge(
     sandbox_faults.fail_status = 500
     sandbox_faults.fail_path_prefix = f"/v2/charges/{sale.charge_id}"
     sandbox_faults.fail_count = 1
-    failed = await executor.update_charge(sale.charge_id, tags=["first"])
+    failed = await executor.run("update_charge", sale.charge_id, labels_op.Params(tags=["first"]))
     assert failed.state == "not_applied"
 
     sandbox_faults.delay_seconds = 0.3
     wire.post_timeout = 0.1
-    late = await executor.update_charge(
+    late = await executor.run(
+        "update_charge",
         sale.charge_id,
-        tags=["late"],
-        attributes={"k": ["v"]},
-        acknowledge_earlier=failed.entry_id,  # not applied so far: the go-ahead naming it
+        labels_op.Params(tags=["late"], attributes={"k": ["v"]}),
+        acknowledge_earlier=failed.entry_id,
     )
     await wire.drain()
     sandbox_faults.delay_seconds = 0

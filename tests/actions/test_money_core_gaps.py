@@ -28,8 +28,9 @@ from paytui.actions.errors import (
 )
 from paytui.actions.executor import ActionExecutor
 from paytui.actions.journal import Journal
-from paytui.actions.operation import Asked, Executor
+from paytui.actions.operation import Asked, Executor, NoParams
 from paytui.actions.operations import OPERATIONS
+from paytui.actions.ops import capture as capture_op
 from paytui.actions.ops import refund as refund_op
 from paytui.actions.plan import Plan
 from paytui.actions.policy import ActionPolicy
@@ -49,6 +50,7 @@ from tests.actions.support import (
     WireTransport,
     captures_of,
     clocked_executor,
+    made_for,
     refund_intent,
     refunds_of,
 )
@@ -129,7 +131,7 @@ async def test_a_charge_found_applied_in_the_background_stops_the_same_charge(
     other_account = next(a for a in await _approved_accounts(client) if a != account)
     first_run = clocked_executor(client, journal, clock)
     wire.lose()
-    first = await first_run.create_charge(_charge(account, "12.34"))
+    first = await first_run.run("charge", *made_for(_charge(account, "12.34")))
     assert first.state == "unknown"
     wire.reads_back()
 
@@ -138,14 +140,16 @@ async def test_a_charge_found_applied_in_the_background_stops_the_same_charge(
     assert settled.id == first.entry_id
     assert (settled.state, settled.unacknowledged) == ("succeeded", True)
     with pytest.raises(EarlierAttemptApplied) as told:
-        await later.create_charge(_charge(account, "12.34"))
+        await later.run("charge", *made_for(_charge(account, "12.34")))
     assert told.value.entry.id == first.entry_id
     assert f"did go through: charge {settled.result_id}" in told.value.message
     assert len(wire.posts("/v2/charges")) == 1
 
-    elsewhere = await later.create_charge(_charge(other_account, "12.34"))
+    elsewhere = await later.run("charge", *made_for(_charge(other_account, "12.34")))
     assert elsewhere.succeeded
-    again = await later.create_charge(_charge(account, "12.34"), acknowledge_earlier=first.entry_id)
+    again = await later.run(
+        "charge", *made_for(_charge(account, "12.34")), acknowledge_earlier=first.entry_id
+    )
     assert again.succeeded and len(wire.posts("/v2/charges")) == 3
 
 
@@ -158,7 +162,7 @@ async def test_a_token_found_stored_in_the_background_stops_the_same_card_even_a
     (account, *_) = await _approved_accounts(client)
     first_run = clocked_executor(client, journal, clock)
     wire.lose()
-    first = await first_run.create_token(_token(account))
+    first = await first_run.run("token_create", *made_for(_token(account)))
     assert first.state == "unknown"
     wire.reads_back()
 
@@ -166,10 +170,12 @@ async def test_a_token_found_stored_in_the_background_stops_the_same_card_even_a
     (settled,) = await later.reconcile_all()
     assert (settled.state, settled.unacknowledged) == ("succeeded", True)
     with pytest.raises(EarlierAttemptApplied) as told:
-        await later.create_token(_token(account), again=True)
+        await later.run("token_create", *made_for(_token(account)), again=True)
     assert told.value.entry.id == first.entry_id
     assert len(wire.posts("/v2/tokens")) == 1
-    again = await later.create_token(_token(account), acknowledge_earlier=first.entry_id)
+    again = await later.run(
+        "token_create", *made_for(_token(account)), acknowledge_earlier=first.entry_id
+    )
     assert again.succeeded and len(wire.posts("/v2/tokens")) == 2
 
 
@@ -194,7 +200,9 @@ async def test_a_refund_landing_just_before_the_intent_stops_this_one(
     script = clocked_executor(client, journal, clock, actor="the command line of ana@desk-3")
     acknowledged = None
     if looked.endswith("acknowledged"):
-        acknowledged = (await person.refund(sale.charge_id, Decimal("1.00"))).entry_id
+        acknowledged = (
+            await person.run("refund", sale.charge_id, refund_op.Params(Decimal("1.00")))
+        ).entry_id
     basis = None
     if looked.startswith("basis"):
         basis = (await person.observe("refund", sale.charge_id)).with_shown()
@@ -205,7 +213,9 @@ async def test_a_refund_landing_just_before_the_intent_stops_this_one(
     ) -> Plan:
         # The moment between the checks and the intent: the other refund lands (once).
         if executor is person and params.amount == Decimal("5.00"):
-            assert (await script.refund(sale.charge_id, Decimal("3.00"))).succeeded
+            assert (
+                await script.run("refund", sale.charge_id, refund_op.Params(Decimal("3.00")))
+            ).succeeded
         return await refund_op.prepare(executor, target, params, asked)
 
     monkeypatch.setitem(OPERATIONS, "refund", replace(OPERATIONS["refund"], prepare=prepare))
@@ -235,22 +245,30 @@ async def test_an_acknowledgement_names_one_earlier_success_not_any(
     first lets the next refund go; it does not pass the second, found later."""
     runner = clocked_executor(client, journal, clock)
     wire.lose()
-    first = await runner.refund(sale.charge_id, Decimal("5.00"))
+    first = await runner.run("refund", sale.charge_id, refund_op.Params(Decimal("5.00")))
     wire.reads_back()
     await runner.reconcile_all()
     with pytest.raises(EarlierAttemptApplied):
-        await runner.refund(sale.charge_id, Decimal("2.00"))
+        await runner.run("refund", sale.charge_id, refund_op.Params(Decimal("2.00")))
 
     wire.lose()
-    second = await runner.refund(
-        sale.charge_id, Decimal("2.00"), acknowledge_earlier=first.entry_id
+    second = await runner.run(
+        "refund",
+        sale.charge_id,
+        refund_op.Params(Decimal("2.00")),
+        acknowledge_earlier=first.entry_id,
     )
     wire.reads_back()
     assert (first.state, second.state) == ("unknown", "unknown")
     await runner.reconcile_all()
 
     with pytest.raises(EarlierAttemptApplied) as told:
-        await runner.refund(sale.charge_id, Decimal("1.00"), acknowledge_earlier=first.entry_id)
+        await runner.run(
+            "refund",
+            sale.charge_id,
+            refund_op.Params(Decimal("1.00")),
+            acknowledge_earlier=first.entry_id,
+        )
     assert told.value.entry.id == second.entry_id
     amounts = sorted(r.total_amount for r in await refunds_of(client, sale.charge_id))
     assert amounts == [Decimal("2.00"), Decimal("5.00")]
@@ -278,7 +296,7 @@ async def test_a_charge_read_back_takes_no_other_charge_for_ours(
     ) as client:
         runner = clocked_executor(client, journal, clock)
         wire.lose(reads_down=False)
-        outcome = await runner.create_charge(_charge("pa_second_alpha", "17.20"))
+        outcome = await runner.run("charge", *made_for(_charge("pa_second_alpha", "17.20")))
         assert outcome.state == "unknown" and outcome.result_id is None, outcome.message
         assert "attributes" in (outcome.message or "")
         with pytest.raises(NotRetryable):
@@ -300,7 +318,7 @@ async def test_a_distribute_that_never_landed_is_not_applied(
     sandbox_faults.fail_status = 503
     sandbox_faults.fail_path_prefix = f"/v2/charges/{fresh.charge_id}/distribute"
     sandbox_faults.fail_count = 1
-    outcome = await executor.distribute(fresh.charge_id)
+    outcome = await executor.run("distribute", fresh.charge_id, NoParams())
     assert outcome.state == "not_applied" and outcome.result_id is None, outcome.message
     after = await client.get_charge(fresh.charge_id, expand="distributions")
     assert after.distributions == before.distributions
@@ -329,7 +347,9 @@ async def test_a_send_cancelled_late_is_not_proven_absent_too_early(
         await asyncio.Event().wait()  # no answer before the shutdown
 
     client.create_refund = slow_then_silent  # type: ignore[method-assign]
-    running = asyncio.ensure_future(runner.refund(sale.charge_id, Decimal("5.00")))
+    running = asyncio.ensure_future(
+        runner.run("refund", sale.charge_id, refund_op.Params(Decimal("5.00")))
+    )
     await left.wait()
     (slot,) = runner._in_flight.values()
     slot.task.cancel()  # shutting down
@@ -407,13 +427,19 @@ async def test_a_capture_is_confirmed_with_its_fees(
     authorized = authorization.total_amount or Decimal(0)
     fee = Decimal("1.50")
     with pytest.raises(ConfirmationRequired) as told:
-        await runner.capture(
-            authorization.charge_id, convenience_fee=fee, confirmation=format_amount(authorized)
+        await runner.run(
+            "capture",
+            authorization.charge_id,
+            capture_op.Params(convenience_fee=fee),
+            confirmation=format_amount(authorized),
         )
     assert told.value.phrase == format_amount(authorized + fee)
     assert wire.posts("/capture") == [] and journal.list() == []
-    done = await runner.capture(
-        authorization.charge_id, convenience_fee=fee, confirmation=format_amount(authorized + fee)
+    done = await runner.run(
+        "capture",
+        authorization.charge_id,
+        capture_op.Params(convenience_fee=fee),
+        confirmation=format_amount(authorized + fee),
     )
     assert done.succeeded
     (capture,) = await captures_of(client, authorization.charge_id)
@@ -428,10 +454,10 @@ async def test_a_new_charge_is_confirmed_with_its_fees(
     fees = {"convenience_fee": Decimal("1.25"), "supplemental_fee": Decimal("0.50")}
     request = _charge(sale.account_id or "", "20.00", **fees)
     with pytest.raises(ConfirmationRequired) as told:
-        await runner.create_charge(request, confirmation="20.00")
+        await runner.run("charge", *made_for(request), confirmation="20.00")
     assert told.value.phrase == "21.75"
     assert wire.posts("/v2/charges") == [] and journal.list() == []
-    done = await runner.create_charge(request, confirmation="21.75")
+    done = await runner.run("charge", *made_for(request), confirmation="21.75")
     assert done.succeeded and len(wire.posts("/v2/charges")) == 1
 
 
@@ -446,8 +472,12 @@ async def test_a_capture_fee_is_checked_before_anything_is_sent(
     """A fee is an amount like any other: a negative one, a fraction of a cent, not a number
     — refused before anything is written or sent."""
     with pytest.raises(AmountError):
-        await executor.capture(authorization.charge_id, convenience_fee=Decimal(fee))
+        await executor.run(
+            "capture", authorization.charge_id, capture_op.Params(convenience_fee=Decimal(fee))
+        )
     with pytest.raises(AmountError):
-        await executor.capture(authorization.charge_id, supplemental_fee=Decimal(fee))
+        await executor.run(
+            "capture", authorization.charge_id, capture_op.Params(supplemental_fee=Decimal(fee))
+        )
     assert wire.posts() == [] and executor.journal.list() == []
     assert await captures_of(client, authorization.charge_id) == []

@@ -18,7 +18,7 @@ from paytui.actions.journal import Journal
 from paytui.api.client import PaymentClient
 from paytui.api.models import PluginSession
 from paytui.api.plugins import PaymentPluginSessionRequest
-from tests.actions.support import BASE_URL, FakeClock, clocked_executor
+from tests.actions.support import BASE_URL, FakeClock, clocked_executor, made_for
 
 ACCOUNT_ID = "pa_0123456789abcdefghij"
 SESSION_ID = "6206bcbf973c0193850fb6c7"
@@ -61,7 +61,7 @@ async def _create(
     async with client:
         executor = clocked_executor(client, journal, clock)
         try:
-            return await executor.create_plugin_session(request)
+            return await executor.run("plugin_session", *made_for(request))
         finally:
             await executor.aclose()
 

@@ -14,6 +14,7 @@ from paytui.actions.errors import PrecheckFailed
 from paytui.actions.executor import ActionExecutor
 from paytui.actions.journal import Journal
 from paytui.actions.journal_schema import SCHEMA_VERSION
+from paytui.actions.operation import NoParams
 from paytui.api.client import PaymentClient
 from paytui.api.models import Account, PluginSession
 from paytui.api.plugins import (
@@ -23,7 +24,7 @@ from paytui.api.plugins import (
     PaymentPluginSessionRequest,
     Tokenize,
 )
-from tests.actions.support import WireTransport
+from tests.actions.support import WireTransport, made_for
 
 
 async def _account(client: PaymentClient, name: str) -> Account:
@@ -40,7 +41,7 @@ async def test_payment_session_is_checked_sent_once_and_read_back(
     request = PaymentPluginSessionRequest(
         account_id=cafe.account_id, tokenize=Tokenize(token_expiration_date=expiry)
     )
-    made = await executor.create_plugin_session(request)
+    made = await executor.run("plugin_session", *made_for(request))
     assert made.state == "succeeded" and isinstance(made.result, PluginSession)
     assert made.result.max_transaction_amount == Decimal(5000)
     assert made.result.model_extra is not None
@@ -61,47 +62,51 @@ async def test_payment_session_is_checked_sent_once_and_read_back(
         }
     )
     with pytest.raises(PrecheckFailed, match="at most 4999"):
-        await executor.create_plugin_session(too_big)
+        await executor.run("plugin_session", *made_for(too_big))
     assert len(wire.posts("/plugins/payment")) == 1
     # No local gate on the boarding status: the session is sent and the service's refusal shown.
     suspended = await _account(client, "Northwind Phone Orders")
-    refused = await executor.create_plugin_session(
-        PaymentPluginSessionRequest(account_id=suspended.account_id)
+    refused = await executor.run(
+        "plugin_session", *made_for(PaymentPluginSessionRequest(account_id=suspended.account_id))
     )
     assert refused.state == "failed" and "only approved accounts" in (refused.message or "")
     assert len(wire.posts("/plugins/payment")) == 2
 
     # The answer is lost: the session is found by its reference, nothing is sent again.
     wire.post_timeout = 0
-    lost = await executor.create_plugin_session(request)
+    lost = await executor.run("plugin_session", *made_for(request))
     await wire.drain()
     wire.post_timeout = None
     assert lost.state == "succeeded" and lost.reconciled
     assert isinstance(lost.result, PluginSession)
     assert len(wire.posts("/plugins/payment")) == 3
 
-    gone = await executor.delete_plugin_session(made.result.session_id)
+    gone = await executor.run("plugin_delete", made.result.session_id, NoParams())
     assert gone.state == "succeeded" and gone.result_id == made.result.session_id
-    again = await executor.delete_plugin_session(made.result.session_id)
+    again = await executor.run("plugin_delete", made.result.session_id, NoParams())
     assert again.state == "failed" and not again.retryable  # 404: a refusal is final
 
 
 async def test_enrollment_and_a_tax_account(
     executor: ActionExecutor, client: PaymentClient
 ) -> None:
-    enrollment = await executor.create_plugin_session(
-        EnrollmentPluginSessionRequest(tags=["new"], account={"tags": ["a"]})
+    enrollment = await executor.run(
+        "plugin_session",
+        *made_for(EnrollmentPluginSessionRequest(tags=["new"], account={"tags": ["a"]})),
     )
     assert enrollment.state == "succeeded"
     tax_office = await _account(client, "Lakeside Property Tax")
-    made = await executor.create_account(
-        AccountRequest(
-            merchant_id=tax_office.merchant_id or "",
-            name="Lakeside Water Levy",
-            merchant_category_code="9311",
-            tax_authority="Lakeside Township",
-            tax_authority_state="MN",
-        )
+    made = await executor.run(
+        "account_create",
+        *made_for(
+            AccountRequest(
+                merchant_id=tax_office.merchant_id or "",
+                name="Lakeside Water Levy",
+                merchant_category_code="9311",
+                tax_authority="Lakeside Township",
+                tax_authority_state="MN",
+            )
+        ),
     )
     assert made.state == "succeeded" and isinstance(made.result, Account)
     read = await client.get_account(made.result.account_id)

@@ -16,6 +16,8 @@ import pytest
 
 from paytui.actions.errors import ActionError, ActionRefused, PrecheckFailed
 from paytui.actions.journal import Journal, JournalConflict, JournalEntry
+from paytui.actions.ops import capture as capture_op
+from paytui.actions.ops import refund as refund_op
 from paytui.actions.policy import ActionPolicy
 from paytui.api.client import PaymentClient
 from paytui.api.models import Charge
@@ -50,8 +52,8 @@ async def test_two_processes_refunding_the_same_charge_at_once_send_one_refund(
         # (the scheduler's choice), the second is measured against what its person saw.
         seen = [await actor.observe("refund", sale.charge_id) for actor in (app, cli)]
         results = await asyncio.gather(
-            app.refund(sale.charge_id, reason="app", basis=seen[0]),
-            cli.refund(sale.charge_id, reason="cli", basis=seen[1]),
+            app.run("refund", sale.charge_id, refund_op.Params(reason="app"), basis=seen[0]),
+            cli.run("refund", sale.charge_id, refund_op.Params(reason="cli"), basis=seen[1]),
             return_exceptions=True,
         )
     outcomes = [r for r in results if not isinstance(r, BaseException)]
@@ -108,13 +110,17 @@ async def test_refusals_and_failures_are_audited_and_filtered(
         client, journal, clock, ActionPolicy(read_only=True), client_id="cli-client"
     )
     with pytest.raises(ActionRefused):
-        await read_only.refund(sale.charge_id)
+        await read_only.run("refund", sale.charge_id, refund_op.Params())
     runner = clocked_executor(client, journal, clock, client_id="cli-client")
     with pytest.raises(PrecheckFailed):
-        await runner.capture(sale.charge_id)  # a sale is not an authorization
-    outcome = await runner.refund(sale.charge_id, amount=sale.total_amount)
+        await runner.run(
+            "capture", sale.charge_id, capture_op.Params()
+        )  # a sale is not an authorization
+    outcome = await runner.run("refund", sale.charge_id, refund_op.Params(amount=sale.total_amount))
     assert outcome.succeeded
-    again = await runner.refund(sale.charge_id, amount=sale.total_amount)  # the service says no
+    again = await runner.run(
+        "refund", sale.charge_id, refund_op.Params(amount=sale.total_amount)
+    )  # the service says no
     assert again.state == "failed"
 
     rows = list(journal.audit())

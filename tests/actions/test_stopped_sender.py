@@ -16,6 +16,7 @@ import pytest
 
 from paytui.actions.errors import NotAppliedSoFar
 from paytui.actions.journal import Journal, JournalEntry
+from paytui.actions.ops import refund as refund_op
 from paytui.api.client import PaymentClient
 from paytui.api.models import Charge
 from tests.actions.support import BASE_URL, PROFILE, FakeClock, WireTransport, clocked_executor
@@ -58,14 +59,17 @@ async def test_an_entry_whose_sender_stopped_is_read_back_not_called_in_flight(
         executor = clocked_executor(client, journal, clock)
         journal.target = (sale.charge_id, Decimal("5.00"))
         with pytest.raises(NotAppliedSoFar) as refused:
-            await executor.refund(sale.charge_id, Decimal("5.00"))
+            await executor.run("refund", sale.charge_id, refund_op.Params(Decimal("5.00")))
         assert journal.stopped is not None and refused.value.entry.id == journal.stopped.id
         assert "being sent" not in refused.value.message
         left = journal.get(journal.stopped.id)
         assert left is not None and left.state == "not_applied"
         assert len(wire.posts("/v2/refunds")) == 0
-        outcome = await executor.refund(
-            sale.charge_id, Decimal("5.00"), acknowledge_earlier=journal.stopped.id
+        outcome = await executor.run(
+            "refund",
+            sale.charge_id,
+            refund_op.Params(Decimal("5.00")),
+            acknowledge_earlier=journal.stopped.id,
         )
         assert outcome.state == "succeeded", outcome.message
         assert len(wire.posts("/v2/refunds")) == 1

@@ -18,6 +18,7 @@ import pytest
 
 from paytui.actions.journal import Journal, JournalConflict, JournalUnavailable, open_journal
 from paytui.actions.journal_store import DuplicateIntent, mask_url
+from paytui.actions.ops import refund as refund_op
 from paytui.api.client import PaymentClient
 from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
 from tests.actions.support import raw_sql, refunds_of, unrefunded_sales
@@ -481,14 +482,14 @@ async def test_a_team_journal_lost_before_or_after_sending_is_one_line_and_never
         executor = clocked_executor(client, journal, clock)
         _cut(postgres_server, journal)
         with pytest.raises(ActionRefused, match=r"^Nothing was sent: the team journal .* failed"):
-            await executor.refund(sale.charge_id, Decimal("5.00"))
+            await executor.run("refund", sale.charge_id, refund_op.Params(Decimal("5.00")))
         assert wire.posts("/v2/refunds") == []
 
         wire.on_send = lambda request: (
             _cut(postgres_server, journal) if request.method == "POST" else None
         )
         with pytest.raises(JournalLost, match=r"^The refund #\d+ was sent, but the team journal"):
-            await executor.refund(sale.charge_id, Decimal("5.00"))
+            await executor.run("refund", sale.charge_id, refund_op.Params(Decimal("5.00")))
         wire.on_send = None
         assert len(wire.posts("/v2/refunds")) == 1
         [entry] = journal.list()
@@ -520,7 +521,7 @@ async def test_an_intent_settled_by_another_paytui_before_it_left_is_not_sent(
     with Raced(journal_location) as journal:
         executor = clocked_executor(client, journal, clock)
         with pytest.raises(ActionRefused, match=r"^Nothing was sent: the refund #1 was settled"):
-            await executor.refund(sale.charge_id, Decimal("5.00"))
+            await executor.run("refund", sale.charge_id, refund_op.Params(Decimal("5.00")))
     assert wire.posts("/v2/refunds") == []
 
 

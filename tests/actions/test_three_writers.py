@@ -24,6 +24,7 @@ from decimal import Decimal
 from paytui.actions.batch_log import BatchLog
 from paytui.actions.executor import ActionExecutor
 from paytui.actions.journal import Journal, default_journal_path
+from paytui.actions.ops import refund as refund_op
 from paytui.actions.policy import ActionPolicy
 from paytui.api.client import PaymentClient
 from paytui.api.models import Charge
@@ -149,7 +150,7 @@ async def test_the_app_the_command_line_and_a_bulk_run_keep_one_whole_journal(
             for sale in mine:
                 if time.monotonic() >= deadline:
                     break
-                outcome = await app.refund(sale.charge_id, Decimal("1.00"))
+                outcome = await app.run("refund", sale.charge_id, refund_op.Params(Decimal("1.00")))
                 if outcome.succeeded and outcome.entry_id is not None:
                     made[sale.charge_id] = outcome.entry_id
                 # What the dashboard's History does between actions: read the journal through

@@ -12,6 +12,7 @@ from pydantic import SecretStr
 
 from paytui.actions.errors import EarlierAttemptApplied, RecentlyDone
 from paytui.actions.executor import ActionExecutor
+from paytui.actions.ops import token as token_op
 from paytui.actions.tokens import fingerprint
 from paytui.api.client import PaymentClient
 from paytui.api.models import (
@@ -23,7 +24,7 @@ from paytui.api.models import (
     TokenUpdatePaymentMethod,
 )
 from paytui.sandbox.faults import Faults
-from tests.actions.support import WireTransport
+from tests.actions.support import WireTransport, made_for
 
 CARD = "5555555555554444"
 
@@ -88,7 +89,7 @@ async def test_token_create_answer_lost_after_storing_is_unknown_then_one_token(
 
     wire.on_send = watch
     wire.drop = {"POST /v2/tokens"}
-    outcome = await executor.create_token(_request(account))
+    outcome = await executor.run("token_create", *made_for(_request(account)))
     wire.drop = set()
 
     assert outcome.state == "succeeded" and outcome.reconciled
@@ -106,7 +107,7 @@ async def test_token_create_answer_lost_after_storing_is_unknown_then_one_token(
 
     # The same card again is not sent without an explicit "again": still one token.
     with pytest.raises((RecentlyDone, EarlierAttemptApplied)) as refused:
-        await executor.create_token(_request(account))
+        await executor.run("token_create", *made_for(_request(account)))
     assert str(outcome.result_id) in refused.value.message
     assert [t.token_id for t in await _cards(client, account, "Hopper")] == [outcome.result_id]
     assert len(wire.posts("/v2/tokens")) == 1
@@ -114,7 +115,7 @@ async def test_token_create_answer_lost_after_storing_is_unknown_then_one_token(
     # Stored again on purpose, its answer lost too: the read-back tells the new token from the
     # one the account already held (kept as a digest, never the id in full).
     wire.drop = {"POST /v2/tokens"}
-    second = await executor.create_token(_request(account), again=True)
+    second = await executor.run("token_create", *made_for(_request(account)), again=True)
     wire.drop = set()
     assert second.state == "succeeded" and second.reconciled
     assert second.result_id not in (None, outcome.result_id)
@@ -131,7 +132,9 @@ async def test_token_create_refused_is_failed_and_final(
     executor: ActionExecutor, client: PaymentClient, wire: DroppingWire
 ) -> None:
     suspended = await _account(client, "suspended")
-    outcome = await executor.create_token(_request(suspended, last_name="Refused"))
+    outcome = await executor.run(
+        "token_create", *made_for(_request(suspended, last_name="Refused"))
+    )
     assert outcome.state == "failed" and not outcome.retryable
     assert "approved" in (outcome.message or "")
     assert len(wire.posts("/v2/tokens")) == 1
@@ -145,7 +148,7 @@ async def test_token_create_that_never_landed_is_not_applied_then_retried_once(
     sandbox_faults.delay_seconds = 0.2
     wire.post_timeout = 0.05
     wire.abandon = False  # the request dies with the client's timeout, before the commit
-    outcome = await executor.create_token(_request(account, last_name="Never"))
+    outcome = await executor.run("token_create", *made_for(_request(account, last_name="Never")))
     sandbox_faults.delay_seconds = 0
     wire.post_timeout = None
     assert outcome.state == "not_applied" and outcome.retryable
@@ -168,7 +171,7 @@ async def test_token_update_applied_then_answer_lost_is_a_success(
         )
     )
     wire.drop = {f"PUT /v2/tokens/{token_id}"}
-    outcome = await executor.update_token(token_id, update)
+    outcome = await executor.run("token_update", token_id, token_op.UpdateParams(update))
     wire.drop = set()
 
     assert outcome.state == "succeeded" and outcome.reconciled

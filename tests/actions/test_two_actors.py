@@ -27,6 +27,7 @@ from paytui.actions.errors import (
     UnresolvedAction,
 )
 from paytui.actions.journal import Journal
+from paytui.actions.ops import refund as refund_op
 from paytui.api.client import PaymentClient
 from paytui.api.models import Charge
 from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
@@ -142,7 +143,9 @@ async def test_a_refund_in_flight_when_the_person_looked_stops_the_second(
             return await send(request)  # type: ignore[arg-type]
 
         client.create_refund = slow_create  # type: ignore[method-assign]
-        running = asyncio.ensure_future(script.refund(sale.charge_id, Decimal("5.00")))
+        running = asyncio.ensure_future(
+            script.run("refund", sale.charge_id, refund_op.Params(Decimal("5.00")))
+        )
         await held.wait()
         basis = await person.observe("refund", sale.charge_id)
         assert basis.refunds == () and basis.in_flight  # what the person saw: nothing refunded
@@ -150,14 +153,20 @@ async def test_a_refund_in_flight_when_the_person_looked_stops_the_second(
         assert (await running).succeeded
         client.create_refund = send  # type: ignore[method-assign]
         with pytest.raises(TargetChanged) as told:
-            await person.refund(sale.charge_id, Decimal("5.00"), basis=basis.with_shown())
+            await person.run(
+                "refund",
+                sale.charge_id,
+                refund_op.Params(Decimal("5.00")),
+                basis=basis.with_shown(),
+            )
     assert "refunded 5.00 by the command line of ana@desk-3" in told.value.message
     assert told.value.left == (sale.total_amount or 0) - Decimal("5.00")
     assert len(await refunds_of(client, sale.charge_id)) == 1
     # Reviewing again (a new basis that shows the refund) is a decision of its own: sent.
-    again = await person.refund(
+    again = await person.run(
+        "refund",
         sale.charge_id,
-        Decimal("5.00"),
+        refund_op.Params(Decimal("5.00")),
         basis=(await person.observe("refund", sale.charge_id)).with_shown(),
     )
     assert again.succeeded and len(await refunds_of(client, sale.charge_id)) == 2
@@ -177,9 +186,9 @@ async def test_two_spellings_of_one_service_share_the_guard(
         two.profile = "another profile"
         assert one.base_url == two.base_url == "http://localhost:8000"
         basis = await two.observe("refund", sale.charge_id)
-        done = await one.refund(sale.charge_id, Decimal("5.00"))
+        done = await one.run("refund", sale.charge_id, refund_op.Params(Decimal("5.00")))
         with pytest.raises(TargetChanged) as told:
-            await two.refund(sale.charge_id, Decimal("5.00"), basis=basis)
+            await two.run("refund", sale.charge_id, refund_op.Params(Decimal("5.00")), basis=basis)
     earlier = told.value.earlier
     assert earlier is not None and earlier.id == done.entry_id
     assert "refunded 5.00 by the dashboard of bo" in told.value.message
@@ -192,24 +201,34 @@ async def test_a_recent_identical_refund_needs_again(
     """A script has no eyes: a second refund of the same amount of the same charge, read after
     the first went through, is not sent without `again`; another amount is not identical."""
     runner = clocked_executor(client, journal, clock, actor="the command line of ana@desk-3")
-    first = await runner.refund(
-        sale.charge_id, Decimal("5.00"), basis=await runner.observe("refund", sale.charge_id)
+    first = await runner.run(
+        "refund",
+        sale.charge_id,
+        refund_op.Params(Decimal("5.00")),
+        basis=await runner.observe("refund", sale.charge_id),
     )
     assert first.succeeded
     with pytest.raises(RecentlyDone) as told:
-        await runner.refund(
-            sale.charge_id, Decimal("5.00"), basis=await runner.observe("refund", sale.charge_id)
+        await runner.run(
+            "refund",
+            sale.charge_id,
+            refund_op.Params(Decimal("5.00")),
+            basis=await runner.observe("refund", sale.charge_id),
         )
     assert told.value.earlier == first.result_id
     assert "by the command line of ana@desk-3" in told.value.message
     assert len(wire.posts("/v2/refunds")) == 1
-    other = await runner.refund(
-        sale.charge_id, Decimal("2.00"), basis=await runner.observe("refund", sale.charge_id)
+    other = await runner.run(
+        "refund",
+        sale.charge_id,
+        refund_op.Params(Decimal("2.00")),
+        basis=await runner.observe("refund", sale.charge_id),
     )
     assert other.succeeded
-    again = await runner.refund(
+    again = await runner.run(
+        "refund",
         sale.charge_id,
-        Decimal("5.00"),
+        refund_op.Params(Decimal("5.00")),
         basis=await runner.observe("refund", sale.charge_id),
         again=True,
     )
@@ -231,7 +250,7 @@ async def test_an_earlier_attempt_settled_by_another_writer_during_the_read_back
     runner = clocked_executor(client, journal, clock)
     sandbox_faults.drop_after_commit = {"refund"}
     wire.fail_gets = True
-    first = await runner.refund(sale.charge_id, Decimal("5.00"))
+    first = await runner.run("refund", sale.charge_id, refund_op.Params(Decimal("5.00")))
     assert first.state == "unknown"
     sandbox_faults.drop_after_commit = set()
     (refund,) = await _refunds_while_reads_down(client, wire, sale.charge_id)
@@ -251,7 +270,7 @@ async def test_an_earlier_attempt_settled_by_another_writer_during_the_read_back
 
         wire.on_send = settled_elsewhere
         with pytest.raises(EarlierAttemptApplied) as told:
-            await runner.refund(sale.charge_id, Decimal("5.00"))
+            await runner.run("refund", sale.charge_id, refund_op.Params(Decimal("5.00")))
     assert told.value.entry.id == first.entry_id
     assert len(wire.posts("/v2/refunds")) == 1
 
@@ -326,13 +345,15 @@ async def test_a_live_senders_late_request_is_left_to_it_not_proven_absent(
             return await send(request)  # type: ignore[arg-type]
 
         client.create_refund = late  # type: ignore[method-assign]
-        first = asyncio.ensure_future(one.refund(sale.charge_id, Decimal("5.00")))
+        first = asyncio.ensure_future(
+            one.run("refund", sale.charge_id, refund_op.Params(Decimal("5.00")))
+        )
         await held.wait()
         await clock.sleep(one.settle_seconds + 1)  # past one's deadline by the clock
         client.create_refund = send  # type: ignore[method-assign]
         basis = await two.observe("refund", sale.charge_id)
         with pytest.raises(UnresolvedAction) as told:
-            await two.refund(sale.charge_id, Decimal("5.00"), basis=basis)
+            await two.run("refund", sale.charge_id, refund_op.Params(Decimal("5.00")), basis=basis)
         release.set()
         assert (await first).succeeded
     assert "being sent by the command line of ana@desk-3" in told.value.message

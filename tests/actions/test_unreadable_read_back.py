@@ -11,6 +11,7 @@ import httpx
 import pytest
 
 from paytui.actions.journal import Journal
+from paytui.actions.ops import refund as refund_op
 from paytui.actions.read_backs import Unprovable, scan
 from paytui.actions.reconcile import read_back
 from paytui.api.client import PaymentClient
@@ -61,8 +62,8 @@ async def test_a_refund_that_went_through_but_reads_oddly_is_not_called_not_appl
     async with PaymentClient(
         BASE_URL, client_id=DEMO_CLIENT_ID, client_secret=DEMO_CLIENT_SECRET, transport=wire
     ) as client:
-        outcome = await clocked_executor(client, journal, clock).refund(
-            sale.charge_id, Decimal("1.00")
+        outcome = await clocked_executor(client, journal, clock).run(
+            "refund", sale.charge_id, refund_op.Params(Decimal("1.00"))
         )
         assert outcome.succeeded
     entry = journal.get(outcome.entry_id)

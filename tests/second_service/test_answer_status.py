@@ -21,8 +21,10 @@ import pytest
 
 from paytui.actions import answer_status
 from paytui.actions.journal import Journal
+from paytui.actions.ops import capture as capture_op
+from paytui.actions.ops import refund as refund_op
 from paytui.api.models import CardPaymentMethodRequest, ChargeRequest, Contact
-from tests.actions.support import FakeClock, clocked_executor
+from tests.actions.support import FakeClock, clocked_executor, made_for
 from tests.second_service.app import SecondService
 from tests.second_service.data import StoredCharge
 from tests.second_service.fixtures import client_for
@@ -127,7 +129,7 @@ async def refund_answered(
     service = make(answers={"refund": answer}, echo_attributes=True)
     sale = sale_of(service)
     async with executor_on(service, tmp_path) as executor:
-        outcome = await executor.refund(sale.charge_id, Decimal("5.00"))
+        outcome = await executor.run("refund", sale.charge_id, refund_op.Params(Decimal("5.00")))
         entry = executor.journal.get(outcome.entry_id)
     return outcome, entry, service
 
@@ -156,7 +158,7 @@ async def test_a_capture_answered_declined_is_declined(
     )
     auth = open_authorization(service)
     async with executor_on(service, tmp_path) as executor:
-        outcome = await executor.capture(auth.charge_id)
+        outcome = await executor.run("capture", auth.charge_id, capture_op.Params())
         history = executor.history()
     assert outcome.state == "failed" and "declined" in (outcome.message or "")
     assert [e.state for e in history] == ["failed"]
@@ -186,7 +188,7 @@ async def test_a_new_charge_declined_is_declined_and_keeps_the_charge(
         ),
     )
     async with executor_on(service, tmp_path) as executor:
-        outcome = await executor.create_charge(request)
+        outcome = await executor.run("charge", *made_for(request))
     assert outcome.state == "failed"
     assert "Do not honor" in (outcome.message or "")
     # The declined charge the service keeps is named (the screen shows it as declined).
@@ -206,7 +208,7 @@ async def test_success_with_a_declined_result_code_is_not_assumed(
     )
     auth = open_authorization(service)
     async with executor_on(service, tmp_path) as executor:
-        outcome = await executor.capture(auth.charge_id)
+        outcome = await executor.run("capture", auth.charge_id, capture_op.Params())
     assert outcome.state == "unknown"
     assert "cannot be placed" in (outcome.message or "")
 
@@ -229,7 +231,7 @@ async def test_a_refund_read_back_found_failed_is_not_a_success(
     service = second_service(answers={"refund": {"status": "failed"}}, echo_attributes=True)
     sale = sale_of(service)
     async with executor_on(service, tmp_path, AnswerLost(service.transport)) as executor:
-        outcome = await executor.refund(sale.charge_id, Decimal("5.00"))
+        outcome = await executor.run("refund", sale.charge_id, refund_op.Params(Decimal("5.00")))
     assert outcome.state == "failed", outcome.message
     assert outcome.reconciled and "declined" in (outcome.message or "")
 
@@ -252,7 +254,7 @@ async def test_a_capture_answered_without_status_or_code_is_read_back(
     )
     auth = open_authorization(service)
     async with executor_on(service, tmp_path) as executor:
-        outcome = await executor.capture(auth.charge_id)
+        outcome = await executor.run("capture", auth.charge_id, capture_op.Params())
     assert outcome.state == "unknown"
 
 

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from paytui.actions.errors import UnresolvedAction
+from paytui.actions.ops import refund as refund_op
 from tests.second_service.app import SecondService
 from tests.second_service.test_answer_status import executor_on, sale_of
 
@@ -42,7 +43,7 @@ async def refunded(
     service = pending_service(make, **answer)
     sale = sale_of(service)
     async with executor_on(service, tmp_path) as executor:
-        outcome = await executor.refund(sale.charge_id, Decimal("5.00"))
+        outcome = await executor.run("refund", sale.charge_id, refund_op.Params(Decimal("5.00")))
         yield service, executor, outcome
 
 
@@ -63,7 +64,7 @@ async def test_a_refund_answered_202_pending_awaits_the_service_and_is_followed(
         # The same refund pressed again while it waits: nothing is sent.
         posts = len(service.requests_to("/v2/refunds", "POST"))
         with pytest.raises(UnresolvedAction, match="accepted by the service"):
-            await executor.refund(sale_id, Decimal("5.00"))
+            await executor.run("refund", sale_id, refund_op.Params(Decimal("5.00")))
         assert len(service.requests_to("/v2/refunds", "POST")) == posts
         # The service settles it: the next look records the truth.
         service.settle(refund_id, status="success")

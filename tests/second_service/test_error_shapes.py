@@ -14,6 +14,7 @@ import pytest
 
 from paytui.actions.executor import ActionExecutor
 from paytui.actions.journal import Journal
+from paytui.actions.ops import refund as refund_op
 from paytui.actions.policy import ActionPolicy
 from tests.second_service.app import SecondService
 from tests.second_service.fixtures import client_for
@@ -66,7 +67,9 @@ async def test_the_executor_records_the_faults_reason(
         executor = ActionExecutor(
             client, journal, ActionPolicy(), profile="p", base_url=service.base_url
         )
-        outcome = await executor.refund(open_sale(service), Decimal("1.00"))
+        outcome = await executor.run(
+            "refund", open_sale(service), refund_op.Params(Decimal("1.00"))
+        )
         entry = journal.get(outcome.entry_id)
         journal.close()
     assert outcome.state == "failed" and not outcome.never_sent

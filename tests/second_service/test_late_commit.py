@@ -23,6 +23,7 @@ import pytest
 
 from paytui.actions.errors import EarlierAttemptApplied, NotAppliedSoFar, NotRetryable
 from paytui.actions.journal import Journal
+from paytui.actions.ops import refund as refund_op
 from tests.actions.support import ClockedService, FakeClock, clocked_executor
 from tests.second_service.app import SecondService
 from tests.second_service.fixtures import client_for
@@ -54,7 +55,7 @@ async def refund_read_back_too_soon(service: SecondService, executor: Any) -> tu
     """5.00 of a sale refunded, and read back "not applied" before the service commits it: the
     sale and the outcome."""
     sale = sale_of(service)
-    first = await executor.refund(sale.charge_id, FIVE)
+    first = await executor.run("refund", sale.charge_id, refund_op.Params(FIVE))
     assert first.state == "not_applied"
     return sale, first
 
@@ -79,12 +80,12 @@ async def test_a_refund_committed_after_the_read_back_is_found_and_never_sent_tw
         assert "nor now at" in refused.value.message
         # A fresh refund of the same charge: the same.
         with pytest.raises(NotAppliedSoFar):
-            await executor.refund(sale.charge_id, FIVE)
+            await executor.run("refund", sale.charge_id, refund_op.Params(FIVE))
         assert len(held.committed) == 0 and refunds_made(service, sale.charge_id) == 0
         # The service commits it at 15 s. The next attempt finds it: succeeded (late).
         clock.now += timedelta(seconds=4)
         with pytest.raises(EarlierAttemptApplied) as found:
-            await executor.refund(sale.charge_id, FIVE)
+            await executor.run("refund", sale.charge_id, refund_op.Params(FIVE))
         assert not isinstance(found.value, NotAppliedSoFar)
         assert "did go through" in found.value.message and "Applied late" in found.value.message
         entry = executor.journal.get(first.entry_id)
@@ -113,9 +114,12 @@ async def test_the_go_ahead_naming_it_sends_another_and_after_the_window_none_is
         _sale, one = await refund_read_back_too_soon(service, executor)
         # The person saw "not found so far" and confirms another, naming it: it is sent.
         with pytest.raises(NotAppliedSoFar) as refused:
-            await executor.refund(one.charge_id, FIVE)
-        again = await executor.refund(
-            one.charge_id, FIVE, acknowledge_earlier=refused.value.entry.id
+            await executor.run("refund", one.charge_id, refund_op.Params(FIVE))
+        again = await executor.run(
+            "refund",
+            one.charge_id,
+            refund_op.Params(FIVE),
+            acknowledge_earlier=refused.value.entry.id,
         )
         assert again.entry_id != one.entry_id
         assert len(held.held) + len(held.committed) == 2  # two sent, as the person asked
@@ -166,15 +170,22 @@ async def test_a_go_ahead_given_on_not_found_so_far_does_not_cover_one_that_land
     async with late_service(second_service, tmp_path) as (service, held, executor, clock):
         sale, first = await refund_read_back_too_soon(service, executor)
         with pytest.raises(NotAppliedSoFar) as refused:
-            await executor.refund(sale.charge_id, FIVE)
+            await executor.run("refund", sale.charge_id, refund_op.Params(FIVE))
         clock.now += timedelta(seconds=4)  # the late commit lands before the go-ahead arrives
         with pytest.raises(EarlierAttemptApplied) as found:
-            await executor.refund(sale.charge_id, FIVE, acknowledge_earlier=refused.value.entry.id)
+            await executor.run(
+                "refund",
+                sale.charge_id,
+                refund_op.Params(FIVE),
+                acknowledge_earlier=refused.value.entry.id,
+            )
         assert not isinstance(found.value, NotAppliedSoFar)
         assert "did go through" in found.value.message
         assert executor.journal.get(first.entry_id).late
         assert refunds_made(service, sale.charge_id) == 1
         # Told it went through, the person names it again: now another one is sent.
-        again = await executor.refund(sale.charge_id, FIVE, acknowledge_earlier=first.entry_id)
+        again = await executor.run(
+            "refund", sale.charge_id, refund_op.Params(FIVE), acknowledge_earlier=first.entry_id
+        )
         assert again.entry_id != first.entry_id
         assert len(held.held) + len(held.committed) == 2  # the second sent, as asked

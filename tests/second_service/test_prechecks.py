@@ -16,6 +16,7 @@ import pytest
 from paytui.actions.errors import TargetChanged
 from paytui.actions.executor import ActionExecutor
 from paytui.actions.journal import Journal
+from paytui.actions.ops import capture as capture_op
 from paytui.actions.policy import ActionPolicy
 from paytui.actions.reconcile import read_back
 from paytui.api.captures import find_capture
@@ -46,7 +47,7 @@ async def test_a_capture_is_checked_sent_once_and_read_back_when_the_parameter_i
         executor = ActionExecutor(
             client, journal, ActionPolicy(), profile="p", base_url=service.base_url
         )
-        outcome = await executor.capture(auth.charge_id)
+        outcome = await executor.run("capture", auth.charge_id, capture_op.Params())
         assert outcome.state == "succeeded" and outcome.result_id
         # Its trace, found without the parameter the service refuses.
         entry = journal.get(outcome.entry_id)
@@ -130,7 +131,7 @@ async def test_a_capture_made_after_the_look_is_still_seen_before_sending(
         for _ in range(45):
             service.store.add_charge(replace(oldest, charge_id=service.store.new_id()))
         with pytest.raises(TargetChanged) as changed:
-            await executor.capture(auth.charge_id, basis=basis)
+            await executor.run("capture", auth.charge_id, capture_op.Params(), basis=basis)
         journal.close()
     assert made.charge_id in str(changed.value)
     assert service.requests_to(f"/v2/charges/{auth.charge_id}/capture", "POST") == []

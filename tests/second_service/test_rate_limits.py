@@ -18,6 +18,7 @@ from typing import Any
 
 from paytui.actions.executor import ActionExecutor
 from paytui.actions.journal import Journal
+from paytui.actions.ops import refund as refund_op
 from paytui.actions.outcome import ActionOutcome
 from paytui.actions.policy import ActionPolicy
 from tests.second_service.app import SecondService
@@ -50,7 +51,7 @@ class Run:
                 sleep=self.sleep,
             )
             try:
-                return await executor.refund(self.sale, Decimal("1.00"))
+                return await executor.run("refund", self.sale, refund_op.Params(Decimal("1.00")))
             finally:
                 journal.close()
 

@@ -21,6 +21,7 @@ import pytest
 from paytui.actions.errors import PrecheckFailed
 from paytui.actions.executor import ActionExecutor
 from paytui.actions.journal import Journal
+from paytui.actions.ops import refund as refund_op
 from paytui.actions.policy import ActionPolicy
 from paytui.actions.registry import note
 from tests.second_service.app import SecondService
@@ -105,7 +106,9 @@ async def test_the_executor_sends_on_an_unknown_status_and_refuses_an_open_autho
         try:
             basis = await executor.observe("refund", charge.charge_id)
             assert note("refund", basis.charge) == UNKNOWN.format("settled")
-            outcome = await executor.refund(charge.charge_id, Decimal("2.50"), basis=basis)
+            outcome = await executor.run(
+                "refund", charge.charge_id, refund_op.Params(Decimal("2.50")), basis=basis
+            )
             assert outcome.state == "succeeded", outcome.message
             with pytest.raises(PrecheckFailed, match="An open authorization"):
                 await executor.observe("refund", auth.charge_id)

@@ -11,6 +11,7 @@ from typing import Any
 
 from textual.widgets import ProgressBar, RichLog, Static
 
+from paytui.actions.ops import refund as refund_op
 from paytui.api.models import CardPaymentMethodRequest, ChargeRequest
 from paytui.api.queries import ChargeQuery
 from paytui.ui.screens.charges import ChargeSearchScreen
@@ -119,7 +120,7 @@ async def test_mark_then_bulk_capture_from_the_keyboard(app_factory: Any, tmp_pa
         )
         # The kill came after the first item's refund went through, before the batch log said
         # so: the journal has it, and the banner counts it done (1 left, not 2).
-        assert (await executor.refund(sales[0].charge_id, None)).succeeded
+        assert (await executor.run("refund", sales[0].charge_id, refund_op.Params(None))).succeeded
         await pilot.press("5")
         await settle(app, pilot)
         status = str(app.screen.query_one("#history-status", Static).content)

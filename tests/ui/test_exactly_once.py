@@ -16,6 +16,7 @@ import pytest
 from textual.widgets import Button, Input
 
 from paytui.actions import ActionExecutor, ActionPolicy, Journal
+from paytui.actions.ops import refund as refund_op
 from paytui.actions.reconcile import REF_ATTRIBUTE
 from paytui.api.client import PaymentClient
 from paytui.api.models import Charge, RefundRequest
@@ -183,7 +184,7 @@ async def test_a_crash_between_send_and_answer_is_settled_at_start_and_not_repea
             client, book, ActionPolicy(), profile=PROFILE, base_url="http://sandbox"
         )
         with pytest.raises(_Dies):
-            await executor.refund(sale.charge_id, Decimal("4.00"))
+            await executor.run("refund", sale.charge_id, refund_op.Params(Decimal("4.00")))
         (entry,) = book.list()
         assert entry.state == "sent"
     await client.aclose()
@@ -324,7 +325,7 @@ async def test_a_script_refunding_while_the_dialog_is_open_stops_the_dialogs_ref
                 base_url="http://sandbox",
                 actor="the command line of ana@desk-3",
             )
-            done = await script.refund(sale.charge_id, Decimal("5.00"))
+            done = await script.run("refund", sale.charge_id, refund_op.Params(Decimal("5.00")))
         await client.aclose()
         assert done.succeeded
 

@@ -15,6 +15,8 @@ from textual.widgets import DataTable, Static
 
 from paytui.actions import Journal
 from paytui.actions.audit import AuditFilter
+from paytui.actions.ops import capture as capture_op
+from paytui.actions.ops import refund as refund_op
 from paytui.api.queries import ChargeQuery
 from paytui.sandbox.faults import Faults
 from paytui.ui.app import PaytuiApp
@@ -134,9 +136,9 @@ async def test_history_lists_newest_first_and_opens_the_charge(
         await settle(app, pilot)
         auth = await find(app, OPEN_AUTHS)
         executor = await app.actions.executor()
-        await executor.capture(auth.charge_id)
+        await executor.run("capture", auth.charge_id, capture_op.Params())
         sale = await find(app, ChargeQuery(charge_type="sale", status="success"))
-        await executor.refund(sale.charge_id)
+        await executor.run("refund", sale.charge_id, refund_op.Params())
         await pilot.press("5")
         await settle(app, pilot)
         history = app.screen
@@ -173,11 +175,11 @@ async def test_history_retries_only_what_did_not_happen(
         sandbox_faults.fail_path_prefix = "/v2/refunds"
         sandbox_faults.fail_method = "POST"
         sandbox_faults.fail_count = 1
-        refused = await executor.refund(sale.charge_id, Decimal("1.00"))
+        refused = await executor.run("refund", sale.charge_id, refund_op.Params(Decimal("1.00")))
         assert refused.state == "failed"
         sandbox_faults.fail_status = 503
         sandbox_faults.fail_count = 1
-        failed = await executor.refund(sale.charge_id, Decimal("2.00"))
+        failed = await executor.run("refund", sale.charge_id, refund_op.Params(Decimal("2.00")))
         assert failed.state == "not_applied"
         await pilot.press("5")
         await settle(app, pilot)
@@ -292,7 +294,9 @@ async def test_production_retry_from_history_asks_for_the_phrase(
         sandbox_faults.fail_path_prefix = "/v2/refunds"
         sandbox_faults.fail_method = "POST"
         sandbox_faults.fail_count = 1
-        failed = await executor.refund(sale.charge_id, Decimal("1.00"), confirmation="1.00")
+        failed = await executor.run(
+            "refund", sale.charge_id, refund_op.Params(Decimal("1.00")), confirmation="1.00"
+        )
         assert failed.state == "not_applied"
         await pilot.press("5")
         await settle(app, pilot)

@@ -18,6 +18,9 @@ import httpx
 import pytest
 from textual.widgets import Input, TextArea
 
+from paytui.actions.ops import capture as capture_op
+from paytui.actions.ops import labels as labels_op
+from paytui.actions.ops import refund as refund_op
 from paytui.api.queries import ChargeQuery
 from paytui.ui.screens.modals.capture import CaptureModal
 from paytui.ui.screens.modals.edit_tags import EditTagsModal
@@ -108,10 +111,12 @@ async def history_with_entries(pilot: Any) -> None:
     app = pilot.app
     executor = await app.actions.executor()
     auth = await first(pilot, OPEN_AUTHS)
-    await executor.capture(auth.charge_id)
+    await executor.run("capture", auth.charge_id, capture_op.Params())
     sale = await first(pilot, SALES, lambda c: (c.total_amount or 0) > 20)
-    await executor.refund(sale.charge_id, Decimal("10.00"), reason="partial")
-    await executor.update_charge(sale.charge_id, tags=["escalated"])
+    await executor.run(
+        "refund", sale.charge_id, refund_op.Params(Decimal("10.00"), reason="partial")
+    )
+    await executor.run("update_charge", sale.charge_id, labels_op.Params(tags=["escalated"]))
     await pilot.press("5")
     await settle(pilot)
 

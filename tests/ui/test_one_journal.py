@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from paytui.actions.journal import Journal, default_journal_path
+from paytui.actions.ops import refund as refund_op
 from paytui.api.client import PaymentClient
 from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
 from paytui.ui.app import PaytuiApp
@@ -60,7 +61,7 @@ async def test_the_dashboard_keeps_its_journal_beside_a_command_line(sandbox_ser
         sales = await unrefunded_sales(client, 3)
         executor = await app.actions.executor()
         assert Path(executor.journal.path) == journal
-        mine = await executor.refund(sales[0].charge_id, Decimal("5.00"))
+        mine = await executor.run("refund", sales[0].charge_id, refund_op.Params(Decimal("5.00")))
         assert mine.succeeded
         await pilot.press("5")  # History: the journal read again, and its batch log opened
         await settle(app, pilot)

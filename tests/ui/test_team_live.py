@@ -17,6 +17,7 @@ from textual.widgets import Button
 from paytui.actions.actor import actor_name
 from paytui.actions.executor import ActionExecutor
 from paytui.actions.journal import Journal
+from paytui.actions.ops import refund as refund_op
 from paytui.actions.policy import ActionPolicy
 from paytui.api.queries import ChargeQuery
 from tests.ui.conftest import frozen_clock, make_app, settle
@@ -53,7 +54,7 @@ async def test_a_dialog_is_told_when_another_agent_refunds_its_charge(
                 agent="support-12",
             )
             other.owner = "ws-3:4242"  # another machine's process
-            done = await other.refund(sale.charge_id, Decimal("5.00"))
+            done = await other.run("refund", sale.charge_id, refund_op.Params(Decimal("5.00")))
             assert done.succeeded
             for _ in range(100):  # the watch thread hands the news to the app's loop
                 if dialog._changed:

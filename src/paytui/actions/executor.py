@@ -52,7 +52,7 @@ import contextlib
 import os
 import socket
 import uuid
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
@@ -86,7 +86,7 @@ from paytui.actions.errors import (
     UnresolvedAction,
 )
 from paytui.actions.journal import Journal, JournalConflict, JournalEntry, JournalUnavailable
-from paytui.actions.operation import Asked, NoParams
+from paytui.actions.operation import Asked
 from paytui.actions.operations import OPERATIONS
 from paytui.actions.outcome import ActionOutcome
 from paytui.actions.plan import Plan, amount_identity
@@ -109,18 +109,10 @@ from paytui.api.errors import (
 from paytui.api.models import (
     Account,
     Charge,
-    ChargeRequest,
     Distribution,
     PluginSession,
     Refund,
     Token,
-    TokenRequest,
-    TokenUpdate,
-)
-from paytui.api.plugins import (
-    AccountRequest,
-    EnrollmentPluginSessionRequest,
-    PaymentPluginSessionRequest,
 )
 
 if TYPE_CHECKING:
@@ -479,172 +471,6 @@ class ActionExecutor:
             again=again,
             amount=spec.amount_of(params) if spec.amount_of is not None else None,
             identity=spec.identity_of(params) if spec.identity_of is not None else None,
-        )
-
-    # ------------------------------------------------ facades over `run` (going: callers use run)
-
-    async def capture(
-        self,
-        charge_id: str,
-        *,
-        convenience_fee: Decimal | None = None,
-        supplemental_fee: Decimal | None = None,
-        confirmation: str | None = None,
-        acknowledge_earlier: int | None = None,
-        basis: Basis | None = None,
-    ) -> ActionOutcome:
-        from paytui.actions.ops.capture import Params
-
-        return await self.run(
-            "capture",
-            charge_id,
-            Params(convenience_fee, supplemental_fee),
-            confirmation=confirmation,
-            acknowledge_earlier=acknowledge_earlier,
-            basis=basis,
-        )
-
-    async def refund(
-        self,
-        charge_id: str,
-        amount: Decimal | None = None,
-        *,
-        reason: str | None = None,
-        tags: Sequence[str] | None = None,
-        attributes: Mapping[str, Sequence[str]] | None = None,
-        confirmation: str | None = None,
-        acknowledge_earlier: int | None = None,
-        basis: Basis | None = None,
-        again: bool = False,
-    ) -> ActionOutcome:
-        from paytui.actions.ops.refund import Params
-
-        return await self.run(
-            "refund",
-            charge_id,
-            Params(amount, reason, tags, attributes),
-            confirmation=confirmation,
-            acknowledge_earlier=acknowledge_earlier,
-            basis=basis,
-            again=again,
-        )
-
-    async def create_charge(
-        self,
-        request: ChargeRequest,
-        *,
-        confirmation: str | None = None,
-        acknowledge_earlier: int | None = None,
-    ) -> ActionOutcome:
-        from paytui.actions.ops.charge import Params
-
-        return await self.run(
-            "charge",
-            request.account_id,
-            Params(request),
-            confirmation=confirmation,
-            acknowledge_earlier=acknowledge_earlier,
-        )
-
-    async def update_charge(
-        self,
-        charge_id: str,
-        *,
-        tags: Sequence[str] | None = None,
-        attributes: Mapping[str, Sequence[str]] | None = None,
-        acknowledge_earlier: int | None = None,
-    ) -> ActionOutcome:
-        from paytui.actions.ops.labels import Params
-
-        return await self.run(
-            "update_charge",
-            charge_id,
-            Params(tags, attributes),
-            acknowledge_earlier=acknowledge_earlier,
-        )
-
-    async def update_refund(
-        self,
-        refund_id: str,
-        *,
-        tags: Sequence[str] | None = None,
-        attributes: Mapping[str, Sequence[str]] | None = None,
-        acknowledge_earlier: int | None = None,
-    ) -> ActionOutcome:
-        from paytui.actions.ops.labels import Params
-
-        return await self.run(
-            "update_refund",
-            refund_id,
-            Params(tags, attributes),
-            acknowledge_earlier=acknowledge_earlier,
-        )
-
-    async def distribute(
-        self, charge_id: str, *, acknowledge_earlier: int | None = None
-    ) -> ActionOutcome:
-        return await self.run(
-            "distribute", charge_id, NoParams(), acknowledge_earlier=acknowledge_earlier
-        )
-
-    async def create_plugin_session(
-        self,
-        request: PaymentPluginSessionRequest | EnrollmentPluginSessionRequest,
-        *,
-        acknowledge_earlier: int | None = None,
-    ) -> ActionOutcome:
-        from paytui.actions.ops.plugins import SessionParams, session_target
-
-        return await self.run(
-            "plugin_session",
-            session_target(request),
-            SessionParams(request),
-            acknowledge_earlier=acknowledge_earlier,
-        )
-
-    async def delete_plugin_session(
-        self, session_id: str, *, acknowledge_earlier: int | None = None
-    ) -> ActionOutcome:
-        return await self.run(
-            "plugin_delete", session_id, NoParams(), acknowledge_earlier=acknowledge_earlier
-        )
-
-    async def create_account(
-        self, request: AccountRequest, *, acknowledge_earlier: int | None = None
-    ) -> ActionOutcome:
-        from paytui.actions.ops.account import Params
-
-        return await self.run(
-            "account_create",
-            request.merchant_id,
-            Params(request),
-            acknowledge_earlier=acknowledge_earlier,
-        )
-
-    async def create_token(
-        self,
-        request: TokenRequest,
-        *,
-        acknowledge_earlier: int | None = None,
-        again: bool = False,
-    ) -> ActionOutcome:
-        from paytui.actions.ops.token import CreateParams
-
-        return await self.run(
-            "token_create",
-            request.account_id,
-            CreateParams(request),
-            acknowledge_earlier=acknowledge_earlier,
-            again=again,
-        )
-
-    async def update_token(
-        self, token_id: str, update: TokenUpdate, *, acknowledge_earlier: int | None = None
-    ) -> ActionOutcome:
-        from paytui.actions.ops.token import UpdateParams
-
-        return await self.run(
-            "token_update", token_id, UpdateParams(update), acknowledge_earlier=acknowledge_earlier
         )
 
     async def retry(

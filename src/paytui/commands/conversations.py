@@ -19,6 +19,8 @@ from paytui.commands.runtime import CommandError, Exit, Runtime
 from paytui.text import safe
 
 if TYPE_CHECKING:
+    from decimal import Decimal
+
     from paytui.actions.outcome import ActionOutcome
     from paytui.api.conversations import Thread
     from paytui.api.families import GenericObject
@@ -273,21 +275,15 @@ async def messages_list(runtime: Runtime, args: argparse.Namespace) -> int:
 
 async def conversations_close(runtime: Runtime, args: argparse.Namespace) -> int:
     from paytui.actions.operation import NoParams
-    from paytui.commands.handlers import _allowed
+    from paytui.commands.handlers import money_verb
+
+    async def question(_basis: object) -> tuple[str, Decimal | None]:
+        return f"Close conversation {args.id}", None
 
     async with runtime.client() as client:
         executor = await runtime.executor(client)
-        await _allowed(executor, "close_conversation", args.id)
-        runtime.confirm(
-            f"Close conversation {args.id}",
-            None,
-            yes=args.yes,
-            confirm=None,
-            needs_typed=False,
-            phrase="",
-        )
-        outcome = await executor.run(
-            "close_conversation", args.id, NoParams(), acknowledge_earlier=args.acknowledge
+        outcome = await money_verb(
+            runtime, args, executor, "close_conversation", args.id, lambda _: NoParams(), question
         )
     return _report(runtime, outcome, args.format)
 
@@ -319,40 +315,32 @@ def read_body(runtime: Runtime, path: str | None) -> str:
 
 
 async def messages_send(runtime: Runtime, args: argparse.Namespace) -> int:
-    from paytui.actions.errors import RecentlyDone
     from paytui.actions.ops import conversation as ops
-    from paytui.commands.handlers import _allowed
+    from paytui.commands.handlers import money_verb
 
     if (args.file is None or args.file == "-") and runtime.io.interactive and not args.yes:
         runtime.io.message("Type the message; end it with ctrl+d on a line of its own.")
     body = read_body(runtime, args.file)
-    async with runtime.client() as client:
-        executor = await runtime.executor(client)
-        await _allowed(executor, "send_message", args.id)
+
+    async def question(_basis: object) -> tuple[str, Decimal | None]:
         # The review: the text exactly as it will go (control characters shown, not obeyed).
         runtime.io.message(f"To conversation {args.id}, {len(body)} characters:")
         for line in body.split("\n"):
             runtime.io.message(f"  | {line}")
-        runtime.confirm(
-            f"Send this message to {args.id}",
-            None,
-            yes=args.yes,
-            confirm=None,
-            needs_typed=False,
-            phrase="",
+        return f"Send this message to {args.id}", None
+
+    async with runtime.client() as client:
+        executor = await runtime.executor(client)
+        outcome = await money_verb(
+            runtime,
+            args,
+            executor,
+            "send_message",
+            args.id,
+            lambda _: ops.MessageParams(body),
+            question,
+            again_hint=lambda: "Pass --again to send it again.",
         )
-        try:
-            outcome = await executor.run(
-                "send_message",
-                args.id,
-                ops.MessageParams(body),
-                again=args.again,
-                acknowledge_earlier=args.acknowledge,
-            )
-        except RecentlyDone as err:
-            raise CommandError(
-                f"{err.message} Pass --again to send it again.", Exit.EARLIER_ATTEMPT
-            ) from err
     return _report(runtime, outcome, args.format)
 
 

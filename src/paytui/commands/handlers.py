@@ -325,6 +325,67 @@ async def _allowed(
         raise ActionRefused(decision)
 
 
+#: What a money verb asks before sending, from what it observed (None: it observes nothing):
+#: the question and the amount it names — or None, when the verb asks nothing (a new token).
+Question = Callable[["Basis | None"], Awaitable["tuple[str, Decimal | None] | None"]]
+
+
+async def money_verb(
+    runtime: Runtime,
+    args: argparse.Namespace,
+    executor: ActionExecutor,
+    name: str,
+    target: str,
+    params: Callable[[Basis | None], Any],
+    question: Question,
+    *,
+    asked: Decimal | None = None,
+    again_hint: Callable[[], str] = lambda: "Pass --again to do it again.",
+) -> ActionOutcome:
+    """Every money verb of the command line, one path: allowed → settle → observe → confirm →
+    send (`ActionExecutor.run`). An operation whose decision is tied to what was read (a
+    capture's authorization, a refund's refunds: `Operation.seen_capture` / `seen_refunds`)
+    settles its past and observes the charge first, says another agent's claim, then asks.
+    `params` makes the operation's parameters from what was observed; `asked` is the amount
+    the person typed (kept with a refusal); `again_hint` the line after "the same was made
+    recently" (`RecentlyDone`)."""
+    from paytui.actions.errors import RecentlyDone
+    from paytui.actions.operations import OPERATIONS
+
+    spec = OPERATIONS[name]
+    await _allowed(executor, name, target, asked)
+    basis = None
+    if spec.seen_capture or spec.seen_refunds:
+        await _settle_first(runtime, executor, name, target)
+        basis = await _observe(executor, name, target, asked)
+        _warn_claimed(runtime, executor, basis)
+    typed = None
+    said = await question(basis)
+    if said is not None:
+        what, amount = said
+        policy = executor.policy
+        typed = runtime.confirm(
+            what,
+            amount,
+            yes=args.yes,
+            confirm=getattr(args, "confirm", None),
+            needs_typed=policy.needs_typed_confirmation(name, amount),
+            phrase=policy.confirmation_phrase(amount, target),
+        )
+    try:
+        return await executor.run(
+            name,
+            target,
+            params(basis),
+            confirmation=typed,
+            basis=basis,
+            again=getattr(args, "again", False),
+            acknowledge_earlier=args.acknowledge,
+        )
+    except RecentlyDone as err:
+        raise CommandError(f"{err.message} {again_hint()}", Exit.EARLIER_ATTEMPT) from err
+
+
 # --------------------------------------------------------------------------------------------
 # Charges
 # --------------------------------------------------------------------------------------------
@@ -411,33 +472,27 @@ async def charges_show(runtime: Runtime, args: argparse.Namespace) -> int:
 
 
 async def charges_capture(runtime: Runtime, args: argparse.Namespace) -> int:
+    from paytui.actions.ops import capture
     from paytui.api.money import format_amount
 
     convenience = _amount(args.convenience_fee, "--convenience-fee", allow_zero=True)
     supplemental = _amount(args.supplemental_fee, "--supplemental-fee", allow_zero=True)
+
+    async def question(basis: Basis | None) -> tuple[str, Decimal | None]:
+        charged = basis.charged if basis is not None else None
+        amount = (charged or Decimal(0)) + (convenience or 0) + (supplemental or 0)
+        return f"Capture {format_amount(amount)} of {args.id}", amount
+
     async with runtime.client() as client:
         executor = await runtime.executor(client)
-        await _allowed(executor, "capture", args.id)
-        await _settle_first(runtime, executor, "capture", args.id)
-        basis = await _observe(executor, "capture", args.id)
-        _warn_claimed(runtime, executor, basis)
-        amount = (basis.charged or Decimal(0)) + (convenience or 0) + (supplemental or 0)
-        policy = executor.policy
-        typed = runtime.confirm(
-            f"Capture {format_amount(amount)} of {args.id}",
-            amount,
-            yes=args.yes,
-            confirm=args.confirm,
-            needs_typed=policy.needs_typed_confirmation("capture", amount),
-            phrase=policy.confirmation_phrase(amount, args.id),
-        )
-        outcome = await executor.capture(
+        outcome = await money_verb(
+            runtime,
+            args,
+            executor,
+            "capture",
             args.id,
-            convenience_fee=convenience,
-            supplemental_fee=supplemental,
-            confirmation=typed,
-            basis=basis,
-            acknowledge_earlier=args.acknowledge,
+            lambda _: capture.Params(convenience, supplemental),
+            question,
         )
     return _report(runtime, outcome, args.format)
 
@@ -448,48 +503,36 @@ async def charges_capture(runtime: Runtime, args: argparse.Namespace) -> int:
 
 
 async def refunds_create(runtime: Runtime, args: argparse.Namespace) -> int:
-    from paytui.actions.errors import RecentlyDone
+    from paytui.actions.ops import refund
     from paytui.api.money import format_amount
 
     asked = _amount(args.amount, "--amount")
-    async with runtime.client() as client:
-        executor = await runtime.executor(client)
-        await _allowed(executor, "refund", args.id, asked)
-        await _settle_first(runtime, executor, "refund", args.id)
-        basis = await _observe(executor, "refund", args.id, asked)
-        _warn_claimed(runtime, executor, basis)
-        left = basis.left if basis.left is not None else Decimal(0)
+    chosen: list[Decimal] = []
+
+    async def question(basis: Basis | None) -> tuple[str, Decimal | None]:
+        left = basis.left if basis is not None and basis.left is not None else Decimal(0)
         if left <= 0:
             await _refuse(executor, "refund", args.id, "Nothing left to refund", asked)
         if asked is not None and asked > left:
             raise CommandError(
                 f"--amount: more than the {format_amount(left)} left to refund", Exit.USAGE
             )
-        amount = asked if asked is not None else left
-        policy = executor.policy
-        typed = runtime.confirm(
-            f"Refund {format_amount(amount)} of {args.id}",
-            amount,
-            yes=args.yes,
-            confirm=args.confirm,
-            needs_typed=policy.needs_typed_confirmation("refund", amount),
-            phrase=policy.confirmation_phrase(amount, args.id),
+        chosen.append(asked if asked is not None else left)
+        return f"Refund {format_amount(chosen[0])} of {args.id}", chosen[0]
+
+    async with runtime.client() as client:
+        executor = await runtime.executor(client)
+        outcome = await money_verb(
+            runtime,
+            args,
+            executor,
+            "refund",
+            args.id,
+            lambda _: refund.Params(chosen[0], reason=args.reason),
+            question,
+            asked=asked,
+            again_hint=lambda: f"Pass --again to refund {format_amount(chosen[0])} again.",
         )
-        try:
-            outcome = await executor.refund(
-                args.id,
-                amount,
-                reason=args.reason,
-                confirmation=typed,
-                basis=basis,
-                again=args.again,
-                acknowledge_earlier=args.acknowledge,
-            )
-        except RecentlyDone as err:
-            raise CommandError(
-                f"{err.message} Pass --again to refund {format_amount(amount)} again.",
-                Exit.EARLIER_ATTEMPT,
-            ) from err
     return _report(runtime, outcome, args.format)
 
 
@@ -593,7 +636,7 @@ def _read_card_number(runtime: Runtime) -> str:
 async def tokens_create(runtime: Runtime, args: argparse.Namespace) -> int:
     from pydantic import SecretStr
 
-    from paytui.actions.errors import RecentlyDone
+    from paytui.actions.ops import token as token_op
     from paytui.api.models import Contact, Token, TokenCreatePaymentMethodRequest, TokenRequest
     from paytui.validation import check_card_number, check_country, check_expiration
 
@@ -614,17 +657,23 @@ async def tokens_create(runtime: Runtime, args: argparse.Namespace) -> int:
         ),
     )
     del number
+
+    async def question(basis: Basis | None) -> None:
+        return None  # a new token moves no money: nothing asked (as before the one path)
+
     async with runtime.client() as client:
         executor = await runtime.executor(client)
         # Journaled and sent once like a refund: a lost answer is read back, never resent.
-        try:
-            outcome = await executor.create_token(
-                request, again=args.again, acknowledge_earlier=args.acknowledge
-            )
-        except RecentlyDone as err:
-            raise CommandError(
-                f"{err.message} Pass --again to store it again.", Exit.EARLIER_ATTEMPT
-            ) from err
+        outcome = await money_verb(
+            runtime,
+            args,
+            executor,
+            "token_create",
+            request.account_id,
+            lambda _: token_op.CreateParams(request),
+            question,
+            again_hint=lambda: "Pass --again to store it again.",
+        )
     token = outcome.result
     if outcome.succeeded and isinstance(token, Token):
         write_record(runtime.io.out, token, args.format, TOKEN_COLUMNS)

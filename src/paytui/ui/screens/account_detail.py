@@ -376,9 +376,9 @@ class AccountDetailScreen(PaytuiScreen[None]):
         return self.account_id
 
     def action_new_payment_session(self) -> None:
-        from paytui.ui.screens.modals.plugin_session import PaymentSessionModal
+        from paytui.ui.screens.modals.dialogs import dialog_for
 
-        self.app.push_screen(PaymentSessionModal(self.account_id))
+        self.app.push_screen(dialog_for("plugin_session", self.account_id))
 
     def action_new_enrollment_session(self) -> None:
         from paytui.ui.screens.modals.plugin_session import EnrollmentSessionModal
@@ -387,10 +387,10 @@ class AccountDetailScreen(PaytuiScreen[None]):
         self.app.push_screen(EnrollmentSessionModal(merchant))
 
     def action_new_account(self) -> None:
-        from paytui.ui.screens.modals.new_account import NewAccountModal
+        from paytui.ui.screens.modals.dialogs import dialog_for
 
         merchant = self.account.merchant_id if self.account is not None else None
-        self.app.push_screen(NewAccountModal(merchant))
+        self.app.push_screen(dialog_for("account_create", merchant))
 
     def action_copy_id(self) -> None:
         self.app.copy_to_clipboard(self.account_id)

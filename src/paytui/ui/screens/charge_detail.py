@@ -904,15 +904,15 @@ class ChargeDetailScreen(PaytuiScreen[None]):
             self.post_message(messages.OpenCharge(self._capture_id))
 
     async def _money_action(self, action: str) -> None:
-        """Open the dialog of a money action (`check_action` already asked the registry)."""
-        from paytui.ui.screens.modals.capture import CaptureModal
-        from paytui.ui.screens.modals.edit_tags import EditTagsModal
-        from paytui.ui.screens.modals.refund import RefundModal
+        """Open the dialog of a money action (`check_action` already asked the registry): the
+        dialog of the operation the registry's action performs."""
+        from paytui.actions.registry import ACTIONS
+        from paytui.ui.screens.modals.dialogs import dialog_for
 
-        modal = {"capture": CaptureModal, "refund": RefundModal, "edit": EditTagsModal}[action]
-
+        operation = ACTIONS[action].operation
+        assert operation is not None  # capture, refund, edit: each performs one
         # Fresh afterwards without a callback: the dialog publishes `app.charges_changed`.
-        await self.app.push_screen(modal(self.charge_id))
+        await self.app.push_screen(dialog_for(operation, self.charge_id))
 
     def action_distribute(self) -> None:
         self._distribute()
@@ -923,12 +923,13 @@ class ChargeDetailScreen(PaytuiScreen[None]):
         read-back of the charge's distribution items when the answer is lost); the key stays
         disabled until the answer is in. The tree is read again either way."""
         from paytui.actions import ActionError
+        from paytui.actions.operation import NoParams
 
         self._distributing = True
         self.refresh_bindings()
         try:
             executor = await self.app.actions.executor()
-            outcome = await executor.distribute(self.charge_id)
+            outcome = await executor.run("distribute", self.charge_id, NoParams())
         except ActionError as exc:
             self.notify(exc.message, title="Distribute", severity="warning", markup=False)
         except ApiError as exc:
@@ -969,11 +970,11 @@ class ChargeDetailScreen(PaytuiScreen[None]):
     async def action_edit_refund(self) -> None:
         """The refund's tag edit (the charge's dialog, sent to the refund); with several refunds,
         the Refunds screen of this charge, where `E` edits the highlighted one."""
-        from paytui.ui.screens.modals.edit_tags import EditRefundTagsModal
+        from paytui.ui.screens.modals.dialogs import dialog_for
         from paytui.ui.screens.refunds import RefundsScreen
 
         if len(self._refunds) == 1:
-            await self.app.push_screen(EditRefundTagsModal(self._refunds[0].refund_id))
+            await self.app.push_screen(dialog_for("update_refund", self._refunds[0].refund_id))
         elif self._refunds:
             await self.app.push_screen(RefundsScreen(self._refund_query()))
 

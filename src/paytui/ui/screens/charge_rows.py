@@ -113,11 +113,11 @@ class ChargeRowActions:
         await open_bulk(self._host(), operation, self.marks, self.marks_changed)
 
     async def action_edit(self) -> None:
-        from paytui.ui.screens.modals.edit_tags import EditTagsModal
+        from paytui.ui.screens.modals.dialogs import dialog_for
 
         charge = self.row_charge()
         if charge is not None:
-            await self._host().push_screen(EditTagsModal(charge.charge_id))
+            await self._host().push_screen(dialog_for("update_charge", charge.charge_id))
 
     async def action_customer(self) -> None:
         from paytui.ui.screens.customer import customer_of

@@ -31,7 +31,6 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import Input, Static, TextArea
 
 from paytui.text import safe
@@ -1072,16 +1071,10 @@ class ChargeSearchScreen(PaytuiScreen[None]):
         charge = self.query_one(ChargeTable).cursor_charge
         if charge is None:
             return
-        if operation == "capture":
-            from paytui.ui.screens.modals.capture import CaptureModal
+        from paytui.ui.screens.modals.dialogs import dialog_for
 
-            modal: Screen[str | None] = CaptureModal(charge.charge_id)
-        else:
-            from paytui.ui.screens.modals.refund import RefundModal
-
-            modal = RefundModal(charge.charge_id)
         # Awaited: the dialog is mounted (its first field focused) before the next key is taken.
-        await self.app.push_screen(modal)
+        await self.app.push_screen(dialog_for(operation, charge.charge_id))
 
     async def action_capture(self) -> None:
         await self._money_action("capture")

@@ -211,14 +211,18 @@ class ConversationScreen(PaytuiScreen[None]):
         self.load()
 
     async def action_reply(self) -> None:
-        from paytui.ui.screens.modals.conversation import ReplyModal
+        from paytui.ui.screens.modals.dialogs import dialog_for
 
-        await self.app.push_screen(ReplyModal(self.conversation_id), self._after_write)
+        await self.app.push_screen(
+            dialog_for("send_message", self.conversation_id), self._after_write
+        )
 
     async def action_close_conversation(self) -> None:
-        from paytui.ui.screens.modals.conversation import CloseConversationModal
+        from paytui.ui.screens.modals.dialogs import dialog_for
 
-        await self.app.push_screen(CloseConversationModal(self.conversation_id), self._after_write)
+        await self.app.push_screen(
+            dialog_for("close_conversation", self.conversation_id), self._after_write
+        )
 
     def _after_write(self, result: str | None) -> None:
         if result is not None:

@@ -74,9 +74,15 @@ async def send_charge(
 ) -> ActionOutcome:
     """Create the charge exactly once through the app's executor (every type, a
     pre-authorization for 0 included, is journaled). Raises `ActionError` when nothing was sent."""
+    from paytui.actions.ops import charge as charge_op
+
     executor = await app.actions.executor()
-    return await executor.create_charge(
-        request, confirmation=confirmation, acknowledge_earlier=acknowledge_earlier
+    return await executor.run(
+        "charge",
+        request.account_id,
+        charge_op.Params(request),
+        confirmation=confirmation,
+        acknowledge_earlier=acknowledge_earlier,
     )
 
 

@@ -149,7 +149,7 @@ class PluginSessionsScreen(PagedListScreen["PluginSession"]):
             )
 
     def action_delete_session(self) -> None:
-        from paytui.ui.screens.modals.plugin_session import DeleteSessionModal
+        from paytui.ui.screens.modals.dialogs import dialog_for
 
         session = self.selected
         if session is None:
@@ -159,7 +159,7 @@ class PluginSessionsScreen(PagedListScreen["PluginSession"]):
             if result:
                 self.load()
 
-        self.app.push_screen(DeleteSessionModal(session.session_id), deleted)
+        self.app.push_screen(dialog_for("plugin_delete", session.session_id), deleted)
 
 
 SESSION_VIEW_BINDINGS: list[Binding] = [

@@ -153,12 +153,12 @@ class RefundsScreen(PagedListScreen["Refund"]):
         self.refresh_bindings()
 
     async def action_edit_refund(self) -> None:
-        from paytui.ui.screens.modals.edit_tags import EditRefundTagsModal
+        from paytui.ui.screens.modals.dialogs import dialog_for
 
         refund = self.highlighted()
         if refund is not None:
             await self.app.push_screen(
-                EditRefundTagsModal(refund.refund_id), lambda _result: self.load()
+                dialog_for("update_refund", refund.refund_id), lambda _result: self.load()
             )
 
 

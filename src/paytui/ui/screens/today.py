@@ -29,7 +29,6 @@ from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.screen import Screen
 from textual.widgets import DataTable, Static
 
 from paytui.actions.registry import spec_for
@@ -635,16 +634,9 @@ class TodayScreen(ChargeRowActions, PagedListScreen[TodayItem]):
         charge_id = self.action_target(operation)
         if charge_id is None:
             return
-        modal: Screen[str | None]
-        if operation == "capture":
-            from paytui.ui.screens.modals.capture import CaptureModal
+        from paytui.ui.screens.modals.dialogs import dialog_for
 
-            modal = CaptureModal(charge_id)
-        else:
-            from paytui.ui.screens.modals.refund import RefundModal
-
-            modal = RefundModal(charge_id)
-        await self.app.push_screen(modal)
+        await self.app.push_screen(dialog_for(operation, charge_id))
 
     def action_cycle_filter(self) -> None:
         self.phase = (self.phase + 1) % len(PHASES)

@@ -11,13 +11,14 @@ from textual.app import ComposeResult
 from textual.widgets import Input
 
 from paytui.actions import AmountError, parse_amount
+from paytui.actions.ops import capture
 from paytui.text import safe
 from paytui.ui import format as fmt
 from paytui.ui.screens.modals.confirm import MoneyActionModal, field_beside
 from paytui.ui.widgets.safe_input import SafeInput
 
 if TYPE_CHECKING:
-    from paytui.actions import ActionExecutor, ActionOutcome
+    from paytui.actions import ActionExecutor
 
 FEES = (("convenience_fee", "Convenience fee"), ("supplemental_fee", "Supplemental fee"))
 
@@ -103,16 +104,8 @@ class CaptureModal(MoneyActionModal):
         text.append_text(self.next_key_line("capture"))
         return text
 
-    async def send(
-        self, executor: ActionExecutor, params: dict[str, Any], confirmation: str | None
-    ) -> ActionOutcome:
-        return await executor.capture(
-            self.charge_id,
-            confirmation=confirmation,
-            acknowledge_earlier=self.acknowledge_earlier,
-            basis=self.basis,
-            **params,
-        )
+    def operation_params(self, params: dict[str, Any]) -> capture.Params:
+        return capture.Params(**params)
 
 
 __all__ = ["CaptureModal"]

@@ -409,10 +409,28 @@ class MoneyActionModal(PaytuiModal[str | None]):
         """Exactly what will be sent."""
         raise NotImplementedError
 
+    def operation_params(self, params: dict[str, Any]) -> Any:
+        """The form's parameters as the operation's own (its module's `Params`)."""
+        raise NotImplementedError
+
+    def target(self, params: dict[str, Any]) -> str:
+        """What the operation acts on (the executor's target): the dialog's charge, refund,
+        session or conversation, unless the form says otherwise."""
+        return self.charge_id
+
     async def send(
         self, executor: ActionExecutor, params: dict[str, Any], confirmation: str | None
     ) -> ActionOutcome:
-        raise NotImplementedError
+        """The one verb: the dialog's operation, tied to what it showed (`basis`)."""
+        return await executor.run(
+            self.OPERATION,
+            self.target(params),
+            self.operation_params(params),
+            confirmation=confirmation,
+            acknowledge_earlier=self.acknowledge_earlier,
+            basis=self.basis,
+            again=self.again,
+        )
 
     # --- helpers -----------------------------------------------------------------------------
     def field_error(self, field: str, message: str | None) -> None:

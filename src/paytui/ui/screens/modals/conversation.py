@@ -27,7 +27,7 @@ from paytui.ui.screens.modals.confirm import MONEY_MODAL_BINDINGS, MoneyActionMo
 from paytui.ui.widgets.safe_text_area import SafeTextArea
 
 if TYPE_CHECKING:
-    from paytui.actions import ActionExecutor, ActionOutcome
+    from paytui.actions import ActionExecutor
 
 
 class _ConversationModal(MoneyActionModal):
@@ -104,16 +104,8 @@ class ReplyModal(_ConversationModal):
         text.append_text(self.next_key_line("send it"))
         return text
 
-    async def send(
-        self, executor: ActionExecutor, params: dict[str, Any], confirmation: str | None
-    ) -> ActionOutcome:
-        return await executor.run(
-            "send_message",
-            self.charge_id,
-            ops.MessageParams(params["body"]),
-            again=self.again,
-            acknowledge_earlier=self.acknowledge_earlier,
-        )
+    def operation_params(self, params: dict[str, Any]) -> ops.MessageParams:
+        return ops.MessageParams(params["body"])
 
 
 class CloseConversationModal(_ConversationModal):
@@ -138,15 +130,8 @@ class CloseConversationModal(_ConversationModal):
         text.append_text(self.next_key_line("close it"))
         return text
 
-    async def send(
-        self, executor: ActionExecutor, params: dict[str, Any], confirmation: str | None
-    ) -> ActionOutcome:
-        return await executor.run(
-            "close_conversation",
-            self.charge_id,
-            NoParams(),
-            acknowledge_earlier=self.acknowledge_earlier,
-        )
+    def operation_params(self, params: dict[str, Any]) -> NoParams:
+        return NoParams()
 
 
 __all__ = ["CloseConversationModal", "ReplyModal"]

@@ -10,6 +10,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.widgets import Input, TextArea
 
+from paytui.actions.ops import labels
 from paytui.limits import check_attributes, check_tags
 from paytui.text import safe, safe_lines
 from paytui.ui import format as fmt
@@ -19,7 +20,7 @@ from paytui.ui.widgets.safe_text_area import SafeTextArea
 from paytui.validation import format_attributes, parse_attributes, parse_tags
 
 if TYPE_CHECKING:
-    from paytui.actions import ActionExecutor, ActionOutcome
+    from paytui.actions import ActionExecutor
 
 
 def diff_text(
@@ -143,15 +144,8 @@ class EditTagsModal(MoneyActionModal):
         text.append_text(self.next_key_line("save", undoable=True))
         return text
 
-    async def send(
-        self, executor: ActionExecutor, params: dict[str, Any], confirmation: str | None
-    ) -> ActionOutcome:
-        return await executor.update_charge(
-            self.charge_id,
-            tags=params.get("tags"),
-            attributes=params.get("attributes"),
-            acknowledge_earlier=self.acknowledge_earlier,
-        )
+    def operation_params(self, params: dict[str, Any]) -> labels.Params:
+        return labels.Params(tags=params.get("tags"), attributes=params.get("attributes"))
 
 
 class EditRefundTagsModal(EditTagsModal):
@@ -165,16 +159,6 @@ class EditRefundTagsModal(EditTagsModal):
 
     async def read_current(self, executor: ActionExecutor) -> Any:
         return await (await self.app.get_client()).get_refund(self.charge_id)
-
-    async def send(
-        self, executor: ActionExecutor, params: dict[str, Any], confirmation: str | None
-    ) -> ActionOutcome:
-        return await executor.update_refund(
-            self.charge_id,
-            tags=params.get("tags"),
-            attributes=params.get("attributes"),
-            acknowledge_earlier=self.acknowledge_earlier,
-        )
 
 
 __all__ = ["EditRefundTagsModal", "EditTagsModal", "diff_text"]

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 from textual.app import ComposeResult
 
+from paytui.actions.ops import account as account_op
 from paytui.api.models import Account
 from paytui.plugin_rules import TAX_MCC
 from paytui.text import safe
@@ -68,12 +69,11 @@ class NewAccountModal(_PluginFormModal):
         self.charge_id = request.merchant_id  # the executor's target (in flight, countdown)
         return {"request": request}
 
-    async def send(
-        self, executor: ActionExecutor, params: dict[str, Any], confirmation: str | None
-    ) -> ActionOutcome:
-        return await executor.create_account(
-            params["request"], acknowledge_earlier=self.acknowledge_earlier
-        )
+    def target(self, params: dict[str, Any]) -> str:
+        return str(params["request"].merchant_id)
+
+    def operation_params(self, params: dict[str, Any]) -> account_op.Params:
+        return account_op.Params(params["request"])
 
     def _show_outcome(self, outcome: ActionOutcome) -> None:
         super()._show_outcome(outcome)

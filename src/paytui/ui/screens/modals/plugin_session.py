@@ -18,6 +18,8 @@ from textual.binding import Binding, BindingType
 from textual.widget import Widget
 from textual.widgets import Checkbox, Input, Static
 
+from paytui.actions.operation import NoParams
+from paytui.actions.ops import plugins
 from paytui.api.models import PluginSession
 from paytui.text import safe, safe_lines
 from paytui.ui.plugin_forms import (
@@ -117,12 +119,11 @@ class _PluginFormModal(MoneyActionModal):
         """A line the review adds after the body (the payment session's cap)."""
         return Text("")
 
-    async def send(
-        self, executor: ActionExecutor, params: dict[str, Any], confirmation: str | None
-    ) -> ActionOutcome:
-        return await executor.create_plugin_session(
-            params["request"], acknowledge_earlier=self.acknowledge_earlier
-        )
+    def target(self, params: dict[str, Any]) -> str:
+        return str(plugins.session_target(params["request"]))
+
+    def operation_params(self, params: dict[str, Any]) -> Any:
+        return plugins.SessionParams(params["request"])
 
     @property
     def session(self) -> PluginSession | None:
@@ -343,12 +344,8 @@ class DeleteSessionModal(MoneyActionModal):
         text.append_text(self.next_key_line("delete"))
         return text
 
-    async def send(
-        self, executor: ActionExecutor, params: dict[str, Any], confirmation: str | None
-    ) -> ActionOutcome:
-        return await executor.delete_plugin_session(
-            self.charge_id, acknowledge_earlier=self.acknowledge_earlier
-        )
+    def operation_params(self, params: dict[str, Any]) -> NoParams:
+        return NoParams()
 
     def _review_when_ready(self) -> None:
         if self.step == "form":

@@ -14,6 +14,7 @@ from textual.widgets import Input, TextArea
 
 from paytui.actions import AmountError, format_amount, parse_amount
 from paytui.actions.basis import Basis, RefundSeen
+from paytui.actions.ops import refund
 from paytui.limits import check_attributes, check_tags, check_text
 from paytui.text import safe
 from paytui.ui import format as fmt
@@ -213,19 +214,12 @@ class RefundModal(MoneyActionModal):
         text.append_text(self.next_key_line("refund"))
         return text
 
-    async def send(
-        self, executor: ActionExecutor, params: dict[str, Any], confirmation: str | None
-    ) -> ActionOutcome:
-        return await executor.refund(
-            self.charge_id,
+    def operation_params(self, params: dict[str, Any]) -> refund.Params:
+        return refund.Params(
             params["amount"],
             reason=params.get("reason"),
             tags=params.get("tags"),
             attributes=params.get("attributes"),
-            confirmation=confirmation,
-            acknowledge_earlier=self.acknowledge_earlier,
-            basis=self.basis,
-            again=self.again,
         )
 
 

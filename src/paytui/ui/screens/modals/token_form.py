@@ -282,17 +282,25 @@ class TokenFormScreen(FormMixin, PaytuiModal["Token | None"]):
         """Through the app's one executor and journal, like a refund: sent once, a lost answer
         read back (the token is found among the account's, or proven not stored)."""
         from paytui.actions import ActionError
+        from paytui.actions.ops import token
 
         try:
             executor = await paytui_app(self).actions.executor()
             if self.creating:
-                outcome = await executor.create_token(
-                    request, acknowledge_earlier=self._acknowledge, again=self._again
+                outcome = await executor.run(
+                    "token_create",
+                    request.account_id,
+                    token.CreateParams(request),
+                    acknowledge_earlier=self._acknowledge,
+                    again=self._again,
                 )
             else:
                 assert self.token is not None
-                outcome = await executor.update_token(
-                    self.token.token_id, request, acknowledge_earlier=self._acknowledge
+                outcome = await executor.run(
+                    "token_update",
+                    self.token.token_id,
+                    token.UpdateParams(request),
+                    acknowledge_earlier=self._acknowledge,
                 )
         except ActionError as exc:  # nothing was sent
             self._sending = False
