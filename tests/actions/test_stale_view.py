@@ -21,6 +21,8 @@ import pytest
 
 from paytui.actions.errors import PrecheckFailed, TargetChanged
 from paytui.actions.journal import Journal
+from paytui.actions.ops import labels as labels_op
+from paytui.actions.ops import refund as refund_op
 from paytui.api.client import PaymentClient
 from paytui.api.models import Charge
 from paytui.api.queries import ChargeQuery
@@ -51,7 +53,7 @@ async def test_a_chargeback_between_review_and_send_stops_the_refund(
     assert basis.chargebacks == ()
     _chargeback(sandbox_transport, sale.charge_id)
     with pytest.raises(TargetChanged) as told:
-        await person.refund(sale.charge_id, Decimal("2.00"), basis=basis)
+        await person.run("refund", sale.charge_id, refund_op.Params(Decimal("2.00")), basis=basis)
     assert "a chargeback of 1.00 arrived (open), outside paytui" in told.value.message
     assert await refunds_of(client, sale.charge_id) == []
     # Reviewed again, the charge as it is now: a charged-back charge is not refunded at all.
@@ -68,17 +70,21 @@ async def test_tags_changed_through_paytui_name_who_and_outside_paytui_says_so(
             client, other, clock, actor="the command line of ana@ws-3", agent="ana"
         )
         basis = (await person.observe("refund", sale.charge_id)).with_shown()
-        edited = await colleague.update_charge(sale.charge_id, tags=[*sale.tags, "do-not-refund"])
+        edited = await colleague.run(
+            "update_charge", sale.charge_id, labels_op.Params(tags=[*sale.tags, "do-not-refund"])
+        )
         assert edited.succeeded
         with pytest.raises(TargetChanged) as told:
-            await person.refund(sale.charge_id, Decimal("2.00"), basis=basis)
+            await person.run(
+                "refund", sale.charge_id, refund_op.Params(Decimal("2.00")), basis=basis
+            )
     assert "tagged do-not-refund by the command line of ana@ws-3" in told.value.message
     assert told.value.earlier is not None and told.value.earlier.agent == "ana"
     # The same kind of change made on the service directly: no journal entry, so "outside".
     basis = (await person.observe("refund", sale.charge_id)).with_shown()
     await client.update_charge(sale.charge_id, tags=list(sale.tags))
     with pytest.raises(TargetChanged) as told:
-        await person.refund(sale.charge_id, Decimal("2.00"), basis=basis)
+        await person.run("refund", sale.charge_id, refund_op.Params(Decimal("2.00")), basis=basis)
     assert "untagged do-not-refund outside paytui" in told.value.message
     assert await refunds_of(client, sale.charge_id) == []
 

@@ -12,6 +12,7 @@ from textual.widgets import DataTable
 from paytui.actions.actor import actor_name
 from paytui.actions.executor import ActionExecutor
 from paytui.actions.journal import Journal
+from paytui.actions.ops import refund as refund_op
 from paytui.actions.policy import ActionPolicy
 from paytui.api.queries import ChargeQuery
 from paytui.ui import bindings as keys
@@ -45,7 +46,9 @@ async def test_the_log_shows_this_session_and_the_charge_and_follows_a_colleague
             lambda c: (c.total_amount or 0) > 20 and c.charge_id != sale.charge_id,
         )
         mine = await app.actions.executor()
-        assert (await mine.refund(other_sale.charge_id, Decimal("2.00"))).succeeded
+        assert (
+            await mine.run("refund", other_sale.charge_id, refund_op.Params(Decimal("2.00")))
+        ).succeeded
         await open_detail(app, pilot, sale.charge_id)
         await pilot.press("@")
         await settle(app, pilot)
@@ -70,7 +73,9 @@ async def test_the_log_shows_this_session_and_the_charge_and_follows_a_colleague
                 agent="support-12",
             )
             colleague.owner = colleague.machine = "ws-3"
-            assert (await colleague.refund(sale.charge_id, Decimal("5.00"))).succeeded
+            assert (
+                await colleague.run("refund", sale.charge_id, refund_op.Params(Decimal("5.00")))
+            ).succeeded
             await asyncio.wait_for(changed.wait(), 60)
         await settle(app, pilot)
         rows = _rows(log)

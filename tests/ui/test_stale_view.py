@@ -17,6 +17,7 @@ from textual.widgets import Button
 from paytui.actions.actor import actor_name
 from paytui.actions.executor import ActionExecutor
 from paytui.actions.journal import Journal
+from paytui.actions.ops import refund as refund_op
 from paytui.actions.policy import ActionPolicy
 from paytui.api.queries import ChargeQuery
 from tests.actions.support import refunds_of
@@ -66,7 +67,9 @@ async def test_a_colleagues_refund_since_the_review_stops_the_send_and_names_the
                 agent="support-12",
             )
             colleague.owner = "ws-3:4242"
-            assert (await colleague.refund(sale.charge_id, Decimal("5.00"))).succeeded
+            assert (
+                await colleague.run("refund", sale.charge_id, refund_op.Params(Decimal("5.00")))
+            ).succeeded
         await pilot.press("enter")  # send: refused, nothing sent
         await settle(app, pilot)
         told = message(dialog)
