@@ -39,6 +39,10 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from paytui.actions.ops import capture as capture_op
+from paytui.actions.ops import labels as labels_op
+from paytui.actions.ops import refund as refund_op
+
 CHANGES = ("refund", "tags", "tags_outside", "chargeback", "capture", "none")
 BASE_URL = "http://sandbox"
 
@@ -133,10 +137,14 @@ async def run_stale(runs: int, seed: int, url: str, *, verbose: bool = False) ->
                             basis = basis.with_shown()
                         by_b = change in {"refund", "tags", "capture"}
                         if change == "refund":
-                            assert (await b.refund(target, Decimal("1.00"))).succeeded
+                            assert (
+                                await b.run("refund", target, refund_op.Params(Decimal("1.00")))
+                            ).succeeded
                         elif change == "tags":
                             tags = [*charge.tags, f"hold-{n}"]
-                            assert (await b.update_charge(target, tags=tags)).succeeded
+                            assert (
+                                await b.run("update_charge", target, labels_op.Params(tags=tags))
+                            ).succeeded
                         elif change == "tags_outside":
                             await client.update_charge(target, tags=[*charge.tags, f"out-{n}"])
                         elif change == "chargeback":
@@ -147,14 +155,18 @@ async def run_stale(runs: int, seed: int, url: str, *, verbose: bool = False) ->
                                 ChargebackIn(total_amount=Decimal("1.00")),
                             )
                         elif change == "capture":
-                            assert (await b.capture(target)).succeeded
+                            assert (await b.run("capture", target, capture_op.Params())).succeeded
                         tally = counts[change]
                         tally["runs"] += 1
                         try:
                             if operation == "refund":
-                                outcome = await a.refund(target, Decimal("2.00"), basis=basis)
+                                outcome = await a.run(
+                                    "refund", target, refund_op.Params(Decimal("2.00")), basis=basis
+                                )
                             else:
-                                outcome = await a.capture(target, basis=basis)
+                                outcome = await a.run(
+                                    "capture", target, capture_op.Params(), basis=basis
+                                )
                         except TargetChanged as refused:
                             if change == "none":
                                 tally["control_refused"] += 1

@@ -189,3 +189,78 @@ def test_a_long_module_without_its_reason_is_seen(tmp_path: Path) -> None:
     (tmp_path / "long.py").write_text('"""Long, no reason."""\n' + "x = 1\n" * LONG)
     (tmp_path / "said.py").write_text(f'"""Long.\n\n{REASON} one concept."""\n' + "x = 1\n" * LONG)
     assert long_modules_without_a_reason(tmp_path) == ["long.py"]
+
+
+# --- one verb: how callers run operations; the executor's refusal rule for every operation -----
+
+#: The typed wrappers the executor had, one per operation, before `run` (issue 40).
+FACADES = frozenset(
+    {
+        "capture",
+        "refund",
+        "create_charge",
+        "update_charge",
+        "update_refund",
+        "distribute",
+        "create_plugin_session",
+        "delete_plugin_session",
+        "create_account",
+        "create_token",
+        "update_token",
+        "perform",
+    }
+)
+EXECUTOR = PACKAGE / "actions" / "executor.py"
+
+
+def executor_methods(source: str) -> set[str]:
+    tree = ast.parse(source)
+    (cls,) = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "ActionExecutor"]
+    return {n.name for n in cls.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)}
+
+
+def operation_imports(source: str) -> list[str]:
+    """Modules of `paytui.actions.ops` that `source` imports (at any depth, lazily too)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            if node.module.startswith("paytui.actions.ops"):
+                found.append(node.module)
+        elif isinstance(node, ast.Import):
+            found += [a.name for a in node.names if a.name.startswith("paytui.actions.ops")]
+    return found
+
+
+def test_the_executor_has_one_verb_and_imports_no_operation() -> None:
+    source = EXECUTOR.read_text(encoding="utf-8")
+    assert "run" in executor_methods(source)
+    assert executor_methods(source) & FACADES == set()
+    assert operation_imports(source) == []
+
+
+def test_a_facade_or_an_operation_import_in_the_executor_is_seen() -> None:
+    source = (
+        "from paytui.actions.ops import refund as refund_op\n"
+        "class ActionExecutor:\n"
+        "    async def run(self): ...\n"
+        "    async def refund(self):\n"
+        "        from paytui.actions.ops.capture import Params\n"
+    )
+    assert executor_methods(source) & FACADES == {"refund"}
+    assert operation_imports(source) == ["paytui.actions.ops", "paytui.actions.ops.capture"]
+
+
+def test_the_executor_asks_the_registry_rule_of_every_operation() -> None:
+    """The doc says so, and the pipeline asks `registry.refusal` with the operation's rule (the
+    behaviour, operation by operation: tests/actions/test_one_verb.py)."""
+    said = " ".join(DOC.split())
+    assert "`run` asks the registry's rule of every operation" in said
+    assert "For the other operations the rule is applied by the key" not in said
+    source = EXECUTOR.read_text(encoding="utf-8")
+    assert "refusal(OPERATIONS[operation].rule, plan.subject)" in source
+
+
+def test_the_doc_says_how_every_caller_runs_an_operation() -> None:
+    said = " ".join(DOC.split())
+    assert "`await executor.run(name, target, params, ...)`" in said
+    assert "`dialog_for(name, target)`" in said

@@ -1,8 +1,9 @@
 """The shared flow of every money-action dialog: form → review → typed confirmation → result.
 
 `MoneyActionModal` knows nothing about what is sent: the subclass (capture, refund, edit tags)
-fills the form, validates it (errors next to the field, nothing sent), describes what will be sent,
-and calls the executor. Everything the rules decide comes from the executor and its policy:
+fills the form, validates it (errors next to the field, nothing sent), describes what will be sent
+and gives its operation's `Params`; the base runs it (`executor.run`, tied to what it showed).
+Everything the rules decide comes from the executor and its policy:
 
 - refused by the policy (read-only, missing scope) → the dialog says why, no form;
 - `ConfirmationRequired(phrase)` → a field asks for the phrase, the action is resent with it;
@@ -15,10 +16,8 @@ and calls the executor. Everything the rules decide comes from the executor and 
   "still unknown — check again in History".
 
 While the executor waits for an earlier (or its own) attempt to settle — until a commit still in
-flight would be visible — the dialog counts down (`executor.settling`).
-
-While the action runs the send button is disabled, and a second press does nothing (the executor
-guards too: `ActionInFlight`).
+flight would be visible — the dialog counts down (`executor.settling`). While the action runs the
+send button is disabled, and a second press does nothing (the executor guards: `ActionInFlight`).
 """
 
 from __future__ import annotations
@@ -191,8 +190,7 @@ class MoneyActionModal(PaytuiModal[str | None]):
         #: The earlier attempt the user was told did go through, and chose to send another of.
         self.acknowledge_earlier: int | None = None
         self._earlier: EarlierAttemptApplied | None = None
-        #: What the person decides on (`executor.observe`, read by `prepare`): the action is
-        #: tied to it, so a change since (by anyone) stops it (`TargetChanged`).
+        #: What the person decides on (`executor.observe`); changed since: not sent.
         self.basis: Basis | None = None
         #: The person confirmed an identical recent action knowingly (`RecentlyDone`).
         self.again = False
@@ -234,8 +232,7 @@ class MoneyActionModal(PaytuiModal[str | None]):
             return
         dialog = self.query_one("#dialog")
         form = self.query_one("#dialog-form")
-        # The screen's own lines (the environment bar docked on top), the dialog's border, and
-        # every other part of the dialog shown now.
+        # The screen's own lines (the environment bar on top), the border, every part shown now.
         docked = [
             w for w in self.children if w is not dialog and w.styles.dock in ("top", "bottom")
         ]
@@ -414,23 +411,8 @@ class MoneyActionModal(PaytuiModal[str | None]):
         raise NotImplementedError
 
     def target(self, params: dict[str, Any]) -> str:
-        """What the operation acts on (the executor's target): the dialog's charge, refund,
-        session or conversation, unless the form says otherwise."""
+        """What the operation acts on: the dialog's charge (refund, session...) by default."""
         return self.charge_id
-
-    async def send(
-        self, executor: ActionExecutor, params: dict[str, Any], confirmation: str | None
-    ) -> ActionOutcome:
-        """The one verb: the dialog's operation, tied to what it showed (`basis`)."""
-        return await executor.run(
-            self.OPERATION,
-            self.target(params),
-            self.operation_params(params),
-            confirmation=confirmation,
-            acknowledge_earlier=self.acknowledge_earlier,
-            basis=self.basis,
-            again=self.again,
-        )
 
     # --- helpers -----------------------------------------------------------------------------
     def field_error(self, field: str, message: str | None) -> None:
@@ -605,8 +587,7 @@ class MoneyActionModal(PaytuiModal[str | None]):
                     return
             self._sending = True
             self.step = "sending"
-            # An app worker, not the dialog's: closing the dialog (escape) while it runs must not
-            # lose the answer; it is then given as a notification.
+            # An app worker: closing the dialog while it runs must not lose the answer (notified).
             self.app.run_worker(self._send(confirmation), group="money-send", exit_on_error=False)
 
     async def _send(self, confirmation: str | None) -> None:
@@ -622,7 +603,15 @@ class MoneyActionModal(PaytuiModal[str | None]):
                     acknowledge_earlier=self.acknowledge_earlier,
                 )
             else:
-                outcome = await self.send(executor, self.params, confirmation)
+                outcome = await executor.run(  # the one verb, tied to what it showed
+                    self.OPERATION,
+                    self.target(self.params),
+                    self.operation_params(self.params),
+                    confirmation=confirmation,
+                    acknowledge_earlier=self.acknowledge_earlier,
+                    basis=self.basis,
+                    again=self.again,
+                )
         except ActionError as exc:
             if not self.is_attached:
                 self.app.notify(exc.message, title=self.TITLE, severity="warning", markup=False)
