@@ -277,14 +277,12 @@ async def conversations_close(runtime: Runtime, args: argparse.Namespace) -> int
     from paytui.actions.operation import NoParams
     from paytui.commands.handlers import money_verb
 
-    async def question(_basis: object) -> tuple[str, Decimal | None]:
+    async def question(_executor: object, _basis: object) -> tuple[str, Decimal | None]:
         return f"Close conversation {args.id}", None
 
-    async with runtime.client() as client:
-        executor = await runtime.executor(client)
-        outcome = await money_verb(
-            runtime, args, executor, "close_conversation", args.id, lambda _: NoParams(), question
-        )
+    outcome = await money_verb(
+        runtime, args, "close_conversation", args.id, lambda _: NoParams(), question
+    )
     return _report(runtime, outcome, args.format)
 
 
@@ -322,25 +320,22 @@ async def messages_send(runtime: Runtime, args: argparse.Namespace) -> int:
         runtime.io.message("Type the message; end it with ctrl+d on a line of its own.")
     body = read_body(runtime, args.file)
 
-    async def question(_basis: object) -> tuple[str, Decimal | None]:
+    async def question(_executor: object, _basis: object) -> tuple[str, Decimal | None]:
         # The review: the text exactly as it will go (control characters shown, not obeyed).
         runtime.io.message(f"To conversation {args.id}, {len(body)} characters:")
         for line in body.split("\n"):
             runtime.io.message(f"  | {line}")
         return f"Send this message to {args.id}", None
 
-    async with runtime.client() as client:
-        executor = await runtime.executor(client)
-        outcome = await money_verb(
-            runtime,
-            args,
-            executor,
-            "send_message",
-            args.id,
-            lambda _: ops.MessageParams(body),
-            question,
-            again_hint=lambda: "Pass --again to send it again.",
-        )
+    outcome = await money_verb(
+        runtime,
+        args,
+        "send_message",
+        args.id,
+        lambda _: ops.MessageParams(body),
+        question,
+        again_hint=lambda: "Pass --again to send it again.",
+    )
     return _report(runtime, outcome, args.format)
 
 

@@ -327,13 +327,14 @@ async def _allowed(
 
 #: What a money verb asks before sending, from what it observed (None: it observes nothing):
 #: the question and the amount it names — or None, when the verb asks nothing (a new token).
-Question = Callable[["Basis | None"], Awaitable["tuple[str, Decimal | None] | None"]]
+Question = Callable[
+    ["ActionExecutor", "Basis | None"], Awaitable["tuple[str, Decimal | None] | None"]
+]
 
 
 async def money_verb(
     runtime: Runtime,
     args: argparse.Namespace,
-    executor: ActionExecutor,
     name: str,
     target: str,
     params: Callable[[Basis | None], Any],
@@ -349,6 +350,24 @@ async def money_verb(
     `params` makes the operation's parameters from what was observed; `asked` is the amount
     the person typed (kept with a refusal); `again_hint` the line after "the same was made
     recently" (`RecentlyDone`)."""
+    async with runtime.client() as client:
+        executor = await runtime.executor(client)
+        return await _money_verb(
+            runtime, args, executor, name, target, params, question, asked, again_hint
+        )
+
+
+async def _money_verb(
+    runtime: Runtime,
+    args: argparse.Namespace,
+    executor: ActionExecutor,
+    name: str,
+    target: str,
+    params: Callable[[Basis | None], Any],
+    question: Question,
+    asked: Decimal | None,
+    again_hint: Callable[[], str],
+) -> ActionOutcome:
     from paytui.actions.errors import RecentlyDone
     from paytui.actions.operations import OPERATIONS
 
@@ -360,7 +379,7 @@ async def money_verb(
         basis = await _observe(executor, name, target, asked)
         _warn_claimed(runtime, executor, basis)
     typed = None
-    said = await question(basis)
+    said = await question(executor, basis)
     if said is not None:
         what, amount = said
         policy = executor.policy
@@ -478,22 +497,19 @@ async def charges_capture(runtime: Runtime, args: argparse.Namespace) -> int:
     convenience = _amount(args.convenience_fee, "--convenience-fee", allow_zero=True)
     supplemental = _amount(args.supplemental_fee, "--supplemental-fee", allow_zero=True)
 
-    async def question(basis: Basis | None) -> tuple[str, Decimal | None]:
+    async def question(_: ActionExecutor, basis: Basis | None) -> tuple[str, Decimal | None]:
         charged = basis.charged if basis is not None else None
         amount = (charged or Decimal(0)) + (convenience or 0) + (supplemental or 0)
         return f"Capture {format_amount(amount)} of {args.id}", amount
 
-    async with runtime.client() as client:
-        executor = await runtime.executor(client)
-        outcome = await money_verb(
-            runtime,
-            args,
-            executor,
-            "capture",
-            args.id,
-            lambda _: capture.Params(convenience, supplemental),
-            question,
-        )
+    outcome = await money_verb(
+        runtime,
+        args,
+        "capture",
+        args.id,
+        lambda _: capture.Params(convenience, supplemental),
+        question,
+    )
     return _report(runtime, outcome, args.format)
 
 
@@ -509,7 +525,7 @@ async def refunds_create(runtime: Runtime, args: argparse.Namespace) -> int:
     asked = _amount(args.amount, "--amount")
     chosen: list[Decimal] = []
 
-    async def question(basis: Basis | None) -> tuple[str, Decimal | None]:
+    async def question(executor: ActionExecutor, basis: Basis | None) -> tuple[str, Decimal | None]:
         left = basis.left if basis is not None and basis.left is not None else Decimal(0)
         if left <= 0:
             await _refuse(executor, "refund", args.id, "Nothing left to refund", asked)
@@ -520,19 +536,16 @@ async def refunds_create(runtime: Runtime, args: argparse.Namespace) -> int:
         chosen.append(asked if asked is not None else left)
         return f"Refund {format_amount(chosen[0])} of {args.id}", chosen[0]
 
-    async with runtime.client() as client:
-        executor = await runtime.executor(client)
-        outcome = await money_verb(
-            runtime,
-            args,
-            executor,
-            "refund",
-            args.id,
-            lambda _: refund.Params(chosen[0], reason=args.reason),
-            question,
-            asked=asked,
-            again_hint=lambda: f"Pass --again to refund {format_amount(chosen[0])} again.",
-        )
+    outcome = await money_verb(
+        runtime,
+        args,
+        "refund",
+        args.id,
+        lambda _: refund.Params(chosen[0], reason=args.reason),
+        question,
+        asked=asked,
+        again_hint=lambda: f"Pass --again to refund {format_amount(chosen[0])} again.",
+    )
     return _report(runtime, outcome, args.format)
 
 
@@ -658,22 +671,19 @@ async def tokens_create(runtime: Runtime, args: argparse.Namespace) -> int:
     )
     del number
 
-    async def question(basis: Basis | None) -> None:
+    async def question(_: ActionExecutor, basis: Basis | None) -> None:
         return None  # a new token moves no money: nothing asked (as before the one path)
 
-    async with runtime.client() as client:
-        executor = await runtime.executor(client)
-        # Journaled and sent once like a refund: a lost answer is read back, never resent.
-        outcome = await money_verb(
-            runtime,
-            args,
-            executor,
-            "token_create",
-            request.account_id,
-            lambda _: token_op.CreateParams(request),
-            question,
-            again_hint=lambda: "Pass --again to store it again.",
-        )
+    # Journaled and sent once like a refund: a lost answer is read back, never resent.
+    outcome = await money_verb(
+        runtime,
+        args,
+        "token_create",
+        request.account_id,
+        lambda _: token_op.CreateParams(request),
+        question,
+        again_hint=lambda: "Pass --again to store it again.",
+    )
     token = outcome.result
     if outcome.succeeded and isinstance(token, Token):
         write_record(runtime.io.out, token, args.format, TOKEN_COLUMNS)
