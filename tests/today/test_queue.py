@@ -36,10 +36,11 @@ async def test_the_queue_is_sorted_by_deadline_and_proves_each_row(
     queue = await build_queue(demo_client, seen=seen, now=now)
     kinds = {item.kind for item in queue.items}
     assert {"chargeback", "return", "authorization", "account"} <= kinds
-    # What can be acted on, by due time; then the lapsed holds, by due time.
-    actionable = queue.select(lapsed=False)
+    # What can be acted on, by due time; then what is past its window; then the lapsed holds.
+    actionable = queue.select(lapsed=False, past_window=False)
+    late = queue.select(past_window=True)
     lapsed = queue.select(lapsed=True)
-    assert queue.items == actionable + lapsed and lapsed and queue.lapsed == len(lapsed)
+    assert queue.items == actionable + late + lapsed and lapsed and queue.lapsed == len(lapsed)
     assert [i.due_at for i in actionable] == sorted(i.due_at for i in actionable)
     assert [i.due_at for i in lapsed] == sorted(i.due_at for i in lapsed)
     assert {i.kind for i in lapsed} == {"authorization"} and all(i.due_at <= now for i in lapsed)
@@ -78,6 +79,33 @@ async def test_the_queue_is_sorted_by_deadline_and_proves_each_row(
     assert due and due == listed
     assert len(every) > len(listed)  # older holds exist, and were not read into the queue
     assert stat.S_IMODE(os.stat(tmp_path / "today.sqlite3").st_mode) == 0o600
+
+
+async def test_a_chargeback_past_its_window_goes_below_the_winnable_ones(
+    demo_client: PaymentClient, tmp_path: Path
+) -> None:
+    seen = SeenStore(tmp_path / "today.sqlite3", URL)
+    first = await build_queue(demo_client, seen=seen, now=DEFAULT_ANCHOR)
+    due = sorted(item.due_at for item in first.select(kinds=["chargeback"]))
+    # Two days after the first chargeback's window closed, before the last one's closes.
+    now = due[0] + timedelta(days=2)
+    assert due[-1] > now
+    queue = await build_queue(demo_client, seen=seen, now=now)
+    chargebacks = queue.select(kinds=["chargeback"])
+    late = [item for item in chargebacks if item.past_window]
+    winnable = [item for item in chargebacks if not item.past_window]
+    assert late and winnable
+    assert all(item.due_at < now - timedelta(days=1) for item in late)
+    assert all(item.due_at >= now - timedelta(days=1) for item in winnable)
+    # Every winnable chargeback is above every one past its window (whatever their due
+    # times), and those are above the lapsed holds.
+    order = queue.items.index
+    assert max(map(order, winnable)) < min(map(order, late))
+    lapsed = queue.select(lapsed=True)
+    assert not lapsed or max(map(order, late)) < min(map(order, lapsed))
+    assert queue.past_window == len(queue.select(past_window=True))
+    assert any(f"{queue.past_window} past their window" in note for note in queue.notes)
+    assert {item.late_word for item in late} == {"past window"}
 
 
 async def test_an_estimate_does_not_move(demo_client: PaymentClient, tmp_path: Path) -> None:

@@ -37,6 +37,7 @@ FIELDS = [
     "estimated",
     "basis",
     "lapsed",
+    "past_window",
     "why",
     "advice",
 ]
@@ -60,11 +61,14 @@ def test_today_prints_the_queue_sorted_by_deadline(
     assert rows and all(list(row) == FIELDS for row in rows)
     due = [row["due_at"] for row in rows]
     assert all(d.endswith("Z") for d in due)
-    # Sorted by due time, the lapsed holds last (a JSON boolean says which).
-    assert [row["lapsed"] for row in rows] == sorted(row["lapsed"] for row in rows)
+    # Sorted by due time, what is past its window after what can be won, the lapsed holds
+    # last (JSON booleans say which).
+    phases = [(row["lapsed"], row["past_window"]) for row in rows]
+    assert phases == sorted(phases)
     for lapsed in (False, True):
-        part = [row["due_at"] for row in rows if row["lapsed"] is lapsed]
+        part = [row["due_at"] for row in rows if row["lapsed"] is lapsed and not row["past_window"]]
         assert part and part == sorted(part)
+    assert {type(row["past_window"]) for row in rows} == {bool}
     assert {type(row["estimated"]) for row in rows} == {bool}
     assert {"chargeback", "authorization", "return"} <= {row["kind"] for row in rows}
     assert "left out" in err  # the long overdue holds, counted, not hidden silently

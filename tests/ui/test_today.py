@@ -39,10 +39,12 @@ async def test_zero_opens_today_sorted_by_deadline(
         assert "Claimed by" not in labels  # a file journal: no claims to show
         due = [item.due_at for item in screen.items]
         assert table.row_count == len(due)
-        # What can be acted on by due time, then the lapsed holds: in words, not colour alone.
+        # What can be acted on by due time, then what is past its window, then the lapsed
+        # holds: in words, not colour alone.
         lapsed = [item.lapsed for item in screen.items]
-        assert any(lapsed) and lapsed == sorted(lapsed)
-        acting = [item.due_at for item in screen.items if not item.lapsed]
+        ranks = [item.rank for item in screen.items]
+        assert any(lapsed) and ranks == sorted(ranks)
+        acting = [item.due_at for item in screen.items if not item.rank]
         assert acting == sorted(acting)
         assert screen.queue is not None
         assert any(f"{sum(lapsed)} lapsed holds" in note for note in screen.queue.notes)
@@ -254,6 +256,28 @@ async def test_today_as_the_start_screen_reads_again_on_its_timer_only_when_show
         await pilot.press("0")  # back: one read, as the tick asked
         await settle(app, pilot)
         assert screen.queue is not read and screen.highlighted() == under
+
+
+async def test_at_80x24_the_pulse_folds_and_the_queue_keeps_the_screen(
+    sandbox_transport: httpx.AsyncBaseTransport,
+) -> None:
+    """Under 30 lines the pulse folds to its title and the dispute ratio's: the queue shows at
+    least 10 rows at 80x24 (5 with the whole pulse); at 40 lines the whole pulse is back."""
+    app = make_app(sandbox_transport)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_today(app, pilot)
+        strip = screen.query_one(PulseStrip)
+        assert strip.pulse is not None  # drawn, and folded
+        assert strip.outer_size.height == 2
+        table = screen.query_one(NavTable)
+        assert len(screen.items) >= 10
+        assert table.size.height - table.header_height >= 10
+        text = screen_text(app)
+        assert "Pulse · last 30 days" in text and "Dispute ratio" in text
+        assert "Sales volume" not in text
+        await pilot.resize_terminal(120, 40)
+        await settle(app, pilot)
+        assert "Sales volume" in screen_text(app) and strip.outer_size.height > 2
 
 
 async def test_each_row_says_its_case_its_evidence_and_its_money_state(

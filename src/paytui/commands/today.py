@@ -62,7 +62,8 @@ def add_parser(top: Any, common: argparse.ArgumentParser) -> None:
 
 
 def today_columns() -> dict[str, Column]:
-    """The fields of a queue item, in order (`kind`, `id`, ..., `basis`, `lapsed`, `why`)."""
+    """The fields of a queue item, in order (`kind`, `id`, ..., `basis`, `lapsed`,
+    `past_window`, `why`)."""
     from paytui.exporter import Column
 
     return {
@@ -91,6 +92,13 @@ def today_columns() -> dict[str, Column]:
                 lambda item: item.lapsed,
                 "flag",
                 "true: an authorization whose hold lapsed (listed below what can be acted on)",
+            ),
+            Column(
+                "past_window",
+                lambda item: item.past_window,
+                "flag",
+                "true: a chargeback or ACH return overdue by more than a day, its window to"
+                " answer over (listed below what can be won, above the lapsed holds)",
             ),
             Column("why", lambda item: item.why),
             Column(

@@ -47,6 +47,7 @@ __all__ = [
     "due_words",
     "items_from_journal",
     "parse_when",
+    "past_window",
     "unknown_outcomes",
 ]
 
@@ -56,6 +57,12 @@ KINDS: tuple[str, ...] = ("unknown", "chargeback", "return", "authorization", "a
 #: Rows read per page, and at most this many rows per source (the queue stays bounded).
 PAGE_SIZE = 100
 MAX_ROWS = 20_000
+#: A chargeback or an ACH return overdue by more than this is past its window: its response
+#: time is over, so it goes below what can still be won (one due today, or overdue by less
+#: than this, stays at the top: the most urgent thing that can still be answered).
+PAST_WINDOW_GRACE = timedelta(days=1)
+#: The kinds whose due time is a window to answer in (a chargeback, an ACH return).
+WINDOWED_KINDS = frozenset({"chargeback", "return"})
 
 
 @dataclass(frozen=True)
@@ -84,12 +91,31 @@ class TodayItem:
     #: An open chargeback's "fight or accept" line (`paytui.today.advice`): the facts and a
     #: lean, never a decision. None on every other kind.
     advice: str | None = None
+    #: A chargeback or ACH return overdue by more than `PAST_WINDOW_GRACE` (`past_window`):
+    #: below what can still be won, above the lapsed holds.
+    past_window: bool = False
 
     @property
-    def sort_key(self) -> tuple[bool, bool, datetime, str, str]:
-        """Unknown outcomes first, then what can still be acted on by due time, then the
-        lapsed holds (by due time)."""
-        return (self.kind != "unknown", self.lapsed, self.due_at, self.kind, self.id)
+    def rank(self) -> int:
+        """Where the item's phase stands: 0 what can still be acted on, 1 past its window,
+        2 a lapsed hold."""
+        return 2 if self.lapsed else 1 if self.past_window else 0
+
+    @property
+    def late_word(self) -> str:
+        """The word past the due time: "lapsed" (a hold), "past window", else "overdue"."""
+        return "lapsed" if self.lapsed else "past window" if self.past_window else "overdue"
+
+    @property
+    def sort_key(self) -> tuple[bool, int, datetime, str, str]:
+        """Unknown outcomes first, then what can still be acted on by due time, then what is
+        past its window, then the lapsed holds (each by due time)."""
+        return (self.kind != "unknown", self.rank, self.due_at, self.kind, self.id)
+
+
+def past_window(kind: str, due_at: datetime, now: datetime) -> bool:
+    """Is a chargeback or ACH return overdue by more than `PAST_WINDOW_GRACE` at `now`?"""
+    return kind in WINDOWED_KINDS and due_at < now - PAST_WINDOW_GRACE
 
 
 @dataclass
@@ -110,9 +136,11 @@ class TodayQueue:
         kinds: Iterable[str] = (),
         due_before: datetime | None = None,
         lapsed: bool | None = None,
+        past_window: bool | None = None,
     ) -> list[TodayItem]:
         """The items of these kinds (all when none), due before `due_before` (when given),
-        lapsed holds only (`lapsed` True), or none of them (False)."""
+        lapsed holds only (`lapsed` True), or none of them (False); the same for what is past
+        its window (`past_window`)."""
         wanted = set(kinds)
         return [
             item
@@ -120,12 +148,18 @@ class TodayQueue:
             if (not wanted or item.kind in wanted)
             and (due_before is None or item.due_at < due_before)
             and (lapsed is None or item.lapsed == lapsed)
+            and (past_window is None or item.past_window == past_window)
         ]
 
     @property
     def lapsed(self) -> int:
         """How many lapsed holds are in the queue (below what can still be acted on)."""
         return sum(1 for item in self.items if item.lapsed)
+
+    @property
+    def past_window(self) -> int:
+        """How many chargebacks and ACH returns are past their window (below what can be won)."""
+        return sum(1 for item in self.items if item.past_window)
 
 
 def due_words(
@@ -321,6 +355,7 @@ async def _chargebacks(
                 charge,
                 due.basis,
                 advice=advice.line(),
+                past_window=past_window("chargeback", due.due_at, now),
             )
         )
     return items
@@ -360,6 +395,7 @@ async def _returns(
                 charge.charge_id,
                 charge,
                 due.basis,
+                past_window=past_window("return", due.due_at, now),
             )
         )
     return items
@@ -616,6 +652,9 @@ def _assemble(
                 items.append(item)
     items.sort(key=lambda item: item.sort_key)
     notes = list(notes)
+    late = sum(1 for item in items if item.past_window)
+    if late:
+        notes.append(f"{late} past their window, below what can be won")
     lapsed = sum(1 for item in items if item.lapsed)
     if lapsed:
         notes.append(

@@ -57,26 +57,30 @@ if TYPE_CHECKING:
 class Phase:
     """One view of the queue: its name, the kinds it holds (all when empty), when set how
     far ahead it looks (`due_within`, from now; 0: overdue only), and whether it holds the
-    lapsed holds (`lapsed`: None both, False none, True only them)."""
+    lapsed holds (`lapsed`: None both, False none, True only them) and what is past its
+    window (`past_window`, the same way)."""
 
     name: str
     kinds: tuple[str, ...] = ()
     due_within: timedelta | None = None
     lapsed: bool | None = None
+    past_window: bool | None = None
 
 
-#: The phases `f` steps through, in order. "all" ends with the lapsed holds (the queue's
-#: order); the phases of what to do next leave them out, and they have one of their own.
+#: The phases `f` steps through, in order. "all" ends with what is past its window, then the
+#: lapsed holds (the queue's order); the phases of what to do next leave them out, and they
+#: have phases of their own.
 PHASES: tuple[Phase, ...] = (
     Phase("all"),
-    Phase("due today", due_within=timedelta(0), lapsed=False),
-    Phase("overdue", due_within=timedelta(-1), lapsed=False),
+    Phase("due today", due_within=timedelta(0), lapsed=False, past_window=False),
+    Phase("overdue", due_within=timedelta(-1), lapsed=False, past_window=False),
     Phase("unknown outcomes", ("unknown",)),
     Phase("chargebacks", ("chargeback",)),
     Phase("ACH returns", ("return",)),
     Phase("authorizations", ("authorization",), lapsed=False),
     Phase("accounts", ("account",)),
     Phase("tokens", ("token",)),
+    Phase("past their window", ("chargeback", "return"), past_window=True),
     Phase("lapsed holds", ("authorization",), lapsed=True),
 )
 
@@ -117,7 +121,8 @@ TODAY_BINDINGS: list[Binding] = [
     Binding("ctrl+r", "refresh", "Refresh", id="today.refresh", tooltip="Read the queue again"),
 ]
 
-#: Terminal lines under which the line under the queue keeps to 3 lines (`on_resize`).
+#: Terminal lines under which the line under the queue keeps to 3 lines and the pulse folds
+#: to two (`on_resize`, `today.tcss`).
 SHORT_LINES = 30
 
 TODAY_COLUMNS = (
@@ -373,22 +378,23 @@ class TodayScreen(ChargeRowActions, PagedListScreen[TodayItem]):
             else:
                 midnight = now.astimezone().replace(hour=0, minute=0, second=0, microsecond=0)
                 before = (midnight + timedelta(days=1)).astimezone(UTC)
-        return queue.select(kinds=phase.kinds, due_before=before, lapsed=phase.lapsed)
+        return queue.select(
+            kinds=phase.kinds,
+            due_before=before,
+            lapsed=phase.lapsed,
+            past_window=phase.past_window,
+        )
 
     def row_key(self, item: TodayItem) -> str | None:
         return f"{item.kind}:{item.id}:{item.due_at.isoformat()}"
 
     def row_cells(self, item: TodayItem) -> list[Text]:
         now = self.queue.now if self.queue is not None else paytui_app(self).now()
-        # A lapsed hold says so in words ("lapsed 5 d"), not red: it is below what can
-        # still be acted on, not the most urgent thing on screen.
-        overdue = item.due_at <= now and not item.lapsed
-        left = due_words(
-            item.due_at,
-            now,
-            estimated=item.estimated,
-            late="lapsed" if item.lapsed else "overdue",
-        )
+        # A lapsed hold or a chargeback past its window says so in words ("lapsed 5 d",
+        # "past window 26 d"), not red: it is below what can still be acted on, not the most
+        # urgent thing on screen.
+        overdue = item.due_at <= now and not item.rank
+        left = due_words(item.due_at, now, estimated=item.estimated, late=item.late_word)
         claimed = ""
         if self.claimed_by is not None and item.target == "charge":
             claimed = self.claimed_by.get(item.target_id, "nobody")
@@ -471,8 +477,9 @@ class TodayScreen(ChargeRowActions, PagedListScreen[TodayItem]):
             self._read_refunds()
 
     def on_resize(self, event: events.Resize) -> None:
-        """Under 30 lines the line under the queue keeps to 3 lines (`-short`): the queue's
-        rows come first on a short terminal."""
+        """Under 30 lines the line under the queue keeps to 3 lines and the pulse folds to its
+        title and the dispute ratio's (`-short`): the queue's rows come first on a short
+        terminal."""
         self.set_class(event.size.height < SHORT_LINES, "-short")
 
     def _show_why(self) -> None:
