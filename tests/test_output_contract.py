@@ -128,7 +128,7 @@ def check_output(command: str, fmt: str, out: str) -> int:
     if what == "nothing":
         assert out == "", where
         return 0
-    if fmt in ("table", "text"):
+    if fmt in ("table", "text", "markdown"):
         assert out and not any(line.startswith("paytui:") for line in out.splitlines()), where
         return 1
     if fmt == "csv":
@@ -168,6 +168,7 @@ class World:
         )
         self.tokens = self._ids("tokens", "list", "--limit", "1", key="token_id")
         self.open = self._ids("conversations", "list", "--status", "open", "--limit", "4", key="id")
+        self.chargebacks = self._ids("charges", "search", "status:chargeback", "--limit", "1")
         self.used = 0
 
     def _ids(self, *argv: str, key: str = "charge_id") -> list[str]:
@@ -253,6 +254,7 @@ CASES: dict[str, Case] = {
         f"Sent as {f}.\n",
     ),
     "export": _read("export", "status:chargeback", "-o", "-"),
+    "evidence": lambda w, f: (("evidence", w.chargebacks[0], "--format", f), ""),
 }
 
 
