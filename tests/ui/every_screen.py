@@ -90,6 +90,7 @@ _OPENERS: dict[str, Callable[[], Screen[Any]]] = dict(
             _M + "distribution_detail", "DistributionDetailScreen"
         )("dist_everyscreen"),
         "HelpScreen": lambda: _class(_M + "help", "HelpScreen")([]),
+        "EvidenceScreen": lambda: _class(_M + "evidence", "EvidenceScreen")(CHARGE_ID),
         "FamilyBrowserScreen": lambda: _class(_M + "families", "FamilyBrowserScreen")("devices"),
         "PlaceholderScreen": lambda: _class(_M + "placeholder", "PlaceholderScreen")("Soon", "…"),
         "TokenViewScreen": lambda: _class(_M + "tokens", "TokenViewScreen")(TOKEN),

@@ -132,6 +132,18 @@ class HeldKeys(App[Any]):
             self._opening_timer.stop()
         self._opening_timer = self.set_timer(OPENING_AT_MOST, self.screen_opened)
 
+    if not TYPE_CHECKING:  # Textual's overloaded signature stays the one checked
+
+        def push_screen(self, screen: Any, *args: Any, **kwargs: Any) -> Any:
+            """A screen other than the one being opened came in front first (a key before `n`
+            opened a dialog): `n` lands on that screen, whose bindings may not run the opening,
+            so the keys held after it go on to it, in order, instead of waiting for a form that
+            may never come."""
+            result = super().push_screen(screen, *args, **kwargs)
+            if self._opening is not None and getattr(screen, "OPENED_BY", None) != self._opening:
+                self.call_after_refresh(self.screen_opened)
+            return result
+
     def screen_opened(self) -> None:
         """The screen an action opened is up (or the action ended without one): the keys typed
         after it go on, to whatever is in front now."""

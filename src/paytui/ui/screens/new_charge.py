@@ -215,6 +215,8 @@ class NewChargeScreen(ChargeFormSender, FormMixin, PaytuiScreen[None]):
     """The virtual terminal form."""
 
     TEXT_ENTRY = True
+    #: The action whose held keys this screen takes (`held_keys.OPENS_A_SCREEN`).
+    OPENED_BY = "new_charge"
 
     CSS_PATH: ClassVar = [FORMS_TCSS, Path(__file__).with_name("new_charge.tcss")]
     BINDINGS: ClassVar[list[BindingType]] = [*NEW_CHARGE_BINDINGS]
