@@ -9,15 +9,13 @@ from decimal import Decimal
 import httpx
 from textual.widgets import DataTable
 
-from paytui.actions.actor import actor_name
-from paytui.actions.executor import ActionExecutor
 from paytui.actions.journal import Journal
 from paytui.actions.ops import refund as refund_op
-from paytui.actions.policy import ActionPolicy
 from paytui.api.queries import ChargeQuery
 from paytui.ui import bindings as keys
 from paytui.ui.screens.action_log import ActionLogScreen
 from tests.ui.conftest import frozen_clock, make_app, settle
+from tests.ui.team import colleague_executor
 from tests.ui.test_money_actions import find, open_detail
 
 
@@ -62,17 +60,7 @@ async def test_the_log_shows_this_session_and_the_charge_and_follows_a_colleague
         changed = asyncio.Event()
         app.journal_changed.subscribe(log, lambda _entries: changed.set())
         with Journal(team_journal_url, clock=frozen_clock) as journal:
-            colleague = ActionExecutor(
-                mine.client,
-                journal,
-                ActionPolicy(),
-                profile="team",
-                base_url=mine.base_url,
-                clock=frozen_clock,
-                actor=actor_name("the dashboard", "support-12"),
-                agent="support-12",
-            )
-            colleague.owner = colleague.machine = "ws-3"
+            colleague = colleague_executor(mine, journal, owner="ws-3", machine="ws-3")
             assert (
                 await colleague.run("refund", sale.charge_id, refund_op.Params(Decimal("5.00")))
             ).succeeded

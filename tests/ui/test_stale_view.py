@@ -14,15 +14,13 @@ from decimal import Decimal
 import httpx
 from textual.widgets import Button
 
-from paytui.actions.actor import actor_name
-from paytui.actions.executor import ActionExecutor
 from paytui.actions.journal import Journal
 from paytui.actions.ops import refund as refund_op
-from paytui.actions.policy import ActionPolicy
 from paytui.api.queries import ChargeQuery
 from tests.actions.support import refunds_of
 from tests.actions.test_stale_view import _chargeback
 from tests.ui.conftest import frozen_clock, make_app, settle
+from tests.ui.team import colleague_executor
 from tests.ui.test_money_actions import find, message, modal, open_detail
 
 
@@ -56,17 +54,7 @@ async def test_a_colleagues_refund_since_the_review_stops_the_send_and_names_the
         dialog = await _reviewing(app, pilot, sale.charge_id)
         mine = await app.actions.executor()
         with Journal(team_journal_url, clock=frozen_clock) as journal:
-            colleague = ActionExecutor(
-                mine.client,
-                journal,
-                ActionPolicy(),
-                profile="team",
-                base_url=mine.base_url,
-                clock=frozen_clock,
-                actor=actor_name("the dashboard", "support-12"),
-                agent="support-12",
-            )
-            colleague.owner = "ws-3:4242"
+            colleague = colleague_executor(mine, journal)
             assert (
                 await colleague.run("refund", sale.charge_id, refund_op.Params(Decimal("5.00")))
             ).succeeded

@@ -14,13 +14,11 @@ from pathlib import Path
 import httpx
 from textual.widgets import Button
 
-from paytui.actions.actor import actor_name
-from paytui.actions.executor import ActionExecutor
 from paytui.actions.journal import Journal
 from paytui.actions.ops import refund as refund_op
-from paytui.actions.policy import ActionPolicy
 from paytui.api.queries import ChargeQuery
 from tests.ui.conftest import frozen_clock, make_app, settle
+from tests.ui.team import colleague_executor
 from tests.ui.test_money_actions import find, message, modal, open_detail
 
 
@@ -43,17 +41,7 @@ async def test_a_dialog_is_told_when_another_agent_refunds_its_charge(
         assert left_before is not None and dialog.step == "form"
         mine = await app.actions.executor()
         with Journal(team_journal_url, clock=frozen_clock) as journal:
-            other = ActionExecutor(
-                mine.client,
-                journal,
-                ActionPolicy(),
-                profile="team",
-                base_url=mine.base_url,
-                clock=frozen_clock,
-                actor=actor_name("the dashboard", "support-12"),
-                agent="support-12",
-            )
-            other.owner = "ws-3:4242"  # another machine's process
+            other = colleague_executor(mine, journal)  # another machine's process
             done = await other.run("refund", sale.charge_id, refund_op.Params(Decimal("5.00")))
             assert done.succeeded
             for _ in range(100):  # the watch thread hands the news to the app's loop
