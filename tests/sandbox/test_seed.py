@@ -100,6 +100,25 @@ def test_no_full_numbers_anywhere_in_the_file(sandbox_template: Path) -> None:
     assert b"XXXXXXXXXXXX1111" in raw
 
 
+def test_every_chargeback_of_the_demo_has_its_own_networks_code(sandbox_template: Path) -> None:
+    """Every chargeback of the demo, on every brand: a code of the card's own network, with
+    words (a Mastercard is never charged back with a Visa code)."""
+    from paytui.reason_codes import REASON_CODES, lookup
+
+    with sqlite3.connect(sandbox_template) as conn:
+        docs = [json.loads(row[0]) for row in conn.execute("SELECT doc FROM charge_docs")]
+    seen: dict[str, set[str]] = {}
+    for doc in docs:
+        brand = doc["payment_method"].get("type")
+        for item in (doc.get("chargebacks") or {}).get("items", []):
+            found = lookup(item["reason_code"], brand)
+            assert found is not None, (brand, item["reason_code"])
+            assert item["reason"], item
+            seen.setdefault(brand, set()).add(item["reason_code"])
+    assert set(seen) == set(REASON_CODES)
+    assert all(len(codes) >= 2 for codes in seen.values()), seen
+
+
 def test_the_practice_cases(sandbox_template: Path, tmp_path: Path) -> None:
     """Open chargebacks of the last two weeks across networks, reason categories and stages, a
     duplicate pair, a hold that ends today, a return of yesterday; the history the same as

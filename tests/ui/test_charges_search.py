@@ -368,8 +368,10 @@ async def test_a_list_of_chargebacks_shows_each_case(counting: CountingTransport
         # What to scan first first: status, time left, age, then the reason in the network's words.
         assert "open · ≈ overdue 30 min · 8 d old · Visa 11.3 No Authorization" in text
         assert "lost · 11 d old · Visa 13.3 Not as Described" in text  # closed: no time left
-        # A code of another network than the card's is not given its words.
-        assert "lost · 8 d old · code 10.4 (not a Discover code in paytui's ta" in text
+        # Each card's chargeback in its own network's code and words (the demo's history too).
+        assert "lost · 12 d old · Mastercard 4837 No Cardholder" in text
+        assert "won · 30 d old · Discover DP Duplicate Processing" in text
+        assert "not a Discover code" not in text and "not a Mastercard code" not in text
 
 
 async def test_paytuis_own_filters_list_only_proven_rows(counting: CountingTransport) -> None:

@@ -27,6 +27,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from paytui.reason_codes import REASON_CODES
 from paytui.sandbox import conversations, schema
 from paytui.sandbox.ledger import (
     INSERT_CHARGE,
@@ -95,12 +96,16 @@ TAG_POOL = (
     "promo",
 )
 REFUND_REASONS = ("customer request", "damaged item", "duplicate charge", "order cancelled")
-CHARGEBACK_REASONS = (
-    ("10.4", "Other fraud: card-absent environment"),
-    ("13.1", "Merchandise or services not received"),
-    ("13.3", "Not as described or defective merchandise"),
-    ("12.6", "Duplicate processing"),
-)
+#: The history's chargebacks: four kinds of dispute (card-absent fraud, not received, not as
+#: described, duplicate), each in its own network's code (`paytui.reason_codes`, whose words
+#: the chargeback carries): a Mastercard is never charged back with a Visa code.
+CHARGEBACK_KINDS = ("fraud", "not_received", "not_as_described", "duplicate")
+CHARGEBACK_CODES: dict[str, tuple[str, str, str, str]] = {
+    "visa": ("10.4", "13.1", "13.3", "12.6"),
+    "mastercard": ("4837", "4855", "4853", "4834"),
+    "amex": ("F29", "C08", "C31", "P08"),
+    "discover": ("UA02", "RG", "RM", "DP"),
+}
 RETURN_REASONS = (
     ("R01", "Insufficient funds"),
     ("R02", "Account closed"),
@@ -526,7 +531,11 @@ class Seeder:
         self.event(account, doc["charge_timestamp"], doc["charge_id"], "fees", fee)
 
     def chargeback(self, account: Account, doc: dict[str, Any], cents: int, when: datetime) -> None:
-        code, reason = self.rng.choice(CHARGEBACK_REASONS)
+        # One draw whatever the brand: the history's random stream stays as it was.
+        kind = self.rng.randrange(len(CHARGEBACK_KINDS))
+        network = str(doc["payment_method"].get("type", "visa")).lower()
+        code = CHARGEBACK_CODES.get(network, CHARGEBACK_CODES["visa"])[kind]
+        reason = REASON_CODES[network if network in REASON_CODES else "visa"][code].words
         at = iso_ms(when)
         doc["status"] = "chargeback"
         doc["chargebacks"] = {
