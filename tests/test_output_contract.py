@@ -58,7 +58,7 @@ def documented() -> dict[str, tuple[tuple[str, ...], Shape, Shape]]:
     section = text.split("### Output shapes", 1)[1].split("\n## ", 1)[0]
     shapes = {}
     for line in section.splitlines():
-        found = re.match(r"^\| `([a-z ]+)` \| ([a-z -]+) \| (.+) \|$", line)
+        found = re.match(r"^\| `([a-z -]+)` \| ([a-z -]+) \| (.+) \|$", line)
         if not found:
             continue
         command, formats, stdout = found.groups()
@@ -87,6 +87,7 @@ def parser_commands() -> set[str]:
         else:
             names.add(noun)
     names.update({"history check", "history verify"})  # the words of `history`'s positional
+    names.add("evidence --check")  # its own shape: the check, not the pack
     return names
 
 
@@ -178,6 +179,12 @@ class World:
         assert found, argv
         return found
 
+    def ready_case(self) -> str:
+        """A chargeback whose pack `--check` passes (exit 0): the demo's 10.4 case, whose
+        answer requires only the authorization."""
+        (found,) = self._ids("charges", "search", "status:chargeback", "name:Omar")
+        return found
+
     def next_sale(self) -> str:
         self.used += 1
         return self.sales[self.used]
@@ -255,6 +262,7 @@ CASES: dict[str, Case] = {
     ),
     "export": _read("export", "status:chargeback", "-o", "-"),
     "evidence": lambda w, f: (("evidence", w.chargebacks[0], "--format", f), ""),
+    "evidence --check": lambda w, f: (("evidence", w.ready_case(), "--check", "--format", f), ""),
 }
 
 

@@ -114,3 +114,29 @@ def test_a_charge_without_a_chargeback_has_no_pack(run: Run) -> None:
     )
     code, _, err = run("evidence", "f" * 24)
     assert code == Exit.NOT_FOUND, err
+
+
+def test_check_in_json_is_one_object_and_its_errors_are_json_on_stderr(run: Run) -> None:
+    """`--check --format json`: the check as one object on stdout (docs/cli.md, "Output
+    shapes"), `refused` as the exit says; an error is one JSON object on stderr, nothing on
+    stdout (the output contract)."""
+    ravi = _id_of(run, "Ravi")
+    code, out, err = run("evidence", ravi, "--check", "--format", "json")
+    assert code == Exit.WOULD_BE_REFUSED, err
+    body = json.loads(out)
+    assert body["format"] == "paytui-evidence-check/1" and body["charge_id"] == ravi
+    assert body["refused"] is True and body["over_limits"] == []
+    assert [line.split(":")[0] for line in body["missing_required"]] == [
+        "Proof of delivery (carrier, tracking, delivered date)"
+    ]
+    assert set(body["measured"]) == {"files", "largest_bytes", "pages", "characters"}
+    assert body["lines"][-1] == "would be refused"
+    code, out, err = run("evidence", _id_of(run, "Omar"), "--check", "--format", "json")
+    assert code == Exit.OK and json.loads(out)["refused"] is False, err
+    for argv, exit_code, kind in (
+        (("evidence", "f" * 24, "--check"), Exit.NOT_FOUND, "not_found"),
+        (("evidence", ravi, "--check", "--attach", "/no/such/file"), Exit.USAGE, "usage"),
+    ):
+        code, out, err = run(*argv, "--format", "json")
+        error = json.loads(err.splitlines()[-1])
+        assert (code, out, error["exit"], error["kind"]) == (exit_code, "", exit_code, kind), err

@@ -2,9 +2,9 @@
 
 Markdown on stdout (or `--output FILE`), JSON, or a PDF (`--format pdf --output FILE`). With
 `--check`: what is missing for the reason and the submission limits broken (`[evidence]`), one
-line each on stdout, and exit 14 when the pack would be refused (docs/cli.md). A file written
-holds the customer's data: it is created private (0600), never over a file that exists unless
-`--force`.
+line each on stdout (with `--format json`, one object: docs/cli.md, "Output shapes"), and exit
+14 when the pack would be refused (docs/cli.md). A file written holds the customer's data: it
+is created private (0600), never over a file that exists unless `--force`.
 """
 
 from __future__ import annotations
@@ -121,8 +121,11 @@ async def evidence(runtime: Runtime, args: argparse.Namespace) -> int:
             runtime.io.message(f"paytui: wrote {args.output}")
     if args.check:
         found = check(pack, prefs, attachments)
-        for line in found.lines():
-            runtime.io.out.write(f"{line}\n")
+        if args.format == "json":
+            runtime.io.out.write(found.to_json(pack.charge_id))
+        else:
+            for line in found.lines():
+                runtime.io.out.write(f"{line}\n")
         return Exit.WOULD_BE_REFUSED if found.refused else Exit.OK
     if not args.output:
         runtime.io.out.write(_text(pack, args.format))

@@ -193,6 +193,20 @@ class Check:
         lines.append("would be refused" if self.refused else "ready: nothing required is missing")
         return lines
 
+    def to_json(self, charge_id: str) -> str:
+        """The check as one JSON object (`paytui evidence --check --format json`, docs/cli.md)."""
+        body = {
+            "format": "paytui-evidence-check/1",
+            "charge_id": charge_id,
+            "refused": self.refused,
+            "missing_required": list(self.required_missing),
+            "missing": list(self.missing),
+            "over_limits": list(self.breaks),
+            "measured": dict(self.measured),
+            "lines": self.lines(),
+        }
+        return json.dumps(body, ensure_ascii=False, indent=2) + "\n"
+
 
 def check(pack: Pack, limits: EvidencePrefs, attachments: Sequence[Path] = ()) -> Check:
     """The pack against the submission's limits, as its PDF and its text would be sent."""
