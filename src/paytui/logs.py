@@ -85,6 +85,14 @@ def register_secret(value: object) -> None:
         _registered_pattern = re.compile("|".join(re.escape(s) for s in ordered))
 
 
+def holds_secret(text: str) -> bool:
+    """Does `text` hold a secret registered with `register_secret` (the session's token, client
+    secret, journal password)? For what leaves the process whole (a user command's argv and
+    environment), where masking would change what is run: it is refused instead."""
+    pattern = _registered_pattern
+    return pattern is not None and pattern.search(text) is not None
+
+
 def clear_registered_secrets() -> None:
     """Forget registered secrets (tests, or after switching profile)."""
     global _registered_pattern

@@ -47,6 +47,7 @@ from paytui.config.model import (
     TodayPrefs,
     TokenAuth,
     UiPrefs,
+    UserCommand,
     check_agent_name,
     check_journal_location,
     describe_parameters,
@@ -93,6 +94,8 @@ class Connection:
     account_id: str | None = None
     confirm_threshold: Decimal = Decimal("100.00")
     keymap: Mapping[str, str] = field(default_factory=dict)
+    commands: tuple[UserCommand, ...] = ()
+    """The team's own commands (`[[commands]]`, docs/commands.md)."""
     ui: UiPrefs = field(default_factory=UiPrefs)
     today: TodayPrefs = field(default_factory=TodayPrefs)
     pulse: PulsePrefs = field(default_factory=PulsePrefs)
@@ -379,6 +382,7 @@ def _build(
         account_id=account_id or chosen.account_id,
         confirm_threshold=ui.confirm_threshold,
         keymap=dict(config.keymap),
+        commands=config.commands,
         ui=ui,
         today=config.today,
         pulse=config.pulse,

@@ -565,6 +565,88 @@ class Profile(BaseModel):
         return data
 
 
+class UserCommand(BaseModel):
+    """One `[[commands]]` table: a team's own program, run on what is on screen
+    (docs/commands.md; the running is `paytui.user_commands`)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: Annotated[str, Field(min_length=1, max_length=60)]
+    """What help, the palette and the confirmation call it."""
+    run: str
+    """The program and its arguments, split as a shell would (`shlex`), then each placeholder
+    (`{charge_id}` …) replaced inside its argument; never run through a shell."""
+    screens: tuple[str, ...] = ()
+    """Where it is offered (`paytui.user_commands.SCREENS`); empty: every one of them."""
+    key: str | None = None
+    """A key that runs it on those screens (one that no binding there holds); unset: help and
+    the palette only."""
+    description: Annotated[str, Field(max_length=200)] = ""
+    confirm: bool = False
+    """Ask before running it, showing the exact command line."""
+    writes: bool = False
+    """It changes something: refused on a read-only profile."""
+    timeout: Annotated[float, Field(gt=0, le=3600)] = 30.0
+    """Seconds before it is stopped (its process group killed)."""
+    pass_env: tuple[str, ...] = ()
+    """Environment variables passed on besides the allow-list (never one that holds a secret)."""
+
+    @field_validator("name", "description")
+    @classmethod
+    def _printable(cls, value: str) -> str:
+        text = value.strip()
+        if not text.isprintable():
+            raise ValueError("must be printable text on one line")
+        return text
+
+    @field_validator("name")
+    @classmethod
+    def _named(cls, value: str) -> str:
+        if not value:
+            raise ValueError("a command needs a name")
+        return value
+
+    @field_validator("run")
+    @classmethod
+    def _template(cls, value: str) -> str:
+        from paytui.user_commands import check_template  # shlex: only with a command
+
+        return check_template(value)
+
+    @field_validator("screens")
+    @classmethod
+    def _known_screens(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        from paytui.user_commands import SCREENS as COMMAND_SCREENS
+
+        unknown = [name for name in value if name not in COMMAND_SCREENS]
+        if unknown:
+            raise ValueError(
+                f"unknown screen {', '.join(unknown)} (screens: {', '.join(COMMAND_SCREENS)})"
+            )
+        return value
+
+    @field_validator("key")
+    @classmethod
+    def _one_key(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        key = value.strip()
+        if not key or "," in key or " " in key:
+            raise ValueError('one key name, such as "ctrl+o" or "f5"')
+        return key
+
+    @field_validator("pass_env")
+    @classmethod
+    def _no_secrets(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        from paytui.user_commands import check_pass_env
+
+        return check_pass_env(value)
+
+    def offered_on(self, scope: str | None) -> bool:
+        """Is it offered on the screen of `scope` (a screen's `COMMAND_SCOPE`)?"""
+        return scope is not None and (not self.screens or scope in self.screens)
+
+
 class Config(BaseModel):
     """The whole validated file. `profiles` holds only the profiles that validated."""
 
@@ -578,6 +660,8 @@ class Config(BaseModel):
     keymap: dict[str, str] = {}
     #: Saved searches: name -> query text (docs/saved-searches.md).
     searches: dict[str, str] = {}
+    #: The team's own commands (`[[commands]]`, docs/commands.md); broken ones left out.
+    commands: tuple[UserCommand, ...] = ()
     profiles: dict[str, Profile] = {}
 
     def profile_names(self) -> list[str]:

@@ -37,6 +37,7 @@ from paytui.config.model import (
     PulsePrefs,
     TodayPrefs,
     UiPrefs,
+    UserCommand,
 )
 
 if TYPE_CHECKING:
@@ -50,6 +51,7 @@ TOP_LEVEL_KEYS = (
     "evidence",
     "keymap",
     "searches",
+    "commands",
     "profiles",
 )
 
@@ -193,6 +195,8 @@ def _validate_raw(raw: dict[str, Any], text: str, file: Path) -> LoadResult:
             else:
                 report(("searches", name), f"searches.{name} must be a query (a string; ignored)")
 
+    commands = _validate_commands(raw.get("commands", []), text, file, problems)
+
     profiles: dict[str, Profile] = {}
     raw_profiles = raw.get("profiles", {})
     if not isinstance(raw_profiles, dict):
@@ -236,9 +240,65 @@ def _validate_raw(raw: dict[str, Any], text: str, file: Path) -> LoadResult:
         evidence=evidence,
         keymap=keymap,
         searches=searches,
+        commands=commands,
         profiles=profiles,
     )
     return LoadResult(config, problems, path=file, exists=True, parsed=True)
+
+
+_COMMANDS_HEADER = re.compile(r"^\s*\[\[\s*commands\s*\]\]\s*(#.*)?$")
+
+
+def _validate_commands(
+    raw: object, text: str, file: Path, problems: list[ConfigProblem]
+) -> tuple[UserCommand, ...]:
+    """`[[commands]]`: each table validated on its own; a broken one is left out with one line
+    per mistake at its `[[commands]]` line (the others still work), a second of a name too."""
+    if not isinstance(raw, list):
+        problems.append(ConfigProblem(file, _LineFinder(text)(("commands",)), _COMMANDS_SHAPE))
+        return ()
+    headers = [n for n, line in enumerate(text.splitlines(), 1) if _COMMANDS_HEADER.match(line)]
+    found: list[UserCommand] = []
+    for index, table in enumerate(raw):
+        line = headers[index] if index < len(headers) else None
+        name = table.get("name") if isinstance(table, dict) else None
+        label = f"commands[{index + 1}]" + (f" ({name!r})" if isinstance(name, str) else "")
+        said: list[str] = []
+
+        def report(loc: tuple[str, ...], message: str, said: list[str] = said) -> None:
+            said.append(message)
+
+        unknown = (
+            [k for k in table if k not in UserCommand.model_fields]
+            if isinstance(table, dict)
+            else []
+        )
+        # A key misspelt (`confirm_first`) would run it without what the person meant: the
+        # command is left out, not run without it.
+        for key in unknown:
+            known = ", ".join(UserCommand.model_fields)
+            said.append(f"{label}.{key}: unknown setting (known: {known})")
+        command = (
+            None
+            if unknown
+            else _validate_section(UserCommand, table, (label,), report, drop_bad_fields=False)
+        )
+        for message in said:
+            problems.append(ConfigProblem(file, line, message))
+        if command is None:
+            problems.append(ConfigProblem(file, line, f"{label} is left out until this is fixed"))
+        elif any(other.name == command.name for other in found):
+            problems.append(
+                ConfigProblem(
+                    file, line, f"{label}: a second command named {command.name!r} (left out)"
+                )
+            )
+        else:
+            found.append(command)
+    return tuple(found)
+
+
+_COMMANDS_SHAPE = "commands must be tables: [[commands]] with name and run (ignored)"
 
 
 def _validate_section(

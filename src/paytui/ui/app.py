@@ -813,10 +813,11 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
 
         if isinstance(self.screen, HelpScreen):
             return
+        from paytui.ui.user_commands import help_rows
+
         notes = getattr(self.screen, "help_notes", None)
-        self.push_screen(
-            HelpScreen(keys.live_bindings(self.screen), notes() if callable(notes) else None)
-        )
+        live = [*keys.live_bindings(self.screen), *help_rows(self.screen)]
+        self.push_screen(HelpScreen(live, notes() if callable(notes) else None))
 
     async def open_charge_search(self, query: Any) -> None:
         """Go to the charge search with `query` (a `ChargeQuery`) in the query line, and run it.

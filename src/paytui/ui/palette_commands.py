@@ -141,6 +141,18 @@ class PaytuiCommands(Provider):
             )
         )
         commands += _power_commands(app)
+        from paytui.ui.user_commands import offered
+
+        for each in offered(self.screen):
+            if each.reason is None:  # never offered where it cannot run (help says why)
+                key = f" ({each.key})" if each.key else ""
+                commands.append(
+                    (
+                        f"Command: {safe(each.command.name)}{key}",
+                        safe(each.command.description) or "One of your [[commands]]",
+                        partial(app.run_action, each.action, self.screen),
+                    )
+                )
         seen = {
             *("help", "quit", "back", "command_palette", "whoami", "switch_profile", "new_charge"),
             "jump",

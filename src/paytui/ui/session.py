@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from paytui.actions.entry import JournalEntry
     from paytui.api.client import PaymentClient, RetryWait
     from paytui.config.connection import Connection
+    from paytui.config.model import UserCommand
     from paytui.sandbox.embedded import EmbeddedSandbox
     from paytui.ui.actions_service import ActionsService
 
@@ -92,6 +93,10 @@ class Session:
         (`ui/actions_service.py`); `watch_interval` / `refresh_interval` the polling screens.
         """
         self.connection = connection
+        #: The team's own commands (`[[commands]]`: `paytui.ui.user_commands`).
+        self.commands: tuple[UserCommand, ...] = connection.commands if connection else ()
+        #: The lines already said about the commands (a key taken), said once a session.
+        self.commands_said: set[str] = set()
         self.confirm_threshold: Decimal | None
         self.ca_bundle: str | None
         self.base_url: str | None

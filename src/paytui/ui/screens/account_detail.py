@@ -107,6 +107,7 @@ class AccountDetailScreen(PaytuiScreen[None]):
     CSS_PATH = Path(__file__).with_name("account_detail.tcss")
     BINDINGS: ClassVar[list[BindingType]] = [*ACCOUNT_DETAIL_BINDINGS]
     HELP_TITLE = "Account"
+    COMMAND_SCOPE = "account"
     AUTO_FOCUS = "#recent"
 
     def __init__(

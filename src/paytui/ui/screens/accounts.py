@@ -118,6 +118,7 @@ class AccountsScreen(PagedListScreen["Account"]):
     CSS_PATH = Path(__file__).with_name("accounts.tcss")
     BINDINGS: ClassVar[list[BindingType]] = [*ACCOUNTS_BINDINGS]
     HELP_TITLE = "Accounts"
+    COMMAND_SCOPE = "accounts"
     AUTO_FOCUS = "#accounts"
     COMMANDS: ClassVar = {StatusFilterCommands}
     NOUN = "accounts"

@@ -74,6 +74,20 @@ class PaytuiScreenMixin(DismissOnce):
 
     #: A form: printable keys no field consumed are dropped here (never reach app bindings).
     TEXT_ENTRY: ClassVar[bool] = False
+    #: Where the team's own commands may be offered (`paytui.user_commands.SCREENS`, the
+    #: `screens` of a `[[commands]]` table); None: none here.
+    COMMAND_SCOPE: ClassVar[str | None] = None
+
+    # --- the team's own commands (`paytui.ui.user_commands`) ------------------------------------
+    def command_subject(self) -> object | None:
+        """What a user command's placeholders are read from: the object the screen's actions
+        act on (the highlighted row, the open charge)."""
+        return self.action_subject("user_command")
+
+    async def action_user_command(self, index: int) -> None:
+        from paytui.ui.user_commands import run_user_command
+
+        await run_user_command(self, index)  # type: ignore[arg-type]
 
     # --- the action registry ----------------------------------------------------------------
     def action_subject(self, action: str) -> object | None:
@@ -105,6 +119,10 @@ class PaytuiScreenMixin(DismissOnce):
         return True
 
     def check_action(self: _Host, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "user_command":
+            from paytui.ui.user_commands import state_of
+
+            return state_of(self, parameters)  # type: ignore[arg-type]
         if spec_for(action) is not None:
             return None if self.disabled_reason(action) else True
         return self.check_own_action(action, parameters)
@@ -119,6 +137,14 @@ class PaytuiScreenMixin(DismissOnce):
         self.post_message(
             messages.AccountInFocus(self.header_account() or self.app.session.default_account_id)
         )
+        if getattr(self, "COMMAND_SCOPE", None) is not None and self.app.session.commands:
+            from paytui.ui.user_commands import bind_keys
+
+            said = self.app.session.commands_said
+            for line in bind_keys(self):  # type: ignore[arg-type]
+                if line not in said:
+                    said.add(line)
+                    self.app.notify(line, title="Commands", severity="warning", markup=False)
 
     # --- forms ---------------------------------------------------------------------------------
     def on_key(self: _Host, event: events.Key) -> None:

@@ -109,6 +109,7 @@ class ChargeDetailScreen(PaytuiScreen[None]):
     CSS_PATH = "charge_detail.tcss"
     #: Its group in docs/keys.md and the keymap (help says "This screen").
     KEYS_TITLE = "Charge detail"
+    COMMAND_SCOPE = "charge"
 
     #: (key, action, description, id, tooltip): data, so the help screen and keymap can use it.
     BINDINGS: ClassVar[list[BindingType]] = [

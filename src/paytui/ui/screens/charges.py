@@ -270,6 +270,7 @@ class ChargeSearchScreen(PaytuiScreen[None]):
     LIST_STATE_STYLED = False
     BINDINGS: ClassVar[list[BindingType]] = [*CHARGES_BINDINGS]
     HELP_TITLE = "Charge search"
+    COMMAND_SCOPE = "charges"
     AUTO_FOCUS = "ChargeTable"
     TYPE_DELAY = 0.08
     """A key this soon after the one before waits this long before its query is sent (a burst

@@ -131,6 +131,7 @@ class ConversationScreen(PaytuiScreen[None]):
     CSS_PATH = Path(__file__).with_name("conversation.tcss")
     BINDINGS: ClassVar[list[BindingType]] = [*THREAD_BINDINGS]
     HELP_TITLE = "Conversation"
+    COMMAND_SCOPE = "conversation"
     KEYS_TITLE = "Conversation"
     AUTO_FOCUS = "#thread-scroll"
 

@@ -66,6 +66,7 @@ class ConversationsScreen(PagedListScreen[GenericObject]):
     CSS_PATH = Path(__file__).with_name("conversations.tcss")
     BINDINGS: ClassVar[list[BindingType]] = [*CONVERSATIONS_BINDINGS]
     HELP_TITLE = "Conversations"
+    COMMAND_SCOPE = "conversations"
     AUTO_FOCUS = "#conversations-table"
     NOUN = "conversations"
     STATUS_ID = "conversations-status"

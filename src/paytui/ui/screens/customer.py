@@ -67,6 +67,7 @@ class CustomerScreen(PagedListScreen[CustomerRow]):
     CSS_PATH = Path(__file__).with_name("customer.tcss")
     BINDINGS: ClassVar[list[BindingType]] = [*CUSTOMER_BINDINGS]
     HELP_TITLE = "Customer"
+    COMMAND_SCOPE = "customer"
     AUTO_FOCUS = "#customer-table"
     NOUN = "charges, refunds or tokens"
     STATUS_ID = "customer-status"

@@ -54,6 +54,7 @@ class DistributionDetailScreen(PaytuiScreen[None]):
     CSS_PATH = Path(__file__).with_name("distribution_detail.tcss")
     BINDINGS: ClassVar[list[BindingType]] = [*DISTRIBUTION_DETAIL_BINDINGS]
     HELP_TITLE = "Distribution"
+    COMMAND_SCOPE = "distribution"
     AUTO_FOCUS = "#items"
 
     def __init__(self, distribution_id: str, *, summary: Distribution | None = None) -> None:

@@ -66,6 +66,7 @@ class DistributionsScreen(PagedListScreen["Distribution"]):
     CSS_PATH = Path(__file__).with_name("distributions.tcss")
     BINDINGS: ClassVar[list[BindingType]] = [*DISTRIBUTIONS_BINDINGS]
     HELP_TITLE = "Distributions"
+    COMMAND_SCOPE = "distributions"
     AUTO_FOCUS = "#distributions"
     NOUN = "distributions"
     STATUS_ID = "showing"

@@ -68,6 +68,7 @@ class DuplicatesScreen(PagedListScreen["Charge"]):
     CSS_PATH = Path(__file__).with_name("duplicates.tcss")
     BINDINGS: ClassVar[list[BindingType]] = [*DUPLICATES_BINDINGS]
     HELP_TITLE = "Charged twice?"
+    COMMAND_SCOPE = "duplicates"
     AUTO_FOCUS = "#duplicates-table"
     NOUN = "likely duplicates"
     STATUS_ID = "duplicates-status"

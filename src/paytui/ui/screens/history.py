@@ -142,6 +142,7 @@ class HistoryScreen(PaytuiScreen[None]):
     CSS_PATH = Path(__file__).with_name("history.tcss")
     BINDINGS: ClassVar[list[BindingType]] = [*HISTORY_BINDINGS]
     HELP_TITLE = "History"
+    COMMAND_SCOPE = "history"
     AUTO_FOCUS = "#history-table"
 
     def __init__(self) -> None:

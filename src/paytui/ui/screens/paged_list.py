@@ -217,6 +217,13 @@ class PagedListScreen(PaytuiScreen[None], Generic[T]):
         if self.more.wants_more(event.cursor_row):
             self._read_more()
 
+    def command_subject(self) -> object | None:
+        """A user command reads the row the screen's actions act on, else the highlighted one."""
+        subject = self.action_subject("user_command")
+        if subject is None and self.is_mounted:
+            subject = self.highlighted()
+        return subject
+
     def highlighted(self) -> T | None:
         """The item under the table's cursor (None on an unreadable row or an empty list)."""
         if self._by_key:

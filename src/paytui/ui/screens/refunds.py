@@ -78,6 +78,7 @@ class RefundsScreen(PagedListScreen["Refund"]):
     CSS_PATH = Path(__file__).with_name("refunds.tcss")
     BINDINGS: ClassVar[list[BindingType]] = [*REFUNDS_BINDINGS]
     HELP_TITLE = "Refunds"
+    COMMAND_SCOPE = "refunds"
     AUTO_FOCUS = "#refunds-table"
     NOUN = "refunds"
     STATUS_ID = "refunds-status"

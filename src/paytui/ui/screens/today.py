@@ -172,6 +172,7 @@ class TodayScreen(ChargeRowActions, PagedListScreen[TodayItem]):
     CSS_PATH = Path(__file__).with_name("today.tcss")
     BINDINGS: ClassVar[list[BindingType]] = [*TODAY_BINDINGS, *charge_row_bindings("today")]
     HELP_TITLE = "Today"
+    COMMAND_SCOPE = "today"
     AUTO_FOCUS = "#today"
     NOUN = "items"
     STATUS_ID = "showing"

@@ -131,6 +131,7 @@ class TokensScreen(PagedListScreen["Token"]):
     CSS_PATH = Path(__file__).with_name("tokens.tcss")
     BINDINGS: ClassVar[list[BindingType]] = [*TOKENS_BINDINGS]
     HELP_TITLE = "Tokens"
+    COMMAND_SCOPE = "tokens"
     title_text = "Tokens"
     AUTO_FOCUS = "#tokens"
     NOUN = "tokens"
