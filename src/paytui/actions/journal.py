@@ -41,6 +41,7 @@ from paytui.actions.entry import (
     UNRESOLVED_STATES,
     JournalEntry,
 )
+from paytui.actions.journal_approvals import ApprovalsRoom
 from paytui.actions.journal_claims import ClaimsRoom
 from paytui.actions.journal_entries import EntriesRoom, JournalConflict
 from paytui.actions.journal_import import ImportReport, ImportRoom
@@ -93,7 +94,7 @@ def is_team_url(location: str | Path | None) -> bool:
     return isinstance(location, str) and location.startswith(("postgresql://", "postgres://"))
 
 
-class Journal(EntriesRoom, ClaimsRoom, TrailRoom, ImportRoom, SearchesRoom):
+class Journal(EntriesRoom, ClaimsRoom, ApprovalsRoom, TrailRoom, ImportRoom, SearchesRoom):
     """The action journal over one `Store` (a SQLite file, or a team's PostgreSQL database): its
     rooms (entries, claims, the trail, import, the team's searches) share the store, the clock
     and the trail. Thread-safe: the executor calls it from worker threads (`asyncio.to_thread`)
