@@ -162,7 +162,7 @@ class World:
     def __init__(self, run: Run, other: Run) -> None:
         self.run = run
         self.other = other
-        self.sales = self._ids("charges", "search", "status:success", "type:sale", "--limit", "8")
+        self.sales = self._ids("charges", "search", "status:success", "type:sale", "--limit", "20")
         self.holds = self._ids("charges", "search", "is:open", "--limit", "4")
         self.accounts = self._ids(
             "accounts", "list", "--status", "approved", "--limit", "1", key="account_id"
@@ -211,6 +211,24 @@ def _tokens_create(w: World, f: str) -> tuple[tuple[str, ...], str]:
     return (*argv, "--last-name", f, "--again", "--format", f), f"{CARD}\n"
 
 
+#: The requester of four eyes (`approvals`): above 1.00 a refund waits for someone else.
+ASKER = {"PAYTUI_AGENT": "ana", "PAYTUI_APPROVE_ABOVE": "1"}
+
+
+def _requested(w: World) -> str:
+    """A refund above the threshold, asked by ana: the id of the request that waits."""
+    sale = w.next_sale()
+    code, _, err = w.run("refunds", "create", sale, "--amount", "2", "--yes", env=ASKER)
+    assert code == Exit.AWAITING_APPROVAL, err
+    code, out, err = w.run("approvals", "list", "--format", "json")
+    assert code == Exit.OK, err
+    return str(next(r["id"] for r in json.loads(out) if r["charge_id"] == sale))
+
+
+def _approvals(verb: str, *more: str) -> Case:
+    return lambda w, f: (("approvals", verb, _requested(w), *more, "--format", f), "")
+
+
 def _read(*argv: str) -> Case:
     """A command whose words do not depend on the demo: the format appended."""
     return lambda w, f: ((*argv, "--format", f), "")
@@ -244,6 +262,12 @@ CASES: dict[str, Case] = {
     "journal migrate": _migrate,
     "journal password": lambda w, f: (("journal", "password"), "a-password\n"),
     "claim": lambda w, f: (("claim", w.sales[-1], "--format", f), ""),
+    "approvals list": lambda w, f: (
+        ("approvals", "list", "--format", f) if _requested(w) else (),
+        "",
+    ),
+    "approvals approve": _approvals("approve", "--yes"),
+    "approvals reject": _approvals("reject", "--reason", "store credit instead"),
     "today": _read("today"),
     "pulse": _read("pulse"),
     "conversations list": _read("conversations", "list", "--limit", "3"),

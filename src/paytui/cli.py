@@ -21,6 +21,7 @@ SCRIPT_COMMANDS = (
     "history",
     "journal",
     "claim",
+    "approvals",
     "export",
     "today",
     "pulse",

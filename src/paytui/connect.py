@@ -8,6 +8,7 @@ or with the profile's `client_kwargs`. Nothing here imports Textual.
 from __future__ import annotations
 
 from datetime import timedelta
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -55,6 +56,12 @@ def late_window(connection: Any) -> timedelta:
     `late_window_minutes`, 10 minutes when there is no connection."""
     ui = getattr(connection, "ui", None)
     return timedelta(minutes=float(getattr(ui, "late_window_minutes", 10.0)))
+
+
+def approve_above(connection: Any) -> Decimal | None:
+    """Four eyes above this amount (the connection's `approve_above`); None: off."""
+    value = getattr(connection, "approve_above", None)
+    return value if isinstance(value, Decimal) else None
 
 
 def claim_lease(connection: Any) -> timedelta:

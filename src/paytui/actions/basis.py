@@ -120,6 +120,71 @@ class Basis:
     def refund_ids(self) -> frozenset[str]:
         return frozenset(r.refund_id for r in self.refunds)
 
+    def to_view(self) -> str:
+        """What was seen, as canonical JSON (an approval request is bound to it, and sent on
+        it: `from_view`). The charge and the claim are for people, not part of it."""
+        import json
+
+        def money(value: Decimal | None) -> str | None:
+            return None if value is None else str(value)
+
+        return json.dumps(
+            {
+                "operation": self.operation,
+                "target": self.target,
+                "seen_at": self.seen_at.isoformat(),
+                "journal_mark": self.journal_mark,
+                "in_flight": sorted(self.in_flight),
+                "status": self.status,
+                "charged": money(self.charged),
+                "refunds": [
+                    [r.refund_id, money(r.amount), r.at.isoformat() if r.at else None, r.status]
+                    for r in self.refunds
+                ],
+                "left": money(self.left),
+                "capture_id": self.capture_id,
+                "chargebacks": [[c.key, c.status, money(c.amount)] for c in self.chargebacks],
+                "tags": list(self.tags),
+                "shown": self.shown,
+            },
+            sort_keys=True,
+            separators=(",", ":"),
+        )
+
+    @classmethod
+    def from_view(cls, text: str) -> Basis:
+        """The basis `to_view` wrote (`ValueError` for text that is not one)."""
+        import json
+
+        def money(value: str | None) -> Decimal | None:
+            return None if value is None else Decimal(value)
+
+        try:
+            seen = json.loads(text)
+            return cls(
+                operation=seen["operation"],
+                target=seen["target"],
+                seen_at=datetime.fromisoformat(seen["seen_at"]),
+                journal_mark=int(seen["journal_mark"]),
+                in_flight=frozenset(int(n) for n in seen["in_flight"]),
+                status=seen["status"],
+                charged=money(seen["charged"]),
+                refunds=tuple(
+                    RefundSeen(rid, money(amount), datetime.fromisoformat(at) if at else None, st)
+                    for rid, amount, at, st in seen["refunds"]
+                ),
+                left=money(seen["left"]),
+                capture_id=seen["capture_id"],
+                chargebacks=tuple(
+                    ChargebackSeen(key, st, money(amount))
+                    for key, st, amount in seen["chargebacks"]
+                ),
+                tags=tuple(seen["tags"]),
+                shown=bool(seen["shown"]),
+            )
+        except (KeyError, TypeError, ValueError, ArithmeticError) as exc:
+            raise ValueError(f"not a view paytui wrote: {exc}") from None
+
     def with_shown(self) -> Basis:
         """The same state, marked as shown to a person (the review listed its refunds)."""
         from dataclasses import replace

@@ -117,6 +117,7 @@ from paytui.api.models import (
 
 if TYPE_CHECKING:
     from paytui.actions.claims import Claim
+    from paytui.actions.journal_approvals import Approval
     from paytui.api.client import PaymentClient
 
 __all__ = ["STOPPED_SENDER", "ActionExecutor", "ActionOutcome", "is_definite_failure"]
@@ -205,6 +206,7 @@ class ActionExecutor:
         again_window: timedelta = DEFAULT_AGAIN_WINDOW,
         agent: str | None = None,
         late_window: timedelta = DEFAULT_LATE_WINDOW,
+        approve_above: Decimal | None = None,
     ) -> None:
         from paytui.config.urls import service_key
 
@@ -224,6 +226,9 @@ class ActionExecutor:
         self.again_window = again_window
         #: How long a proven "not applied" stays "so far" (`DEFAULT_LATE_WINDOW`).
         self.late_window = late_window
+        #: Four eyes: a refund or capture above it becomes a request another person approves
+        #: (`paytui.actions.four_eyes`); None: off.
+        self.approve_above = approve_above
         self.journal = journal
         self.policy = policy
         self.profile = profile
@@ -441,6 +446,7 @@ class ActionExecutor:
         basis: Basis | None = None,
         again: bool = False,
         retry_of: int | None = None,
+        approval: Approval | None = None,
     ) -> ActionOutcome:
         """Run the operation `name` (a key of `OPERATIONS`) on `target` with its typed `params`
         (the operation module's `Params`): the one way every caller — dialog, bulk, command
@@ -453,7 +459,9 @@ class ActionExecutor:
         reason kept in the audit trail, nothing written or sent), the intent journaled, one
         send, the answer read whole. `acknowledge_earlier`: the person's go-ahead naming an
         earlier entry; `again`: the same amount (card, text) again on purpose; `retry_of`: the
-        entry this one sends again (`retry`)."""
+        entry this one sends again (`retry`); `approval`: the approved request (four eyes) it
+        sends (`paytui.actions.four_eyes.send_approved`), else one above `approve_above` becomes
+        a request (`ApprovalRequired`) and nothing is sent."""
         spec = OPERATIONS.get(name)
         if spec is None:
             raise ActionError(f"paytui has no operation {name!r}; nothing was sent")
@@ -471,6 +479,7 @@ class ActionExecutor:
             again=again,
             amount=spec.amount_of(params) if spec.amount_of is not None else None,
             identity=spec.identity_of(params) if spec.identity_of is not None else None,
+            approval=approval,
         )
 
     async def retry(
@@ -599,6 +608,7 @@ class ActionExecutor:
         again: bool = False,
         amount: Decimal | None = None,
         identity: str | None = None,
+        approval: Approval | None = None,
     ) -> ActionOutcome:
         """Run one action through the pipeline (`run`): `prepare` (the operation's,
         `paytui.actions.ops`) builds its `Plan` once the past is settled. Policy and in-flight
@@ -623,7 +633,14 @@ class ActionExecutor:
                 target,
                 prepare,
                 slot,
-                _Go(acknowledge_earlier, basis, again, amount, identity=identity),
+                _Go(
+                    acknowledge_earlier,
+                    basis,
+                    again,
+                    amount,
+                    identity=identity,
+                    approval=approval,
+                ),
             )
         )
         self._in_flight[key] = slot
@@ -869,6 +886,11 @@ class ActionExecutor:
         if reason is not None:
             raise PrecheckFailed(reason)
         await self._check_recent(plan, basis, current, go)
+        # Four eyes: above `approve_above` a request waits for a second person (nothing is
+        # written to the actions or sent); an approved one is sent only as it was approved.
+        from paytui.actions.four_eyes import gate
+
+        await gate(self, plan, basis, go.approval)
         summary = plan.summary
         if plan.identity is not None:
             summary = {**summary, "identity": plan.identity}
@@ -892,6 +914,7 @@ class ActionExecutor:
                 owner=self.owner,
                 agent=self.agent,
                 machine=self.machine,
+                approval=go.approval.id if go.approval is not None else None,
             )
         except JournalConflict as conflict:
             other = conflict.entry
@@ -900,7 +923,13 @@ class ActionExecutor:
                     # Seen and confirmed by the user: send another, guarded from here on.
                     await asyncio.to_thread(self.journal.acknowledge, other.id)
                     fresh = _Go(
-                        go.acknowledge, None, go.again, go.amount, depth=1, identity=go.identity
+                        go.acknowledge,
+                        None,
+                        go.again,
+                        go.amount,
+                        depth=1,
+                        identity=go.identity,
+                        approval=go.approval,
                     )
                     return await self._intend(operation, target, prepare, slot, fresh)
                 if basis is not None:
@@ -915,7 +944,13 @@ class ActionExecutor:
                 # then decide again on what that shows (done: not twice; not done: go on).
                 await self._prove(other, slot, background=True)
                 fresh = _Go(
-                    go.acknowledge, go.basis, go.again, go.amount, depth=1, identity=go.identity
+                    go.acknowledge,
+                    go.basis,
+                    go.again,
+                    go.amount,
+                    depth=1,
+                    identity=go.identity,
+                    approval=go.approval,
                 )
                 return await self._intend(operation, target, prepare, slot, fresh)
             raise _being_sent(operation, other) from None
@@ -1371,6 +1406,8 @@ class _Go:
     depth: int = 0
     #: What makes it "the same" action, when known before its plan (a token's card).
     identity: str | None = None
+    #: The approved request (four eyes) this action sends.
+    approval: Approval | None = None
 
 
 def _not_sent(err: Exception, message: str) -> tuple[bool, str]:

@@ -59,6 +59,7 @@ from paytui.actions.entry import (
     JournalEntry,
     required_time,
 )
+from paytui.actions.journal_approvals import ApprovalRefused, claim_for_send
 from paytui.actions.journal_store import DuplicateIntent, placeholders
 from paytui.actions.journal_trail import Room, iso
 
@@ -112,8 +113,13 @@ class EntriesRoom(Room):
         owner: str | None = None,
         agent: str | None = None,
         machine: str | None = None,
+        approval: int | None = None,
     ) -> JournalEntry:
         """Write (and commit, durably) the intent of an action; returns the "pending" entry.
+
+        `approval`: the approved request (four eyes) this action sends; in the same transaction
+        it moves from "approved" to "sent", naming this entry — or `ApprovalRefused` and nothing
+        is written (it was sent or voided since: one intent per approval).
 
         `settle_seconds`: how long after sending a commit still in flight could show up.
         `guard_since`: the last entry id the caller had seen when it began (`last_id`). Then, in
@@ -182,6 +188,11 @@ class EntriesRoom(Room):
                     ),
                 )
                 self._append("intent", row, action_id=row["id"])
+                if approval is not None and not claim_for_send(self, approval, row["id"]):
+                    raise ApprovalRefused(
+                        f"approval request #{approval} is no longer approved (sent or void"
+                        " since); nothing was sent"
+                    )
                 # In flight from the moment it is visible: a colleague who sees it pending sees
                 # a live sender too (the session lock outlives this transaction).
                 sender = self._key("sender", row["id"])

@@ -1,7 +1,7 @@
 """The journal's tables on SQLite and on PostgreSQL, and bringing an older journal up to date.
 
-Schema 7 (both engines, the same columns and rules; 6 admits the state "awaiting_service", 7 a
-claim's heartbeat):
+Schema 8 (both engines, the same columns and rules; 6 admits the state "awaiting_service", 7 a
+claim's heartbeat, 8 the approvals of four eyes):
 
 - `actions`: one row per action, intent first. `agent` (a person's name on the team) and
   `machine` say who acted; `guard_target` is the target the exactly-once guard was checked on, and
@@ -12,6 +12,9 @@ claim's heartbeat):
   agent's paytui is — a session advisory lock on PostgreSQL, the process on SQLite — and,
   since schema 7, renews its `beat_at` within the claim lease).
 - `team_searches`: the team's saved searches (beside each person's own, in their config).
+- `approvals` (schema 8): four eyes — a money action above the profile's `approve_above` waits
+  here for a second person (`paytui.actions.journal_approvals`); a CHECK refuses an approver who
+  is the requester, whatever a client does. Each step is a link of the trail.
 - `presence` (PostgreSQL only, unlogged): who has which charge open now, a lease renewed by
   heartbeat (`paytui.actions.presence`); not in the trail. Created on a journal of schema 6
   that lacks it, by the first paytui with the right to (its owner: `paytui journal status`).
@@ -133,6 +136,8 @@ CREATE TABLE IF NOT EXISTS approvals (
     operation         TEXT NOT NULL,
     charge_id         TEXT NOT NULL,
     amount            TEXT NOT NULL,
+    view              TEXT NOT NULL,
+    request_summary   TEXT NOT NULL,
     binding           TEXT NOT NULL,
     state             TEXT NOT NULL
         CHECK (state IN ('waiting', 'approved', 'rejected', 'void', 'sent')),
@@ -303,6 +308,7 @@ def _migrate_postgres(store: Store) -> None:
             # Schema 7: a claim's heartbeat (`beat_at`): it lives while its holder's paytui
             # renews it (docs/team.md, "Claims").
             store.script("ALTER TABLE claims ADD COLUMN IF NOT EXISTS beat_at TEXT;")
+            # Schema 8: the approvals table (four eyes) is made by the script above.
             store.script(_INDEXES + _POSTGRES_RULES)
             store.run("DELETE FROM paytui_schema")
             store.run("INSERT INTO paytui_schema (version) VALUES (?)", (SCHEMA_VERSION,))
@@ -357,7 +363,7 @@ _ADDED = {
 
 
 def _migrate_sqlite(store: SqliteStore) -> None:
-    """Bring the file to schema 7 (a crash in a rebuild leaves the old schema intact).
+    """Bring the file to schema 8 (a crash in a rebuild leaves the old schema intact).
 
     Schema 1 lacks the proof columns and its CHECK does not admit "distribute"; schema 2's CHECK
     does not admit "update_refund". SQLite cannot alter a CHECK: the table is rebuilt and the rows
@@ -367,7 +373,8 @@ def _migrate_sqlite(store: SqliteStore) -> None:
     (agent, machine), the guarded target, the trail and the append-only rules. Entries written
     before schema 5 have no trail rows (`verify` counts them as older than the trail). Schema 6
     admits the state "awaiting_service" (a rebuild again: the rows, ids and trail are kept).
-    Schema 7 adds a claim's heartbeat (`claims.beat_at`, in place).
+    Schema 7 adds a claim's heartbeat (`claims.beat_at`, in place); schema 8 the `approvals`
+    table (four eyes), created beside the others.
     """
     with store.lock:  # the process's one connection to the file: no statement in between
         db = store.connection

@@ -38,6 +38,7 @@ __all__ = [
     "JournalUnavailable",
     "Listener",
     "PostgresStore",
+    "SelfApproval",
     "SqliteFile",
     "SqliteStore",
     "Store",
@@ -55,6 +56,11 @@ Row = Mapping[str, Any]
 
 class DuplicateIntent(Exception):
     """The database refused a second unsettled intent on one target (its unique index)."""
+
+
+class SelfApproval(Exception):
+    """The database refused an approver who is the requester (its CHECK
+    ``approver_is_not_requester``: four eyes, `paytui.actions.journal_approvals`)."""
 
 
 class JournalUnavailable(Exception):
@@ -441,6 +447,8 @@ class SqliteStore:
             except sqlite3.IntegrityError as exc:
                 if "guard_target" in str(exc):
                     raise DuplicateIntent(str(exc)) from None
+                if "approver_is_not_requester" in str(exc):
+                    raise SelfApproval(str(exc)) from None
                 raise
 
     def one(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
@@ -558,6 +566,10 @@ class PostgresStore:
             except psycopg.errors.UniqueViolation as exc:
                 if "actions_one_open" in str(exc):
                     raise DuplicateIntent(str(exc)) from None
+                raise
+            except psycopg.errors.CheckViolation as exc:
+                if "approver_is_not_requester" in str(exc):
+                    raise SelfApproval(first_line(exc)) from None
                 raise
             except psycopg.OperationalError as exc:
                 if self._db is not None and self._db.broken and not self._in_transaction:

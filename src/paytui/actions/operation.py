@@ -116,6 +116,8 @@ class Operation:
     - What the person decides on (`ActionExecutor.observe`, checked again before sending):
       `seen_refunds` — the charge's refunds and what is left (a refund); `seen_capture` —
       whether the authorization was captured (a capture). Neither: the charge's status only.
+    - `four_eyes`: above the profile's `approve_above` it is not sent on one person's keypress
+      but becomes a request a second person approves (`paytui.actions.journal_approvals`).
     - `makes_a_charge`: its target is an account and its result a new charge (the journal's
       charge column holds the result).
     - `amount_is_identity`: two of them with the same amount on the same target are "the same"
@@ -147,6 +149,7 @@ class Operation:
     seen_refunds: bool = False
     seen_capture: bool = False
     makes_a_charge: bool = False
+    four_eyes: bool = False
     amount_is_identity: bool = False
     request: Callable[[str, dict[str, Any]], Request | None] | None = None
 

@@ -1,5 +1,5 @@
 """The command line for scripts: `paytui charges|refunds|tokens|accounts|history|journal|export`,
-`claim`, `today`, `pulse`, `conversations`, `messages` and `evidence`.
+`claim`, `approvals`, `today`, `pulse`, `conversations`, `messages` and `evidence`.
 
 The same connection, client, journal and exactly-once rule as the dashboard, without the screens
 (docs/cli.md is the user's view, with the exit-code table). The parser is built here; each
@@ -90,6 +90,11 @@ def acknowledge_flag(parser: argparse.ArgumentParser) -> None:
 
 def _money_flags(parser: argparse.ArgumentParser) -> None:
     acknowledge_flag(parser)
+    confirm_flags(parser)
+
+
+def confirm_flags(parser: argparse.ArgumentParser) -> None:
+    """`--yes`, `--confirm AMOUNT` and `--format` of a command that sends money."""
     parser.add_argument("--yes", action="store_true", help="do not ask (scripts)")
     parser.add_argument(
         "--confirm",
@@ -110,6 +115,7 @@ COMMAND_HELP: dict[str, str] = {
     "history": "the audit trail: actions, refusals and failures",
     "journal": "the action journal: status, migrate a local history, the team journal's password",
     "claim": "claim a charge, or see who holds claims (docs/team.md)",
+    "approvals": "four eyes: list, approve, reject requests above approve_above (docs/team.md)",
     "today": "what needs doing next, by deadline (docs/today.md)",
     "pulse": "the dispute ratio per account this month, against the lines (docs/today.md)",
     "conversations": "list, show, close conversations",
@@ -342,6 +348,7 @@ BUILDERS: dict[str, Builder] = {
     "history": _history,
     "journal": _journal,
     "claim": _elsewhere("paytui.commands.claims"),
+    "approvals": _elsewhere("paytui.commands.approvals"),
     "today": _elsewhere("paytui.commands.today"),
     "pulse": _elsewhere("paytui.commands.pulse"),
     "conversations": _conversations,

@@ -105,6 +105,10 @@ async def run(runtime: Runtime, args: argparse.Namespace) -> int:
         from paytui.commands.journal import JOURNAL_HANDLERS
 
         return await JOURNAL_HANDLERS[key](runtime, args)
+    if args.noun == "approvals":
+        from paytui.commands.approvals import APPROVAL_HANDLERS
+
+        return await APPROVAL_HANDLERS[key](runtime, args)
     return await HANDLERS[key](runtime, args)
 
 

@@ -82,6 +82,9 @@ class Exit(enum.IntEnum):
     WOULD_BE_REFUSED = 14
     """`evidence --check`: the pack lacks an item its reason requires, or breaks a submission
     limit (files, bytes, pages, characters): the acquirer would refuse it."""
+    AWAITING_APPROVAL = 15
+    """Four eyes: nothing sent; the refund or capture is above the profile's `approve_above`
+    and waits as a request (its id on stderr) for another agent: `paytui approvals`."""
     INTERRUPTED = 130
     """Ctrl-C, or an export cancelled."""
 
@@ -105,6 +108,12 @@ def exit_code_of(exc: BaseException) -> Exit:
 
     if isinstance(exc, CommandError):
         return exc.code
+    from paytui.actions.journal_approvals import ApprovalRefused, ApprovalRequired
+
+    if isinstance(exc, ApprovalRequired):
+        return Exit.AWAITING_APPROVAL
+    if isinstance(exc, ApprovalRefused):
+        return Exit.REFUSED  # the requester's own, decided already, rejected, void: final
     if isinstance(exc, ConfigError | SecretStoreError | UrlPolicyError):
         return Exit.CONFIG
     if isinstance(exc, action_errors.ActionRefused):
@@ -397,7 +406,7 @@ class Runtime:
         from paytui.actions.actor import actor_name
         from paytui.actions.executor import ActionExecutor
         from paytui.actions.policy import ActionPolicy
-        from paytui.connect import acting_client_id, again_window, late_window
+        from paytui.connect import acting_client_id, again_window, approve_above, late_window
 
         connection = self.connection
         with contextlib.suppress(Exception):  # learn the scopes; a bad login shows on the action
@@ -420,6 +429,7 @@ class Runtime:
             agent=connection.agent,
             again_window=again_window(connection),
             late_window=late_window(connection),
+            approve_above=approve_above(connection),
         )
 
     def close(self) -> None:

@@ -27,6 +27,7 @@ from pydantic import SecretStr
 from paytui.config.environment import (
     ENV_ACCOUNT_ID,
     ENV_AGENT,
+    ENV_APPROVE_ABOVE,
     ENV_BASE_URL,
     ENV_CLIENT_ID,
     ENV_CLIENT_SECRET,
@@ -114,6 +115,9 @@ class Connection:
     agent: str | None = None
     """This person's name on the journal (`PAYTUI_AGENT`, else the profile's `agent`); None:
     login@host."""
+    approve_above: Decimal | None = None
+    """Four eyes: a refund or capture above it waits for a second person's approval
+    (`PAYTUI_APPROVE_ABOVE`, else the profile's `approve_above`); None: off."""
 
     @property
     def is_embedded(self) -> bool:
@@ -208,9 +212,23 @@ def resolve_connection(
     """
     env = os.environ if environ is None else environ
     connection = _resolve(profile, base_url, env, loaded, secrets_file)
+    approve = _env(env, ENV_APPROVE_ABOVE)
+    if approve is not None:
+        connection = replace(connection, approve_above=_approve_above(approve))
     if forced_read_only(env) and not connection.read_only:
         return replace(connection, read_only=True)
     return connection
+
+
+def _approve_above(text: str) -> Decimal:
+    """`PAYTUI_APPROVE_ABOVE` as an amount (0 or more): a bad one is refused, never ignored —
+    four eyes asked for and silently off would be the unsafe mistake."""
+    from paytui.actions.amounts import parse_amount
+
+    try:
+        return parse_amount(text, allow_zero=True)
+    except Exception as exc:
+        raise ConfigError(f"{ENV_APPROVE_ABOVE}: {getattr(exc, 'message', exc)}") from None
 
 
 def recorded_name(
@@ -393,6 +411,7 @@ def _build(
         journal=team[0],
         journal_password=team[1],
         agent=team[2],
+        approve_above=chosen.approve_above,
     )
 
 

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 __all__ = [
     "ENV_ACCOUNT_ID",
     "ENV_AGENT",
+    "ENV_APPROVE_ABOVE",
     "ENV_BASE_URL",
     "ENV_CLIENT_ID",
     "ENV_CLIENT_SECRET",
@@ -35,6 +36,8 @@ ENV_ACCOUNT_ID = "PAYTUI_ACCOUNT_ID"
 ENV_JOURNAL_URL = "PAYTUI_JOURNAL_URL"
 #: This person's name on a team journal (wins over the profile's `agent`).
 ENV_AGENT = "PAYTUI_AGENT"
+#: Four eyes above this amount (wins over the profile's `approve_above`; docs/team.md).
+ENV_APPROVE_ABOVE = "PAYTUI_APPROVE_ABOVE"
 #: Read-only whatever the profile says (any value but empty or "0"): `paytui serve` sets it for
 #: its sessions, and it holds for every profile the process resolves, switched to included.
 ENV_READ_ONLY = "PAYTUI_READ_ONLY"

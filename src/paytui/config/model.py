@@ -432,6 +432,9 @@ class Profile(BaseModel):
     person's own file."""
     agent: str | None = None
     """This person's name on a team journal ("support-07"); unset: login@host."""
+    approve_above: Amount | None = None
+    """Four eyes: a refund or capture above this amount is not sent but waits for another
+    agent's approval (docs/team.md, "Four eyes"); unset: off. `PAYTUI_APPROVE_ABOVE` wins."""
 
     @field_validator("journal")
     @classmethod
@@ -443,7 +446,7 @@ class Profile(BaseModel):
     def _agent_name(cls, value: str | None) -> str | None:
         return check_agent_name(value)
 
-    @field_validator("confirm_threshold", mode="before")
+    @field_validator("confirm_threshold", "approve_above", mode="before")
     @classmethod
     def _threshold_from_toml(cls, value: object) -> object:
         return _to_decimal_text(value)

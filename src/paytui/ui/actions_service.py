@@ -22,7 +22,13 @@ from paytui.actions import ActionExecutor, ActionPolicy, Decision, Journal
 from paytui.actions.actor import actor_name
 from paytui.actions.errors import ActionRefused
 from paytui.actions.journal import JournalUnavailable, open_journal
-from paytui.connect import acting_client_id, again_window, claim_lease, late_window
+from paytui.connect import (
+    acting_client_id,
+    again_window,
+    approve_above,
+    claim_lease,
+    late_window,
+)
 from paytui.text import safe
 
 if TYPE_CHECKING:
@@ -144,6 +150,7 @@ class ActionsService:
                     agent=self.agent,
                     again_window=again_window(self.session.connection),
                     late_window=late_window(self.session.connection),
+                    approve_above=approve_above(self.session.connection),
                     **self.executor_options,
                 )
         self._executor.policy = self.policy()

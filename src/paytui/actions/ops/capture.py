@@ -94,6 +94,7 @@ SPEC = Operation(
     scope=CHARGES_ALL,
     success="Captured: new charge {result_id}",
     moves_money=True,
+    four_eyes=True,
     done="captured",
     result_noun="new charge",
     # One marked authorization of a bulk capture: no fees.

@@ -112,6 +112,7 @@ SPEC = Operation(
     scope=REFUNDS_ALL,
     success="Refunded{amount}: refund {result_id}",
     moves_money=True,
+    four_eyes=True,
     done="refunded",
     result_noun="refund",
     # One marked charge of a bulk full refund: no amount (what is left).
