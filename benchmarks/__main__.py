@@ -38,6 +38,14 @@ Figures:
   how many frames that took and how long. The app talks to `paytui sandbox` served in its own
   process over a socket, as the product does (the other in-process parts share one app over
   the in-process sandbox).
+- `export_cpu_ratio/export`, `export_cpu_ratio/search_all_no_refund_state`: every charge of
+  10,000 (`--quick`: 1,000) read by `paytui export --format jsonl --output -` and by `paytui
+  charges search --all --format jsonl` (without the `refund_state` column, which reads each
+  sale's refunds), each over a plain httpx loop reading the same pages and writing each row as
+  a JSON line, in interleaved pairs: each process's CPU (user + sys), the median of the pairs'
+  ratios (target 1.5), with `export_cpu_ms/…`, `export_plain_cpu_ms/…` and the load
+  (`export_cpu_load_1m`) beside them (`benchmarks/export_cpu.py`; `paytui sandbox` served in its
+  own process, not counted).
 - `details_concurrency_ratio`, `details_errors` (and the same with `_latency_10ms`): 1,000
   charge details (`--quick`: 100) fetched with the product's client over loopback HTTP from
   `paytui sandbox` (uvicorn, its own process), 8 at a time against one by one
@@ -99,6 +107,7 @@ PARTS = (
     "pulse",
     "today",
     "export",
+    "export_cpu",
     "details",
     "team",
     "cli",
@@ -589,6 +598,13 @@ def main(argv: list[str] | None = None) -> int:
             from benchmarks.export_memory import figures as export_figures
 
             for item in export_figures(db):
+                emit(item)
+        if "export_cpu" in parts:
+            from benchmarks.export_cpu import figures as export_cpu_figures
+
+            for item in export_cpu_figures(
+                1 if args.quick else runs, 1000 if args.quick else 10_000
+            ):
                 emit(item)
         if "details" in parts:
             from benchmarks.loopback_details import figures as details_figures

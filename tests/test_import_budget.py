@@ -61,8 +61,15 @@ def test_a_module_added_to_the_path_is_named() -> None:
 # --- script commands: each imports only what it runs ---------------------------------------------
 
 #: What no script command below needs: the screens, the table of operations (every operation's
-#: module, the executor's), Today's queue.
-NEVER = {"textual", "paytui.ui", "paytui.actions.operations", "paytui.actions.executor"}
+#: module, the executor's), Today's queue; nor pydantic's search for plugins in every installed
+#: package's entry points (`importlib.metadata`: `paytui.pydantic_plugins`).
+NEVER = {
+    "textual",
+    "paytui.ui",
+    "paytui.actions.operations",
+    "paytui.actions.executor",
+    "importlib.metadata",
+}
 #: Run `paytui ARGS...` in a new process and write the modules it imported to a file.
 _PROBE = (
     "import json, os, sys\n"
@@ -121,6 +128,14 @@ def test_charges_show_reads_the_charge_without_the_operations_or_the_journal(
     found = imported_by(tmp_path, "charges", "show", first_charge(service), "--base-url", service)
     assert "paytui.api.client" in found  # it did ask the service
     assert not under(found, NEVER | {"paytui.today.queue", "paytui.actions.journal"})
+
+
+def test_an_export_of_every_charge_reads_no_search_language(tmp_path: Path, service: str) -> None:
+    found = imported_by(
+        tmp_path, "export", "--output", str(tmp_path / "all.csv"), "--base-url", service
+    )
+    assert "paytui.api.client" in found  # it did read the charges
+    assert not under(found, NEVER | {"paytui.search", "paytui.actions.journal"})
 
 
 def first_charge(base_url: str) -> str:

@@ -71,6 +71,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return profile_main(args[1:])
     leading, rest = split_globals(args)
     if rest and rest[0] in SCRIPT_COMMANDS:
+        # As the dashboard does: no pydantic plugins, so no scan of every installed package's
+        # entry points (`importlib.metadata`) before the config's first model.
+        from paytui.pydantic_plugins import disable_pydantic_plugins
+
+        disable_pydantic_plugins()
         from paytui.commands import main as commands_main
 
         return commands_main([*rest, *leading])

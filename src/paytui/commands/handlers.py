@@ -118,12 +118,13 @@ async def run(runtime: Runtime, args: argparse.Namespace) -> int:
 
 
 def parse_query(words: list[str]) -> ChargeQuery | None:
-    """The search language (`paytui.search`), every mistake one line (exit 2)."""
-    from paytui.search import parse
-
+    """The search language (`paytui.search`), every mistake one line (exit 2). Without words
+    the language is not even imported (`paytui export` of everything)."""
     text = " ".join(words).strip()
     if not text:
         return None
+    from paytui.search import parse
+
     result = parse(text, now=datetime.now(UTC))
     if not result.ok:
         problems = "; ".join(

@@ -1,0 +1,95 @@
+"""Two trees of paytui side by side: the same command's CPU from each, with the bare reference.
+
+    .venv/bin/python -m benchmarks.trees OTHER_SRC [--pairs N] [--charges N]
+
+A change's before and after measured in one run: `OTHER_SRC` is another checkout's `src/` (the
+parent commit, main), put first on `PYTHONPATH`; this venv's paytui is the other. Each round runs
+the reference, then each tree's command, alternating which tree goes first, and reads each
+process's own CPU (user + sys, `getrusage(RUSAGE_CHILDREN)`); the figures are the medians of each
+tree's ratio to the round's reference: `cli_ratio.py`'s commands over `python -c "import httpx,
+json, sqlite3, argparse"`, and `export_cpu.py`'s over its plain httpx loop (1,000 charges by
+default: the rows' part shows at 10,000, the start's at 1). The 1-minute load is printed before
+and after.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from benchmarks.cli_ratio import BARE, paytui_command, timed
+from benchmarks.figures import emit, figure
+
+
+def rounds(
+    reference: list[str],
+    command: list[str],
+    envs: dict[str, dict[str, str]],
+    runs: int,
+) -> dict[str, list[float]]:
+    """`runs` rounds of the reference then the command under each env (alternating the
+    order of the trees): each tree's CPU over the round's reference's."""
+    ratios: dict[str, list[float]] = {name: [] for name in envs}
+    names = list(envs)
+    base = next(iter(envs.values()))
+    timed(reference, base)
+    for env in envs.values():
+        timed(command, env)
+    for index in range(runs):
+        reference_cpu = timed(reference, base)[0]
+        for name in names if index % 2 == 0 else reversed(names):
+            ratios[name].append(timed(command, envs[name])[0] / reference_cpu)
+    return ratios
+
+
+def figures(other_src: Path, runs: int, charges: int) -> Iterator[dict[str, Any]]:
+    from benchmarks.cli_ratio import charge_id
+    from benchmarks.export_cpu import PLAIN_LOOP, commands
+    from benchmarks.loopback_details import served
+    from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
+    from paytui.sandbox.seed import build_database
+
+    paytui = paytui_command()
+    with tempfile.TemporaryDirectory(prefix="paytui-trees-") as home:
+        env = {
+            **{k: v for k, v in os.environ.items() if not k.startswith(("PAYTUI_", "XDG_"))},
+            "HOME": home,
+            "PAYTUI_CLIENT_ID": DEMO_CLIENT_ID,
+            "PAYTUI_CLIENT_SECRET": DEMO_CLIENT_SECRET,
+        }
+        envs = {"other": {**env, "PYTHONPATH": str(other_src)}, "this": env}
+        yield figure("trees_load_1m", [os.getloadavg()[0]], "load", None)
+        for name, ratios in rounds(BARE, [*paytui, "history", "--limit", "1"], envs, runs).items():
+            yield figure(f"trees_cli_cpu_ratio/history/{name}", ratios, "x", 1.3)
+        db = Path(home) / "sandbox.db"
+        build_database(db, charges=charges)
+        with served(db) as base_url:
+            url = ["--base-url", base_url]
+            show = [*paytui, "charges", "show", charge_id(paytui, env, base_url), *url]
+            for name, ratios in rounds(BARE, show, envs, runs).items():
+                yield figure(f"trees_cli_cpu_ratio/charges_show/{name}", ratios, "x", 1.3)
+            plain = [sys.executable, "-c", PLAIN_LOOP, base_url]
+            for label, command in commands().items():
+                for name, ratios in rounds(plain, [*command, *url], envs, runs).items():
+                    yield figure(f"trees_export_cpu_ratio/{label}/{name}", ratios, "x", 1.5)
+        yield figure("trees_load_1m", [os.getloadavg()[0]], "load", None)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("other_src", type=Path, help="the other tree's src/ directory")
+    parser.add_argument("--pairs", type=int, default=7, help="rounds (7)")
+    parser.add_argument("--charges", type=int, default=1000, help="charges to export (1,000)")
+    args = parser.parse_args(argv)
+    for item in figures(args.other_src.resolve(), args.pairs, args.charges):
+        emit(item)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
