@@ -25,7 +25,9 @@ NOW = DEFAULT_ANCHOR + timedelta(days=9)
 LINE = re.compile(
     r"^Fight or accept\? (?P<amount>[\d,.]+) at stake, fee (?P<fee>[\d,.]+) · "
     r"(?P<category>[a-z ]+) here: (?:won (?P<won>\d+), lost (?P<lost>\d+)|no case decided yet)"
-    r" · (?P<left>[^·]+) · (?P<lean>leans fight|leans accept|no lean) \(.*\); yours to decide$"
+    r" · (?P<left>[^·]+) · checklist (?P<present>\d+)/(?P<applicable>\d+) from the charge,"
+    r" (?P<unread>\d+) more in the pack(?:; missing \(required\): (?P<required>[^·]+))?"
+    r" · (?P<lean>leans fight|leans accept|no lean) \(.*\); yours to decide$"
 )
 BRANDS = {"visa": "visa", "mastercard": "mastercard", "amex": "amex", "discover": "discover"}
 
@@ -80,6 +82,47 @@ def test_each_open_chargeback_says_its_stake_record_and_time_left(
         assert ("overdue" in match["left"]) == (row["due_at"] < NOW.isoformat()[:19] + "Z")
         leans.add(match["lean"])
     assert len(leans) >= 2  # the demo's record gives more than one answer
+
+
+def test_the_checklist_score_on_the_line_is_the_packs_for_what_the_charge_shows(
+    sandbox_transport: httpx.AsyncBaseTransport, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each open chargeback's "checklist P/N from the charge, U more in the pack": P and N are
+    the pack's own present and applicable items but those its reads decide, U those items,
+    and the required ones missing are named (Ravi Menon's 13.1: no proof of delivery)."""
+    from paytui.evidence.pack import READ_ITEMS
+
+    monkeypatch.setattr(today_command, "now_utc", lambda: NOW)
+    run = sandbox_cli(sandbox_transport, tmp_path / "journal.sqlite3")
+    code, out, err = run("today", "--kind", "chargeback", "--format", "json")
+    assert code == Exit.OK, err
+    named = {}
+    for row in json.loads(out):
+        match = LINE.match(row["advice"])
+        assert match is not None, row["advice"]
+        code, out, err = run("evidence", row["id"], "--format", "json")
+        assert code == Exit.OK, err
+        pack = json.loads(out)
+        later = READ_ITEMS | {"distributions"}
+        shown = [item for item in pack["checklist"] if item["key"] not in later]
+        present = sum(1 for item in shown if item["status"] == "present")
+        applicable = sum(1 for item in shown if item["status"] != "not_applicable")
+        unread = sum(1 for item in pack["checklist"] if item["key"] in later)
+        assert (int(match["present"]), int(match["applicable"]), int(match["unread"])) == (
+            present,
+            applicable,
+            unread,
+        ), (row["advice"], pack["checklist"])
+        required = [
+            item["label"].split(" (")[0]
+            for item in shown
+            if item["status"] == "missing" and item["required"]
+        ]
+        assert (match["required"] or "").split(", ") == (required or [""]), row["advice"]
+        named[row["customer"]] = match["required"]
+        assert pack["score"]["line"].startswith("checklist ")
+    assert named["Ravi Menon"] == "Proof of delivery"
+    assert named["Lucía Ferrer"] is None  # her C08 case carries a tracking number
 
 
 def test_the_lean_is_the_fee_then_the_record_else_none() -> None:

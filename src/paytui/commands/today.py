@@ -114,6 +114,7 @@ def today_columns() -> dict[str, Column]:
 
 
 async def today(runtime: Runtime, args: argparse.Namespace) -> int:
+    from paytui.evidence.case import attribute_keys
     from paytui.exporter import write_listing
     from paytui.today.queue import build_queue, parse_when, unknown_outcomes
     from paytui.today.seen import SeenStore, default_seen_path
@@ -134,7 +135,12 @@ async def today(runtime: Runtime, args: argparse.Namespace) -> int:
         seen = SeenStore(default_seen_path(), base_url)
         try:
             queue = await build_queue(
-                client, prefs=runtime.connection.today, seen=seen, now=now, unknown=unknown
+                client,
+                prefs=runtime.connection.today,
+                seen=seen,
+                now=now,
+                unknown=unknown,
+                item_keys=attribute_keys(dict(runtime.connection.evidence.attribute_keys), "item"),
             )
         finally:
             seen.close()

@@ -13,7 +13,7 @@ No Textual: the command line and the app's screen render what `build_pack` retur
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -33,7 +33,8 @@ from paytui.evidence.needs import DISPUTES, ITEMS, dispute_of, sections_for
 from paytui.evidence.priors import ELEMENT_WORDS, element_values
 
 if TYPE_CHECKING:
-    from paytui.api.models import Charge
+    from paytui.api.models import Charge, ChargebackItem
+    from paytui.reason_codes import ReasonCode
 
 __all__ = [
     "DEFAULT_ITEM_KEYS",
@@ -45,7 +46,9 @@ __all__ = [
     "NoChargeback",
     "Pack",
     "PackSection",
+    "Score",
     "build_pack",
+    "charge_score",
     "clean",
     "read_case",
 ]
@@ -108,6 +111,54 @@ class Pack:
     @property
     def missing_required(self) -> tuple[CheckItem, ...]:
         return tuple(item for item in self.missing if item.required)
+
+    @property
+    def score(self) -> Score:
+        """The checklist's score: present of applicable, and the required items missing."""
+        return score_of(self.checklist)
+
+
+#: Checklist items whose status needs a read beyond the charge itself (its refunds, the
+#: conversations, the journal, a search): `charge_score` leaves them out and counts them.
+READ_ITEMS = frozenset({"priors", "communications", "refunds", "credit", "other_charge", "history"})
+
+
+@dataclass(frozen=True)
+class Score:
+    """A checklist's score: items present, items missing (not applicable ones are neither),
+    the required ones missing, and (`charge_score`) how many were left to the pack's reads."""
+
+    present: int
+    missing: int
+    required_missing: tuple[str, ...]
+    unread: int = 0
+
+    def line(self) -> str:
+        """ "checklist 6/9" (+ " from the charge, 4 more in the pack"), then what is required
+        and missing: one short phrase for the fight-or-accept line and the pack's header."""
+        words = f"checklist {self.present}/{self.present + self.missing}"
+        if self.unread:
+            words += f" from the charge, {self.unread} more in the pack"
+        if self.required_missing:
+            words += f"; missing (required): {', '.join(self.required_missing)}"
+        return words
+
+
+def _short(label: str) -> str:
+    """An item's label without its parenthesis: "Proof of delivery"."""
+    return label.split(" (", 1)[0]
+
+
+def score_of(items: Iterable[CheckItem], unread: int = 0) -> Score:
+    items = list(items)
+    return Score(
+        present=sum(1 for item in items if item.status == PRESENT),
+        missing=sum(1 for item in items if item.status == MISSING),
+        required_missing=tuple(
+            _short(item.label) for item in items if item.status == MISSING and item.required
+        ),
+        unread=unread,
+    )
 
 
 def _attribute_lines(charge: Charge) -> list[str]:
@@ -503,18 +554,54 @@ _SECTION_LINES: dict[str, Callable[[Case, _Evaluator], list[str]]] = {
 }
 
 
+def _checklist(
+    case: Case, evaluator: _Evaluator, skip: Callable[[str], bool] = lambda key: False
+) -> dict[str, CheckItem]:
+    """Each item of the case's sections once (required if any section requires it), in the
+    sections' order; `skip(key)` leaves an item out."""
+    checklist: dict[str, CheckItem] = {}
+    for section in sections_for(case.kind):
+        for key, required in section.items:
+            if skip(key):
+                continue
+            earlier = checklist.get(key)
+            if earlier is None or (required and not earlier.required):
+                checklist[key] = evaluator.item(key, required)
+    return checklist
+
+
+def charge_score(
+    charge: Charge,
+    chargeback: ChargebackItem | None,
+    reason: ReasonCode | None,
+    *,
+    item_keys: Mapping[str, Sequence[str]] | None = None,
+) -> Score:
+    """The checklist score of a chargeback from its charge alone (what a list row shows: no
+    read of refunds, conversations, journal or prior charges; those are counted as `unread`).
+    `reason`: its `paytui.reason_codes.ReasonCode` (None: not in the table)."""
+    case = Case(charge=charge, chargeback=chargeback, reason=reason)
+    if item_keys is not None:
+        case.item_keys = item_keys
+    unread: set[str] = set()
+
+    def skip(key: str) -> bool:
+        later = key in READ_ITEMS or (key == "distributions" and charge.distributions is None)
+        if later:
+            unread.add(key)
+        return later
+
+    checklist = _checklist(case, _Evaluator(case), skip)
+    return score_of(checklist.values(), unread=len(unread))
+
+
 def build_pack(case: Case, built_at: datetime) -> Pack:
     """The pack of `case`, arranged by what its reason asks for (`needs.sections_for`)."""
     charge = case.charge
     evaluator = _Evaluator(case)
     sections: list[PackSection] = []
-    checklist: dict[str, CheckItem] = {}
+    checklist = _checklist(case, evaluator)
     for section in sections_for(case.kind):
-        for key, required in section.items:
-            item = evaluator.item(key, required)
-            earlier = checklist.get(key)
-            if earlier is None or (required and not earlier.required):
-                checklist[key] = item
         lines = _SECTION_LINES[section.key](case, evaluator)
         for key, _ in section.items:
             item = checklist[key]

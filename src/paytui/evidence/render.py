@@ -31,6 +31,7 @@ __all__ = [
     "built_line",
     "check",
     "save_pack",
+    "score_line",
     "to_json",
     "to_markdown",
     "to_pdf",
@@ -47,6 +48,11 @@ def built_line(pack: Pack) -> str:
     return f"Built at {pack.built_at.astimezone(UTC):%Y-%m-%dT%H:%M:%SZ}"
 
 
+def score_line(pack: Pack) -> str:
+    """ "Score: checklist 7/10; missing (required): Proof of delivery" (every format)."""
+    return f"Score: {pack.score.line()}"
+
+
 def _check_line(item: Any) -> str:
     required = " (required)" if item.required else ""
     return f"{MARKS[item.status]} {item.label}{required}: {WORDS[item.status]}, {item.detail}"
@@ -61,6 +67,8 @@ def to_markdown(pack: Pack) -> str:
         *(f"- {line}" for line in pack.case_lines),
         "",
         "## Checklist",
+        "",
+        _md(score_line(pack)),
         "",
         *(f"- {_check_line(item)}" for item in pack.checklist),
     ]
@@ -99,6 +107,12 @@ def to_json(pack: Pack) -> str:
             }
             for item in pack.checklist
         ],
+        "score": {
+            "present": pack.score.present,
+            "missing": pack.score.missing,
+            "required_missing": list(pack.score.required_missing),
+            "line": pack.score.line(),
+        },
         "sections": [
             {"key": s.key, "title": s.title, "lines": list(s.lines)} for s in pack.sections
         ],
@@ -157,6 +171,7 @@ def _pdf(pack: Pack) -> tuple[bytes, int]:
         text(line)
     pdf.ln(3)
     text("Checklist", 12, "B")
+    text(score_line(pack), 9, indent=2)
     for item in pack.checklist:
         text(_check_line(item), 9, indent=2)
     for number, section in enumerate(pack.sections, start=1):

@@ -3,8 +3,9 @@ lean that is only a suggestion (docs/today.md, "Fight or accept"). paytui never 
 
 The facts: the amount at stake against the configured dispute fee (`[today] dispute_fee`),
 this merchant's own record for the case's reason category (its chargebacks the service shows
-`won` or `lost`, by the reason code's category in `paytui.reason_codes`), and the time left
-(`paytui.today.deadlines`, as the row's due time). The lean:
+`won` or `lost`, by the reason code's category in `paytui.reason_codes`), the time left
+(`paytui.today.deadlines`, as the row's due time) and the evidence pack's checklist score as
+far as the charge shows it (`paytui.evidence.pack.charge_score`). The lean:
 
 - the amount is no more than the fee: **leans accept** (fighting costs what it could recover);
 - at least `MIN_RECORD` decided cases of the category: a record won at least half the time
@@ -90,10 +91,14 @@ class Advice:
     left: str | None
     lean: str
     why: str
+    #: The evidence pack's checklist score from the charge (`paytui.evidence.pack.Score.line`):
+    #: "checklist 6/9 from the charge, 4 more in the pack; missing (required): ...".
+    checklist: str | None = None
 
     def line(self) -> str:
         """ "Fight or accept? 296.49 at stake, fee 25.00 · fraud here: won 1, lost 3 · ≈ due in
-        2 d · leans accept: …; yours to decide" """
+        2 d · checklist 6/9 from the charge, 4 more in the pack · leans accept: …; yours to
+        decide" """
         stake = f"{self.amount:,.2f} at stake" if self.amount is not None else "amount not shown"
         record = (
             f"{self.category} here: won {self.won}, lost {self.lost}"
@@ -103,6 +108,8 @@ class Advice:
         parts = [f"Fight or accept? {stake}, fee {self.fee:,.2f}", record]
         if self.left:
             parts.append(self.left)
+        if self.checklist:
+            parts.append(self.checklist)
         lean = {"fight": "leans fight", "accept": "leans accept"}.get(self.lean, "no lean")
         parts.append(f"{lean} ({self.why}); yours to decide")
         return " · ".join(parts)
@@ -122,10 +129,17 @@ def _lean(amount: Decimal | None, fee: Decimal, won: int, lost: int) -> tuple[st
 
 
 def advice_for(
-    case: Case, charge: Any, amount: Decimal | None, fee: Decimal, record: Record, now: datetime
+    case: Case,
+    charge: Any,
+    amount: Decimal | None,
+    fee: Decimal,
+    record: Record,
+    now: datetime,
+    checklist: str | None = None,
 ) -> Advice:
-    """The advice on one open chargeback (`case`, from `paytui.today.cases.case_of`)."""
+    """The advice on one open chargeback (`case`, from `paytui.today.cases.case_of`);
+    `checklist`: the pack's checklist score in words, when known."""
     category = case.reason.category if case.reason is not None else UNKNOWN
     won, lost = record.of(merchant_of(charge), category)
     lean, why = _lean(amount, fee, won, lost)
-    return Advice(amount, fee, category, won, lost, case.left_text(now), lean, why)
+    return Advice(amount, fee, category, won, lost, case.left_text(now), lean, why, checklist)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import calendar
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
@@ -307,9 +307,15 @@ def _name(charge: Charge) -> str | None:
 
 
 async def _chargebacks(
-    client: PaymentClient, prefs: TodayPrefs, seen: SeenStore, now: datetime, notes: list[str]
+    client: PaymentClient,
+    prefs: TodayPrefs,
+    seen: SeenStore,
+    now: datetime,
+    notes: list[str],
+    item_keys: Mapping[str, Sequence[str]] | None = None,
 ) -> list[TodayItem]:
     from paytui.api.queries import CHARGEBACKS
+    from paytui.evidence.pack import charge_score
 
     found: list[tuple[Charge, str, Any]] = []
     record = Record()  # the merchants' won / lost chargebacks, from every row read
@@ -340,7 +346,12 @@ async def _chargebacks(
         due = chargeback_deadline(cb, charge, first[key], prefs)
         why = f"chargeback {case.line(now, left=False)}"
         stake = amount if amount is not None else charge.total_amount
-        advice = advice_for(case, charge, stake, prefs.dispute_fee, record, now)
+        score = (
+            charge_score(charge, cb, case.reason, item_keys=item_keys).line()
+            if cb is not None
+            else None
+        )
+        advice = advice_for(case, charge, stake, prefs.dispute_fee, record, now, score)
         items.append(
             TodayItem(
                 "chargeback",
@@ -588,6 +599,7 @@ async def build_queue(
     now: datetime,
     unknown: Sequence[JournalEntry] = (),
     on_partial: Callable[[TodayQueue], None] | None = None,
+    item_keys: Mapping[str, Sequence[str]] | None = None,
 ) -> TodayQueue:
     """Today's queue at `now`: every source read (at most `prefs.concurrency` at once), each
     row proven, sorted unknown outcomes first, then by due time. A source that fails costs
@@ -595,7 +607,11 @@ async def build_queue(
 
     `on_partial`: called as each source but the last is read, with the queue so far (the same
     order and rules, and a note naming the sources still being read), so a screen can show the
-    first rows without waiting for the slowest source."""
+    first rows without waiting for the slowest source.
+
+    `item_keys`: the attribute keys of the evidence pack's items (`[evidence] attribute_keys`
+    with paytui's, `paytui.evidence.case.attribute_keys`), for each chargeback's checklist
+    score on its fight-or-accept line."""
     prefs = prefs or TodayPrefs()
     notes: list[str] = []
     failed: list[str] = []
@@ -607,7 +623,7 @@ async def build_queue(
         ("accounts", lambda: _accounts(client, prefs, seen, now, notes)),
         ("tokens", lambda: _tokens(client, now, notes)),
         ("ACH returns", lambda: _returns(client, prefs, seen, now, notes)),
-        ("chargebacks", lambda: _chargebacks(client, prefs, seen, now, notes)),
+        ("chargebacks", lambda: _chargebacks(client, prefs, seen, now, notes, item_keys)),
         ("open authorizations", lambda: _authorizations(client, prefs, now, notes)),
     ]
     found: dict[str, list[TodayItem]] = {}

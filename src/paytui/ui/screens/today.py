@@ -285,11 +285,13 @@ class TodayScreen(ChargeRowActions, PagedListScreen[TodayItem]):
     async def fetch(self, client: PaymentClient, offset: int, limit: int) -> Page[TodayItem]:
         if offset > 0 and self.queue is not None:  # later pages: the queue read, no request
             return self._slice(self.queue, offset, limit)
+        from paytui.evidence.case import attribute_keys
         from paytui.today.seen import SeenStore, default_seen_path
 
         app = paytui_app(self)
         connection = app.session.connection
         prefs = connection.today if connection is not None else None
+        evidence_keys = dict(connection.evidence.attribute_keys) if connection is not None else {}
         base_url = str(client.base_url)
         unknown = []
         claims_of = None
@@ -310,6 +312,7 @@ class TodayScreen(ChargeRowActions, PagedListScreen[TodayItem]):
                 now=app.now(),
                 unknown=unknown,
                 on_partial=self._show_partial,
+                item_keys=attribute_keys(evidence_keys, "item"),
             )
         finally:
             seen.close()
