@@ -33,6 +33,10 @@ async def test_e_on_a_chargeback_shows_its_pack_and_x_saves_it(
         missing = len(screen.pack.missing)
         assert f"{missing} items missing, 1 of them required: it would be refused" in text
         assert "[ ] Proof of delivery (carrier, tracking, delivered date) (required)" in text
+        # Shown as text, not as Markdown's source: no escapes, no "##", the score line.
+        assert "no attribute tracking_number, tracking, carrier" in text
+        assert "\\_" not in text and "## " not in text
+        assert "Score: checklist " in text and "missing (required): Proof of delivery" in text
         await pilot.press("x")
         await settle(app, pilot)
         saved = sorted(path.suffix for path in tmp_path.glob("paytui-evidence-*"))
@@ -59,3 +63,39 @@ async def test_e_does_not_apply_to_a_charge_without_a_chargeback(
         await pilot.press("E")
         await settle(app, pilot)
         assert app.screen is screen
+
+
+def test_the_pack_on_screen_is_plain_text_through_the_sanitiser() -> None:
+    """What the service sent is shown as it is, never read as markup (Rich's or Markdown's),
+    and an escape sequence is a placeholder (rule 5)."""
+    from datetime import UTC, datetime
+
+    from paytui.evidence.pack import MISSING, CheckItem, Pack, PackSection
+    from paytui.ui.screens.evidence import pack_text
+
+    hostile = "[bold red]urgent[/] *x* \\_y_ \x1b[31mred"
+    pack = Pack(
+        charge_id="c1",
+        built_at=datetime(2026, 11, 29, tzinfo=UTC),
+        title="Evidence pack: chargeback on charge c1",
+        case_lines=(f"Disputed charge: {hostile}",),
+        checklist=(CheckItem("delivery", "Proof of delivery", MISSING, True, hostile),),
+        sections=(
+            PackSection("delivery", "Delivery", (f"note: {hostile}", f"  nested {hostile}")),
+        ),
+        priors=(),
+        priors_summary=None,
+        priors_best=(),
+        reason_code="13.1",
+        category="consumer dispute",
+        dispute="not_received",
+    )
+    text = pack_text(pack)
+    plain = text.plain
+    assert "\x1b" not in plain
+    assert plain.count("[bold red]urgent[/] *x* \\_y_ ") == 4
+    assert "Score: checklist 0/1; missing (required): Proof of delivery" in plain
+    assert "1. Delivery" in plain and "  • note: " in plain and "    ◦ nested " in plain
+    # The hostile words carry no style of their own: only paytui's marks and headings do.
+    start = plain.index("[bold red]")
+    assert all(span.end <= start or span.start >= start + 10 for span in text.spans)

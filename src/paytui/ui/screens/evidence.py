@@ -1,5 +1,7 @@
-"""`E` on a chargeback: its evidence pack (docs/evidence.md), as the Markdown the command line
-prints, read whole in one worker; `x` saves it (Markdown, JSON and PDF, private files in the
+"""`E` on a chargeback: its evidence pack (docs/evidence.md), read whole in one worker and shown
+as structured text (`pack_text`: the same title, case, score, checklist and sections, in the
+same order, as the Markdown the command line prints, without its markup or escapes; every text
+through the display sanitiser); `x` saves it (Markdown, JSON and PDF, private files in the
 documents directory).
 
 What is read, how the pack is arranged and checked is `paytui.evidence`; whether a charge has a
@@ -8,7 +10,7 @@ case at all is the action registry's rule (`evidence`), the same one `paytui evi
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -81,7 +83,6 @@ class EvidenceScreen(PaytuiScreen[None]):
     async def load(self) -> None:
         from paytui.evidence.case import attribute_keys
         from paytui.evidence.pack import NoChargeback, build_pack, read_case
-        from paytui.evidence.render import to_markdown
 
         status = self.query_one("#evidence-status", Static)
         body = self.query_one("#evidence-text", Static)
@@ -118,14 +119,14 @@ class EvidenceScreen(PaytuiScreen[None]):
             status.update(Text("Could not read the case."))
             body.update(error_detail(exc))
             return
-        self.pack = build_pack(case, datetime.now(UTC))
+        self.pack = build_pack(case, app.now().astimezone(UTC))
         missing = len(self.pack.missing)
         required = len(self.pack.missing_required)
         words = f"{missing} item{'s' if missing != 1 else ''} missing"
         if required:
             words += f", {required} of them required: it would be refused"
         status.update(Text(f"Evidence pack of {safe(self.charge_id)}: {words}: x saves it."))
-        body.update(Text(to_markdown(self.pack)))
+        body.update(pack_text(self.pack))
         self.refresh_bindings()
 
     def action_export(self) -> None:
@@ -147,3 +148,50 @@ class EvidenceScreen(PaytuiScreen[None]):
             return
         names = ", ".join(path.name for path in written)
         self.notify(f"Saved in {folder}: {names}", title="Evidence pack", markup=False)
+
+
+#: The checklist's marks and their tones (present, missing, not applicable).
+_MARK_TONES = {"present": "bold success", "missing": "bold warning", "not_applicable": "dim"}
+
+
+def pack_text(pack: Pack) -> Text:
+    """The pack as the screen shows it: headings, the checklist's marks in colour, the sections'
+    lines as bullets; the same words and order as `paytui.evidence.render.to_markdown`, with no
+    Markdown markup or escape to read through. Every text passes `safe` (rule 5) and is
+    appended as plain text, never parsed as markup."""
+    from paytui.evidence.render import MARKS, WORDS, built_line, score_line
+    from paytui.ui import format as fmt
+
+    text = Text()
+
+    def line(words: str, tone: str = "", indent: str = "") -> None:
+        text.append(indent)
+        text.append(safe(words), fmt.tone(tone) if tone else "")
+        text.append("\n")
+
+    line(pack.title, "bold")
+    line(
+        built_line(pack) + " by paytui, from the payment service's data and paytui's journal.",
+        "dim",
+    )
+    text.append("\n")
+    for words in pack.case_lines:
+        line(words)
+    text.append("\n")
+    line("Checklist", "bold underline")
+    line(score_line(pack), "bold warning" if pack.missing_required else "bold")
+    for item in pack.checklist:
+        text.append("  ")
+        text.append(MARKS[item.status], fmt.tone(_MARK_TONES[item.status]))
+        text.append(" " + safe(item.label))
+        if item.required:
+            text.append(" (required)", fmt.tone("bold"))
+        text.append(f": {WORDS[item.status]}, {safe(item.detail)}\n")
+    for number, section in enumerate(pack.sections, start=1):
+        text.append("\n")
+        line(f"{number}. {section.title}", "bold underline")
+        for words in section.lines:
+            nested = words.startswith("  ")
+            line(f"{'◦' if nested else '•'} {words.strip()}", indent="    " if nested else "  ")
+    text.rstrip()
+    return text
