@@ -60,6 +60,12 @@ Figures:
   screen's first paint, without its mount), and memory after 10 full refreshes (`--quick`: 3)
   over memory after the first draw (`benchmarks/pulse.py`; the sandbox served in its own
   process). Printed only.
+- `ratio_compute_ms`, `ratio_loop_cpu_ms`, `ratio_loop_stall_ms`, `ratio_loop_busy_ms` (and
+  `_inline`: pages parsed on the loop), `ratio_loop_stall_idle_ms`: the dispute ratio's
+  computation alone (`benchmarks/pulse.py`, `ratio_figures`, in the `pulse` part): how long,
+  the loop thread's CPU, the longest the loop was late, the most CPU the loop's own thread
+  spent between two 5 ms beats (its own work, whatever the load; target 50 ms), and the
+  heartbeat alone as long (the machine's share of any stall). Printed only.
 - `today_first_rows_ms`, `today_loop_stall_ms`, `today_items`: Today's first paint (from pushing
   it, a new app each run, until its queue's first rows are on screen), the longest the event
   loop was late meanwhile (the pulse above it computing too), and the queue's size
@@ -586,8 +592,11 @@ def main(argv: list[str] | None = None) -> int:
             asyncio.run(served_app(db, lambda app, pilot: frames(app, pilot, hold_rows, runs)))
         if "pulse" in parts:
             from benchmarks.pulse import figures as pulse_figures
+            from benchmarks.pulse import ratio_figures
 
             for item in pulse_figures(db, runs, 3 if args.quick else 10):
+                emit(item)
+            for item in ratio_figures(db, runs):
                 emit(item)
         if "today" in parts:
             from benchmarks.today import figures as today_figures

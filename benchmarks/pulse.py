@@ -1,5 +1,6 @@
 """The pulse's figures: its first full draw, the event loop while it is computed, memory while
-it refreshes (`python -m benchmarks --only pulse`).
+it refreshes, and the dispute ratio's computation alone (`ratio_figures`) (`python -m benchmarks
+--only pulse`).
 
 The app talks to `paytui sandbox` served in its own process over a socket, as the product does
 (in process, the sandbox's own work would run on the app's event loop and be counted as the
@@ -38,10 +39,14 @@ async def _until(predicate: Any, limit: float = 120.0) -> None:
 
 class LoopWatch:
     """The longest the event loop was late (a 5 ms heartbeat) between `start` and `stop`, in
-    ms: what held a frame back at worst."""
+    ms: what held a frame back at worst. `busy`: the most CPU time the loop's own thread spent
+    between two beats (`time.thread_time`), in ms: the part of a stall that is the loop's own
+    work, whatever the machine's load (on a loaded machine the late beat also waits for a
+    core, which `stall` counts and `busy` does not)."""
 
     def __init__(self) -> None:
         self.stall = 0.0
+        self.busy = 0.0
         self._running = False
         self._task: asyncio.Task[None] | None = None
 
@@ -57,9 +62,10 @@ class LoopWatch:
 
     async def _beat(self) -> None:
         while self._running:
-            before = time.perf_counter()
+            before, cpu = time.perf_counter(), time.thread_time()
             await asyncio.sleep(0.005)
             self.stall = max(self.stall, (time.perf_counter() - before - 0.005) * 1000)
+            self.busy = max(self.busy, (time.thread_time() - cpu) * 1000)
 
 
 def bench_app(url: str, anchor: Any, **kwargs: Any) -> Any:
@@ -154,11 +160,11 @@ def figures(db: Path, runs: int, refreshes: int) -> list[dict[str, Any]]:
     return out
 
 
-async def _one_ratio(url: str, anchor: Any, offload: bool) -> tuple[float, float, float]:
+async def _one_ratio(url: str, anchor: Any, offload: bool) -> tuple[float, float, float, float]:
     """`compute_ratio` alone over the served sandbox (the month of `anchor`), with a 5 ms
     heartbeat: (ms it took, the longest the loop was late, the CPU ms of the loop's own thread:
-    what the loop did, whatever the machine's load). `offload=False` is the before: each
-    page's JSON, rows and proof on the loop."""
+    what the loop did, whatever the machine's load, and the most of it between two beats).
+    `offload=False` is the before: each page's JSON, rows and proof on the loop."""
     from paytui.api.client import PaymentClient
     from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
     from paytui.today import ratio
@@ -172,27 +178,42 @@ async def _one_ratio(url: str, anchor: Any, offload: bool) -> tuple[float, float
         await ratio.compute_ratio(client, now=anchor, offload=offload)
         took = (time.perf_counter() - started) * 1000
         loop_cpu = (time.thread_time() - cpu) * 1000
-        return took, await watch.stop(), loop_cpu
+        stall = await watch.stop()
+        return took, stall, loop_cpu, watch.busy
 
 
 def ratio_figures(db: Path, runs: int) -> list[dict[str, Any]]:
     """`ratio_loop_stall_ms` (pages parsed in a thread) and `ratio_loop_stall_inline_ms` (the
-    same on the loop), alternated; `ratio_compute_ms` and the loop thread's CPU time
-    `ratio_loop_cpu_ms` for each (docs/performance.md)."""
+    same on the loop), alternated; `ratio_compute_ms`, the loop thread's CPU time
+    `ratio_loop_cpu_ms` and the most of it between two beats `ratio_loop_busy_ms` for each;
+    `ratio_loop_stall_idle_ms`, the heartbeat alone as long, the machine's share
+    (docs/performance.md, "The dispute ratio")."""
     from benchmarks.loopback_details import served
     from paytui.sandbox.seed import DEFAULT_ANCHOR
 
-    results: dict[bool, list[tuple[float, float, float]]] = {True: [], False: []}
+    results: dict[bool, list[tuple[float, float, float, float]]] = {True: [], False: []}
     with served(db) as url:
         for _ in range(runs):
             for offload in (True, False):
                 results[offload].append(asyncio.run(_one_ratio(url, DEFAULT_ANCHOR, offload)))
-    out = []
+    # The machine's own share: the same heartbeat with nothing else running in the process,
+    # for as long as one computation took. What a loaded machine makes any loop wait.
+    idle = LoopWatch()
+
+    async def idle_run(seconds: float) -> None:
+        idle.start()
+        await asyncio.sleep(seconds)
+        await idle.stop()
+
+    asyncio.run(idle_run(min(t for t, _, _, _ in results[True]) / 1000))
+    out = [figure("ratio_loop_stall_idle_ms", [idle.stall], "ms", None)]
     for offload, name in ((True, ""), (False, "_inline")):
-        took = [t for t, _, _ in results[offload]]
-        stalls = [s for _, s, _ in results[offload]]
-        cpu = [c for _, _, c in results[offload]]
+        took = [t for t, _, _, _ in results[offload]]
+        stalls = [s for _, s, _, _ in results[offload]]
+        cpu = [c for _, _, c, _ in results[offload]]
+        busy = [b for _, _, _, b in results[offload]]
         out.append(figure(f"ratio_compute{name}_ms", took, "ms", None))
         out.append(figure(f"ratio_loop_cpu{name}_ms", cpu, "ms", None))
         out.append(figure(f"ratio_loop_stall{name}_ms", stalls, "ms", 50.0, value=max(stalls)))
+        out.append(figure(f"ratio_loop_busy{name}_ms", busy, "ms", 50.0, value=max(busy)))
     return out
