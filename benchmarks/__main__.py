@@ -76,6 +76,12 @@ Figures:
   PostgreSQL (the one the `PG*` environment names, else one from the test extra's wheel;
   without a server, one line says so) and on SQLite
   (`benchmarks/team_journal.py`, its own process). Printed only.
+- `floor_commits_per_s/<N>a`, `floor_<call>_p50_ms/<N>a`, `…_p95_ms`, `…_per_s`: the team
+  floor's load on one PostgreSQL journal: 50 agents (`--quick`: 10) at once for 60 s (10 s),
+  each a connection doing what a dashboard does (presence opened and closed, heartbeats of
+  presence and claims, a money action every 20 s, the others' presence read after each write):
+  the server's commits a second and each call's time as its agent saw it
+  (`benchmarks/floor.py`, its own process). Printed only.
 - `cli_cpu_ratio/<command>`, `cli_wall_ratio/<command>`: `paytui history --limit 1` and
   `paytui charges show ID` over `python -c "import httpx, json, sqlite3, argparse"`, in
   interleaved pairs (at least 9), each process's CPU (user + sys) and wall time: the median of the
@@ -116,6 +122,7 @@ PARTS = (
     "export_cpu",
     "details",
     "team",
+    "floor",
     "cli",
     "startup",
 )
@@ -624,6 +631,11 @@ def main(argv: list[str] | None = None) -> int:
             from benchmarks.team_journal import separately
 
             for item in separately(quick=args.quick):
+                emit(item)
+        if "floor" in parts:
+            from benchmarks.floor import separately as floor
+
+            for item in floor(quick=args.quick):
                 emit(item)
         if "cli" in parts:
             from benchmarks.cli_ratio import figures as cli_figures

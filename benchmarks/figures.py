@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import statistics
+from collections.abc import Iterator
 from typing import Any
 
 
@@ -42,3 +43,22 @@ def percentile(samples: list[float], q: float) -> float:
 
 def emit(item: dict[str, Any]) -> None:
     print(json.dumps(item, ensure_ascii=False), flush=True)
+
+
+def apart(module: str, quick: bool = False) -> Iterator[dict[str, Any]]:
+    """`python -m <module> [--quick]` in a process of its own (its threads, connections and
+    forked writers are nothing of the caller's), its JSON lines as figures."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    command = [sys.executable, "-m", module, *(["--quick"] if quick else [])]
+    done = subprocess.run(
+        command, cwd=Path(__file__).resolve().parent.parent, capture_output=True, text=True
+    )
+    for line in done.stdout.splitlines():
+        if line.startswith("{"):
+            yield json.loads(line)
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]
+        raise RuntimeError(f"{module} failed: {last}")

@@ -32,10 +32,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import multiprocessing
 import queue
-import subprocess
 import sys
 import tempfile
 import time
@@ -47,7 +45,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from benchmarks.figures import emit, figure, percentile
+from benchmarks.figures import apart, emit, figure, percentile
 from paytui.actions.journal import Journal
 
 SERVICE = "http://bench.invalid"
@@ -233,16 +231,7 @@ def figures(
 def separately(quick: bool = False) -> Iterator[dict[str, Any]]:
     """`figures` in a process of its own (its writers are forked from it: nothing else of the
     caller's, such as threads or connections, is in them), for `python -m benchmarks`."""
-    command = [sys.executable, "-m", "benchmarks.team_journal", *(["--quick"] if quick else [])]
-    done = subprocess.run(
-        command, cwd=Path(__file__).resolve().parent.parent, capture_output=True, text=True
-    )
-    for line in done.stdout.splitlines():
-        if line.startswith("{"):
-            yield json.loads(line)
-    if done.returncode != 0:
-        last = (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]
-        raise RuntimeError(f"benchmarks.team_journal failed: {last}")
+    return apart("benchmarks.team_journal", quick)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -320,13 +320,13 @@ BROWSER_KEYS = ("ctrl+w", "ctrl+t", "ctrl+n", "ctrl+tab")
 #: Keys bound to more than one meaning on purpose, and why (`tests/ui/test_keys.py` reads it).
 KEY_ALLOW_LIST: dict[str, str] = {
     "enter": "opens the highlighted row on every list; in a dialog it goes ahead (the bulk"
-    " dialog's Start), as enter does in any UI",
+    " dialog's Start; Approvals waiting's approve, pressed twice), as enter does in any UI",
     "o": "charge detail: opens the linked charge (its capture or its authorization; one shows)",
     "down": "the query line hands focus to the results, which then move down",
     "i": "the key that opened Who am I closes it",
     "question_mark": "the key that opened Help closes it",
     "delete": "deletes the highlighted item of its list (a saved search; a plugin session, after a "
-    "review)",
+    "review; a request for approval, rejected)",
 }
 
 

@@ -119,6 +119,14 @@ TODAY_BINDINGS: list[Binding] = [
     ),
     Binding("y", "copy_id", "Copy id", id="today.copy_id", tooltip="Copy the item's id"),
     Binding("ctrl+r", "refresh", "Refresh", id="today.refresh", tooltip="Read the queue again"),
+    Binding(
+        "ctrl+a",
+        "approvals",
+        "Approvals",
+        id="today.approvals",
+        tooltip="Approvals waiting: large refunds and captures a colleague asked you to approve",
+        show=False,
+    ),
 ]
 
 #: Terminal lines under which the line under the queue keeps to 3 lines and the pulse folds
@@ -470,6 +478,7 @@ class TodayScreen(ChargeRowActions, PagedListScreen[TodayItem]):
         self._show_marks_count()
         notes = self.queue.notes if self.queue is not None else []
         self.query_one("#today-notes", Static).update(Text(safe(" · ".join(notes))))
+        self._count_approvals(list(notes))
         if self.items:
             self.query_one(FitNavTable).focus()
         self._show_why()
@@ -659,6 +668,34 @@ class TodayScreen(ChargeRowActions, PagedListScreen[TodayItem]):
         put the cursor back on."""
         if self.queue is not None and not self.reading:
             self.show_first(self._slice(self.queue, 0, self.PAGE_SIZE, keep=select), select)
+
+    @work(exclusive=True, group="today-approvals", exit_on_error=False)
+    async def _count_approvals(self, notes: list[str]) -> None:
+        """Approvals waiting for someone other than their requester, said beside the queue's
+        notes ("2 approvals wait: ctrl+a"). A courtesy: a journal that cannot say, says nothing."""
+        import asyncio
+
+        try:
+            executor = await paytui_app(self).actions.executor()
+            waiting = await asyncio.to_thread(
+                executor.journal.approvals, base_url=executor.base_url
+            )
+        except Exception:
+            return
+        others = [a for a in waiting if a.requested_by != executor.agent]
+        if not others or not self.is_attached:
+            return
+        count = len(others)
+        said = (
+            f"{count} approval{'s' if count != 1 else ''} wait{'' if count != 1 else 's'}: ctrl+a"
+        )
+        self.query_one("#today-notes", Static).update(Text(safe(" · ".join([*notes, said]))))
+
+    def action_approvals(self) -> None:
+        """`ctrl+a`: the requests waiting for a second person (four eyes)."""
+        from paytui.ui.screens.approvals import ApprovalsScreen
+
+        self.app.push_screen(ApprovalsScreen())
 
     def action_copy_id(self) -> None:
         item = self.highlighted()
