@@ -95,7 +95,7 @@ def test_the_doc_gives_the_apps_constructor_as_it_is() -> None:
 
 
 def test_a_parameter_left_out_of_the_doc_is_seen() -> None:
-    last = "          settle_connection: Callable[[], Connection] | None = None)"
+    last = "          screen_reader: bool | None = None)"
     shorter = DOC.replace(last, ")")
     assert documented_app_signature(shorter) != actual_app_signature()
 

@@ -21,9 +21,11 @@ __all__ = [
     "ENV_JOURNAL_URL",
     "ENV_PROFILE",
     "ENV_READ_ONLY",
+    "ENV_SCREEN_READER",
     "ENV_TOKEN",
     "ENV_VARS",
     "only_the_sandbox",
+    "screen_reader_asked",
 ]
 
 ENV_PROFILE = "PAYTUI_PROFILE"
@@ -41,6 +43,9 @@ ENV_APPROVE_ABOVE = "PAYTUI_APPROVE_ABOVE"
 #: Read-only whatever the profile says (any value but empty or "0"): `paytui serve` sets it for
 #: its sessions, and it holds for every profile the process resolves, switched to included.
 ENV_READ_ONLY = "PAYTUI_READ_ONLY"
+#: Screen-reader mode (any value but empty or "0"), as `--screen-reader` and `[ui] screen_reader`
+#: (docs/accessibility.md).
+ENV_SCREEN_READER = "PAYTUI_SCREEN_READER"
 ENV_VARS = (ENV_PROFILE, ENV_BASE_URL, ENV_TOKEN, ENV_CLIENT_ID, ENV_CLIENT_SECRET, ENV_ACCOUNT_ID)
 
 
@@ -54,3 +59,8 @@ def only_the_sandbox(profile: str | None, base_url: str | None, environ: Mapping
     from paytui.config.files import config_path
 
     return not config_path().exists()
+
+
+def screen_reader_asked(environ: Mapping[str, str]) -> bool:
+    """`PAYTUI_SCREEN_READER` is set to something other than "" or "0"."""
+    return environ.get(ENV_SCREEN_READER, "") not in ("", "0")

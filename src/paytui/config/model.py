@@ -114,6 +114,10 @@ class UiPrefs(BaseModel):
     minutes either way of a charge are listed as likely duplicates (docs/screens.md)."""
     start_screen: Literal["charges", "today"] = "charges"
     """The screen paytui opens on: the charge search, or Today (`0`, docs/today.md)."""
+    screen_reader: bool = False
+    """Screen-reader mode (docs/accessibility.md): every change said as a line of text, in
+    order, with the terminal cursor on it; no animation. Also `--screen-reader` and
+    `PAYTUI_SCREEN_READER=1`."""
 
     @field_validator("confirm_threshold", mode="before")
     @classmethod

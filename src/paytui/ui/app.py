@@ -17,12 +17,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 from collections.abc import Callable
 from datetime import datetime
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
+from rich.text import Text
 from textual.actions import ActionParseResult
 from textual.actions import parse as parse_action
 from textual.app import App
@@ -63,6 +65,7 @@ if TYPE_CHECKING:
 
     from paytui.api.client import RetryWait
     from paytui.config.connection import Connection
+    from paytui.ui.announcer import Announcer
     from paytui.ui.first_page import Prefetch
 
 
@@ -111,12 +114,15 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
         journal_path: Path | str | None = None,
         first_page: Prefetch | None = None,
         settle_connection: Callable[[], Connection] | None = None,
+        screen_reader: bool | None = None,
     ) -> None:
         """`connection` None is the embedded sandbox; explicit keywords override the connection's
         values (tests use `environment=`, `profile_name=`, `keymap=` on their own). `first_page`:
         the child process reading the first page of charges (`paytui.ui.first_page`).
         `settle_connection`: with `connection` None, resolves the connection after the first
-        paint (a fresh machine's start: `launch._run_fresh`)."""
+        paint (a fresh machine's start: `launch._run_fresh`). `screen_reader`: screen-reader
+        mode (docs/accessibility.md); None asks `PAYTUI_SCREEN_READER`, then the config's
+        `[ui] screen_reader`."""
         super().__init__()
         self._settle_connection = settle_connection
         self._unmounting = False
@@ -152,6 +158,20 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
         from paytui.ui.themes import HIGH_CONTRAST
 
         self.register_theme(HIGH_CONTRAST)
+        if screen_reader is None:
+            from paytui.config.environment import screen_reader_asked
+
+            screen_reader = screen_reader_asked(os.environ) or (
+                connection is not None and connection.ui.screen_reader
+            )
+        #: Screen-reader mode's one announcer (`ui/announcer.py`), None out of that mode.
+        self.announcer: Announcer | None = None
+        if screen_reader:
+            from paytui.ui import announcer as spoken
+
+            self.announcer = spoken.Announcer(self)
+            self.animation_level = "none"  # no animated scrolling, no spinner frames
+            self.add_class("-screen-reader")
         #: The theme the config holds: a different one picked is written back (`watch_theme`).
         self._remembered_theme: str | None = None
 
@@ -183,6 +203,12 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
             timeout=timeout,
             markup=markup,
         )
+        if self.announcer is not None:
+            said = message
+            if markup:
+                with contextlib.suppress(Exception):  # a message that is not markup is words
+                    said = Text.from_markup(message).plain
+            self.announcer.toast(said, title, str(severity))
 
     def copy_to_clipboard(self, text: str) -> None:
         """What is copied is what was shown: no control character rides along into a shell."""
@@ -416,8 +442,19 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
         hand_over(getattr(self, "_driver", None))
         self.set_timer(RESUME_AFTER, self._end_start)  # at the latest
         self._apply_theme()
+        if self.announcer is not None:
+            self._start_announcing(self.announcer)
         self._notify_problems()
         self.call_after_refresh(self._after_first_paint)
+
+    def _start_announcing(self, announcer: Announcer) -> None:
+        """Screen-reader mode: the terminal cursor shown (a screen reader follows it; Textual
+        hides it), and the announcer following the screens."""
+        driver = getattr(self, "_driver", None)
+        if driver is not None and not self.is_headless:
+            driver.write("\x1b[?25h")
+            driver.flush()
+        announcer.start()
 
     def _check_keymap(self) -> None:
         """Warn about `[keymap]` ids that match no binding, and remaps that take a key another

@@ -65,12 +65,20 @@ def build_parser() -> argparse.ArgumentParser:
         "`paytui serve` (in a browser, docs/browser.md); for scripts `paytui COMMAND ...` with "
         f"COMMAND one of {', '.join(SCRIPT_COMMANDS)} (docs/cli.md).",
         epilog="Environment: PAYTUI_PROFILE, PAYTUI_BASE_URL, PAYTUI_TOKEN, PAYTUI_CLIENT_ID, "
-        "PAYTUI_CLIENT_SECRET, PAYTUI_ACCOUNT_ID (see docs/configuration.md).",
+        "PAYTUI_CLIENT_SECRET, PAYTUI_ACCOUNT_ID (see docs/configuration.md), "
+        "PAYTUI_SCREEN_READER, NO_COLOR (docs/accessibility.md).",
         allow_abbrev=False,
     )
     parser.add_argument("--profile", metavar="NAME", help="connect with this profile")
     parser.add_argument(
         "--base-url", metavar="URL", help="override the profile's base URL (https, or loopback)"
+    )
+    parser.add_argument(
+        "--screen-reader",
+        action="store_true",
+        help="screen-reader mode: each change said as a line of text, in order, the terminal "
+        "cursor on it, no animation (also PAYTUI_SCREEN_READER=1 or [ui] screen_reader = true; "
+        "docs/accessibility.md)",
     )
     parser.add_argument("--version", action="store_true", help="print the version and exit")
     return parser
@@ -134,7 +142,7 @@ def _main(argv: Sequence[str]) -> int:
         if sandbox is not None and not any(
             os.environ.get(n) for n in (ENV_READ_ONLY, ENV_JOURNAL_URL, ENV_AGENT)
         ):
-            return _run_fresh(sandbox)
+            return _run_fresh(sandbox, screen_reader=args.screen_reader or None)
         return _run(args, sandbox)
     finally:
         if sandbox is not None:
@@ -178,13 +186,13 @@ def _run(args: argparse.Namespace, early: EmbeddedSandbox | None) -> int:
             sandbox, failed = _start_sandbox()
             if failed is not None:
                 return failed
-        return _run_app(connection, sandbox)
+        return _run_app(connection, sandbox, screen_reader=args.screen_reader or None)
     finally:
         if sandbox is not None and sandbox is not early:  # the early one: the caller's
             sandbox.stop()
 
 
-def _run_fresh(sandbox: EmbeddedSandbox) -> int:
+def _run_fresh(sandbox: EmbeddedSandbox, *, screen_reader: bool | None = None) -> int:
     """A fresh machine's start: the embedded sandbox with every default, so the config (and
     pydantic, its validator: about a fifth of the start-up) is resolved after the first paint.
     Running or starting: while its server starts, the first page is read from its database
@@ -197,7 +205,7 @@ def _run_fresh(sandbox: EmbeddedSandbox) -> int:
     here, replaces them before the app connects or builds its actions (`PaytuiApp`).
     """
     _setup_logging()
-    return _run_app(None, sandbox, settle_connection=_fresh_connection)
+    return _run_app(None, sandbox, settle_connection=_fresh_connection, screen_reader=screen_reader)
 
 
 def _setup_logging() -> None:
@@ -214,6 +222,7 @@ def _run_app(
     sandbox: EmbeddedSandbox | None,
     *,
     settle_connection: Callable[[], Connection] | None = None,
+    screen_reader: bool | None = None,
 ) -> int:
     """Fork the first page's reader (before Textual is imported: no thread of its own yet; it
     works on the other core, `paytui.ui.first_page`), then build and run the app."""
@@ -223,7 +232,11 @@ def _run_app(
     prefetch = first_page.start(connection, sandbox if embedded else None)
     try:
         app = build_app(
-            connection, sandbox=sandbox, first_page=prefetch, settle_connection=settle_connection
+            connection,
+            sandbox=sandbox,
+            first_page=prefetch,
+            settle_connection=settle_connection,
+            screen_reader=screen_reader,
         )
         app.run()
     finally:
@@ -255,6 +268,7 @@ def build_app(
     sandbox: EmbeddedSandbox | None = None,
     first_page: Prefetch | None = None,
     settle_connection: Callable[[], Connection] | None = None,
+    screen_reader: bool | None = None,
 ) -> PaytuiApp:
     """Construct the app for a resolved connection: the one place the app is wired to config.
 
@@ -263,7 +277,8 @@ def build_app(
     clients with the same `client_factory_for`, reusing the started embedded sandbox if any.
     `first_page`: the child reading the first page (`paytui.ui.first_page`), if one was started.
     `connection` None: the embedded `sandbox`, its connection resolved after the first paint by
-    `settle_connection` (`_run_fresh`).
+    `settle_connection` (`_run_fresh`). `screen_reader`: True for `--screen-reader`; None
+    leaves it to `PAYTUI_SCREEN_READER` and the config (`PaytuiApp`).
     """
     # First: without a first-page child, for the embedded sandbox this starts importing the
     # client in a thread, which then overlaps importing Textual and the app below. With one, the
@@ -289,4 +304,5 @@ def build_app(
         factory_builder=factory_builder,
         first_page=first_page,
         settle_connection=settle_connection,
+        screen_reader=screen_reader,
     )

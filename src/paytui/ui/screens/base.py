@@ -19,7 +19,7 @@ Why a base: three things every screen must do the same way, decided once.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar, Protocol, TypeVar
+from typing import TYPE_CHECKING, ClassVar, Protocol, TypeVar, cast
 
 from textual import events, getters
 from textual.screen import ModalScreen, Screen
@@ -126,6 +126,20 @@ class PaytuiScreenMixin(DismissOnce):
         if spec_for(action) is not None:
             return None if self.disabled_reason(action) else True
         return self.check_own_action(action, parameters)
+
+    # --- screen-reader mode ----------------------------------------------------------------------
+    def spoken_title(self) -> str | None:
+        """This screen's name as a screen reader is told it on arrival (`ui/announcer.py`): a
+        dialog's title, else the top screen's title (`top_screens`); None lets the announcer use
+        the help screen's `KEYS_TITLE` / `HELP_TITLE`."""
+        from paytui.ui.top_screens import TOP_SCREENS
+
+        for top in TOP_SCREENS:
+            if top.screen_class == type(self).__name__:
+                return top.title
+        dialogs = cast("Screen[object]", self).query("#dialog")
+        title = dialogs.first().border_title if dialogs else None
+        return str(title) if title else None
 
     # --- the header's account ---------------------------------------------------------------------
     def header_account(self) -> str | None:

@@ -40,6 +40,7 @@ from paytui.ui.widgets.errors import error_detail
 from paytui.ui.widgets.footer import PaytuiFooter
 from paytui.ui.widgets.header import PaytuiHeader
 from paytui.ui.widgets.json_view import JsonView
+from paytui.ui.widgets.live import LiveStatic
 
 if TYPE_CHECKING:
     from paytui.actions.claims import Claim
@@ -284,19 +285,23 @@ class ChargeDetailScreen(PaytuiScreen[None]):
         self._makers: dict[str, str] = {}
         self._last_refunds: RefundsRead | None = None
 
+    def spoken_title(self) -> str:
+        """Said on arrival in screen-reader mode (`ui/announcer.py`); the panels follow."""
+        return f"Charge {safe(self.charge_id)}"
+
     # ------------------------------------------------------------------ layout
 
     def compose(self) -> ComposeResult:
         yield PaytuiHeader()
         with Vertical(id="detail-body"):
-            yield Static(self._heading(), id="detail-heading")
+            yield LiveStatic(self._heading(), id="detail-heading")
             claim = Static(id="detail-claim")
             claim.display = False
             yield claim
             others = Static(id="detail-presence")
             others.display = False
             yield others
-            yield Static(id="detail-error")
+            yield LiveStatic(id="detail-error")
             expanded = Static(id="detail-expanded")
             expanded.display = False
             yield expanded
@@ -307,7 +312,7 @@ class ChargeDetailScreen(PaytuiScreen[None]):
                 for container_id, panels in PANEL_LAYOUT:
                     with Grid(id=container_id, classes="panel-grid"):
                         for panel_id, title in panels:
-                            panel = Static(id=f"panel-{panel_id}", classes="panel")
+                            panel = LiveStatic(id=f"panel-{panel_id}", classes="panel")
                             panel.border_title = title
                             panel.display = False
                             yield panel

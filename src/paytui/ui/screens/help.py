@@ -154,7 +154,10 @@ class HelpScreen(PaytuiModal[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="help-dialog"):
-            yield Static(Text("Keys"), id="help-title")
+            title = Text("Keys", style="bold")
+            # The way to a linear, spoken dashboard is said where every key is (issue: help).
+            title.append("  · screen-reader mode: paytui --screen-reader (docs/accessibility.md)")
+            yield Static(title, id="help-title")
             if self.app.is_web:
                 yield Static(Text(browser_note(self.live)), id="help-browser")
             with VerticalScroll(id="help-body"):

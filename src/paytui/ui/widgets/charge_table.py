@@ -62,6 +62,8 @@ PRESENT = "◉"
 #: does not show the field): never taken for a match (the status line says what it means; the
 #: command line's `proven: false`).
 UNPROVEN = "?"
+#: The State cell of a row whose refunds are not read yet (`charge_state.UNKNOWN`).
+UNKNOWN_STATE = "?"
 
 
 def _rows(page: Page[Any]) -> list[Any]:
@@ -754,6 +756,7 @@ class ChargeTable(ScrollView, can_focus=True):
         self.refresh()
         if page_index == self.cursor_row // self.PAGE_SIZE:
             self.post_message(self.Highlighted(self.cursor_row, self.cursor_charge))
+            self._spoken()
         self._post_window()
 
     def _grown(self, page_index: int, page: Page[Any]) -> int:
@@ -974,6 +977,63 @@ class ChargeTable(ScrollView, can_focus=True):
             cells.append(Text(label))
         return self._cells_to_strip(cells, widths, base, width)
 
+    def _cells(self, charge: Any, columns: Sequence[Column]) -> list[Text]:
+        """A charge's cells in `columns`: as the columns render them, the State with the
+        refunds read since, the Case from the screen (the row painted and the row spoken)."""
+        cells = [column.render(charge) for column in columns]
+        keys = [column.key for column in columns]
+        position = self.refunds.get(charge.charge_id)
+        if position is not None and "state" in keys:
+            from paytui.charge_state import state_words
+
+            cells[keys.index("state")] = _state_cell(state_words(charge, refunds=position))
+        if self.case_of is not None and "case" in keys:
+            cells[keys.index("case")] = self.case_of(charge)
+        return cells
+
+    def spoken_row(self) -> str:
+        """The row under the cursor as a sentence, every column of the list (those the width
+        drops included), with what the row's signs mean in words: screen-reader mode."""
+        from paytui.ui.announcer import row_sentence
+
+        if not self.total:
+            return "No rows."
+        row = self.cursor_row
+        position = f"Row {row + 1:,} of {self.total:,}"
+        item = self.row_at(row)
+        if item is None:
+            failed = (row // self.PAGE_SIZE) in self._failed
+            return f"{position}: " + ("not loaded, ctrl+r retries." if failed else "loading.")
+        if _is_unreadable(item):
+            return f"{position}: {UNREADABLE_LABEL} {safe(item.id or '?')}, {safe(item.reason)}."
+        columns = list(self.columns)
+        cells = self._cells(item, columns)
+        keys = [column.key for column in columns]
+        if "state" in keys and cells[keys.index("state")].plain == UNKNOWN_STATE:
+            cells[keys.index("state")] = Text("refunds not read yet")
+        said = row_sentence([c.label for c in columns], cells, position)
+        notes = []
+        if getattr(item, "charge_id", None) in self.marks:
+            notes.append("Marked.")
+        if getattr(item, "charge_id", None) in self.unproven:
+            notes.append("Not proven to match the search.")
+        claim = self.claims.get(getattr(item, "charge_id", ""))
+        if claim is not None:
+            notes.append(f"{safe(claim.describe(owner=self.claim_owner))}.")
+        people = self.presence.get(getattr(item, "charge_id", ""))
+        if people:
+            from paytui.actions.presence import presence_words
+
+            notes.append(f"{safe(presence_words(people))}.")
+        return " ".join([said, *notes])
+
+    def _spoken(self) -> None:
+        """The row under the cursor changed or arrived: the announcer hears of it (in
+        screen-reader mode only; it says nothing when this list has no focus)."""
+        announcer = getattr(self.app, "announcer", None)
+        if announcer is not None:
+            announcer.row_changed(self)
+
     def _render_row(self, row: int, width: int, is_cursor: bool) -> Strip:
         base = self._base_style
         if is_cursor:
@@ -993,16 +1053,9 @@ class ChargeTable(ScrollView, can_focus=True):
             return self._cells_to_strip(cells, widths, placeholder, width)
         if self._pages and row // self.PAGE_SIZE in self._pages:
             self._pages.move_to_end(row // self.PAGE_SIZE)
-        cells = [column.render(charge) for column, _ in widths]
-        claim = self.claims.get(charge.charge_id)
         keys = [column.key for column, _ in widths]
-        position = self.refunds.get(charge.charge_id)
-        if position is not None and "state" in keys:
-            from paytui.charge_state import state_words
-
-            cells[keys.index("state")] = _state_cell(state_words(charge, refunds=position))
-        if self.case_of is not None and "case" in keys:
-            cells[keys.index("case")] = self.case_of(charge)
+        cells = self._cells(charge, [column for column, _ in widths])
+        claim = self.claims.get(charge.charge_id)
         if claim is not None and "id" in keys:
             mine = claim.mine(self.claim_owner)
             sign = Text(

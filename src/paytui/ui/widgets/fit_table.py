@@ -129,6 +129,22 @@ class FitTable(DataTable[Any]):
         key = self.ordered_rows[self.cursor_row].key.value
         return None if key is None else str(key)
 
+    def spoken_row(self) -> str:
+        """The row under the cursor as a sentence, every declared column (those the width drops
+        included): screen-reader mode (`ui/announcer.py`)."""
+        from paytui.ui.announcer import row_sentence
+
+        if not 0 <= self.cursor_row < self.row_count:
+            return "No rows."
+        key = self.cursor_key()
+        cells = None
+        if key is not None:
+            cells = next((texts for row_key, texts in self._rows if row_key == key), None)
+        if cells is None:  # a row added past the kit (`DataTable.add_row` called directly)
+            cells = list(self.get_row_at(self.cursor_row))
+        labels = [_cell(c.label).plain for c in self._fit_columns]
+        return row_sentence(labels, cells, f"Row {self.cursor_row + 1:,} of {self.row_count:,}")
+
     @property
     def declared_columns(self) -> int:
         """How many cells a row takes: every declared column, shown now or not."""

@@ -15,6 +15,7 @@ from textual.widget import Widget
 from textual.widgets import Input, Label, Static
 
 from paytui.text import safe
+from paytui.ui.widgets.live import LiveStatic
 
 if TYPE_CHECKING:
     from textual.dom import DOMNode
@@ -30,7 +31,7 @@ def field_row(label: str, widget: Widget, name: str) -> Vertical:
     empty)."""
     return Vertical(
         Horizontal(Label(Text(label), classes="field-label"), widget, classes="field-line"),
-        Static(Text(""), id=f"err-{name}", classes="field-error"),
+        LiveStatic(Text(""), id=f"err-{name}", classes="field-error"),
         id=f"row-{name}",
         classes="field-row",
     )

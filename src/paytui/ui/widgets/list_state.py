@@ -37,11 +37,12 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.reactive import reactive
-from textual.widgets import LoadingIndicator, Static
+from textual.widgets import LoadingIndicator
 
 from paytui.ui import format as fmt
 from paytui.ui.widgets.errors import ErrorInfo, describe_error
 from paytui.ui.widgets.fit_table import FitTable
+from paytui.ui.widgets.live import LiveStatic
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -114,7 +115,7 @@ def error_text(info: ErrorInfo, *, otherwise: str | None = None) -> Text:
     return text
 
 
-class ErrorLine(Static):
+class ErrorLine(LiveStatic):
     """One line above the last good rows: what failed, and that ctrl+r retries."""
 
     DEFAULT_CSS = """
@@ -203,7 +204,7 @@ class ListState(Vertical):
 
     def compose(self) -> ComposeResult:
         yield LoadingIndicator(id="spinner")
-        yield Static(Text(""), id="state-message")
+        yield LiveStatic(Text(""), id="state-message")
 
     def _post_register(self, app: App[object]) -> None:
         # Composed by its screen (every list screen yields it at the top of `compose`), the panel
@@ -231,9 +232,10 @@ class ListState(Vertical):
                 node.update_node_styles()
 
     # --- the four states ------------------------------------------------------------------------
-    def message(self, text: Text | str) -> None:
-        self.query_one("#state-message", Static).update(
-            text if isinstance(text, Text) else Text(text)
+    def message(self, text: Text | str, *, spoken: bool = True) -> None:
+        """The panel's words (said in screen-reader mode unless `spoken` is False)."""
+        self.query_one("#state-message", LiveStatic).update(
+            text if isinstance(text, Text) else Text(text), spoken=spoken
         )
 
     def show_loading(self, what: str) -> None:
@@ -264,14 +266,16 @@ class ListState(Vertical):
         self._wait_reason = wait.reason
         self._cancel = cancel
         self.state = "loading"
-        self.tick()
+        self.message(Text(waiting_text(self._wait_reason, wait.seconds)))
         if self._ticker is None:
             self._ticker = self.set_interval(1.0, self.tick)
 
     def tick(self) -> None:
         """Show the seconds left (called every second while waiting)."""
         if self._wait_ends is not None:
-            self.message(Text(waiting_text(self._wait_reason, self._wait_ends - self.clock())))
+            # Each second's count is shown, not said again (the wait was said when it began).
+            left = self._wait_ends - self.clock()
+            self.message(Text(waiting_text(self._wait_reason, left)), spoken=False)
 
     def cancel_wait(self) -> bool:
         """Stop the waiting request (escape); False when nothing was waiting."""

@@ -18,6 +18,11 @@ Everything the rules decide comes from the executor and its policy:
 While the executor waits for an earlier (or its own) attempt to settle — until a commit still in
 flight would be visible — the dialog counts down (`executor.settling`). While the action runs the
 send button is disabled, and a second press does nothing (the executor guards: `ActionInFlight`).
+
+Why one module of more than 800 lines: the steps above are one flow over one dialog's widgets
+(each step shows, hides and focuses the same parts, and says itself in screen-reader mode); the
+typed confirmation beside it is that flow's last question. Split, each half would reach into
+the other's widgets.
 """
 
 from __future__ import annotations
@@ -54,6 +59,7 @@ from paytui.ui.running_app import paytui_app
 from paytui.ui.screens.base import PaytuiModal
 from paytui.ui.textual_fixes import DialogButton
 from paytui.ui.widgets.errors import error_detail
+from paytui.ui.widgets.live import LiveStatic
 from paytui.ui.widgets.safe_input import SafeInput
 
 if TYPE_CHECKING:
@@ -122,7 +128,7 @@ def field_beside(label: str, widget: Widget, name: str) -> FieldLine:
     Give it a compact field (one line; a text area three): the form of a refund (four fields)
     then fits 80x24 with the charge above it and the buttons below.
     """
-    error = Static(Text(""), id=f"{name}-error", classes="field-error")
+    error = LiveStatic(Text(""), id=f"{name}-error", classes="field-error")
     return FieldLine(
         Static(Text(label), classes="field-label"),
         Vertical(widget, error, classes="field-cell"),
@@ -203,15 +209,15 @@ class MoneyActionModal(PaytuiModal[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog") as dialog:
             dialog.border_title = Text(safe(f"{self.TITLE} {self.charge_id}"))  # an id is data
-            yield Static(Text("Loading…"), id="dialog-info")
+            yield LiveStatic(Text("Loading…"), id="dialog-info")
             with VerticalScroll(id="dialog-form"):
                 yield from self.compose_form()
-            yield Static(Text(""), id="dialog-review")
+            yield LiveStatic(Text(""), id="dialog-review")
             with Vertical(id="dialog-confirm"):
-                yield Static(Text(""), id="confirm-label")
+                yield LiveStatic(Text(""), id="confirm-label")
                 yield SafeInput(id="confirm-phrase", placeholder="type it here")
-                yield Static(Text(""), id="confirm-phrase-error", classes="field-error")
-            yield Static(Text(""), id="dialog-message")
+                yield LiveStatic(Text(""), id="confirm-phrase-error", classes="field-error")
+            yield LiveStatic(Text(""), id="dialog-message")
             with Horizontal(id="dialog-buttons"):
                 yield DialogButton("Review", id="go", variant="primary")
                 yield DialogButton("Retry", id="retry", variant="warning")
@@ -306,9 +312,10 @@ class MoneyActionModal(PaytuiModal[str | None]):
                 self._counted_down = None
             return
         entry, ready = settling
-        self._counted_down = entry.id
+        first, self._counted_down = self._counted_down != entry.id, entry.id  # said once only
         sent = entry.sent_at or entry.created_at
-        self._message(settling_text(self.NOUN, entry.id, sent, ready, executor.clock()))
+        text = settling_text(self.NOUN, entry.id, sent, ready, executor.clock())
+        self._message(text, spoken=first)
 
     def watch_step(self, step: str) -> None:
         for name in STEPS:
@@ -421,10 +428,10 @@ class MoneyActionModal(PaytuiModal[str | None]):
         error.update(Text(safe(message or "")))
         error.display = bool(message)
 
-    def _message(self, text: Text | str, *, error: bool = False) -> None:
-        widget = self.query_one("#dialog-message", Static)
+    def _message(self, text: Text | str, *, error: bool = False, spoken: bool = True) -> None:
+        widget = self.query_one("#dialog-message", LiveStatic)
         shown = text if isinstance(text, Text) else Text(safe_lines(text))
-        widget.update(shown)
+        widget.update(shown, spoken=spoken)
         widget.set_class(error, "-error")
         widget.display = bool(shown.plain.strip())  # no blank rows above the buttons
 
@@ -586,6 +593,7 @@ class MoneyActionModal(PaytuiModal[str | None]):
                     self.field_error("confirm-phrase", f"Type {self.phrase} to confirm")
                     return
             self._sending = True
+            self._message(Text(f"Sending the {self.NOUN}…"))  # the step in words
             self.step = "sending"
             # An app worker: closing the dialog while it runs must not lose the answer (notified).
             self.app.run_worker(self._send(confirmation), group="money-send", exit_on_error=False)
@@ -734,6 +742,7 @@ class MoneyActionModal(PaytuiModal[str | None]):
             # entry; the executor re-checks that it really did not happen first.
             self._retry_entry = outcome.entry_id
             self._sending = True
+            self._message(Text(f"Sending the {self.NOUN}…"))  # the step in words
             self.step = "sending"
             self.app.run_worker(self._send(None), group="money-send", exit_on_error=False)
 
