@@ -24,7 +24,7 @@ from paytui.ui.screens.charge_detail import ChargeDetailScreen
 from paytui.ui.screens.history import HistoryScreen, history_title
 from paytui.ui.screens.modals.confirm import MoneyActionModal
 from tests.ui.conftest import make_app, settle
-from tests.ui.test_money_actions import OPEN_AUTHS, captures_of, find, open_detail
+from tests.ui.test_money_actions import OPEN_AUTHS, captures_of, find, notes, open_detail
 
 AppFactory = Callable[..., PaytuiApp]
 
@@ -40,11 +40,12 @@ def history_rows(screen: HistoryScreen) -> list[list[str]]:
 
 
 async def capture_from_detail(app: PaytuiApp, pilot: Any, charge_id: str) -> MoneyActionModal:
-    await open_detail(app, pilot, charge_id)
+    detail = await open_detail(app, pilot, charge_id)
+    assert detail.charge is not None, notes(app)  # `c` is offered on a charge read, not before
     await pilot.press("c")
     await settle(app, pilot)
     dialog = app.screen
-    assert isinstance(dialog, MoneyActionModal)
+    assert isinstance(dialog, MoneyActionModal), (type(dialog).__name__, notes(app))
     return dialog
 
 

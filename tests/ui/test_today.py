@@ -232,7 +232,11 @@ async def test_today_as_the_start_screen_reads_again_on_its_timer_only_when_show
 
     _, sandbox = switchable_app(sandbox_transport)  # a sandbox profile's connection
     connection = replace(
-        sandbox, ui=UiPrefs(start_screen="today"), today=TodayPrefs(refresh_seconds=30)
+        # The timer's own period is a day, so a slow machine never sees it fire on its own:
+        # the test ticks it (a real 30 s tick between two steps would read an extra time).
+        sandbox,
+        ui=UiPrefs(start_screen="today"),
+        today=TodayPrefs(refresh_seconds=86_400),
     )
     app = make_app(sandbox_transport, connection=connection)
     async with app.run_test(size=(140, 40)) as pilot:
@@ -256,6 +260,41 @@ async def test_today_as_the_start_screen_reads_again_on_its_timer_only_when_show
         await pilot.press("0")  # back: one read, as the tick asked
         await settle(app, pilot)
         assert screen.queue is not read and screen.highlighted() == under
+
+
+async def test_a_read_again_during_a_read_follows_the_item_the_first_one_followed(
+    sandbox_transport: httpx.AsyncBaseTransport,
+) -> None:
+    """A tick or `r` while a read is under way (its partial rows may have moved the cursor)
+    keeps following the item the cursor was on when the first read began; and the list is
+    "reading" until the latest read ends, not when the one it replaced is cancelled."""
+    import asyncio
+
+    app = make_app(sandbox_transport)
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await open_today(app, pilot)
+        table = screen.query_one(NavTable)
+        table.move_cursor(row=3)
+        under = screen.highlighted()
+        gate = asyncio.Event()
+        real_fetch = screen.fetch
+
+        async def held_fetch(client: Any, offset: int, limit: int) -> Any:
+            await gate.wait()
+            return await real_fetch(client, offset, limit)
+
+        screen.fetch = held_fetch  # type: ignore[method-assign]
+        screen.reload()  # the first read: held
+        await pilot.pause()
+        table.move_cursor(row=0)  # as rows shown meanwhile move it
+        screen.reload()  # a second read replaces the first
+        await pilot.pause()
+        await pilot.pause()
+        assert screen.reading  # the replaced read ended; the latest has not
+        gate.set()
+        await settle(app, pilot)
+        assert not screen.reading
+        assert screen.highlighted() == under
 
 
 async def test_at_80x24_the_pulse_folds_and_the_queue_keeps_the_screen(

@@ -78,6 +78,9 @@ class PagedListScreen(PaytuiScreen[None], Generic[T]):
         self.ignored_note: str | None = None
         #: True from the start of a read of the first page (or the whole list) to its end.
         self.reading = False
+        #: Which read is the latest: a read replaced by a newer one must not say, as it ends,
+        #: that the list is no longer being read (the newer one still is).
+        self._read_number = 0
         #: The items shown, by row key (screens whose rows are keyed: `row_key`).
         self._by_key: dict[str, T] = {}
 
@@ -130,10 +133,11 @@ class PagedListScreen(PaytuiScreen[None], Generic[T]):
     def read(self, *, select: str | None = None) -> None:
         """Start reading the first page (or the whole list), replacing a read in flight."""
         self.reading = True
-        self._read_first(select)
+        self._read_number += 1
+        self._read_first(select, self._read_number)
 
     @work(exclusive=True, group="paged-list-load")
-    async def _read_first(self, select: str | None = None) -> None:
+    async def _read_first(self, select: str | None = None, number: int = 0) -> None:
         try:
             try:
                 client = await self.app.get_client()
@@ -145,7 +149,8 @@ class PagedListScreen(PaytuiScreen[None], Generic[T]):
             self.workers.cancel_group(self, "paged-list-more")
             self.show_first(page, select)
         finally:
-            self.reading = False
+            if number == self._read_number:  # not replaced by a newer read
+                self.reading = False
 
     async def _read_page_or_whole(self, client: PaymentClient) -> Page[T]:
         if self.READ_ALL_UP_TO is None:

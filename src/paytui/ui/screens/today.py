@@ -249,14 +249,16 @@ class TodayScreen(ChargeRowActions, PagedListScreen[TodayItem]):
     def reload(self) -> None:
         """Read the queue again, the cursor kept on the row it is on (by key); marks are by
         charge id, so they stay."""
-        item = self.highlighted()
-        self._keep = self.row_key(item) if item is not None else None
+        if self._keep is None:  # else a read under way already follows the cursor's item
+            item = self.highlighted()  # (rows shown meanwhile may have moved the cursor)
+            self._keep = self.row_key(item) if item is not None else None
         self.load(select=self._keep)
 
     def action_refresh(self) -> None:
         self.reload()
 
     def read_failed(self, exc: BaseException) -> None:
+        self._keep = None  # the next read follows the cursor where it is then
         super().read_failed(exc)
         self.query_one(PulseStrip).start()  # the queue could not be read: the pulse may be
 
