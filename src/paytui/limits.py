@@ -34,6 +34,9 @@ LIMITS: dict[str, int] = {
     # Conversations and messages (issue 27).
     "message_body": 4000,
     "subject": 255,
+    # A customer's contact (issue 40).
+    "email": 254,
+    "phone": 32,
 }
 
 LABELS = {
@@ -53,6 +56,8 @@ LABELS = {
     "data_value": "A data value",
     "message_body": "The message",
     "subject": "The subject",
+    "email": "The email address",
+    "phone": "The phone number",
 }
 
 

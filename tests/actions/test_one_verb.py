@@ -28,6 +28,7 @@ from paytui.actions.ops import (
     capture,
     charge,
     conversation,
+    customer,
     labels,
     plugins,
     refund,
@@ -143,6 +144,11 @@ async def _message(client: PaymentClient, sale: Charge, auth: Charge) -> tuple[s
     return await _conversation(client), conversation.MessageParams("Hello")
 
 
+async def _contact(client: PaymentClient, sale: Charge, auth: Charge) -> tuple[str, Any]:
+    page = await client.list_objects_page("customers", limit=1)
+    return page.items[0].fields()["customer_id"], customer.Params(email="ada@example.net")
+
+
 #: A real target and parameters for every operation of the table.
 EXAMPLES: dict[str, Example] = {
     "capture": _capture,
@@ -158,6 +164,7 @@ EXAMPLES: dict[str, Example] = {
     "token_update": _token_update,
     "close_conversation": _close,
     "send_message": _message,
+    "update_customer": _contact,
 }
 
 

@@ -212,6 +212,8 @@ async def send_every_request(client: PaymentClient) -> None:
     await client.update_charge("c" * 24, tags=["a"], attributes={"k": ["v"]})
     await client.update_refund("r1", tags=["a"], attributes={"k": ["v"]})
     await client.update_refund("r1", tags=[])
+    await client.update_customer("cu_1", email="a@example.com", phone="+1 555 0100")
+    await client.update_customer("cu_1", phone="+1 555 0100")
     await client.create_refund(
         models.RefundRequest(
             charge_id="c" * 24,

@@ -8,6 +8,8 @@ Endpoints (the paths paytui's client calls; the spec's where it shows them):
 - ``GET /v2/accounts``, ``GET /v2/accounts/{id}``
 - ``GET /v2/conversations[/{id}]``, ``POST /v2/conversations/{id}/close``, ``GET|POST /v2/messages``
   (its own choices: `tests/second_service/conversations.py`)
+- ``GET /v2/customers[/{id}]``, ``PATCH /v2/customers/{id}`` (its own choices:
+  `tests/second_service/customers.py`)
 
 Errors are ``{"error": {"code", "message"}}`` with 400, 401, 404, 409 (a choice: not shown), or
 another envelope (`ServiceOptions.error_shape`: `fault`, `errors`, `detail`, text ...). Writes
@@ -37,6 +39,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from tests.second_service.conversations import routes as conversation_routes
+from tests.second_service.customers import routes as customer_routes
 from tests.second_service.data import (
     GONE,
     HOLDING,
@@ -562,6 +565,7 @@ def create_app(service: SecondService) -> Starlette:
         Route("/v2/accounts", guarded(list_accounts), methods=["GET"]),
         Route("/v2/accounts/{account_id}", guarded(get_account), methods=["GET"]),
         *conversation_routes(service, guarded),
+        *customer_routes(service, guarded),
     ]
     return Starlette(routes=routes)
 

@@ -152,12 +152,14 @@ def _subject_for(action: str, kind: str | None) -> Any:
         from paytui.api.models import Account
 
         return Account(account_id="pa_1", status="approved")
-    if kind == "conversation":
-        from paytui.api.families import GenericObject
-
-        return GenericObject.model_validate({"conversation_id": "cv_1", "status": "open"})
     if kind == "session":
         from tests.ui.every_screen import SESSION
 
         return SESSION
-    return None
+    if kind is None:
+        return None
+    # A family read generically (a conversation, a customer): an object of it, as the
+    # browser's row gives it; a new family's action needs no branch here.
+    from paytui.api.families import GenericObject
+
+    return GenericObject.model_validate({f"{kind}_id": f"{kind}_1", "status": "open"})

@@ -26,6 +26,7 @@ SHORT_NAMES: dict[str, str] = {
     "token_update": "edit token",
     "close_conversation": "close conversation",
     "send_message": "message",
+    "update_customer": "edit contact",
 }
 #: Every operation's name, in the table's order.
 OPERATION_NAMES: tuple[str, ...] = tuple(SHORT_NAMES)

@@ -25,6 +25,7 @@ from paytui.actions.ops import (
     capture,
     charge,
     conversation,
+    customer,
     distribute,
     labels,
     plugins,
@@ -50,6 +51,7 @@ OPERATIONS: dict[str, Operation] = {
         token.UPDATE_SPEC,
         conversation.CLOSE_SPEC,
         conversation.SEND_SPEC,
+        customer.SPEC,
     )
 }
 

@@ -258,6 +258,9 @@ ACTIONS: dict[str, ActionSpec] = {
             "conversation",
         ),
         ActionSpec("reply", "Reply", "send_message", _open_conversation, "conversation"),
+        # A customer's email and phone (`paytui.actions.ops.customer`): no local rule, the
+        # spec shows no customer state that forbids it (the service's refusal is shown).
+        ActionSpec("edit_contact", "Edit contact", "update_customer", None, "customer"),
     )
 }
 

@@ -532,6 +532,14 @@ class PaymentClient:
         body = await self._request("GET", _path(FAMILIES[family].path, object_id))
         return _parse(_generic(), body)
 
+    async def update_customer(
+        self, customer_id: str, *, email: str | None = None, phone: str | None = None
+    ) -> GenericObject:
+        """PATCH /v2/customers/{id}: the contact given (email, phone), the rest kept."""
+        payload = {k: v for k, v in (("email", email), ("phone", phone)) if v is not None}
+        path = _path("/v2/customers", customer_id)
+        return _parse(_generic(), await self._request("PATCH", path, json=payload))
+
     # ----------------------------------------------------------------------------------------
     # Conversations and messages (shapes not shown: `paytui.api.conversations`)
     # ----------------------------------------------------------------------------------------

@@ -4,9 +4,10 @@ A `Faults` instance is shared by reference with the running app (`app.state.faul
 changed while it runs (tests flip it directly; `PUT /sandbox/faults` flips it over HTTP).
 
 The commit faults name operations (`COMMIT_OPERATIONS`): "capture", "refund", "charge" (a new
-charge), "update" (PATCH of tags / attributes), "distribute", "message" (a new message) and
-"close" (closing a conversation). `operation_of` maps a request to
-its operation, so the middleware and the routes agree on what a switch covers.
+charge), "update" (PATCH of tags / attributes), "distribute", "message" (a new message),
+"close" (closing a conversation) and "contact" (PATCH of a customer's email or phone).
+`operation_of` maps a request to its operation, so the middleware and the routes agree on what a
+switch covers.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 COMMIT_OPERATIONS = frozenset(
-    {"capture", "refund", "charge", "update", "distribute", "message", "close"}
+    {"capture", "refund", "charge", "update", "distribute", "message", "close", "contact"}
 )
 #: The operations `drop_after_commit` accepts (all that commit something).
 DROPPABLE_OPERATIONS = COMMIT_OPERATIONS
@@ -26,6 +27,7 @@ DROPPABLE_OPERATIONS = COMMIT_OPERATIONS
 _CHARGE_ACTION = re.compile(r"^/v2/charges/[^/]+/(capture|distribute)$")
 _ONE_CHARGE = re.compile(r"^/v2/charges/[^/]+$")
 _CLOSE = re.compile(r"^/v2/conversations/[^/]+/close$")
+_ONE_CUSTOMER = re.compile(r"^/v2/customers/[^/]+$")
 
 
 def operation_of(method: str, path: str) -> str | None:
@@ -42,6 +44,8 @@ def operation_of(method: str, path: str) -> str | None:
         return "message"
     if method == "POST" and _CLOSE.match(path):
         return "close"
+    if method == "PATCH" and _ONE_CUSTOMER.match(path):
+        return "contact"
     return None
 
 

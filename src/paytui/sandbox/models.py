@@ -283,6 +283,27 @@ class ChannelCreate(_Lenient):
         return self
 
 
+class CustomerPatch(_Checked):
+    """`PATCH /v2/customers/{id}`: the contact only (the sandbox's choice; the spec shows no
+    shape). Any other field is refused (422 naming it): a change the sandbox would not make is
+    never answered as made."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    email: str | None = None
+    phone: str | None = None
+
+    @model_validator(mode="after")
+    def _contact(self) -> CustomerPatch:
+        if self.email is None and self.phone is None:
+            raise ValueError("name email and/or phone")
+        if self.email is not None and self.email.count("@") != 1:
+            raise ValueError("email: not an email address")
+        if message := check_texts([("email", self.email), ("phone", self.phone)]):
+            raise ValueError(message)
+        return self
+
+
 class _Strict(_Checked):
     """Plugin session parts: every property typed (a string is not a number, a bool or an object);
     unknown properties are ignored, as on charges."""

@@ -12,10 +12,11 @@ from paytui.boarding import BOARDING_STATUSES
 from paytui.plugin_rules import DEFAULT_ACCOUNT_LIMIT, check_cap, check_tax_fields, session_fees
 from paytui.sandbox import ledger, search
 from paytui.sandbox.errors import Conflict, FieldInvalid, Forbidden, NotFound
-from paytui.sandbox.http import json_response, store_of, token_scopes
+from paytui.sandbox.http import drop_if, json_response, store_of, token_scopes
 from paytui.sandbox.ledger import future_instant
 from paytui.sandbox.models import (
     AccountCreate,
+    CustomerPatch,
     EnrollmentSessionCreate,
     PaymentSessionCreate,
     TokenCreate,
@@ -271,7 +272,7 @@ def delete_session(request: Request, session_id: str) -> Response:
     return Response(status_code=204)
 
 
-# -- customers, partners, devices (read-only; shapes not shown by the spec) ------------------
+# -- customers (in the database), partners, devices (fixed); shapes not shown by the spec ----
 
 
 def _family_routes(family: str, noun: str) -> None:
@@ -292,5 +293,32 @@ def _family_routes(family: str, noun: str) -> None:
         return json_response(found)
 
 
-for _family, _noun in (("customers", "customer"), ("partners", "partner"), ("devices", "device")):
+for _family, _noun in (("partners", "partner"), ("devices", "device")):
     _family_routes(_family, _noun)
+
+
+@router.get("/customers", summary="List customers")
+def list_customers(
+    request: Request, limit: int | None = None, offset: int | None = None
+) -> Response:
+    from paytui.sandbox import families
+
+    size, start = search.paging(limit, offset)
+    return json_response(families.customers_page(store_of(request), size, start))
+
+
+@router.get("/customers/{customer_id}", summary="Get a customer")
+def get_customer(request: Request, customer_id: str) -> Response:
+    from paytui.sandbox import families
+
+    return json_response(families.get_customer(store_of(request), customer_id))
+
+
+@router.patch("/customers/{customer_id}", summary="Change a customer's email or phone")
+def update_customer(request: Request, customer_id: str, body: CustomerPatch) -> Response:
+    from paytui.sandbox import families
+
+    fields = body.model_dump(exclude_none=True)
+    doc = families.update_customer(store_of(request), customer_id, fields)
+    drop_if(request, "contact")
+    return json_response(doc)

@@ -23,6 +23,9 @@ SCHEMA_VERSION = "1"
 #: Bump it whenever TABLES or INDEXES change: the embedded sandbox rebuilds a default database
 #: whose version differs (one left by an older paytui) instead of failing every request on it.
 USER_VERSION = 5
+# (The customers table came later without a bump: every `Store` creates the tables it lacks and
+# puts the fixed customers in (`paytui.sandbox.families.seed_customers`), so an older database
+# answers every request as a new one does, without the rebuild a bump would cost.)
 
 TABLES = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -107,6 +110,9 @@ CREATE TABLE IF NOT EXISTS conversations (
 );
 CREATE TABLE IF NOT EXISTS messages (
     message_id TEXT PRIMARY KEY, conversation_id TEXT NOT NULL, ts TEXT NOT NULL, doc TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS customers (
+    customer_id TEXT PRIMARY KEY, created_ts TEXT NOT NULL, doc TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS conversation_events (
     item_id TEXT PRIMARY KEY, conversation_id TEXT NOT NULL, ts TEXT NOT NULL, doc TEXT NOT NULL

@@ -24,6 +24,7 @@ from typing import Any
 from paytui.sandbox import schema
 from paytui.sandbox.client_watch import check_client
 from paytui.sandbox.errors import Conflict, NotFound
+from paytui.sandbox.families import seed_customers
 from paytui.sandbox.wire import iso_ms, now_utc
 
 BOARDING_NEXT = {
@@ -100,6 +101,7 @@ class Store:
                 "UPDATE accounts SET auto_since = ? WHERE auto_boarding = 1 AND auto_since IS NULL",
                 (self.clock().timestamp(),),
             )
+            seed_customers(conn)  # a database older than the customers table gets them too
 
     def close(self) -> None:
         with self._lock:

@@ -1,11 +1,12 @@
 """Browse merchants, customers, partners, devices, channels, conversations and messages (palette
-"Browse <family>"): read only (a conversation's thread, `o`, is where its writes are).
+"Browse <family>"): read only, but for a customer's contact (`h`, `update_customer`; a
+conversation's thread, `o`, is where its writes are).
 
 The spec shows no shape for these families, so nothing here assumes one: the list shows an id,
 a name, a status and a time when an object has fields that look like them, and the highlighted
 object's JSON, whole, under the list (`J`-style raw view, always on). `enter` reads the object
-alone (`GET /v2/<family>/{id}`) into that view; `]` / `[` page; `ctrl+r` reloads. There is no
-write action on this screen: the palette offers a family only when the token may read it.
+alone (`GET /v2/<family>/{id}`) into that view; `]` / `[` page; `ctrl+r` reloads. The palette
+offers a family only when the token may read it.
 """
 
 from __future__ import annotations
@@ -69,6 +70,14 @@ BROWSE_BINDINGS: list[Binding] = [
         id="browse.open_thread",
         tooltip="Read the highlighted conversation as a thread (conversations only)",
     ),
+    Binding(
+        "h",
+        "edit_contact",
+        "Edit contact",
+        id="browse.edit_contact",
+        tooltip="Change the highlighted customer's email or phone, reviewed before it is sent"
+        " (customers only; needs urn:v2:customers:all)",
+    ),
 ]
 
 
@@ -126,6 +135,20 @@ class FamilyBrowserScreen(PagedListScreen[GenericObject]):
         event.stop()
         self.action_open_object()
 
+    def action_subject(self, action: str) -> object | None:
+        if action == "edit_contact" and self.family.name == "customers":
+            return self.highlighted()
+        return None
+
+    def action_target(self, action: str) -> str | None:
+        item = self.action_subject(action)
+        return item.id_in(self.family) if isinstance(item, GenericObject) else None
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "edit_contact" and self.family.name != "customers":
+            return False  # a customer's only: not shown on the other families
+        return super().check_action(action, parameters)
+
     def check_own_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "open_thread":
             if self.family.name != "conversations":
@@ -150,6 +173,19 @@ class FamilyBrowserScreen(PagedListScreen[GenericObject]):
         object_id = item.id_in(self.family) if item is not None else None
         if object_id and self.family.name == "conversations":
             self.app.push_screen(ConversationScreen(object_id))
+
+    async def action_edit_contact(self) -> None:
+        from paytui.ui.screens.modals.dialogs import dialog_for
+
+        customer_id = self.action_target("edit_contact")
+        if customer_id:
+            await self.app.push_screen(
+                dialog_for("update_customer", customer_id), self._after_write
+            )
+
+    def _after_write(self, result: str | None) -> None:
+        if result is not None:
+            self.load()
 
     @work(exclusive=True, group="browse-one")
     async def _read_one(self, object_id: str) -> None:

@@ -1,8 +1,9 @@
 """Which dialog an operation opens: one table, asked by every screen (`dialog_for`).
 
 A screen that offers an operation on what it shows (a charge, a refund, a session, a
-conversation) opens the operation's dialog with the id of that object; no screen chooses the
-dialog itself. The dialogs are imported when one opens, so the table costs nothing at start-up.
+conversation, a customer) opens the operation's dialog with the id of that object; no screen
+chooses the dialog itself. The dialogs are imported when one opens, so the table costs nothing
+at start-up.
 
 Operations opened otherwise: a new charge and a charge of a token are full screens with their
 own forms (`NewChargeScreen`, `ChargeTokenModal`), a token's two forms one modal
@@ -34,6 +35,7 @@ DIALOGS: dict[str, str] = {
     "account_create": _M + "new_account:NewAccountModal",
     "close_conversation": _M + "conversation:CloseConversationModal",
     "send_message": _M + "conversation:ReplyModal",
+    "update_customer": _M + "customer_contact:EditContactModal",
 }
 
 #: Operations whose form is not made from a target's id alone (the module docstring says how
