@@ -7,12 +7,12 @@ import csv
 import io
 import json
 import stat
-from collections.abc import Callable
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from pydantic import BaseModel
 
 from paytui.api.client import PaymentClient
 from paytui.api.models import Charge
@@ -157,51 +157,30 @@ async def test_a_search_is_pinned_to_when_the_export_started(demo_client: Paymen
     assert times and all(t is not None and t < moment for t in times)
 
 
-@pytest.mark.parametrize("local", [False, True])
-def test_a_writers_cells_are_the_one_cell_rule_for_every_kind(local: bool) -> None:
-    """The writer's cell of each kind (chosen once per column) is `_cell`'s text and
-    `_json_cell`'s value, cell for cell, on values that need the sanitiser and the redactor."""
-    from typing import Any
+async def test_an_export_reads_light_rows_that_write_what_whole_charges_write(
+    demo_client: PaymentClient,
+) -> None:
+    """Rows, not whole models: `charge_pages` reads each charge as a `ChargeRow` (what no column
+    or filter reads is left as sent), and every column of every row is what the whole `Charge`
+    of the same search writes, the filters proven alike (the same rows, the same unproven)."""
+    from paytui.api.models import ChargeRow
 
-    from paytui.exporter import Column, _cell, _json_cell, cell_function
-
-    values: list[Any] = [
-        None,
-        "",
-        "plain",
-        "6206bcbf1a2b3c4d5e6f7a8b",
-        "4111111111111111",
-        "4111 1111 1111 1111 in a name",
-        "aba8636 routing=021000021",
-        "\x1b]2;pwn\x07",
-        "é and \u202e",
-        "=SUM(A1)",
-        Decimal("12.5"),
-        Decimal("0.125"),
-        "12.50",
-        0,
-        7,
-        True,
-        False,
-        datetime(2026, 1, 31, 10, 0, tzinfo=UTC),
-        "2026-01-31",
-    ]
-    kinds = ("text", "money", "time", "id", "flag", "integer")
-    for kind in kinds:
-        text_cell = cell_function(kind, local)
-        json_cell = cell_function(kind, local, json_value=True)
-        column = Column("c", lambda value: value, kind)
-        for value in values:
-            assert outcome(text_cell, value) == outcome(_cell, value, kind, local), (kind, value)
-            assert outcome(json_cell, value) == outcome(_json_cell, column, value, local), (
-                kind,
-                value,
-            )
+    query = ChargeQuery(status="chargeback", tags=("vip",))
+    moment = datetime.now(UTC)
+    light: list[Charge] = []
+    async for rows in charge_pages(demo_client, query, page_size=40, now=moment):
+        light += rows
+    whole: list[Charge] = []
+    async for page in demo_client.search_charges(query.evolve(created_to=moment), page_size=40):
+        whole += page.items
+    assert light and all(type(row) is ChargeRow for row in light)
+    assert all(type(charge) is Charge for charge in whole)
+    assert not any(isinstance(row.processor_messages, BaseModel) for row in light)
+    every = list(CHARGE_COLUMNS)
+    assert write(light, every) == write(whole, every)
 
 
-def outcome(function: Callable[..., object], *args: object) -> object:
-    """What `function(*args)` gives, or the class of what it raises (an integer column of text)."""
-    try:
-        return function(*args)
-    except Exception as exc:
-        return type(exc)
+def write(rows: list[Charge], columns: list[str]) -> str:
+    out = io.StringIO()
+    write_rows(out, rows, "jsonl", columns=columns)
+    return out.getvalue()

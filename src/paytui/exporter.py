@@ -43,8 +43,9 @@ from collections.abc import (
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
+from functools import partial
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, Literal
+from typing import IO, TYPE_CHECKING, Any, Literal, cast
 
 from paytui.api.money import plain_amount
 from paytui.logs import redact
@@ -335,35 +336,6 @@ def _time_text(value: datetime, local: bool) -> str:
     return value.astimezone(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
-def _cell(value: Any, kind: Kind, local: bool) -> str | None:
-    """One value as exported text (None stays None: an empty CSV cell, a JSON null)."""
-    if value is None:
-        return None
-    if kind == "flag":
-        return "true" if value else "false"
-    if kind == "money":
-        return plain_amount(value) if isinstance(value, Decimal) else safe(redact(value))
-    if kind == "time":
-        return _time_text(value, local) if isinstance(value, datetime) else safe(value)
-    text = value if isinstance(value, str) else str(value)
-    if kind == "id" and text.isascii() and text.isprintable():
-        # Ids, statuses, kinds: only a run of 12+ digits could be a card number. (The redactor's
-        # key=value rules would take an id starting "aba8636…" for a routing number.)
-        return safe(redact(text)) if _DIGIT_RUN.search(text) else text
-    return safe(redact(text))
-
-
-def _json_cell(column: Column, item: Any, local: bool) -> Any:
-    """A JSON value: a flag stays a boolean (``"proven": false``), an integer a number (an
-    entry's id), the rest is text (money as decimal text, docs/cli.md)."""
-    value = column.read(item)
-    if column.kind == "flag":
-        return None if value is None else bool(value)
-    if column.kind == "integer":
-        return None if value is None else int(value)
-    return _cell(value, column.kind, local)
-
-
 def _money_cell(value: Any) -> str | None:
     if value is None:
         return None
@@ -374,6 +346,8 @@ def _id_cell(value: Any) -> str | None:
     if value is None:
         return None
     text = value if isinstance(value, str) else str(value)
+    # Ids, statuses, kinds: only a run of 12+ digits could be a card number. (The redactor's
+    # key=value rules would take an id starting "aba8636…" for a routing number.)
     if text.isascii() and text.isprintable() and _DIGIT_RUN.search(text) is None:
         return text
     return safe(redact(text))
@@ -385,13 +359,10 @@ def _text_cell(value: Any) -> str | None:
     return safe(redact(value if isinstance(value, str) else str(value)))
 
 
-def _time_cell(local: bool) -> Callable[[Any], str | None]:
-    def cell(value: Any) -> str | None:
-        if value is None:
-            return None
-        return _time_text(value, local) if isinstance(value, datetime) else safe(value)
-
-    return cell
+def _time_cell(value: Any, local: bool = False) -> str | None:
+    if value is None:
+        return None
+    return _time_text(value, local) if isinstance(value, datetime) else safe(value)
 
 
 def _flag_text(value: Any) -> str | None:
@@ -407,9 +378,10 @@ def _integer_json(value: Any) -> int | None:
 
 
 def cell_function(kind: Kind, local: bool, *, json_value: bool = False) -> Callable[[Any], Any]:
-    """`_cell` (`_json_cell`'s value with `json_value`) of one kind, chosen once per column: a
-    writer of 100,000 rows then makes one call per cell, not a chain of tests on its kind. The
-    same text, cell for cell (`tests/test_exporter.py` compares them)."""
+    """How a value of `kind` is exported (None stays None: an empty CSV cell, a JSON null): text;
+    with `json_value` a JSON value (a flag stays a boolean, ``"proven": false``; an integer a
+    number, an entry's id; the rest is text, money as decimal text, docs/cli.md). Chosen once
+    per column: a writer of 100,000 rows makes one call a cell, not a chain of tests on its kind."""
     if kind == "flag":
         return _flag_json if json_value else _flag_text
     if kind == "integer" and json_value:
@@ -417,10 +389,20 @@ def cell_function(kind: Kind, local: bool, *, json_value: bool = False) -> Calla
     if kind == "money":
         return _money_cell
     if kind == "time":
-        return _time_cell(local)
+        return partial(_time_cell, local=True) if local else _time_cell
     if kind == "id":
         return _id_cell
     return _text_cell
+
+
+def _cell(value: Any, kind: Kind, local: bool) -> str | None:
+    """One value as exported text (`cell_function`)."""
+    return cast("str | None", cell_function(kind, local)(value))
+
+
+def _json_cell(column: Column, item: Any, local: bool) -> Any:
+    """One column of `item` as a JSON value (`cell_function`)."""
+    return cell_function(column.kind, local, json_value=True)(column.read(item))
 
 
 #: One JSON object a line, as `json.dumps(..., ensure_ascii=False)` writes it (built once).
@@ -519,11 +501,11 @@ class _Writer:
         self.keys = list(keys)
         self.local = local
         json_value = fmt == "jsonl"
-        #: Each column's reader and its cell's function (`cell_function`), paired once.
         self._cells = [
             (c.read, cell_function(c.kind, local, json_value=json_value)) for c in self.columns
         ]
-        #: The CSV cells a spreadsheet could run as a formula: any but money.
+        #: Each column's reader and cell (`cell_function`), paired once; CSV cells a spreadsheet
+        #: could run as a formula (any but money) are guarded.
         self._guarded = [c.kind != "money" for c in self.columns]
         self.rows = 0
         self._csv = csv.writer(stream, lineterminator="\n") if fmt == "csv" else None
@@ -611,20 +593,22 @@ async def charge_pages(
     proven_only: bool = False,
 ) -> AsyncIterator[list[Charge]]:
     """Every page of a search, one list at a time (nothing kept: the caller writes and drops
-    it). `progress.total` is set from the first page when the service says how many.
-    `proven_only`: a row that cannot show it matches the filters (`Page.unproven`) is left out
-    (counted in `trust`), so it never passes for a match.
+    it), its rows `ChargeRow`s (what no column or filter reads is left unparsed). `progress.total`
+    is set from the first page when the service says how many. `proven_only`: a row that cannot
+    show it matches the filters (`Page.unproven`) is left out (counted in `trust`), so it never
+    passes for a match.
 
     The search is pinned to the moment the export starts (``created_to`` = now, unless the query
     ends earlier): pages are read by offset, so a charge made meanwhile at the top of a
     newest-first list would shift every later page by one row and repeat a row."""
+    from paytui.api.models import ChargeRow
     from paytui.api.queries import ChargeQuery
 
     moment = now or datetime.now(UTC)
     pinned = query or ChargeQuery()
     if pinned.created_to is None or pinned.created_to > moment:
         pinned = pinned.evolve(created_to=moment)
-    async for page in client.search_charges(pinned, page_size=page_size):
+    async for page in client.search_charges(pinned, page_size=page_size, model=ChargeRow):
         if progress is not None and progress.total is None:
             progress.total = page.total
         if trust is not None:  # what the rows showed of the filters (`paytui.api.models.Trust`)

@@ -285,15 +285,22 @@ class PaymentClient:
     # ----------------------------------------------------------------------------------------
 
     async def search_charges_page(
-        self, query: ChargeQuery | None = None, *, limit: int = 50, offset: int = 0
+        self,
+        query: ChargeQuery | None = None,
+        *,
+        limit: int = 50,
+        offset: int = 0,
+        model: type[Charge] = Charge,
     ) -> Page[Charge]:
+        """One page of a charge search, its filters proven on the rows (`_page`). `model`: the
+        rows' reader, `Charge` or a lighter one (`ChargeRow`: an export's, a streamed search's)."""
         params = query.to_params() if query is not None else []
         if query is None:
-            return await self._page("/v2/charges", params, Charge, "charges", limit, offset)
+            return await self._page("/v2/charges", params, model, "charges", limit, offset)
         page = await self._page(
             "/v2/charges",
             params,
-            Charge,
+            model,
             "charges",
             limit,
             offset,
@@ -344,12 +351,19 @@ class PaymentClient:
         return page
 
     async def search_charges(
-        self, query: ChargeQuery | None = None, *, page_size: int = 50
+        self,
+        query: ChargeQuery | None = None,
+        *,
+        page_size: int = 50,
+        model: type[Charge] = Charge,
     ) -> AsyncIterator[Page[Charge]]:
-        """Every page of a charge search, in order, stopping after the last one."""
+        """Every page of a charge search, in order, stopping after the last one (its rows read
+        by `model`, as `search_charges_page`)."""
         offset = 0
         while True:
-            page = await self.search_charges_page(query, limit=page_size, offset=offset)
+            page = await self.search_charges_page(
+                query, limit=page_size, offset=offset, model=model
+            )
             yield page
             # Not "no items": every row of a page can be filtered here, and more may match.
             if not page.has_more or page.next_offset <= offset:

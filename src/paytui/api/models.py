@@ -480,6 +480,20 @@ class Charge(Resource):
         return self.is_authorization
 
 
+class ChargeRow(Charge):
+    """A charge as an export or a streamed search reads it (`exporter.charge_pages`): every
+    field a column or a filter reads, parsed and validated as `Charge` does (a field of a shape
+    it cannot read set aside, the row kept); what neither reads (the processor's messages, the
+    distributions, line items) is kept as sent, unparsed, and fields beyond the spec are not
+    kept at all. A `Charge`, so every rule on charges applies to it unchanged."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    processor_messages: Any = None
+    distributions: Any = None
+    line_items: Any = None
+
+
 def is_authorization(charge_type: object, result_code: object, total_amount: object) -> bool:
     """An authorization by the data the spec shows: `charge_type` when sent, else the
     ``Authorized`` result code of a non-zero amount (a pre-authorization is a zero-amount check
@@ -871,6 +885,7 @@ __all__ = [
     "Charge",
     "ChargePaymentMethodRequest",
     "ChargeRequest",
+    "ChargeRow",
     "ChargeType",
     "ChargebackItem",
     "Chargebacks",
