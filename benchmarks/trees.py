@@ -1,10 +1,11 @@
 """Two trees of paytui side by side: the same command's CPU from each, with the bare reference.
 
-    .venv/bin/python -m benchmarks.trees OTHER_SRC [--pairs N] [--charges N]
+    .venv/bin/python -m benchmarks.trees OTHER_SRC [--this-src SRC] [--pairs N] [--charges N]
 
 A change's before and after measured in one run: `OTHER_SRC` is another checkout's `src/` (the
-parent commit, main), put first on `PYTHONPATH`; this venv's paytui is the other. Each round runs
-the reference, then each tree's command, alternating which tree goes first, and reads each
+parent commit, main), put first on `PYTHONPATH`; this venv's paytui is the other (or `--this-src`:
+a checkout of its own, so that editing this tree meanwhile changes nothing measured). Each round
+runs the reference, then each tree's command, alternating which tree goes first, and reads each
 process's own CPU (user + sys, `getrusage(RUSAGE_CHILDREN)`); the figures are the medians of each
 tree's ratio to the round's reference: `cli_ratio.py`'s commands over `python -c "import httpx,
 json, sqlite3, argparse"`, and `export_cpu.py`'s over its plain httpx loop (1,000 charges by
@@ -47,7 +48,9 @@ def rounds(
     return ratios
 
 
-def figures(other_src: Path, runs: int, charges: int) -> Iterator[dict[str, Any]]:
+def figures(
+    other_src: Path, runs: int, charges: int, this_src: Path | None = None
+) -> Iterator[dict[str, Any]]:
     from benchmarks.cli_ratio import charge_id
     from benchmarks.export_cpu import PLAIN_LOOP, commands
     from benchmarks.loopback_details import served
@@ -62,7 +65,8 @@ def figures(other_src: Path, runs: int, charges: int) -> Iterator[dict[str, Any]
             "PAYTUI_CLIENT_ID": DEMO_CLIENT_ID,
             "PAYTUI_CLIENT_SECRET": DEMO_CLIENT_SECRET,
         }
-        envs = {"other": {**env, "PYTHONPATH": str(other_src)}, "this": env}
+        this = {**env, "PYTHONPATH": str(this_src)} if this_src is not None else env
+        envs = {"other": {**env, "PYTHONPATH": str(other_src)}, "this": this}
         yield figure("trees_load_1m", [os.getloadavg()[0]], "load", None)
         # The journal's trail asks no service: no client in its environment (nor its warning).
         local = {
@@ -89,10 +93,12 @@ def figures(other_src: Path, runs: int, charges: int) -> Iterator[dict[str, Any]
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("other_src", type=Path, help="the other tree's src/ directory")
+    parser.add_argument("--this-src", type=Path, help="this tree's src/ (default: the venv's)")
     parser.add_argument("--pairs", type=int, default=7, help="rounds (7)")
     parser.add_argument("--charges", type=int, default=1000, help="charges to export (1,000)")
     args = parser.parse_args(argv)
-    for item in figures(args.other_src.resolve(), args.pairs, args.charges):
+    this_src = args.this_src.resolve() if args.this_src is not None else None
+    for item in figures(args.other_src.resolve(), args.pairs, args.charges, this_src):
         emit(item)
     return 0
 

@@ -108,6 +108,8 @@ def test_history_reads_the_journal_without_the_operations_the_client_or_its_mode
     found = imported_by(tmp_path, "history", "--limit", "1", "--action", "refund")
     assert "paytui.actions.journal" in found  # it did read the trail
     assert not under(found, NEVER | {"paytui.today.queue", "paytui.api.models", "httpx"})
+    # A local read waits on nothing: no event loop, so no asyncio (`handlers.without_loop`).
+    assert "asyncio" not in found
 
 
 @pytest.fixture(scope="module")

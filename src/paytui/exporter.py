@@ -25,7 +25,6 @@ No Textual and no I/O beyond the stream or file it is given.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import csv
 import json
@@ -52,6 +51,8 @@ from paytui.logs import redact
 from paytui.text import safe
 
 if TYPE_CHECKING:
+    import asyncio
+
     from paytui.api.client import PaymentClient
     from paytui.api.models import Charge, Trust
     from paytui.api.queries import ChargeQuery
@@ -653,10 +654,16 @@ async def export_charges(
         progress.rows = writer.rows
         if on_progress is not None:
             on_progress(progress)
-        await asyncio.sleep(0)  # a page from a list or the journal: let the UI paint, cancel
+        await _yield_to_loop()  # a page from a list or the journal: let the UI paint, cancel
     if cancel is not None and cancel.is_set():
         raise ExportCancelled(writer.rows)
     return writer.rows
+
+
+async def _yield_to_loop() -> None:
+    import asyncio  # here: a writer of the journal's rows (`paytui history`) runs without a loop
+
+    await asyncio.sleep(0)
 
 
 @dataclass(frozen=True)

@@ -8,11 +8,12 @@ action method: a failure of the request itself is an outcome, not an exception.
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    import asyncio
+
     from paytui.actions.entry import JournalEntry
     from paytui.actions.outcome import ActionOutcome
 
@@ -66,6 +67,8 @@ class ActionInFlight(ActionError):
         self._task = task
 
     async def wait(self) -> ActionOutcome:
+        import asyncio  # here: the journal's readers (`paytui history`) run without a loop
+
         return await asyncio.shield(self._task)
 
 

@@ -10,7 +10,6 @@ no Textual, and the client and the sandbox are imported only by commands that ta
 from __future__ import annotations
 
 import argparse
-import asyncio
 import importlib
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -458,7 +457,12 @@ def main(
         )
         if connector is not None:
             runtime.connector = connector
-        from paytui.commands.handlers import run
+        from paytui.commands.handlers import run, without_loop
+
+        done = without_loop(runtime, args)
+        if done is not None:
+            return int(done)
+        import asyncio
 
         return int(asyncio.run(run(runtime, args)))
     except KeyboardInterrupt:

@@ -11,7 +11,6 @@ of their own already live beside it (`journal.py`, `claims.py`, `today.py`, `con
 from __future__ import annotations
 
 import argparse
-import asyncio
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -282,6 +281,8 @@ async def _settle_first(
     """Settle the past before reading the charge: an earlier entry of the same action left
     unknown (or not proven) is read back now, its verdict recorded in the journal and said on
     stderr — so "Already captured" is never all a capture that did happen leaves behind."""
+    import asyncio
+
     for outcome in await executor.settle_earlier(operation, target):
         entry = await asyncio.to_thread(executor.journal.get, outcome.entry_id)
         by = f" by {entry.actor}" if entry is not None and entry.actor else ""
@@ -722,6 +723,8 @@ async def accounts_show(runtime: Runtime, args: argparse.Namespace) -> int:
 
 async def accounts_watch(runtime: Runtime, args: argparse.Namespace) -> int:
     """One JSON line each time the status (or its message) changes; the first at once."""
+    import asyncio
+
     if args.interval < 0 or (args.count is not None and args.count < 1):
         raise CommandError("--interval must be >= 0 and --count >= 1", Exit.USAGE)
     seen: tuple[Any, Any] | None = None
@@ -752,6 +755,20 @@ async def history(runtime: Runtime, args: argparse.Namespace) -> int:
         return await history_verify(runtime, args)
     if args.check:
         return await history_check(runtime, args)
+    return history_listing(runtime, args)
+
+
+def without_loop(runtime: Runtime, args: argparse.Namespace) -> int | None:
+    """Run `args`' command here when it reads only this machine and waits on nothing (the
+    journal's trail: `paytui history`), so that it starts no event loop and imports no asyncio;
+    None: it is a coroutine for `run`."""
+    if args.noun == "history" and not args.check:
+        return history_listing(runtime, args)
+    return None
+
+
+def history_listing(runtime: Runtime, args: argparse.Namespace) -> int:
+    """`paytui history`: the journal's trail, newest first, filtered."""
     fmt = _listing_format(args)
     keys = _columns(args, AUDIT_COLUMNS, list(AUDIT_COLUMNS))
     from paytui.actions.audit import AuditFilter, parse_moment
