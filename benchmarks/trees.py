@@ -51,12 +51,21 @@ def rounds(
 def figures(
     other_src: Path, runs: int, charges: int, this_src: Path | None = None
 ) -> Iterator[dict[str, Any]]:
+    import compileall
+
     from benchmarks.cli_ratio import charge_id
     from benchmarks.export_cpu import PLAIN_LOOP, commands
     from benchmarks.loopback_details import served
+    from benchmarks.startup import byte_compile
     from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
     from paytui.sandbox.seed import build_database
 
+    # Each tree's bytecode written first, as an installed paytui's is: with
+    # PYTHONDONTWRITEBYTECODE set, a tree without it compiles every module on every run.
+    byte_compile()
+    for src in (other_src, this_src):
+        if src is not None:
+            compileall.compile_dir(str(src), quiet=1)
     paytui = paytui_command()
     with tempfile.TemporaryDirectory(prefix="paytui-trees-") as home:
         env = {
@@ -65,8 +74,14 @@ def figures(
             "PAYTUI_CLIENT_ID": DEMO_CLIENT_ID,
             "PAYTUI_CLIENT_SECRET": DEMO_CLIENT_SECRET,
         }
-        this = {**env, "PYTHONPATH": str(this_src)} if this_src is not None else env
-        envs = {"other": {**env, "PYTHONPATH": str(other_src)}, "this": this}
+        # A home each: a tree's journal may be of a schema the other refuses.
+        for name in ("other", "this"):
+            (Path(home) / name).mkdir()
+        this = {**env, "HOME": str(Path(home) / "this")}
+        if this_src is not None:
+            this["PYTHONPATH"] = str(this_src)
+        envs = {"other": {**env, "HOME": str(Path(home) / "other"), "PYTHONPATH": str(other_src)}}
+        envs["this"] = this
         yield figure("trees_load_1m", [os.getloadavg()[0]], "load", None)
         # The journal's trail asks no service: no client in its environment (nor its warning).
         local = {
