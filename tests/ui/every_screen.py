@@ -74,6 +74,27 @@ def _bulk_plan() -> Any:
     return BatchPlan("refund", ((CHARGE_ID, Decimal("12.50")),))
 
 
+def _command() -> Any:
+    from paytui.config.model import UserCommand
+
+    return UserCommand(name="Open in CRM", run="crm-open {charge_id}", confirm=True)
+
+
+def _edit_entry() -> Any:
+    """A journal entry of a tag edit that went through (what an undo dialog is opened on)."""
+    from types import SimpleNamespace
+
+    summary = {"tags": ["escalated"], "before": {"tags": []}}
+    return SimpleNamespace(
+        id=1,
+        charge_id=CHARGE_ID,
+        operation="update_charge",
+        state="succeeded",
+        request_summary=summary,
+        agent=None,
+    )
+
+
 def _class(module: str, name: str) -> Any:
     return getattr(importlib.import_module(module), name)
 
@@ -141,6 +162,21 @@ _OPENERS: dict[str, Callable[[], Screen[Any]]] = dict(
         "ConfirmProductionScreen": lambda: _class(
             _M + "modals.profile_switcher", "ConfirmProductionScreen"
         )(_connection()),
+        "ConfirmCommandModal": lambda: _class(_M + "modals.user_command", "ConfirmCommandModal")(
+            _command(), ("crm-open", CHARGE_ID)
+        ),
+        "CommandOutputModal": lambda: _class(_M + "modals.user_command", "CommandOutputModal")(
+            "Open in CRM",
+            _class("paytui.user_commands", "Ran")(("crm",), 0, "ok", False, 0.1),
+            "ok",
+        ),
+        "UndoEditModal": lambda: _class(_M + "modals.undo", "UndoEditModal")(_edit_entry()),
+        "UndoRefundEditModal": lambda: _class(_M + "modals.undo", "UndoRefundEditModal")(
+            _edit_entry()
+        ),
+        "UndoClaimModal": lambda: _class(_M + "modals.undo", "UndoClaimModal")(
+            f"Let go of your claim on {CHARGE_ID}?", "Your last change was claiming it."
+        ),
     }
 )
 

@@ -1031,6 +1031,19 @@ class ActionExecutor:
         except ApiError:
             return None
 
+    async def who_changed(self, operation: str, target: str, after_id: int) -> str:
+        """Who changed `target` by `operation` after journal entry `after_id`: "by the dashboard
+        of ana@ws-3 4 s ago" (the newest that went through), else "outside paytui"."""
+        entries = await asyncio.to_thread(
+            self.journal.entries_for,
+            base_url=self.base_url,
+            operation=operation,
+            charge_id=target,
+            after_id=after_id,
+        )
+        done = [e for e in entries if e.state not in {"failed", "not_applied"}]
+        return self.by_and_when(done[-1]) if done else "outside paytui"
+
     def by_and_when(self, entry: JournalEntry) -> str:
         """ "by the dashboard of ana@ws-3 4 s ago": who made `entry`, and how long ago."""
         who = entry.actor or (

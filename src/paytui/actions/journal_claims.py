@@ -16,8 +16,9 @@ of the trail says who took it from whom, when and why. A lapsed claim is simply 
 from __future__ import annotations
 
 import builtins
+import json
 from collections.abc import Iterable, Mapping
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from paytui.actions.claims import Claim, ClaimedElsewhere, process_alive
@@ -196,6 +197,23 @@ class ClaimsRoom(Room):
                 self._append("release", rows[0])
         self._store.release(self._claim_key(base_url, target, owner))
         return bool(rows)
+
+    def last_claim_change(
+        self, base_url: str, *, owner: str, scan: int = 200
+    ) -> tuple[str, str, datetime] | None:
+        """This paytui's (`owner`) newest claim, take-over or release on the service, from the
+        trail: (kind, target, when); None when it made none among the newest `scan` claim links
+        (undo, `paytui.actions.undo`)."""
+        rows = self._store.rows(
+            "SELECT kind, at, body FROM trail WHERE kind IN ('claim', 'takeover', 'release')"
+            " ORDER BY seq DESC LIMIT ?",
+            (scan,),
+        )
+        for row in rows:
+            body = json.loads(row["body"])
+            if body.get("owner") == owner and body.get("base_url") == base_url:
+                return str(row["kind"]), str(body["target"]), required_time(row["at"])
+        return None
 
     def release_all(self, *, owner: str) -> int:
         """Let go of every claim of this process (on exit)."""

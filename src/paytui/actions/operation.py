@@ -56,6 +56,8 @@ class Executor(Protocol):
 
     async def read_charge(self, charge_id: str) -> Charge | None: ...
 
+    async def who_changed(self, operation: str, target: str, after_id: int) -> str: ...
+
 
 @dataclass(frozen=True)
 class Asked:

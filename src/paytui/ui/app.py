@@ -355,6 +355,15 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
             # it is mounted and its first field focused, so they go on, in order.
             self.screen_opened()
 
+    def action_undo(self) -> None:
+        """`ctrl+z`: the person's last change undone, asked first (`paytui.ui.undo`); not over
+        a dialog, whose fields keep the key for themselves."""
+        if self.screen.is_modal:
+            return
+        from paytui.ui.undo import undo_last
+
+        self.run_worker(undo_last(self), group="undo", exclusive=True, exit_on_error=False)
+
     def action_browse(self, family: str) -> None:
         """The read-only browser of one family (merchants, customers, partners, devices)."""
         from paytui.ui.screens.families import FamilyBrowserScreen

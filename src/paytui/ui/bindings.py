@@ -76,6 +76,15 @@ GLOBAL_BINDINGS: list[Binding] = [
         tooltip="Connect with another profile (asks before production)",
         show=False,
     ),
+    Binding(
+        "ctrl+z",
+        "app.undo",
+        "Undo",
+        id="app.undo",
+        tooltip="Undo your last change: a tag and attribute edit, or a claim (asks first; never"
+        " money)",
+        show=False,
+    ),
     Binding("escape", "app.back", "Back", id="app.back", show=False),
     Binding(
         "colon",

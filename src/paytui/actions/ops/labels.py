@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from paytui.actions.errors import ActionError
+from paytui.actions.errors import ActionError, PrecheckFailed, TargetChanged
 from paytui.actions.operation import CHARGES_ALL, REFUNDS_ALL, Asked, Executor, Operation
 from paytui.actions.plan import Plan, journal_summary
 from paytui.actions.read_backs import ReadBack, Unprovable
@@ -21,10 +21,63 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Params:
-    """What replaces the tags and/or the attributes (None: kept as they are)."""
+    """What replaces the tags and/or the attributes (None: kept as they are).
+
+    `before`: what they were when the person decided (the dialog's form), kept in the journal
+    so the edit can be undone (`paytui.actions.undo`). `undoes` / `expect`: an undo of entry
+    `undoes`, tied to what it showed — the target must still show `expect` (what that edit
+    set), else nothing is sent (`TargetChanged`, saying what it shows now and by whom)."""
 
     tags: Sequence[str] | None = None
     attributes: Mapping[str, Sequence[str]] | None = None
+    before: Mapping[str, Any] | None = None
+    undoes: int | None = None
+    expect: Mapping[str, Any] | None = None
+
+
+def _labels(obj: Charge | Refund) -> dict[str, Any]:
+    return {
+        "tags": list(obj.tags or []),
+        "attributes": {str(k): [str(v) for v in vs] for k, vs in (obj.attributes or {}).items()},
+    }
+
+
+def _words(values: Mapping[str, Any]) -> str:
+    """ "tags a, b; attributes k=v" (what an edit set, or what the target shows)."""
+    parts = []
+    if "tags" in values:
+        parts.append("tags " + (", ".join(values["tags"]) or "(none)"))
+    if "attributes" in values:
+        pairs = [f"{k}={','.join(v)}" for k, v in values["attributes"].items()]
+        parts.append("attributes " + ("; ".join(pairs) or "(none)"))
+    return "; ".join(parts)
+
+
+async def _still_as_expected(
+    executor: Executor, operation: str, target: str, params: Params
+) -> Charge | Refund:
+    """An undo's check, just before it is written and sent: the target still shows what the
+    undone edit set. Read now; anything else → `TargetChanged` (nothing is sent)."""
+    expect = params.expect or {}
+    try:
+        found: Charge | Refund = (
+            await executor.client.get_refund(target)
+            if operation == "update_refund"
+            else await executor.client.get_charge(target)
+        )
+    except NotFoundError:
+        raise PrecheckFailed(f"{target} is not found at the service; nothing was sent") from None
+    now = _labels(found)
+    if any(now[key] != expect[key] for key in expect):
+        shown = {key: now[key] for key in expect}
+        who = await executor.who_changed(operation, target, params.undoes or 0)
+        raise TargetChanged(
+            (
+                f"{target} shows {_words(shown)} now, not {_words(expect)} as edit"
+                f" #{params.undoes} left it: changed since, {who}",
+            )
+        )
+    return found
 
 
 async def _prepare(
@@ -39,6 +92,9 @@ async def _prepare(
         if attributes is not None
         else None
     )
+    subject = None
+    if params.expect is not None:
+        subject = await _still_as_expected(executor, operation, target, params)
     desired: dict[str, Any] = {}
     if new_tags is not None:
         desired["tags"] = new_tags
@@ -55,10 +111,13 @@ async def _prepare(
         target,
         target,
         None,
-        journal_summary(tags=new_tags, attributes=new_attrs),
+        journal_summary(
+            tags=new_tags, attributes=new_attrs, before=params.before, undoes=params.undoes
+        ),
         send,
         asked.retry_of,
         desired=desired,
+        subject=subject,
     )
 
 
@@ -98,7 +157,12 @@ async def prepare_refund(executor: Executor, target: str, params: Params, asked:
 
 def params_of(entry: JournalEntry, original: Any) -> tuple[str, Params]:
     summary = entry.request_summary
-    return entry.charge_id or "", Params(summary.get("tags"), summary.get("attributes"))
+    return entry.charge_id or "", Params(
+        summary.get("tags"),
+        summary.get("attributes"),
+        before=summary.get("before"),
+        undoes=summary.get("undoes"),
+    )
 
 
 CHARGE_SPEC = Operation(

@@ -267,6 +267,9 @@ class HistoryScreen(PaytuiScreen[None]):
             message = row.reason or ""
             if entry is not None and entry.retry_of:
                 message = f"retry of #{entry.retry_of}" + (f"; {message}" if message else "")
+            undoes = (entry.request_summary or {}).get("undoes") if entry is not None else None
+            if isinstance(undoes, int):  # an undo (ctrl+z, `paytui.actions.undo`)
+                message = f"undo of #{undoes}" + (f"; {message}" if message else "")
             self.messages.append(message)
             table.add_row(
                 Text(fmt.timestamp(row.time)),

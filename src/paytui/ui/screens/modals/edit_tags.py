@@ -145,7 +145,16 @@ class EditTagsModal(MoneyActionModal):
         return text
 
     def operation_params(self, params: dict[str, Any]) -> labels.Params:
-        return labels.Params(tags=params.get("tags"), attributes=params.get("attributes"))
+        # What each changed field held when the person decided: kept in the journal, so the
+        # edit can be undone (ctrl+z, `paytui.actions.undo`).
+        before: dict[str, Any] = {}
+        if "tags" in params:
+            before["tags"] = self.old_tags
+        if "attributes" in params:
+            before["attributes"] = self.old_attrs
+        return labels.Params(
+            tags=params.get("tags"), attributes=params.get("attributes"), before=before
+        )
 
 
 class EditRefundTagsModal(EditTagsModal):
