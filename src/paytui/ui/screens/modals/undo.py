@@ -11,15 +11,12 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
-from textual.widgets import Button, Static
 
 from paytui.actions import ActionError
 from paytui.text import safe
-from paytui.ui.screens.base import PaytuiModal
 from paytui.ui.screens.modals.confirm import MoneyActionModal
 from paytui.ui.screens.modals.edit_tags import diff_text
-from paytui.ui.textual_fixes import DialogButton
+from paytui.ui.screens.modals.user_command import YesNoModal
 
 if TYPE_CHECKING:
     from paytui.actions import ActionExecutor
@@ -126,38 +123,11 @@ def undo_dialog_for(entry: JournalEntry) -> UndoEditModal:
     return UndoEditModal(entry)
 
 
-class UndoClaimModal(PaytuiModal[bool]):
+class UndoClaimModal(YesNoModal):
     """ "Let go of your claim on ch_…?" / "Claim ch_… again?": y / n, No first."""
 
-    CSS_PATH = Path(__file__).with_name("user_command.tcss")
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,n", "answer(False)", "No", id="undo.claim_no", show=False),
         Binding("y", "answer(True)", "Yes", id="undo.claim_yes", show=False),
     ]
     HELP_TITLE = "Undo"
-    #: Its y / n answer only this question: not in the key map.
-    KEYS_TITLE: ClassVar[str | None] = None
-
-    def __init__(self, question: str, body: str) -> None:
-        super().__init__()
-        self.question = question
-        self.body = body
-
-    def compose(self) -> ComposeResult:
-        with Vertical(id="command-dialog"):
-            yield Static(Text(safe(self.question)), id="command-title")
-            yield Static(Text(safe(self.body)), id="command-body")
-            yield Static(Text("y: yes, n or escape: no.", style="dim"), id="command-hint")
-            with Horizontal(id="command-buttons"):
-                yield DialogButton("No", id="command-no", variant="primary")
-                yield DialogButton("Yes", id="command-yes", variant="warning")
-
-    def on_mount(self) -> None:
-        self.query_one("#command-no", Button).focus()
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        self.dismiss(event.button.id == "command-yes")
-
-    def action_answer(self, yes: bool) -> None:
-        self.dismiss(yes)

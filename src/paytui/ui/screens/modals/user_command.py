@@ -21,43 +21,39 @@ if TYPE_CHECKING:
     from paytui.config.model import UserCommand
     from paytui.user_commands import Ran
 
-__all__ = ["CommandOutputModal", "ConfirmCommandModal"]
+__all__ = ["CommandOutputModal", "ConfirmCommandModal", "YesNoModal"]
 
 CSS_FILE = Path(__file__).with_name("user_command.tcss")
 
 
-class ConfirmCommandModal(PaytuiModal[bool]):
-    """ "Run NAME?" with the command line exactly as it runs (values shell-quoted); No first."""
+class YesNoModal(PaytuiModal[bool]):
+    """A question, what it does, and No / Yes (No has the focus; y / n / escape answer)."""
 
     CSS_PATH = CSS_FILE
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,n", "answer(False)", "No", id="command.confirm_no", show=False),
-        Binding("y", "answer(True)", "Yes", id="command.confirm_yes", show=False),
-    ]
-    HELP_TITLE = "Run a command"
     #: Its y / n answer only this question: not in the key map.
     KEYS_TITLE: ClassVar[str | None] = None
+    YES_LABEL = "Yes"
+    HINT = "y: yes, n or escape: no."
 
-    def __init__(self, command: UserCommand, argv: tuple[str, ...]) -> None:
+    def __init__(self, question: str = "Go ahead?", body: str = "") -> None:
         super().__init__()
-        self.command = command
-        self.argv = argv
+        self._question = question
+        self._body = body
+
+    def question(self) -> Text:
+        return Text(safe(self._question))
+
+    def body(self) -> Text:
+        return Text(safe(self._body))
 
     def compose(self) -> ComposeResult:
-        body = Text()
-        if self.command.description:
-            body.append(safe(self.command.description) + "\n")
-        body.append("Runs (no shell; each value one argument):\n")
-        body.append(safe(command_line(self.argv)), style="bold")
-        if self.command.writes:
-            body.append("\nIt changes something, as its config says.")
         with Vertical(id="command-dialog"):
-            yield Static(Text(f"Run {safe(self.command.name)}?"), id="command-title")
-            yield Static(body, id="command-body")
-            yield Static(Text("y runs it, n or escape does not.", style="dim"), id="command-hint")
+            yield Static(self.question(), id="command-title")
+            yield Static(self.body(), id="command-body")
+            yield Static(Text(self.HINT, style="dim"), id="command-hint")
             with Horizontal(id="command-buttons"):
                 yield DialogButton("No", id="command-no", variant="primary")
-                yield DialogButton("Yes, run it", id="command-yes", variant="warning")
+                yield DialogButton(self.YES_LABEL, id="command-yes", variant="warning")
 
     def on_mount(self) -> None:
         self.query_one("#command-no", Button).focus()
@@ -68,6 +64,36 @@ class ConfirmCommandModal(PaytuiModal[bool]):
 
     def action_answer(self, yes: bool) -> None:
         self.dismiss(yes)
+
+
+class ConfirmCommandModal(YesNoModal):
+    """ "Run NAME?" with the command line exactly as it runs (values shell-quoted); No first."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,n", "answer(False)", "No", id="command.confirm_no", show=False),
+        Binding("y", "answer(True)", "Yes", id="command.confirm_yes", show=False),
+    ]
+    HELP_TITLE = "Run a command"
+    YES_LABEL = "Yes, run it"
+    HINT = "y runs it, n or escape does not."
+
+    def __init__(self, command: UserCommand, argv: tuple[str, ...]) -> None:
+        super().__init__()
+        self.command = command
+        self.argv = argv
+
+    def question(self) -> Text:
+        return Text(f"Run {safe(self.command.name)}?")
+
+    def body(self) -> Text:
+        body = Text()
+        if self.command.description:
+            body.append(safe(self.command.description) + "\n")
+        body.append("Runs (no shell; each value one argument):\n")
+        body.append(safe(command_line(self.argv)), style="bold")
+        if self.command.writes:
+            body.append("\nIt changes something, as its config says.")
+        return body
 
 
 class CommandOutputModal(PaytuiModal[None]):
