@@ -66,13 +66,14 @@ def sandbox_server(sandbox_db: Path, sandbox_faults: Faults) -> Iterator[str]:
     import uvicorn
 
     from paytui.sandbox.app import create_app
+    from tests.fixtures_sandbox import STILL_BOARDING
 
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))  # the kernel picks a free port; no race with another process
     port = sock.getsockname()[1]
     config = uvicorn.Config(
-        create_app(sandbox_db, faults=sandbox_faults),
+        create_app(sandbox_db, faults=sandbox_faults, boarding_interval=STILL_BOARDING),
         log_level="error",
         lifespan="off",
         access_log=False,

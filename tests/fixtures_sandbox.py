@@ -4,7 +4,8 @@
 - `sandbox_db`: a private copy of it per test, so tests may write without affecting each other.
 - `sandbox_faults`: a fresh `Faults` (nothing broken) that the test may flip at any time.
 - `sandbox_transport`: an `httpx.ASGITransport` over `sandbox_db` with `sandbox_faults`; use it
-  with base URL `http://sandbox` (`paytui.sandbox.embedded.BASE_URL`).
+  with base URL `http://sandbox` (`paytui.sandbox.embedded.BASE_URL`). Its boarding clock stands
+  still (`STILL_BOARDING`).
 
 The sandbox modules are imported inside the fixtures, so test sessions that never use them do
 not pay for importing FastAPI.
@@ -22,6 +23,13 @@ if TYPE_CHECKING:
     import httpx
 
     from paytui.sandbox.faults import Faults
+
+
+#: The sandbox's boarding clock for tests: the demo accounts move a boarding step every 20 s of
+#: the wall clock, so a test slower than that on a loaded machine saw an account leave Today's
+#: queue between two reads. A test that moves an account does it itself
+#: (`POST /sandbox/accounts/{id}/advance`, or the store's clock: tests/sandbox/test_resources.py).
+STILL_BOARDING = 1e9
 
 
 @pytest.fixture(scope="session")
@@ -51,4 +59,4 @@ def sandbox_faults() -> Faults:
 def sandbox_transport(sandbox_db: Path, sandbox_faults: Faults) -> httpx.ASGITransport:
     from paytui.sandbox.embedded import asgi_transport
 
-    return asgi_transport(sandbox_db, faults=sandbox_faults)
+    return asgi_transport(sandbox_db, faults=sandbox_faults, boarding_interval=STILL_BOARDING)

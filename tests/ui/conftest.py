@@ -192,14 +192,20 @@ async def settle(app: PaytuiApp, pilot: Any) -> None:
     """Wait until the app is quiet: no worker pending or running, pending callbacks (focus,
     scrolling) run, animations done. A worker may start another, so this loops (bounded) rather
     than trusting one pass; it never sleeps a fixed time, so a busy machine only makes it slower.
+    Quiet means quiet after the last pause: a callback that pause runs (a `call_after_refresh`
+    posted as a worker ended, such as Today starting its pulse) may start a worker, and whether
+    it was posted before or after the pause began depends on the machine's speed.
     """
     for _ in range(50):
         await pilot.pause()
         with contextlib.suppress(WorkerCancelled):  # a search replaced, a move's read: done
             await app.workers.wait_for_complete()
         await pilot.wait_for_scheduled_animations()
+        if any(worker.state in _BUSY for worker in app.workers):
+            continue
+        await pilot.pause()
         if not any(worker.state in _BUSY for worker in app.workers):
-            break
+            return
     await pilot.pause()
 
 

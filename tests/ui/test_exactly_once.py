@@ -1,12 +1,14 @@
 """Issue 10 from the keyboard: a money action is applied once, and History tells the truth.
 
-Each test counts what the SERVER holds afterwards and reads History. A short client timeout is
-used only where the timeout is the subject (the late commits); workers are awaited, and the late
-commit is waited for with the transport's `drain()`, never a sleep.
+Each test counts what the SERVER holds afterwards and reads History. No test waits in real time:
+where the executor would wait out a request deadline it runs on a fake clock (`FakeClock`, whose
+sleep moves it at once), and the late commits are a service on that clock (`ClockedService`: the
+client's timeout and the commit's delay are seconds of the fake clock). Workers are awaited.
 """
 
 from __future__ import annotations
 
+from datetime import timedelta
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -25,7 +27,7 @@ from paytui.sandbox.faults import Faults
 from paytui.ui.app import PaytuiApp
 from paytui.ui.screens.history import HistoryScreen
 from paytui.ui.screens.modals.confirm import MoneyActionModal
-from tests.actions.support import WireTransport
+from tests.actions.support import ClockedService, FakeClock, WireTransport
 from tests.ui.conftest import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET, make_app, settle
 from tests.ui.test_history import history_rows
 from tests.ui.test_money_actions import message, modal, open_detail, refunds_of
@@ -89,6 +91,8 @@ async def test_refund_pressed_again_after_an_unknown_outcome_refunds_once_and_sa
             wire.fail_gets = True
 
     app = make_app(wire, journal_path=journal)
+    clock = FakeClock()  # nothing real is late: the read-back's wait costs no real time
+    app.actions.executor_options = {"clock": clock, "sleep": clock.sleep}
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         sale = await unrefunded_sale(app)
@@ -125,23 +129,23 @@ async def test_refund_pressed_again_after_an_unknown_outcome_refunds_once_and_sa
 
 
 async def test_a_late_commit_is_waited_for_and_found(
-    sandbox_transport: httpx.AsyncBaseTransport, sandbox_faults: Faults, journal: Path
+    sandbox_transport: httpx.AsyncBaseTransport, journal: Path
 ) -> None:
     """The service holds the refund past the client's timeout, then commits. The dialog waits
     until that commit would show (the deadline plus the margin) and reports it as done."""
-    # Wide gaps, so that a busy machine cannot change the story: the client gives up after 3 s,
-    # the service commits at 3.5 s, and the verdict waits 3 s past the deadline (slack 2.5 s).
-    app = make_app(sandbox_transport, journal_path=journal, timeout=3.0)
-    app.actions.executor_options = {"settle_margin": 3.0}
+    # On the fake clock: the client gives up after 10 s, the service commits 11 s after the
+    # request arrived, and the verdict waits 2 s past the deadline (the default margin).
+    clock = FakeClock()
+    service = ClockedService(sandbox_transport, clock, commit_after=11.0, gives_up_after=10.0)
+    app = make_app(service, journal_path=journal, timeout=10.0)
+    app.actions.executor_options = {"clock": clock, "sleep": clock.sleep, "settle_margin": 2.0}
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         sale = await unrefunded_sale(app)
-        sandbox_faults.late_commit = {"refund"}
-        sandbox_faults.late_commit_seconds = 3.5
         dialog = await refund_from_detail(app, pilot, sale.charge_id, "3.00")
-        sandbox_faults.late_commit = set()
-        assert dialog.outcome is not None and dialog.outcome.state == "succeeded"
+        assert dialog.outcome is not None and dialog.outcome.state == "succeeded", message(dialog)
         assert "went through" in message(dialog) and "answer was lost" in message(dialog)
+        assert len(service.committed) == 1 and service.held == []
         (refund,) = await refunds_of(app, sale.charge_id)
         assert dialog.outcome.result_id == refund.refund_id
         rows = await history(app, pilot)
@@ -190,6 +194,10 @@ async def test_a_crash_between_send_and_answer_is_settled_at_start_and_not_repea
     await client.aclose()
 
     app = make_app(sandbox_transport, journal_path=journal)
+    # The restart waits out the dead request's deadline before its read-back proves anything:
+    # on the fake clock, at once (the refund committed long ago; nothing real is late).
+    clock = FakeClock()
+    app.actions.executor_options = {"clock": clock, "sleep": clock.sleep}
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         await settle(app, pilot)
@@ -206,33 +214,35 @@ async def test_a_crash_between_send_and_answer_is_settled_at_start_and_not_repea
 
 
 async def test_retry_after_a_late_commit_finds_it_and_sends_nothing(
-    sandbox_transport: httpx.AsyncBaseTransport, sandbox_faults: Faults, journal: Path
+    sandbox_transport: httpx.AsyncBaseTransport, journal: Path
 ) -> None:
     """A commit later than the deadline plus the margin: the dialog says what its read-back
     proves — not found *so far* — and never invites a retry. By the time the user presses Retry
     the commit has landed: Retry reads back first, finds it, says so and sends nothing; History
     shows it "succeeded (late)"."""
-    # Wide gaps, so that a busy machine cannot change the story: the verdict is read back at
-    # about 5 s (later if the machine is slow to send), the commit lands at 10 s.
-    app = make_app(sandbox_transport, journal_path=journal, timeout=3.0)
-    app.actions.executor_options = {"settle_margin": 2.0}
+    # On the fake clock: the verdict is read back 12 s after sending (10 s deadline, 2 s
+    # margin); the service commits 20 s after the request arrived.
+    clock = FakeClock()
+    service = ClockedService(sandbox_transport, clock, commit_after=20.0, gives_up_after=10.0)
+    app = make_app(service, journal_path=journal, timeout=10.0)
+    app.actions.executor_options = {"clock": clock, "sleep": clock.sleep, "settle_margin": 2.0}
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         sale = await unrefunded_sale(app)
-        sandbox_faults.late_commit = {"refund"}
-        sandbox_faults.late_commit_seconds = 10.0
         dialog = await refund_from_detail(app, pilot, sale.charge_id, "2.50")
-        sandbox_faults.late_commit = set()
         assert dialog.outcome is not None and dialog.outcome.state == "not_applied"
         said = message(dialog)
         assert "not made so far" in said and "try again" not in said.lower()
-        await sandbox_transport.drain()  # type: ignore[attr-defined]  # the late commit lands
+        assert service.committed == [] and len(service.held) == 1
+        clock.now += timedelta(seconds=10)  # the person reads; meanwhile the commit lands
         (refund,) = await refunds_of(app, sale.charge_id)
+        assert len(service.committed) == 1
 
         await pilot.click("#retry")
         await settle(app, pilot)
         assert f"It did happen after all: {refund.refund_id}" in message(dialog)
         assert len(await refunds_of(app, sale.charge_id)) == 1
+        assert len(service.committed) == 1  # Retry sent nothing
         rows = await history(app, pilot)
         assert [(row[4], row[5]) for row in rows] == [("succeeded (late)", refund.refund_id)]
         assert "Applied late" in rows[0][6]

@@ -182,14 +182,19 @@ def _same_path(a: Path, b: Path) -> bool:
         return False
 
 
-def asgi_transport(db_path: Path | str, *, faults: Faults | None = None) -> InProcessTransport:
+def asgi_transport(
+    db_path: Path | str, *, faults: Faults | None = None, boarding_interval: float = 20.0
+) -> InProcessTransport:
     """An in-process transport over `create_app(db_path)`; use with base URL `http://sandbox`.
 
-    It enforces the client's timeout and fails like a network (see `InProcessTransport`)."""
+    It enforces the client's timeout and fails like a network (see `InProcessTransport`).
+    `boarding_interval`: seconds of the wall clock between the demo accounts' boarding steps."""
     from paytui.sandbox.app import create_app
     from paytui.sandbox.transport import InProcessTransport
 
-    return InProcessTransport(create_app(db_path, faults=faults))
+    return InProcessTransport(
+        create_app(db_path, faults=faults, boarding_interval=boarding_interval)
+    )
 
 
 # -- keep-warm: where the shared server lives, and how to ask it ------------------------------
