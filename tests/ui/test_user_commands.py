@@ -169,6 +169,7 @@ async def test_a_writing_command_is_off_on_a_read_only_profile(
         await pilot.press("f6")
         await settle(app, pilot)
         assert not recorder[1].exists()
+        assert notes(app)[-1] == "Look up is off: this profile is read-only"
         # Help says it is there, and why it is off; the palette does not offer it.
         await pilot.press("question_mark")
         await settle(app, pilot)

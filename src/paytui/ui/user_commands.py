@@ -245,13 +245,12 @@ async def _run(app: PaytuiHost, command: UserCommand, argv: tuple[str, ...]) -> 
 
 
 def state_of(screen: Screen[Any], parameters: tuple[object, ...]) -> bool | None:
-    """`check_action` of ``user_command(INDEX)`` on `screen`: True when it runs here, None
-    (shown disabled) when it cannot now, False when it is not offered here at all."""
+    """`check_action` of ``user_command(INDEX)`` on `screen`: True when it is offered here
+    (its key then says in one line why it cannot run now, `run_user_command`; help shows it
+    as not available), False when it is not offered here at all."""
     index = parameters[0] if parameters else None
     commands = _host(screen).session.commands
     if not isinstance(index, int) or not 0 <= index < len(commands):
         return False
     command = commands[index]
-    if not command.offered_on(getattr(screen, "COMMAND_SCOPE", None)):
-        return False
-    return True if why_not(screen, command) is None else None
+    return command.offered_on(getattr(screen, "COMMAND_SCOPE", None))
