@@ -74,3 +74,39 @@ async def test_the_log_shows_this_session_and_the_charge_and_follows_a_colleague
         await pilot.press("@")  # the same key closes it
         await settle(app, pilot)
         assert not isinstance(app.screen, ActionLogScreen)
+
+
+async def test_the_log_opens_from_a_money_dialog_on_its_charge_and_the_form_keeps_what_was_typed(
+    sandbox_transport: httpx.AsyncBaseTransport,
+) -> None:
+    """In a form `@` is a character (typed into the reason, never a key); `ctrl+l` opens the
+    log there, on the dialog's charge, and closing it gives the form back as it was."""
+    from textual.widgets import Input
+
+    from paytui.ui.screens.modals.refund import RefundModal
+    from tests.ui.test_money_actions import modal
+
+    app = make_app(sandbox_transport)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(app, pilot)
+        sale = await find(
+            app,
+            ChargeQuery(charge_type="sale", status="success"),
+            lambda c: (c.total_amount or 0) > 20 and not c.chargebacks,
+        )
+        await open_detail(app, pilot, sale.charge_id)
+        await pilot.press("r")
+        dialog = await modal(app, pilot)
+        assert isinstance(dialog, RefundModal)
+        await pilot.press("tab")  # the reason
+        await pilot.press("a", "@", "b")
+        await settle(app, pilot)
+        reason = dialog.query_one("#reason", Input)
+        assert reason.value == "a@b" and app.screen is dialog
+        await pilot.press("ctrl+l")
+        await settle(app, pilot)
+        log = app.screen
+        assert isinstance(log, ActionLogScreen) and log.charge_id == sale.charge_id
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert app.screen is dialog and reason.value == "a@b"

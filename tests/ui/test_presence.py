@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 from datetime import timedelta
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -125,3 +126,39 @@ async def test_each_agent_sees_the_other_on_a_charge_and_a_dead_one_goes_with_it
             await _written(app, pilot)
             ana.read()
             assert ana.on(sale.charge_id) == ()  # this agent closed the charge: gone at once
+
+
+def test_one_heartbeat_renews_presence_and_claims_together(
+    team_journal_url: str, tmp_path: Path
+) -> None:
+    """The dashboard's watch thread beats once for both (`actions_service._keep_up`): a due beat
+    renews this paytui's presence row and its claim in the same round; one not due, neither."""
+    import math
+    import time
+
+    from paytui.actions.journal_anchor import Anchor
+    from paytui.ui.actions_service import _keep_up
+
+    clock = Clock()
+    service, charge, anchor = "http://sandbox", "c" * 24, Anchor(tmp_path / "anchor.json")
+    with Journal(team_journal_url, clock=clock) as journal:
+        ana = PresenceBoard(
+            journal, base_url=service, agent="ana", machine="ws-ana", owner="ana:1", clock=clock
+        )
+        journal.claim(service, charge, agent="ana", machine="ws-ana", owner=ana.owner)
+        ana.show("detail", charge)
+        assert ana.flush()
+
+        def beats() -> tuple[object, object]:
+            (claim,) = journal._store.rows("SELECT beat_at FROM claims")
+            (row,) = journal._store.rows("SELECT beat_at FROM presence")
+            return claim["beat_at"], row["beat_at"]
+
+        clock.now += timedelta(seconds=15)
+        before = beats()
+        assert _keep_up(journal, ana.owner, anchor, time.monotonic(), ana)  # not due
+        assert beats() == before
+        _keep_up(journal, ana.owner, anchor, -math.inf, ana)
+        claimed, present = beats()
+        assert claimed != before[0] and present != before[1]
+        assert claimed == present  # the same beat, the same moment

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -210,12 +211,12 @@ class ActionsService:
         journal, owner, anchor = self._executor.journal, self._executor.owner, Anchor()
 
         def follow() -> None:
-            beat_at = time.monotonic()
+            beat_at = -math.inf  # the first heartbeat at once (presence rows, claims, head)
             while not watch.closed:
                 try:
                     found = watch.next()
                     seen = _follow_presence(board, heard=watch.presence_heard())
-                    beat_at = _keep_up(journal, owner, anchor, beat_at)
+                    beat_at = _keep_up(journal, owner, anchor, beat_at, board)
                 except Exception:  # the database went away: try again after a while
                     watch.pause(5.0)
                     continue
@@ -364,32 +365,37 @@ class ActionsService:
                 self._batch_log.close()
 
 
-def _keep_up(journal: Journal, owner: str, anchor: Anchor, last: float) -> float:
-    """The watch thread's round every `CLAIM_BEAT`: renew this paytui's claims, so they live
-    while it does (docs/team.md, "Claims"), and record the trail's head it sees outside the
+def _keep_up(
+    journal: Journal, owner: str, anchor: Anchor, last: float, board: PresenceBoard
+) -> float:
+    """The watch thread's one heartbeat, every `CLAIM_BEAT` or the presence board's `beat_every`
+    if shorter (both 10 s):
+    renew this paytui's claims and its presence rows, so they live while it does (docs/team.md,
+    "Claims", "Who else is on a charge"), and record the trail's head it sees outside the
     database (`paytui.actions.journal_anchor`). When it last did (monotonic)."""
     from paytui.actions.journal_claims import CLAIM_BEAT
 
     now = time.monotonic()
-    if now - last < CLAIM_BEAT.total_seconds():
+    if now - last < min(CLAIM_BEAT, board.beat_every).total_seconds():
         return last
-    with contextlib.suppress(Exception):  # the database away: the next round tries again
+    with contextlib.suppress(Exception):  # the database away: the next beat tries again
         journal.beat_claims(owner=owner)
         journal.remember_head(anchor)
+    if board.available:
+        with contextlib.suppress(Exception):  # a courtesy, as `_follow_presence`
+            board.beat()
     return now
 
 
 def _follow_presence(
     board: PresenceBoard, *, heard: bool
 ) -> dict[str, tuple[Presence, ...]] | None:
-    """The watch thread's presence round: renew this paytui's rows when due, and read the
-    others' when one of them notified or a lease shown has lapsed. Returns who is where when
-    that changed (None: nothing to tell the screens)."""
+    """The watch thread's presence round: read the others' when one of them notified or a
+    lease shown has lapsed (this paytui's own rows are renewed by the one heartbeat,
+    `_keep_up`). Returns who is where when that changed (None: nothing to tell the screens)."""
     if not board.available:
         return None
     try:
-        if board.beat_due():
-            board.beat()
         if (heard or board.lapse_due() or board.never_read) and board.read():
             return board.others()
     except Exception:  # a courtesy: the journal's own news must not wait for it

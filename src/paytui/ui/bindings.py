@@ -117,6 +117,21 @@ GLOBAL_BINDINGS: list[Binding] = [
     ),
 ]
 
+#: Every dialog (`PaytuiModal`): the action log, as everywhere — a modal does not pass keys on to
+#: the App's bindings. The same id as the App's, so a `[keymap]` remap moves both. `ctrl+l` too:
+#: in a form (`TEXT_ENTRY`) `@` is a character, never a key (rule 4), so a money dialog opens the
+#: log — on its own charge — with `ctrl+l`.
+MODAL_BINDINGS: list[Binding] = [
+    Binding(
+        "at,ctrl+l",
+        "app.action_log",
+        "Action log",
+        id="app.action_log",
+        tooltip="This session's and this charge's actions (ctrl+l in a form, where @ is typed)",
+        show=False,
+    ),
+]
+
 # --- Lists more than one screen or widget uses -------------------------------------------------
 #: Results tables (`NavTable`, `ChargeTable`): arrows plus vim keys.
 TABLE_BINDINGS: list[Binding] = [

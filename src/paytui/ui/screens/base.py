@@ -26,11 +26,12 @@ from textual.screen import ModalScreen, Screen
 
 from paytui.actions.registry import spec_for
 from paytui.ui import messages
+from paytui.ui.bindings import MODAL_BINDINGS
 from paytui.ui.textual_fixes import DismissOnce
 from paytui.ui.widgets.header import PaytuiHeader
 
 if TYPE_CHECKING:
-    from textual.binding import ActiveBinding
+    from textual.binding import ActiveBinding, BindingType
     from textual.message import Message
 
     from paytui.ui.host import PaytuiHost
@@ -184,6 +185,9 @@ class PaytuiScreen(PaytuiScreenMixin, Screen[ResultT]):
 class PaytuiModal(PaytuiScreenMixin, ModalScreen[ResultT]):
     """A modal of paytui. It carries its own environment bar (docked on its top line), so the
     red PRODUCTION bar is never covered or dimmed by a dialog, full-screen ones included."""
+
+    #: Keys of every dialog (the action log); a subclass's own `BINDINGS` add to them.
+    BINDINGS: ClassVar[list[BindingType]] = [*MODAL_BINDINGS]
 
     if TYPE_CHECKING:
         app = getters.app(PaytuiHost)
