@@ -35,7 +35,10 @@ Figures:
   key repeat), handed over as the terminal driver does; the figure is the largest gap between
   two painted frames (the screen's compositor refreshes, timed as they finish) from the first
   key until the frame that shows the cursor on the last row. `hold_j_frames` / `hold_j_s` say
-  how many frames that took and how long. The app talks to `paytui sandbox` served in its own
+  how many frames that took and how long; `hold_j_highlights_posted` / `_handled` how many
+  highlights the table posted and how many reached the screen's handler (the others waited
+  behind a newer one and were coalesced: `paytui.ui.messages.Latest`, Textual's
+  `can_replace`). The app talks to `paytui sandbox` served in its own
   process over a socket, as the product does (the other in-process parts share one app over
   the in-process sandbox).
 - `export_cpu_ratio/export`, `export_cpu_ratio/search_all_no_refund_state`: every charge of
@@ -461,9 +464,36 @@ async def paging(app: Any, pilot: Any) -> list[dict[str, Any]]:
     return out
 
 
-async def hold_j(app: Any, pilot: Any, rows: int) -> tuple[float, int, float]:
+class Highlights:
+    """The charge table's highlights while `j` is held: how many the table posted, and how many
+    reached the screen's handler (`paytui.ui.messages.Latest` coalesces the ones that wait
+    behind a newer one)."""
+
+    def __init__(self, screen: Any, table: Any) -> None:
+        from paytui.ui.widgets.charge_table import ChargeTable
+
+        self.posted = self.handled = 0
+        post = table.post_message
+
+        def counted_post(message: Any) -> bool:
+            if isinstance(message, ChargeTable.Highlighted):
+                self.posted += 1
+            return bool(post(message))
+
+        def seen(message: Any) -> None:
+            if isinstance(message, ChargeTable.Highlighted):
+                self.handled += 1
+
+        table.post_message = counted_post
+        self.stop = lambda: vars(table).pop("post_message", None)
+        screen.message_signal.subscribe(screen, seen, immediate=True)
+        self.unsubscribe = lambda: screen.message_signal.unsubscribe(screen)
+
+
+async def hold_j(app: Any, pilot: Any, rows: int) -> tuple[float, int, float, int, int]:
     """Hold `j` from the first row to `rows` on the charge list: the largest gap between painted
-    frames (ms), the frames painted, and the seconds it took."""
+    frames (ms), the frames painted, the seconds it took, and the highlights the table posted
+    and the screen handled (`Highlights`)."""
     from textual import events
 
     from paytui.ui.widgets.charge_table import ChargeTable
@@ -473,6 +503,7 @@ async def hold_j(app: Any, pilot: Any, rows: int) -> tuple[float, int, float]:
     table.focus()
     table.cursor_row = 0
     await settle(app, pilot)
+    highlights = Highlights(screen, table)
     painted_at: list[float] = []
     refresh = screen._compositor_refresh
 
@@ -502,9 +533,12 @@ async def hold_j(app: Any, pilot: Any, rows: int) -> tuple[float, int, float]:
         ended = painted_at[-1]
     finally:
         del screen._compositor_refresh
+        await settle(app, pilot)
+        highlights.stop()
+        highlights.unsubscribe()
     times = [started, *painted_at]
     gaps = [(b - a) * 1000 for a, b in itertools.pairwise(times)]
-    return max(gaps), len(painted_at), ended - started
+    return max(gaps), len(painted_at), ended - started, highlights.posted, highlights.handled
 
 
 async def frames(app: Any, pilot: Any, rows: int, runs: int) -> list[dict[str, Any]]:
@@ -512,15 +546,21 @@ async def frames(app: Any, pilot: Any, rows: int, runs: int) -> list[dict[str, A
     gaps: list[float] = []
     painted: list[float] = []
     seconds: list[float] = []
+    posted: list[float] = []
+    handled: list[float] = []
     for _ in range(runs):
-        gap, count, took = await hold_j(app, pilot, rows)
+        gap, count, took, made, reached = await hold_j(app, pilot, rows)
         gaps.append(gap)
         painted.append(float(count))
         seconds.append(took)
+        posted.append(float(made))
+        handled.append(float(reached))
     out.append(figure("hold_j_max_gap_ms", gaps, "ms", 50.0))
     out.append(figure("hold_j_frames", painted, "frames", None))
     out.append(figure("hold_j_s", seconds, "s", None))
     out.append(figure("hold_j_rows", [float(rows)], "rows", None))
+    out.append(figure("hold_j_highlights_posted", posted, "messages", None))
+    out.append(figure("hold_j_highlights_handled", handled, "messages", None))
     return out
 
 

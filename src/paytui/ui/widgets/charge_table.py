@@ -41,6 +41,7 @@ from paytui.ui.bindings import TABLE_BINDINGS
 from paytui.ui.first_page import PAGE_SIZE as FIRST_PAGE_SIZE
 from paytui.ui.first_page import FirstPage, RowView
 from paytui.ui.marks import MARK, Marks
+from paytui.ui.messages import Latest
 from paytui.ui.widgets.columns import layout_columns as fit_columns
 from paytui.ui.widgets.list_state import UNREADABLE_LABEL
 
@@ -416,11 +417,11 @@ class ChargeTable(ScrollView, can_focus=True):
 
     cursor_row: reactive[int] = reactive(0, always_update=True)
 
-    class Highlighted(Message):
+    class Highlighted(Latest):
         """The cursor moved; `charge` is None while its page is still loading."""
 
-        def __init__(self, row: int, charge: Charge | None) -> None:
-            super().__init__()
+        def __init__(self, row: int, charge: Charge | None, origin: object = None) -> None:
+            super().__init__(origin)
             self.row = row
             self.charge = charge
 
@@ -432,11 +433,11 @@ class ChargeTable(ScrollView, can_focus=True):
             self.row = row
             self.charge = charge
 
-    class WindowChanged(Message):
+    class WindowChanged(Latest):
         """The visible rows or the total changed: for "Showing N of M"."""
 
-        def __init__(self, first: int, last: int, total: int) -> None:
-            super().__init__()
+        def __init__(self, first: int, last: int, total: int, origin: object = None) -> None:
+            super().__init__(origin)
             self.first = first
             self.last = last
             self.total = total
@@ -755,7 +756,7 @@ class ChargeTable(ScrollView, can_focus=True):
         self.post_message(self.PageLoaded(page_index, arrived))
         self.refresh()
         if page_index == self.cursor_row // self.PAGE_SIZE:
-            self.post_message(self.Highlighted(self.cursor_row, self.cursor_charge))
+            self.post_message(self.Highlighted(self.cursor_row, self.cursor_charge, self))
             self._spoken()
         self._post_window()
 
@@ -812,7 +813,7 @@ class ChargeTable(ScrollView, can_focus=True):
             return
         first = self.scroll_offset.y
         last = min(self.total, first + self._data_height)
-        self.post_message(self.WindowChanged(first, last, self.total))
+        self.post_message(self.WindowChanged(first, last, self.total, self))
 
     def _scroll_cursor_into_view(self) -> None:
         height = self._data_height
@@ -831,7 +832,7 @@ class ChargeTable(ScrollView, can_focus=True):
         self._scroll_cursor_into_view()
         self._request_pages()
         self.refresh()
-        self.post_message(self.Highlighted(new_row, self.charge_at(new_row)))
+        self.post_message(self.Highlighted(new_row, self.charge_at(new_row), self))
 
     def _move(self, row: int) -> None:
         if self.total:

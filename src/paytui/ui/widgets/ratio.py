@@ -20,12 +20,12 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.message import Message
 from textual.widgets import Sparkline, Static
 
 from paytui.text import safe
 from paytui.today.ratio import AccountRatio, RatioPulse, compute_ratio, lines_of, standing
 from paytui.ui import format as fmt
+from paytui.ui.messages import Latest
 from paytui.ui.running_app import paytui_app
 from paytui.ui.widgets.errors import describe_error
 
@@ -88,7 +88,7 @@ def open_text(shown: tuple[AccountRatio, ...], pulse: RatioPulse) -> Text:
 class RatioStrip(Vertical):
     """The dispute ratio of the month: a title, a row per account shown, the open cases."""
 
-    class Computed(Message):
+    class Computed(Latest):
         """The worker's result (the month's ratio), drawn by the strip's handler."""
 
         def __init__(self, pulse: RatioPulse) -> None:
