@@ -43,6 +43,16 @@ is final.
 The action runs in its own task, shielded from the caller: cancelling the UI worker that awaited
 it (Textual cancels exclusive workers) does not abandon a request half way; the journal still
 gets its outcome. Journal writes run in a thread so an fsync never blocks the event loop.
+
+Why one module of more than 800 lines: it is the one pipeline above, and its steps share one
+invariant each (the in-flight slot taken before the first ``await`` and released after the
+outcome; an intent on disk before the request; a read-back before any "not applied"), which
+only holds if every step that touches them is read together. What belongs to operations has
+left it (each is described in `actions/ops/`, looked up in the table; it imports none), and
+so have the journal's rooms (`journal_*.py`), the comparison with what was seen (`stale.py`)
+and the answer's judge (`answer_status.py`). Still here and movable when it grows: the
+sentences said about earlier entries (`_message`, `_earlier_message`, `_so_far_lead`, the
+`describe_*` methods) and the settling of the past (`_settle_earlier`, `_late_check`).
 """
 
 from __future__ import annotations
