@@ -2,9 +2,10 @@
 
 Beside the module list (`test_architecture_doc.py`): the import contracts (how many, of which
 type, in order), the App's constructor as documented, the public names `PaytuiHost` adds to
-Textual's `App`, the one way screens reach the API, and the reason every long module carries.
-Reads files only (the source by `ast`, `pyproject.toml` by `tomllib`); nothing of paytui is
-imported.
+Textual's `App`, the one way screens reach the API, the reason every long module carries, and
+where the power tools and the Textual workarounds live. Reads files only (the source by `ast`,
+`pyproject.toml` by `tomllib`); nothing of paytui is imported (Textual's `App` is, to know its
+own actions).
 """
 
 from __future__ import annotations
@@ -262,3 +263,78 @@ def test_the_doc_says_how_every_caller_runs_an_operation() -> None:
     said = " ".join(DOC.split())
     assert "`await executor.run(name, target, params, ...)`" in said
     assert "`dialog_for(name, target)`" in said
+
+
+# --- where the power tools and the Textual workarounds live -----------------------------------
+
+UI = PACKAGE / "ui"
+#: Words that say a piece of code works around Textual: only `textual_fixes.py` may hold one.
+WORKAROUND = re.compile(r"work(?:s|ed)? ?around|textual bug|upstream bug", re.IGNORECASE)
+
+
+def workarounds_outside(package: Path = UI) -> list[str]:
+    return sorted(
+        path.relative_to(package).as_posix()
+        for path in package.rglob("*.py")
+        if path.name != "textual_fixes.py" and WORKAROUND.search(path.read_text(encoding="utf-8"))
+    )
+
+
+def test_every_textual_workaround_is_in_textual_fixes_and_pinned_by_a_test() -> None:
+    """The doc: `textual_fixes.py` holds every workaround of a Textual bug, each pinned by a
+    test of the bug (`tests/ui/test_upstream_bugs.py` names each)."""
+    assert "textual_fixes.py          Every workaround of a Textual bug" in DOC
+    assert workarounds_outside() == []
+    tree = ast.parse((UI / "textual_fixes.py").read_text(encoding="utf-8"))
+    exported = next(
+        node.value
+        for node in tree.body
+        if isinstance(node, ast.Assign)
+        and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets)
+    )
+    names = [ast.literal_eval(element) for element in exported.elts]  # type: ignore[attr-defined]
+    pinned = (ROOT / "tests" / "ui" / "test_upstream_bugs.py").read_text(encoding="utf-8")
+    assert names and [name for name in names if name not in pinned] == []
+
+
+def test_a_workaround_outside_textual_fixes_is_seen(tmp_path: Path) -> None:
+    (tmp_path / "textual_fixes.py").write_text('"""Every workaround of a Textual bug."""\n')
+    (tmp_path / "screen.py").write_text("# Works around a Textual bug: the cursor jumps.\n")
+    assert workarounds_outside(tmp_path) == ["screen.py"]
+
+
+def power_tool_actions(source: str) -> list[str]:
+    """The actions the palette's power tools run (`app.run_action("...")` in
+    `_power_commands`)."""
+    tree = ast.parse(source)
+    function = next(
+        n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "_power_commands"
+    )
+    return [
+        node.args[1].value
+        for node in ast.walk(function)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "partial"
+        and len(node.args) == 2
+        and isinstance(node.args[1], ast.Constant)
+    ]
+
+
+def test_the_power_tools_are_in_the_palette_and_their_actions_are_the_apps() -> None:
+    """The doc: the palette lists the power tools, and their actions are the App's (defined in
+    `ui/app.py`'s `PaytuiApp`, or Textual's own `App`)."""
+    import textual.app
+
+    assert "the power tools' too (their actions are the App's)" in DOC
+    actions = power_tool_actions((UI / "palette_commands.py").read_text(encoding="utf-8"))
+    assert {"jump", "saved_searches", "copy_curl"} <= set(actions)
+    tree = ast.parse((UI / "app.py").read_text(encoding="utf-8"))
+    app = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "PaytuiApp")
+    own = {n.name for n in app.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)}
+    missing = [
+        action
+        for action in actions
+        if f"action_{action}" not in own and not hasattr(textual.app.App, f"action_{action}")
+    ]
+    assert missing == []
