@@ -100,3 +100,31 @@ def test_a_rejection_is_final_and_says_by_whom(run: Run) -> None:
 def test_a_bad_threshold_is_refused_not_ignored(run: Run) -> None:
     code, _, err = run("approvals", "list", env={"PAYTUI_APPROVE_ABOVE": "lots"})
     assert code == Exit.CONFIG and "PAYTUI_APPROVE_ABOVE" in err, err
+
+
+def test_the_threshold_comes_from_the_profile_and_the_environment_wins(tmp_path: Path) -> None:
+    """`approve_above` in the profile's config; `PAYTUI_APPROVE_ABOVE` over it; a browser's
+    session passes it on (its environment is an allow-list)."""
+    from decimal import Decimal
+
+    from paytui.config import resolve_connection
+    from paytui.config.store import load_config
+    from paytui.serve.environment import child_environment
+
+    config = tmp_path / "config.toml"
+    config.write_text(
+        '[profiles.desk]\nbase_url = "http://127.0.0.1:9"\ntoken_env = "DESK_TOKEN"\n'
+        'environment = "sandbox"\napprove_above = 250.00\n',
+        encoding="utf-8",
+    )
+    loaded = load_config(config)
+    assert not loaded.problems, loaded.problems
+    env = {"DESK_TOKEN": "t"}
+    desk = resolve_connection(profile="desk", environ=env, loaded=loaded)
+    assert desk.approve_above == Decimal("250.00")
+    env["PAYTUI_APPROVE_ABOVE"] = "40"
+    assert resolve_connection(profile="desk", environ=env, loaded=loaded).approve_above == 40
+    passed = child_environment(
+        {"PAYTUI_APPROVE_ABOVE": "40", "PAYTUI_TOKEN": "secret"}, profile="desk", read_only=True
+    )
+    assert passed["PAYTUI_APPROVE_ABOVE"] == "40" and "PAYTUI_TOKEN" not in passed

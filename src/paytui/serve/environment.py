@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from paytui.config.environment import (
     ENV_ACCOUNT_ID,
     ENV_AGENT,
+    ENV_APPROVE_ABOVE,
     ENV_JOURNAL_URL,
     ENV_PROFILE,
     ENV_READ_ONLY,
@@ -38,6 +39,8 @@ PASSED = frozenset(
         # password comes from the secret store or the file libpq reads.
         ENV_JOURNAL_URL,
         ENV_AGENT,
+        # Four eyes above an amount: a browser's dashboard holds it as the terminal's does.
+        ENV_APPROVE_ABOVE,
         ENV_ACCOUNT_ID,
         "PGPASSFILE",
         "PGSERVICEFILE",

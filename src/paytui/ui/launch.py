@@ -126,6 +126,7 @@ def _main(argv: Sequence[str]) -> int:
 
     from paytui.config.environment import (
         ENV_AGENT,
+        ENV_APPROVE_ABOVE,
         ENV_JOURNAL_URL,
         ENV_READ_ONLY,
         only_the_sandbox,
@@ -140,7 +141,8 @@ def _main(argv: Sequence[str]) -> int:
             return failed
     try:
         if sandbox is not None and not any(
-            os.environ.get(n) for n in (ENV_READ_ONLY, ENV_JOURNAL_URL, ENV_AGENT)
+            os.environ.get(n)
+            for n in (ENV_READ_ONLY, ENV_JOURNAL_URL, ENV_AGENT, ENV_APPROVE_ABOVE)
         ):
             return _run_fresh(sandbox, screen_reader=args.screen_reader or None)
         return _run(args, sandbox)
