@@ -393,13 +393,9 @@ def cell_function(kind: Kind, local: bool, *, json_value: bool = False) -> Calla
         return _flag_json if json_value else _flag_text
     if kind == "integer" and json_value:
         return _integer_json
-    if kind == "money":
-        return _money_cell
     if kind == "time":
         return partial(_time_cell, local=True) if local else _time_cell
-    if kind == "id":
-        return _id_cell
-    return _text_cell
+    return {"money": _money_cell, "id": _id_cell}.get(kind, _text_cell)
 
 
 def _cell(value: Any, kind: Kind, local: bool) -> str | None:
@@ -511,8 +507,7 @@ class _Writer:
         self._cells = [
             (c.read, cell_function(c.kind, local, json_value=json_value)) for c in self.columns
         ]
-        #: Each column's reader and cell (`cell_function`), paired once; CSV cells a spreadsheet
-        #: could run as a formula (any but money) are guarded.
+        #: Each column's reader and cell, paired once; a CSV cell but money's guarded (formulas).
         self._guarded = [c.kind != "money" for c in self.columns]
         self.rows = 0
         self._csv = csv.writer(stream, lineterminator="\n") if fmt == "csv" else None
