@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import contextlib
 import io
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -115,6 +116,16 @@ def screen_top_line(app: PaytuiApp) -> str:
     visible_screen_stack.set(app._background_screens)
     (strip,) = app.screen._compositor.render_strips(Size(app.size.width, 1))
     return strip.text
+
+
+@pytest.fixture
+def utc(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Local time is UTC for the test (a screen showing local times, snapshots)."""
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
 
 
 @pytest.fixture

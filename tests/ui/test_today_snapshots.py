@@ -6,23 +6,12 @@ Plain `def` tests: `snap_compare` runs its own event loop. Update after checking
 
 from __future__ import annotations
 
-import time
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
 
 from tests.ui.conftest import SIZES, make_app, wait_for_workers
-
-
-@pytest.fixture
-def utc(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.setenv("TZ", "UTC")
-    time.tzset()
-    yield
-    monkeypatch.undo()
-    time.tzset()
 
 
 @pytest.mark.parametrize("size", SIZES)

@@ -237,13 +237,13 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
         """The theme picker (the palette's "Theme", Textual's `change_theme`): Textual's, in the
         guarded palette. Textual's own pushed a plain `CommandPalette`, in which PageDown typed
         as it opened raised `KeyError` and two enters popped the screen beneath it
-        (`ScreenStackError`): both seen in the UI fuzz."""
-        from textual.theme import ThemeProvider
-
+        (`ScreenStackError`): both seen in the UI fuzz. Its order is paytui's: the 16-colour
+        ANSI themes first (`themes.ThemePicker`, docs/accessibility.md)."""
         from paytui.ui.textual_fixes import GuardedCommandPalette
+        from paytui.ui.themes import ThemePicker
 
         self.push_screen(
-            GuardedCommandPalette(providers=[ThemeProvider], placeholder="Search for themes…")
+            GuardedCommandPalette(providers=[ThemePicker], placeholder="Search for themes…")
         )
 
     def search_commands(
@@ -488,6 +488,12 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
         """Textual's theme variables, also handed to the formatter: its status colours are roles
         that take the running theme's colours (`paytui.ui.format.tone`)."""
         variables = super().get_css_variables()
+        if self.current_theme.ansi:
+            # The 16-colour themes cannot blend: a "muted" background is the full colour and
+            # the words on it unreadable (a list's empty or error panel). Their edge keeps the
+            # colour; the background is the terminal's own (docs/accessibility.md).
+            for name in [n for n in variables if n.endswith("-muted") and n != "text-muted"]:
+                variables[name] = "ansi_default"
         fmt.use_theme(variables)
         return variables
 

@@ -20,17 +20,30 @@ from paytui.ui.widgets.live import LiveStatic
 if TYPE_CHECKING:
     from textual.dom import DOMNode
 
-__all__ = ["FORMS_TCSS", "FormMixin", "field_row"]
+__all__ = ["FORMS_TCSS", "FieldLine", "FormMixin", "field_row"]
 
 #: The stylesheet of every form (new charge, token, charge a token).
 FORMS_TCSS = Path(__file__).with_name("forms.tcss")
+
+
+class FieldLine(Horizontal):
+    """A label and its field on one line; the label stands out while the field has focus (a
+    compact field's own focus mark is faint: the label is reversed, seen without colour,
+    docs/accessibility.md), and the field comes into view with its error. Every form's."""
+
+    def on_descendant_focus(self) -> None:
+        self.add_class("-focused")
+        self.scroll_visible(animate=False)
+
+    def on_descendant_blur(self) -> None:
+        self.remove_class("-focused")
 
 
 def field_row(label: str, widget: Widget, name: str) -> Vertical:
     """A label and its field on one line, with the field's error line under it (hidden when
     empty)."""
     return Vertical(
-        Horizontal(Label(Text(label), classes="field-label"), widget, classes="field-line"),
+        FieldLine(Label(Text(label), classes="field-label"), widget, classes="field-line"),
         LiveStatic(Text(""), id=f"err-{name}", classes="field-error"),
         id=f"row-{name}",
         classes="field-row",

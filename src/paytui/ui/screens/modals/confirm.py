@@ -59,6 +59,7 @@ from paytui.ui.running_app import paytui_app
 from paytui.ui.screens.base import PaytuiModal
 from paytui.ui.textual_fixes import DialogButton
 from paytui.ui.widgets.errors import error_detail
+from paytui.ui.widgets.form import FieldLine
 from paytui.ui.widgets.live import LiveStatic
 from paytui.ui.widgets.safe_input import SafeInput
 
@@ -108,18 +109,6 @@ def outcome_text(outcome: ActionOutcome, noun: str) -> Text:
         text.append("\n")
         text.append(safe_lines(outcome.message))
     return text
-
-
-class FieldLine(Horizontal):
-    """A label and its field on one line; the label stands out while the field has focus (a
-    compact field's own focus mark is faint), and the field comes into view with its error."""
-
-    def on_descendant_focus(self) -> None:
-        self.add_class("-focused")
-        self.scroll_visible(animate=False)
-
-    def on_descendant_blur(self) -> None:
-        self.remove_class("-focused")
 
 
 def field_beside(label: str, widget: Widget, name: str) -> FieldLine:
