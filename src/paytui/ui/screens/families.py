@@ -99,7 +99,9 @@ class FamilyBrowserScreen(PagedListScreen[GenericObject]):
 
     def compose(self) -> ComposeResult:
         yield PaytuiHeader()
-        yield Static(Text(f"{self.family.title} (read only)", style="bold"), id="browse-title")
+        # Read only, but for a customer's contact (`h`).
+        said = "contact: h" if self.family.name == "customers" else "read only"
+        yield Static(Text(f"{self.family.title} ({said})", style="bold"), id="browse-title")
         yield Static(Text(""), id="browse-status")
         line = ErrorLine(id="inline-error")
         yield line
