@@ -69,9 +69,11 @@ Figures:
   the loop thread's CPU, the longest the loop was late, the most CPU the loop's own thread
   spent between two 5 ms beats (its own work, whatever the load; target 50 ms), and the
   heartbeat alone as long (the machine's share of any stall). Printed only.
-- `today_first_rows_ms`, `today_loop_stall_ms`, `today_items`: Today's first paint (from pushing
-  it, a new app each run, until its queue's first rows are on screen), the longest the event
-  loop was late meanwhile (the pulse above it computing too), and the queue's size
+- `today_first_rows_ms`, `today_loop_stall_ms`, `today_loop_busy_ms`, `today_items`: Today's
+  first paint (from pushing it, a new app each run, until its queue's first rows are on
+  screen), the longest the event loop was late meanwhile (the pulse above it computing too),
+  the most CPU the loop's own thread spent between two 5 ms beats until the whole queue is
+  shown (its own work, whatever the load; target 50 ms), and the queue's size
   (`benchmarks/today.py`; the sandbox served in its own process). Printed only.
 - `team_journal_intents_per_s/<engine>/<N>w`, `team_journal_cycle_p50_ms/…`, `…_p99_ms`: how many
   money actions a second one journal records (intent, "sent", "succeeded": the executor's three

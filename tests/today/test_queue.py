@@ -219,3 +219,37 @@ async def test_each_source_read_shows_the_queue_so_far(demo_client: PaymentClien
         assert [i.sort_key for i in partial.items] == sorted(i.sort_key for i in partial.items)
         assert set(partial.items) <= set(queue.items)
     assert not any(n.startswith("still reading") for n in queue.notes)
+
+
+async def test_the_charge_pages_and_the_chargebacks_rows_are_worked_out_off_the_loop(
+    demo_client: PaymentClient, monkeypatch: Any
+) -> None:
+    """At 100,000 charges, parsing the queue's pages of charges and building each chargeback's
+    row (its case, deadline, score and advice) on the event loop held it for hundreds of ms:
+    both run in a thread now, the loop only awaits them (the loop's thread is told apart by its
+    identity, not by any timing)."""
+    import threading
+
+    import paytui.api.client as client_module
+    import paytui.today.queue as queue_module
+
+    loop_thread = threading.get_ident()
+    parsed: list[tuple[str, int]] = []
+    cased: list[int] = []
+    real_parse, real_case = client_module._parse_page, queue_module.case_of
+
+    def parse_page(body: Any, model: Any, plural: str, limit: int, offset: int) -> Any:
+        parsed.append((plural, threading.get_ident()))
+        return real_parse(body, model, plural, limit, offset)
+
+    def case_of(*args: Any, **kwargs: Any) -> Any:
+        cased.append(threading.get_ident())
+        return real_case(*args, **kwargs)
+
+    monkeypatch.setattr(client_module, "_parse_page", parse_page)
+    monkeypatch.setattr(queue_module, "case_of", case_of)
+    queue = await build_queue(demo_client, seen=SeenStore(None, URL), now=DEFAULT_ANCHOR)
+    assert queue.select(kinds=["chargeback"]) and queue.select(kinds=["return"])
+    charge_pages = [thread for plural, thread in parsed if plural == "charges"]
+    assert charge_pages and loop_thread not in charge_pages
+    assert cased and loop_thread not in cased

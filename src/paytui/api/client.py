@@ -291,12 +291,17 @@ class PaymentClient:
         limit: int = 50,
         offset: int = 0,
         model: type[Charge] = Charge,
+        offload: bool = False,
     ) -> Page[Charge]:
         """One page of a charge search, its filters proven on the rows (`_page`). `model`: the
-        rows' reader, `Charge` or a lighter one (`ChargeRow`: an export's, a streamed search's)."""
+        rows' reader, `Charge` or a lighter one (`ChargeRow`: an export's, a streamed search's).
+        `offload`: the page's JSON, rows and proof worked out in a thread (`_page`): a reader of
+        many pages on the loop (Today's queue) then never holds a frame for a page's parsing."""
         params = query.to_params() if query is not None else []
         if query is None:
-            return await self._page("/v2/charges", params, model, "charges", limit, offset)
+            return await self._page(
+                "/v2/charges", params, model, "charges", limit, offset, offload=offload
+            )
         page = await self._page(
             "/v2/charges",
             params,
@@ -306,6 +311,7 @@ class PaymentClient:
             offset,
             query.verdicts,
             query.sort_ignored_by,
+            offload=offload,
         )
         if query.refund_state is not None:
             page = await self._prove_refund_states(page, query.refund_state)

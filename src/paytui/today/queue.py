@@ -44,6 +44,7 @@ __all__ = [
     "TodayItem",
     "TodayQueue",
     "build_queue",
+    "chargeback_items",
     "due_words",
     "items_from_journal",
     "parse_when",
@@ -315,12 +316,13 @@ async def _chargebacks(
     item_keys: Mapping[str, Sequence[str]] | None = None,
 ) -> list[TodayItem]:
     from paytui.api.queries import CHARGEBACKS
-    from paytui.evidence.pack import charge_score
 
     found: list[tuple[Charge, str, Any]] = []
     record = Record()  # the merchants' won / lost chargebacks, from every row read
     async for charge in _rows(
-        lambda size, offset: client.search_charges_page(CHARGEBACKS, limit=size, offset=offset),
+        lambda size, offset: client.search_charges_page(
+            CHARGEBACKS, limit=size, offset=offset, offload=True
+        ),
         notes,
         "chargebacks",
     ):
@@ -337,6 +339,24 @@ async def _chargebacks(
             key = getattr(cb, "chargeback_id", None) or f"{charge.charge_id}#{position}"
             found.append((charge, key, cb))
     first = await asyncio.to_thread(seen.first_seen, "chargeback", [k for _, k, _ in found], now)
+    # Each chargeback's case, deadline, checklist score and advice in a thread: at 100,000
+    # charges, about a thousand of them held the loop for a few hundred ms in one go.
+    return await asyncio.to_thread(chargeback_items, found, first, prefs, now, record, item_keys)
+
+
+def chargeback_items(
+    found: Sequence[tuple[Charge, str, Any]],
+    first: Mapping[str, datetime],
+    prefs: TodayPrefs,
+    now: datetime,
+    record: Record,
+    item_keys: Mapping[str, Sequence[str]] | None = None,
+) -> list[TodayItem]:
+    """The queue's rows of the open chargebacks read (`found`: each charge, its chargeback's
+    key and the chargeback), with when each was first seen: plain work, no I/O, run in a
+    thread by `_chargebacks`."""
+    from paytui.evidence.pack import charge_score
+
     items = []
     for charge, key, cb in found:
         amount = getattr(cb, "amount", None)
@@ -379,7 +399,9 @@ async def _returns(
 
     found: list[Charge] = []
     async for charge in _rows(
-        lambda size, offset: client.search_charges_page(ACH_RETURNS, limit=size, offset=offset),
+        lambda size, offset: client.search_charges_page(
+            ACH_RETURNS, limit=size, offset=offset, offload=True
+        ),
         notes,
         "ACH returns",
     ):
@@ -443,7 +465,9 @@ async def _authorizations(
     )
     items = []
     async for charge in _rows(
-        lambda size, offset: client.search_charges_page(query, limit=size, offset=offset),
+        lambda size, offset: client.search_charges_page(
+            query, limit=size, offset=offset, offload=True
+        ),
         notes,
         "open authorizations",
     ):
