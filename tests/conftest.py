@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests import speed_patches
+from tests import cpu_profile, speed_patches
 
 pytest_plugins = [
     "tests.fixtures_sandbox",
@@ -48,6 +48,7 @@ def pytest_configure(config: pytest.Config) -> None:
     once, on both cores, before the workers start importing it."""
     if speed_patches.enabled("gc_thresholds"):
         gc.set_threshold(*GC_THRESHOLDS)
+    cpu_profile.register(config)  # PAYTUI_TEST_CPU_PROFILE=FILE: each test's CPU (docs/testing.md)
     if not hasattr(config, "workerinput"):  # the run's first process, not an xdist worker
         source = Path(__file__).resolve().parents[1] / "src" / "paytui"
         compileall.compile_dir(source, quiet=2, workers=2)
