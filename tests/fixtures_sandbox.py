@@ -19,8 +19,11 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from tests import speed_patches
+
 if TYPE_CHECKING:
     import httpx
+    from fastapi import FastAPI
 
     from paytui.sandbox.faults import Faults
 
@@ -55,8 +58,32 @@ def sandbox_faults() -> Faults:
     return Faults()
 
 
+@pytest.fixture(scope="session")
+def sandbox_app(tmp_path_factory: pytest.TempPathFactory) -> FastAPI:
+    """One sandbox app per test process, its state (`app.state`) replaced for each test.
+
+    FastAPI builds an app's routes on its first request (about 40 ms of CPU, a tenth of a short
+    pilot test): paid once per process rather than by every test. The app keeps nothing of a
+    test but its `app.state`, which `sandbox_transport` sets whole each time (`bind`, as
+    `create_app` does; tests/sandbox/test_one_app.py)."""
+    from paytui.sandbox.app import create_app
+
+    return create_app(tmp_path_factory.mktemp("sandbox-app") / "unused.sqlite3")
+
+
 @pytest.fixture
-def sandbox_transport(sandbox_db: Path, sandbox_faults: Faults) -> httpx.ASGITransport:
+def sandbox_transport(
+    request: pytest.FixtureRequest, sandbox_db: Path, sandbox_faults: Faults
+) -> httpx.ASGITransport:
+    """The in-process sandbox over this test's own database copy and faults: `create_app`'s
+    app, or (speed only, `speed_patches`) the process's one app with this test's state."""
     from paytui.sandbox.embedded import asgi_transport
 
-    return asgi_transport(sandbox_db, faults=sandbox_faults, boarding_interval=STILL_BOARDING)
+    if not speed_patches.enabled("one_sandbox_app"):
+        return asgi_transport(sandbox_db, faults=sandbox_faults, boarding_interval=STILL_BOARDING)
+    from paytui.sandbox.app import bind
+    from paytui.sandbox.transport import InProcessTransport
+
+    app: FastAPI = request.getfixturevalue("sandbox_app")
+    bind(app, sandbox_db, faults=sandbox_faults, boarding_interval=STILL_BOARDING)
+    return InProcessTransport(app)

@@ -84,8 +84,6 @@ def create_app(
     boarding_interval: float = 20.0,
 ) -> FastAPI:
     """The sandbox app over the SQLite database at `db_path` (tables are created if missing)."""
-    store = Store(db_path, boarding_interval=boarding_interval)
-    faults = faults if faults is not None else Faults()
     app = FastAPI(
         title="paytui payment sandbox",
         version="2",
@@ -95,9 +93,7 @@ def create_app(
         # A body without Content-Type is read as JSON, as curl users expect.
         strict_content_type=False,
     )
-    app.state.store = store
-    app.state.faults = faults
-    app.state.token_ttl = token_ttl
+    bind(app, db_path, faults=faults, token_ttl=token_ttl, boarding_interval=boarding_interval)
     app.include_router(auth_router)
     app.include_router(charges_router)
     app.include_router(resources_router)
@@ -106,7 +102,23 @@ def create_app(
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)
     app.add_exception_handler(Exception, _server_error)
-    app.add_middleware(SandboxMiddleware, faults=faults, store=store)
+    app.add_middleware(SandboxMiddleware)  # reads app.state.faults and .store per request
     install_openapi(app)
     quiet_dropped_answers()
     return app
+
+
+def bind(
+    app: FastAPI,
+    db_path: Path | str,
+    *,
+    faults: Faults | None = None,
+    token_ttl: int = 3600,
+    boarding_interval: float = 20.0,
+) -> None:
+    """Give `app` its database, faults and token lifetime: everything of a sandbox's state that
+    the app holds (`app.state`; the middleware and the routes read it there on each request).
+    Called again, it replaces all of it: the tests run one app per process this way."""
+    app.state.store = Store(db_path, boarding_interval=boarding_interval)
+    app.state.faults = faults if faults is not None else Faults()
+    app.state.token_ttl = token_ttl

@@ -80,12 +80,23 @@ async def _read_then_hold(receive: Receive, seconds: float) -> Receive:
 
 
 class SandboxMiddleware:
-    """Applies faults and auth to `/v2` requests; everything else passes straight through."""
+    """Applies faults and auth to `/v2` requests; everything else passes straight through.
 
-    def __init__(self, app: ASGIApp, *, faults: Faults, store: Store) -> None:
+    The faults and the store are the app's (`app.state`), read on each request: whoever swaps
+    them (the tests' one app per process, `tests/fixtures_sandbox.py`) swaps them everywhere."""
+
+    def __init__(self, app: ASGIApp) -> None:
         self.app = app
-        self.faults = faults
-        self.store = store
+
+    @staticmethod
+    def _faults(scope: Scope) -> Faults:
+        faults: Faults = scope["app"].state.faults
+        return faults
+
+    @staticmethod
+    def _store(scope: Scope) -> Store:
+        store: Store = scope["app"].state.store
+        return store
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and judged(scope["method"], scope["path"]):
@@ -123,7 +134,7 @@ class SandboxMiddleware:
             await refusal(scope, receive, send)
             return
         operation = operation_of(scope["method"], scope["path"])
-        hold = self.faults.late_commit_hold(operation)
+        hold = self._faults(scope).late_commit_hold(operation)
         if hold is not None:
             receive = await _read_then_hold(receive, hold)
             token = CLIENT.set(None)  # on purpose: it commits for a client that left
@@ -153,7 +164,7 @@ class SandboxMiddleware:
         token = _bearer(scope)
         client = None
         if token is not None:
-            client = await anyio.to_thread.run_sync(self.store.token_client, token)
+            client = await anyio.to_thread.run_sync(self._store(scope).token_client, token)
         if client != CONTROL_CLIENT_ID:
             return error_response(
                 401,
@@ -165,18 +176,19 @@ class SandboxMiddleware:
     async def _refusal(self, scope: Scope) -> Any:
         """A response to send instead of running the endpoint, or None to go ahead."""
         path = scope["path"]
-        if self.faults.delay_seconds > 0:
-            await anyio.sleep(self.faults.delay_seconds)
-        forced = self.faults.take_failure(path, scope.get("method"))
+        faults = self._faults(scope)
+        if faults.delay_seconds > 0:
+            await anyio.sleep(faults.delay_seconds)
+        forced = faults.take_failure(path, scope.get("method"))
         if forced is not None:
-            return self._forced(forced)
+            return self._forced(faults, forced)
         if not needs_token(path):
             return None
         token = _bearer(scope)
         challenge = {"WWW-Authenticate": "Bearer"}
         if token is None:
             return error_response(401, "missing bearer token", challenge)
-        scopes = await anyio.to_thread.run_sync(self.store.token_scopes, token)
+        scopes = await anyio.to_thread.run_sync(self._store(scope).token_scopes, token)
         if scopes is None:
             challenge["WWW-Authenticate"] = 'Bearer error="invalid_token"'
             return error_response(401, "unknown or expired token", challenge)
@@ -190,8 +202,9 @@ class SandboxMiddleware:
         scope.setdefault("state", {})["scopes"] = scopes
         return None
 
-    def _forced(self, status: int) -> Any:
+    @staticmethod
+    def _forced(faults: Faults, status: int) -> Any:
         headers = {"Retry-After": "1"} if status == 429 else None
-        if self.faults.fail_body is not None:
-            return Response(self.faults.fail_body, status, headers, media_type="text/html")
+        if faults.fail_body is not None:
+            return Response(faults.fail_body, status, headers, media_type="text/html")
         return error_response(status, f"sandbox fault: forced status {status}", headers)
