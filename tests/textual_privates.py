@@ -28,7 +28,13 @@ PRIVATES: tuple[tuple[str, str, str], ...] = (
     ("textual.css.stylesheet:Stylesheet", "_parse_rules", "css_parsed_once (speed): cache"),
     ("textual.pilot", "wait_for_idle", "quick_idle (speed): the pilot's wait for idle"),
     ("textual.app", "wait_for_idle", "quick_idle (speed): the app's wait for idle"),
-    # Read or called by tests/ui/conftest.py.
+    (
+        "textual.pilot:Pilot",
+        "_wait_for_screen",
+        "screen_waits_explained: its 30 s timeout fails naming the busy widgets",
+    ),
+    # Read or called by tests/ui/conftest.py and tests/ui/screen_wait.py.
+    ("textual.message_pump:MessagePump", "_task", "screen_wait: where a busy widget awaits"),
     ("textual.css.stylesheet:Stylesheet", "_variables", "css_parsed_once: the cache key"),
     ("textual.screen:Screen", "_compositor", "screen_text, paint: render the screen"),
     ("textual._compositor:Compositor", "_dirty_regions", "no_unseen_frames: drop them"),

@@ -423,6 +423,17 @@ async def _wait_for_idle(min_sleep: float = 0.02, max_sleep: float = 1) -> None:
 
 
 @pytest.fixture(autouse=True)
+def screen_waits_explained(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pilot's wait for the screen's widgets (`tests/ui/screen_wait.py`) fails naming the
+    widgets still busy and where each is awaiting, not with a bare `WaitForScreenTimeout`."""
+    from textual.pilot import Pilot
+
+    from tests.ui.screen_wait import explained_wait
+
+    monkeypatch.setattr(Pilot, "_wait_for_screen", explained_wait)
+
+
+@pytest.fixture(autouse=True)
 def quick_idle(monkeypatch: pytest.MonkeyPatch) -> None:
     """Speed only (`speed_patches`): pilots wait for idle in short steps (`_wait_for_idle`),
     the one function Textual imports in two places."""

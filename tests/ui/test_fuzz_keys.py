@@ -39,6 +39,7 @@ import httpx
 import pytest
 from textual import events
 from textual.keys import _character_to_key
+from textual.widgets import Input, TextArea
 
 from paytui.ui import bindings
 from paytui.ui.screens.help import HelpScreen
@@ -107,15 +108,31 @@ def queue_keys(app: Any, keys: list[str]) -> None:
         app.post_message(event)
 
 
+def in_text_field(app: Any) -> bool:
+    """A text field has the focus: `?` there is a character, not Help (rule 4)."""
+    return isinstance(app.focused, (Input, TextArea))
+
+
+def where(app: Any) -> str:
+    """Where the keys go: the mode, its screens and the focused widget (for a failure)."""
+    stack = " > ".join(type(screen).__name__ for screen in app.screen_stack)
+    return f"mode {app.current_mode!r}, screens {stack}, focus {app.focused!r}"
+
+
 async def leave_everything(app: Any, pilot: Any) -> None:
-    """Close modals and leave text fields, so `?` is a key and not a character."""
-    for _ in range(8):
-        if len(app.screen_stack) <= 1 and app.focused is None:
-            break
-        await pilot.press("escape")
-        if app.focused is not None and hasattr(app.focused, "value"):
+    """Close modals and leave text fields, so `?` is a key and not a character. Each step is let
+    settle (an escape may start a worker or close a screen in its own turn) before the next look,
+    and the way out is asserted rather than tried a fixed number of times: it used to press
+    escape 8 times with a bare pause between, whatever the state, and then `?`."""
+    for _ in range(40):
+        if len(app.screen_stack) <= 1 and not in_text_field(app):
+            return
+        if in_text_field(app):
             app.set_focus(None)
-        await pilot.pause()
+        else:
+            await pilot.press("escape")
+        await settle(app, pilot)
+    raise AssertionError(f"modals and text fields not left after 40 steps: {where(app)}")
 
 
 @pytest.mark.parametrize("seed", ONLY_SEEDS or range(FUZZ_SEEDS))
@@ -164,7 +181,10 @@ async def test_random_keys_never_crash_and_help_still_opens(
                 paint(app)  # whatever state the keys left, it can be painted
         await settle(app, pilot)
         await leave_everything(app, pilot)
+        before = where(app)
         await pilot.press("question_mark")
         await settle(app, pilot)
-        assert isinstance(app.screen, HelpScreen), f"seed {seed}: {app.screen!r}"
+        assert isinstance(app.screen, HelpScreen), (
+            f"seed {seed}: ? did not open Help from {before}: {where(app)}"
+        )
     assert app.return_code in (None, 0), f"seed {seed}: exit code {app.return_code}"
