@@ -29,6 +29,7 @@ from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.css.query import NoMatches
 from textual.widgets import DataTable, Static
 
 from paytui.actions.registry import spec_for
@@ -538,7 +539,10 @@ class TodayScreen(ChargeRowActions, PagedListScreen[TodayItem]):
             if not self.is_attached:
                 return
             self.refunds.update(positions)
-            table = self.query_one(FitNavTable)
+            try:
+                table = self.query_one(FitNavTable)
+            except NoMatches:  # the screen is being taken down (the app quits): nothing to show
+                return
             for item in self.items:
                 charge = _charge_of(item)
                 key = self.row_key(item)
