@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import io
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -274,6 +275,8 @@ async def wait_for_workers(pilot: Any) -> None:
 
 
 _PARSED_CSS: dict[tuple[object, ...], list[Any]] = {}
+#: Textual's own `Stylesheet._parse_rules`, while `css_parsed_once` stands in for it.
+_UPSTREAM_PARSE_RULES: list[Any] = []
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -292,6 +295,7 @@ def css_parsed_once() -> Any:
         yield
         return
     original = Stylesheet._parse_rules
+    _UPSTREAM_PARSE_RULES.append(original)
 
     def parse_rules(
         self: Stylesheet,
@@ -318,6 +322,25 @@ def css_parsed_once() -> Any:
     Stylesheet._parse_rules = parse_rules  # type: ignore[method-assign]
     yield
     Stylesheet._parse_rules = original  # type: ignore[method-assign]
+
+
+@pytest.fixture
+def css_parses(monkeypatch: pytest.MonkeyPatch) -> Counter[tuple[object, ...]]:
+    """Each stylesheet source Textual parses in this test, counted (source, location, tie
+    breaker, scope; whatever the variables), with `css_parsed_once` off: as shipped."""
+    from textual.css import stylesheet
+
+    if _UPSTREAM_PARSE_RULES:
+        monkeypatch.setattr(stylesheet.Stylesheet, "_parse_rules", _UPSTREAM_PARSE_RULES[0])
+    parses: Counter[tuple[object, ...]] = Counter()
+    parse = stylesheet.parse
+
+    def counted(scope: str, css: str, read_from: Any, **kwargs: Any) -> Any:
+        parses[(css, read_from, kwargs.get("tie_breaker"), scope)] += 1
+        return parse(scope, css, read_from, **kwargs)
+
+    monkeypatch.setattr(stylesheet, "parse", counted)
+    return parses
 
 
 @pytest.fixture(autouse=True)

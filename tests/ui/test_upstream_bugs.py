@@ -7,6 +7,8 @@ upgrade fixes one, its test fails: delete the workaround in `textual_fixes.py` a
 
 from __future__ import annotations
 
+from collections import Counter
+
 import pytest
 from textual import events
 from textual.app import App, ComposeResult, ScreenStackError
@@ -114,3 +116,22 @@ async def test_a_button_asked_anew_still_drops_the_enter_within_its_press_look()
     though it was disabled, enabled and relabelled since; a dialog's next answer was lost."""
     assert await _press_ask_again_press(Button("Refund")) == 1  # the second enter dropped
     assert await _press_ask_again_press(DialogButton("Refund")) == 2
+
+
+class _StyledScreen(Screen[None]):
+    CSS = "_StyledScreen { background: $primary; }"
+
+
+class _ModesApp(App[None]):
+    MODES = {"main": _StyledScreen}
+    DEFAULT_MODE = "main"
+
+
+async def test_a_first_mode_screen_still_parses_every_stylesheet_again(
+    css_parses: Counter[tuple[object, ...]],
+) -> None:
+    """`ParsedOnceStylesheet`: a mode's first screen with CSS of its own re-parsed every source."""
+    app = _ModesApp()
+    async with app.run_test() as pilot:
+        await pilot.pause()
+    assert max(css_parses.values()) >= 3

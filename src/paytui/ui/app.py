@@ -43,7 +43,7 @@ from paytui.ui.host import PaytuiHost
 from paytui.ui.palette_commands import PaytuiCommands
 from paytui.ui.screens.charges import ChargeSearchScreen
 from paytui.ui.session import ClientFactory, FactoryBuilder, Session
-from paytui.ui.textual_fixes import ScreenSwitchGuards
+from paytui.ui.textual_fixes import ParsedOnceStylesheet, ScreenSwitchGuards
 from paytui.ui.top_screens import TOP_SCREENS
 from paytui.ui.type_ahead import hand_over
 from paytui.ui.widgets.errors import error_detail
@@ -124,6 +124,8 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
         mode (docs/accessibility.md); None asks `PAYTUI_SCREEN_READER`, then the config's
         `[ui] screen_reader`."""
         super().__init__()
+        # Before anything is parsed: each stylesheet parsed once (`ParsedOnceStylesheet`).
+        self.stylesheet = ParsedOnceStylesheet.replacing(self.stylesheet)
         self._settle_connection = settle_connection
         self._unmounting = False
         #: Read by the charge search for its first rows; connecting waits for it (see
@@ -158,6 +160,7 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
         from paytui.ui.themes import HIGH_CONTRAST
 
         self.register_theme(HIGH_CONTRAST)
+        self._theme_before_css(connection)
         if screen_reader is None:
             from paytui.config.environment import screen_reader_asked
 
@@ -496,6 +499,15 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
                 variables[name] = "ansi_default"
         fmt.use_theme(variables)
         return variables
+
+    def _theme_before_css(self, connection: Connection | None) -> None:
+        """The config's theme in place before the first stylesheet is parsed: set at mount
+        (`_apply_theme`), its new variables parsed every stylesheet again before the first
+        frame. One it does not know is left to `_apply_theme`, which says so."""
+        theme = connection.ui.theme if connection is not None else None
+        if theme and theme in self.available_themes and theme != self.theme:
+            self.theme = theme
+            self.stylesheet.set_variables(self.get_css_variables())
 
     def _apply_theme(self) -> None:
         connection = self.session.connection

@@ -15,6 +15,8 @@ upgrade fixes it, that test fails, and the workaround (and its test) can go.
 - `DialogButton` (every dialog's buttons): a `Button` ignores enter and clicks while it still
   shows its last press ("-active", 0.2 s), even when it has been disabled and enabled again or
   relabelled meanwhile: it asks something new, and the answer was dropped.
+- `ParsedOnceStylesheet` (the App's stylesheet): a start parsed every stylesheet up to five
+  times before the first frame; each is parsed once now, and again only for new variables.
 """
 
 from __future__ import annotations
@@ -24,14 +26,22 @@ from typing import Any
 from textual import events, on, work
 from textual.app import App
 from textual.await_complete import AwaitComplete
+from textual.cache import LRUCache
 from textual.command import CommandList, CommandPalette
 from textual.css.query import NoMatches
+from textual.css.stylesheet import Stylesheet
 from textual.message import Message
 from textual.screen import Screen
 from textual.widget import AwaitMount
 from textual.widgets import Button, Input, LoadingIndicator, OptionList
 
-__all__ = ["DialogButton", "DismissOnce", "GuardedCommandPalette", "ScreenSwitchGuards"]
+__all__ = [
+    "DialogButton",
+    "DismissOnce",
+    "GuardedCommandPalette",
+    "ParsedOnceStylesheet",
+    "ScreenSwitchGuards",
+]
 
 
 async def _nothing() -> None:
@@ -67,6 +77,46 @@ class DialogButton(Button):
     def watch_disabled(self, disabled: bool) -> None:
         super().watch_disabled(disabled)
         self.remove_class("-active")
+
+
+class ParsedOnceStylesheet(Stylesheet):
+    """The App's stylesheet: each source parsed once for a set of variables (a theme).
+
+    Upstream (Textual 8.2.8) a start parsed the same CSS again and again before the first frame
+    (the App's, every widget's DEFAULT_CSS, the first screen's; 37 parses of 20 sources for the
+    charge list): a screen with a `CSS_PATH` installed as a mode's first screen `reparse`s every
+    source into a fresh stylesheet (no cache), then `refresh_css` (the new screen's CSS count is
+    -1, never the App's) sets the very same variables, which empties the parse cache, and
+    `reparse`s all again; the next widget class mounted then finds the cache empty and every
+    source is parsed a third time. Here variables equal to the ones in use change nothing, and a
+    `reparse` parses through the cache (which holds rules for the current variables only: new
+    variables empty it), so only a source not seen yet is parsed. Errors are raised as before
+    and leave the rules in use as they were.
+
+    The cache holds every source: Textual's keeps 64, fewer than paytui's screens and widgets
+    add, and `parse` walks them all in order each time, so past 64 an LRU misses every one.
+    """
+
+    def __init__(self, *, variables: dict[str, str] | None = None) -> None:
+        super().__init__(variables=variables)
+        self._parse_cache = LRUCache(1024)
+
+    @classmethod
+    def replacing(cls, stylesheet: Stylesheet) -> ParsedOnceStylesheet:
+        """This stylesheet in place of `stylesheet` (an App's, before it has parsed anything)."""
+        replaced = cls(variables=stylesheet._variables)
+        for read_from, source in stylesheet.source.items():
+            replaced.source[read_from] = source
+        replaced._require_parse = bool(replaced.source)
+        return replaced
+
+    def set_variables(self, variables: dict[str, str]) -> None:
+        if variables == self._variables:
+            return  # the same theme: the rules parsed with these variables stand
+        super().set_variables(variables)
+
+    def reparse(self) -> None:
+        self.parse()
 
 
 class ScreenSwitchGuards(App[Any]):
