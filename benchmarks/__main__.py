@@ -16,6 +16,11 @@ Figures:
   seconds from the spawn until the first paint of those runs, the first key applied (the cursor
   on the second row: time to interactive) and the mark; and in how many runs the mark landed on
   the third row (target: every run).
+- `startup_{warm,cold}_cpu_ratio` (`_paytui_cpu_s`, `_bare_cpu_s`): the CPU (user + system) of
+  the same runs, paytui's (its first-page child included) over the bare app's; no target.
+- `startup_busy_*`: every figure above again with one core kept busy (a `while True: pass`
+  child, not pinned, started before the round's first run and killed after its last): the
+  ratios' targets are the same (1.3x warm, 1.6x cold), both apps under the same load.
 - `first_paint_modules`, `first_paint_paytui_modules`, `first_paint_import_self_ms`: what is
   imported before the first page is painted (`import_budget.py`; the count's target is the
   committed budget, which `tests/test_import_budget.py` enforces).
@@ -156,35 +161,56 @@ QUERIES: dict[str, str] = {
 
 def startup(runs: int) -> Iterator[dict[str, Any]]:
     """Warm and cold ratios, each interleaved with the bare app (`startup.py`'s timer); then
-    `j j space` typed at the first rows and when it was applied (`typed_at_first_rows`)."""
+    `j j space` typed at the first rows and when it was applied (`typed_at_first_rows`). Two
+    rounds: as the machine is, then with one core kept busy (`startup_busy_*`: a spinning child
+    started before the round's first run and killed after its last, `startup.busy_cores`)."""
     sys.path.insert(0, str(HERE))
-    from benchmarks.startup import _time_once, byte_compile
+    from benchmarks.startup import busy_cores, byte_compile
 
     byte_compile()
+    for prefix, cores in (("startup", 0), ("startup_busy", 1)):
+        with busy_cores(cores):
+            yield from _startup_round(prefix, runs)
+    yield from first_paint_imports()
+
+
+def _startup_round(prefix: str, runs: int) -> Iterator[dict[str, Any]]:
+    from benchmarks.startup import _run_once
+
     bare = [sys.executable, str(HERE / "bare_datatable.py")]
     paytui = [sys.executable, str(HERE / "startup_paytui.py")]
     for case, extra in (("warm", {}), ("cold", {"PAYTUI_SANDBOX_IDLE": "0"})):
         env = {**os.environ, **extra}
-        _time_once(paytui, env)  # builds the database if needed, starts the warm sandbox
-        _time_once(bare, env)
+        _run_once(paytui, env)  # builds the database if needed, starts the warm sandbox
+        _run_once(bare, env)
         ratios: list[float] = []
         bare_s: list[float] = []
         paytui_s: list[float] = []
+        bare_cpu: list[float] = []
+        paytui_cpu: list[float] = []
         for _ in range(runs):
-            bare_s.append(_time_once(bare, env))
-            paytui_s.append(_time_once(paytui, env))
+            bare_run = _run_once(bare, env)
+            paytui_run = _run_once(paytui, env)
+            bare_s.append(bare_run["painted"])
+            paytui_s.append(paytui_run["painted"])
+            bare_cpu.append(bare_run["cpu"])
+            paytui_cpu.append(paytui_run["cpu"])
             ratios.append(paytui_s[-1] / bare_s[-1])
         ratio = statistics.median(paytui_s) / statistics.median(bare_s)
         target = 1.3 if case == "warm" else 1.6
-        yield figure(f"startup_{case}_ratio", ratios, "x", target, value=ratio)
-        yield figure(f"startup_{case}_paytui_s", paytui_s, "s", None)
-        yield figure(f"startup_{case}_bare_s", bare_s, "s", None)
-        yield from typed_at_first_rows(case, paytui, env, runs)
-    yield from first_paint_imports()
+        yield figure(f"{prefix}_{case}_ratio", ratios, "x", target, value=ratio)
+        yield figure(f"{prefix}_{case}_paytui_s", paytui_s, "s", None)
+        yield figure(f"{prefix}_{case}_bare_s", bare_s, "s", None)
+        cpu_ratios = [p / b for p, b in zip(paytui_cpu, bare_cpu, strict=True)]
+        cpu_ratio = statistics.median(paytui_cpu) / statistics.median(bare_cpu)
+        yield figure(f"{prefix}_{case}_cpu_ratio", cpu_ratios, "x", None, value=cpu_ratio)
+        yield figure(f"{prefix}_{case}_paytui_cpu_s", paytui_cpu, "s", None)
+        yield figure(f"{prefix}_{case}_bare_cpu_s", bare_cpu, "s", None)
+        yield from typed_at_first_rows(f"{prefix}_{case}", paytui, env, runs)
 
 
 def typed_at_first_rows(
-    case: str, paytui: list[str], env: dict[str, str], runs: int
+    name: str, paytui: list[str], env: dict[str, str], runs: int
 ) -> Iterator[dict[str, Any]]:
     """`j j space` typed the moment the first rows show (`startup._run_once(keys=True)`), in
     runs of their own after the ratio's (a run that goes on past its first paint is not one
@@ -203,12 +229,12 @@ def typed_at_first_rows(
         if "marked" in seen:
             marked.append(seen["marked"])
         landed += seen.get("marked_row") == 3
-    yield figure(f"startup_{case}_typed_first_paint_s", painted, "s", None)
+    yield figure(f"{name}_typed_first_paint_s", painted, "s", None)
     if moved:
-        yield figure(f"startup_{case}_interactive_s", moved, "s", None)
+        yield figure(f"{name}_interactive_s", moved, "s", None)
     if marked:
-        yield figure(f"startup_{case}_marked_s", marked, "s", None)
-    yield figure(f"startup_{case}_keys_landed", [landed], "runs", runs, at_least=True)
+        yield figure(f"{name}_marked_s", marked, "s", None)
+    yield figure(f"{name}_keys_landed", [landed], "runs", runs, at_least=True)
 
 
 def first_paint_imports() -> Iterator[dict[str, Any]]:

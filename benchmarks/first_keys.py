@@ -17,17 +17,16 @@ Needs tmux. The deadline for a mark (`--deadline`, 20 s) only ends a launch that
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
 import re
 import shutil
 import subprocess
-import sys
 import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
+
+from benchmarks.startup import busy_cores
 
 ROOT = Path(__file__).resolve().parents[1]
 #: A charge row of the list: its time column first (the mark sign, if any, before it).
@@ -44,17 +43,6 @@ def _tmux(*args: str) -> str:
 def _rows(screen: str) -> list[str]:
     """The signs before each charge row's time (a space, or the mark)."""
     return [m.group(1) for line in screen.splitlines() if (m := ROW.match(line))]
-
-
-@contextlib.contextmanager
-def _busy(cores: int) -> Iterator[None]:
-    spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(cores)]
-    try:
-        yield
-    finally:
-        for spinner in spinners:
-            spinner.kill()
-            spinner.wait()
 
 
 def launch(session: str, env: dict[str, str], deadline: float) -> dict[str, object]:
@@ -104,7 +92,7 @@ def main() -> int:
     try:
         launch(f"{tag}-warm", env, 120.0)  # builds the sandbox's database
         results = []
-        with _busy(args.busy):
+        with busy_cores(args.busy):
             for n in range(args.launches):
                 results.append(launch(f"{tag}-{n}", env, args.deadline))
     finally:

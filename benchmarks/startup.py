@@ -4,7 +4,10 @@ Both programs run the same way: a fresh Python process on a real pseudo-terminal
 from spawn until the program reports that its rows are painted. Runs are interleaved so that
 machine noise hits both alike, and the figures are medians. Prints JSON.
 
-    .venv/bin/python benchmarks/startup.py [--runs 11]
+    .venv/bin/python benchmarks/startup.py [--runs 11] [--busy-core]
+
+`--busy-core`: one core kept busy (`python3 -c 'while True: pass'`, not pinned) from before the
+first run until after the last, as a support desk's browser or softphone would.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import fcntl
 import json
 import os
 import pty
+import resource
 import select
 import statistics
 import struct
@@ -22,6 +26,7 @@ import subprocess
 import sys
 import termios
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -41,6 +46,23 @@ def byte_compile() -> None:
     import paytui
 
     compileall.compile_dir(str(Path(paytui.__file__).parent), quiet=1)
+
+
+@contextlib.contextmanager
+def busy_cores(cores: int) -> Iterator[None]:
+    """`cores` processes spinning (`while True: pass`) from now until the block ends."""
+    spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(cores)]
+    try:
+        yield
+    finally:
+        for spinner in spinners:
+            spinner.kill()
+            spinner.wait()
+
+
+def _children_cpu() -> float:
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
 
 
 def _time_once(
@@ -67,10 +89,12 @@ def _run_once(
 ) -> dict[str, float]:
     """Spawn argv on a fresh pty; seconds from the spawn to each line the probe writes.
 
-    "painted": the first rows. With `keys` (the paytui probe only, `startup_paytui.py`):
-    `KEYS` is written to the terminal the moment the rows are reported, as a person types at
-    them; then "moved" (the first key applied: time to interactive) and "marked" (the mark
-    applied; `marked_row` the row it is on, 3 when every key landed where it was meant).
+    "painted": the first rows; "cpu": the CPU seconds (user + system) of the program and the
+    children it waited for (the first-page child), whole run. With `keys` (the paytui probe
+    only, `startup_paytui.py`): `KEYS` is written to the terminal the moment the rows are
+    reported, as a person types at them; then "moved" (the first key applied: time to
+    interactive) and "marked" (the mark applied; `marked_row` the row it is on, 3 when every
+    key landed where it was meant).
     """
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
@@ -83,6 +107,7 @@ def _run_once(
         "COLUMNS": "120",
         "LINES": "40",
     }
+    cpu_before = _children_cpu()
     start = time.perf_counter()
     proc = subprocess.Popen(
         argv,
@@ -127,6 +152,7 @@ def _run_once(
             proc.wait()
         os.close(master)
         os.close(probe_r)
+    seen["cpu"] = _children_cpu() - cpu_before
     if "painted" not in seen:
         raise RuntimeError(f"{argv} never reported a painted page")
     return seen
@@ -135,7 +161,13 @@ def _run_once(
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=11)
+    parser.add_argument("--busy-core", action="store_true", help="one core kept busy meanwhile")
     args = parser.parse_args()
+    with busy_cores(1 if args.busy_core else 0):
+        return _measure(args.runs, busy=args.busy_core)
+
+
+def _measure(runs: int, *, busy: bool) -> int:
     env = dict(os.environ)
     bare = [sys.executable, str(HERE / "bare_datatable.py")]
     paytui = [sys.executable, str(HERE / "startup_paytui.py")]
@@ -144,7 +176,7 @@ def main() -> int:
     _time_once(bare, env)
     bare_times: list[float] = []
     paytui_times: list[float] = []
-    for _ in range(args.runs):
+    for _ in range(runs):
         bare_times.append(_time_once(bare, env))
         paytui_times.append(_time_once(paytui, env))
     bare_median = statistics.median(bare_times)
@@ -153,7 +185,8 @@ def main() -> int:
     print(
         json.dumps(
             {
-                "runs": args.runs,
+                "runs": runs,
+                "busy_core": busy,
                 "bare_datatable_median_s": round(bare_median, 3),
                 "paytui_first_page_median_s": round(paytui_median, 3),
                 "ratio": round(ratio, 3),
