@@ -77,6 +77,14 @@ _PROBE = (
     "code = main(sys.argv[1:])\n"
     "with open(os.environ['PAYTUI_TEST_MODULES'], 'w') as out:\n"
     "    json.dump(sorted(sys.modules), out)\n"
+    "config = sys.modules.get('paytui.config.model')\n"
+    "built = [\n"
+    "    name for name, kind in vars(config).items()\n"
+    "    if isinstance(kind, type) and getattr(kind, '__module__', '') == config.__name__\n"
+    "    and getattr(kind, '__pydantic_complete__', False)\n"
+    "] if config is not None else []\n"
+    "with open(os.environ['PAYTUI_TEST_MODULES'] + '.built', 'w') as out:\n"
+    "    json.dump(sorted(built), out)\n"
     "sys.exit(code)\n"
 )
 
@@ -98,6 +106,13 @@ def imported_by(home: Path, *argv: str) -> set[str]:
     return set(json.loads(listing.read_text()))
 
 
+def config_models_built(home: Path) -> list[str]:
+    """The config's models whose validator the last `imported_by` in `home` built (pydantic's
+    `defer_build`: a model's validator is built when it first validates)."""
+    built: list[str] = json.loads((home / "modules.json.built").read_text())
+    return built
+
+
 def under(modules: set[str], prefixes: set[str]) -> set[str]:
     return {m for m in modules if any(m == p or m.startswith(f"{p}.") for p in prefixes)}
 
@@ -110,6 +125,19 @@ def test_history_reads_the_journal_without_the_operations_the_client_or_its_mode
     assert not under(found, NEVER | {"paytui.today.queue", "paytui.api.models", "httpx"})
     # A local read waits on nothing: no event loop, so no asyncio (`handlers.without_loop`).
     assert "asyncio" not in found
+    # No config file: nothing to validate, so no validator of the config's models is built
+    # (building them all at import was most of the config's cost).
+    assert config_models_built(tmp_path) == []
+
+
+def test_a_config_file_builds_the_validators_of_its_own_tables_only(tmp_path: Path) -> None:
+    config = tmp_path / ".config" / "paytui" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text('default_profile = "sandbox"\n[ui]\nclaim_lease_seconds = 60\n')
+    imported_by(tmp_path, "history", "--limit", "1")
+    built = set(config_models_built(tmp_path))
+    assert "UiPrefs" in built  # the file's [ui] was validated
+    assert not built & {"TodayPrefs", "PulsePrefs", "EvidencePrefs", "UserCommand", "Profile"}
 
 
 @pytest.fixture(scope="module")

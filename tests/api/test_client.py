@@ -669,3 +669,19 @@ def test_verify_accepts_a_ca_bundle_path() -> None:
 
     client = PaymentClient("https://api.test", token="t", verify=certifi.where())
     assert client.base_url == "https://api.test"
+
+
+def test_a_plain_http_service_loads_no_certificates_and_trusts_none() -> None:
+    import ssl
+
+    from paytui.api.client import _ssl_context
+
+    # http (loopback only, `config.urls`): no CA store loaded, verification still on, so a TLS
+    # connection from this client could only fail, never trust.
+    plain = _ssl_context(True, "http://127.0.0.1:8000")
+    assert isinstance(plain, ssl.SSLContext)
+    assert plain.verify_mode == ssl.CERT_REQUIRED and plain.check_hostname
+    assert plain.cert_store_stats()["x509_ca"] == 0
+    # https keeps httpx's own (the system's certificates), and an explicit "off" stays off.
+    assert _ssl_context(True, "https://api.test") is True
+    assert _ssl_context(False, "http://127.0.0.1:8000") is False

@@ -51,6 +51,7 @@ from decimal import Decimal
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal, Self, TypeVar, cast
 from urllib.parse import quote as url_quote
+from urllib.parse import urlsplit
 
 import httpx
 import pydantic
@@ -203,7 +204,7 @@ class PaymentClient:
             base_url=self.base_url,
             transport=transport,
             timeout=timeout,
-            verify=_ssl_context(verify),
+            verify=_ssl_context(verify, self.base_url),
             headers={"User-Agent": USER_AGENT, "Accept": "application/json"},
             follow_redirects=False,
         )
@@ -878,10 +879,18 @@ class PaymentClient:
 # --------------------------------------------------------------------------------------------
 
 
-def _ssl_context(verify: bool | str) -> bool | ssl.SSLContext:
-    """A CA bundle path becomes an SSL context (httpx no longer takes a path directly)."""
+def _ssl_context(verify: bool | str, base_url: str) -> bool | ssl.SSLContext:
+    """A CA bundle path becomes an SSL context (httpx no longer takes a path directly).
+
+    A plain-HTTP service (the sandbox on loopback: `config.urls` allows http only there) needs
+    no certificates, and loading the system's (what ``verify=True`` does in httpx) is about a
+    tenth of a script command's CPU. Its context trusts none: verification stays on
+    (`PROTOCOL_TLS_CLIENT` checks the host name and requires a certificate), so anything that
+    ever tried TLS from this client fails closed instead of trusting."""
     if isinstance(verify, str):
         return ssl.create_default_context(cafile=verify)
+    if verify is True and urlsplit(base_url).scheme == "http":
+        return ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
     return verify
 
 

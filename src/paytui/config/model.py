@@ -16,6 +16,13 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from paytui.api.parameters import CHARGE_FILTERS, REFUND_FILTERS, check_parameter_name
 from paytui.config.urls import UrlPolicyError, check_base_url
 
+#: Every table of the file: unknown keys refused, values frozen. Each model's validator is built
+#: when it first validates, not when this module is imported: a script command that reads only
+#: the journal's place (`paytui history`) or a file without `[today]` does not pay for the others
+#: (docs/performance.md). Defaults are never validated (pydantic's `validate_default` is off), so
+#: a default instance is made with `model_construct`, which builds no validator either.
+_SECTION = ConfigDict(extra="forbid", frozen=True, defer_build=True)
+
 Environment = Literal["sandbox", "production"]
 AuthKind = Literal["embedded", "client_credentials", "token"]
 SecretStoreName = Literal["keyring", "file"]
@@ -88,7 +95,7 @@ def check_agent_name(value: str | None) -> str | None:
 class UiPrefs(BaseModel):
     """UI preferences: the `[ui]` table, and the effective values of a connection."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = _SECTION
 
     theme: str | None = None
     """A Textual theme name; None lets the app choose."""
@@ -152,7 +159,7 @@ class TodayPrefs(BaseModel):
     """The `[today]` table: the windows of Today's deadlines (docs/today.md). None of them is
     in the service's spec; each default is paytui's assumption, documented there."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = _SECTION
 
     hold_days: Days = 7.0
     """Days an authorization holds the amount on the card, for a brand not in `brand_hold_days`."""
@@ -221,7 +228,7 @@ class RatioLine(BaseModel):
     """One line of the dispute ratio (`[pulse] ratio_lines`): a monitoring programme's
     threshold, as paytui's default or the acquirer's own (docs/today.md, "The dispute ratio")."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = _SECTION
 
     name: Annotated[str, Field(min_length=1, max_length=60)]
     """What the line is called on screen and in `paytui pulse`."""
@@ -236,10 +243,10 @@ class RatioLine(BaseModel):
 #: 3 % / 300) and Visa's Acquirer Monitoring Program (merchant "excessive" 1.5 % / 1,500 in
 #: 2026 in most regions). Defaults, not the rules: an acquirer's own are set in `[pulse]`.
 DEFAULT_RATIO_LINES: tuple[RatioLine, ...] = (
-    RatioLine(name="Mastercard monitored", percent=1.0, min_disputes=100),
-    RatioLine(name="Mastercard excessive", percent=1.5, min_disputes=100),
-    RatioLine(name="Visa VAMP excessive", percent=1.5, min_disputes=1500),
-    RatioLine(name="Mastercard high excessive", percent=3.0, min_disputes=300),
+    RatioLine.model_construct(name="Mastercard monitored", percent=1.0, min_disputes=100),
+    RatioLine.model_construct(name="Mastercard excessive", percent=1.5, min_disputes=100),
+    RatioLine.model_construct(name="Visa VAMP excessive", percent=1.5, min_disputes=1500),
+    RatioLine.model_construct(name="Mastercard high excessive", percent=3.0, min_disputes=300),
 )
 
 
@@ -248,7 +255,7 @@ class PulsePrefs(BaseModel):
     read again (docs/today.md). The lines are for the eye, not rules: the card schemes'
     monitoring programmes start around 0.9-1 % of a month's transactions."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = _SECTION
 
     days: Annotated[int, Field(ge=2, le=366)] = 30
     """Days of the pulse (today and the days before it, UTC)."""
@@ -275,7 +282,7 @@ class EvidencePrefs(BaseModel):
     The defaults are common acquirer caps (8 files of 2 MB, 17 pages, 150,000 characters); an
     acquirer's own are in its dispute portal's documentation."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = _SECTION
 
     max_files: Annotated[int, Field(ge=1, le=1000)] = 8
     """Files in one submission (the pack and every attachment)."""
@@ -319,7 +326,7 @@ def _service_parameter(value: object) -> object:
 class _FilterNames(BaseModel):
     """The service's names of one list's filters (`FILTERS`, paytui's names)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = _SECTION
     FILTERS: ClassVar[tuple[str, ...]] = ()
 
     @model_validator(mode="after")
@@ -382,7 +389,7 @@ class Parameters(_FilterNames):
     charge_id: ServiceParameter = None
     contact_name: ServiceParameter = None
     sort: ServiceParameter = None
-    refunds: RefundParameters = RefundParameters()
+    refunds: RefundParameters = RefundParameters.model_construct()
 
     _check = field_validator(*CHARGE_FILTERS, mode="before")(_service_parameter)
 
@@ -395,7 +402,7 @@ class Profile(BaseModel):
     `paytui profile add` stored it).
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = _SECTION
 
     base_url: str | None = None
     """None means the embedded sandbox."""
@@ -411,7 +418,7 @@ class Profile(BaseModel):
     paging: Paging = "offset"
     """How the service pages a list where it gives no next link: "offset" (`limit` / `offset`)
     or "page" (`page` / `per_page`, 1-based). The spec does not show it."""
-    parameters: Parameters = Parameters()
+    parameters: Parameters = Parameters.model_construct()
     """The service's names of the list filters (the spec does not show them); unset: paytui's."""
     client_secret_env: str | None = None
     token_env: str | None = None
@@ -576,7 +583,7 @@ class UserCommand(BaseModel):
     """One `[[commands]]` table: a team's own program, run on what is on screen
     (docs/commands.md; the running is `paytui.user_commands`)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = _SECTION
 
     name: Annotated[str, Field(min_length=1, max_length=60)]
     """What help, the palette and the confirmation call it."""
@@ -657,13 +664,13 @@ class UserCommand(BaseModel):
 class Config(BaseModel):
     """The whole validated file. `profiles` holds only the profiles that validated."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = _SECTION
 
     default_profile: str | None = None
-    ui: UiPrefs = UiPrefs()
-    today: TodayPrefs = TodayPrefs()
-    pulse: PulsePrefs = PulsePrefs()
-    evidence: EvidencePrefs = EvidencePrefs()
+    ui: UiPrefs = UiPrefs.model_construct()
+    today: TodayPrefs = TodayPrefs.model_construct()
+    pulse: PulsePrefs = PulsePrefs.model_construct()
+    evidence: EvidencePrefs = EvidencePrefs.model_construct()
     keymap: dict[str, str] = {}
     #: Saved searches: name -> query text (docs/saved-searches.md).
     searches: dict[str, str] = {}
@@ -683,7 +690,7 @@ class Config(BaseModel):
         if name in self.profiles:
             return self.profiles[name]
         if name == IMPLICIT_PROFILE:
-            return Profile()
+            return Profile.model_construct()  # every default: nothing to validate
         return None
 
 

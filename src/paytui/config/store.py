@@ -92,6 +92,11 @@ class LoadResult:
     def ok(self) -> bool:
         return not self.problems
 
+    @classmethod
+    def absent(cls, file: Path | None) -> LoadResult:
+        """No config file: every default, nothing validated (no validator built)."""
+        return cls(Config.model_construct(), path=file, exists=False)
+
 
 # --------------------------------------------------------------------------- loading
 
@@ -107,7 +112,7 @@ def load_config(path: Path | str | None = None) -> LoadResult:
         text = read_small_text(file)
         raw = loads_toml(text, file)
     except FileNotFoundError:
-        return LoadResult(Config(), path=file, exists=False)
+        return LoadResult.absent(file)
     except UnreadableFileError as exc:
         reason = str(exc).removeprefix(f"{file}: ")
         return _unusable(file, None, f"{reason}; starting on the embedded sandbox")
@@ -122,7 +127,7 @@ def load_config(path: Path | str | None = None) -> LoadResult:
 
 def _unusable(file: Path, line: int | None, message: str) -> LoadResult:
     problem = ConfigProblem(file, line, message)
-    return LoadResult(Config(), [problem], path=file, exists=True, parsed=False)
+    return LoadResult(Config.model_construct(), [problem], path=file, exists=True, parsed=False)
 
 
 def _toml_error_position(exc: tomllib.TOMLDecodeError) -> tuple[int | None, str]:
@@ -158,19 +163,10 @@ def _validate_raw(raw: dict[str, Any], text: str, file: Path) -> LoadResult:
         report(("default_profile",), "default_profile must be a profile name (a string)")
         default_profile = None
 
-    ui = _validate_section(UiPrefs, raw.get("ui", {}), ("ui",), report, drop_bad_fields=True)
-    ui = ui if ui is not None else UiPrefs()
-    today_raw = raw.get("today", {})
-    today = _validate_section(TodayPrefs, today_raw, ("today",), report, drop_bad_fields=True)
-    today = today if today is not None else TodayPrefs()
-    pulse_raw = raw.get("pulse", {})
-    pulse = _validate_section(PulsePrefs, pulse_raw, ("pulse",), report, drop_bad_fields=True)
-    pulse = pulse if pulse is not None else PulsePrefs()
-    evidence_raw = raw.get("evidence", {})
-    evidence = _validate_section(
-        EvidencePrefs, evidence_raw, ("evidence",), report, drop_bad_fields=True
-    )
-    evidence = evidence if evidence is not None else EvidencePrefs()
+    ui = _preferences(UiPrefs, raw, "ui", report)
+    today = _preferences(TodayPrefs, raw, "today", report)
+    pulse = _preferences(PulsePrefs, raw, "pulse", report)
+    evidence = _preferences(EvidencePrefs, raw, "evidence", report)
 
     keymap: dict[str, str] = {}
     raw_keymap = raw.get("keymap", {})
@@ -232,7 +228,10 @@ def _validate_raw(raw: dict[str, Any], text: str, file: Path) -> LoadResult:
             )
             default_profile = None
 
-    config = Config(
+    # Every part was validated above, table by table (a broken one reported and left out):
+    # the whole is put together without validating it again (`Config`'s validator, which holds
+    # every table's, is then never built).
+    config = Config.model_construct(
         default_profile=default_profile,
         ui=ui,
         today=today,
@@ -299,6 +298,17 @@ def _validate_commands(
 
 
 _COMMANDS_SHAPE = "commands must be tables: [[commands]] with name and run (ignored)"
+
+
+def _preferences(
+    model: type[M], raw: Mapping[str, Any], key: str, report: Callable[[tuple[str, ...], str], None]
+) -> M:
+    """A table of preferences (`[ui]`, `[today]`...): its defaults when the file has none (no
+    validator built for what is not there), else validated, a bad value dropped to its default."""
+    if key not in raw:
+        return model.model_construct()
+    found = _validate_section(model, raw[key], (key,), report, drop_bad_fields=True)
+    return found if found is not None else model.model_construct()
 
 
 def _validate_section(

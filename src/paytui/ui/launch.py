@@ -252,10 +252,9 @@ def _fresh_connection() -> Connection:
     written since is read by the next start, not half-way into this one)."""
     from paytui.config import resolve_connection
     from paytui.config.files import config_path
-    from paytui.config.model import Config
     from paytui.config.store import LoadResult
 
-    absent = LoadResult(Config(), path=config_path(), exists=False)
+    absent = LoadResult.absent(config_path())
     return resolve_connection(profile=None, base_url=None, environ=os.environ, loaded=absent)
 
 
