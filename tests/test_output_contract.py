@@ -170,6 +170,8 @@ class World:
         self.tokens = self._ids("tokens", "list", "--limit", "1", key="token_id")
         self.open = self._ids("conversations", "list", "--status", "open", "--limit", "4", key="id")
         self.chargebacks = self._ids("charges", "search", "status:chargeback", "--limit", "1")
+        self.refunds = self._ids("refunds", "list", "--limit", "1", key="refund_id")
+        self.customers = self._ids("conversations", "list", "--limit", "1", key="customer_id")
         self.used = 0
 
     def _ids(self, *argv: str, key: str = "charge_id") -> list[str]:
@@ -203,6 +205,13 @@ def _migrate(world: World, fmt: str) -> tuple[tuple[str, ...], str]:
 def _two(fmt: str) -> int:
     """0 for the first format of a command acting once per format, 1 for the second."""
     return ["table", "json"].index(fmt)
+
+
+def _distribute(w: World, f: str) -> tuple[tuple[str, ...], str]:
+    """A capture of its own (the demo's settled sales are distributed already), distributed."""
+    code, out, err = w.run("charges", "capture", w.holds[2 + _two(f)], "--yes", "--format", "json")
+    assert code == Exit.OK, err
+    return ("charges", "distribute", json.loads(out)["result_id"], "--yes", "--format", f), ""
 
 
 def _tokens_create(w: World, f: str) -> tuple[tuple[str, ...], str]:
@@ -239,6 +248,28 @@ CASES: dict[str, Case] = {
     "charges show": lambda w, f: (("charges", "show", w.sales[0], "--format", f), ""),
     "charges capture": lambda w, f: (
         ("charges", "capture", w.holds[_two(f)], "--yes", "--format", f),
+        "",
+    ),
+    "charges tag": lambda w, f: (
+        ("charges", "tag", w.sales[0], "--tags", f"vip,{f}", "--yes", "--format", f),
+        "",
+    ),
+    "charges distribute": _distribute,
+    "refunds tag": lambda w, f: (
+        ("refunds", "tag", w.refunds[0], "--tags", f, "--yes", "--format", f),
+        "",
+    ),
+    "customers update": lambda w, f: (
+        (
+            "customers",
+            "update",
+            w.customers[0],
+            "--email",
+            f"{f}@example.org",
+            "--yes",
+            "--format",
+            f,
+        ),
         "",
     ),
     "refunds create": lambda w, f: (

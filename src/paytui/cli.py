@@ -27,6 +27,7 @@ SCRIPT_COMMANDS = (
     "pulse",
     "conversations",
     "messages",
+    "customers",
     "evidence",
 )
 #: Options of the app that may come before a script command (`paytui --profile p charges ...`).

@@ -20,10 +20,12 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Asked",
+    "CommandLine",
     "Executor",
     "NoParams",
     "Operation",
     "OperationName",
+    "Option",
     "Request",
     "decimal_or_none",
 ]
@@ -74,6 +76,58 @@ class NoParams:
     conversation, delete a session)."""
 
 
+@dataclass(frozen=True)
+class Option:
+    """One option of an operation's command-line verb: ``--email ADDRESS`` fills the field
+    `field` of the operation's `Params` (its flag is the field's name, ``_`` written ``-``).
+    `kind`: how the text typed is read — ``text`` as it is, ``amount`` a positive amount,
+    ``fee`` an amount that may be zero, ``words`` a comma-separated list (``a,b``; empty: none)."""
+
+    field: str
+    help: str
+    metavar: str = "TEXT"
+    kind: str = "text"
+    required: bool = False
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.field.replace("_", "-")
+
+
+@dataclass(frozen=True)
+class CommandLine:
+    """An operation's verb on the command line (`paytui.commands.verbs` builds its parser and
+    runs it through the one shared path: allowed → settle → observe → confirm → `run`).
+
+    - `words`: its command, ``"customers update"`` (the noun must be a script command:
+      `paytui.cli.SCRIPT_COMMANDS`, with a line in `paytui.commands.COMMAND_HELP`).
+    - `summary`: its help line; `target`: the help of its one positional argument, the target.
+    - `options`: what fills its `Params` (`Option`); the other fields keep their defaults.
+    - `ask`: the question before sending (``{target}`` is the target), the options given are
+      said after it; `again`: the help of ``--again`` (None: the verb has no ``--again``).
+    - `record_key`: the key naming the target in what the verb writes (``charge_id``...).
+    - `hand_written`: its verb is written in `paytui.commands` by hand, and why (a card number
+      read at a prompt, an amount worked out from what is left...); None: built from this.
+    """
+
+    words: str
+    summary: str
+    target: str = "the target"
+    options: tuple[Option, ...] = ()
+    ask: str = "{target}"
+    again: str | None = None
+    record_key: str = "charge_id"
+    hand_written: str | None = None
+
+    @property
+    def noun(self) -> str:
+        return self.words.split()[0]
+
+    @property
+    def verb(self) -> str:
+        return self.words.split()[1]
+
+
 #: (method, path, query, JSON body) of a request, as `paytui.api.curl` writes it.
 Request = tuple[str, str, list[tuple[str, str]] | None, Any]
 ReadBackFn = Callable[
@@ -122,6 +176,8 @@ class Operation:
       but becomes a request a second person approves (`paytui.actions.journal_approvals`).
     - `makes_a_charge`: its target is an account and its result a new charge (the journal's
       charge column holds the result).
+    - `command` / `no_command`: its verb on the command line (`CommandLine`), or why it has
+      none — one of the two, said in its table line (a new operation cannot forget it).
     - `amount_is_identity`: two of them with the same amount on the same target are "the same"
       (a recent one needs "again"); read from the entry's amount for journals older than the
       identity they now carry.
@@ -154,8 +210,20 @@ class Operation:
     four_eyes: bool = False
     amount_is_identity: bool = False
     request: Callable[[str, dict[str, Any]], Request | None] | None = None
+    command: CommandLine | None = None
+    no_command: str | None = None
 
     def __post_init__(self) -> None:
+        if (self.command is None) == (self.no_command is None):
+            raise ValueError(
+                f"operation {self.name!r}: give its command-line verb (`command`) or say why it"
+                " has none (`no_command`), one of the two"
+            )
+        if self.command is not None:
+            fields = set(getattr(self.params, "__dataclass_fields__", {}))
+            unknown = [o.field for o in self.command.options if o.field not in fields]
+            if unknown:
+                raise ValueError(f"operation {self.name!r}: options {unknown} fill no Params field")
         if self.bulk_label is not None and self.bulk_params is None:
             raise ValueError(
                 f"operation {self.name!r} has a bulk_label but no bulk_params: say with what"

@@ -118,13 +118,16 @@ COMMAND_HELP: dict[str, str] = {
     "today": "what needs doing next, by deadline (docs/today.md)",
     "pulse": "the dispute ratio per account this month, against the lines (docs/today.md)",
     "conversations": "list, show, close conversations",
+    "customers": "change a customer's contact",
     "messages": "list and send messages of a conversation",
     "export": "export a charge search to a file (every page)",
     "evidence": "a chargeback's evidence pack, and the check before submitting it",
 }
 
-#: Adds a command's parser (its verbs, its options) to the top parser's commands.
-Builder = Callable[[Any, argparse.ArgumentParser], None]
+#: Adds a command's parser (its verbs, its options) to the top parser's commands; its third
+#: argument is the verb chosen (None: not known), so that a verb of the operations table is
+#: built only when it may be the one run (`paytui.commands.verbs.add_table_verbs`).
+Builder = Callable[[Any, argparse.ArgumentParser, "str | None"], None]
 
 
 def _sub(
@@ -136,7 +139,9 @@ def _sub(
     return parser
 
 
-def _charges(top: Any, common: argparse.ArgumentParser) -> None:
+def _charges(top: Any, common: argparse.ArgumentParser, verb: str | None = None) -> None:
+    from paytui.commands.verbs import add_table_verbs
+
     charges = top.add_parser("charges", help=COMMAND_HELP["charges"])
     verbs = charges.add_subparsers(dest="verb", metavar="{search,show,capture}")
     verbs.required = True
@@ -155,9 +160,12 @@ def _charges(top: Any, common: argparse.ArgumentParser) -> None:
     capture.add_argument("--convenience-fee", metavar="X")
     capture.add_argument("--supplemental-fee", metavar="X")
     _money_flags(capture)
+    add_table_verbs(verbs, "charges", common, verb, own=("search", "show", "capture"))
 
 
-def _refunds(top: Any, common: argparse.ArgumentParser) -> None:
+def _refunds(top: Any, common: argparse.ArgumentParser, verb: str | None = None) -> None:
+    from paytui.commands.verbs import add_table_verbs
+
     refunds = top.add_parser("refunds", help=COMMAND_HELP["refunds"])
     verbs = refunds.add_subparsers(dest="verb", metavar="{create,list}")
     verbs.required = True
@@ -177,9 +185,20 @@ def _refunds(top: Any, common: argparse.ArgumentParser) -> None:
     listing.add_argument("--account", metavar="ID")
     _listing(listing)
     unproven_flag(listing)
+    add_table_verbs(verbs, "refunds", common, verb, own=("create", "list"))
 
 
-def _tokens(top: Any, common: argparse.ArgumentParser) -> None:
+def _customers(top: Any, common: argparse.ArgumentParser, verb: str | None = None) -> None:
+    """Only verbs of the operations table (`paytui.commands.verbs`)."""
+    from paytui.commands.verbs import add_table_verbs
+
+    customers = top.add_parser("customers", help=COMMAND_HELP["customers"])
+    verbs = customers.add_subparsers(dest="verb")
+    verbs.required = True
+    add_table_verbs(verbs, "customers", common, verb)
+
+
+def _tokens(top: Any, common: argparse.ArgumentParser, verb: str | None = None) -> None:
     tokens = top.add_parser("tokens", help=COMMAND_HELP["tokens"])
     verbs = tokens.add_subparsers(dest="verb", metavar="{list,show,create}")
     verbs.required = True
@@ -210,7 +229,7 @@ def _tokens(top: Any, common: argparse.ArgumentParser) -> None:
     create.add_argument("--format", choices=("table", "json"), default="table")
 
 
-def _accounts(top: Any, common: argparse.ArgumentParser) -> None:
+def _accounts(top: Any, common: argparse.ArgumentParser, verb: str | None = None) -> None:
     accounts = top.add_parser("accounts", help=COMMAND_HELP["accounts"])
     verbs = accounts.add_subparsers(dest="verb", metavar="{list,show,watch}")
     verbs.required = True
@@ -232,7 +251,7 @@ def _accounts(top: Any, common: argparse.ArgumentParser) -> None:
     watch.add_argument("--count", type=int, metavar="N", help="stop after N changes")
 
 
-def _history(top: Any, common: argparse.ArgumentParser) -> None:
+def _history(top: Any, common: argparse.ArgumentParser, verb: str | None = None) -> None:
     from paytui.actions.operation_names import OPERATION_NAMES
 
     history = top.add_parser(
@@ -264,7 +283,7 @@ def _history(top: Any, common: argparse.ArgumentParser) -> None:
     _listing(history)
 
 
-def _journal(top: Any, common: argparse.ArgumentParser) -> None:
+def _journal(top: Any, common: argparse.ArgumentParser, verb: str | None = None) -> None:
     journal = top.add_parser("journal", help=COMMAND_HELP["journal"])
     verbs = journal.add_subparsers(dest="verb", metavar="{status,migrate,password}")
     verbs.required = True
@@ -310,7 +329,7 @@ def _journal(top: Any, common: argparse.ArgumentParser) -> None:
     )
 
 
-def _export(top: Any, common: argparse.ArgumentParser) -> None:
+def _export(top: Any, common: argparse.ArgumentParser, verb: str | None = None) -> None:
     export = top.add_parser(
         "export",
         help=COMMAND_HELP["export"],
@@ -327,17 +346,22 @@ def _export(top: Any, common: argparse.ArgumentParser) -> None:
     unproven_flag(export)
 
 
-def _elsewhere(module: str) -> Builder:
-    """The builder a command's own module keeps (`add_parser`), imported when it is built."""
+def _elsewhere(module: str, *, verbs: bool = False) -> Builder:
+    """The builder a command's own module keeps (`add_parser`), imported when it is built;
+    `verbs`: it takes the verb chosen (it holds verbs of the operations table)."""
 
-    def build(top: Any, common: argparse.ArgumentParser) -> None:
-        builder: Builder = importlib.import_module(module).add_parser
-        builder(top, common)
+    def build(top: Any, common: argparse.ArgumentParser, verb: str | None = None) -> None:
+        builder = importlib.import_module(module).add_parser
+        if verbs:
+            builder(top, common, verb)
+        else:
+            builder(top, common)
 
     return build
 
 
-_conversations = _elsewhere("paytui.commands.conversations")  # conversations and messages
+# conversations and messages
+_conversations = _elsewhere("paytui.commands.conversations", verbs=True)
 #: Each command's builder (one builder may add several commands).
 BUILDERS: dict[str, Builder] = {
     "charges": _charges,
@@ -352,6 +376,7 @@ BUILDERS: dict[str, Builder] = {
     "pulse": _elsewhere("paytui.commands.pulse"),
     "conversations": _conversations,
     "messages": _conversations,
+    "customers": _customers,
     "export": _export,
     "evidence": _elsewhere("paytui.commands.evidence"),
 }
@@ -380,10 +405,22 @@ def chosen_command(argv: Sequence[str]) -> str | None:
     return None
 
 
-def build_parser(command: str | None = None, *, every: bool = False) -> argparse.ArgumentParser:
+def chosen_verb(argv: Sequence[str]) -> str | None:
+    """The word after the command in `argv` (its verb, when it has verbs), or None."""
+    command = chosen_command(argv)
+    if command is None:
+        return None
+    rest = list(argv)[list(argv).index(command) + 1 :]
+    return rest[0] if rest and not rest[0].startswith("-") else None
+
+
+def build_parser(
+    command: str | None = None, *, every: bool = False, verb: str | None = None
+) -> argparse.ArgumentParser:
     """The parser of `command` (see `chosen_command`): every command is listed, with its line
     of `COMMAND_HELP`, but only `command`'s own parser is built (`every`: all of them, as the
-    documentation and the tests read them)."""
+    documentation and the tests read them). `verb`: the verb chosen (`chosen_verb`), so that
+    the operations table is read only when it may be one of the table's verbs."""
     common = _common()
     parser = _Parser(
         prog="paytui",
@@ -398,7 +435,7 @@ def build_parser(command: str | None = None, *, every: bool = False) -> argparse
         if every or builder is BUILDERS.get(command or ""):
             if builder not in built:
                 built.add(builder)
-                builder(top, common)
+                builder(top, common, None if every else verb)
         else:
             # Listed, not built: its own parser is built when it is the command run.
             top.add_parser(name, help=COMMAND_HELP[name], add_help=False)
@@ -439,7 +476,8 @@ def main(
     try:
         refuse_number_arguments(argv)
         try:
-            args = build_parser(chosen_command(argv)).parse_args(query_words(argv))
+            parser = build_parser(chosen_command(argv), verb=chosen_verb(argv))
+            args = parser.parse_args(query_words(argv))
         except SystemExit as exit_:  # --help
             return int(exit_.code or 0)
         runtime = Runtime(

@@ -111,7 +111,7 @@ async def approvals_approve(runtime: Runtime, args: argparse.Namespace) -> int:
     import asyncio
 
     from paytui.actions.four_eyes import approve
-    from paytui.commands.handlers import _report
+    from paytui.commands.handlers import report
 
     async with runtime.client() as client:
         executor = await runtime.executor(client)
@@ -129,7 +129,7 @@ async def approvals_approve(runtime: Runtime, args: argparse.Namespace) -> int:
             phrase=policy.confirmation_phrase(asked.amount, asked.charge_id),
         )
         outcome = await approve(executor, args.id, confirmation=typed)
-    return _report(runtime, outcome, args.format)
+    return report(runtime, outcome, args.format)
 
 
 async def approvals_reject(runtime: Runtime, args: argparse.Namespace) -> int:

@@ -11,7 +11,6 @@ anything is sent (`--yes` for scripts).
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,7 +20,6 @@ from paytui.text import safe
 if TYPE_CHECKING:
     from decimal import Decimal
 
-    from paytui.actions.outcome import ActionOutcome
     from paytui.api.conversations import Thread
     from paytui.api.families import GenericObject
     from paytui.exporter import Column
@@ -29,9 +27,11 @@ if TYPE_CHECKING:
 __all__ = ["CONVERSATION_HANDLERS", "add_parser"]
 
 
-def add_parser(top: Any, common: argparse.ArgumentParser) -> None:
-    """`paytui conversations ...` and `paytui messages ...` on the command line's parser."""
+def add_parser(top: Any, common: argparse.ArgumentParser, verb: str | None = None) -> None:
+    """`paytui conversations ...` and `paytui messages ...` on the command line's parser (`close`
+    is the operations table's verb: `paytui.commands.verbs`)."""
     from paytui.commands import COMMAND_HELP, _listing
+    from paytui.commands.verbs import add_table_verbs
 
     def listing(parser: argparse.ArgumentParser) -> None:
         _listing(parser, streams=False)
@@ -60,9 +60,7 @@ def add_parser(top: Any, common: argparse.ArgumentParser) -> None:
     show = sub(verbs, "show", "Show one conversation and its thread, oldest first.")
     show.add_argument("id")
     show.add_argument("--format", choices=("table", "json"), default="table")
-    close = sub(verbs, "close", "Close a conversation (journaled, sent once).")
-    close.add_argument("id")
-    outcome_flags(close)
+    add_table_verbs(verbs, "conversations", common, verb, own=("list", "show"))
 
     messages = top.add_parser("messages", help=COMMAND_HELP["messages"])
     verbs = messages.add_subparsers(dest="verb", metavar="{list,send}")
@@ -135,34 +133,6 @@ def thread_columns() -> dict[str, Column]:
             Column("id", lambda line: line.item_id, "id"),
         )
     }
-
-
-def _record(outcome: ActionOutcome) -> dict[str, Any]:
-    return {
-        "entry": outcome.entry_id,
-        "action": outcome.operation,
-        "conversation_id": outcome.charge_id,
-        "state": outcome.state,
-        "result_id": outcome.result_id,
-    }
-
-
-def _getter(key: str) -> Callable[[dict[str, Any]], Any]:
-    return lambda row: row.get(key)
-
-
-def _report(runtime: Runtime, outcome: ActionOutcome, fmt: str) -> int:
-    """The outcome: the record on stdout, the sentence on stderr, the exit code of its state."""
-    from paytui.commands.handlers import OUTCOME_EXIT
-    from paytui.exporter import Column, write_record
-
-    record = _record(outcome)
-    columns = {key: Column(key, _getter(key), "id") for key in record}
-    write_record(runtime.io.out, record, fmt, columns)
-    runtime.io.message(outcome.message or outcome.state)
-    if outcome.state == "failed" and outcome.never_sent:
-        return Exit.UNAVAILABLE
-    return OUTCOME_EXIT.get(outcome.state, Exit.UNKNOWN_OUTCOME)
 
 
 # -- reads -------------------------------------------------------------------------------------
@@ -273,19 +243,6 @@ async def messages_list(runtime: Runtime, args: argparse.Namespace) -> int:
 # -- writes ------------------------------------------------------------------------------------
 
 
-async def conversations_close(runtime: Runtime, args: argparse.Namespace) -> int:
-    from paytui.actions.operation import NoParams
-    from paytui.commands.handlers import money_verb
-
-    async def question(_executor: object, _basis: object) -> tuple[str, Decimal | None]:
-        return f"Close conversation {args.id}", None
-
-    outcome = await money_verb(
-        runtime, args, "close_conversation", args.id, lambda _: NoParams(), question
-    )
-    return _report(runtime, outcome, args.format)
-
-
 def read_body(runtime: Runtime, path: str | None) -> str:
     """The message's text from a file or stdin, as written (one final newline dropped: an
     editor's, not the writer's)."""
@@ -314,7 +271,7 @@ def read_body(runtime: Runtime, path: str | None) -> str:
 
 async def messages_send(runtime: Runtime, args: argparse.Namespace) -> int:
     from paytui.actions.ops import conversation as ops
-    from paytui.commands.handlers import money_verb
+    from paytui.commands.handlers import money_verb, report
 
     if (args.file is None or args.file == "-") and runtime.io.interactive and not args.yes:
         runtime.io.message("Type the message; end it with ctrl+d on a line of its own.")
@@ -336,13 +293,12 @@ async def messages_send(runtime: Runtime, args: argparse.Namespace) -> int:
         question,
         again_hint=lambda: "Pass --again to send it again.",
     )
-    return _report(runtime, outcome, args.format)
+    return report(runtime, outcome, args.format, key="conversation_id", amount=False)
 
 
 CONVERSATION_HANDLERS = {
     "conversations list": conversations_list,
     "conversations show": conversations_show,
-    "conversations close": conversations_close,
     "messages list": messages_list,
     "messages send": messages_send,
 }

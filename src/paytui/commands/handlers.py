@@ -79,6 +79,10 @@ Handler = Callable[[Runtime, argparse.Namespace], Awaitable[int]]
 
 async def run(runtime: Runtime, args: argparse.Namespace) -> int:
     """Dispatch `args` (from `build_parser`) to its handler."""
+    if getattr(args, "operation", None):  # a verb of the operations table
+        from paytui.commands.verbs import run_verb
+
+        return await run_verb(runtime, args)
     if args.noun == "claim":
         from paytui.commands.claims import claim
 
@@ -221,17 +225,28 @@ def _amount(text: str | None, what: str, *, allow_zero: bool = False) -> Decimal
         raise CommandError(f"{what}: {getattr(exc, 'message', exc)}", Exit.USAGE) from exc
 
 
-def _report(runtime: Runtime, outcome: ActionOutcome, fmt: str) -> int:
-    """The outcome of a money action: data on stdout, the sentence on stderr, its exit code."""
+def report(
+    runtime: Runtime,
+    outcome: ActionOutcome,
+    fmt: str,
+    *,
+    key: str = "charge_id",
+    amount: bool = True,
+) -> int:
+    """The outcome of a money action: data on stdout, the sentence on stderr, its exit code.
+    `key` names its target in the record (a conversation's: ``conversation_id``); `amount`: the
+    record says the amount (an operation that moves money)."""
     record = {
         "entry": outcome.entry_id,
         "action": outcome.operation,
-        "charge_id": outcome.charge_id,
+        key: outcome.charge_id,
         "state": outcome.state,
         "result_id": outcome.result_id,
-        "amount": _plain(outcome),
     }
-    write_record(runtime.io.out, record, fmt, _RECORD_COLUMNS)
+    if amount:
+        record["amount"] = _plain(outcome)
+    columns = {name: _field(name) for name in record}
+    write_record(runtime.io.out, record, fmt, columns)
     runtime.io.message(outcome.message or outcome.state)
     if outcome.state == "failed" and outcome.never_sent:
         return Exit.UNAVAILABLE
@@ -254,11 +269,6 @@ def _field(key: str) -> Column:
         return row.get(key)
 
     return Column(key, read, "integer" if key == "entry" else "id")
-
-
-_RECORD_COLUMNS: dict[str, Column] = {
-    key: _field(key) for key in ("entry", "action", "charge_id", "state", "result_id", "amount")
-}
 
 
 async def _refuse(
@@ -516,7 +526,7 @@ async def charges_capture(runtime: Runtime, args: argparse.Namespace) -> int:
         lambda _: capture.Params(convenience, supplemental),
         question,
     )
-    return _report(runtime, outcome, args.format)
+    return report(runtime, outcome, args.format)
 
 
 # --------------------------------------------------------------------------------------------
@@ -552,7 +562,7 @@ async def refunds_create(runtime: Runtime, args: argparse.Namespace) -> int:
         asked=asked,
         again_hint=lambda: f"Pass --again to refund {format_amount(chosen[0])} again.",
     )
-    return _report(runtime, outcome, args.format)
+    return report(runtime, outcome, args.format)
 
 
 async def refunds_list(runtime: Runtime, args: argparse.Namespace) -> int:
@@ -695,7 +705,7 @@ async def tokens_create(runtime: Runtime, args: argparse.Namespace) -> int:
         write_record(runtime.io.out, token, args.format, TOKEN_COLUMNS)
         runtime.io.message(outcome.message or f"Token {token.token_id} stored")
         return Exit.OK
-    return _report(runtime, outcome, args.format)
+    return report(runtime, outcome, args.format)
 
 
 # --------------------------------------------------------------------------------------------

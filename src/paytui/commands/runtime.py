@@ -169,7 +169,7 @@ def way_forward(exc: BaseException, argv: Sequence[str]) -> str | None:
         from paytui.actions.executor import earlier_message
 
         entry = exc.entry.id
-        if tuple(argv[:2]) not in ACKNOWLEDGING:
+        if not acknowledging(argv):
             return None
         words = without_option(argv, "--acknowledge")
         typed = shlex.join(["paytui", *words, "--acknowledge", str(entry)])
@@ -196,16 +196,27 @@ def way_forward(exc: BaseException, argv: Sequence[str]) -> str | None:
     return None
 
 
-#: The commands that take ``--acknowledge ENTRY`` (journaled actions), by their two words.
+#: The commands written by hand that take ``--acknowledge ENTRY`` (journaled actions), by their
+#: two words; every verb of the operations table takes it too (`acknowledging`).
 ACKNOWLEDGING = frozenset(
     {
         ("refunds", "create"),
         ("charges", "capture"),
         ("tokens", "create"),
         ("messages", "send"),
-        ("conversations", "close"),
     }
 )
+
+
+def acknowledging(argv: Sequence[str]) -> bool:
+    """`argv` runs a command that takes ``--acknowledge ENTRY``: one of `ACKNOWLEDGING`, or a
+    verb of the operations table (read only here, once a journaled action answered)."""
+    words = tuple(argv[:2])
+    if words in ACKNOWLEDGING:
+        return True
+    from paytui.commands.verbs import table_verbs
+
+    return any(tuple(spec.command.words.split()) == words for spec in table_verbs() if spec.command)
 
 
 def without_option(argv: Sequence[str], name: str) -> list[str]:

@@ -79,4 +79,6 @@ SPEC = Operation(
     prepare=prepare,
     params_of=params_of,
     action="new_account",
+    no_command="boarding an account is a long form of the business's details and its owners:"
+    " the app's New account form",
 )

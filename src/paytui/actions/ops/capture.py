@@ -7,7 +7,14 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from paytui.actions.amounts import check_amount
-from paytui.actions.operation import CHARGES_ALL, Asked, Executor, Operation, decimal_or_none
+from paytui.actions.operation import (
+    CHARGES_ALL,
+    Asked,
+    CommandLine,
+    Executor,
+    Operation,
+    decimal_or_none,
+)
 from paytui.actions.plan import Plan, journal_summary
 from paytui.actions.read_backs import ReadBack, Unprovable
 from paytui.api.captures import find_capture
@@ -111,5 +118,10 @@ SPEC = Operation(
         f"/v2/charges/{charge_id}/capture",
         None,
         summary,
+    ),
+    command=CommandLine(
+        "charges capture",
+        "Capture an authorization (journaled, sent once).",
+        hand_written="its question names the amount the authorization holds, read with it",
     ),
 )

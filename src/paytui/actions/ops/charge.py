@@ -133,4 +133,6 @@ SPEC = Operation(
     prepare=prepare,
     params_of=params_of,
     action="new_charge",
+    no_command="a new charge is a whole payment form with a card number, which is never an"
+    " argument: the app's New charge form",
 )

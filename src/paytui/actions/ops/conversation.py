@@ -22,7 +22,7 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from paytui.actions.errors import ActionError, NotRetryable, PrecheckFailed
-from paytui.actions.operation import Asked, Executor, NoParams, Operation
+from paytui.actions.operation import Asked, CommandLine, Executor, NoParams, Operation
 from paytui.actions.plan import Plan, journal_summary
 from paytui.actions.read_backs import REF_ATTRIBUTE, ReadBack, Unprovable, scan
 from paytui.api.conversations import (
@@ -251,6 +251,13 @@ CLOSE_SPEC = Operation(
     params=NoParams,
     prepare=prepare_close,
     params_of=close_params_of,
+    command=CommandLine(
+        "conversations close",
+        "Close a conversation (journaled, sent once).",
+        target="the conversation",
+        ask="Close conversation {target}",
+        record_key="conversation_id",
+    ),
     request=lambda cid, summary: ("POST", f"/v2/conversations/{cid}/close", None, {}),
 )
 SEND_SPEC = Operation(
@@ -268,6 +275,13 @@ SEND_SPEC = Operation(
     prepare=prepare_send,
     params_of=send_params_of,
     action="reply",
+    command=CommandLine(
+        "messages send",
+        "Send a message in a conversation (journaled, sent once).",
+        record_key="conversation_id",
+        hand_written="its text comes from --file or stdin (never an argument) and is shown"
+        " exactly as it will go before it is asked",
+    ),
     request=lambda cid, summary: (
         "POST",
         "/v2/messages",

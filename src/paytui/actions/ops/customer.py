@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from paytui.actions.errors import ActionError, PrecheckFailed
-from paytui.actions.operation import Asked, Executor, Operation
+from paytui.actions.operation import Asked, CommandLine, Executor, Operation, Option
 from paytui.actions.plan import Plan, journal_summary
 from paytui.actions.read_backs import ReadBack, Unprovable
 from paytui.api.errors import NotFoundError
@@ -163,5 +163,17 @@ SPEC = Operation(
     prepare=prepare,
     params_of=params_of,
     action="edit_contact",
+    command=CommandLine(
+        "customers update",
+        "Change a customer's contact: the email, the phone number or both, the rest kept"
+        " (journaled, sent once).",
+        target="the customer",
+        options=(
+            Option("email", "the new email address", metavar="ADDRESS"),
+            Option("phone", "the new phone number", metavar="NUMBER"),
+        ),
+        ask="Change the contact of customer {target}",
+        record_key="customer_id",
+    ),
     request=_request,
 )

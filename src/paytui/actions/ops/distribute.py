@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from paytui.actions.errors import PrecheckFailed
-from paytui.actions.operation import DISTRIBUTE, Asked, Executor, NoParams, Operation
+from paytui.actions.operation import DISTRIBUTE, Asked, CommandLine, Executor, NoParams, Operation
 from paytui.actions.plan import Plan, journal_summary
 from paytui.actions.read_backs import ReadBack, distribution_items
 from paytui.api.errors import ApiError
@@ -65,6 +65,12 @@ SPEC = Operation(
     params=NoParams,
     prepare=prepare,
     params_of=params_of,
+    command=CommandLine(
+        "charges distribute",
+        "Add a settled charge to its account's open distribution (journaled, sent once).",
+        target="the charge",
+        ask="Distribute charge {target}",
+    ),
     request=lambda charge_id, summary: (
         "POST",
         f"/v2/charges/{charge_id}/distribute",

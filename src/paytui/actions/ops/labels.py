@@ -8,7 +8,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from paytui.actions.errors import ActionError, PrecheckFailed, TargetChanged
-from paytui.actions.operation import CHARGES_ALL, REFUNDS_ALL, Asked, Executor, Operation
+from paytui.actions.operation import (
+    CHARGES_ALL,
+    REFUNDS_ALL,
+    Asked,
+    CommandLine,
+    Executor,
+    Operation,
+    Option,
+)
 from paytui.actions.plan import Plan, journal_summary
 from paytui.actions.read_backs import ReadBack, Unprovable
 from paytui.api.errors import NotFoundError
@@ -165,6 +173,16 @@ def params_of(entry: JournalEntry, original: Any) -> tuple[str, Params]:
     )
 
 
+#: The one option of `charges tag` and `refunds tag`.
+TAGS = Option(
+    "tags",
+    "the tags it keeps, comma-separated, in place of those it has (empty: none);"
+    " its attributes are kept",
+    metavar="A,B",
+    kind="words",
+    required=True,
+)
+
 CHARGE_SPEC = Operation(
     "update_charge",
     noun="change of tags and attributes",
@@ -177,6 +195,13 @@ CHARGE_SPEC = Operation(
     prepare=prepare_charge,
     params_of=params_of,
     action="edit",
+    command=CommandLine(
+        "charges tag",
+        "Set a charge's tags (journaled, sent once).",
+        target="the charge",
+        options=(TAGS,),
+        ask="Set the tags of charge {target}",
+    ),
     request=lambda charge_id, summary: ("PATCH", f"/v2/charges/{charge_id}", None, summary),
 )
 REFUND_SPEC = Operation(
@@ -192,4 +217,12 @@ REFUND_SPEC = Operation(
     prepare=prepare_refund,
     params_of=params_of,
     action="edit_refund",
+    command=CommandLine(
+        "refunds tag",
+        "Set a refund's tags (journaled, sent once).",
+        target="the refund",
+        options=(TAGS,),
+        ask="Set the tags of refund {target}",
+        record_key="refund_id",
+    ),
 )

@@ -9,7 +9,14 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from paytui.actions.amounts import check_amount
-from paytui.actions.operation import REFUNDS_ALL, Asked, Executor, Operation, decimal_or_none
+from paytui.actions.operation import (
+    REFUNDS_ALL,
+    Asked,
+    CommandLine,
+    Executor,
+    Operation,
+    decimal_or_none,
+)
 from paytui.actions.plan import Plan, amount_identity, journal_summary
 from paytui.actions.read_backs import REF_ATTRIBUTE, ReadBack, Unprovable, has_ref, scan
 from paytui.api.models import Refund, RefundRequest
@@ -126,6 +133,12 @@ SPEC = Operation(
     prepare=prepare,
     params_of=params_of,
     amount_of=amount_of,
+    command=CommandLine(
+        "refunds create",
+        "Refund a charge (journaled, sent once).",
+        hand_written="its amount is by default what is left to refund, read with the charge's"
+        " refunds, and is checked against what is left before anything is asked",
+    ),
     request=lambda charge_id, summary: (
         "POST",
         "/v2/refunds",

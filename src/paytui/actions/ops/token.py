@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from paytui.actions import tokens
 from paytui.actions.errors import ActionError, NotRetryable, PrecheckFailed
-from paytui.actions.operation import TOKENS_ALL, Asked, Executor, Operation
+from paytui.actions.operation import TOKENS_ALL, Asked, CommandLine, Executor, Operation
 from paytui.actions.plan import Plan, journal_summary
 from paytui.actions.read_backs import ReadBack, Unprovable
 from paytui.api.errors import ApiError
@@ -143,6 +143,11 @@ CREATE_SPEC = Operation(
     params_of=create_params_of,
     identity_of=card_of,
     action="create_token",
+    command=CommandLine(
+        "tokens create",
+        "Store a card.",
+        hand_written="the card number is typed at a prompt or read from stdin, never an argument",
+    ),
 )
 UPDATE_SPEC = Operation(
     "token_update",
@@ -158,4 +163,6 @@ UPDATE_SPEC = Operation(
     prepare=prepare_update,
     params_of=update_params_of,
     action="update_token",
+    no_command="its parameters are the service's whole token update (the card's expiry and its"
+    " contact, nested): the app's Edit token form; no verb reads them yet",
 )

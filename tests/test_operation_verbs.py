@@ -1,0 +1,169 @@
+"""The command line's verbs come from the operations table: every operation says its verb (or
+why it has none, as docs/adding-an-operation.md lists), every verb reaches the executor under its
+operation's name, and `paytui customers update` changes a contact journaled and sent once."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from paytui.actions.operation import Option
+from paytui.actions.operations import OPERATIONS
+from paytui.cli import SCRIPT_COMMANDS
+from paytui.commands import COMMAND_HELP, build_parser
+from paytui.commands.runtime import Exit
+from tests.actions.support import WireTransport
+from tests.cli_support import Run, sandbox_cli
+
+DOC = Path(__file__).resolve().parents[1] / "docs" / "adding-an-operation.md"
+CUSTOMER = "cu_00000000000000000004"
+#: A value of each kind of option, for a verb run on a target that does not exist.
+SAMPLE = {"text": "someone@example.org", "amount": "1.00", "fee": "0", "words": "vip"}
+#: The verbs written by hand (`CommandLine.hand_written`), run on a target that does not exist
+#: (a refund: on an open authorization, which its rule refuses): argv and stdin.
+HAND_WRITTEN: dict[str, tuple[tuple[str, ...], str]] = {
+    "capture": (("charges", "capture", "f" * 24, "--yes"), ""),
+    "refund": (("refunds", "create", "{authorization}", "--amount", "1", "--yes"), ""),
+    "token_create": (
+        ("tokens", "create", "--account", "no-such-account", "--expiration", "2031-09"),
+        "4111111111111111\n",
+    ),
+    "send_message": (("messages", "send", "cv_no_such_one", "--yes"), "Hello.\n"),
+}
+
+
+@pytest.fixture
+def cli(sandbox_transport: httpx.AsyncBaseTransport, tmp_path: Path) -> tuple[Run, WireTransport]:
+    """`paytui` run in process on the sandbox, and what it sent."""
+    wire = WireTransport(sandbox_transport)
+    return sandbox_cli(wire, tmp_path / "journal.sqlite3"), wire
+
+
+def _trail(run: Run, operation: str) -> list[dict[str, Any]]:
+    code, out, err = run("history", "--action", operation, "--format", "jsonl")
+    assert code == Exit.OK, err
+    return [json.loads(line) for line in out.splitlines()]
+
+
+def _verbs() -> set[str]:
+    """Every `noun verb` the whole parser knows."""
+    top = build_parser(every=True)
+    (nouns,) = [a for a in top._actions if a.dest == "noun"]
+    found = set()
+    for noun, parser in nouns.choices.items():  # type: ignore[union-attr]
+        for action in parser._actions:
+            if action.dest == "verb":
+                found.update(f"{noun} {verb}" for verb in action.choices)  # type: ignore[union-attr]
+    return found
+
+
+def test_an_operation_that_says_neither_its_verb_nor_why_not_is_refused() -> None:
+    spec = OPERATIONS["update_customer"]
+    with pytest.raises(ValueError, match="command-line verb"):
+        dataclasses.replace(spec, command=None)
+    with pytest.raises(ValueError, match="command-line verb"):
+        dataclasses.replace(spec, no_command="and a verb too")
+    line = spec.command
+    assert line is not None
+    wrong = dataclasses.replace(line, options=(Option("emial", "typo"),))
+    with pytest.raises(ValueError, match="fill no Params field"):
+        dataclasses.replace(spec, command=wrong)
+
+
+def test_the_operations_without_a_verb_are_those_the_doc_names_with_their_reason() -> None:
+    """docs/adding-an-operation.md's list of operations without a verb is the table's."""
+    text = DOC.read_text(encoding="utf-8")
+    section = text.split("### Operations without a verb", 1)[1].split("\n#", 1)[0]
+    listed = set(re.findall(r"^- `(\w+)`", section, flags=re.MULTILINE))
+    assert listed == {n for n, spec in OPERATIONS.items() if spec.no_command}
+
+
+def test_every_verb_of_the_table_is_a_command_of_the_parser() -> None:
+    known = _verbs()
+    for name, spec in OPERATIONS.items():
+        if spec.command is None:
+            continue
+        assert spec.command.words in known, name
+        assert spec.command.noun in SCRIPT_COMMANDS and spec.command.noun in COMMAND_HELP, name
+
+
+def _argv(name: str) -> tuple[tuple[str, ...], str]:
+    """A run of `name`'s verb on a target that does not exist (its options filled)."""
+    spec = OPERATIONS[name]
+    line = spec.command
+    assert line is not None
+    if line.hand_written is not None:
+        return HAND_WRITTEN[name]
+    options = [word for o in line.options for word in (o.flag, SAMPLE[o.kind])]
+    return (*line.words.split(), "no-such-target", *options, "--yes"), ""
+
+
+@pytest.mark.parametrize("name", [n for n, spec in OPERATIONS.items() if spec.command])
+def test_every_verb_of_the_table_reaches_the_executor_under_its_operation(
+    cli: tuple[Run, WireTransport], name: str
+) -> None:
+    """Each verb, on a target the service does not have: it goes the one way (the executor
+    keeps the attempt in the audit trail under the operation's name), and no money moves."""
+    run, _ = cli
+    argv, stdin = _argv(name)
+    if "{authorization}" in argv:
+        code, out, _ = run("charges", "search", "is:open", "--limit", "1", "--format", "jsonl")
+        held = json.loads(out)["charge_id"]
+        argv = tuple(held if word == "{authorization}" else word for word in argv)
+    code, out, err = run(*argv, stdin=stdin)
+    assert code not in {Exit.OK, Exit.USAGE, Exit.INTERNAL}, (argv, err)
+    trail = _trail(run, name)
+    assert len(trail) == 1 and trail[0]["charge_id"] in (*argv, None), (argv, trail)
+    assert trail[0]["outcome"] in {"refused", "failed", "not_applied"}, trail
+
+
+def test_customers_update_changes_the_contact_journaled_and_sent_once(
+    cli: tuple[Run, WireTransport],
+) -> None:
+    run, wire = cli
+    code, out, err = run(
+        "customers", "update", CUSTOMER, "--email", "barbara@example.org",
+        "--phone", "+1 555 0100", "--yes", "--format", "json",
+    )  # fmt: skip
+    assert code == Exit.OK, err
+    record = json.loads(out)
+    assert record == {
+        "entry": 1,
+        "action": "update_customer",
+        "customer_id": CUSTOMER,
+        "state": "succeeded",
+        "result_id": CUSTOMER,
+    }
+    assert f"Contact of {CUSTOMER} saved" in err
+    (sent,) = wire.posts("/v2/customers")
+    assert (sent.method, sent.body) == (
+        "PATCH",
+        {"email": "barbara@example.org", "phone": "+1 555 0100"},
+    )
+    (row,) = _trail(run, "update_customer")
+    assert (row["outcome"], row["charge_id"]) == ("succeeded", CUSTOMER)
+
+
+def test_customers_update_asks_and_a_read_only_profile_sends_nothing(
+    cli: tuple[Run, WireTransport],
+) -> None:
+    run, wire = cli
+    code, out, err = run("customers", "update", CUSTOMER, "--phone", "123")  # no terminal
+    assert code == Exit.NEEDS_CONFIRMATION and out == ""
+    assert "Change the contact of customer" in err and "(phone 123)" in err and "--yes" in err
+    code, out, err = run("customers", "update", CUSTOMER, "--phone", "123", stdin="n\n", tty=True)
+    assert code != Exit.OK and "[y/N]" in err
+    code, out, err = run(
+        "customers", "update", CUSTOMER, "--phone", "123", "--yes", env={"PAYTUI_READ_ONLY": "1"}
+    )
+    assert code == Exit.NOT_ALLOWED and "read-only" in err, err
+    code, out, err = run("customers", "update", CUSTOMER, "--yes")
+    assert code == Exit.REFUSED and "Nothing to change" in err
+    assert wire.posts("/v2/customers") == []
+    assert [r["outcome"] for r in _trail(run, "update_customer")] == ["refused", "refused"]
