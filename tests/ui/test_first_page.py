@@ -411,3 +411,19 @@ async def test_moves_and_enter_typed_before_any_row_land_on_the_rows_when_they_c
         assert charge is not None
         assert isinstance(app.screen, ChargeDetailScreen)
         assert app.screen.charge_id == charge.charge_id
+
+
+def test_the_child_reads_a_serving_service_at_the_ui_s_own_priority(
+    sandbox_server: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A service already serving answers at once: the child does not step back (nice), which
+    starved it behind any program keeping a core busy (docs/performance.md)."""
+    niced: list[int] = []
+    monkeypatch.setattr(first_page.os, "nice", niced.append)
+    connection = resolve_connection(
+        base_url=sandbox_server,
+        environ={"PAYTUI_CLIENT_ID": DEMO_CLIENT_ID, "PAYTUI_CLIENT_SECRET": DEMO_CLIENT_SECRET},
+    )
+    first = asyncio.run(first_page._read(connection, None))
+    assert first is not None and len(first.rows) == first_page.PAGE_SIZE
+    assert niced == []

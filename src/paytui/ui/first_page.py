@@ -178,16 +178,19 @@ async def _read(connection: Connection | None, sandbox: EmbeddedSandbox | None) 
     from paytui.api import queries
     from paytui.ui.clients import client_factory_for, import_client
 
-    # Waiting for a server, the child comes after the UI and the sandbox's own start (on a
-    # cold start all three want the two cores): its page waits for the server anyway. Reading
-    # a starting sandbox's database, the page waits for nothing but this child.
+    # A server already serving (a kept-warm sandbox, a remote service) answers as soon as the
+    # child asks, and the first rows wait for nothing else: the child runs at the UI's own
+    # priority. At nice 10 it was starved whenever another program kept a core busy, and the
+    # rows came only after the UI gave up on it (`FIRST_PAGE_WAIT`) and connected itself
+    # (docs/performance.md). Reading a starting sandbox's database, the page waits for nothing
+    # but this child either; only waiting for a starting server does it step back (below).
     starting = _starting_database(sandbox)
-    if starting is None:
-        os.nice(10)
     import_client()  # without httpx's command line, as in the app
     page = _from_store(starting) if starting is not None else None
     if page is None:
-        if starting is not None:  # a database the server builds or changes first: wait for it
+        if starting is not None:
+            # A database the server builds or changes first: the page waits for the server's
+            # own start (FastAPI's imports, on a cold start all three want the two cores).
             os.nice(10)
         if sandbox is not None:  # the app's embedded factory waits on a thread this child lacks
             from paytui.connect import embedded_client
