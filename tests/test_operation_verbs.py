@@ -84,6 +84,19 @@ def test_the_operations_without_a_verb_are_those_the_doc_names_with_their_reason
     assert listed == {n for n, spec in OPERATIONS.items() if spec.no_command}
 
 
+def test_the_operations_not_done_in_bulk_are_those_the_doc_names() -> None:
+    """docs/adding-an-operation.md's list of operations not done in bulk is the table's, and
+    every operation of the table is either done in bulk or says why not."""
+    text = DOC.read_text(encoding="utf-8")
+    section = text.split("### Bulk, and the operations not done in bulk", 1)[1].split("\n#", 1)[0]
+    listed = set(re.findall(r"^- `(\w+)`(?:, `(\w+)`)?:", section, flags=re.MULTILINE))
+    names = {name for pair in listed for name in pair if name}
+    assert names == {n for n, spec in OPERATIONS.items() if spec.no_bulk}
+    assert all((s.bulk_params is None) == bool(s.no_bulk) for s in OPERATIONS.values())
+    with pytest.raises(ValueError, match="not done in bulk"):
+        dataclasses.replace(OPERATIONS["update_customer"], no_bulk=None)
+
+
 def test_every_verb_of_the_table_is_a_command_of_the_parser() -> None:
     known = _verbs()
     for name, spec in OPERATIONS.items():

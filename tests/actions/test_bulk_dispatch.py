@@ -76,6 +76,7 @@ class Voids:
             bulk_label="Void",
             bulk_noun="charge",
             bulk_params=NoParams(),
+            no_command="an operation of this test only",
         )
 
 

@@ -168,7 +168,8 @@ class Operation:
     - `bulk_label` / `bulk_noun` / `bulk_params`: set when it may be done on many marked charges
       at once; `bulk_params` are the parameters of one of them, run through the same
       `ActionExecutor.run` as the single action (`paytui.actions.batch`): a label without them
-      is refused when the table is built, never sent as another operation.
+      is refused when the table is built, never sent as another operation. An operation that
+      is not done in bulk says why instead (`no_bulk`): one of the two, in its table line.
     - What the person decides on (`ActionExecutor.observe`, checked again before sending):
       `seen_refunds` — the charge's refunds and what is left (a refund); `seen_capture` —
       whether the authorization was captured (a capture). Neither: the charge's status only.
@@ -212,8 +213,21 @@ class Operation:
     request: Callable[[str, dict[str, Any]], Request | None] | None = None
     command: CommandLine | None = None
     no_command: str | None = None
+    no_bulk: str | None = None
 
     def __post_init__(self) -> None:
+        if self.bulk_label is not None and self.bulk_params is None:
+            raise ValueError(
+                f"operation {self.name!r} has a bulk_label but no bulk_params: say with what"
+                " one marked charge is done (its own parameters), or it cannot be done in bulk"
+            )
+        if self.bulk_params is not None and not isinstance(self.bulk_params, self.params):
+            raise ValueError(f"operation {self.name!r}: bulk_params are not its params")
+        if (self.bulk_params is None) == (self.no_bulk is None):
+            raise ValueError(
+                f"operation {self.name!r}: give the parameters of one marked item"
+                " (`bulk_params`) or say why it is not done in bulk (`no_bulk`), one of the two"
+            )
         if (self.command is None) == (self.no_command is None):
             raise ValueError(
                 f"operation {self.name!r}: give its command-line verb (`command`) or say why it"
@@ -224,13 +238,6 @@ class Operation:
             unknown = [o.field for o in self.command.options if o.field not in fields]
             if unknown:
                 raise ValueError(f"operation {self.name!r}: options {unknown} fill no Params field")
-        if self.bulk_label is not None and self.bulk_params is None:
-            raise ValueError(
-                f"operation {self.name!r} has a bulk_label but no bulk_params: say with what"
-                " one marked charge is done (its own parameters), or it cannot be done in bulk"
-            )
-        if self.bulk_params is not None and not isinstance(self.bulk_params, self.params):
-            raise ValueError(f"operation {self.name!r}: bulk_params are not its params")
 
     @property
     def rule(self) -> str:

@@ -79,6 +79,7 @@ SPEC = Operation(
     prepare=prepare,
     params_of=params_of,
     action="new_account",
+    no_bulk="its target is a merchant and each account a long form: nothing to mark",
     no_command="boarding an account is a long form of the business's details and its owners:"
     " the app's New account form",
 )

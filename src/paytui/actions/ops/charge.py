@@ -133,6 +133,7 @@ SPEC = Operation(
     prepare=prepare,
     params_of=params_of,
     action="new_charge",
+    no_bulk="its target is an account and each charge a whole payment form: nothing to mark",
     no_command="a new charge is a whole payment form with a card number, which is never an"
     " argument: the app's New charge form",
 )

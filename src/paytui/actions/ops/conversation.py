@@ -251,6 +251,7 @@ CLOSE_SPEC = Operation(
     params=NoParams,
     prepare=prepare_close,
     params_of=close_params_of,
+    no_bulk="conversations are not marked on any list (marks hold charges)",
     command=CommandLine(
         "conversations close",
         "Close a conversation (journaled, sent once).",
@@ -275,6 +276,8 @@ SEND_SPEC = Operation(
     prepare=prepare_send,
     params_of=send_params_of,
     action="reply",
+    no_bulk="one text sent to many conversations is a mass mailing, not an answer;"
+    " conversations are not marked",
     command=CommandLine(
         "messages send",
         "Send a message in a conversation (journaled, sent once).",

@@ -163,6 +163,8 @@ SPEC = Operation(
     prepare=prepare,
     params_of=params_of,
     action="edit_contact",
+    no_bulk="one email or phone number for many customers is nonsense (a contact is one person's); "
+    "customers are not marked on Browse",
     command=CommandLine(
         "customers update",
         "Change a customer's contact: the email, the phone number or both, the rest kept"

@@ -65,6 +65,8 @@ SPEC = Operation(
     params=NoParams,
     prepare=prepare,
     params_of=params_of,
+    no_bulk="not offered yet, though it could be (a settled charge is all it needs): it takes a "
+    "registry action `bulk_distribute` and a key on the screens that mark charges",
     command=CommandLine(
         "charges distribute",
         "Add a settled charge to its account's open distribution (journaled, sent once).",

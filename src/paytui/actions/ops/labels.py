@@ -195,6 +195,8 @@ CHARGE_SPEC = Operation(
     prepare=prepare_charge,
     params_of=params_of,
     action="edit",
+    no_bulk="one set of tags would replace each marked charge's own tags: a bulk that adds or"
+    " removes one tag would be another operation",
     command=CommandLine(
         "charges tag",
         "Set a charge's tags (journaled, sent once).",
@@ -217,6 +219,7 @@ REFUND_SPEC = Operation(
     prepare=prepare_refund,
     params_of=params_of,
     action="edit_refund",
+    no_bulk="refunds are not marked on any list (marks hold charges)",
     command=CommandLine(
         "refunds tag",
         "Set a refund's tags (journaled, sent once).",

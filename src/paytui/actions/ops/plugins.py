@@ -155,6 +155,7 @@ SESSION_SPEC = Operation(
     prepare=prepare_session,
     params_of=session_params_of,
     action="new_payment_session",
+    no_bulk="a session is one customer's page in one browser: nothing to mark",
     no_command="a plugin session is a page the customer's browser opens: the app's plugin"
     " screen makes it and shows where to open it",
 )
@@ -171,5 +172,6 @@ DELETE_SPEC = Operation(
     prepare=prepare_delete,
     params_of=delete_params_of,
     action="delete_session",
+    no_bulk="it ends the one session the plugin screen made: nothing to mark",
     no_command="it ends a session the app's plugin screen made (a script never holds one)",
 )

@@ -143,6 +143,7 @@ CREATE_SPEC = Operation(
     params_of=create_params_of,
     identity_of=card_of,
     action="create_token",
+    no_bulk="each card number is typed, never one value for many",
     command=CommandLine(
         "tokens create",
         "Store a card.",
@@ -163,6 +164,7 @@ UPDATE_SPEC = Operation(
     prepare=prepare_update,
     params_of=update_params_of,
     action="update_token",
+    no_bulk="tokens are not marked on any list (marks hold charges)",
     no_command="its parameters are the service's whole token update (the card's expiry and its"
     " contact, nested): the app's Edit token form; no verb reads them yet",
 )
