@@ -1033,8 +1033,10 @@ class ActionExecutor:
             )
 
     async def _left_now(self, operation: str, target: str) -> Decimal | None:
-        """What is left to refund now (for the message), or None when it cannot be read."""
-        if operation != "refund":
+        """What is left to refund now (for the message), or None when it cannot be read or the
+        operation does not decide on what is left (`Operation.seen_refunds`)."""
+        spec = OPERATIONS.get(operation)
+        if spec is None or not spec.seen_refunds:
             return None
         try:
             return await self.remaining_refundable(target)

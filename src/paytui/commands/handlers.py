@@ -2,10 +2,11 @@
 (money through the one `ActionExecutor`), write data to stdout, return an `Exit` code.
 
 Why one module of more than 800 lines: each command is one short coroutine sharing the same reading
-of arguments, connection and exit codes (`runtime.py`); the money verbs' shared choreography is
-being folded into the executor's one verb, which will shrink this module. Commands with a concept
-of their own already live beside it (`journal.py`, `claims.py`, `today.py`, `conversations.py`,
-`probe.py`).
+of arguments, connection and exit codes (`runtime.py`), and the money verbs' one path
+(`money_verb`: allowed → settle → observe → confirm → `ActionExecutor.run`). The verbs of the
+operations table are built from their declarations beside it (`verbs.py`); commands with a
+concept of their own live beside it too (`journal.py`, `claims.py`, `today.py`,
+`conversations.py`, `probe.py`).
 """
 
 from __future__ import annotations

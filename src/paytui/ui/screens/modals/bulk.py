@@ -62,14 +62,15 @@ def dry_run_text(
     """How many, the total, how the rows were chosen (`Marks.provenance`: by hand, or by a
     mark-all that proved each row matches its search), which are skipped and why (the
     registry's words)."""
-    noun = OPERATIONS[plan.operation].bulk_noun or "charge"
+    spec = OPERATIONS[plan.operation]
+    noun = spec.bulk_noun or "charge"
     text = Text()
     text.append(f"{plan.label} of {plan.count} {noun}{'s' if plan.count != 1 else ''}", "bold")
     text.append(": total ")
     text.append(fmt.money(plan.total), "bold")
-    if plan.operation == "refund" and not plan.bases:  # not read yet: the charges' amounts
+    if spec.seen_refunds and not plan.bases:  # not read yet: the charges' amounts
         text.append(" at most (what is left of each charge is refunded)")
-    elif plan.operation == "refund":
+    elif spec.seen_refunds:
         text.append(" (what is left of each charge, read just now)")
     text.append(".\n")
     if marked:
