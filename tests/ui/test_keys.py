@@ -49,7 +49,8 @@ def test_the_listed_clashes_are_gone() -> None:
 
 
 def test_every_key_a_browser_keeps_has_another() -> None:
-    """`paytui serve`: the browser keeps ctrl+w, ctrl+t, ctrl+n and ctrl+tab, so each binding
+    """`paytui serve`: the browser keeps ctrl+w, ctrl+t, ctrl+n, ctrl+tab, ctrl+PgUp and ctrl+PgDn,
+    so each binding
     with one has another key, and the help's note in a browser names it (or says there is none
     after a remap)."""
     kept = [
@@ -58,7 +59,12 @@ def test_every_key_a_browser_keeps_has_another() -> None:
         for binding in group.bindings
         if set(binding.key.split(",")) & set(BROWSER_KEYS)
     ]
-    assert {binding.id for binding in kept} == {"charges.claim_next", "saved.share"}
+    assert {binding.id for binding in kept} == {
+        "charges.claim_next",
+        "app.new_workspace",
+        "app.next_workspace",
+        "app.previous_workspace",
+    }
     for binding in kept:
         assert set(binding.key.split(",")) - set(BROWSER_KEYS), binding.id
     claim_next = next(binding for binding in kept if binding.id == "charges.claim_next")
@@ -67,11 +73,12 @@ def test_every_key_a_browser_keeps_has_another() -> None:
         LiveBinding(None, claim_next, ("ctrl+t",), True),  # type: ignore[arg-type]
     ]
     assert browser_note(live) == (
-        "In a browser, the browser keeps ctrl+w, ctrl+t, ctrl+n and ctrl+tab (close tab, new tab, "
-        "new window, next tab); here use Claim next free: ctrl+g; Claim next free: none (give it "
+        "In a browser, the browser keeps ctrl+w, ctrl+t, ctrl+n, ctrl+tab, ctrl+PgUp and ctrl+PgDn"
+        " (close tab, new tab, new window, next tab, previous and next tab); here use Claim next"
+        " free: ctrl+g; Claim next free: none (give it "
         "one in [keymap])."
     )
-    assert browser_note([]).endswith("next tab).")
+    assert browser_note([]).endswith("previous and next tab).")
 
 
 def test_every_binding_has_an_id() -> None:

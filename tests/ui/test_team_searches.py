@@ -1,5 +1,5 @@
 """The team's saved searches (issue 25, item 7): published from the saved-searches list with
-`ctrl+t` (the team), listed for everyone on the journal as ``team/NAME`` with who shared them,
+F3 (the team), listed for everyone on the journal as ``team/NAME`` with who shared them,
 run by ``:saved team/NAME``, removed for everyone with delete. Another agent's share shows at
 the next opening of the list."""
 
@@ -36,7 +36,7 @@ async def test_a_search_shared_with_the_team_runs_by_its_team_name(
         assert list(listing.searches) == ["cb", "team/auths"]
         row = listing.query_one(DataTable).get_row("team/auths")
         assert str(row[0]) == "team/auths (support-12)"
-        await pilot.press("ctrl+t")  # publish "cb" to the team (highlighted first)
+        await pilot.press("f3")  # publish "cb" to the team (highlighted first)
         await settle(app, pilot)
         assert list(listing.searches) == ["cb", "team/auths", "team/cb"]
         with Journal(journal_path) as other:

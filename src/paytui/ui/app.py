@@ -48,6 +48,7 @@ from paytui.ui.top_screens import TOP_SCREENS
 from paytui.ui.type_ahead import hand_over
 from paytui.ui.widgets.errors import error_detail
 from paytui.ui.widgets.list_state import ListState, waiting_text
+from paytui.ui.workspaces import Workspace, Workspaces, base_mode, strip_text
 
 #: Seconds after the first paint that connecting waits at most for the first-page child's rows.
 FIRST_PAGE_WAIT = 2.0
@@ -131,8 +132,9 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
         #: Read by the charge search for its first rows; connecting waits for it (see
         #: `_after_first_paint`).
         self.first_page = first_page
-        #: The connection in use and all that hangs on it (client, actions, clock, profile).
-        self.session = Session(
+        #: The connection in use and all that hangs on it (client, actions, clock, profile):
+        #: the first workspace's; `session` answers with the asking workspace's.
+        home = Session(
             self,
             client_factory,
             connection,
@@ -142,6 +144,9 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
             on_retry_wait=self._on_retry_wait,
             on_journal_change=self.journal_changed_elsewhere,
         )
+        #: The sessions' owner of the embedded sandbox, stopped when the App ends.
+        self._home_session = home
+        self._workspaces = Workspaces(self, Workspace(1, home))
         if environment is not None:
             self.session.environment = environment
         if profile_name is not None:
@@ -186,6 +191,12 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
         if mode != self.DEFAULT_MODE and mode in self.MODES:
             self._screen_stacks = {mode: []}
             self._current_mode = mode
+            self._workspaces.active.mode = mode
+
+    @property
+    def session(self) -> Session:
+        """The session of the workspace asking (`paytui.ui.workspaces.Workspaces.asking`)."""
+        return self._workspaces.asking().session
 
     # --- text that leaves through the app itself (rule: text is data) ---------------------------
     def notify(
@@ -435,7 +446,9 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
         self._unmounting = True
         if self.first_page is not None:
             self.first_page.close()
-        await self.session.aclose()
+        sessions = dict.fromkeys([*(w.session for w in self._workspaces.items), self._home_session])
+        for session in sessions:
+            await session.aclose()
 
     # --- lifecycle ------------------------------------------------------------------------------
     def on_load(self) -> None:
@@ -560,7 +573,7 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
 
     async def open_query_text(self, text: str, title: str = "Search") -> None:
         """The charge search with `text` in its query line, run (saved searches, `:charges`)."""
-        await self.switch_mode("charges")
+        await self.switch_mode(self._mode("charges"))
         while len(self.screen_stack) > 1 and not isinstance(self.screen, ChargeSearchScreen):
             await self.pop_screen()
         screen = self.screen
@@ -709,6 +722,7 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
 
         from paytui.config import ConfigError, resolve_connection
 
+        workspace = self._workspaces.active  # the one `P` was pressed in, whatever shows later
         try:
             connection = resolve_connection(profile=name, environ=os.environ)
         except ConfigError as exc:
@@ -721,18 +735,24 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
 
             def confirmed(ok: bool | None) -> None:
                 if ok:
-                    self.run_worker(self.apply_connection(connection), group="switch-profile")
+                    self.run_worker(
+                        self.apply_connection(connection, workspace), group="switch-profile"
+                    )
 
             self.push_screen(ConfirmProductionScreen(connection), callback=confirmed)
             return
-        self.run_worker(self.apply_connection(connection), group="switch-profile")
+        self.run_worker(self.apply_connection(connection, workspace), group="switch-profile")
 
     def _money_action_in_flight(self) -> bool:
         """True while the executor is sending something: its client must not be closed now."""
         return self.session.money_action_in_flight()
 
-    async def apply_connection(self, connection: Connection) -> None:
-        """Make `connection` the app's: attributes, secrets, client, and fresh screens.
+    async def apply_connection(
+        self, connection: Connection, workspace: Workspace | None = None
+    ) -> None:
+        """Make `connection` the workspace's (the shown one's by default): attributes, secrets,
+        client, and fresh screens. A session another workspace shares is left to it: this
+        workspace gets a session of its own (`Session.sibling`).
 
         Screens are rebuilt by resetting every mode (each screen and its stack is discarded and
         re-created on first visit), which cancels their workers with the old client and repaints
@@ -742,34 +762,51 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
         then applies; two rebuilds at once removed each other's modes.
         """
         async with self._profile_switch:
-            await self._apply_connection(connection)
+            await self._apply_connection(connection, workspace or self._workspaces.active)
 
-    async def _apply_connection(self, connection: Connection) -> None:
+    async def _apply_connection(self, connection: Connection, workspace: Workspace) -> None:
+        if workspace not in self._workspaces.items:
+            return  # closed while the production question was open
         # The old secrets stay registered (scrubbing more is safe); whoever waits for the old
         # client is cancelled, as their screens are about to be (`_reset_modes`).
-        old_client = self.session.switch_to(connection)
-        self.account_in_focus = connection.account_id
-        await self._reset_modes()
+        old_client = None
+        if self._workspaces.sharing(workspace):
+            workspace.session = workspace.session.sibling(connection)
+        else:
+            old_client = workspace.session.switch_to(connection)
+        session = workspace.session
+        if workspace is self._workspaces.active:
+            self.account_in_focus = connection.account_id
+        await self._reset_modes(workspace)
         if old_client is not None:
             with contextlib.suppress(Exception):
                 await old_client.aclose()
         self._apply_theme()
         self._notify_problems()
-        self.session.start_connect()
+        session.start_connect()
+        self._show_strip()
         self.notify(
-            f"Now using profile {self.session.profile_name} ({self.session.environment}).",
+            f"Now using profile {session.profile_name} ({session.environment}).",
             title="Profile",
             markup=False,
         )
 
-    async def _reset_modes(self) -> None:
+    async def _reset_modes(self, workspace: Workspace) -> None:
+        """Discard the workspace's screens: each of its modes is built again on first visit."""
+        modes = [m for m in self._modes if workspace.owns(m)]
+        if workspace is not self._workspaces.active:
+            for mode in modes:
+                base = self._modes[mode]
+                await self.remove_mode(mode)
+                self.add_mode(mode, base)
+            return
         current = self.current_mode
         holding = "_switching_profile"
         self._switching_modes = True
         try:
             self.add_mode(holding, Screen)
             await App.switch_mode(self, holding)  # past the guard: this is the rebuild
-            for mode in [m for m in self._modes if m != holding]:
+            for mode in modes:
                 base = self._modes[mode]
                 await self.remove_mode(mode)
                 self.add_mode(mode, base)
@@ -777,6 +814,73 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
             await self.remove_mode(holding)
         finally:
             self._switching_modes = False
+
+    # --- workspaces (`ui/workspaces.py`, docs/screens.md "Workspaces") -----------------------
+    async def action_new_workspace(self) -> None:
+        """`ctrl+t` (F4): the top-level screen shown, on the same profile, in a new workspace
+        after the others, shown at once; `P` there switches that workspace only."""
+        if self._switching_modes:
+            return
+        shown = self._workspaces.active
+        base = base_mode(self.current_mode)
+        workspace = self._workspaces.add(shown.session, base)
+        for name, screen in type(self).MODES.items():
+            self.add_mode(workspace.mode_name(name), screen)
+        await self._show_workspace(workspace)
+
+    async def action_next_workspace(self) -> None:
+        """`ctrl+pagedown` (F8): the next workspace of the strip (round)."""
+        if len(self._workspaces.items) > 1:
+            await self._show_workspace(self._workspaces.neighbour(1))
+
+    async def action_previous_workspace(self) -> None:
+        """`ctrl+pageup` (F7): the previous workspace of the strip (round)."""
+        if len(self._workspaces.items) > 1:
+            await self._show_workspace(self._workspaces.neighbour(-1))
+
+    async def action_close_workspace(self) -> None:
+        """F9: close the shown workspace (its screens, and its session unless another workspace
+        shares it), then show the one before it. The last one stays: `q` quits."""
+        workspaces = self._workspaces
+        workspace = workspaces.active
+        if len(workspaces.items) < 2:
+            self.notify("This is the only workspace; q quits.", title="Workspaces", markup=False)
+            return
+        sharing = workspaces.sharing(workspace)
+        if not sharing and workspace.session.money_action_in_flight():
+            self.notify(
+                "A money action is still being sent here; close the workspace when it has"
+                " finished.",
+                title="Workspaces",
+                severity="error",
+                markup=False,
+            )
+            return
+        index = workspaces.items.index(workspace)
+        await self._show_workspace(workspaces.items[index - 1 if index else 1])
+        workspaces.remove(workspace)
+        for mode in [m for m in self._modes if workspace.owns(m)]:
+            await self.remove_mode(mode)
+        if not sharing:
+            await workspace.session.aclose(keep_sandbox=workspace.session is self._home_session)
+        self._show_strip()
+
+    async def _show_workspace(self, workspace: Workspace) -> None:
+        """Show `workspace` where it was left (its modes keep their screens); the strip and a
+        screen reader say which it is."""
+        workspaces = self._workspaces
+        if workspace is workspaces.active and workspace.owns(self.current_mode):
+            return
+        workspaces.active.mode = base_mode(self.current_mode)
+        workspaces.active = workspace
+        self._show_strip()
+        if self.announcer is not None:
+            position, count = workspaces.position(workspace), len(workspaces.items)
+            self.announcer.say(f"Workspace {position} of {count}: {workspace.label()}")
+        await self.switch_mode(workspace.mode_name(workspace.mode))
+
+    def _show_strip(self) -> None:
+        self.workspace_strip = strip_text(self._workspaces)
 
     def _settle(self) -> None:
         """The connection resolved now, if it was left until after the first paint
@@ -813,8 +917,13 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
         self.session.start_connect()
 
     # --- routing --------------------------------------------------------------------------------
-    async def action_goto(self, mode: str) -> None:
+    def _mode(self, base: str) -> str:
+        """The shown workspace's mode of the top-level screen `base` (`ui/workspaces.py`)."""
+        return self._workspaces.active.mode_name(base)
+
+    async def action_goto(self, base: str) -> None:
         """`1`-`5`: always that top-level screen itself, whatever was pushed over it."""
+        mode = self._mode(base)
         if mode not in self._modes:
             return
         if mode != self.current_mode:
@@ -869,8 +978,8 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
             return
         if len(self.screen_stack) > 1:
             self.pop_screen()
-        elif self.current_mode != "charges":
-            self.switch_mode("charges")
+        elif base_mode(self.current_mode) != "charges":
+            self.switch_mode(self._mode("charges"))
 
     def action_help(self) -> None:
         from paytui.ui.screens.help import HelpScreen
@@ -888,7 +997,7 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
 
         Screens above the search in the charges stack are closed, so the results are what shows.
         """
-        await self.switch_mode("charges")
+        await self.switch_mode(self._mode("charges"))
         while len(self.screen_stack) > 1 and not isinstance(self.screen, ChargeSearchScreen):
             await self.pop_screen()
         screen = self.screen

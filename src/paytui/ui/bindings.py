@@ -76,6 +76,40 @@ GLOBAL_BINDINGS: list[Binding] = [
         tooltip="Connect with another profile (asks before production)",
         show=False,
     ),
+    # Workspaces (`ui/workspaces.py`): each key has an F-key beside it, which a browser leaves to
+    # the page (`BROWSER_KEYS`); none of F5-F7, which a text area keeps.
+    Binding(
+        "ctrl+t,f4",
+        "app.new_workspace",
+        "New workspace",
+        id="app.new_workspace",
+        tooltip="This screen, on this profile, in a new workspace (P there for another merchant)",
+        show=False,
+    ),
+    Binding(
+        "ctrl+pagedown,f9",
+        "app.next_workspace",
+        "Next workspace",
+        id="app.next_workspace",
+        tooltip="The next workspace of the strip, where it was left",
+        show=False,
+    ),
+    Binding(
+        "ctrl+pageup,f8",
+        "app.previous_workspace",
+        "Previous workspace",
+        id="app.previous_workspace",
+        tooltip="The previous workspace of the strip, where it was left",
+        show=False,
+    ),
+    Binding(
+        "f10",
+        "app.close_workspace",
+        "Close workspace",
+        id="app.close_workspace",
+        tooltip="Close the workspace shown (the last one stays: q quits)",
+        show=False,
+    ),
     Binding(
         "ctrl+z",
         "app.undo",
@@ -322,6 +356,12 @@ _KEY_NAMES = {
     "delete": "Delete",
     "f2": "F2",
     "f3": "F3",
+    "f4": "F4",
+    "f8": "F8",
+    "f9": "F9",
+    "f10": "F10",
+    "ctrl+pagedown": "ctrl+PgDn",
+    "ctrl+pageup": "ctrl+PgUp",
     "space": "space",
 }
 
@@ -336,10 +376,11 @@ BACK_ACTIONS = frozenset(
     {"back", "close", "cancel", "leave", "back_or_quit", "dismiss", "answer(False)"}
 )
 
-#: Keys a browser keeps for itself (close the tab, a new tab, a new window, the next tab): in
+#: Keys a browser keeps for itself (close the tab, a new tab, a new window, the next tab, the
+#: previous and next tab): in
 #: `paytui serve` they never reach the page, so every binding with one has another key too
 #: (`tests/ui/test_keys.py`), and the help says so in a browser (`screens/help.py`).
-BROWSER_KEYS = ("ctrl+w", "ctrl+t", "ctrl+n", "ctrl+tab")
+BROWSER_KEYS = ("ctrl+w", "ctrl+t", "ctrl+n", "ctrl+tab", "ctrl+pageup", "ctrl+pagedown")
 
 #: Keys bound to more than one meaning on purpose, and why (`tests/ui/test_keys.py` reads it).
 KEY_ALLOW_LIST: dict[str, str] = {

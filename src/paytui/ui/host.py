@@ -37,7 +37,6 @@ __all__ = ["PaytuiHost", "host_of"]
 class PaytuiHost(HeldKeys):
     """What paytui's screens and widgets may use of the App (see the module docstring)."""
 
-    session: Session
     #: Published after an action changed charges (their ids): every list and detail on any
     #: screen stack that shows one of them reads it again, without ctrl+r.
     charges_changed: Signal[tuple[str, ...]]
@@ -49,6 +48,10 @@ class PaytuiHost(HeldKeys):
 
     account_in_focus: reactive[str | None] = reactive(None)
     """The account the user is looking at (the highlighted charge's); the header shows it."""
+
+    workspace_strip: reactive[tuple[str, ...]] = reactive(())
+    """The workspaces' strip under the header: one item a workspace, the shown one marked;
+    empty (no strip) with one workspace (`paytui.ui.workspaces`)."""
 
     #: The child process reading the first page of charges at start (`paytui.ui.first_page`),
     #: or None (not started, or a test's app).
@@ -99,6 +102,12 @@ class PaytuiHost(HeldKeys):
         ids = tuple(dict.fromkeys(i for i in charge_ids if i))
         if ids:
             self.charges_changed.publish(ids)
+
+    @property
+    def session(self) -> Session:
+        """The session of the workspace asking (`paytui.ui.workspaces`): its profile's facts,
+        client, actions and clock."""
+        raise NotImplementedError
 
     # --- the gate and routing (`PaytuiApp`) -------------------------------------------------
     def why_disabled(

@@ -65,8 +65,15 @@ class Session:
         journal_path: Path | str | None = None,
         on_retry_wait: Callable[[RetryWait], None] | None = None,
         on_journal_change: Callable[[list[JournalEntry]], None] | None = None,
+        sandbox_home: Session | None = None,
     ) -> None:
         self._app = app
+        #: The session whose embedded sandbox this one uses (a workspace's: `sibling`), so a
+        #: second workspace on the embedded sandbox starts no second child; None: its own.
+        self._sandbox_home = sandbox_home
+        #: This session's worker groups on the App: two workspaces connect at once without
+        #: the one's exclusive "connect" cancelling the other's.
+        self._group = f"connect-{id(self):x}"
         #: Told of other paytuis' journal entries as they arrive (the app's signals).
         self._on_journal_change = on_journal_change
         self._client_factory = client_factory
@@ -79,6 +86,7 @@ class Session:
         self._client_future: asyncio.Future[PaymentClient] | None = None
         self._connect_started = False
         self._sandbox: EmbeddedSandbox | None = None
+        self._closed = False
         #: Set by the App: connecting may start (after its first paint), and the read-back of
         #: earlier actions may run (once the first page is on screen).
         self.connect_allowed = False
@@ -195,7 +203,10 @@ class Session:
             self._client_future.add_done_callback(lambda f: f.cancelled() or f.exception())
         self._connect_started = True
         self._app.run_worker(
-            self._connect(self._client_future), group="connect", exclusive=True, exit_on_error=False
+            self._connect(self._client_future),
+            group=self._group,
+            exclusive=True,
+            exit_on_error=False,
         )
 
     async def _connect(self, future: asyncio.Future[PaymentClient]) -> None:
@@ -300,6 +311,8 @@ class Session:
 
     def _spawn_sandbox(self) -> EmbeddedSandbox:
         """Start the child process (returns at once; stdlib-only import, no FastAPI here)."""
+        if self._sandbox_home is not None:
+            return self._sandbox_home._spawn_sandbox()
         if self._sandbox is None:
             from paytui.sandbox.embedded import EmbeddedSandbox
 
@@ -323,7 +336,7 @@ class Session:
         builder = self._factory_builder or default_factory_builder
         factory = builder(connection)
         old_client = self._client
-        self._app.workers.cancel_group(self._app, "connect")
+        self._app.workers.cancel_group(self._app, self._group)
         if self._client_future is not None:
             # Whoever waits for the old profile's client (a list read, an export) waits no more:
             # cancelled, as their screens are about to be.
@@ -335,13 +348,39 @@ class Session:
         self._connect_started = False
         return old_client
 
-    async def aclose(self) -> None:
-        """On exit: the executor's actions journaled, the client closed, our sandbox stopped."""
-        if self._actions is not None:
-            await self._actions.aclose()
-        if self._client is not None:
+    def sibling(self, connection: Connection) -> Session:
+        """A new session on `connection` for another workspace of the same App: the same
+        clock, factory builder, journal path and callbacks, and the same embedded sandbox (one
+        child a process). A journal file two sessions use is one connection
+        (`journal_store.open_sqlite`)."""
+        builder = self._factory_builder or default_factory_builder
+        other = Session(
+            self._app,
+            builder(connection),
+            connection,
+            clock=self._clock,
+            factory_builder=self._factory_builder,
+            journal_path=self._journal_path,
+            on_retry_wait=self._on_retry_wait,
+            on_journal_change=self._on_journal_change,
+            sandbox_home=self._sandbox_home or self,
+        )
+        other.connect_allowed = self.connect_allowed
+        other.reconcile_allowed = self.reconcile_allowed
+        return other
+
+    async def aclose(self, *, keep_sandbox: bool = False) -> None:
+        """On exit: the executor's actions journaled, the client closed, our sandbox stopped
+        (kept with `keep_sandbox`: a closed workspace's session whose sandbox others use).
+        Closing twice closes once (the sandbox kept, it is stopped by a later call)."""
+        if not self._closed:
+            self._closed = True
+            if self._actions is not None:
+                await self._actions.aclose()
+            if self._client is not None:
+                with contextlib.suppress(Exception):
+                    await self._client.aclose()
+        if self._sandbox is not None and not keep_sandbox:
+            sandbox, self._sandbox = self._sandbox, None
             with contextlib.suppress(Exception):
-                await self._client.aclose()
-        if self._sandbox is not None:
-            with contextlib.suppress(Exception):
-                self._sandbox.stop()
+                sandbox.stop()

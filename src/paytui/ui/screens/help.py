@@ -127,8 +127,8 @@ def browser_note(live: list[LiveBinding]) -> str:
             other = display_key(",".join(rest)) if rest else "none (give it one in [keymap])"
             others.append(f"{each.binding.description}: {other}")
     note = (
-        "In a browser, the browser keeps ctrl+w, ctrl+t, ctrl+n and ctrl+tab (close tab, new "
-        "tab, new window, next tab)"
+        "In a browser, the browser keeps ctrl+w, ctrl+t, ctrl+n, ctrl+tab, ctrl+PgUp and "
+        "ctrl+PgDn (close tab, new tab, new window, next tab, previous and next tab)"
     )
     return f"{note}; here use {'; '.join(others)}." if others else f"{note}."
 

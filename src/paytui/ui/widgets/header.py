@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.containers import Horizontal
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -56,23 +57,36 @@ class PaytuiHeader(Widget):
     DEFAULT_CSS = """
     PaytuiHeader {
         dock: top;
-        height: 1;
-        layout: horizontal;
+        height: auto;
+        layout: vertical;
         background: $panel;
         color: $text;
+    }
+    PaytuiHeader > .header--bar {
+        height: 1;
+        layout: horizontal;
+    }
+    PaytuiHeader > .header--workspaces {
+        height: 1;
+        padding: 0 1;
+        display: none;
+        background: $boost;
+    }
+    PaytuiHeader.-workspaces > .header--workspaces {
+        display: block;
     }
     PaytuiHeader.-production {
         background: $error;
         color: $text;
     }
-    PaytuiHeader > .header--product {
+    PaytuiHeader > .header--bar > .header--product {
         width: auto;
         padding: 0 1;
         text-style: bold;
         background: $primary;
         color: auto 90%;
     }
-    PaytuiHeader > .header--env {
+    PaytuiHeader > .header--bar > .header--env {
         width: auto;
         padding: 0 1;
         text-style: bold;
@@ -91,7 +105,7 @@ class PaytuiHeader(Widget):
     PaytuiHeader.-production > .header--account {
         color: auto 90%;
     }
-    PaytuiHeader > .header--badge {
+    PaytuiHeader > .header--bar > .header--badge {
         width: auto;
         padding: 0 1;
         text-style: bold;
@@ -107,12 +121,12 @@ class PaytuiHeader(Widget):
         background: $warning;
         color: auto 90%;
     }
-    PaytuiHeader > .header--profile {
+    PaytuiHeader > .header--bar > .header--profile {
         width: auto;
         padding: 0 1;
         color: $text-muted;
     }
-    PaytuiHeader > .header--account {
+    PaytuiHeader > .header--bar > .header--account {
         width: 1fr;
         padding: 0 1;
         text-align: right;
@@ -136,17 +150,36 @@ class PaytuiHeader(Widget):
             label = Text(safe(" · ".join(["PRODUCTION", profile, base_host(url)])))
         else:
             label = Text(safe(environment.upper()))
-        yield Static(Text("paytui"), classes="header--product")
-        yield Static(label, classes="header--env", id="header-env")
-        yield Static(Text(safe(profile)), classes="header--profile", id="header-profile")
-        yield Static(Text("READ-ONLY"), classes="header--badge header--readonly", id="header-ro")
-        yield Static(Text(safe(tls or "")), classes="header--badge header--tls", id="header-tls")
-        yield Static(Text(""), classes="header--account", id="header-account")
+        with Horizontal(classes="header--bar"):
+            yield Static(Text("paytui"), classes="header--product")
+            yield Static(label, classes="header--env", id="header-env")
+            yield Static(Text(safe(profile)), classes="header--profile", id="header-profile")
+            yield Static(
+                Text("READ-ONLY"), classes="header--badge header--readonly", id="header-ro"
+            )
+            yield Static(
+                Text(safe(tls or "")), classes="header--badge header--tls", id="header-tls"
+            )
+            yield Static(Text(""), classes="header--account", id="header-account")
+        yield Static(Text(""), classes="header--workspaces", id="header-workspaces")
 
     def on_mount(self) -> None:
         host = host_of(self.app)
         if host is not None:
             self.watch(host, "account_in_focus", self._show_account)
+            self.watch(host, "workspace_strip", self._show_workspaces)
+
+    def _show_workspaces(self, items: tuple[str, ...]) -> None:
+        """The strip under the bar: every workspace, the shown one between ▶ and ◀ and in bold
+        (more than colour); none with one workspace (`paytui.ui.workspaces`)."""
+        self.set_class(len(items) > 1, "-workspaces")
+        text = Text("Workspaces: ", no_wrap=True)
+        for index, item in enumerate(items):
+            if index:
+                text.append(" │ ")
+            text.append(safe(item), style="bold reverse" if item.startswith("▶") else "")
+        text.overflow = "ellipsis"
+        self.query_one("#header-workspaces", Static).update(text)
 
     def _show_account(self, account_id: str | None) -> None:
         label = self.query_one("#header-account", Static)

@@ -2,9 +2,9 @@
 
 A person's own live in the config's ``[searches]`` table, written with tomlkit so the user's
 comments stay (`paytui.config.searches`). On a team journal the team's are listed under them as
-``team/NAME`` with who shared them (`Journal.team_searches`, read in a worker): `ctrl+t` (F3
-in a browser) publishes the highlighted own search to the team, delete on a team row removes it
-for everyone.
+``team/NAME`` with who shared them (`Journal.team_searches`, read in a worker): F3 publishes the
+highlighted own search to the team (not `ctrl+t`, a new workspace everywhere), delete on a team
+row removes it for everyone.
 The list runs one with enter (the charge search shows it); F2 renames, delete removes.
 `:saved NAME` and the command palette run one by name as well (``:saved team/NAME`` a team's).
 """
@@ -85,7 +85,7 @@ SAVED_SEARCHES_BINDINGS: list[Binding] = [
     Binding("f2", "rename", "Rename", id="saved.rename", tooltip="Rename the highlighted search"),
     Binding("delete", "delete", "Delete", id="saved.delete", tooltip="Delete the search"),
     Binding(
-        "ctrl+t,f3",  # F3 in a browser, which keeps ctrl+t (a new tab)
+        "f3",  # not ctrl+t: that is a new workspace, everywhere (one meaning per key)
         "share",
         "Publish",
         id="saved.share",
@@ -110,8 +110,7 @@ class SavedSearchesModal(PaytuiModal[str | None]):
             table: DataTable[Text] = DataTable(id="saved", cursor_type="row")
             yield table
             yield Static(
-                "enter runs · F2 renames · delete removes · ctrl+t or F3 publishes to the team"
-                " · esc closes",
+                "enter runs · F2 renames · delete removes · F3 publishes to the team · esc closes",
                 id="saved-help",
             )
 

@@ -1,0 +1,200 @@
+"""Workspaces (`ctrl+t`): two merchants open at once, each keeping its screens, search, cursor
+and marks, and each workspace's money going to its own service and journal."""
+
+from __future__ import annotations
+
+import shutil
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from pydantic import SecretStr
+
+from paytui.actions.ops import refund as refund_op
+from paytui.api.client import PaymentClient
+from paytui.api.errors import NotFoundError
+from paytui.api.queries import ChargeQuery
+from paytui.config.connection import Connection
+from paytui.ui.app import PaytuiApp
+from paytui.ui.screens.charges import ChargeSearchScreen
+from paytui.ui.widgets.charge_table import ChargeTable
+from paytui.ui.widgets.header import PaytuiHeader
+from paytui.ui.widgets.query_input import QueryInput
+from tests.fixtures_sandbox import STILL_BOARDING
+from tests.ui.conftest import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET, frozen_clock, screen_text, settle
+
+
+def _client(transport: httpx.AsyncBaseTransport) -> PaymentClient:
+    return PaymentClient(
+        "http://sandbox",
+        client_id=DEMO_CLIENT_ID,
+        client_secret=DEMO_CLIENT_SECRET,
+        transport=transport,
+        max_retries=0,
+    )
+
+
+def _profile(name: str, journal: Path) -> Connection:
+    return Connection(
+        profile_name=name,
+        environment="sandbox",
+        base_url=f"http://{name}.example",
+        client_id=DEMO_CLIENT_ID,
+        client_secret=SecretStr(DEMO_CLIENT_SECRET),
+        journal=str(journal),
+    )
+
+
+@pytest.fixture
+def two_merchants(
+    sandbox_transport: httpx.AsyncBaseTransport, sandbox_db: Path, tmp_path: Path
+) -> tuple[PaytuiApp, Connection, dict[str, httpx.AsyncBaseTransport]]:
+    """An app on profile `alpha` (the test's sandbox) and a profile `beta` on a second
+    sandbox of its own (another database, another journal) to switch a workspace to."""
+    from paytui.sandbox.embedded import asgi_transport
+
+    beta_db = tmp_path / "beta.sqlite3"
+    shutil.copyfile(sandbox_db, beta_db)
+    backends: dict[str, httpx.AsyncBaseTransport] = {
+        "alpha": sandbox_transport,
+        "beta": asgi_transport(beta_db, boarding_interval=STILL_BOARDING),
+    }
+
+    def factory_for(connection: Connection) -> Any:
+        async def factory() -> PaymentClient:
+            return _client(backends[connection.profile_name])
+
+        return factory
+
+    alpha = _profile("alpha", tmp_path / "alpha-journal.sqlite3")
+    app = PaytuiApp(
+        factory_for(alpha), connection=alpha, clock=frozen_clock, factory_builder=factory_for
+    )
+    return app, _profile("beta", tmp_path / "beta-journal.sqlite3"), backends
+
+
+def _marked(table: ChargeTable) -> set[str]:
+    return {charge.charge_id for charge in table.marks.charges()}
+
+
+def _search(app: PaytuiApp) -> ChargeSearchScreen:
+    screen = app.screen
+    assert isinstance(screen, ChargeSearchScreen)
+    return screen
+
+
+async def _switch_profile(app: PaytuiApp, pilot: Any, connection: Connection) -> None:
+    """What `P` and enter on a profile do (`switch_profile`), past resolving it from a config."""
+    app.run_worker(app.apply_connection(connection), group="switch-profile")
+    await settle(app, pilot)
+    await app.get_client()
+    await settle(app, pilot)
+
+
+async def test_two_workspaces_keep_their_screens_search_cursor_and_marks(
+    two_merchants: tuple[PaytuiApp, Connection, dict[str, httpx.AsyncBaseTransport]],
+) -> None:
+    app, beta, _ = two_merchants
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        assert "Workspaces:" not in screen_text(app)  # no strip with one workspace
+        first = _search(app)
+        await pilot.press("slash", *"amount>=10", "enter")
+        await settle(app, pilot)
+        await pilot.press("j", "j", "space", "j")
+        await settle(app, pilot)
+        first_table = first.query_one(ChargeTable)
+        first_marks = _marked(first_table)
+        first_row = first_table.cursor_row
+        assert len(first_marks) == 1 and first_row == 4  # space marks and moves down
+
+        await pilot.press("ctrl+t")  # the charge search, on alpha, in a new workspace
+        await settle(app, pilot)
+        second = _search(app)
+        assert second is not first
+        text = screen_text(app)
+        assert "Workspaces: 1 alpha (sandbox) │ ▶ 2 alpha (sandbox) ◀" in text
+        await _switch_profile(app, pilot, beta)  # P in the second: only it moves to beta
+        second = _search(app)
+        assert app.session.profile_name == "beta"
+        assert "1 alpha (sandbox) │ ▶ 2 beta (sandbox) ◀" in screen_text(app)
+        await pilot.press("slash", *"amount<5", "enter")
+        await settle(app, pilot)
+        await pilot.press("j", "space", "j", "space")
+        await settle(app, pilot)
+        second_table = second.query_one(ChargeTable)
+        second_marks = _marked(second_table)
+        second_row = second_table.cursor_row
+        assert len(second_marks) == 2 and second_row == 4
+
+        await pilot.press("ctrl+pageup")  # back to the first, as it was left
+        await settle(app, pilot)
+        assert app.screen is first and app.session.profile_name == "alpha"
+        assert first.query_one(QueryInput).value == "amount>=10"
+        assert _marked(first_table) == first_marks and first_table.cursor_row == first_row
+        assert "▶ 1 alpha (sandbox) ◀ │ 2 beta (sandbox)" in screen_text(app)
+
+        await pilot.press("f9")  # and to the second again (the browser's key)
+        await settle(app, pilot)
+        assert app.screen is second and app.session.profile_name == "beta"
+        assert second.query_one(QueryInput).value == "amount<5"
+        assert _marked(second_table) == second_marks and second_table.cursor_row == second_row
+
+        await pilot.press("f10")  # close it: the first shows, the strip goes
+        await settle(app, pilot)
+        assert app.screen is first and app.session.profile_name == "alpha"
+        assert not app.screen.query_one(PaytuiHeader).has_class("-workspaces")
+        assert "Workspaces:" not in screen_text(app)
+        await pilot.press("f10")  # the last one stays
+        await settle(app, pilot)
+        assert app.screen is first
+        assert any("only workspace" in n.message for n in app._notifications)
+
+
+async def test_money_in_a_workspace_goes_to_its_service_and_journal_even_unseen(
+    two_merchants: tuple[PaytuiApp, Connection, dict[str, httpx.AsyncBaseTransport]],
+) -> None:
+    app, beta, backends = two_merchants
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        first = _search(app)
+        await pilot.press("ctrl+t")
+        await settle(app, pilot)
+        await _switch_profile(app, pilot, beta)
+        second = _search(app)
+        await pilot.press("ctrl+pagedown")  # round: back to the first, the second unseen
+        await settle(app, pilot)
+        assert app.screen is first
+
+        async with _client(backends["beta"]) as reader:
+            page = await reader.search_charges_page(ChargeQuery(status="success", charge_type="sale"), limit=1)
+        charge_id = page.items[0].charge_id
+
+        async def refund_from(screen: ChargeSearchScreen) -> tuple[Any, str]:
+            """A refund as a screen's dialog sends it: through `app.actions`, in a worker."""
+            outcome = await (await screen.app.actions.executor()).run(
+                "refund", charge_id, refund_op.Params(Decimal("1.00"))
+            )
+            return outcome, screen.app.session.profile_name
+
+        worker = second.run_worker(refund_from(second), exit_on_error=False)
+        outcome, profile = await worker.wait()
+        await settle(app, pilot)
+        assert outcome.succeeded and profile == "beta"
+
+        refund_id = outcome.result_id
+        assert refund_id
+        async with _client(backends["beta"]) as reader:
+            assert (await reader.get_refund(refund_id)).refund_id == refund_id
+        async with _client(backends["alpha"]) as reader:
+            with pytest.raises(NotFoundError):
+                await reader.get_refund(refund_id)
+
+        alpha_actions, beta_actions = (w.session.actions for w in app._workspaces.items)
+        beta_journal = (await beta_actions.executor()).history(limit=5)
+        assert [e.charge_id for e in beta_journal if e.operation == "refund"] == [charge_id]
+        alpha_executor = await alpha_actions.executor()
+        assert not [e for e in alpha_executor.history(limit=5) if e.operation == "refund"]
+        assert alpha_executor.journal.path != (await beta_actions.executor()).journal.path
