@@ -32,7 +32,9 @@ Figures:
   completes a query (after a pause: the usual typing) until the table with its results has been
   painted (`ResultsPainted`, posted after the refresh that drew it).
 - `switch_ms/<screen>` (first visit and later), `open_detail_ms`: key press until the new
-  screen's workers are done and it has refreshed.
+  screen's workers are done and it has refreshed. `workspace_new_ms` (`ctrl+t`, target 250) and
+  `workspace_switch_ms` (`ctrl+PgUp` / `ctrl+PgDn` between two workspaces, target 50): the same,
+  the switch until the screen kept is painted (the claims it reads again come after, in a worker).
 - `paging_rss_ratio`: resident memory after paging through every result, over the memory after
   the first page (the app's own: the sandbox is served in its own process).
 - `hold_j_max_gap_ms`: `j` held on the charge list from the first row to row 10,000 (`--quick`:
@@ -362,10 +364,11 @@ async def settle(app: Any, pilot: Any) -> None:
     await pilot.pause()
 
 
-async def press_until_painted(app: Any, key: str) -> float:
+async def press_until_painted(app: Any, key: str, *, quiet: bool = True) -> float:
     """Hand `key` over as the terminal driver does; ms until the screen it leads to has no
-    worker left running and has refreshed (polled every millisecond: `pilot.press` and
-    `pilot.pause` wait for the process to look idle, 20 ms at least, which would be measured)."""
+    worker left running (`quiet` False: whether or not) and has refreshed (polled every
+    millisecond: `pilot.press` and `pilot.pause` wait for the process to look idle, 20 ms at
+    least, which would be measured)."""
     from textual import events
     from textual.worker import WorkerState
 
@@ -376,7 +379,7 @@ async def press_until_painted(app: Any, key: str) -> float:
     started = time.perf_counter()
     app._driver.send_message(event)
     deadline = started + 60
-    while app.screen is before or any(w.state in busy for w in app.workers):
+    while app.screen is before or (quiet and any(w.state in busy for w in app.workers)):
         if time.perf_counter() > deadline:
             raise TimeoutError(f"{key!r} led to no quiet screen within 60 s")
         await asyncio.sleep(0.001)
@@ -469,6 +472,22 @@ async def screens(app: Any, pilot: Any, runs: int) -> list[dict[str, Any]]:
         await pilot.press("escape")
         await settle(app, pilot)
     out.append(figure("open_detail_ms", opened, "ms", 150.0))
+
+    # Workspaces (`ctrl+t`): the first opening builds the new workspace's charge search and its
+    # first search; switching back and forth shows screens already built, where they were left.
+    opening = await press_until_painted(app, "ctrl+t")
+    await settle(app, pilot)
+    out.append(figure("workspace_new_ms", [opening], "ms", 250.0))
+    switched: list[float] = []
+    for _ in range(max(1, runs)):
+        for key in ("ctrl+pageup", "ctrl+pagedown"):
+            # Until the workspace's screen is painted as it was left: the claims it reads again
+            # on showing (`ChargeSearchScreen.on_screen_resume`) arrive after, in a worker.
+            switched.append(await press_until_painted(app, key, quiet=False))
+            await settle(app, pilot)
+    out.append(figure("workspace_switch_ms", switched, "ms", 50.0))
+    await pilot.press("f10")  # the second workspace closed: the first shows again
+    await settle(app, pilot)
     return out
 
 

@@ -23,7 +23,14 @@ from paytui.ui.widgets.charge_table import ChargeTable
 from paytui.ui.widgets.header import PaytuiHeader
 from paytui.ui.widgets.query_input import QueryInput
 from tests.fixtures_sandbox import STILL_BOARDING
-from tests.ui.conftest import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET, frozen_clock, screen_text, settle
+from tests.ui.conftest import (
+    DEMO_CLIENT_ID,
+    DEMO_CLIENT_SECRET,
+    frozen_clock,
+    make_app,
+    screen_text,
+    settle,
+)
 
 
 def _client(transport: httpx.AsyncBaseTransport) -> PaymentClient:
@@ -115,11 +122,11 @@ async def test_two_workspaces_keep_their_screens_search_cursor_and_marks(
         second = _search(app)
         assert second is not first
         text = screen_text(app)
-        assert "Workspaces: 1 alpha (sandbox) │ ▶ 2 alpha (sandbox) ◀" in text
+        assert "Workspaces: 1 alpha · sandbox │ ▶ 2 alpha · sandbox ◀" in text
         await _switch_profile(app, pilot, beta)  # P in the second: only it moves to beta
         second = _search(app)
         assert app.session.profile_name == "beta"
-        assert "1 alpha (sandbox) │ ▶ 2 beta (sandbox) ◀" in screen_text(app)
+        assert "1 alpha · sandbox │ ▶ 2 beta · sandbox ◀" in screen_text(app)
         await pilot.press("slash", *"amount<5", "enter")
         await settle(app, pilot)
         await pilot.press("j", "space", "j", "space")
@@ -134,7 +141,7 @@ async def test_two_workspaces_keep_their_screens_search_cursor_and_marks(
         assert app.screen is first and app.session.profile_name == "alpha"
         assert first.query_one(QueryInput).value == "amount>=10"
         assert _marked(first_table) == first_marks and first_table.cursor_row == first_row
-        assert "▶ 1 alpha (sandbox) ◀ │ 2 beta (sandbox)" in screen_text(app)
+        assert "▶ 1 alpha · sandbox ◀ │ 2 beta · sandbox" in screen_text(app)
 
         await pilot.press("f9")  # and to the second again (the browser's key)
         await settle(app, pilot)
@@ -169,7 +176,8 @@ async def test_money_in_a_workspace_goes_to_its_service_and_journal_even_unseen(
         assert app.screen is first
 
         async with _client(backends["beta"]) as reader:
-            page = await reader.search_charges_page(ChargeQuery(status="success", charge_type="sale"), limit=1)
+            sales = ChargeQuery(status="success", charge_type="sale")
+            page = await reader.search_charges_page(sales, limit=1)
         charge_id = page.items[0].charge_id
 
         async def refund_from(screen: ChargeSearchScreen) -> tuple[Any, str]:
@@ -198,3 +206,37 @@ async def test_money_in_a_workspace_goes_to_its_service_and_journal_even_unseen(
         alpha_executor = await alpha_actions.executor()
         assert not [e for e in alpha_executor.history(limit=5) if e.operation == "refund"]
         assert alpha_executor.journal.path != (await beta_actions.executor()).journal.path
+
+
+def test_the_strip_with_two_workspaces(
+    snap_compare: Any, sandbox_transport: httpx.AsyncBaseTransport
+) -> None:
+    """Two workspaces: the strip under the header names both, the shown one marked by ▶ ◀ and
+    bold reverse, not by colour alone."""
+
+    async def run_before(pilot: Any) -> None:
+        await settle(pilot.app, pilot)
+        await pilot.press("ctrl+t")
+        await settle(pilot.app, pilot)
+
+    assert snap_compare(make_app(sandbox_transport), terminal_size=(120, 40), run_before=run_before)
+
+
+async def test_a_screen_reader_hears_which_workspace_shows(
+    sandbox_transport: httpx.AsyncBaseTransport,
+) -> None:
+    """Screen-reader mode: each switch is said as a line of text, then the screen's title."""
+    app = make_app(sandbox_transport, screen_reader=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        announcer = app.announcer
+        assert announcer is not None
+        start = len(announcer.lines)
+        await pilot.press("ctrl+t")
+        await settle(app, pilot)
+        await pilot.press("ctrl+pageup")
+        await settle(app, pilot)
+        said = announcer.lines[start:]
+        opened = said.index("Workspace 2 of 2: sandbox (embedded) · sandbox")
+        back = said.index("Workspace 1 of 2: sandbox (embedded) · sandbox")
+        assert opened < back and "Charges." in said[opened:back], said

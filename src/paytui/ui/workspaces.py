@@ -68,9 +68,9 @@ class Workspace:
     def label(self) -> str:
         """What the strip and the screen reader call it: profile, environment, account."""
         session = self.session
-        words = f"{session.profile_name} ({session.environment})"
+        words = f"{session.profile_name} · {session.environment}"
         if session.default_account_id:
-            words += f" {session.default_account_id}"
+            words += f" · {session.default_account_id}"
         return safe(words)
 
 
@@ -153,7 +153,7 @@ class Workspaces:
 
 
 def strip_text(workspaces: Workspaces) -> tuple[str, ...]:
-    """The strip's items, in order: "2 ana (production)", the shown one between ▶ and ◀ (marked
+    """The strip's items, in order: "2 ana · production", the shown one between ▶ and ◀ (marked
     by more than colour); empty with one workspace (no strip)."""
     if len(workspaces.items) < 2:
         return ()

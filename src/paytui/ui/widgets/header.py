@@ -93,16 +93,16 @@ class PaytuiHeader(Widget):
         color: auto 90%;
         background: $primary-muted;
     }
-    PaytuiHeader.-sandbox > .header--env {
+    PaytuiHeader.-sandbox > .header--bar > .header--env {
         background: $warning;
     }
-    PaytuiHeader.-production > .header--env {
+    PaytuiHeader.-production > .header--bar > .header--env {
         background: $error;
     }
-    PaytuiHeader.-production > .header--profile {
+    PaytuiHeader.-production > .header--bar > .header--profile {
         display: none;
     }
-    PaytuiHeader.-production > .header--account {
+    PaytuiHeader.-production > .header--bar > .header--account {
         color: auto 90%;
     }
     PaytuiHeader > .header--bar > .header--badge {
@@ -111,12 +111,12 @@ class PaytuiHeader(Widget):
         text-style: bold;
         display: none;
     }
-    PaytuiHeader.-read-only > .header--readonly {
+    PaytuiHeader.-read-only > .header--bar > .header--readonly {
         display: block;
         background: $accent;
         color: auto 90%;
     }
-    PaytuiHeader.-tls > .header--tls {
+    PaytuiHeader.-tls > .header--bar > .header--tls {
         display: block;
         background: $warning;
         color: auto 90%;
