@@ -34,7 +34,9 @@ Figures:
 - `switch_ms/<screen>` (first visit and later), `open_detail_ms`: key press until the new
   screen's workers are done and it has refreshed. `workspace_new_ms` (`ctrl+t`, target 250) and
   `workspace_switch_ms` (`ctrl+PgUp` / `ctrl+PgDn` between two workspaces, target 50): the same,
-  the switch until the screen kept is painted (the claims it reads again come after, in a worker).
+  the switch until the screen kept is painted (the claims it reads again come after, in a worker);
+  `workspace_switch_cpu_ms`: the process's CPU time over the same span (its own work, whatever
+  the machine's load; target 50).
 - `paging_rss_ratio`: resident memory after paging through every result, over the memory after
   the first page (the app's own: the sandbox is served in its own process).
 - `hold_j_max_gap_ms`: `j` held on the charge list from the first row to row 10,000 (`--quick`:
@@ -479,13 +481,17 @@ async def screens(app: Any, pilot: Any, runs: int) -> list[dict[str, Any]]:
     await settle(app, pilot)
     out.append(figure("workspace_new_ms", [opening], "ms", 250.0))
     switched: list[float] = []
+    worked: list[float] = []
     for _ in range(max(1, runs)):
         for key in ("ctrl+pageup", "ctrl+pagedown"):
             # Until the workspace's screen is painted as it was left: the claims it reads again
             # on showing (`ChargeSearchScreen.on_screen_resume`) arrive after, in a worker.
+            cpu = time.process_time()
             switched.append(await press_until_painted(app, key, quiet=False))
+            worked.append((time.process_time() - cpu) * 1000)
             await settle(app, pilot)
     out.append(figure("workspace_switch_ms", switched, "ms", 50.0))
+    out.append(figure("workspace_switch_cpu_ms", worked, "ms", 50.0))
     await pilot.press("f10")  # the second workspace closed: the first shows again
     await settle(app, pilot)
     return out
