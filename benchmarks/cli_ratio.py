@@ -5,7 +5,8 @@ Interleaved pairs (the bare import, then the command, again and again), each pro
 (user + sys, from `getrusage(RUSAGE_CHILDREN)` around it) and wall time; the figure is the median
 of the pairs' ratios (target 1.3), with the medians of both sides beside it. CPU is the figure to
 hold a change to on a shared machine (wall time grows with the load; the 1-minute load average is
-printed with it). The command runs in a new HOME (an empty journal); `charges show` asks
+printed with it). The command runs in a new HOME (an empty journal, no config file;
+`history_config` is `history` with a small config file); `charges show` asks
 `paytui sandbox` served on loopback in its own process, not measured. Run alone:
 `python -m benchmarks.cli_ratio [--pairs N]`.
 """
@@ -29,6 +30,15 @@ from benchmarks.figures import emit, figure
 #: What a script command cannot do without (the client, its output, the journal, its options).
 BARE = [sys.executable, "-c", "import httpx, json, sqlite3, argparse"]
 TARGET = 1.3
+#: A small config file for `history_config`: a default profile (the sandbox) and two tables.
+CONFIG_FILE = """default_profile = "sandbox"
+
+[ui]
+claim_lease_seconds = 90
+
+[today]
+hold_days = 5
+"""
 
 
 def paytui_command() -> list[str]:
@@ -100,6 +110,13 @@ def figures(runs: int, charges: int = 200) -> Iterator[dict[str, Any]]:
         }
         yield figure("cli_load_1m", [os.getloadavg()[0]], "load", None)
         yield from report("history", pairs([*paytui, "history", "--limit", "1"], env, runs))
+        # The same with a config file, as a person's machine has one: its tables are validated.
+        config = Path(home) / ".config" / "paytui" / "config.toml"
+        config.parent.mkdir(parents=True)
+        config.write_text(CONFIG_FILE, encoding="utf-8")
+        seen = pairs([*paytui, "history", "--limit", "1"], env, runs)
+        config.unlink()
+        yield from report("history_config", seen)
         db = Path(home) / "sandbox.db"
         from paytui.sandbox.seed import build_database
 

@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from benchmarks.cli_ratio import BARE, paytui_command, timed
+from benchmarks.cli_ratio import BARE, CONFIG_FILE, paytui_command, timed
 from benchmarks.figures import emit, figure
 
 
@@ -49,7 +49,7 @@ def rounds(
 
 
 def figures(
-    other_src: Path, runs: int, charges: int, this_src: Path | None = None
+    other_src: Path, runs: int, charges: int, this_src: Path | None = None, export: bool = True
 ) -> Iterator[dict[str, Any]]:
     import compileall
 
@@ -91,6 +91,17 @@ def figures(
         history = [*paytui, "history", "--limit", "1"]
         for name, ratios in rounds(BARE, history, local, runs).items():
             yield figure(f"trees_cli_cpu_ratio/history/{name}", ratios, "x", 1.3)
+        # The same with a small config file in each home (`cli_ratio.CONFIG_FILE`).
+        configs = [
+            Path(tree["HOME"]) / ".config" / "paytui" / "config.toml" for tree in envs.values()
+        ]
+        for config in configs:
+            config.parent.mkdir(parents=True)
+            config.write_text(CONFIG_FILE, encoding="utf-8")
+        for name, ratios in rounds(BARE, history, local, runs).items():
+            yield figure(f"trees_cli_cpu_ratio/history_config/{name}", ratios, "x", 1.3)
+        for config in configs:
+            config.unlink()
         db = Path(home) / "sandbox.db"
         build_database(db, charges=charges)
         with served(db) as base_url:
@@ -99,7 +110,7 @@ def figures(
             for name, ratios in rounds(BARE, show, envs, runs).items():
                 yield figure(f"trees_cli_cpu_ratio/charges_show/{name}", ratios, "x", 1.3)
             plain = [sys.executable, "-c", PLAIN_LOOP, base_url]
-            for label, command in commands().items():
+            for label, command in commands().items() if export else ():
                 for name, ratios in rounds(plain, [*command, *url], envs, runs).items():
                     yield figure(f"trees_export_cpu_ratio/{label}/{name}", ratios, "x", 1.5)
         yield figure("trees_load_1m", [os.getloadavg()[0]], "load", None)
@@ -111,9 +122,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--this-src", type=Path, help="this tree's src/ (default: the venv's)")
     parser.add_argument("--pairs", type=int, default=7, help="rounds (7)")
     parser.add_argument("--charges", type=int, default=1000, help="charges to export (1,000)")
+    parser.add_argument("--no-export", action="store_true", help="the script commands only")
     args = parser.parse_args(argv)
     this_src = args.this_src.resolve() if args.this_src is not None else None
-    for item in figures(args.other_src.resolve(), args.pairs, args.charges, this_src):
+    found = figures(
+        args.other_src.resolve(), args.pairs, args.charges, this_src, export=not args.no_export
+    )
+    for item in found:
         emit(item)
     return 0
 

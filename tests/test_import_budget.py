@@ -89,20 +89,24 @@ _PROBE = (
 )
 
 
-def imported_by(home: Path, *argv: str) -> set[str]:
-    """The modules `paytui *argv` imported (it must exit 0), in a new HOME."""
+def imported_by(
+    home: Path,
+    *argv: str,
+    extra_env: dict[str, str] | None = None,
+    code: int = 0,
+    demo_client: bool = True,
+) -> set[str]:
+    """The modules `paytui *argv` imported (it must exit `code`), in a new HOME; the sandbox's
+    demo client in the environment when `demo_client`."""
     listing = home / "modules.json"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PAYTUI_", "XDG_"))}
-    env |= {
-        "HOME": str(home),
-        "PAYTUI_TEST_MODULES": str(listing),
-        "PAYTUI_CLIENT_ID": DEMO_CLIENT_ID,
-        "PAYTUI_CLIENT_SECRET": DEMO_CLIENT_SECRET,
-    }
+    env |= {"HOME": str(home), "PAYTUI_TEST_MODULES": str(listing)} | (extra_env or {})
+    if demo_client:
+        env |= {"PAYTUI_CLIENT_ID": DEMO_CLIENT_ID, "PAYTUI_CLIENT_SECRET": DEMO_CLIENT_SECRET}
     done = subprocess.run(
         [sys.executable, "-c", _PROBE, *argv], env=env, capture_output=True, text=True
     )
-    assert done.returncode == 0, done.stderr
+    assert done.returncode == code, done.stderr
     return set(json.loads(listing.read_text()))
 
 
@@ -120,14 +124,30 @@ def under(modules: set[str], prefixes: set[str]) -> set[str]:
 def test_history_reads_the_journal_without_the_operations_the_client_or_its_models(
     tmp_path: Path,
 ) -> None:
-    found = imported_by(tmp_path, "history", "--limit", "1", "--action", "refund")
+    found = imported_by(
+        tmp_path, "history", "--limit", "1", "--action", "refund", demo_client=False
+    )
     assert "paytui.actions.journal" in found  # it did read the trail
     assert not under(found, NEVER | {"paytui.today.queue", "paytui.api.models", "httpx"})
     # A local read waits on nothing: no event loop, so no asyncio (`handlers.without_loop`).
     assert "asyncio" not in found
-    # No config file: nothing to validate, so no validator of the config's models is built
-    # (building them all at import was most of the config's cost).
-    assert config_models_built(tmp_path) == []
+    # No config file and no variable that chooses the connection: it is the embedded sandbox
+    # with every default, so the journal is found without the config's models or pydantic
+    # (`config.environment.every_default`; `pydantic.plugin._loader` is only the stand-in of
+    # `paytui.pydantic_plugins`).
+    pydantic = {"pydantic.main", "pydantic_core", "paytui.config.model", "paytui.config.connection"}
+    assert not under(found, pydantic)
+
+
+def test_history_still_checks_what_the_environment_says_of_the_journal(tmp_path: Path) -> None:
+    """A variable of the team's (`TEAM_VARS`) takes history the whole way: it is checked."""
+    agent = {"PAYTUI_AGENT": "a\tb"}
+    imported_by(tmp_path, "history", "--limit", "1", extra_env=agent, code=3, demo_client=False)
+    journal = tmp_path / "team.sqlite3"
+    named = {"PAYTUI_JOURNAL_URL": f"sqlite:{journal}"}
+    found = imported_by(tmp_path, "history", "--limit", "1", extra_env=named, demo_client=False)
+    assert journal.exists()  # the journal the environment named was the one read
+    assert "paytui.config.connection" in found
 
 
 def test_a_config_file_builds_the_validators_of_its_own_tables_only(tmp_path: Path) -> None:

@@ -368,17 +368,27 @@ class Runtime:
             from paytui.actions.journal import JournalUnavailable, open_journal
             from paytui.connect import claim_lease
 
-            location, secret = self._journal_location()
+            if self._connection is None and self._every_default():
+                # The embedded sandbox with every default: this person's own file and the
+                # default lease, known without resolving the connection (the config's models).
+                location, password, lease = None, None, claim_lease(None)
+            else:
+                location, secret = self._journal_location()
+                password = secret.get_secret_value() if secret is not None else None
+                lease = claim_lease(self.connection)
             try:
-                self._journal = open_journal(
-                    location,
-                    password=secret.get_secret_value() if secret is not None else None,
-                    claim_lease=claim_lease(self.connection),
-                )
+                self._journal = open_journal(location, password=password, claim_lease=lease)
             except JournalUnavailable as exc:
                 text = f"{off}: {exc}" if off else str(exc)
                 raise CommandError(text, Exit.CONFIG) from None
         return self._journal
+
+    def _every_default(self) -> bool:
+        if self.journal_path is not None or self.trail_profile is not None:
+            return False
+        from paytui.config.environment import every_default
+
+        return every_default(self.profile, self.base_url, self._environ())
 
     def _journal_location(self) -> tuple[Path | str | None, SecretStr | None]:
         if self.journal_path is not None:

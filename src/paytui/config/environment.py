@@ -24,6 +24,8 @@ __all__ = [
     "ENV_SCREEN_READER",
     "ENV_TOKEN",
     "ENV_VARS",
+    "TEAM_VARS",
+    "every_default",
     "only_the_sandbox",
     "screen_reader_asked",
 ]
@@ -59,6 +61,21 @@ def only_the_sandbox(profile: str | None, base_url: str | None, environ: Mapping
     from paytui.config.files import config_path
 
     return not config_path().exists()
+
+
+#: What the embedded sandbox's connection takes from the environment besides `ENV_VARS`: a
+#: journal elsewhere, an agent's name, four eyes (each checked when the connection is resolved).
+TEAM_VARS = (ENV_JOURNAL_URL, ENV_AGENT, ENV_APPROVE_ABOVE)
+
+
+def every_default(profile: str | None, base_url: str | None, environ: Mapping[str, str]) -> bool:
+    """True when the connection is the embedded sandbox with every default, so there is nothing
+    to read or check to know it: `only_the_sandbox`, and none of `TEAM_VARS` set. A script
+    command that needs only the journal (`paytui history`) then finds it without the config's
+    models (pydantic)."""
+    return only_the_sandbox(profile, base_url, environ) and not any(
+        environ.get(name) for name in TEAM_VARS
+    )
 
 
 def screen_reader_asked(environ: Mapping[str, str]) -> bool:
