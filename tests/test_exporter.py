@@ -160,10 +160,11 @@ async def test_a_search_is_pinned_to_when_the_export_started(demo_client: Paymen
 async def test_an_export_reads_light_rows_that_write_what_whole_charges_write(
     demo_client: PaymentClient,
 ) -> None:
-    """Rows, not whole models: `charge_pages` reads each charge as a `ChargeRow` (what no column
-    or filter reads is left as sent), and every column of every row is what the whole `Charge`
-    of the same search writes, the filters proven alike (the same rows, the same unproven)."""
-    from paytui.api.models import ChargeRow
+    """Rows, not whole models: `charge_pages` reads each charge as a light `ChargeLine` (checked
+    by hand, no pydantic model per row; what no column or filter reads is left as sent), and
+    every column of every row is what the whole `Charge` of the same search writes, the filters
+    proven alike (the same rows, the same unproven)."""
+    from paytui.api.rows import ChargeLine
 
     query = ChargeQuery(status="chargeback", tags=("vip",))
     moment = datetime.now(UTC)
@@ -173,7 +174,7 @@ async def test_an_export_reads_light_rows_that_write_what_whole_charges_write(
     whole: list[Charge] = []
     async for page in demo_client.search_charges(query.evolve(created_to=moment), page_size=40):
         whole += page.items
-    assert light and all(type(row) is ChargeRow for row in light)
+    assert light and all(type(row) is ChargeLine for row in light)
     assert all(type(charge) is Charge for charge in whole)
     assert not any(isinstance(row.processor_messages, BaseModel) for row in light)
     every = list(CHARGE_COLUMNS)

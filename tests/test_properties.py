@@ -140,3 +140,60 @@ def test_the_sanitiser_leaves_nothing_unsafe_and_keeps_the_length(text: str) -> 
 def test_request_models_refuse_with_pydantic_errors_only() -> None:
     with pytest.raises(pydantic.ValidationError):
         Charge.model_validate({"charge_id": None})
+
+
+#: Charge-like objects: `Charge`'s wire names with random values, beside a plausible row.
+charge_like = st.fixed_dictionaries(
+    {"charge_id": st.text(max_size=6) | json_values},
+    optional={
+        name: json_values
+        | st.text(alphabet="0123456789-:TZ.+ ", max_size=30)
+        | st.sampled_from(["2026-01-31T10:00:00.5Z", "2026-01-31T10:00:00", "12.50"])
+        for name in sorted({*Charge.model_fields, "return"} - {"charge_id"})
+    },
+)
+
+
+@SETTINGS
+@given(body=charge_like)
+def test_a_light_row_reads_what_the_model_reads(body: dict[str, Any]) -> None:
+    """`ChargeLine` (read by hand, or by the model for an odd field) writes every column as
+    `ChargeRow` does, and refuses the rows the model refuses."""
+    import io
+
+    from paytui.api.models import ChargeRow
+    from paytui.api.rows import ChargeLine
+    from paytui.exporter import CHARGE_COLUMNS, write_rows
+
+    def written(model: Any) -> str | None:
+        try:
+            row = _parse(model, body)
+        except MalformedResponseError:
+            return None
+        out = io.StringIO()
+        write_rows(out, [row], "jsonl", columns=list(CHARGE_COLUMNS))
+        return out.getvalue() + repr(sorted(row.model_fields_set))
+
+    assert written(ChargeLine) == written(ChargeRow)
+
+
+@SETTINGS
+@given(text=st.text(alphabet="0123456789 -=:abeirsBEAtkſK\u212a.\"'", max_size=40) | st.text())
+def test_redacting_a_text_with_nothing_to_mask_leaves_it(text: str) -> None:
+    """The redactor's shortcut (no digit, ``=``, ``:`` or scheme name: nothing to do) never
+    skips what its rules would mask."""
+    from paytui.logs import _masked, redact
+
+    assert redact(text) == _masked(text)
+
+
+@SETTINGS
+@given(amount=st.decimals(allow_nan=False, allow_infinity=False) | st.decimals(places=2))
+def test_a_two_place_amount_is_its_own_plain_text(amount: Decimal) -> None:
+    from paytui.api.money import format_amount, has_cents_only, plain_amount
+
+    if not amount.is_finite() or not has_cents_only(amount):
+        expected = format_amount(amount) if not amount.is_finite() else format(amount, "f")
+    else:
+        expected = format_amount(amount, grouping=False)
+    assert plain_amount(amount) == expected

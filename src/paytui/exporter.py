@@ -595,7 +595,8 @@ async def charge_pages(
     proven_only: bool = False,
 ) -> AsyncIterator[list[Charge]]:
     """Every page of a search, one list at a time (nothing kept: the caller writes and drops
-    it), its rows `ChargeRow`s (what no column or filter reads is left unparsed). `progress.total`
+    it), its rows light (`paytui.api.rows.ChargeLine`: checked by hand, not by a model, unless
+    a field is not in its plain shape). `progress.total`
     is set from the first page when the service says how many. `proven_only`: a row that cannot
     show it matches the filters (`Page.unproven`) is left out (counted in `trust`), so it never
     passes for a match.
@@ -603,14 +604,17 @@ async def charge_pages(
     The search is pinned to the moment the export starts (``created_to`` = now, unless the query
     ends earlier): pages are read by offset, so a charge made meanwhile at the top of a
     newest-first list would shift every later page by one row and repeat a row."""
-    from paytui.api.models import ChargeRow
     from paytui.api.queries import ChargeQuery
+    from paytui.api.rows import ChargeLine
 
     moment = now or datetime.now(UTC)
     pinned = query or ChargeQuery()
     if pinned.created_to is None or pinned.created_to > moment:
         pinned = pinned.evolve(created_to=moment)
-    async for page in client.search_charges(pinned, page_size=page_size, model=ChargeRow):
+    # A `ChargeLine` reads like a `Charge` for every column, filter and state rule (it is read
+    # by the page reader as a model is: `ChargeLine.model_validate`), so it stands for one here.
+    lines = cast("type[Charge]", ChargeLine)
+    async for page in client.search_charges(pinned, page_size=page_size, model=lines):
         if progress is not None and progress.total is None:
             progress.total = page.total
         if trust is not None:  # what the rows showed of the filters (`paytui.api.models.Trust`)

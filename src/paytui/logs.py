@@ -66,6 +66,10 @@ _CARD = re.compile(
     r"|\d{4}[ -]\d{6}[ -]\d{4,5})(?![\w-])"
 )
 
+#: What every rule below needs at least one of (a digit, ``=`` or ``:``, an auth scheme's name,
+#: matched as they match it): a text without any is left as it is, in one search, not four.
+_MAY_MASK = re.compile(r"[\d=:]|bearer|basic", re.IGNORECASE).search
+
 
 def register_secret(value: object) -> None:
     """Scrub `value` (a str or SecretStr) from everything `redact` sees from now on.
@@ -132,7 +136,14 @@ def redact(text: object) -> str:
     pattern = _registered_pattern
     if pattern is not None:
         result = pattern.sub(MASK, result)
-    result = _AUTH_SCHEME.sub(lambda m: f"{m.group(1)}{m.group(2)}{MASK}", result)
+    if _MAY_MASK(result) is None:  # no digit, no key=value, no scheme: nothing to mask
+        return result
+    return _masked(result)
+
+
+def _masked(text: str) -> str:
+    """`text` with auth schemes, secret key=values, bank and card numbers masked."""
+    result = _AUTH_SCHEME.sub(lambda m: f"{m.group(1)}{m.group(2)}{MASK}", text)
     result = _SECRET_KV.sub(_kv_sub, result)
     result = _BANK_KV.sub(_bank_sub, result)
     result = _CARD.sub(_card_sub, result)

@@ -73,7 +73,7 @@ def _capture(charge: Any) -> str | None:
         return f"Only an authorization can be captured; this is a {kind}"
     code = getattr(charge, "result_code", None)
     if kind is None and code is not None:
-        from paytui.api.models import is_authorization
+        from paytui.api.rows import is_authorization
 
         # Without charge_type the spec's result code tells (Authorized: an authorization).
         if not is_authorization(None, code, getattr(charge, "total_amount", None)):
@@ -94,7 +94,7 @@ def _refund(charge: Any) -> str | None:
     (open: capture it; captured: refund its capture). An authorization is told by its
     `charge_type`, or without one by the spec's `Authorized` result code. Whether anything is
     left is read when the dialog opens (it needs the refunds)."""
-    from paytui.api.models import is_authorization
+    from paytui.api.rows import is_authorization
 
     status = _refused_status(charge)
     if status is not None:

@@ -43,8 +43,14 @@ from pydantic import (
 from pydantic import ValidationError as ShapeError
 
 from paytui.api.money import Amount, Money, to_decimal
+from paytui.api.rows import (
+    is_authorization,
+    last4_of,
+    parse_attributes_value,
+    parse_tags_value,
+    payment_method_kind,
+)
 from paytui.limits import check_attributes, check_tags, check_text
-from paytui.tags import parse_tags
 
 # --------------------------------------------------------------------------------------------
 # Field types shared by the models
@@ -70,38 +76,8 @@ Timestamp = Annotated[
 ]
 
 
-def _parse_tags(value: object) -> object:
-    """Tags were a comma-separated string before they became an array; accept both."""
-    if value is None:
-        return []
-    if isinstance(value, str):
-        return parse_tags(value)
-    if isinstance(value, list | tuple | set | frozenset):
-        return [str(item) for item in value if item is not None]
-    return value
-
-
-def _parse_attributes(value: object) -> object:
-    """Attributes map a key to a list of strings; a bare string value means a one-item list."""
-    if value is None:
-        return {}
-    if isinstance(value, Mapping):
-        result: dict[str, list[str]] = {}
-        for key, item in value.items():
-            if item is None:
-                result[str(key)] = []
-            elif isinstance(item, str | int | float | Decimal):
-                result[str(key)] = [str(item)]
-            elif isinstance(item, list | tuple):
-                result[str(key)] = [str(part) for part in item if part is not None]
-            else:
-                return value  # let pydantic report the odd shape
-        return result
-    return value
-
-
-Tags = Annotated[list[str], BeforeValidator(_parse_tags)]
-Attributes = Annotated[dict[str, list[str]], BeforeValidator(_parse_attributes)]
+Tags = Annotated[list[str], BeforeValidator(parse_tags_value)]
+Attributes = Annotated[dict[str, list[str]], BeforeValidator(parse_attributes_value)]
 #: A plain number that is not money (fraud score): still exact, still never a float.
 Number = Annotated[Decimal, BeforeValidator(to_decimal)]
 
@@ -252,13 +228,6 @@ class ProcessorMessages(ResponseModel):
 # --------------------------------------------------------------------------------------------
 
 
-def _last4(number: str | None) -> str | None:
-    if not number:
-        return None
-    digits = "".join(ch for ch in number if ch.isdigit())
-    return digits[-4:] if len(digits) >= 4 else None
-
-
 class CardPaymentMethod(ResponseModel):
     """A card as the service shows it: brand in `type`, number masked to ``XXXXXXXXXXXX1111``."""
 
@@ -271,7 +240,7 @@ class CardPaymentMethod(ResponseModel):
 
     @property
     def last4(self) -> str | None:
-        return _last4(self.card_number)
+        return last4_of(self.card_number)
 
     @property
     def brand(self) -> str | None:
@@ -288,7 +257,7 @@ class BankAccountPaymentMethod(ResponseModel):
 
     @property
     def last4(self) -> str | None:
-        return _last4(self.account_number)
+        return last4_of(self.account_number)
 
 
 class UnknownPaymentMethod(ResponseModel):
@@ -307,32 +276,9 @@ class UnknownPaymentMethod(ResponseModel):
         extra = self.model_extra or {}
         for key in ("card_number", "account_number"):
             value = extra.get(key)
-            if isinstance(value, str) and (found := _last4(value)):
+            if isinstance(value, str) and (found := last4_of(value)):
                 return found
         return None
-
-
-#: Keys only a card (resp. only a bank account) has: what a method-less payment method is.
-_CARD_KEYS = frozenset({"card_number", "expiration_date", "token_id"})
-_BANK_KEYS = frozenset({"account_number", "routing_number"})
-
-
-def _payment_method_kind(value: Any) -> str:
-    """By `method`; without one, by the keys only a card or only a bank account has, so a card
-    whose `method` the service left out keeps its brand (`type`) and last four."""
-    if not isinstance(value, Mapping):
-        method = getattr(value, "method", None)
-        return str(method) if method in ("card", "bank_account") else "other"
-    method = value.get("method")
-    if method in ("card", "bank_account"):
-        return str(method)
-    if method is None:
-        keys = value.keys()
-        if keys & _CARD_KEYS and not keys & _BANK_KEYS:
-            return "card"
-        if keys & _BANK_KEYS and not keys & _CARD_KEYS:
-            return "bank_account"
-    return "other"
 
 
 #: The response payment method, chosen by `method`; anything else becomes UnknownPaymentMethod.
@@ -340,7 +286,7 @@ PaymentMethod = Annotated[
     Annotated[CardPaymentMethod, Tag("card")]
     | Annotated[BankAccountPaymentMethod, Tag("bank_account")]
     | Annotated[UnknownPaymentMethod, Tag("other")],
-    Discriminator(_payment_method_kind),
+    Discriminator(payment_method_kind),
 ]
 
 
@@ -492,20 +438,6 @@ class ChargeRow(Charge):
     processor_messages: Any = None
     distributions: Any = None
     line_items: Any = None
-
-
-def is_authorization(charge_type: object, result_code: object, total_amount: object) -> bool:
-    """An authorization by the data the spec shows: `charge_type` when sent, else the
-    ``Authorized`` result code of a non-zero amount (a pre-authorization is a zero-amount check
-    and is never captured). One rule for the model, the detail screen and the search check."""
-    if charge_type is not None:
-        return charge_type == "authorization"
-    if result_code != "Authorized":
-        return False
-    try:
-        return to_decimal(total_amount) > 0
-    except ValueError:
-        return False
 
 
 #: A refund or plugin session keyed ``id`` (the spec shows neither response): read as its own id.

@@ -30,6 +30,8 @@ NO_AMOUNT = "—"
 #: Amounts from 10^30 up are shown in scientific notation (no grouping of 30-digit numbers).
 _SCIENTIFIC_FROM = 30
 
+#: An amount written with two places and shorter than this is its own file text (`plain_amount`).
+_PLAIN_UP_TO = 28
 #: A float holds any decimal of this many significant digits exactly enough for repr to round-trip.
 _FLOAT_SAFE_DIGITS = 15
 
@@ -120,6 +122,9 @@ def format_amount(amount: Decimal | None, *, grouping: bool = True) -> str:
 def plain_amount(amount: Decimal) -> str:
     """An amount for a file (CSV, JSON Lines): exact and ungrouped, two places ("1234.50"),
     more only when the service sent more ("0.125" is never rounded). Never raises."""
+    text = str(amount)
+    if len(text) < _PLAIN_UP_TO and text[-3:-2] == "." and "E" not in text:
+        return text  # two places as sent ("75.39"): already its own plain text
     if not amount.is_finite():
         return format_amount(amount)
     if has_cents_only(amount):

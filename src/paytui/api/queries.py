@@ -426,7 +426,7 @@ class ChargeQuery(_QueryBase):
         not sent (`is_authorization`); `status:chargeback` / `status:return` match a charge that
         carries a chargeback / return whatever its status. `sort` is not a row filter
         (`sort_ignored_by`)."""
-        from paytui.api.models import is_authorization
+        from paytui.api.rows import is_authorization
 
         found: dict[str, Verdict] = {}
         if self.status:

@@ -627,7 +627,7 @@ class ChargeDetailScreen(PaytuiScreen[None]):
 
     def _is_authorization(self) -> bool:
         """An authorization, also when the service leaves out `charge_type` (`is_authorization`)."""
-        from paytui.api.models import is_authorization
+        from paytui.api.rows import is_authorization
 
         wire = self._wire
         return is_authorization(
