@@ -180,3 +180,44 @@ def test_customers_update_asks_and_a_read_only_profile_sends_nothing(
     assert code == Exit.REFUSED and "Nothing to change" in err
     assert wire.posts("/v2/customers") == []
     assert [r["outcome"] for r in _trail(run, "update_customer")] == ["refused", "refused"]
+
+
+def test_customers_update_with_its_answer_lost_is_read_back_and_never_sent_twice(
+    cli: tuple[Run, WireTransport], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The service changed the contact and the answer was lost: read back, exit 0, one PATCH.
+    When it cannot be read back either: "unknown" (7); the next run settles that one first and
+    sends nothing without `--acknowledge`, which its line prints."""
+    run, wire = cli
+    forward = wire.handle_async_request
+    lost: list[str] = []
+
+    async def lose_patch_answers(request: httpx.Request) -> httpx.Response:
+        # Once the second answer is lost, the service cannot be read back either.
+        if request.method == "GET" and "reads down" in lost and lost.count("answer") == 2:
+            return httpx.Response(403, json={"message": "test: reads refused"})
+        response = await forward(request)
+        if request.method == "PATCH":
+            await response.aread()
+            lost.append("answer")
+            raise httpx.ReadError("test: the answer was lost", request=request)
+        return response
+
+    monkeypatch.setattr(wire, "handle_async_request", lose_patch_answers)
+    update = ("customers", "update", CUSTOMER, "--email", "lost@example.org", "--yes")
+    code, out, err = run(*update, "--format", "json")
+    assert code == Exit.OK, err
+    assert json.loads(out)["state"] == "succeeded" and "answer was lost" in err
+    assert len(wire.posts("/v2/customers")) == 1
+
+    lost.append("reads down")
+    code, out, err = run(*update[:4], "unread@example.org", "--yes", "--format", "json")
+    assert code == Exit.UNKNOWN_OUTCOME, err
+    assert json.loads(out)["state"] == "unknown"
+    assert len(wire.posts("/v2/customers")) == 2
+
+    lost.remove("reads down")
+    code, out, err = run(*update[:4], "unread@example.org", "--yes")
+    assert code == Exit.EARLIER_ATTEMPT and out == "", err
+    assert "--acknowledge 2" in err, err
+    assert len(wire.posts("/v2/customers")) == 2
