@@ -3,6 +3,7 @@ and marks, and each workspace's money going to its own service and journal."""
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 from decimal import Decimal
 from pathlib import Path
@@ -240,3 +241,29 @@ async def test_a_screen_reader_hears_which_workspace_shows(
         opened = said.index("Workspace 2 of 2: sandbox (embedded) · sandbox")
         back = said.index("Workspace 1 of 2: sandbox (embedded) · sandbox")
         assert opened < back and "Charges." in said[opened:back], said
+
+
+async def test_closing_a_workspace_keeps_the_claims_of_another_on_the_same_journal(
+    two_merchants: tuple[PaytuiApp, Connection, dict[str, httpx.AsyncBaseTransport]],
+) -> None:
+    """Claims are this process's on a journal: closing a workspace whose profile writes the
+    same journal as another must not let go of the other's claims (they go at exit)."""
+    app, beta, _ = two_merchants
+    alpha_journal = app.session.journal_location
+    beta = dataclasses.replace(beta, journal=alpha_journal)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        alpha = app.session.actions
+        claim = await (await alpha.executor()).claim("ch_kept")
+        await pilot.press("ctrl+t")
+        await settle(app, pilot)
+        await _switch_profile(app, pilot, beta)
+        beta_actions = app.session.actions
+        assert beta_actions is not alpha
+        beta_executor = await beta_actions.executor()
+        assert beta_executor.journal.path == (await alpha.executor()).journal.path
+        await pilot.press("f10")
+        await settle(app, pilot)
+        assert len(app._workspaces.items) == 1 and app.session.actions is alpha
+        still = await (await alpha.executor()).claimed(["ch_kept"])
+        assert still["ch_kept"].owner == claim.owner

@@ -334,17 +334,23 @@ class ActionsService:
         after = {e.id for e in executor.history(limit=1000) if not e.proven(settle)}
         return sum(1 for e in before if e.id not in after)
 
-    async def aclose(self) -> None:
+    async def aclose(self, *, leave: bool = True) -> None:
+        """Closed: the watch stopped, the journal let go. `leave` False keeps this process's
+        presence rows and claims on the journal (another workspace's session on the same
+        journal holds them too, under the same owner: `paytui.ui.workspaces`)."""
         if self._watch is not None:
             self._watch.close()
         if self._presence_writer is not None:
             self._presence_writer.shutdown(wait=False, cancel_futures=True)
         board = self.presence
-        if board is not None and board.available:
+        if board is not None and board.available and leave:
             # Gone at once for the others, not after the lease. Bounded, as the claims below.
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(asyncio.to_thread(board.leave), timeout=3.0)
-        if self._executor is not None:
+        if self._executor is not None and not leave:
+            with contextlib.suppress(Exception):
+                await self._executor.aclose()
+        elif self._executor is not None:
             # This paytui's claims go with it: its lock (or process) dies anyway, but the rows
             # should not linger for the others to read. Bounded: exit never waits on a network.
             executor = self._executor

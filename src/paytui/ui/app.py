@@ -843,6 +843,8 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
         shares it), then show the one before it. The last one stays: `q` quits."""
         workspaces = self._workspaces
         workspace = workspaces.active
+        if self._switching_modes:
+            return
         if len(workspaces.items) < 2:
             self.notify("This is the only workspace; q quits.", title="Workspaces", markup=False)
             return
@@ -857,19 +859,29 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
             )
             return
         index = workspaces.items.index(workspace)
-        await self._show_workspace(workspaces.items[index - 1 if index else 1])
+        shown = workspaces.items[index - 1 if index else 1]
         workspaces.remove(workspace)
+        await self._show_workspace(shown)
         for mode in [m for m in self._modes if workspace.owns(m)]:
             await self.remove_mode(mode)
         if not sharing:
-            await workspace.session.aclose(keep_sandbox=workspace.session is self._home_session)
-        self._show_strip()
+            session = workspace.session
+            # Claims and presence are this process's on a journal: another workspace on the same
+            # journal keeps them (they go when the last session on it closes).
+            await session.aclose(
+                keep_sandbox=session is self._home_session,
+                leave=not any(
+                    w.session.journal_location == session.journal_location for w in workspaces.items
+                ),
+            )
 
     async def _show_workspace(self, workspace: Workspace) -> None:
         """Show `workspace` where it was left (its modes keep their screens); the strip and a
         screen reader say which it is."""
         workspaces = self._workspaces
-        if workspace is workspaces.active and workspace.owns(self.current_mode):
+        if self._switching_modes or (
+            workspace is workspaces.active and workspace.owns(self.current_mode)
+        ):
             return
         workspaces.active.mode = base_mode(self.current_mode)
         workspaces.active = workspace

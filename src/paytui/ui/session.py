@@ -369,14 +369,22 @@ class Session:
         other.reconcile_allowed = self.reconcile_allowed
         return other
 
-    async def aclose(self, *, keep_sandbox: bool = False) -> None:
+    @property
+    def journal_location(self) -> str:
+        """Where this session's journal is, as configured ("" the default place): two sessions
+        on one location write one journal under one owner (this process)."""
+        return str(self._journal_path or getattr(self.connection, "journal", None) or "")
+
+    async def aclose(self, *, keep_sandbox: bool = False, leave: bool = True) -> None:
         """On exit: the executor's actions journaled, the client closed, our sandbox stopped
         (kept with `keep_sandbox`: a closed workspace's session whose sandbox others use).
-        Closing twice closes once (the sandbox kept, it is stopped by a later call)."""
+        `leave` False: this process's claims and presence stay on the journal (another
+        session open on the same journal: `ActionsService.aclose`). Closing twice closes once
+        (the sandbox kept, it is stopped by a later call)."""
         if not self._closed:
             self._closed = True
             if self._actions is not None:
-                await self._actions.aclose()
+                await self._actions.aclose(leave=leave)
             if self._client is not None:
                 with contextlib.suppress(Exception):
                     await self._client.aclose()
