@@ -122,6 +122,11 @@ async def test_two_workspaces_keep_their_screens_search_cursor_and_marks(
         await settle(app, pilot)
         second = _search(app)
         assert second is not first
+        # The view shown, opened in the new workspace: the same query, run there.
+        assert second.query_one(QueryInput).value == "amount>=10"
+        assert second.query_one(ChargeTable).cursor_row == 0 and not _marked(
+            second.query_one(ChargeTable)
+        )
         text = screen_text(app)
         assert "Workspaces: 1 alpha · sandbox │ ▶ 2 alpha · sandbox ◀" in text
         await _switch_profile(app, pilot, beta)  # P in the second: only it moves to beta

@@ -818,15 +818,21 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
     # --- workspaces (`ui/workspaces.py`, docs/screens.md "Workspaces") -----------------------
     async def action_new_workspace(self) -> None:
         """`ctrl+t` (F4): the top-level screen shown, on the same profile, in a new workspace
-        after the others, shown at once; `P` there switches that workspace only."""
+        after the others, shown at once (the charge search with the query its line holds);
+        `P` there switches that workspace only."""
         if self._switching_modes:
             return
         shown = self._workspaces.active
         base = base_mode(self.current_mode)
+        bottom = next(iter(self._screen_stacks.get(self.current_mode, [])), None)
+        query = bottom.current_query_text() if isinstance(bottom, ChargeSearchScreen) else ""
         workspace = self._workspaces.add(shown.session, base)
         for name, screen in type(self).MODES.items():
             self.add_mode(workspace.mode_name(name), screen)
         await self._show_workspace(workspace)
+        search = self.screen
+        if query and isinstance(search, ChargeSearchScreen):
+            search.run_query_text(query)
 
     async def action_next_workspace(self) -> None:
         """`ctrl+pagedown` (F8): the next workspace of the strip (round)."""
