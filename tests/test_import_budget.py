@@ -77,14 +77,17 @@ _PROBE = (
     "code = main(sys.argv[1:])\n"
     "with open(os.environ['PAYTUI_TEST_MODULES'], 'w') as out:\n"
     "    json.dump(sorted(sys.modules), out)\n"
-    "config = sys.modules.get('paytui.config.model')\n"
-    "built = [\n"
-    "    name for name, kind in vars(config).items()\n"
-    "    if isinstance(kind, type) and getattr(kind, '__module__', '') == config.__name__\n"
-    "    and getattr(kind, '__pydantic_complete__', False)\n"
-    "] if config is not None else []\n"
+    "built = {\n"
+    "    models.__name__: sorted(\n"
+    "        name for name, kind in vars(models).items()\n"
+    "        if isinstance(kind, type) and getattr(kind, '__module__', '') == models.__name__\n"
+    "        and getattr(kind, '__pydantic_complete__', False)\n"
+    "    )\n"
+    "    for models in map(sys.modules.get, ('paytui.config.model', 'paytui.api.models'))\n"
+    "    if models is not None\n"
+    "}\n"
     "with open(os.environ['PAYTUI_TEST_MODULES'] + '.built', 'w') as out:\n"
-    "    json.dump(sorted(built), out)\n"
+    "    json.dump(built, out)\n"
     "sys.exit(code)\n"
 )
 
@@ -110,11 +113,11 @@ def imported_by(
     return set(json.loads(listing.read_text()))
 
 
-def config_models_built(home: Path) -> list[str]:
-    """The config's models whose validator the last `imported_by` in `home` built (pydantic's
+def models_built(home: Path, module: str = "paytui.config.model") -> list[str]:
+    """The models of `module` whose validator the last `imported_by` in `home` built (pydantic's
     `defer_build`: a model's validator is built when it first validates)."""
-    built: list[str] = json.loads((home / "modules.json.built").read_text())
-    return built
+    built: dict[str, list[str]] = json.loads((home / "modules.json.built").read_text())
+    return built.get(module, [])
 
 
 def under(modules: set[str], prefixes: set[str]) -> set[str]:
@@ -155,7 +158,7 @@ def test_a_config_file_builds_the_validators_of_its_own_tables_only(tmp_path: Pa
     config.parent.mkdir(parents=True)
     config.write_text('default_profile = "sandbox"\n[ui]\nclaim_lease_seconds = 60\n')
     imported_by(tmp_path, "history", "--limit", "1")
-    built = set(config_models_built(tmp_path))
+    built = set(models_built(tmp_path))
     assert "UiPrefs" in built  # the file's [ui] was validated
     assert not built & {"TodayPrefs", "PulsePrefs", "EvidencePrefs", "UserCommand", "Profile"}
 
@@ -178,6 +181,8 @@ def test_charges_show_reads_the_charge_without_the_operations_or_the_journal(
     found = imported_by(tmp_path, "charges", "show", first_charge(service), "--base-url", service)
     assert "paytui.api.client" in found  # it did ask the service
     assert not under(found, NEVER | {"paytui.today.queue", "paytui.actions.journal"})
+    # One charge read: the charge's validator (and the token's) built, no list's, no other's.
+    assert models_built(tmp_path, "paytui.api.models") == ["Charge", "TokenInfo"]
 
 
 def test_an_export_of_every_charge_reads_no_search_language(tmp_path: Path, service: str) -> None:

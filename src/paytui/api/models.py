@@ -528,6 +528,8 @@ class UnreadableItem(BaseModel):
     """One item of a list page that could not be read (a field of an impossible shape): the rest
     of the page still shows, and this one shows as an "unreadable row" with its id."""
 
+    model_config = ConfigDict(defer_build=True)  # built with the first list read
+
     #: Where it stood in the page as sent (0-based), so rows keep their places.
     position: int
     id: str | None = None
@@ -611,6 +613,9 @@ class Page(BaseModel, Generic[T]):
 
     `items` holds the items that could be read; `unreadable` the others, by position.
     """
+
+    # Built with the first list read (each `Page[X]` too): `charges show` reads none.
+    model_config = ConfigDict(defer_build=True)
 
     items: list[T]
     total: int | None = None
