@@ -185,3 +185,17 @@ def write(rows: list[Charge], columns: list[str]) -> str:
     out = io.StringIO()
     write_rows(out, rows, "jsonl", columns=columns)
     return out.getvalue()
+
+
+def test_an_id_of_twelve_digits_is_masked_and_a_shorter_one_is_not() -> None:
+    """Only a run of twelve digits or more can be a card number: an id that holds one is
+    masked (whatever else it holds); a shorter one is written as it is."""
+    out = io.StringIO()
+    rows = [
+        _charge(charge_id="ch 4111 1111 1111"),
+        _charge(charge_id="41111111111"),
+        _charge(charge_id="411111111111"),
+    ]
+    write_rows(out, rows, "jsonl", columns=["charge_id"])
+    ids = [json.loads(line)["charge_id"] for line in out.getvalue().splitlines()]
+    assert ids == ["ch XXXX…1111", "41111111111", "XXXX…1111"]

@@ -99,7 +99,8 @@ Kind = Literal["text", "money", "time", "id", "flag", "integer"]
 PAGE_SIZE = 100
 #: Cells a spreadsheet would evaluate as a formula when they start with one of these.
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-#: Twelve or more digits (spaces and dashes between): what a card or bank number needs.
+#: Twelve or more digits (spaces and dashes between): what a card or bank number needs (so a
+#: shorter id, a status or a brand, is never searched).
 _DIGIT_RUN = re.compile(r"\d[\d -]{10,}\d")
 
 
@@ -355,7 +356,11 @@ def _id_cell(value: Any) -> str | None:
     text = value if isinstance(value, str) else str(value)
     # Ids, statuses, kinds: only a run of 12+ digits could be a card number. (The redactor's
     # key=value rules would take an id starting "aba8636…" for a routing number.)
-    if text.isascii() and text.isprintable() and _DIGIT_RUN.search(text) is None:
+    if (
+        text.isascii()
+        and text.isprintable()
+        and (len(text) < 12 or _DIGIT_RUN.search(text) is None)
+    ):
         return text
     return safe(redact(text))
 
