@@ -43,7 +43,9 @@ Figures:
   500), one key every `KEY_INTERVAL` (4 ms: 250 keys a second, about eight times a terminal's
   key repeat), handed over as the terminal driver does; the figure is the largest gap between
   two painted frames (the screen's compositor refreshes, timed as they finish) from the first
-  key until the frame that shows the cursor on the last row. `hold_j_frames` / `hold_j_s` say
+  key until the frame that shows the cursor on the last row; `hold_j_loop_busy_ms` the most CPU
+  the loop's own thread spent between two of those frames (the worst run: its own work, which a
+  loaded machine does not inflate; target 50 ms). `hold_j_frames` / `hold_j_s` say
   how many frames that took and how long; `hold_j_highlights_posted` / `_handled` how many
   highlights the table posted and how many reached the screen's handler (the others waited
   behind a newer one and were coalesced: `paytui.ui.messages.Latest`, Textual's
@@ -66,12 +68,13 @@ Figures:
   every charge to CSV (`benchmarks/export_memory.py`, its own process, the sandbox in a child):
   the highest resident memory over where it started (target 1.25x), and the rows whose amount
   differs from the API's (target 0).
-- `pulse_first_draw_ms`, `pulse_loop_stall_ms`, `pulse_compute_stall_ms`,
+- `pulse_first_draw_ms`, `pulse_loop_stall_ms`, `pulse_compute_stall_ms`, `pulse_loop_busy_ms`,
   `pulse_refresh_rss_ratio`: the pulse's first full draw (a new app each run, nothing cached),
   the longest the event loop was late while it was computed (from the push; and from the
-  screen's first paint, without its mount), and memory after 10 full refreshes (`--quick`: 3)
-  over memory after the first draw (`benchmarks/pulse.py`; the sandbox served in its own
-  process). Printed only.
+  screen's first paint, without its mount), the most CPU the loop's own thread spent between
+  two 5 ms beats from the push (its own work, whatever the load; target 50 ms), and memory
+  after 10 full refreshes (`--quick`: 3) over memory after the first draw
+  (`benchmarks/pulse.py`; the sandbox served in its own process). Printed only.
 - `ratio_compute_ms`, `ratio_loop_cpu_ms`, `ratio_loop_stall_ms`, `ratio_loop_busy_ms` (and
   `_inline`: pages parsed on the loop), `ratio_loop_stall_idle_ms`: the dispute ratio's
   computation alone (`benchmarks/pulse.py`, `ratio_figures`, in the `pulse` part): how long,
@@ -543,10 +546,11 @@ class Highlights:
         self.unsubscribe = lambda: screen.message_signal.unsubscribe(screen)
 
 
-async def hold_j(app: Any, pilot: Any, rows: int) -> tuple[float, int, float, int, int]:
+async def hold_j(app: Any, pilot: Any, rows: int) -> tuple[float, float, int, float, int, int]:
     """Hold `j` from the first row to `rows` on the charge list: the largest gap between painted
-    frames (ms), the frames painted, the seconds it took, and the highlights the table posted
-    and the screen handled (`Highlights`)."""
+    frames (ms), the most CPU the loop's own thread spent between two of them (ms), the frames
+    painted, the seconds it took, and the highlights the table posted and the screen handled
+    (`Highlights`)."""
     from textual import events
 
     from paytui.ui.widgets.charge_table import ChargeTable
@@ -558,15 +562,17 @@ async def hold_j(app: Any, pilot: Any, rows: int) -> tuple[float, int, float, in
     await settle(app, pilot)
     highlights = Highlights(screen, table)
     painted_at: list[float] = []
+    cpu_at: list[float] = []
     refresh = screen._compositor_refresh
 
     def timed_refresh() -> None:
         refresh()
         painted_at.append(time.perf_counter())
+        cpu_at.append(time.thread_time())
 
     screen._compositor_refresh = timed_refresh  # the screen's own frames, as they finish
     try:
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), time.thread_time()
         for index in range(rows):
             # On schedule, as a terminal repeats a held key: a late loop sends the keys due.
             delay = started + index * KEY_INTERVAL - time.perf_counter()
@@ -591,24 +597,29 @@ async def hold_j(app: Any, pilot: Any, rows: int) -> tuple[float, int, float, in
         highlights.unsubscribe()
     times = [started, *painted_at]
     gaps = [(b - a) * 1000 for a, b in itertools.pairwise(times)]
-    return max(gaps), len(painted_at), ended - started, highlights.posted, highlights.handled
+    busy = [(b - a) * 1000 for a, b in itertools.pairwise([cpu_started, *cpu_at])]
+    took = ended - started
+    return max(gaps), max(busy), len(painted_at), took, highlights.posted, highlights.handled
 
 
 async def frames(app: Any, pilot: Any, rows: int, runs: int) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = _Printed()
     gaps: list[float] = []
+    busy: list[float] = []
     painted: list[float] = []
     seconds: list[float] = []
     posted: list[float] = []
     handled: list[float] = []
     for _ in range(runs):
-        gap, count, took, made, reached = await hold_j(app, pilot, rows)
+        gap, cpu, count, took, made, reached = await hold_j(app, pilot, rows)
         gaps.append(gap)
+        busy.append(cpu)
         painted.append(float(count))
         seconds.append(took)
         posted.append(float(made))
         handled.append(float(reached))
     out.append(figure("hold_j_max_gap_ms", gaps, "ms", 50.0))
+    out.append(figure("hold_j_loop_busy_ms", busy, "ms", 50.0, value=max(busy)))
     out.append(figure("hold_j_frames", painted, "frames", None))
     out.append(figure("hold_j_s", seconds, "s", None))
     out.append(figure("hold_j_rows", [float(rows)], "rows", None))
