@@ -58,4 +58,9 @@ PRIVATES: tuple[tuple[str, str, str], ...] = (
     ("textual.widgets._option_list:OptionList", "_line_cache", "test_hostile_keys: no lines"),
     ("textual.command:CommandPalette", "_action_command_list", "test_hostile_keys: page keys"),
     ("textual.keys", "_character_to_key", "test_fuzz_keys: a key's name from its character"),
+    (
+        "textual.widgets._data_table:DataTable",
+        "_render_cell",
+        "test_fit_table: the cells drawn again after a change, counted",
+    ),
 )

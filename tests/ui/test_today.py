@@ -389,3 +389,37 @@ async def test_open_by_shows_who_else_has_a_queued_charge_open_live(
         # On screen (the column may cut its end: "◉ ana refun…"), whole in the row's cell.
         assert "◉ ana refun" in screen_text(app)
         assert "◉ ana refunding" in screen.row_cells(first)[8].plain
+
+
+async def test_the_first_read_imports_the_journals_code_in_a_thread(
+    sandbox_transport: httpx.AsyncBaseTransport, monkeypatch: Any
+) -> None:
+    """Today's first read needs the journal (its unknown outcomes): on Today as the start
+    screen, the first use of the session's actions imported the executor, the journal and the
+    table of operations on the event loop (100-400 ms at 100,000 charges under load). They are
+    imported in a thread now; the loop's thread is told apart by its identity, not by timing."""
+    import importlib
+    import threading
+    from dataclasses import replace
+
+    from paytui.config.model import UiPrefs
+    from tests.ui.conftest import switchable_app
+
+    real = importlib.import_module
+    imported_in: list[int] = []
+
+    def import_module(name: str, package: str | None = None) -> Any:
+        if name == "paytui.ui.actions_service":
+            imported_in.append(threading.get_ident())
+        return real(name, package)
+
+    monkeypatch.setattr(importlib, "import_module", import_module)
+    _, sandbox = switchable_app(sandbox_transport)
+    connection = replace(sandbox, ui=UiPrefs(start_screen="today"))
+    app = make_app(sandbox_transport, connection=connection)
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, TodayScreen) and screen.state == "results" and screen.items
+        assert app.session.actions_if_built is not None
+        assert imported_in and threading.get_ident() not in imported_in

@@ -166,6 +166,16 @@ class Session:
             self._actions = ActionsService(self, journal_path=self._journal_path)
         return self._actions
 
+    async def actions_imported(self) -> ActionsService:
+        """The `ActionsService`, as `actions`; the first time, its modules (the executor, the
+        journal, the table of operations: 100-400 ms of imports) are imported in a thread, so
+        a screen's first read does not hold the event loop for them. Workers only."""
+        if self._actions is None:
+            import importlib
+
+            await asyncio.to_thread(importlib.import_module, "paytui.ui.actions_service")
+        return self.actions
+
     def money_action_in_flight(self) -> bool:
         """True while the executor is sending something: its client must not be closed now."""
         return self._actions is not None and self._actions.any_in_flight()

@@ -307,7 +307,7 @@ class TodayScreen(ChargeRowActions, PagedListScreen[TodayItem]):
         unknown = []
         claims_of = None
         try:
-            executor = await app.actions.executor()
+            executor = await (await app.session.actions_imported()).executor()
         except Exception:  # no journal: no unknown outcomes to show (the header says why)
             executor = None
         if executor is not None:
