@@ -272,3 +272,26 @@ async def test_closing_a_workspace_keeps_the_claims_of_another_on_the_same_journ
         assert len(app._workspaces.items) == 1 and app.session.actions is alpha
         still = await (await alpha.executor()).claimed(["ch_kept"])
         assert still["ch_kept"].owner == claim.owner
+
+
+async def test_a_profile_chosen_for_a_workspace_no_longer_shown_goes_to_that_workspace(
+    two_merchants: tuple[PaytuiApp, Connection, dict[str, httpx.AsyncBaseTransport]],
+) -> None:
+    """`P`, a production question, and meanwhile the person went back to the first workspace:
+    the profile goes to the workspace it was chosen in, and the one shown stays as it is."""
+    app, beta, _ = two_merchants
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        first = _search(app)
+        await pilot.press("ctrl+t")
+        await settle(app, pilot)
+        second_workspace = app._workspaces.active
+        await pilot.press("ctrl+pageup")
+        await settle(app, pilot)
+        app.run_worker(app.apply_connection(beta, second_workspace), group="switch-profile")
+        await settle(app, pilot)
+        assert app.screen is first and app.session.profile_name == "alpha"
+        await pilot.press("ctrl+pagedown")
+        await settle(app, pilot)
+        assert app.session.profile_name == "beta"
+        assert "▶ 2 beta · sandbox ◀" in screen_text(app)

@@ -795,10 +795,16 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
         """Discard the workspace's screens: each of its modes is built again on first visit."""
         modes = [m for m in self._modes if workspace.owns(m)]
         if workspace is not self._workspaces.active:
-            for mode in modes:
-                base = self._modes[mode]
-                await self.remove_mode(mode)
-                self.add_mode(mode, base)
+            # Not shown (the person moved on while it was chosen): no switch to it meanwhile, to
+            # a mode removed and not yet added again (the guard drops it, as during any rebuild).
+            self._switching_modes = True
+            try:
+                for mode in modes:
+                    base = self._modes[mode]
+                    await self.remove_mode(mode)
+                    self.add_mode(mode, base)
+            finally:
+                self._switching_modes = False
             return
         current = self.current_mode
         holding = "_switching_profile"
