@@ -8,6 +8,13 @@ machine noise hits both alike, and the figures are medians. Prints JSON.
 
 `--busy-core`: one core kept busy (`python3 -c 'while True: pass'`, not pinned) from before the
 first run until after the last, as a support desk's browser or softphone would.
+
+`--before SRC`: a change's before and after side by side: the paytui of another checkout's
+`src` (its bytecode written first, `python -m compileall SRC`) runs as a third program in each
+round, the order of the two trees alternating. The kept-warm sandbox is reused only by a tree
+of the same build (`embedded.build_id`: the sandbox sources' mtimes among others), so give the
+other checkout's `src/paytui/sandbox/*.py` this tree's mtimes (`touch -r`) when they are the
+same files, or each start replaces the other's server.
 """
 
 from __future__ import annotations
@@ -162,42 +169,53 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=11)
     parser.add_argument("--busy-core", action="store_true", help="one core kept busy meanwhile")
+    parser.add_argument("--before", type=Path, help="another checkout's src, run beside this one")
     args = parser.parse_args()
     with busy_cores(1 if args.busy_core else 0):
-        return _measure(args.runs, busy=args.busy_core)
+        return _measure(args.runs, busy=args.busy_core, before=args.before)
 
 
-def _measure(runs: int, *, busy: bool) -> int:
+def _measure(runs: int, *, busy: bool, before: Path | None) -> int:
     env = dict(os.environ)
     bare = [sys.executable, str(HERE / "bare_datatable.py")]
     paytui = [sys.executable, str(HERE / "startup_paytui.py")]
     byte_compile()
-    _time_once(paytui, env)  # warm-up: builds the sandbox database on first use, fills OS caches
-    _time_once(bare, env)
-    bare_times: list[float] = []
-    paytui_times: list[float] = []
-    for _ in range(runs):
-        bare_times.append(_time_once(bare, env))
-        paytui_times.append(_time_once(paytui, env))
-    bare_median = statistics.median(bare_times)
-    paytui_median = statistics.median(paytui_times)
-    ratio = paytui_median / bare_median
-    print(
-        json.dumps(
-            {
-                "runs": runs,
-                "busy_core": busy,
-                "bare_datatable_median_s": round(bare_median, 3),
-                "paytui_first_page_median_s": round(paytui_median, 3),
-                "ratio": round(ratio, 3),
-                "budget_ratio": BUDGET_RATIO,
-                "within_budget": ratio <= BUDGET_RATIO,
-                "bare_all_s": [round(t, 3) for t in bare_times],
-                "paytui_all_s": [round(t, 3) for t in paytui_times],
-            },
-            indent=2,
-        )
-    )
+    trees = {"paytui": env}
+    if before is not None:
+        trees["before"] = {**env, "PYTHONPATH": str(before)}
+    for tree_env in trees.values():
+        _run_once(paytui, tree_env)  # warm-up: builds the sandbox database, fills OS caches
+    _run_once(bare, env)
+    times: dict[str, list[float]] = {"bare": [], **{name: [] for name in trees}}
+    cpu: dict[str, list[float]] = {name: [] for name in times}
+    for round_ in range(runs):
+        seen = _run_once(bare, env)
+        times["bare"].append(seen["painted"])
+        cpu["bare"].append(seen["cpu"])
+        for name in sorted(trees, reverse=bool(round_ % 2)):  # the trees' order alternates
+            seen = _run_once(paytui, trees[name])
+            times[name].append(seen["painted"])
+            cpu[name].append(seen["cpu"])
+    median = {name: statistics.median(values) for name, values in times.items()}
+    median_cpu = {name: statistics.median(values) for name, values in cpu.items()}
+    ratio = median["paytui"] / median["bare"]
+    report: dict[str, object] = {
+        "runs": runs,
+        "busy_core": busy,
+        "bare_datatable_median_s": round(median["bare"], 3),
+        "paytui_first_page_median_s": round(median["paytui"], 3),
+        "ratio": round(ratio, 3),
+        "cpu_ratio": round(median_cpu["paytui"] / median_cpu["bare"], 3),
+        "budget_ratio": BUDGET_RATIO,
+        "within_budget": ratio <= BUDGET_RATIO,
+        "bare_all_s": [round(t, 3) for t in times["bare"]],
+        "paytui_all_s": [round(t, 3) for t in times["paytui"]],
+    }
+    if before is not None:
+        report["before_ratio"] = round(median["before"] / median["bare"], 3)
+        report["before_cpu_ratio"] = round(median_cpu["before"] / median_cpu["bare"], 3)
+        report["before_all_s"] = [round(t, 3) for t in times["before"]]
+    print(json.dumps(report, indent=2))
     return 0 if ratio <= BUDGET_RATIO else 1
 
 
