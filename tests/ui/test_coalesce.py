@@ -49,3 +49,35 @@ async def test_a_burst_of_highlights_reaches_the_screen_as_the_newest(
         table.post_message(ChargeTable.Highlighted(99, None, stranger))
         await settle(app, pilot)
         assert handled == [(30, table), (99, stranger)]
+
+
+async def test_a_burst_of_moves_waits_for_one_look_at_the_rows_refunds(
+    app_factory: Callable[..., PaytuiApp],
+) -> None:
+    """Each highlight and each new window asks for the refunds of the rows on screen after the
+    next refresh. A held `j` on a loaded machine asked thousands of times before a frame came,
+    and each ran then, one after the other, on the event loop: one look waits at a time now,
+    and it reads the window as it is when it runs (the rows' states are still read)."""
+    from paytui.ui.screens.charges import ChargeSearchScreen
+
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, ChargeSearchScreen)
+        table = screen.query_one(ChargeTable)
+        looks: list[int] = []
+        look = screen._read_window_refunds_if_shown
+
+        def counted() -> None:
+            looks.append(table.cursor_row)
+            look()
+
+        screen._read_window_refunds_if_shown = counted  # type: ignore[method-assign]
+        for _ in range(30):  # asked together, before any refresh: as a burst of highlights
+            screen._read_window_refunds_soon()
+        await settle(app, pilot)
+        assert len(looks) == 1
+        screen._read_window_refunds_soon()  # the look ran: a later move asks again
+        await settle(app, pilot)
+        assert len(looks) == 2

@@ -305,6 +305,9 @@ class ChargeSearchScreen(PaytuiScreen[None]):
         self._view_title = QUICK_VIEWS["all"]
         self._refunds_reading: set[str] = set()
         """The charges whose refunds the running `_read_window_refunds` reads."""
+        self._refunds_look_pending = False
+        """A look at the rows on screen for refunds to read waits for the next refresh
+        (`_read_window_refunds_soon`): one is enough, it reads the window as it is then."""
         self.monotonic: Callable[[], float] = time.monotonic
         """The clock a burst is told by (a test gives one that stands still, so what counts as
         a burst does not depend on how fast the machine handles the keys)."""
@@ -1114,10 +1117,16 @@ class ChargeSearchScreen(PaytuiScreen[None]):
         self._read_window_refunds_soon()
 
     def _read_window_refunds_soon(self) -> None:
-        """The refunds of the rows on screen, once the rows are painted (`_read_window_refunds`)."""
-        self.call_after_refresh(self._read_window_refunds_if_shown)
+        """The refunds of the rows on screen, once the rows are painted (`_read_window_refunds`).
+        One look waits at a time: a held `j` asked for one per highlight and per window, and on
+        a loaded machine thousands waited for the next frame and then ran in one go (each
+        reading the window's rows, on the event loop)."""
+        if not self._refunds_look_pending:
+            self._refunds_look_pending = True
+            self.call_after_refresh(self._read_window_refunds_if_shown)
 
     def _read_window_refunds_if_shown(self) -> None:
+        self._refunds_look_pending = False
         if not self.is_attached:
             return
         table = self.query_one(ChargeTable)
