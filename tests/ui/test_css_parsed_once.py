@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import Counter
 
 import httpx
+import pytest
 
 from paytui.config.model import UiPrefs
 from tests.ui.conftest import fake_app, make_app, settle
@@ -30,12 +31,15 @@ async def test_a_start_parses_each_stylesheet_once(css_parses: Counter[tuple[obj
     assert _parsed_twice(css_parses) == []
 
 
+@pytest.mark.parametrize("theme", ["nord", "ansi-dark"])  # ansi: paytui's own variables too
 async def test_a_configured_theme_is_in_place_before_the_first_parse(
-    css_parses: Counter[tuple[object, ...]], sandbox_transport: httpx.AsyncBaseTransport
+    theme: str,
+    css_parses: Counter[tuple[object, ...]],
+    sandbox_transport: httpx.AsyncBaseTransport,
 ) -> None:
-    app = make_app(sandbox_transport, connection=prod_connection(ui=UiPrefs(theme="nord")))
+    app = make_app(sandbox_transport, connection=prod_connection(ui=UiPrefs(theme=theme)))
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
-        assert app.theme == "nord"
+        assert app.theme == theme
         assert app.stylesheet._variables == app.get_css_variables()
     assert _parsed_twice(css_parses) == []
