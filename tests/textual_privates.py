@@ -36,6 +36,7 @@ PRIVATES: tuple[tuple[str, str, str], ...] = (
     # Read or called by tests/ui/conftest.py and tests/ui/screen_wait.py.
     ("textual.message_pump:MessagePump", "_task", "screen_wait: where a busy widget awaits"),
     ("textual.css.stylesheet:Stylesheet", "_variables", "css_parsed_once: the cache key"),
+    ("textual.css.stylesheet:Stylesheet", "_parse_cache", "test_warm_up: the parses kept"),
     ("textual.screen:Screen", "_compositor", "screen_text, paint: render the screen"),
     ("textual._compositor:Compositor", "_dirty_regions", "no_unseen_frames: drop them"),
     ("textual.screen:Screen", "_dirty_widgets", "no_unseen_frames: drop them"),

@@ -54,9 +54,6 @@ from paytui.ui.workspaces import Workspace, Workspaces, base_mode, strip_text
 FIRST_PAGE_WAIT = 2.0
 #: Seconds between the first page painted and the start-up's deferred work (`_end_start`).
 AFTER_FIRST_ROWS = 0.05
-#: Seconds after that when the charge detail's code is loaded, while the person reads the list:
-#: importing it (panels, tree, JSON view: about 30 ms) was part of the first charge opened.
-PREPARE_DETAIL_AFTER = 1.0
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -68,11 +65,7 @@ if TYPE_CHECKING:
     from paytui.config.connection import Connection
     from paytui.ui.announcer import Announcer
     from paytui.ui.first_page import Prefetch
-
-
-def _prepare_detail() -> None:
-    """Load the charge detail's code before the first charge is opened (`PREPARE_DETAIL_AFTER`)."""
-    import paytui.ui.screens.charge_detail  # noqa: F401
+    from paytui.ui.warm_up import WarmUp
 
 
 def _lazy_screen(module: str, name: str) -> Callable[[], Screen[Any]]:
@@ -82,7 +75,12 @@ def _lazy_screen(module: str, name: str) -> Callable[[], Screen[Any]]:
         import importlib
 
         screen_class: type[Screen[Any]] = getattr(importlib.import_module(module), name)
-        return screen_class()
+        screen = screen_class()
+        # Styled as it is built, with the stylesheet as it is now: Textual's two refreshes of
+        # the whole app's CSS for a screen it has not seen refreshed yet (`App._init_mode`,
+        # `switch_mode`: a tenth of a first visit) have nothing to bring it (`paytui.ui.warm_up`).
+        screen._css_update_count = screen.app._css_update_count
+        return screen
 
     return build
 
@@ -180,6 +178,8 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
             self.announcer = spoken.Announcer(self)
             self.animation_level = "none"  # no animated scrolling, no spinner frames
             self.add_class("-screen-reader")
+        #: The warm-up after the first page (`paytui.ui.warm_up`), None before it.
+        self.warm_up: WarmUp | None = None
         #: The theme the config holds: a different one picked is written back (`watch_theme`).
         self._remembered_theme: str | None = None
 
@@ -438,12 +438,19 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
         resume_collector()
         self._check_keymap()
         self.session.allow_reconcile()
+        from paytui.ui import warm_up
+
+        # What a screen's first visit and the first charge opened would pay, paid while the
+        # person reads the list (`paytui.ui.warm_up`).
+        self.warm_up = warm_up.WarmUp(self)
+        self.set_timer(warm_up.WARM_UP_AFTER, self.warm_up.start)
         self._run_after_start()
-        self.set_timer(PREPARE_DETAIL_AFTER, _prepare_detail)
 
     async def on_unmount(self) -> None:
         resume_collector(freeze=False)
         self._unmounting = True
+        if self.warm_up is not None:
+            self.warm_up.stop()
         if self.first_page is not None:
             self.first_page.close()
         sessions = dict.fromkeys([*(w.session for w in self._workspaces.items), self._home_session])

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
+from time import monotonic
 from typing import TYPE_CHECKING, Any
 
 from textual import events
@@ -92,6 +93,9 @@ class HeldKeys(App[Any]):
         #: The screen-opening action a key just ran (`OPENS_A_SCREEN`), until it is up.
         self._opening: str | None = None
         self._opening_timer: Timer | None = None
+        #: When the last key or paste was typed (`time.monotonic`): work done in the gaps of
+        #: typing (`paytui.ui.warm_up`) waits while the person types.
+        self.last_typed = float("-inf")
 
     @property
     def held_keys(self) -> tuple[str, ...]:
@@ -99,6 +103,8 @@ class HeldKeys(App[Any]):
         return tuple(e.key if isinstance(e, events.Key) else "paste" for e in self._held)
 
     async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key | events.Paste) and not event.is_forwarded:
+            self.last_typed = monotonic()
         if self._takes(event):
             self._held.append(event)
             return

@@ -1,0 +1,231 @@
+"""A screen's first visit as fast as a later one: what it would pay, paid in idle time instead.
+
+A top screen's first visit (`2`-`5`, `0`) cost 328-492 ms where a later one cost 19-42 ms, and
+the first charge opened 1.67x the second (issue 45). A profile of the first `2` showed where:
+
+- **The whole stylesheet parsed again, three times** (`Stylesheet.reparse` into a new stylesheet
+  with an empty cache, from `App._load_screen_css` and twice from `App.refresh_css`): about two
+  thirds of the first visit. The App's stylesheet now parses each source once
+  (`textual_fixes.ParsedOnceStylesheet`); the two refreshes, which a screen built styled does not
+  need, are skipped for the top screens (`paytui.ui.app._lazy_screen`).
+- Importing the screen's module and its widgets' (a fifth).
+- Parsing the new screen's own CSS and its new widgets' `DEFAULT_CSS`.
+
+The last two are done here, once the first page is on screen (`PaytuiApp._end_start`) and
+`WARM_UP_AFTER` seconds more have passed, in steps:
+
+1. The modules of the charge detail and the top screens are imported, one a step, each in a
+   thread (an import is Python's to lock; nothing of Textual is built there), the likeliest first.
+2. Then the CSS of every screen and widget class now imported that the stylesheet has not
+   parsed is read and parsed in a thread, a few sources a step, into a scratch stylesheet with
+   the same variables; the loop takes the rules into the App's parse cache only if the variables
+   are still those (a theme picked meanwhile: they are dropped and parsed when needed).
+
+Nothing is added to the stylesheet's sources (a screen's CSS file applies to every screen once
+it is added: added early, it would change how the screens already shown look); no screen is
+built or mounted, no request sent, nothing shown or announced. Before each step the warm-up
+waits while the person types (a key or paste within `QUIET` seconds, or keys held until a screen
+can take them): the work runs in the gaps, and a thread's import or parse holds the loop at most
+for Python's switch interval (5 ms) at a time. When all is done `WarmUp.done` is set and
+`WarmedUp` is posted to the App.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib
+import inspect
+import os
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from textual.css.stylesheet import CssSource, Stylesheet
+from textual.dom import DOMNode
+from textual.message import Message
+from textual.screen import Screen
+from textual.widget import Widget
+
+if TYPE_CHECKING:
+    from paytui.ui.host import PaytuiHost
+
+__all__ = ["QUIET", "WARMED_MODULES", "WARM_UP_AFTER", "WarmUp", "WarmedUp"]
+
+#: Seconds after the first page is on screen when the warm-up starts (the person reads the list).
+WARM_UP_AFTER = 1.0
+#: Seconds without a key typed before a step of the warm-up runs.
+QUIET = 0.3
+#: Sources parsed a step (one thread's turn); the app's CSS has about 150.
+SOURCES_A_STEP = 12
+#: Imported in this order: the charge detail (Enter on the list), then the top screens by key.
+WARMED_MODULES: tuple[str, ...] = (
+    "paytui.ui.screens.charge_detail",
+    "paytui.ui.screens.tokens",
+    "paytui.ui.screens.accounts",
+    "paytui.ui.screens.distributions",
+    "paytui.ui.screens.history",
+    "paytui.ui.screens.today",
+)
+
+#: `Stylesheet._parse_rules`'s cache key: (css, read_from, is_default, tie_breaker, scope).
+ParseKey = tuple[str, tuple[str, str], bool, int, str]
+
+
+class WarmedUp(Message):
+    """The warm-up is done: `modules` imported, `sources` (CSS locations) parsed beforehand."""
+
+    def __init__(self, modules: tuple[str, ...], sources: tuple[tuple[str, str], ...]) -> None:
+        super().__init__()
+        self.modules = modules
+        self.sources = sources
+
+
+def _subclasses(root: type[DOMNode]) -> Iterator[type[DOMNode]]:
+    seen: set[type[DOMNode]] = set()
+    todo = [root]
+    while todo:
+        cls = todo.pop()
+        for sub in cls.__subclasses__():
+            if sub not in seen:
+                seen.add(sub)
+                todo.append(sub)
+                yield sub
+
+
+def _css_file(cls: type[Screen[Any]], path: str | os.PathLike[str]) -> tuple[str, str] | None:
+    """Where `App._load_screen_css` reads a screen's CSS file from (`Stylesheet.read`'s key)."""
+    resolved = Path(path)
+    if not resolved.is_absolute():
+        try:
+            resolved = (Path(inspect.getfile(cls)).parent / resolved).resolve()
+        except (TypeError, OSError):
+            return None
+    return (os.path.abspath(os.path.expanduser(resolved)), "")
+
+
+def class_sources() -> Iterator[tuple[tuple[str, str], CssSource]]:
+    """Every CSS source a screen or widget class now imported would add to the stylesheet: each
+    class's `DEFAULT_CSS` with its bases' (as `Widget._post_register` adds them: the
+    tie-breaker is the base's depth), and each screen's CSS files (`App._load_screen_css`).
+    A file that cannot be read is left to the visit, which reports it."""
+    for cls in _subclasses(Widget):
+        bases = DOMNode._css_bases(cls)
+        for depth, base in enumerate(bases):
+            css: str = base.__dict__.get("DEFAULT_CSS", "")
+            if not css:
+                continue
+            scoped: bool = base.__dict__.get("SCOPED_CSS", True)
+            try:
+                location = (inspect.getfile(base), f"{base.__name__}.DEFAULT_CSS")
+            except (TypeError, OSError):
+                location = ("", f"{base.__name__}.DEFAULT_CSS")
+            yield location, CssSource(css, True, -depth, base._css_type_name if scoped else "")
+        if issubclass(cls, Screen) and cls.CSS_PATH:
+            paths = cls.CSS_PATH if isinstance(cls.CSS_PATH, list) else [cls.CSS_PATH]
+            for path in paths:
+                where = _css_file(cls, path)
+                if where is None:
+                    continue
+                try:
+                    text = Path(where[0]).read_text(encoding="utf-8")
+                except OSError:
+                    continue
+                yield where, CssSource(text, False, 0, "")
+
+
+def _parse(
+    variables: dict[str, str], sources: list[tuple[tuple[str, str], CssSource]]
+) -> list[tuple[ParseKey, list[Any]]]:
+    """Parse `sources` with `variables` (in a thread: nothing here is the App's)."""
+    scratch = Stylesheet(variables=variables)
+    parsed: list[tuple[ParseKey, list[Any]]] = []
+    for read_from, (css, is_default, tie_breaker, scope) in sources:
+        try:
+            rules = scratch._parse_rules(css, read_from, is_default, tie_breaker, scope)
+        except Exception:  # the visit parses it again and reports it
+            continue
+        if any(rule.errors for rule in rules):
+            continue
+        parsed.append(((css, read_from, is_default, tie_breaker, scope), rules))
+    return parsed
+
+
+class WarmUp:
+    """The app's warm-up after the first page (see the module docstring). `start()` once."""
+
+    def __init__(
+        self,
+        app: PaytuiHost,
+        *,
+        modules: tuple[str, ...] = WARMED_MODULES,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.app = app
+        self.modules = modules
+        self.clock = clock
+        #: Set when every step is done (or the warm-up stopped with the app).
+        self.done = asyncio.Event()
+        #: The CSS locations parsed beforehand, in order.
+        self.parsed: list[tuple[str, str]] = []
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        if self._task is None:
+            self._task = asyncio.create_task(self._run(), name="paytui warm-up")
+
+    def stop(self) -> None:
+        """The app is ending: no further step (a thread's step in flight ends on its own)."""
+        if self._task is not None:
+            self._task.cancel()
+        self.done.set()
+
+    def busy(self) -> bool:
+        """The person is typing: a key within `QUIET` seconds, or keys held for a screen."""
+        return self.clock() - self.app.last_typed < QUIET or bool(self.app.held_keys)
+
+    async def _quiet(self) -> None:
+        while self.busy():
+            await asyncio.sleep(QUIET)
+
+    async def _run(self) -> None:
+        try:
+            for module in self.modules:
+                await self._quiet()
+                with contextlib.suppress(Exception):  # a module that fails is left to its visit
+                    await asyncio.to_thread(importlib.import_module, module)
+            await self._quiet()
+            stylesheet = self.app.stylesheet
+            cache = stylesheet._parse_cache
+            wanted: dict[ParseKey, tuple[tuple[str, str], CssSource]] = {}
+            # Reading every class's CSS (about 200 sources, files among them) in a thread too.
+            found = await asyncio.to_thread(lambda: list(class_sources()))
+            for read_from, source in found:
+                key: ParseKey = (
+                    source.content,
+                    read_from,
+                    source.is_defaults,
+                    source.tie_breaker,
+                    source.scope,
+                )
+                if key not in cache:
+                    wanted[key] = (read_from, source)
+            todo = list(wanted.values())
+            while todo:
+                step, todo = todo[:SOURCES_A_STEP], todo[SOURCES_A_STEP:]
+                await self._quiet()
+                variables = stylesheet._variables
+                parsed = await asyncio.to_thread(_parse, dict(variables), step)
+                if stylesheet._variables != variables:
+                    continue  # a theme picked meanwhile: parsed with it when needed
+                for key, rules in parsed:
+                    if key not in stylesheet._parse_cache:
+                        stylesheet._parse_cache.set(key, rules)
+                    self.parsed.append(key[1])
+        except Exception as exc:  # the visits pay as before; the app goes on
+            self.app.log.error(f"warm-up stopped: {exc!r}")
+            return
+        finally:
+            self.done.set()
+        self.app.post_message(WarmedUp(self.modules, tuple(self.parsed)))
