@@ -33,6 +33,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from paytui.replacing import replace_regular
+
 __all__ = ["Anchor", "Head", "default_anchor_path"]
 
 _LOCK = threading.Lock()
@@ -100,7 +102,7 @@ class Anchor:
             try:
                 with os.fdopen(fd, "w", encoding="utf-8") as out:
                     json.dump(data, out, sort_keys=True, indent=1)
-                os.replace(tmp, self.path)
+                replace_regular(tmp, self.path)
             except BaseException:
                 with contextlib.suppress(OSError):
                     os.unlink(tmp)

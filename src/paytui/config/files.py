@@ -18,6 +18,8 @@ from typing import Any
 
 import platformdirs
 
+from paytui.replacing import refuse_unless_regular, replace_regular
+
 APP_NAME = "paytui"
 CONFIG_FILENAME = "config.toml"
 SECRETS_FILENAME = "secrets.toml"
@@ -100,6 +102,7 @@ def atomic_write_text(path: Path, text: str, *, mode: int = PRIVATE_FILE_MODE) -
     content is never readable by others, even for an instant, and the final chmod only matters
     when a caller asks for something other than 0600.
     """
+    refuse_unless_regular(path)  # before anything is written: /dev/null stays a device
     ensure_private_dir(path.parent)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     tmp = Path(tmp_name)
@@ -109,7 +112,7 @@ def atomic_write_text(path: Path, text: str, *, mode: int = PRIVATE_FILE_MODE) -
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(tmp, mode)
-        os.replace(tmp, path)
+        replace_regular(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
             tmp.unlink()

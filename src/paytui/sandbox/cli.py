@@ -129,6 +129,10 @@ def main(argv: list[str]) -> int:
     except OutdatedDatabaseError as exc:
         say(f"paytui sandbox: {exc}", err=True)
         return 2
+    except OSError as exc:  # not a regular file (`/dev/null`), a full disk, no permission
+        where = exc.filename or db_path
+        say(f"paytui sandbox: cannot build {where}: {exc.strerror or exc}", err=True)
+        return 2
     if built:
         took = time.perf_counter() - started
         say(f"Built {db_path} ({args.charges} charges, seed {args.seed}) in {took:.1f} s")

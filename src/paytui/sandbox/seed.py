@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from paytui.reason_codes import REASON_CODES
+from paytui.replacing import refuse_unless_regular
 from paytui.sandbox import conversations, schema
 from paytui.sandbox.ledger import (
     INSERT_CHARGE,
@@ -869,6 +870,7 @@ def build_database(
     """(Re)build the demo database at `path`; built beside it and renamed, so never half-built.
     `charges` of history, then (`practice`) the `PRACTICE_COUNT` practice cases."""
     path = Path(path)
+    refuse_unless_regular(path)  # `/dev/null` as the database: never unlinked, never replaced
     # The database holds the full card numbers typed into the sandbox: a private directory (when
     # paytui makes it) and a private file, created 0600 before SQLite opens it (its -wal and
     # -shm files take the database file's mode).
