@@ -74,3 +74,21 @@ async def test_the_warm_up_waits_while_keys_are_typed(
         assert typed > before
         assert WarmUp(app, modules=(), clock=lambda: typed + QUIET / 2).busy()
         assert not WarmUp(app, modules=(), clock=lambda: typed + QUIET).busy()
+
+
+async def test_in_screen_reader_mode_the_warm_up_says_nothing(
+    app_factory: Callable[..., PaytuiApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(warm_up, "WARM_UP_AFTER", 0.01)
+    app = app_factory(screen_reader=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await first_page_shown(app)
+        await settle(app, pilot)  # what the start-up's deferred work set off, said first
+        assert app.announcer is not None and app.warm_up is not None
+        said = list(app.announcer.lines)
+        screens = list(app.screen_stack)
+        await asyncio.wait_for(app.warm_up.done.wait(), timeout=60)
+        await settle(app, pilot)
+        assert app.announcer.lines == said
+        assert list(app.screen_stack) == screens
