@@ -246,6 +246,28 @@ async def test_watch_stops_reading_while_accounts_is_left_and_goes_on_back(
         assert not screen.polling
 
 
+async def test_the_watch_of_a_workspace_not_shown_stops_reading(
+    still_transport: httpx.AsyncBaseTransport,
+) -> None:
+    """Workspaces: Accounts watched in one workspace, another shown (`ctrl+t`): the first's
+    watch stops polling, not one timer per workspace; shown again (`ctrl+PgUp`), it goes on."""
+    app = make_app(still_transport)
+    app.session.watch_interval = 0.1  # type: ignore[attr-defined]
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await open_accounts(app, pilot)
+        await pilot.press("w")
+        await settle(app, pilot)
+        assert screen.polling
+        await pilot.press("ctrl+t")  # Accounts, in a second workspace (not watching)
+        await settle(app, pilot)
+        other = app.screen
+        assert isinstance(other, AccountsScreen) and other is not screen
+        assert screen.watching and not screen.polling and not other.polling
+        await pilot.press("ctrl+pageup")
+        await settle(app, pilot)
+        assert app.screen is screen and screen.polling and not other.polling
+
+
 async def test_watch_mode_survives_an_error(
     still_transport: httpx.AsyncBaseTransport, sandbox_faults: Faults
 ) -> None:

@@ -77,7 +77,9 @@ GLOBAL_BINDINGS: list[Binding] = [
         show=False,
     ),
     # Workspaces (`ui/workspaces.py`): each key has an F-key beside it, which a browser leaves to
-    # the page (`BROWSER_KEYS`); none of F5-F7, which a text area keeps.
+    # the page (`BROWSER_KEYS`); none of F5-F7, which a text area keeps. Priority: Textual's
+    # scrolling containers bind ctrl+PgUp / ctrl+PgDn (page left / right), and the focused
+    # widget's bindings come first; one meaning per key, everywhere, dialogs included.
     Binding(
         "ctrl+t,f4",
         "app.new_workspace",
@@ -85,6 +87,7 @@ GLOBAL_BINDINGS: list[Binding] = [
         id="app.new_workspace",
         tooltip="This screen, on this profile, in a new workspace (P there for another merchant)",
         show=False,
+        priority=True,
     ),
     Binding(
         "ctrl+pagedown,f9",
@@ -93,6 +96,7 @@ GLOBAL_BINDINGS: list[Binding] = [
         id="app.next_workspace",
         tooltip="The next workspace of the strip, where it was left",
         show=False,
+        priority=True,
     ),
     Binding(
         "ctrl+pageup,f8",
@@ -101,6 +105,7 @@ GLOBAL_BINDINGS: list[Binding] = [
         id="app.previous_workspace",
         tooltip="The previous workspace of the strip, where it was left",
         show=False,
+        priority=True,
     ),
     Binding(
         "f10",
@@ -109,6 +114,7 @@ GLOBAL_BINDINGS: list[Binding] = [
         id="app.close_workspace",
         tooltip="Close the workspace shown (the last one stays: q quits)",
         show=False,
+        priority=True,
     ),
     Binding(
         "ctrl+z",
