@@ -103,12 +103,12 @@ Figures:
   presence and claims, a money action every 20 s, the others' presence read after each write):
   the server's commits a second and each call's time as its agent saw it
   (`benchmarks/floor.py`, its own process). Printed only.
-- `cli_cpu_ratio/<command>`, `cli_wall_ratio/<command>`: `paytui history --limit 1` and
-  `paytui charges show ID` over `python -c "import httpx, json, sqlite3, argparse"`, in
-  interleaved pairs (at least 9), each process's CPU (user + sys) and wall time: the median of the
-  pairs' ratios (target 1.3), with `cli_{cpu,bare_cpu,wall,bare_wall}_ms/<command>` and the load
-  (`cli_load_1m`) beside them (`benchmarks/cli_ratio.py`; `charges show` asks `paytui sandbox`
-  served in its own process).
+- `cli_cpu_ratio/<command>`, `cli_wall_ratio/<command>`: `paytui history --limit 1` (also with a
+  small config file: `history_config`) and `paytui charges show ID` over `python -c "import httpx,
+  json, sqlite3, argparse"`, in interleaved pairs (at least 9), each process's CPU (user + sys) and
+  wall time: the median of the pairs' ratios (target 1.3), with
+  `cli_{cpu,bare_cpu,wall,bare_wall}_ms/<command>` and the load (`cli_load_1m`) beside them
+  (`benchmarks/cli_ratio.py`; `charges show` asks `paytui sandbox` served in its own process).
 """
 
 from __future__ import annotations
