@@ -71,19 +71,31 @@ def sandbox_app(tmp_path_factory: pytest.TempPathFactory) -> FastAPI:
     return create_app(tmp_path_factory.mktemp("sandbox-app") / "unused.sqlite3")
 
 
+def bound_app(
+    request: pytest.FixtureRequest,
+    db_path: Path,
+    faults: Faults,
+    *,
+    boarding_interval: float = STILL_BOARDING,
+) -> FastAPI:
+    """A sandbox app over this test's own database copy and faults: `create_app`'s, or (speed
+    only, `speed_patches`) the process's one app (`sandbox_app`) with this test's state."""
+    if not speed_patches.enabled("one_sandbox_app"):
+        from paytui.sandbox.app import create_app
+
+        return create_app(db_path, faults=faults, boarding_interval=boarding_interval)
+    from paytui.sandbox.app import bind
+
+    app: FastAPI = request.getfixturevalue("sandbox_app")
+    bind(app, db_path, faults=faults, boarding_interval=boarding_interval)
+    return app
+
+
 @pytest.fixture
 def sandbox_transport(
     request: pytest.FixtureRequest, sandbox_db: Path, sandbox_faults: Faults
 ) -> httpx.ASGITransport:
-    """The in-process sandbox over this test's own database copy and faults: `create_app`'s
-    app, or (speed only, `speed_patches`) the process's one app with this test's state."""
-    from paytui.sandbox.embedded import asgi_transport
-
-    if not speed_patches.enabled("one_sandbox_app"):
-        return asgi_transport(sandbox_db, faults=sandbox_faults, boarding_interval=STILL_BOARDING)
-    from paytui.sandbox.app import bind
+    """The in-process sandbox over this test's own database copy and faults (`bound_app`)."""
     from paytui.sandbox.transport import InProcessTransport
 
-    app: FastAPI = request.getfixturevalue("sandbox_app")
-    bind(app, sandbox_db, faults=sandbox_faults, boarding_interval=STILL_BOARDING)
-    return InProcessTransport(app)
+    return InProcessTransport(bound_app(request, sandbox_db, sandbox_faults))

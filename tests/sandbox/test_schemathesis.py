@@ -30,8 +30,11 @@ from schemathesis.specs.openapi.checks import (
 from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
 from paytui.sandbox.app import create_app
 from paytui.sandbox.faults import Faults
+from tests.fixtures_sandbox import bound_app
 
 EXAMPLES = int(os.environ.get("PAYTUI_SCHEMATHESIS_EXAMPLES", "12"))
+#: The sandbox's own boarding interval (`create_app`'s default): accounts move on during a run.
+BOARDING_INTERVAL = 20.0
 #: The host Schemathesis's in-process client sends (its `asgi.HOST`).
 BASE_URL = "http://testserver"
 
@@ -44,10 +47,14 @@ pytestmark = pytest.mark.filterwarnings("ignore:Using `httpx` with `starlette.te
 
 
 @pytest.fixture
-def sandbox_session(sandbox_db: Path, sandbox_faults: Faults) -> Iterator[Any]:
-    """An in-process HTTP session to a sandbox over this test's own database, with the demo
-    client's token on every request."""
-    with get_client(create_app(sandbox_db, faults=sandbox_faults)) as session:
+def sandbox_session(
+    request: pytest.FixtureRequest, sandbox_db: Path, sandbox_faults: Faults
+) -> Iterator[Any]:
+    """An in-process HTTP session to a sandbox over this test's own database (the process's one
+    app, as `sandbox_transport`'s, its boarding clock running as the served sandbox's), with the
+    demo client's token on every request."""
+    app = bound_app(request, sandbox_db, sandbox_faults, boarding_interval=BOARDING_INTERVAL)
+    with get_client(app) as session:
         answer = session.post(
             "/v2/services/oauth2/token",
             data={"grant_type": "client_credentials"},
