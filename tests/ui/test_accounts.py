@@ -23,6 +23,7 @@ from paytui.ui.screens.charges import ChargeSearchScreen
 from paytui.ui.widgets.charge_table import ChargeTable
 from paytui.ui.widgets.nav_table import NavTable
 from paytui.ui.widgets.query_input import QueryInput
+from tests.fixtures_sandbox import bound_app
 from tests.sandbox.helpers import get_token
 from tests.ui.conftest import (
     DEMO_CLIENT_ID,
@@ -38,13 +39,11 @@ STOREFRONT = "Meadow & Pine Storefront"  # seeded `submitted`; the one the sandb
 
 
 @pytest.fixture
-def still_transport(sandbox_db: Path, sandbox_faults: Faults) -> httpx.ASGITransport:
+def still_transport(
+    request: pytest.FixtureRequest, sandbox_db: Path, sandbox_faults: Faults
+) -> httpx.ASGITransport:
     """The seeded sandbox with its boarding clock stopped (nothing moves unless asked)."""
-    from paytui.sandbox.app import create_app
-
-    return httpx.ASGITransport(
-        app=create_app(sandbox_db, faults=sandbox_faults, boarding_interval=1e9)
-    )
+    return httpx.ASGITransport(app=bound_app(request, sandbox_db, sandbox_faults))
 
 
 async def open_accounts(app: PaytuiApp, pilot: Any) -> AccountsScreen:

@@ -14,16 +14,16 @@ import httpx
 import pytest
 
 from paytui.sandbox.faults import Faults
+from tests.fixtures_sandbox import bound_app
 from tests.ui.conftest import SIZES, make_app, wait_for_workers
 
 
 @pytest.fixture
-def still_transport(sandbox_db: Path, sandbox_faults: Faults) -> httpx.ASGITransport:
-    from paytui.sandbox.app import create_app
-
-    return httpx.ASGITransport(
-        app=create_app(sandbox_db, faults=sandbox_faults, boarding_interval=1e9)
-    )
+def still_transport(
+    request: pytest.FixtureRequest, sandbox_db: Path, sandbox_faults: Faults
+) -> httpx.ASGITransport:
+    """The seeded sandbox with its boarding clock stopped (nothing moves unless asked)."""
+    return httpx.ASGITransport(app=bound_app(request, sandbox_db, sandbox_faults))
 
 
 @pytest.mark.parametrize("size", SIZES)
