@@ -18,8 +18,6 @@ from paytui.ui.app import PaytuiApp
 from tests.ui.conftest import LIMITED_CLIENT_ID, LIMITED_CLIENT_SECRET, settle
 from tests.ui.every_screen import every_screen
 
-pytestmark = pytest.mark.asyncio
-
 AppFactory = Callable[..., PaytuiApp]
 
 
