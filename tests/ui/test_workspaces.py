@@ -187,13 +187,23 @@ async def test_money_in_a_workspace_goes_to_its_service_and_journal_even_unseen(
         charge_id = page.items[0].charge_id
 
         async def refund_from(screen: ChargeSearchScreen) -> tuple[Any, str]:
-            """A refund as a screen's dialog sends it: through `app.actions`, in a worker."""
+            """A refund as a dialog sends it: through `app.actions`, in a worker of the App
+            (`confirm.py`), started from the dialog's handler; the worker first runs when
+            another workspace is shown."""
             outcome = await (await screen.app.actions.executor()).run(
                 "refund", charge_id, refund_op.Params(Decimal("1.00"))
             )
             return outcome, screen.app.session.profile_name
 
-        worker = second.run_worker(refund_from(second), exit_on_error=False)
+        started: list[Any] = []
+
+        def from_the_screens_handler() -> None:
+            started.append(app.run_worker(refund_from(second), exit_on_error=False))
+
+        second.call_later(from_the_screens_handler)  # runs in the second screen's own pump
+        await settle(app, pilot)
+        assert app.screen is first  # shown when the worker ran
+        (worker,) = started
         outcome, profile = await worker.wait()
         await settle(app, pilot)
         assert outcome.succeeded and profile == "beta"
@@ -295,3 +305,29 @@ async def test_a_profile_chosen_for_a_workspace_no_longer_shown_goes_to_that_wor
         await settle(app, pilot)
         assert app.session.profile_name == "beta"
         assert "▶ 2 beta · sandbox ◀" in screen_text(app)
+
+
+async def test_one_profile_in_two_workspaces_writes_one_journal_however_it_got_there(
+    two_merchants: tuple[PaytuiApp, Connection, dict[str, httpx.AsyncBaseTransport]],
+) -> None:
+    """The second workspace switched to beta (a session of its own, beta's journal), then the
+    first switched to beta too (its session not shared, so once it kept alpha's journal): both
+    executors write beta's journal, and alpha's session is closed."""
+    app, beta, _ = two_merchants
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        alpha_session = app.session
+        await (await alpha_session.actions.executor()).claim("ch_alpha")
+        await pilot.press("ctrl+t")
+        await settle(app, pilot)
+        await _switch_profile(app, pilot, beta)
+        await pilot.press("ctrl+pageup")
+        await settle(app, pilot)
+        await _switch_profile(app, pilot, beta)
+        first, second = (w.session for w in app._workspaces.items)
+        assert first.profile_name == second.profile_name == "beta"
+        first_journal = (await first.actions.executor()).journal.path
+        second_journal = (await second.actions.executor()).journal.path
+        assert first_journal == second_journal == Path(beta.journal or "")
+        assert first is not alpha_session and alpha_session not in {first, second}
+        assert alpha_session._closed

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from datetime import datetime
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, cast
 
 from rich.text import Text
 from textual.actions import ActionParseResult
@@ -31,7 +31,7 @@ from textual.app import App
 from textual.binding import BindingType
 from textual.screen import Screen
 from textual.widget import AwaitMount
-from textual.worker import NoActiveWorker, get_current_worker
+from textual.worker import NoActiveWorker, Worker, WorkType, get_current_worker
 
 from paytui.actions.registry import spec_for
 from paytui.collector import RESUME_AFTER, resume_collector
@@ -49,6 +49,9 @@ from paytui.ui.type_ahead import hand_over
 from paytui.ui.widgets.errors import error_detail
 from paytui.ui.widgets.list_state import ListState, waiting_text
 from paytui.ui.workspaces import Workspace, Workspaces, base_mode, strip_text
+
+#: What a worker returns (`PaytuiApp.run_worker`).
+_Result = TypeVar("_Result")
 
 #: Seconds after the first paint that connecting waits at most for the first-page child's rows.
 FIRST_PAGE_WAIT = 2.0
@@ -197,6 +200,38 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
     def session(self) -> Session:
         """The session of the workspace asking (`paytui.ui.workspaces.Workspaces.asking`)."""
         return self._workspaces.asking().session
+
+    def run_worker(
+        self,
+        work: WorkType[_Result],
+        name: str | None = "",
+        group: str = "default",
+        description: str = "",
+        exit_on_error: bool = True,
+        start: bool = True,
+        exclusive: bool = False,
+        thread: bool = False,
+    ) -> Worker[_Result]:
+        """Textual's, the worker bound to the workspace asking for it (`Workspaces.bind`): a
+        dialog's send runs in a worker of the App, and must reach the service and journal of
+        the workspace whose dialog the person confirmed, whichever is shown when it runs."""
+        workspaces = getattr(self, "_workspaces", None)
+        asking = (
+            workspaces.asking() if workspaces is not None and len(workspaces.items) > 1 else None
+        )
+        worker = super().run_worker(
+            work,
+            name=name,
+            group=group,
+            description=description,
+            exit_on_error=exit_on_error,
+            start=start,
+            exclusive=exclusive,
+            thread=thread,
+        )
+        if workspaces is not None and asking is not None:
+            workspaces.bind(worker, asking)
+        return worker
 
     # --- text that leaves through the app itself (rule: text is data) ---------------------------
     def notify(
@@ -771,16 +806,35 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
         async with self._profile_switch:
             await self._apply_connection(connection, workspace or self._workspaces.active)
 
+    async def _close_session(self, session: Session) -> None:
+        """Close a session no workspace reads any more. Claims and presence are this process's
+        on a journal: another workspace on the same journal keeps them (they go when the last
+        session on it closes). The embedded sandbox's owner keeps it for the others."""
+        await session.aclose(
+            keep_sandbox=session is self._home_session,
+            leave=not any(
+                w.session.journal_location == session.journal_location
+                for w in self._workspaces.items
+            ),
+        )
+
     async def _apply_connection(self, connection: Connection, workspace: Workspace) -> None:
         if workspace not in self._workspaces.items:
             return  # closed while the production question was open
         # The old secrets stay registered (scrubbing more is safe); whoever waits for the old
         # client is cancelled, as their screens are about to be (`_reset_modes`).
         old_client = None
-        if self._workspaces.sharing(workspace):
-            workspace.session = workspace.session.sibling(connection)
+        left: Session | None = None  # a session no workspace reads any more, closed below
+        sharing = self._workspaces.sharing(workspace)
+        before = workspace.session
+        if sharing or before.journal_location_of(connection) != before.journal_location:
+            # A session of its own: another workspace keeps the shared one, or the profile's
+            # journal is elsewhere (its executor, claims and watch belong to that journal: the
+            # same profile in two workspaces writes one journal, whichever was switched how).
+            workspace.session = before.sibling(connection)
+            left = None if sharing else before
         else:
-            old_client = workspace.session.switch_to(connection)
+            old_client = before.switch_to(connection)
         session = workspace.session
         if workspace is self._workspaces.active:
             self.account_in_focus = connection.account_id
@@ -788,6 +842,8 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
         if old_client is not None:
             with contextlib.suppress(Exception):
                 await old_client.aclose()
+        if left is not None:
+            await self._close_session(left)
         self._apply_theme()
         self._notify_problems()
         session.start_connect()
@@ -848,17 +904,17 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
             search.run_query_text(query)
 
     async def action_next_workspace(self) -> None:
-        """`ctrl+pagedown` (F8): the next workspace of the strip (round)."""
+        """`ctrl+pagedown` (F9): the next workspace of the strip (round)."""
         if len(self._workspaces.items) > 1:
             await self._show_workspace(self._workspaces.neighbour(1))
 
     async def action_previous_workspace(self) -> None:
-        """`ctrl+pageup` (F7): the previous workspace of the strip (round)."""
+        """`ctrl+pageup` (F8): the previous workspace of the strip (round)."""
         if len(self._workspaces.items) > 1:
             await self._show_workspace(self._workspaces.neighbour(-1))
 
     async def action_close_workspace(self) -> None:
-        """F9: close the shown workspace (its screens, and its session unless another workspace
+        """F10: close the shown workspace (its screens, and its session unless another workspace
         shares it), then show the one before it. The last one stays: `q` quits."""
         workspaces = self._workspaces
         workspace = workspaces.active
@@ -884,15 +940,7 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
         for mode in [m for m in self._modes if workspace.owns(m)]:
             await self.remove_mode(mode)
         if not sharing:
-            session = workspace.session
-            # Claims and presence are this process's on a journal: another workspace on the same
-            # journal keeps them (they go when the last session on it closes).
-            await session.aclose(
-                keep_sandbox=session is self._home_session,
-                leave=not any(
-                    w.session.journal_location == session.journal_location for w in workspaces.items
-                ),
-            )
+            await self._close_session(workspace.session)
 
     async def _show_workspace(self, workspace: Workspace) -> None:
         """Show `workspace` where it was left (its modes keep their screens); the strip and a

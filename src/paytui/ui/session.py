@@ -381,9 +381,14 @@ class Session:
 
     @property
     def journal_location(self) -> str:
-        """Where this session's journal is, as configured ("" the default place): two sessions
-        on one location write one journal under one owner (this process)."""
-        return str(self._journal_path or getattr(self.connection, "journal", None) or "")
+        """Where this session's journal is (`journal_location`): two sessions on one location
+        write one journal under one owner (this process)."""
+        return journal_location(self._journal_path, self.connection)
+
+    def journal_location_of(self, connection: Connection) -> str:
+        """Where this session's journal would be on `connection` (a profile switch to one
+        elsewhere needs a session of its own: `PaytuiApp._apply_connection`)."""
+        return journal_location(self._journal_path, connection)
 
     async def aclose(self, *, keep_sandbox: bool = False, leave: bool = True) -> None:
         """On exit: the executor's actions journaled, the client closed, our sandbox stopped
@@ -402,3 +407,18 @@ class Session:
             sandbox, self._sandbox = self._sandbox, None
             with contextlib.suppress(Exception):
                 sandbox.stop()
+
+
+def journal_location(journal_path: Path | str | None, connection: Connection | None) -> str:
+    """One spelling per journal: a team's URL as it is; a file (``sqlite:PATH``, ``~/x``, a
+    relative path, or none: the default place) as its absolute path, so "" and the default
+    file's own path name one journal, as do ``./j.sqlite3`` and its absolute path."""
+    from paytui.actions.journal import default_journal_path, is_team_url
+
+    location = journal_path or getattr(connection, "journal", None) or None
+    if is_team_url(location):
+        return str(location)
+    if isinstance(location, str):
+        location = location.removeprefix("sqlite:")
+    path = Path(location).expanduser() if location else default_journal_path()
+    return str(path.resolve())

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from textual._context import active_message_pump
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.worker import NoActiveWorker, get_current_worker
+from textual.worker import NoActiveWorker, Worker, get_current_worker
 
 from paytui.text import safe
 
@@ -86,6 +86,11 @@ class Workspaces:
         self._of_screen: weakref.WeakKeyDictionary[Screen[Any], Workspace] = (
             weakref.WeakKeyDictionary()
         )
+        #: The workspace that asked for each App worker (`bind`): a dialog sends its money in a
+        #: worker of the App, which would otherwise answer with the workspace shown *then*.
+        self._of_worker: weakref.WeakKeyDictionary[Worker[Any], Workspace] = (
+            weakref.WeakKeyDictionary()
+        )
 
     def add(self, session: Session, mode: str) -> Workspace:
         """A new workspace after the others (not shown yet)."""
@@ -130,16 +135,30 @@ class Workspaces:
                 return found
         return None
 
+    def bind(self, worker: Worker[Any], workspace: Workspace) -> None:
+        """`worker` (started by the App for `workspace`'s code) answers with `workspace`."""
+        self._of_worker[worker] = workspace
+
     def asking(self) -> Workspace:
-        """The workspace of the code running now: the screen of the running worker, else of
-        the running message pump (a screen's or widget's handler, timer or compose); the
-        shown one for the App's own work and for anything not on a workspace's screen."""
-        if len(self.items) == 1:
+        """The workspace of the code running now: the one a running App worker was started
+        for (`bind`: the App's `run_worker` binds every worker to the workspace asking for
+        it), else the screen of the running worker, else of the running message pump (a
+        screen's or widget's handler, timer or compose); the shown one for the App's own work
+        and for anything not on a workspace's screen. A bound workspace closed since is still
+        the answer: its work fails on its closed session rather than going to another's."""
+        if len(self.items) == 1 and not self._of_worker:
             return self.items[0]
         try:
-            node: object = get_current_worker().node
+            worker = get_current_worker()
         except NoActiveWorker:
-            node = active_message_pump.get(None)
+            node: object = active_message_pump.get(None)
+        else:
+            bound = self._of_worker.get(worker)
+            if bound is not None:
+                return bound
+            node = worker.node
+        if len(self.items) == 1:
+            return self.items[0]
         screen: Screen[Any] | None = None
         if isinstance(node, Screen):
             screen = node
