@@ -331,3 +331,47 @@ async def test_one_profile_in_two_workspaces_writes_one_journal_however_it_got_t
         assert first_journal == second_journal == Path(beta.journal or "")
         assert first is not alpha_session and alpha_session not in {first, second}
         assert alpha_session._closed
+
+
+async def test_keys_go_on_to_the_workspace_shown_while_another_is_rebuilt(
+    two_merchants: tuple[PaytuiApp, Connection, dict[str, httpx.AsyncBaseTransport]],
+) -> None:
+    """A profile chosen for a workspace not shown rebuilds that workspace's screens; meanwhile
+    the keys typed in the workspace shown are applied there (they were once all dropped), and
+    a switch to the workspace being rebuilt is not made until it is whole."""
+    import asyncio
+
+    app, beta, _ = two_merchants
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        first = _search(app)
+        await pilot.press("ctrl+t")
+        await settle(app, pilot)
+        hidden = app._workspaces.active
+        await pilot.press("ctrl+pageup")
+        await settle(app, pilot)
+        assert app.screen is first
+        table = first.query_one(ChargeTable)
+        row = table.cursor_row
+        gate = asyncio.Event()
+        removing = asyncio.Event()
+        real_remove = app.remove_mode
+
+        async def held_remove(mode: str) -> Any:
+            if hidden.owns(mode):
+                removing.set()
+                await gate.wait()
+            return await real_remove(mode)
+
+        app.remove_mode = held_remove  # type: ignore[method-assign]
+        app.run_worker(app.apply_connection(beta, hidden), group="switch-profile")
+        await removing.wait()
+        await pilot.press("j", "j")
+        assert table.cursor_row == row + 2
+        await pilot.press("ctrl+pagedown")  # to the workspace being rebuilt: not yet
+        assert app.screen is first and app._workspaces.active is not hidden
+        gate.set()
+        await settle(app, pilot)
+        await pilot.press("ctrl+pagedown")
+        await settle(app, pilot)
+        assert app._workspaces.active is hidden and app.session.profile_name == "beta"

@@ -859,15 +859,16 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
         modes = [m for m in self._modes if workspace.owns(m)]
         if workspace is not self._workspaces.active:
             # Not shown (the person moved on while it was chosen): no switch to it meanwhile, to
-            # a mode removed and not yet added again (the guard drops it, as during any rebuild).
-            self._switching_modes = True
+            # a mode removed and not yet added again (`switch_mode` drops it); the keys typed
+            # meanwhile go on to the workspace shown, which is not being rebuilt.
+            self._modes_rebuilding = self._modes_rebuilding | set(modes)
             try:
                 for mode in modes:
                     base = self._modes[mode]
                     await self.remove_mode(mode)
                     self.add_mode(mode, base)
             finally:
-                self._switching_modes = False
+                self._modes_rebuilding = self._modes_rebuilding - set(modes)
             return
         current = self.current_mode
         holding = "_switching_profile"
@@ -946,8 +947,10 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
         """Show `workspace` where it was left (its modes keep their screens); the strip and a
         screen reader say which it is."""
         workspaces = self._workspaces
-        if self._switching_modes or (
-            workspace is workspaces.active and workspace.owns(self.current_mode)
+        if (
+            self._switching_modes
+            or workspace.mode_name(workspace.mode) in self._modes_rebuilding
+            or (workspace is workspaces.active and workspace.owns(self.current_mode))
         ):
             return
         workspaces.active.mode = base_mode(self.current_mode)

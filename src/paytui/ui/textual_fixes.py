@@ -125,6 +125,9 @@ class ScreenSwitchGuards(App[Any]):
     """
 
     _switching_modes = False
+    #: Modes of a workspace not shown being rebuilt (`PaytuiApp._reset_modes`): no switch to
+    #: them meanwhile, while keys go on to the workspace shown.
+    _modes_rebuilding: frozenset[str] = frozenset()
 
     async def _replace_screen(self, screen: Screen[Any]) -> Screen[Any]:
         """Cancel the workers of a screen that is about to be removed, then let Textual remove it.
@@ -147,7 +150,7 @@ class ScreenSwitchGuards(App[Any]):
         rebuild began (`5`, escape, a palette's "Go to" run after the palette closed) switched
         to a mode in the middle of it, and removing that mode, now the active one, raised
         `ActiveModeError` (UI fuzz). Such a key is dropped, as input during the rebuild is."""
-        if self._switching_modes:
+        if self._switching_modes or mode in self._modes_rebuilding:
             return AwaitMount(self.screen, [])
         return super().switch_mode(mode)
 
