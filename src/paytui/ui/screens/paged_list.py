@@ -144,7 +144,12 @@ class PagedListScreen(PaytuiScreen[None], Generic[T]):
                 page = await self._read_page_or_whole(client)
                 await self.read_also(client, page)
             except Exception as exc:
-                self.read_failed(exc)
+                if self.app.is_running:  # else the app is quitting: its widgets are going
+                    self.read_failed(exc)
+                return
+            if not self.app.is_running:
+                # The app is quitting (`App._shutdown` stops it first, then takes the screens
+                # down): a read that ended meanwhile has no widgets left to show its rows in.
                 return
             self.workers.cancel_group(self, "paged-list-more")
             self.show_first(page, select)
@@ -185,7 +190,7 @@ class PagedListScreen(PaytuiScreen[None], Generic[T]):
             return await self.fetch(await self.app.get_client(), offset, self.PAGE_SIZE)
 
         page = await self.more.read_next(page_at, self.query_one(ListState), self.more_noun())
-        if page is not None:
+        if page is not None and self.app.is_running:  # not while the app is quitting (above)
             self._append(page)
 
     def _append(self, page: Page[T]) -> None:
