@@ -38,6 +38,11 @@ PRIVATES: tuple[tuple[str, str, str], ...] = (
     ("textual.css.stylesheet:Stylesheet", "_variables", "css_parsed_once: the cache key"),
     ("textual.css.stylesheet:Stylesheet", "_parse_cache", "test_warm_up: the parses kept"),
     ("textual.screen:Screen", "_compositor", "screen_text, paint: render the screen"),
+    (
+        "textual.message:Message",
+        "_set_forwarded",
+        "test_workspaces: a key on its way back to the App, as a bubbled one is",
+    ),
     ("textual._compositor:Compositor", "_dirty_regions", "no_unseen_frames: drop them"),
     ("textual.screen:Screen", "_dirty_widgets", "no_unseen_frames: drop them"),
     ("textual.app:App", "_update_mouse_over", "no_unseen_frames: as the refresh did"),

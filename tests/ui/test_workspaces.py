@@ -375,3 +375,42 @@ async def test_keys_go_on_to_the_workspace_shown_while_another_is_rebuilt(
         await pilot.press("ctrl+pagedown")
         await settle(app, pilot)
         assert app._workspaces.active is hidden and app.session.profile_name == "beta"
+
+
+async def test_a_key_typed_in_one_workspace_never_lands_on_another(
+    two_merchants: tuple[PaytuiApp, Connection, dict[str, httpx.AsyncBaseTransport]],
+) -> None:
+    """A `j` typed in the second workspace whose turn at the bindings comes after `ctrl+pageup`
+    showed the first (the workspace keys act as they arrive, ahead of keys still queued in a
+    widget; the key then bubbles back to the App): it is not applied to the first workspace's
+    list, where it was never meant. The same `j` typed in the first moves its cursor."""
+    from textual import events
+
+    app, _, _ = two_merchants
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        first = _search(app)
+        await pilot.press("ctrl+t")
+        await settle(app, pilot)
+        typed_in = app._workspaces.active
+        await pilot.press("ctrl+pageup")
+        await settle(app, pilot)
+        assert app.screen is first
+        table = first.query_one(ChargeTable)
+        first.set_focus(table)
+        await settle(app, pilot)
+        row = table.cursor_row
+
+        def bubbled_back(workspace: Any) -> events.Key:
+            """A `j` on its way back to the App, as if typed in `workspace`."""
+            key = events.Key("j", "j")
+            key._set_forwarded()
+            key._paytui_workspace = workspace  # type: ignore[attr-defined]
+            return key
+
+        app.post_message(bubbled_back(typed_in))
+        await settle(app, pilot)
+        assert table.cursor_row == row  # not meant for this workspace: not applied
+        app.post_message(bubbled_back(app._workspaces.active))
+        await settle(app, pilot)
+        assert table.cursor_row == row + 1  # the control: typed here, applied here

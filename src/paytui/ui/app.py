@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, cast
 
 from rich.text import Text
+from textual import events
 from textual.actions import ActionParseResult
 from textual.actions import parse as parse_action
 from textual.app import App
@@ -200,6 +201,23 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
     def session(self) -> Session:
         """The session of the workspace asking (`paytui.ui.workspaces.Workspaces.asking`)."""
         return self._workspaces.asking().session
+
+    async def on_event(self, event: events.Event) -> None:
+        """Textual's (through the guards), each key first tagged with the workspace shown
+        when it was typed (`_on_key`)."""
+        if isinstance(event, events.Key) and not event.is_forwarded:
+            event._paytui_workspace = self._workspaces.active  # type: ignore[attr-defined]
+        await super().on_event(event)
+
+    async def _on_key(self, event: events.Key) -> None:
+        """A key typed in one workspace whose turn comes after a workspace key showed another
+        (the workspace keys are priority bindings: they act as they arrive, ahead of a key
+        still queued in a widget): Textual's binding check would read the screen shown *now*,
+        so the `enter` meant for a dialog of the first workspace could land on the second's.
+        It is dropped instead (`prevent_default` skips the handlers after this one)."""
+        typed_in = getattr(event, "_paytui_workspace", None)
+        if typed_in is not None and typed_in is not self._workspaces.active:
+            event.prevent_default()
 
     def run_worker(
         self,
