@@ -174,3 +174,30 @@ def test_the_flag_and_the_config_ask_for_it(
     assert make_app(sandbox_transport, connection=connection).announcer is not None
     plain = Connection(profile_name="sandbox", environment="sandbox", base_url="http://sandbox")
     assert make_app(sandbox_transport, connection=plain).announcer is None
+
+
+async def test_the_command_palettes_matches_are_said_as_the_cursor_reaches_them(
+    reader_app: Callable[..., PaytuiApp],
+) -> None:
+    """The palette's search field keeps the focus while the matches change under it: each
+    match the cursor reaches is said, with its place in the list."""
+    from textual.command import CommandList
+
+    app = reader_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("ctrl+p")
+        await settle(app, pilot)
+        await pilot.press("t", "h", "e", "m", "e")
+        await settle(app, pilot)
+        commands = app.screen.query_one(CommandList)
+        count = commands.option_count
+        assert count >= 1
+        before = len(app.announcer.lines)  # type: ignore[union-attr]
+        await pilot.press("down")
+        await settle(app, pilot)
+        said = app.announcer.lines[before:]  # type: ignore[union-attr]
+        highlighted = commands.highlighted
+        assert highlighted is not None
+        place = f"{highlighted + 1} of {count}"
+        assert any(line.endswith(place) for line in said), said

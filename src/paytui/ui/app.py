@@ -292,13 +292,13 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
         """Textual's palette, with the guards against its crashes (`textual_fixes`)."""
         from textual.command import CommandPalette
 
-        from paytui.ui.textual_fixes import GuardedCommandPalette
+        from paytui.ui.palette import Palette
 
         if self.use_command_palette and not CommandPalette.is_open(cast(App[object], self)):
             # No id (Textual gives its own "--command-palette"; `is_open` looks at a class): a
             # palette just dismissed keeps its id until it has been removed, which takes a few
             # turns of the loop, and ctrl+p typed in that window raised `DuplicateIds` (UI fuzz).
-            self.push_screen(GuardedCommandPalette())
+            self.push_screen(Palette())
 
     def search_themes(self) -> None:
         """The theme picker (the palette's "Theme", Textual's `change_theme`): Textual's, in the
@@ -306,12 +306,10 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
         as it opened raised `KeyError` and two enters popped the screen beneath it
         (`ScreenStackError`): both seen in the UI fuzz. Its order is paytui's: the 16-colour
         ANSI themes first (`themes.ThemePicker`, docs/accessibility.md)."""
-        from paytui.ui.textual_fixes import GuardedCommandPalette
+        from paytui.ui.palette import Palette
         from paytui.ui.themes import ThemePicker
 
-        self.push_screen(
-            GuardedCommandPalette(providers=[ThemePicker], placeholder="Search for themes…")
-        )
+        self.push_screen(Palette(providers=[ThemePicker], placeholder="Search for themes…"))
 
     def search_commands(
         self, commands: Sequence[CommandListItem], placeholder: str = "Search for commands…"
@@ -319,11 +317,11 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
         """Textual's list of commands, in the guarded palette (as `search_themes`)."""
         from textual.command import SimpleProvider
 
-        from paytui.ui.textual_fixes import GuardedCommandPalette
+        from paytui.ui.palette import Palette
 
         # As Textual's own: a provider instance, which its `ProviderSource` type does not list.
         provider: Any = SimpleProvider(self.screen, list(commands))
-        palette = GuardedCommandPalette(providers=[provider], placeholder=placeholder)
+        palette = Palette(providers=[provider], placeholder=placeholder)
         return self.push_screen(palette)
 
     def why_disabled(
