@@ -488,6 +488,8 @@ async def test_a_slow_refunds_list_does_not_hold_the_charge_back(
         assert charge.charge_id in panel_text(screen, "summary")
         assert not panels.loading
         assert screen.refund_position is None  # not known yet, and not claimed
+        # ... and said in words on the heading (a lone "?" is read as "question mark").
+        assert screen.state_line().plain == "refunds not read yet"
         held.release.set()
         await settle(app, pilot)
         for _ in range(200):

@@ -561,12 +561,13 @@ class ChargeDetailScreen(PaytuiScreen[None]):
 
     def state_line(self) -> Text:
         """The heading's second line: state words, then refunded so far and left to refund."""
-        from paytui.charge_state import state_words
-        from paytui.ui.widgets.charge_table import state_text
+        from paytui.charge_state import UNKNOWN, state_words
+        from paytui.ui.widgets.charge_table import UNKNOWN_STATE_WORDS, state_text
 
-        line = state_text(
-            state_words(self.charge, refunds=self.refund_position, capture_id=self._capture_id)
-        )
+        words = state_words(self.charge, refunds=self.refund_position, capture_id=self._capture_id)
+        # The heading has room for words: "refunds not read yet", not a lone "?" (which a
+        # screen reader says as "question mark").
+        line = state_text([UNKNOWN_STATE_WORDS if word == UNKNOWN else word for word in words])
         position = self.refund_position
         if position is None or self._is_authorization():
             return line  # an authorization is not refunded (its capture is)

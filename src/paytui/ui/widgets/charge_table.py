@@ -65,6 +65,8 @@ PRESENT = "◉"
 UNPROVEN = "?"
 #: The State cell of a row whose refunds are not read yet (`charge_state.UNKNOWN`).
 UNKNOWN_STATE = "?"
+#: The same in words, where there is room for them (a charge's heading, a spoken row).
+UNKNOWN_STATE_WORDS = "refunds not read yet"
 
 
 def _rows(page: Page[Any]) -> list[Any]:
@@ -132,6 +134,7 @@ _STATE_TONES = {
     "Returned": "bold warning",
     "Refunded": "warning",
     "?": "dim",
+    UNKNOWN_STATE_WORDS: "dim",
 }
 
 
@@ -1011,7 +1014,7 @@ class ChargeTable(ScrollView, can_focus=True):
         cells = self._cells(item, columns)
         keys = [column.key for column in columns]
         if "state" in keys and cells[keys.index("state")].plain == UNKNOWN_STATE:
-            cells[keys.index("state")] = Text("refunds not read yet")
+            cells[keys.index("state")] = Text(UNKNOWN_STATE_WORDS)
         said = row_sentence([c.label for c in columns], cells, position)
         notes = []
         if getattr(item, "charge_id", None) in self.marks:
