@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.figures import figure
-from benchmarks.pulse import LoopWatch, _until, bench_app, connected, painted
+from benchmarks.pulse import LoopWatch, _until, bench_app, connected, painted, workers_done
 
 
 async def _one_paint(url: str, anchor: Any, journal: Path) -> tuple[float, float, float, int]:
@@ -58,7 +58,7 @@ async def _one_paint(url: str, anchor: Any, journal: Path) -> tuple[float, float
         await painted(screen)
         took = (time.perf_counter() - started) * 1000
         stall = watch.stall
-        await app.workers.wait_for_complete()  # the whole queue (the first rows may be part)
+        await workers_done(app)  # the whole queue (the first rows may be part)
         await painted(screen)
         await watch.stop()
         items = len(screen.queue.items) if screen.queue is not None else 0
