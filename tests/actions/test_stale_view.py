@@ -23,8 +23,9 @@ from paytui.actions.errors import PrecheckFailed, TargetChanged
 from paytui.actions.journal import Journal
 from paytui.actions.ops import labels as labels_op
 from paytui.actions.ops import refund as refund_op
+from paytui.actions.stale import check_unchanged
 from paytui.api.client import PaymentClient
-from paytui.api.models import Charge
+from paytui.api.models import Charge, RefundRequest
 from paytui.api.queries import ChargeQuery
 from paytui.commands import main
 from paytui.commands.runtime import Io
@@ -87,6 +88,41 @@ async def test_tags_changed_through_paytui_name_who_and_outside_paytui_says_so(
         await person.run("refund", sale.charge_id, refund_op.Params(Decimal("2.00")), basis=basis)
     assert "untagged do-not-refund outside paytui" in told.value.message
     assert await refunds_of(client, sale.charge_id) == []
+
+
+async def test_a_refund_whose_sender_has_not_recorded_it_yet_names_that_sender(
+    client: PaymentClient, journal: Journal, journal_path: Path, clock: FakeClock, sale: Charge
+) -> None:
+    """Another agent's request landed but its answer is not back: the service already lists
+    the refund, the journal's entry still holds no refund id. That agent made it — the person
+    is told who is sending it, never "outside paytui"."""
+    person = clocked_executor(client, journal, clock, actor="the dashboard of bo@desk-7")
+    basis = (await person.observe("refund", sale.charge_id)).with_shown()
+    with Journal(journal_path) as other:
+        entry = other.record_intent(
+            profile="sandbox",
+            base_url=person.base_url,
+            operation="refund",
+            charge_id=sale.charge_id,
+            amount=Decimal("2.00"),
+            request_summary={"total_amount": "2.00"},
+            actor="the command line of ana@ws-3",
+            agent="ana",
+            owner="ws-3:4242",
+            machine="ws-3",
+        )
+        other.transition(entry.id, "sent", expected={"pending"})
+    refund = await client.create_refund(
+        RefundRequest(charge_id=sale.charge_id, total_amount="2.00")
+    )
+    with pytest.raises(TargetChanged) as told:
+        await check_unchanged(person, basis)
+    assert (
+        f"(refund {refund.refund_id}): a refund is being sent by the command line of ana@ws-3"
+        in (told.value.message)
+    )
+    assert "outside paytui" not in told.value.message
+    assert told.value.earlier is not None and told.value.earlier.id == entry.id
 
 
 class _AnswerAfter(io.StringIO):

@@ -237,7 +237,7 @@ async def observe_plan(
             skipped.append(Skipped(charge_id, basis))
             continue
         if basis.left is not None and basis.left <= 0:
-            who = await executor.describe_refunds(basis.refunds)
+            who = await executor.describe_refunds(basis.refunds, charge_id)
             skipped.append(Skipped(charge_id, "; ".join(["nothing left to refund", *who])))
             continue
         items.append((charge_id, basis.left if basis.left is not None else listed))

@@ -80,7 +80,7 @@ from paytui.actions.basis import (
     tags_of,
 )
 from paytui.actions.claims import process_alive
-from paytui.actions.entry import AWAITING
+from paytui.actions.entry import AWAITING, UNRESOLVED_STATES
 from paytui.actions.errors import (
     ActionError,
     ActionInFlight,
@@ -1083,25 +1083,53 @@ class ActionExecutor:
         amount = f" {format_amount(entry.amount)}" if entry.amount is not None else ""
         return f"{spec.done}{amount} {self.by_and_when(entry)} ({spec.result_word(entry)})"
 
-    async def describe_refunds(self, refunds: Iterable[RefundSeen]) -> list[str]:
-        """Who made these refunds and when, one line each: the journal's entry when paytui made
-        it ("refunded 5.00 by the dashboard of support-12 … 4 s ago"), else "outside paytui"."""
-        lines: list[str] = []
-        for refund in refunds:
-            entry = await asyncio.to_thread(self.journal.by_result, self.base_url, refund.refund_id)
-            lines.append(self.describe_refund(refund, entry))
-        return lines
+    async def describe_refunds(self, refunds: Iterable[RefundSeen], target: str) -> list[str]:
+        """Who made these refunds of `target` and when, one line each: the journal's entry when
+        paytui made it ("refunded 5.00 by the dashboard of support-12 … 4 s ago"), else
+        "outside paytui"."""
+        return [
+            self.describe_refund(refund, await self.made_by(refund.refund_id, "refund", target))
+            for refund in refunds
+        ]
+
+    async def made_by(self, result_id: str, operation: str, target: str) -> JournalEntry | None:
+        """The journal's entry that made `result_id` (a refund, a capture) by `operation` on
+        `target`: the one that recorded it, else one still in flight there.
+
+        Its sender records the result only when the service's answer comes back; another agent
+        that reads the target in between already sees the result on the service. That entry
+        made it, not someone "outside paytui" — the person is told who is sending it."""
+        entry = await asyncio.to_thread(self.journal.by_result, self.base_url, result_id)
+        if entry is not None:
+            return entry
+        entries = await asyncio.to_thread(
+            self.journal.entries_for,
+            base_url=self.base_url,
+            operation=operation,
+            charge_id=target,
+        )
+        flying = [e for e in entries if e.state in UNRESOLVED_STATES and not e.result_id]
+        return flying[-1] if flying else None
 
     def describe_refund(self, refund: RefundSeen, entry: JournalEntry | None) -> str:
-        """ "refunded 5.00 by … 4 s ago (refund re_1)" from its entry, else "… outside paytui"."""
-        if entry is not None:
-            return self._describe_entry(entry)
+        """ "refunded 5.00 by … 4 s ago (refund re_1)" from its entry, "refunded 5.00 just now
+        (refund re_1): a refund is being sent by …" from one in flight, else "… outside
+        paytui"."""
         amount = format_amount(refund.amount) if refund.amount is not None else "an amount"
         when = f" {_ago(refund.at, self.clock())}" if refund.at is not None else ""
+        if entry is not None and entry.state in UNRESOLVED_STATES:
+            return f"refunded {amount}{when} (refund {refund.refund_id}): " + self.describe_entry(
+                entry
+            )
+        if entry is not None:
+            return self._describe_entry(entry)
         return f"refunded {amount}{when} outside paytui (refund {refund.refund_id})"
 
     def describe_capture(self, capture_id: str, entry: JournalEntry | None) -> str:
-        """Who captured it (its entry), else "captured outside paytui (new charge …)"."""
+        """Who captured it (its entry, or one still in flight), else "captured outside paytui
+        (new charge …)"."""
+        if entry is not None and entry.state in UNRESOLVED_STATES:
+            return f"captured (new charge {capture_id}): " + self.describe_entry(entry)
         if entry is not None:
             return self._describe_entry(entry)
         return f"captured outside paytui (new charge {capture_id})"

@@ -60,6 +60,8 @@ class Teller(Protocol):
 
     def by_and_when(self, entry: JournalEntry) -> str: ...
 
+    async def made_by(self, result_id: str, operation: str, target: str) -> JournalEntry | None: ...
+
 
 @dataclass(frozen=True)
 class Fresh:
@@ -92,18 +94,18 @@ async def check_unchanged(executor: Teller, basis: Basis) -> Fresh:
     changes: list[str] = []
     earlier: JournalEntry | None = None
 
-    async def made(result_id: str) -> JournalEntry | None:
+    async def made(result_id: str, operation: str) -> JournalEntry | None:
         nonlocal earlier
-        entry = await asyncio.to_thread(executor.journal.by_result, executor.base_url, result_id)
+        entry = await executor.made_by(result_id, operation, target)
         earlier = earlier or entry
         return entry
 
     known = basis.refund_ids
     for refund in now:
         if refund.refund_id not in known:
-            changes.append(executor.describe_refund(refund, await made(refund.refund_id)))
+            changes.append(executor.describe_refund(refund, await made(refund.refund_id, "refund")))
     if capture_id is not None and capture_id != basis.capture_id:
-        changes.append(executor.describe_capture(capture_id, await made(capture_id)))
+        changes.append(executor.describe_capture(capture_id, await made(capture_id, "capture")))
     if charge.status != basis.status and not (spec.seen_capture and capture_id):
         changes.append(f"its status is now {charge.status or 'unknown'} (was {basis.status})")
     changes += _chargeback_changes(basis.chargebacks, chargebacks_of(charge))
