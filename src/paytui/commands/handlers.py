@@ -305,13 +305,21 @@ async def _observe(
 ) -> Basis:
     """What the command decides on: the action is tied to it (changed since → not sent). The
     action registry's rule is asked with the read, as for the key in the app; its refusal is
-    kept in the audit trail like the executor's own."""
+    kept in the audit trail like the executor's own — and so is a charge that cannot be read
+    (one the service does not have: "Could not read the charge: Not found"), as a capture's
+    authorization that cannot be read is, so that every verb on an unknown target leaves its
+    one entry. The error itself goes on (its exit code: not found, unavailable...)."""
     from paytui.actions.errors import PrecheckFailed
+    from paytui.api.errors import ApiError
 
     try:
         return await executor.observe(operation, target)
     except PrecheckFailed as err:
         await executor.record_refusal(operation, target, err.message, amount)
+        raise
+    except ApiError as err:
+        reason = f"Could not read the charge: {err}"
+        await executor.record_refusal(operation, target, reason, amount)
         raise
 
 
