@@ -153,7 +153,7 @@ async def test_a_bulk_refund_killed_half_way_and_resumed_refunds_each_charge_onc
         # action of this "process" stops where it is (the executor journals "interrupted").
         if request.method == "POST" and len(wire.posts("/refunds")) == 12:
             run.cancel()
-            for slot in list(first._in_flight.values()):
+            for slot in list(first.slots.values()):
                 slot.task.cancel()
 
     wire.on_send = kill_at_the_twelfth
@@ -167,7 +167,7 @@ async def test_a_bulk_refund_killed_half_way_and_resumed_refunds_each_charge_onc
     with pytest.raises(asyncio.CancelledError):
         await run
     await asyncio.gather(
-        *(slot.task for slot in list(first._in_flight.values())), return_exceptions=True
+        *(slot.task for slot in list(first.slots.values())), return_exceptions=True
     )
     await wire.drain()
     wire.on_send = None

@@ -351,7 +351,7 @@ async def test_a_send_cancelled_late_is_not_proven_absent_too_early(
         runner.run("refund", sale.charge_id, refund_op.Params(Decimal("5.00")))
     )
     await left.wait()
-    (slot,) = runner._in_flight.values()
+    (slot,) = runner.slots.values()
     slot.task.cancel()  # shutting down
     with pytest.raises(asyncio.CancelledError):
         await running

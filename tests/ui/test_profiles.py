@@ -205,7 +205,7 @@ async def test_no_switch_while_a_money_action_is_in_flight(
 ) -> None:
     import asyncio
 
-    from paytui.actions.executor import _InFlight
+    from paytui.actions.in_flight import InFlight
 
     app = make_app(sandbox_transport)
     async with app.run_test(size=(120, 30)) as pilot:
@@ -213,13 +213,13 @@ async def test_no_switch_while_a_money_action_is_in_flight(
         executor = await app.actions.executor()
         # A refund whose answer has not come yet: the executor's own in-flight slot, unfinished.
         pending: asyncio.Future[object] = asyncio.get_running_loop().create_future()
-        slot = _InFlight()
+        slot = InFlight()
         slot.task = pending  # a future stands in for the send task: only done() is asked
-        executor._in_flight[("refund", "ch_1")] = slot
+        executor.slots[("refund", "ch_1")] = slot
         assert app.actions.any_in_flight()
         app.switch_profile("sandbox")
         await pilot.pause()
         assert any("still being sent" in n.message for n in app._notifications)
         assert not isinstance(app.screen, ConfirmProductionScreen)
-        del executor._in_flight[("refund", "ch_1")]
+        del executor.slots[("refund", "ch_1")]
         pending.cancel()

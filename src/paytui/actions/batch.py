@@ -51,6 +51,7 @@ from paytui.actions.operation import Operation
 from paytui.actions.operations import OPERATIONS
 from paytui.actions.policy import ActionPolicy
 from paytui.actions.registry import note, why_not
+from paytui.actions.who_did_what import describe_refunds
 
 
 def still_open(record: BatchRecord, journal: Journal, base_url: str) -> list[BatchItem]:
@@ -237,7 +238,7 @@ async def observe_plan(
             skipped.append(Skipped(charge_id, basis))
             continue
         if basis.left is not None and basis.left <= 0:
-            who = await executor.describe_refunds(basis.refunds, charge_id)
+            who = await describe_refunds(executor, basis.refunds, charge_id)
             skipped.append(Skipped(charge_id, "; ".join(["nothing left to refund", *who])))
             continue
         items.append((charge_id, basis.left if basis.left is not None else listed))

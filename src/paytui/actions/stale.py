@@ -30,13 +30,19 @@ from paytui.actions.basis import (
 )
 from paytui.actions.errors import PrecheckFailed, TargetChanged
 from paytui.actions.operations import OPERATIONS
+from paytui.actions.who_did_what import (
+    Witness,
+    by_and_when,
+    describe_capture,
+    describe_refund,
+    made_by,
+)
 from paytui.api.errors import ApiError
 from paytui.api.money import format_amount
 
 if TYPE_CHECKING:
     from paytui.actions.basis import Basis, RefundSeen
     from paytui.actions.entry import JournalEntry
-    from paytui.actions.journal import Journal
     from paytui.api.client import PaymentClient
     from paytui.api.models import Charge
 
@@ -46,21 +52,11 @@ __all__ = ["Fresh", "Teller", "check_unchanged"]
 _TAG_EDITS = ("update_charge",)
 
 
-class Teller(Protocol):
-    """What this step uses of the executor: the client, the journal, and its words for who did
-    what (`ActionExecutor` is one)."""
+class Teller(Witness, Protocol):
+    """What this step uses of the executor: the client, and the journal with its words for who
+    did what (`who_did_what`; `ActionExecutor` is one)."""
 
     client: PaymentClient
-    journal: Journal
-    base_url: str
-
-    def describe_refund(self, refund: RefundSeen, entry: JournalEntry | None) -> str: ...
-
-    def describe_capture(self, capture_id: str, entry: JournalEntry | None) -> str: ...
-
-    def by_and_when(self, entry: JournalEntry) -> str: ...
-
-    async def made_by(self, result_id: str, operation: str, target: str) -> JournalEntry | None: ...
 
 
 @dataclass(frozen=True)
@@ -96,16 +92,17 @@ async def check_unchanged(executor: Teller, basis: Basis) -> Fresh:
 
     async def made(result_id: str, operation: str) -> JournalEntry | None:
         nonlocal earlier
-        entry = await executor.made_by(result_id, operation, target)
+        entry = await made_by(executor, result_id, operation, target)
         earlier = earlier or entry
         return entry
 
     known = basis.refund_ids
     for refund in now:
         if refund.refund_id not in known:
-            changes.append(executor.describe_refund(refund, await made(refund.refund_id, "refund")))
+            entry = await made(refund.refund_id, "refund")
+            changes.append(describe_refund(executor, refund, entry))
     if capture_id is not None and capture_id != basis.capture_id:
-        changes.append(executor.describe_capture(capture_id, await made(capture_id, "capture")))
+        changes.append(describe_capture(executor, capture_id, await made(capture_id, "capture")))
     if charge.status != basis.status and not (spec.seen_capture and capture_id):
         changes.append(f"its status is now {charge.status or 'unknown'} (was {basis.status})")
     changes += _chargeback_changes(basis.chargebacks, chargebacks_of(charge))
@@ -174,5 +171,5 @@ def _tags_change(
     if removed:
         parts.append("untagged " + ", ".join(removed))
     what = " and ".join(parts) or "its tags changed"
-    who = executor.by_and_when(entry) if entry is not None else "outside paytui"
+    who = by_and_when(executor, entry) if entry is not None else "outside paytui"
     return f"{what} {who}"

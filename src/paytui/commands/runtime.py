@@ -166,7 +166,7 @@ def way_forward(exc: BaseException, argv: Sequence[str]) -> str | None:
     from paytui.actions import errors as action_errors
 
     if isinstance(exc, action_errors.EarlierAttemptApplied):
-        from paytui.actions.executor import earlier_message
+        from paytui.actions.who_did_what import earlier_message
 
         entry = exc.entry.id
         if not acknowledging(argv):
@@ -176,7 +176,7 @@ def way_forward(exc: BaseException, argv: Sequence[str]) -> str | None:
         then = f"to send another anyway, run `{typed}`"
         if isinstance(exc, action_errors.NotAppliedSoFar):
             return exc.with_then(then)
-        return earlier_message(exc.entry, then)
+        return earlier_message(exc.entry, then, numbered=True)
     if isinstance(exc, action_errors.UnresolvedAction):
         check = f"`paytui history check {exc.entry_id}`"
         return (
@@ -196,10 +196,24 @@ def way_forward(exc: BaseException, argv: Sequence[str]) -> str | None:
     return None
 
 
+#: The commands written by hand that take ``--acknowledge ENTRY`` (journaled actions), by their
+#: two words; every verb of the operations table takes it too (`acknowledging`).
+ACKNOWLEDGING = frozenset(
+    {
+        ("refunds", "create"),
+        ("charges", "capture"),
+        ("tokens", "create"),
+        ("messages", "send"),
+    }
+)
+
+
 def acknowledging(argv: Sequence[str]) -> bool:
-    """`argv` runs a command that takes ``--acknowledge ENTRY``: a verb of the operations table,
-    every journaled action's (the table read only here, once a journaled action answered)."""
+    """`argv` runs a command that takes ``--acknowledge ENTRY``: one of `ACKNOWLEDGING`, or a
+    verb of the operations table (read only here, once a journaled action answered)."""
     words = tuple(argv[:2])
+    if words in ACKNOWLEDGING:
+        return True
     from paytui.commands.verbs import table_verbs
 
     return any(tuple(spec.command.words.split()) == words for spec in table_verbs() if spec.command)

@@ -1,0 +1,123 @@
+"""The target read for an operation: the charge its rule is asked of, the authorization a capture
+needs (with who captured it, when it was), what is left to refund.
+
+Its own module because these reads are what an operation's preparation asks of the executor
+(`operation.Executor`), apart from the pipeline that runs it; the pipeline's last read of the
+target (`InFlight.fresh`, the check against what the person saw) is taken here once instead of
+spending the service's rate budget on the same read again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from decimal import Decimal
+from typing import TYPE_CHECKING, Protocol
+
+from paytui.actions.basis import read_refunds, refunded_total
+from paytui.actions.errors import PrecheckFailed
+from paytui.actions.operations import OPERATIONS
+from paytui.actions.who_did_what import Witness, captured_by
+from paytui.api.errors import ApiError
+
+if TYPE_CHECKING:
+    from paytui.actions.in_flight import InFlight
+    from paytui.api.client import PaymentClient
+    from paytui.api.models import Charge
+
+__all__ = ["Reader", "left_now", "read_authorization", "read_charge", "remaining_refundable"]
+
+
+class Reader(Witness, Protocol):
+    """What these reads use of the executor (`ActionExecutor` is one): its client, its actions
+    in flight (their fresh reads), and the journal's words for who captured it."""
+
+    client: PaymentClient
+    slots: dict[tuple[str, str], InFlight]
+
+
+def _take_fresh(executor: Reader, key: tuple[str, str]) -> Charge | None:
+    """The fresh read the running action's own task left in its slot, taken once."""
+    slot = executor.slots.get(key)
+    if slot is None or slot.fresh is None or slot.task is not asyncio.current_task():
+        return None
+    fresh, slot.fresh = slot.fresh, None
+    return fresh
+
+
+def _current_key(executor: Reader, target: str) -> tuple[str, str]:
+    """The in-flight key of the action this task runs on `target` (any operation)."""
+    task = asyncio.current_task()
+    for key, slot in executor.slots.items():
+        if key[1] == target and slot.task is task:
+            return key
+    return ("", target)
+
+
+async def read_charge(executor: Reader, charge_id: str) -> Charge | None:
+    """The charge an operation acts on, for the registry's rule (`Plan.subject`): the read
+    the check against what the person saw made moments ago (`_check_unchanged`), else read
+    now. Not readable here (no scope to read it, the service not answering reads): None,
+    and the service decides (its refusal is shown), as it did before paytui read it."""
+    fresh = _take_fresh(executor, _current_key(executor, charge_id))
+    if fresh is not None:
+        return fresh
+    try:
+        return await executor.client.get_charge(charge_id)
+    except ApiError:
+        return None
+
+
+async def read_authorization(executor: Reader, charge_id: str) -> Charge:
+    """Read the charge to capture and explain why it cannot be, before sending anything
+    (`PrecheckFailed`; nothing is sent).
+
+    The rule is the action registry's (`paytui.actions.registry`), the same one that greys
+    out the capture key, so the key and the refusal never disagree."""
+    from paytui.actions.registry import why_not
+    from paytui.api.captures import find_capture
+
+    fresh = _take_fresh(executor, ("capture", charge_id))
+    # Read moments ago by this capture's final re-read, its capture searched as below.
+    if fresh is not None and why_not("capture", fresh) is None:
+        return fresh
+    try:
+        auth = await executor.client.get_charge(charge_id)
+    except ApiError as err:
+        raise PrecheckFailed(f"Could not read the authorization: {err}") from err
+    reason = why_not("capture", auth)
+    if reason is not None:
+        if auth.captured_charge_id:  # who captured it, when the journal knows
+            reason = await captured_by(executor, auth.captured_charge_id) or reason
+        raise PrecheckFailed(reason, auth.captured_charge_id)
+    # The spec's proof of a capture: a charge whose original_charge_id is this one (the
+    # sandbox's captured_charge_id above is a shortcut only). Not found, or not provable on a
+    # service that ignores the filter: the service itself refuses a second capture.
+    try:
+        lookup = await find_capture(executor.client, auth, thorough=True)
+    except ApiError as err:
+        raise PrecheckFailed(f"Could not look for an earlier capture: {err}") from err
+    if lookup.capture_id is not None:
+        told = await captured_by(executor, lookup.capture_id)
+        raise PrecheckFailed(told or f"Already captured as {lookup.capture_id}", lookup.capture_id)
+    return auth
+
+
+async def remaining_refundable(client: PaymentClient, charge_id: str) -> Decimal:
+    """What is left to refund of a charge: its amount minus its refunds (reads only).
+
+    The UI uses it as the refund field's default and `parse_amount`'s maximum."""
+    charge = await client.get_charge(charge_id)
+    refunds = await read_refunds(client, charge_id)  # the one way refunds are read
+    return max((charge.total_amount or Decimal(0)) - refunded_total(refunds), Decimal(0))
+
+
+async def left_now(client: PaymentClient, operation: str, target: str) -> Decimal | None:
+    """What is left to refund now (for the message), or None when it cannot be read or the
+    operation does not decide on what is left (`Operation.seen_refunds`)."""
+    spec = OPERATIONS.get(operation)
+    if spec is None or not spec.seen_refunds:
+        return None
+    try:
+        return await remaining_refundable(client, target)
+    except ApiError:
+        return None
