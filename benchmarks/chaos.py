@@ -39,10 +39,11 @@ refund and a single full refund (``bulk+single/refund``), and the same for a cap
 (``app+cli/capture``, ``bulk+single/capture``). The dialog reads the charge as the dialog does
 (`observe`, ``with_shown()`` for a refund), its person looks for 0 to 0.6 s and confirms; a review
 that lists a refund of the (fresh) charge shows it done, and the person closes the dialog ("changed
-since you looked" → review again, once more). The command line is the real handler
-(`refunds_create` / `charges_capture` with ``--yes``, no ``--again``). The bulk action is the real
-dry run, read as the dialog reads it (`observe_plan`: a basis per item), and `BatchRunner`.
-"single" is a dialog or a command line, drawn per run. Each pairing runs under every fault kind
+since you looked" → review again, once more). The command line is the real verb (`refunds
+create` / `charges capture`, `paytui.commands.verbs.run_verb`, with ``--yes``, no ``--again``).
+The bulk action is the real dry run, read as the dialog reads it (`observe_plan`: a basis per
+item), and `BatchRunner`. "single" is a dialog or a command line, drawn per run. Each pairing
+runs under every fault kind
 (`FAULTS`, "none" included), N runs each; a run draws who starts first and when the other starts
 (together, 0.02 to 0.5 s later, or after the first finished), the think times, and (20 %) reads
 down after the first send. The fault hits the first send of either actor; a process killed mid-send

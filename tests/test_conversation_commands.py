@@ -139,13 +139,17 @@ def test_stdin_that_is_not_utf8_is_named_stdin(tmp_path: Path) -> None:
     import io
     from types import SimpleNamespace
 
-    from paytui.commands.conversations import read_body
+    from paytui.actions.operations import OPERATIONS
     from paytui.commands.runtime import CommandError, Io
+    from paytui.commands.verbs import read_document
 
+    line = OPERATIONS["send_message"].command
+    assert line is not None
+    (body,) = line.options
     strict = io.TextIOWrapper(io.BytesIO(b"caf\xe9"), encoding="utf-8", errors="strict")
     runtime: Any = SimpleNamespace(io=Io(inp=strict, interactive=False))
     with pytest.raises(CommandError) as refused:
-        read_body(runtime, None)
+        read_document(runtime, body, "-", asks=False)
     assert refused.value.message.startswith("cannot read the message from stdin: ")
     assert "None" not in refused.value.message
 

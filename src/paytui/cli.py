@@ -77,6 +77,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         from paytui.pydantic_plugins import disable_pydantic_plugins
 
         disable_pydantic_plugins()
+        from paytui.api import without_httpx_cli
+
+        without_httpx_cli()  # httpx without its own command line (click, pygments, rich)
         from paytui.commands import main as commands_main
 
         return commands_main([*rest, *leading])

@@ -427,3 +427,120 @@ def test_the_child_reads_a_serving_service_at_the_ui_s_own_priority(
     first = asyncio.run(first_page._read(connection, None))
     assert first is not None and len(first.rows) == first_page.PAGE_SIZE
     assert niced == []
+
+
+# --- the first page read light (no client, no pydantic) -------------------------------------------
+def _store_body(db: Path, limit: int = first_page.PAGE_SIZE, offset: int = 0) -> str:
+    from paytui.sandbox import search
+
+    conn = sqlite3.connect(db)
+    try:
+        return search.search_charges(conn, {}, limit, offset)
+    finally:
+        conn.close()
+
+
+def test_the_first_page_read_light_shows_what_the_models_show(sandbox_db: Path) -> None:
+    """`_light_page` against the client's own reader, on every page of the demo data: the same
+    rows shown (`row_view`), the same count and the same "more"."""
+    from paytui.api.client import read_charges_page
+
+    offset, pages = 0, 0
+    while True:
+        body = _store_body(sandbox_db, 100, offset)
+        light = first_page._light_page(body, limit=100, offset=offset)
+        page = read_charges_page(body, limit=100, offset=offset)
+        assert light is not None and not page.unreadable
+        assert [row_view(line) for line in light.items] == [row_view(c) for c in page.items]
+        assert (light.total, light.has_more, light.next_offset) == (
+            page.total,
+            page.has_more,
+            page.next_offset,
+        )
+        pages += 1
+        if not page.has_more:
+            break
+        offset = page.next_offset
+    assert pages == 31  # 3,015 charges: every page was compared
+
+
+@pytest.mark.parametrize(
+    "odd",
+    [
+        {"total_amount": "twelve"},  # not an amount: the model sets it aside
+        {"charge_timestamp": "yesterday"},  # a time the model sets aside
+        {"payment_method": {"method": "crypto"}},  # a kind the model reads
+        {"tags": 5},
+        {"charge_id": None},  # the model refuses the row: it is shown as unreadable
+    ],
+)
+def test_a_page_with_an_odd_row_is_left_to_the_models(
+    sandbox_db: Path, odd: dict[str, Any]
+) -> None:
+    import json
+
+    body = json.loads(_store_body(sandbox_db, 5))
+    body["data"][2] = {**body["data"][2], **odd}
+    assert first_page._light_page(json.dumps(body), limit=5, offset=0) is None
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "not json",
+        '{"nothing": "here"}',
+        '{"data": [], "next": "https://elsewhere.example/v2/charges"}',  # the pager's to judge
+    ],
+)
+def test_an_odd_answer_is_left_to_the_client(body: str) -> None:
+    assert first_page._light_page(body, limit=5, offset=0) is None
+
+
+def test_the_first_page_s_query_asks_nothing_a_light_read_would_have_to_judge() -> None:
+    """`_light_page` does not judge rows (`_judged`) nor the sort: `ALL` sends no parameter,
+    asks no sort, and no row is judged by it; the token is asked where the client asks it."""
+    from paytui.api.auth import TOKEN_PATH
+    from paytui.api.rows import ChargeLine
+
+    line = ChargeLine.read({"charge_id": "c1", "status": "success", "tags": ["vip"]})
+    assert queries.ALL.to_params() == []
+    assert not queries.ALL.sort
+    assert line is not None and queries.ALL.verdicts(line) == {}
+    assert first_page.TOKEN_PATH == TOKEN_PATH
+
+
+def test_a_kept_warm_sandbox_s_first_page_is_read_without_the_client(sandbox_db: Path) -> None:
+    """Over the sandbox's socket with the standard library: the rows the client reads, and
+    neither httpx nor pydantic imported by the child's reading."""
+    import subprocess
+    import sys
+
+    from paytui.sandbox.embedded import EmbeddedSandbox
+
+    sandbox = EmbeddedSandbox.start(sandbox_db)
+    try:
+        sandbox.wait_ready(timeout=60)
+        code = (
+            "import asyncio, pickle, sys; from pathlib import Path;"
+            " from types import SimpleNamespace; from paytui.ui import first_page;"
+            f" sandbox = SimpleNamespace(socket_path=Path({str(sandbox.socket_path)!r}),"
+            f" base_url={sandbox.base_url!r}, reused=True, db_path=None);"
+            " page = asyncio.run(first_page._read(None, sandbox));"
+            " heavy = sorted({'httpx', 'pydantic'} & sys.modules.keys());"
+            " sys.stdout.buffer.write(pickle.dumps((page, heavy)))"
+        )
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, check=True)
+        first, heavy = pickle.loads(done.stdout)  # our own child's answer
+
+        async def served() -> list[RowView]:
+            from paytui.sandbox.embedded import asgi_transport
+
+            async with _client(asgi_transport(sandbox_db)) as client:
+                page = await client.search_charges_page(queries.ALL, limit=first_page.PAGE_SIZE)
+            return [row_view(charge) for charge in page.items]
+
+        assert heavy == []
+        assert isinstance(first, FirstPage) and first.total == 3015 and first.has_more
+        assert list(first.rows) == asyncio.run(served())
+    finally:
+        sandbox.stop()

@@ -12,6 +12,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from paytui.actions.basis import Basis
     from paytui.actions.entry import JournalEntry
     from paytui.actions.plan import Plan
     from paytui.actions.read_backs import ReadBack
@@ -20,6 +21,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Asked",
+    "Asking",
+    "BadOption",
     "CommandLine",
     "Executor",
     "NoParams",
@@ -79,19 +82,65 @@ class NoParams:
 @dataclass(frozen=True)
 class Option:
     """One option of an operation's command-line verb: ``--email ADDRESS`` fills the field
-    `field` of the operation's `Params` (its flag is the field's name, ``_`` written ``-``).
-    `kind`: how the text typed is read — ``text`` as it is, ``amount`` a positive amount,
-    ``fee`` an amount that may be zero, ``words`` a comma-separated list (``a,b``; empty: none)."""
+    `field` of the operation's `Params` (its flag is the field's name, ``_`` written ``-``, or
+    `name`). `kind`: how it is read —
+
+    - ``text`` as it is typed, ``amount`` a positive amount, ``fee`` an amount that may be zero,
+      ``words`` a comma-separated list (``a,b``; empty: none);
+    - ``secret``: never an argument (other users see argv): typed at a prompt without echo, or
+      one line of stdin (a card number); it has no flag;
+    - ``document``: a text of several lines from ``--file PATH`` or stdin (the default, ``-``),
+      as written (one final newline dropped: an editor's); at most `most` characters are read.
+
+    `check`: why the text is wrong (None: it is not), said ``{said}: why`` (exit 2) before
+    anything is sent; `said`: how a line names it (default: its flag) — ``card number``."""
 
     field: str
     help: str
     metavar: str = "TEXT"
     kind: str = "text"
     required: bool = False
+    check: Callable[[str], str | None] | None = None
+    name: str | None = None
+    said_as: str | None = None
+    most: int | None = None
 
     @property
     def flag(self) -> str:
-        return "--" + self.field.replace("_", "-")
+        return "--" + (self.name or self.field).replace("_", "-")
+
+    @property
+    def said(self) -> str:
+        return self.said_as or self.flag
+
+
+@dataclass(frozen=True)
+class Asking:
+    """What a verb says and asks before it sends (`CommandLine.asking`), worked out from its
+    parameters and what was read: the question (None: nothing is asked), the amount it names
+    (the typed confirmation's), the lines said first (a message's text exactly as it will go),
+    and the parameters sent when what was read fills them (a refund of what is left; None:
+    those given)."""
+
+    question: str | None
+    amount: Decimal | None = None
+    review: tuple[str, ...] = ()
+    params: Any = None
+
+
+class BadOption(Exception):
+    """An option's value that what was read refuses (``--amount`` above what is left): one
+    line, exit 2, nothing kept in the trail (the person mistyped, the service refused nothing)."""
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+        super().__init__(message)
+
+
+#: (target, its parameters, what was read — None when the operation reads nothing first) ->
+#: what its verb asks (`Asking`). Raises `PrecheckFailed` when what was read refuses it (kept
+#: in the audit trail, like every refusal) or `BadOption`.
+AskingFn = Callable[[str, Any, "Basis | None"], Asking]
 
 
 @dataclass(frozen=True)
@@ -101,23 +150,37 @@ class CommandLine:
 
     - `words`: its command, ``"customers update"`` (the noun must be a script command:
       `paytui.cli.SCRIPT_COMMANDS`, with a line in `paytui.commands.COMMAND_HELP`).
-    - `summary`: its help line; `target`: the help of its one positional argument, the target.
+    - `summary`: its help line; `target`: the help of its one positional argument, the target
+      — or of `target_flag` (``--account``, required) when the target is given as an option.
     - `options`: what fills its `Params` (`Option`); the other fields keep their defaults.
+      `params`: what makes the `Params` of the options' values instead (keyword arguments,
+      with the target as `target`), when they are not its fields one by one (a new token's
+      request).
     - `ask`: the question before sending (``{target}`` is the target), the options given are
-      said after it; `again`: the help of ``--again`` (None: the verb has no ``--again``).
-    - `record_key`: the key naming the target in what the verb writes (``charge_id``...).
-    - `hand_written`: its verb is written in `paytui.commands` by hand, and why (a card number
-      read at a prompt, an amount worked out from what is left...); None: built from this.
+      said after it; None: nothing is asked (and the verb has no ``--yes``). `asking`: works
+      the question out from what was read instead (`AskingFn`: the amount an authorization
+      holds, what is left to refund, a message shown as it will go).
+    - `again`: the help of ``--again`` (None: the verb has no ``--again``); `again_hint`: the
+      line after "the same was made recently" (``{amount}``: the amount asked).
+    - `record_key`: the key naming the target in what the verb writes (``charge_id``...);
+      `record_amount`: whether that record says the amount (None: when money moves).
+    - `result_columns`: the name of `paytui.exporter`'s columns the result is written with
+      when it went through (``TOKEN_COLUMNS``: the new token); None: the record above.
     """
 
     words: str
     summary: str
     target: str = "the target"
     options: tuple[Option, ...] = ()
-    ask: str = "{target}"
+    ask: str | None = "{target}"
     again: str | None = None
     record_key: str = "charge_id"
-    hand_written: str | None = None
+    target_flag: str | None = None
+    params: Callable[..., Any] | None = None
+    asking: AskingFn | None = None
+    again_hint: str = "Pass --again to do it again."
+    record_amount: bool | None = None
+    result_columns: str | None = None
 
     @property
     def noun(self) -> str:
@@ -126,6 +189,20 @@ class CommandLine:
     @property
     def verb(self) -> str:
         return self.words.split()[1]
+
+    @property
+    def asks(self) -> bool:
+        """Whether the verb asks before sending (then ``--yes`` skips the question)."""
+        return self.ask is not None or self.asking is not None
+
+    def fields(self, params: type) -> set[str]:
+        """What its options may fill: the fields of `params` (the operation's), or the keyword
+        arguments of its own `params` maker."""
+        if self.params is None:
+            return set(getattr(params, "__dataclass_fields__", {}))
+        import inspect
+
+        return set(inspect.signature(self.params).parameters) - {"target"}
 
 
 #: (method, path, query, JSON body) of a request, as `paytui.api.curl` writes it.
@@ -234,7 +311,7 @@ class Operation:
                 " has none (`no_command`), one of the two"
             )
         if self.command is not None:
-            fields = set(getattr(self.params, "__dataclass_fields__", {}))
+            fields = self.command.fields(self.params)
             unknown = [o.field for o in self.command.options if o.field not in fields]
             if unknown:
                 raise ValueError(f"operation {self.name!r}: options {unknown} fill no Params field")

@@ -87,11 +87,6 @@ def acknowledge_flag(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _money_flags(parser: argparse.ArgumentParser) -> None:
-    acknowledge_flag(parser)
-    confirm_flags(parser)
-
-
 def confirm_flags(parser: argparse.ArgumentParser) -> None:
     """`--yes`, `--confirm AMOUNT` and `--format` of a command that sends money."""
     parser.add_argument("--yes", action="store_true", help="do not ask (scripts)")
@@ -155,12 +150,7 @@ def _charges(top: Any, common: argparse.ArgumentParser, verb: str | None = None)
     show.add_argument("id")
     show.add_argument("--expand", choices=("distributions", "all"))
     show.add_argument("--format", choices=("table", "json"), default="table")
-    capture = _sub(verbs, "capture", "Capture an authorization (journaled, sent once).", common)
-    capture.add_argument("id")
-    capture.add_argument("--convenience-fee", metavar="X")
-    capture.add_argument("--supplemental-fee", metavar="X")
-    _money_flags(capture)
-    add_table_verbs(verbs, "charges", common, verb, own=("search", "show", "capture"))
+    add_table_verbs(verbs, "charges", common, verb, own=("search", "show"))
 
 
 def _refunds(top: Any, common: argparse.ArgumentParser, verb: str | None = None) -> None:
@@ -169,23 +159,12 @@ def _refunds(top: Any, common: argparse.ArgumentParser, verb: str | None = None)
     refunds = top.add_parser("refunds", help=COMMAND_HELP["refunds"])
     verbs = refunds.add_subparsers(dest="verb", metavar="{create,list}")
     verbs.required = True
-    create = _sub(verbs, "create", "Refund a charge (journaled, sent once).", common)
-    create.add_argument("id", help="the charge to refund")
-    create.add_argument("--amount", metavar="X", help="default: everything left to refund")
-    create.add_argument("--reason", metavar="TEXT")
-    create.add_argument(
-        "--again",
-        action="store_true",
-        help="refund although a refund of the same amount of this charge was made recently"
-        " (by anyone; the error without it names that refund)",
-    )
-    _money_flags(create)
     listing = _sub(verbs, "list", "List refunds.", common)
     listing.add_argument("--charge", metavar="ID", help="the refunds of this charge")
     listing.add_argument("--account", metavar="ID")
     _listing(listing)
     unproven_flag(listing)
-    add_table_verbs(verbs, "refunds", common, verb, own=("create", "list"))
+    add_table_verbs(verbs, "refunds", common, verb, own=("list",))
 
 
 def _customers(top: Any, common: argparse.ArgumentParser, verb: str | None = None) -> None:
@@ -199,6 +178,8 @@ def _customers(top: Any, common: argparse.ArgumentParser, verb: str | None = Non
 
 
 def _tokens(top: Any, common: argparse.ArgumentParser, verb: str | None = None) -> None:
+    from paytui.commands.verbs import add_table_verbs
+
     tokens = top.add_parser("tokens", help=COMMAND_HELP["tokens"])
     verbs = tokens.add_subparsers(dest="verb", metavar="{list,show,create}")
     verbs.required = True
@@ -208,25 +189,7 @@ def _tokens(top: Any, common: argparse.ArgumentParser, verb: str | None = None) 
     show = _sub(verbs, "show", "Show one token (the number masked).", common)
     show.add_argument("id")
     show.add_argument("--format", choices=("table", "json"), default="table")
-    create = _sub(
-        verbs,
-        "create",
-        "Store a card. The number is typed at a prompt (no echo) or read as one line from "
-        "stdin; never an argument.",
-        common,
-    )
-    create.add_argument("--account", metavar="ID", required=True)
-    create.add_argument("--expiration", metavar="YYYY-MM", required=True)
-    create.add_argument("--first-name")
-    create.add_argument("--last-name")
-    create.add_argument("--country", metavar="CC")
-    create.add_argument(
-        "--again",
-        action="store_true",
-        help="store it although the same card was stored on this account recently",
-    )
-    acknowledge_flag(create)
-    create.add_argument("--format", choices=("table", "json"), default="table")
+    add_table_verbs(verbs, "tokens", common, verb, own=("list", "show"))
 
 
 def _accounts(top: Any, common: argparse.ArgumentParser, verb: str | None = None) -> None:

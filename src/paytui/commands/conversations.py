@@ -2,24 +2,22 @@
 conversations from a script (docs/cli.md).
 
 Reads are the dashboard's (`paytui.api.conversations`: a thread oldest first, links proven per
-row); the two writes go through the one executor and journal (`actions/ops/conversation.py`).
-A message's text is never an argument (long text on the command line is read by every user of
-the machine): it comes from `--file PATH` or stdin, and is shown exactly as it will go before
-anything is sent (`--yes` for scripts).
+row). The two writes are verbs of the operations table (`actions/ops/conversation.py`, built and
+run by `paytui.commands.verbs` through the one executor and journal): a message's text is never
+an argument (long text on the command line is read by every user of the machine): it comes from
+`--file PATH` or stdin, and is shown exactly as it will go before anything is sent (`--yes` for
+scripts).
 """
 
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from paytui.commands.runtime import CommandError, Exit, Runtime
 from paytui.text import safe
 
 if TYPE_CHECKING:
-    from decimal import Decimal
-
     from paytui.api.conversations import Thread
     from paytui.api.families import GenericObject
     from paytui.exporter import Column
@@ -29,7 +27,7 @@ __all__ = ["CONVERSATION_HANDLERS", "add_parser"]
 
 def add_parser(top: Any, common: argparse.ArgumentParser, verb: str | None = None) -> None:
     """`paytui conversations ...` and `paytui messages ...` on the command line's parser (`close`
-    is the operations table's verb: `paytui.commands.verbs`)."""
+    and `send` are verbs of the operations table: `paytui.commands.verbs`)."""
     from paytui.commands import COMMAND_HELP, _listing
     from paytui.commands.verbs import add_table_verbs
 
@@ -41,13 +39,6 @@ def add_parser(top: Any, common: argparse.ArgumentParser, verb: str | None = Non
             name, help=text, description=text, parents=[common], allow_abbrev=False
         )
         return parser
-
-    def outcome_flags(parser: argparse.ArgumentParser) -> None:
-        from paytui.commands import acknowledge_flag
-
-        acknowledge_flag(parser)
-        parser.add_argument("--yes", action="store_true", help="do not ask (scripts)")
-        parser.add_argument("--format", choices=("table", "json"), default="table")
 
     conversations = top.add_parser("conversations", help=COMMAND_HELP["conversations"])
     verbs = conversations.add_subparsers(dest="verb", metavar="{list,show,close}")
@@ -71,20 +62,7 @@ def add_parser(top: Any, common: argparse.ArgumentParser, verb: str | None = Non
         "--conversation", metavar="ID", help="the conversation (the older spelling of ID)"
     )
     listing(found)
-    send = sub(
-        verbs,
-        "send",
-        "Send a message in a conversation (journaled, sent once). The text comes from --file or"
-        " stdin, never an argument, and is shown exactly as it will go before it is sent.",
-    )
-    send.add_argument("id", help="the conversation")
-    send.add_argument("--file", metavar="PATH", help="the message's text ('-': stdin, the default)")
-    send.add_argument(
-        "--again",
-        action="store_true",
-        help="send it although the same text was sent in this conversation recently",
-    )
-    outcome_flags(send)
+    add_table_verbs(verbs, "messages", common, verb, own=("list",))
 
 
 # -- columns -----------------------------------------------------------------------------------
@@ -240,65 +218,8 @@ async def messages_list(runtime: Runtime, args: argparse.Namespace) -> int:
     return _thread_notes(runtime, thread)
 
 
-# -- writes ------------------------------------------------------------------------------------
-
-
-def read_body(runtime: Runtime, path: str | None) -> str:
-    """The message's text from a file or stdin, as written (one final newline dropped: an
-    editor's, not the writer's)."""
-    from paytui.limits import LIMITS
-
-    limit = LIMITS["message_body"]
-    from_stdin = path is None or path == "-"
-    try:
-        if from_stdin:
-            text = runtime.io.inp.read(limit * 4 + 2)
-        else:
-            with Path(str(path)).open(encoding="utf-8") as handle:
-                text = handle.read(limit * 4 + 2)
-    except (OSError, UnicodeDecodeError) as exc:
-        where = (
-            "cannot read the message from stdin" if from_stdin else f"--file: cannot read {path}"
-        )
-        raise CommandError(f"{where}: {exc}", Exit.USAGE) from None
-    text = text.removesuffix("\n")
-    from paytui.actions.ops.conversation import message_problem
-
-    if problem := message_problem(text):
-        raise CommandError(f"message: {problem}", Exit.USAGE)
-    return text
-
-
-async def messages_send(runtime: Runtime, args: argparse.Namespace) -> int:
-    from paytui.actions.ops import conversation as ops
-    from paytui.commands.handlers import money_verb, report
-
-    if (args.file is None or args.file == "-") and runtime.io.interactive and not args.yes:
-        runtime.io.message("Type the message; end it with ctrl+d on a line of its own.")
-    body = read_body(runtime, args.file)
-
-    async def question(_executor: object, _basis: object) -> tuple[str, Decimal | None]:
-        # The review: the text exactly as it will go (control characters shown, not obeyed).
-        runtime.io.message(f"To conversation {args.id}, {len(body)} characters:")
-        for line in body.split("\n"):
-            runtime.io.message(f"  | {line}")
-        return f"Send this message to {args.id}", None
-
-    outcome = await money_verb(
-        runtime,
-        args,
-        "send_message",
-        args.id,
-        lambda _: ops.MessageParams(body),
-        question,
-        again_hint=lambda: "Pass --again to send it again.",
-    )
-    return report(runtime, outcome, args.format, key="conversation_id", amount=False)
-
-
 CONVERSATION_HANDLERS = {
     "conversations list": conversations_list,
     "conversations show": conversations_show,
     "messages list": messages_list,
-    "messages send": messages_send,
 }

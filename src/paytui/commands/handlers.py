@@ -15,7 +15,7 @@ import argparse
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any, TextIO, cast
+from typing import TYPE_CHECKING, Any
 
 from paytui.commands.runtime import CommandError, Exit, Runtime
 from paytui.exporter import (
@@ -215,17 +215,6 @@ def _trusted(runtime: Runtime, trust: Trust, *, left_out: bool = False) -> int:
     return Exit.INCOMPLETE if trust.unreadable else Exit.OK
 
 
-def _amount(text: str | None, what: str, *, allow_zero: bool = False) -> Decimal | None:
-    from paytui.actions.amounts import parse_amount
-
-    if text is None:
-        return None
-    try:
-        return parse_amount(text, allow_zero=allow_zero)
-    except Exception as exc:
-        raise CommandError(f"{what}: {getattr(exc, 'message', exc)}", Exit.USAGE) from exc
-
-
 def report(
     runtime: Runtime,
     outcome: ActionOutcome,
@@ -272,20 +261,6 @@ def _field(key: str) -> Column:
     return Column(key, read, "integer" if key == "entry" else "id")
 
 
-async def _refuse(
-    executor: ActionExecutor,
-    operation: str,
-    target: str,
-    reason: str,
-    amount: Decimal | None = None,
-) -> None:
-    """Refused before the executor was asked: kept in the audit trail like its own refusals."""
-    from paytui.actions.errors import PrecheckFailed
-
-    await executor.record_refusal(operation, target, reason, amount)
-    raise PrecheckFailed(reason)
-
-
 async def _settle_first(
     runtime: Runtime, executor: ActionExecutor, operation: str, target: str
 ) -> None:
@@ -305,13 +280,21 @@ async def _observe(
 ) -> Basis:
     """What the command decides on: the action is tied to it (changed since → not sent). The
     action registry's rule is asked with the read, as for the key in the app; its refusal is
-    kept in the audit trail like the executor's own."""
+    kept in the audit trail like the executor's own — and so is a charge that cannot be read
+    (one the service does not have: "Could not read the charge: Not found"), as a capture's
+    authorization that cannot be read is, so that every verb on an unknown target leaves its
+    one entry. The error itself goes on (its exit code: not found, unavailable...)."""
     from paytui.actions.errors import PrecheckFailed
+    from paytui.api.errors import ApiError
 
     try:
         return await executor.observe(operation, target)
     except PrecheckFailed as err:
         await executor.record_refusal(operation, target, err.message, amount)
+        raise
+    except ApiError as err:
+        reason = f"Could not read the charge: {err}"
+        await executor.record_refusal(operation, target, reason, amount)
         raise
 
 
@@ -507,63 +490,9 @@ async def charges_show(runtime: Runtime, args: argparse.Namespace) -> int:
     return Exit.OK
 
 
-async def charges_capture(runtime: Runtime, args: argparse.Namespace) -> int:
-    from paytui.actions.ops import capture
-    from paytui.api.money import format_amount
-
-    convenience = _amount(args.convenience_fee, "--convenience-fee", allow_zero=True)
-    supplemental = _amount(args.supplemental_fee, "--supplemental-fee", allow_zero=True)
-
-    async def question(_: ActionExecutor, basis: Basis | None) -> tuple[str, Decimal | None]:
-        charged = basis.charged if basis is not None else None
-        amount = (charged or Decimal(0)) + (convenience or 0) + (supplemental or 0)
-        return f"Capture {format_amount(amount)} of {args.id}", amount
-
-    outcome = await money_verb(
-        runtime,
-        args,
-        "capture",
-        args.id,
-        lambda _: capture.Params(convenience, supplemental),
-        question,
-    )
-    return report(runtime, outcome, args.format)
-
-
 # --------------------------------------------------------------------------------------------
 # Refunds
 # --------------------------------------------------------------------------------------------
-
-
-async def refunds_create(runtime: Runtime, args: argparse.Namespace) -> int:
-    from paytui.actions.ops import refund
-    from paytui.api.money import format_amount
-
-    asked = _amount(args.amount, "--amount")
-    chosen: list[Decimal] = []
-
-    async def question(executor: ActionExecutor, basis: Basis | None) -> tuple[str, Decimal | None]:
-        left = basis.left if basis is not None and basis.left is not None else Decimal(0)
-        if left <= 0:
-            await _refuse(executor, "refund", args.id, "Nothing left to refund", asked)
-        if asked is not None and asked > left:
-            raise CommandError(
-                f"--amount: more than the {format_amount(left)} left to refund", Exit.USAGE
-            )
-        chosen.append(asked if asked is not None else left)
-        return f"Refund {format_amount(chosen[0])} of {args.id}", chosen[0]
-
-    outcome = await money_verb(
-        runtime,
-        args,
-        "refund",
-        args.id,
-        lambda _: refund.Params(chosen[0], reason=args.reason),
-        question,
-        asked=asked,
-        again_hint=lambda: f"Pass --again to refund {format_amount(chosen[0])} again.",
-    )
-    return report(runtime, outcome, args.format)
 
 
 async def refunds_list(runtime: Runtime, args: argparse.Namespace) -> int:
@@ -642,71 +571,6 @@ async def tokens_show(runtime: Runtime, args: argparse.Namespace) -> int:
         token = await client.get_token(args.id)
     write_record(runtime.io.out, token, args.format, TOKEN_COLUMNS)
     return Exit.OK
-
-
-def _read_card_number(runtime: Runtime) -> str:
-    """From a no-echo prompt at a terminal, else one line of stdin. Never an argument."""
-    from paytui.cards import normalize_number
-
-    io = runtime.io
-    if io.interactive:
-        import getpass
-
-        text = getpass.getpass("Card number (not shown): ", stream=cast("TextIO", io.err))
-    else:
-        text = io.inp.readline()
-        if not text:
-            raise CommandError(
-                "no card number on stdin (pipe it in, or run at a terminal to be asked)",
-                Exit.USAGE,
-            )
-    return normalize_number(text.strip())
-
-
-async def tokens_create(runtime: Runtime, args: argparse.Namespace) -> int:
-    from pydantic import SecretStr
-
-    from paytui.actions.ops import token as token_op
-    from paytui.api.models import Contact, Token, TokenCreatePaymentMethodRequest, TokenRequest
-    from paytui.validation import check_card_number, check_country, check_expiration
-
-    if message := check_expiration(args.expiration, datetime.now(UTC)):
-        raise CommandError(f"--expiration: {message}", Exit.USAGE)
-    if args.country and (message := check_country(args.country)):
-        raise CommandError(f"--country: {message}", Exit.USAGE)
-    number = _read_card_number(runtime)
-    if message := check_card_number(number):
-        raise CommandError(f"card number: {message}", Exit.USAGE)
-    names = {"first_name": args.first_name, "last_name": args.last_name}
-    country = args.country.upper() if args.country else None
-    contact = Contact(**names, country=country) if any([*names.values(), country]) else None
-    request = TokenRequest(
-        account_id=args.account,
-        payment_method=TokenCreatePaymentMethodRequest(
-            card_number=SecretStr(number), expiration_date=args.expiration, contact=contact
-        ),
-    )
-    del number
-
-    async def question(_: ActionExecutor, basis: Basis | None) -> None:
-        return None  # a new token moves no money: nothing asked (as before the one path)
-
-    # Journaled and sent once like a refund: a lost answer is read back, never resent.
-    outcome = await money_verb(
-        runtime,
-        args,
-        "token_create",
-        request.account_id,
-        lambda _: token_op.CreateParams(request),
-        question,
-        again_hint=lambda: "Pass --again to store it again.",
-    )
-    token = outcome.result
-    if outcome.succeeded and isinstance(token, Token):
-        write_record(runtime.io.out, token, args.format, TOKEN_COLUMNS)
-        runtime.io.message(outcome.message or f"Token {token.token_id} stored")
-        return Exit.OK
-    return report(runtime, outcome, args.format)
 
 
 # --------------------------------------------------------------------------------------------
@@ -930,12 +794,9 @@ async def export(runtime: Runtime, args: argparse.Namespace) -> int:
 HANDLERS: dict[str, Handler] = {
     "charges search": charges_search,
     "charges show": charges_show,
-    "charges capture": charges_capture,
-    "refunds create": refunds_create,
     "refunds list": refunds_list,
     "tokens list": tokens_list,
     "tokens show": tokens_show,
-    "tokens create": tokens_create,
     "accounts list": accounts_list,
     "accounts show": accounts_show,
     "accounts watch": accounts_watch,

@@ -196,24 +196,10 @@ def way_forward(exc: BaseException, argv: Sequence[str]) -> str | None:
     return None
 
 
-#: The commands written by hand that take ``--acknowledge ENTRY`` (journaled actions), by their
-#: two words; every verb of the operations table takes it too (`acknowledging`).
-ACKNOWLEDGING = frozenset(
-    {
-        ("refunds", "create"),
-        ("charges", "capture"),
-        ("tokens", "create"),
-        ("messages", "send"),
-    }
-)
-
-
 def acknowledging(argv: Sequence[str]) -> bool:
-    """`argv` runs a command that takes ``--acknowledge ENTRY``: one of `ACKNOWLEDGING`, or a
-    verb of the operations table (read only here, once a journaled action answered)."""
+    """`argv` runs a command that takes ``--acknowledge ENTRY``: a verb of the operations table,
+    every journaled action's (the table read only here, once a journaled action answered)."""
     words = tuple(argv[:2])
-    if words in ACKNOWLEDGING:
-        return True
     from paytui.commands.verbs import table_verbs
 
     return any(tuple(spec.command.words.split()) == words for spec in table_verbs() if spec.command)

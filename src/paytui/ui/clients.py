@@ -11,9 +11,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import importlib
-import sys
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING
 
 from paytui.connect import embedded_client
 
@@ -56,21 +55,11 @@ def client_factory_for(
 
 
 def import_client() -> types.ModuleType:
-    """Import `paytui.api.client` (and httpx) without httpx's command line; returns the module.
+    """Import `paytui.api.client` (and httpx) without httpx's command line
+    (`paytui.api.without_httpx_cli`); returns the module."""
+    from paytui.api import without_httpx_cli
 
-    httpx's package initialiser imports its CLI entry point (`httpx._main`: click, pygments,
-    rich.progress; about 18 ms, a tenth of the start-up budget) only to export `httpx.main`, which
-    paytui never calls. In the UI process a stub stands in for it. No effect once httpx is loaded.
-    """
-    if "httpx" not in sys.modules and "httpx._main" not in sys.modules:
-        import types
-
-        def no_cli(*args: object, **kwargs: object) -> NoReturn:
-            raise RuntimeError("httpx's command line is not loaded in paytui; run `httpx` itself")
-
-        stub = types.ModuleType("httpx._main", "Stand-in for httpx's CLI (see paytui.ui.launch).")
-        stub.__dict__["main"] = no_cli
-        sys.modules["httpx._main"] = stub
+    without_httpx_cli()
     return importlib.import_module("paytui.api.client")
 
 

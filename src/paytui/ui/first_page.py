@@ -1,21 +1,27 @@
 """The first page of charges, read by a second process while this one builds the screen.
 
-Why: on start the first page waits for the API client's imports (httpx, pydantic, the models:
-about a third of a second of one core), a token and a request, and Python runs one thread at a
-time, so a thread cannot overlap them with Textual building the screen. A forked process can: right
-after the connection is resolved (`paytui.ui.launch`), `start` forks a child that imports the
-client, reads the first page of the charge search exactly as the screen would ask for it (the
-`ALL` view, `PAGE_SIZE` rows from offset 0), and sends back what the rows show, on the other core.
+Why: on start the first page waits for a token and a request (and, through the API client, for
+its imports: httpx, pydantic, the models, about a third of a second of one core), and Python runs
+one thread at a time, so a thread cannot overlap them with Textual building the screen. A forked
+process can: right after the connection is resolved (`paytui.ui.launch`), `start` forks a child
+that reads the first page of the charge search exactly as the screen would ask for it (the `ALL`
+view, `PAGE_SIZE` rows from offset 0), and sends back what the rows show, on the other core.
 The screen shows those rows as soon as they come (`ChargeSearchScreen`), and its own search, with
 its own client, replaces them once connected: the preview is never acted on (a preview row is not
 a charge: `ChargeTable.charge_at` gives None for it, Enter waits for the real row).
 
-The child reads through the same client and models as the screen (one reader of the charge's
-shape); what crosses the pipe is a `RowView` per row: the values the row's columns read, copied
-from the validated `Charge` into plain types (str, Decimal, datetime with a stdlib time zone), so
-that this process shows them without importing pydantic. `tests/ui/test_first_page.py` checks
-that every column renders a `RowView` as it renders its `Charge`, and that the columns read
-nothing a `RowView` lacks.
+From the embedded sandbox (its database while its server starts, else its socket) the child
+reads with the standard library (`http.client`, `json`), and each row as a
+`paytui.api.rows.ChargeLine`: checked by hand, held to the models' reading of every field by
+`tests/api/test_rows.py`, so neither httpx nor pydantic is imported (`_light_page`). A page that
+is not plainly a page of such rows (a row of any odd shape, an answer other than two plain 200s,
+a next-page link) is read through the client and its models, as the screen reads it; so is a
+profile's service (its TLS, its token styles and retries are the client's). Either way, what
+crosses the pipe is a `RowView` per row: the values the row's columns read, copied into plain
+types (str, Decimal, datetime with a stdlib time zone), so that this process shows them without
+importing pydantic. `tests/ui/test_first_page.py` checks that every column renders a `RowView`
+as it renders its `Charge`, that the columns read nothing a `RowView` lacks, and that the light
+reading shows what the models show.
 
 Nothing is risked on failure: any error, an odd page (filters the service ignored, short pages,
 unreadable rows), a value of another type, or the child's deadline gives no preview, and the
@@ -174,10 +180,9 @@ def _check_plain(view: RowView) -> None:
 
 # --- the child ------------------------------------------------------------------------------------
 async def _read(connection: Connection | None, sandbox: EmbeddedSandbox | None) -> FirstPage | None:
-    """The first page of the `ALL` view, through the same client the screen uses."""
-    from paytui.api import queries
-    from paytui.ui.clients import client_factory_for, import_client
-
+    """The first page of the `ALL` view: read light (`_light_page`) from the embedded sandbox's
+    database or socket when every row has its plain shape, else through the same client the
+    screen uses."""
     # A server already serving (a kept-warm sandbox, a remote service) answers as soon as the
     # child asks, and the first rows wait for nothing else: the child runs at the UI's own
     # priority. At nice 10 it was starved whenever another program kept a core busy, and the
@@ -185,23 +190,17 @@ async def _read(connection: Connection | None, sandbox: EmbeddedSandbox | None) 
     # (docs/performance.md). Reading a starting sandbox's database, the page waits for nothing
     # but this child either; only waiting for a starting server does it step back (below).
     starting = _starting_database(sandbox)
-    import_client()  # without httpx's command line, as in the app
-    page = _from_store(starting) if starting is not None else None
+    page: Page[Charge] | Lines | None = _from_store(starting) if starting is not None else None
     if page is None:
         if starting is not None:
             # A database the server builds or changes first: the page waits for the server's
             # own start (FastAPI's imports, on a cold start all three want the two cores).
             os.nice(10)
         if sandbox is not None:  # the app's embedded factory waits on a thread this child lacks
-            from paytui.connect import embedded_client
-
             await _serving(sandbox)
-            client = embedded_client(sandbox)
-        else:
-            assert connection is not None
-            client = await client_factory_for(connection)()
-        async with client:
-            page = await client.search_charges_page(queries.ALL, limit=PAGE_SIZE, offset=0)
+            page = await asyncio.to_thread(_served_lines, sandbox)
+        if page is None:
+            page = await _through_client(connection, sandbox)
     if (
         page.ignored_note  # filters applied here, rows not proven, a sort ignored
         or page.paging_note
@@ -217,6 +216,145 @@ async def _read(connection: Connection | None, sandbox: EmbeddedSandbox | None) 
     )
 
 
+async def _through_client(
+    connection: Connection | None, sandbox: EmbeddedSandbox | None
+) -> Page[Charge]:
+    """The first page through the client and models the screen uses (`search_charges_page`)."""
+    from paytui.api import queries
+    from paytui.ui.clients import client_factory_for, import_client
+
+    import_client()  # without httpx's command line, as in the app
+    if sandbox is not None:
+        from paytui.connect import embedded_client
+
+        client = embedded_client(sandbox)
+    else:
+        assert connection is not None
+        client = await client_factory_for(connection)()
+    async with client:
+        return await client.search_charges_page(queries.ALL, limit=PAGE_SIZE, offset=0)
+
+
+@dataclass(frozen=True, slots=True)
+class Lines:
+    """The first page read light (`_light_page`): what `_read` asks of a `Page`."""
+
+    items: tuple[Any, ...]
+    total: int | None
+    has_more: bool
+    offset: int
+    #: Never anything but empty here: a page with any of them is the models' to read.
+    ignored_note: None = None
+    paging_note: None = None
+    unreadable: tuple[()] = ()
+
+    @property
+    def next_offset(self) -> int:
+        return self.offset + len(self.items)
+
+
+def _light_page(text: str | bytes, *, limit: int, offset: int) -> Lines | None:
+    """The first page of `ALL` read as the client reads it (`paytui.api.client._parse_page`: the
+    same JSON reading, envelope and paging hints), its rows as `paytui.api.rows.ChargeLine`s:
+    checked by hand, the same values as the model's for every field a row shows (held to it
+    by `tests/api/test_rows.py`). None when the page is not plainly a page of plain rows (not
+    JSON, no list found, a row of any odd shape, a next-page link, whose following the client's
+    pager decides): the models read it then, as before, so nothing shown ever depends on which
+    reader read it. `ALL` asks no filter and no sort, so no row is judged (`_judged`)."""
+    from paytui.api.money import loads_json
+    from paytui.api.paging import hints_of, more, unwrap
+    from paytui.api.rows import ChargeLine
+
+    try:
+        found = unwrap(loads_json(text), "charges")
+    except (ValueError, RecursionError):
+        return None
+    if found is None:
+        return None
+    raw_items, meta = found
+    hints = hints_of(meta)
+    if hints.next_link is not None:
+        return None
+    items = []
+    for raw in raw_items:
+        line = ChargeLine.read(raw)
+        if line is None:
+            return None
+        items.append(line)
+    given = meta.get("offset")
+    page_offset = given if isinstance(given, int) and not isinstance(given, bool) else offset
+    return Lines(
+        items=tuple(items),
+        total=hints.total,
+        has_more=more(hints, len(raw_items), limit, page_offset),
+        offset=page_offset,
+    )
+
+
+def _served_lines(sandbox: EmbeddedSandbox) -> Lines | None:
+    """The first page from the embedded sandbox's server over its socket, with the standard
+    library (`http.client`), as the client asks it (the demo client's token by HTTP Basic, then
+    the page as `paytui.api.paging.Pager` asks the first one), read by `_light_page`. None for
+    anything else than two plain answers (the client then asks, and tells what went wrong)."""
+    import base64
+    import http.client
+    import json
+    import socket
+    from urllib.parse import urlencode, urlsplit
+
+    from paytui.api.paging import Pager
+    from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
+
+    class UnixConnection(http.client.HTTPConnection):
+        def connect(self) -> None:
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            sock.settimeout(self.timeout)
+            sock.connect(str(sandbox.socket_path))
+            self.sock = sock
+
+    base = urlsplit(sandbox.base_url)
+    root = base.path.rstrip("/")
+    conn = UnixConnection(base.netloc or "sandbox", timeout=CHILD_DEADLINE)
+    try:
+        basic = base64.b64encode(f"{DEMO_CLIENT_ID}:{DEMO_CLIENT_SECRET}".encode()).decode()
+        conn.request(
+            "POST",
+            root + TOKEN_PATH,
+            body="grant_type=client_credentials",
+            headers={
+                "Authorization": f"Basic {basic}",
+                "Content-Type": "application/x-www-form-urlencoded",
+                "Accept": "application/json",
+            },
+        )
+        answer = conn.getresponse()
+        body = answer.read()
+        if answer.status != 200:
+            return None
+        token = json.loads(body).get("access_token")
+        if not isinstance(token, str) or not token:
+            return None
+        path, query = Pager(sandbox.base_url).request("/v2/charges", [], PAGE_SIZE, 0)
+        conn.request(
+            "GET",
+            f"{root}{path}?{urlencode(query)}",
+            headers={"Authorization": f"Bearer {token}", "Accept": "application/json"},
+        )
+        answer = conn.getresponse()
+        body = answer.read()
+    except (OSError, ValueError, AttributeError, http.client.HTTPException):
+        return None
+    finally:
+        conn.close()
+    if answer.status != 200:
+        return None
+    return _light_page(body, limit=PAGE_SIZE, offset=0)
+
+
+#: The token endpoint (`paytui.api.auth.TOKEN_PATH`, held equal by the tests).
+TOKEN_PATH = "/v2/services/oauth2/token"
+
+
 def _starting_database(sandbox: EmbeddedSandbox | None) -> Path | None:
     """The database of a server this start spawned (a reused one answers at once), if known:
     the page may be read from it while the server starts."""
@@ -225,7 +363,7 @@ def _starting_database(sandbox: EmbeddedSandbox | None) -> Path | None:
     return sandbox.db_path
 
 
-def _from_store(db_path: Path) -> Page[Charge] | None:
+def _from_store(db_path: Path) -> Page[Charge] | Lines | None:
     """The first page as the starting server will answer it, read from its database while it
     starts (a cold start: about a second of FastAPI's imports before it serves).
 
@@ -237,13 +375,12 @@ def _from_store(db_path: Path) -> Page[Charge] | None:
     the page comes from the server. Only ever a preview: the screen's own search replaces it."""
     import sqlite3
 
-    from paytui.api import queries
-    from paytui.api.client import read_charges_page
     from paytui.sandbox import search
     from paytui.sandbox.embedded import database_as_is
 
-    if queries.ALL.to_params() or not database_as_is(db_path):
-        return None  # the route's query is built from the parameters; the first page has none
+    # The route's query is built from the parameters; the first page (`ALL`) has none.
+    if not database_as_is(db_path):
+        return None
     try:
         conn = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, timeout=1)
         try:
@@ -253,6 +390,11 @@ def _from_store(db_path: Path) -> Page[Charge] | None:
             conn.close()
     except sqlite3.Error:
         return None
+    light = _light_page(body, limit=limit, offset=offset)
+    if light is not None:
+        return light
+    from paytui.api.client import read_charges_page
+
     return read_charges_page(body, limit=limit, offset=offset)
 
 

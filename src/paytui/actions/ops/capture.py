@@ -10,9 +10,11 @@ from paytui.actions.amounts import check_amount
 from paytui.actions.operation import (
     CHARGES_ALL,
     Asked,
+    Asking,
     CommandLine,
     Executor,
     Operation,
+    Option,
     decimal_or_none,
 )
 from paytui.actions.plan import Plan, journal_summary
@@ -20,6 +22,7 @@ from paytui.actions.read_backs import ReadBack, Unprovable
 from paytui.api.captures import find_capture
 
 if TYPE_CHECKING:
+    from paytui.actions.basis import Basis
     from paytui.actions.entry import JournalEntry
     from paytui.api.client import PaymentClient
     from paytui.api.models import Charge
@@ -93,6 +96,17 @@ def params_of(entry: JournalEntry, original: Any) -> tuple[str, Params]:
     )
 
 
+def asking(charge_id: str, params: Params, basis: Basis | None) -> Asking:
+    """The command line's question names the amount captured: what the authorization holds
+    (read with it) plus the fees given."""
+    from paytui.api.money import format_amount
+
+    charged = basis.charged if basis is not None else None
+    fees = (params.convenience_fee or 0) + (params.supplemental_fee or 0)
+    amount = (charged or Decimal(0)) + fees
+    return Asking(f"Capture {format_amount(amount)} of {charge_id}", amount)
+
+
 SPEC = Operation(
     "capture",
     noun="capture",
@@ -122,6 +136,11 @@ SPEC = Operation(
     command=CommandLine(
         "charges capture",
         "Capture an authorization (journaled, sent once).",
-        hand_written="its question names the amount the authorization holds, read with it",
+        target="the authorization",
+        options=(
+            Option("convenience_fee", "a convenience fee added", metavar="X", kind="fee"),
+            Option("supplemental_fee", "a supplemental fee added", metavar="X", kind="fee"),
+        ),
+        asking=asking,
     ),
 )

@@ -22,7 +22,15 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from paytui.actions.errors import ActionError, NotRetryable, PrecheckFailed
-from paytui.actions.operation import Asked, CommandLine, Executor, NoParams, Operation
+from paytui.actions.operation import (
+    Asked,
+    Asking,
+    CommandLine,
+    Executor,
+    NoParams,
+    Operation,
+    Option,
+)
 from paytui.actions.plan import Plan, journal_summary
 from paytui.actions.read_backs import REF_ATTRIBUTE, ReadBack, Unprovable, scan
 from paytui.api.conversations import (
@@ -33,11 +41,12 @@ from paytui.api.conversations import (
     status_word,
 )
 from paytui.api.errors import ApiError
-from paytui.limits import check_text
+from paytui.limits import LIMITS, check_text
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
 
+    from paytui.actions.basis import Basis
     from paytui.actions.entry import JournalEntry
     from paytui.api.client import PaymentClient
     from paytui.api.families import GenericObject
@@ -238,6 +247,17 @@ def send_params_of(entry: JournalEntry, original: Any) -> tuple[str, MessagePara
     return entry.charge_id or "", MessageParams(body)
 
 
+def asking(conversation_id: str, params: MessageParams, basis: Basis | None) -> Asking:
+    """The review before a message is asked for: its text exactly as it will go (control
+    characters shown, not obeyed)."""
+    body = params.body
+    review = (
+        f"To conversation {conversation_id}, {len(body)} characters:",
+        *(f"  | {line}" for line in body.split("\n")),
+    )
+    return Asking(f"Send this message to {conversation_id}", review=review)
+
+
 CLOSE_SPEC = Operation(
     "close_conversation",
     noun="closing of a conversation",
@@ -280,10 +300,26 @@ SEND_SPEC = Operation(
     " conversations are not marked",
     command=CommandLine(
         "messages send",
-        "Send a message in a conversation (journaled, sent once).",
+        "Send a message in a conversation (journaled, sent once). The text comes from --file or"
+        " stdin, never an argument, and is shown exactly as it will go before it is sent.",
+        target="the conversation",
+        options=(
+            Option(
+                "body",
+                "the message's text ('-': stdin, the default)",
+                metavar="PATH",
+                kind="document",
+                name="file",
+                said_as="message",
+                check=message_problem,
+                # Enough to tell a text over the limit without reading a stream to its end.
+                most=LIMITS["message_body"] * 4 + 2,
+            ),
+        ),
+        asking=asking,
+        again="send it although the same text was sent in this conversation recently",
+        again_hint="Pass --again to send it again.",
         record_key="conversation_id",
-        hand_written="its text comes from --file or stdin (never an argument) and is shown"
-        " exactly as it will go before it is asked",
     ),
     request=lambda cid, summary: (
         "POST",

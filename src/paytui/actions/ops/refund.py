@@ -4,17 +4,21 @@ read-back finds exactly this one."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from paytui.actions.amounts import check_amount
+from paytui.actions.errors import PrecheckFailed
 from paytui.actions.operation import (
     REFUNDS_ALL,
     Asked,
+    Asking,
+    BadOption,
     CommandLine,
     Executor,
     Operation,
+    Option,
     decimal_or_none,
 )
 from paytui.actions.plan import Plan, amount_identity, journal_summary
@@ -23,6 +27,7 @@ from paytui.api.models import Refund, RefundRequest
 from paytui.api.queries import RefundQuery
 
 if TYPE_CHECKING:
+    from paytui.actions.basis import Basis
     from paytui.actions.entry import JournalEntry
     from paytui.api.client import PaymentClient
 
@@ -111,6 +116,21 @@ def amount_of(params: Params) -> Decimal | None:
     return params.amount
 
 
+def asking(charge_id: str, params: Params, basis: Basis | None) -> Asking:
+    """The command line's refund is by default what is left to refund (read with the charge's
+    refunds), and an amount given is checked against it before anything is asked."""
+    from paytui.api.money import format_amount
+
+    left = basis.left if basis is not None and basis.left is not None else Decimal(0)
+    if left <= 0:
+        raise PrecheckFailed("Nothing left to refund")
+    if params.amount is not None and params.amount > left:
+        raise BadOption(f"--amount: more than the {format_amount(left)} left to refund")
+    amount = params.amount if params.amount is not None else left
+    question = f"Refund {format_amount(amount)} of {charge_id}"
+    return Asking(question, amount, params=replace(params, amount=amount))
+
+
 SPEC = Operation(
     "refund",
     noun="refund",
@@ -136,8 +156,15 @@ SPEC = Operation(
     command=CommandLine(
         "refunds create",
         "Refund a charge (journaled, sent once).",
-        hand_written="its amount is by default what is left to refund, read with the charge's"
-        " refunds, and is checked against what is left before anything is asked",
+        target="the charge to refund",
+        options=(
+            Option("amount", "default: everything left to refund", metavar="X", kind="amount"),
+            Option("reason", "why, kept with the refund"),
+        ),
+        asking=asking,
+        again="refund although a refund of the same amount of this charge was made recently"
+        " (by anyone; the error without it names that refund)",
+        again_hint="Pass --again to refund {amount} again.",
     ),
     request=lambda charge_id, summary: (
         "POST",

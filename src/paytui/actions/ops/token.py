@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from paytui.actions import tokens
 from paytui.actions.errors import ActionError, NotRetryable, PrecheckFailed
-from paytui.actions.operation import TOKENS_ALL, Asked, CommandLine, Executor, Operation
+from paytui.actions.operation import TOKENS_ALL, Asked, CommandLine, Executor, Operation, Option
 from paytui.actions.plan import Plan, journal_summary
 from paytui.actions.read_backs import ReadBack, Unprovable
 from paytui.api.errors import ApiError
@@ -127,6 +127,54 @@ def card_of(params: CreateParams) -> str | None:
     return tokens.card_identity(params.request)
 
 
+def _expiration_problem(text: str) -> str | None:
+    from datetime import UTC, datetime
+
+    from paytui.validation import check_expiration
+
+    return check_expiration(text, datetime.now(UTC))
+
+
+def _country_problem(text: str) -> str | None:
+    from paytui.validation import check_country
+
+    return check_country(text) if text else None
+
+
+def _card_problem(text: str) -> str | None:
+    from paytui.cards import normalize_number
+    from paytui.validation import check_card_number
+
+    return check_card_number(normalize_number(text))
+
+
+def command_params(
+    target: str,
+    *,
+    expiration: str,
+    card_number: str,
+    first_name: str | None = None,
+    last_name: str | None = None,
+    country: str | None = None,
+) -> CreateParams:
+    """`paytui tokens create`'s options as the service's request (the card number typed at a
+    prompt or read from stdin, checked already)."""
+    from pydantic import SecretStr
+
+    from paytui.api.models import Contact, TokenCreatePaymentMethodRequest
+    from paytui.cards import normalize_number
+
+    names = {"first_name": first_name, "last_name": last_name}
+    upper = country.upper() if country else None
+    contact = Contact(**names, country=upper) if any([*names.values(), upper]) else None
+    method = TokenCreatePaymentMethodRequest(
+        card_number=SecretStr(normalize_number(card_number)),
+        expiration_date=expiration,
+        contact=contact,
+    )
+    return CreateParams(TokenRequest(account_id=target, payment_method=method))
+
+
 CREATE_SPEC = Operation(
     "token_create",
     noun="new token",
@@ -146,8 +194,35 @@ CREATE_SPEC = Operation(
     no_bulk="each card number is typed, never one value for many",
     command=CommandLine(
         "tokens create",
-        "Store a card.",
-        hand_written="the card number is typed at a prompt or read from stdin, never an argument",
+        "Store a card. The number is typed at a prompt (no echo) or read as one line from "
+        "stdin; never an argument.",
+        target="the account to store it on",
+        target_flag="--account",
+        options=(
+            Option(
+                "expiration",
+                "the card's expiry",
+                metavar="YYYY-MM",
+                required=True,
+                check=_expiration_problem,
+            ),
+            Option("first_name", "the holder's first name", metavar="FIRST_NAME"),
+            Option("last_name", "the holder's last name", metavar="LAST_NAME"),
+            Option("country", "the holder's country", metavar="CC", check=_country_problem),
+            Option(
+                "card_number",
+                "the card number",
+                kind="secret",
+                check=_card_problem,
+                said_as="card number",
+            ),
+        ),
+        params=command_params,
+        ask=None,  # a new token moves no money: nothing is asked
+        again="store it although the same card was stored on this account recently",
+        again_hint="Pass --again to store it again.",
+        record_amount=True,  # when it did not go through: the record of `refunds create`
+        result_columns="TOKEN_COLUMNS",
     ),
 )
 UPDATE_SPEC = Operation(
