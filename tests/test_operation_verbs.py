@@ -236,3 +236,93 @@ def test_customers_update_with_its_answer_lost_is_read_back_and_never_sent_twice
     assert code == Exit.EARLIER_ATTEMPT and out == "", err
     assert "--acknowledge 2" in err, err
     assert len(wire.posts("/v2/customers")) == 2
+
+
+def _a_token(run: Run) -> dict[str, Any]:
+    """A stored card of the demo with a holder (first name, last name, country)."""
+    code, out, err = run("tokens", "list", "--limit", "50", "--format", "jsonl")
+    assert code == Exit.OK, err
+    for line in out.splitlines():
+        token_id = json.loads(line)["token_id"]
+        code, shown, err = run("tokens", "show", token_id, "--format", "json")
+        assert code == Exit.OK, err
+        token: dict[str, Any] = json.loads(shown)
+        contact = (token.get("payment_method") or {}).get("contact") or {}
+        if contact.get("first_name") and contact.get("country"):
+            return token
+    raise AssertionError("the demo has no token with a holder")
+
+
+def test_tokens_update_changes_the_card_journaled_and_sends_the_holder_whole(
+    cli: tuple[Run, WireTransport],
+) -> None:
+    """`--last-name` alone: the holder's other fields are read from the token and sent with it
+    (a service that replaces the contact whole keeps them); one PUT, read back, exit 0."""
+    run, wire = cli
+    token = _a_token(run)
+    token_id = token["token_id"]
+    held = token["payment_method"]["contact"]
+    code, out, err = run(
+        "tokens", "update", token_id, "--last-name", "Lovelace", "--expiration", "2032-04",
+        "--yes", "--format", "json",
+    )  # fmt: skip
+    assert code == Exit.OK, err
+    assert json.loads(out) == {
+        "entry": 1,
+        "action": "token_update",
+        "token_id": token_id,
+        "state": "succeeded",
+        "result_id": token_id,
+    }
+    (sent,) = wire.posts("/v2/tokens")
+    assert sent.method == "PUT" and sent.body["payment_method"] == {
+        "expiration_date": "2032-04",
+        "contact": {
+            "first_name": held["first_name"],
+            "last_name": "Lovelace",
+            "country": held["country"],
+        },
+    }
+    code, shown, _ = run("tokens", "show", token_id, "--format", "json")
+    contact = json.loads(shown)["payment_method"]["contact"]
+    assert contact["last_name"] == "Lovelace" and contact["first_name"] == held["first_name"]
+    (row,) = _trail(run, "token_update")
+    assert (row["outcome"], row["charge_id"]) == ("succeeded", token_id)
+
+
+def test_tokens_update_asks_checks_and_sends_nothing_without_a_change(
+    cli: tuple[Run, WireTransport],
+) -> None:
+    run, wire = cli
+    token_id = _a_token(run)["token_id"]
+    code, out, err = run("tokens", "update", token_id, "--country", "FR")  # no terminal
+    assert code == Exit.NEEDS_CONFIRMATION and out == ""
+    assert f"Change token {token_id} (country FR)" in err and "--yes" in err
+    code, _, err = run("tokens", "update", token_id, "--expiration", "2019-01", "--yes")
+    assert code == Exit.USAGE and err.startswith("paytui: error: --expiration: "), err
+    code, _, err = run("tokens", "update", token_id, "--yes")
+    assert code == Exit.USAGE and "Nothing to change" in err
+    assert wire.posts("/v2/tokens") == []
+
+
+def test_tokens_update_with_its_answer_lost_is_read_back_and_never_sent_twice(
+    cli: tuple[Run, WireTransport], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run, wire = cli
+    token_id = _a_token(run)["token_id"]
+    forward = wire.handle_async_request
+
+    async def lose_put_answers(request: httpx.Request) -> httpx.Response:
+        response = await forward(request)
+        if request.method == "PUT":
+            await response.aread()
+            raise httpx.ReadError("test: the answer was lost", request=request)
+        return response
+
+    monkeypatch.setattr(wire, "handle_async_request", lose_put_answers)
+    code, out, err = run(
+        "tokens", "update", token_id, "--expiration", "2033-05", "--yes", "--format", "json"
+    )
+    assert code == Exit.OK, err
+    assert json.loads(out)["state"] == "succeeded" and "answer was lost" in err
+    assert len(wire.posts("/v2/tokens")) == 1

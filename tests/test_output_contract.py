@@ -280,6 +280,10 @@ CASES: dict[str, Case] = {
     "tokens list": _read("tokens", "list", "--limit", "2"),
     "tokens show": lambda w, f: (("tokens", "show", w.tokens[0], "--format", f), ""),
     "tokens create": _tokens_create,
+    "tokens update": lambda w, f: (
+        ("tokens", "update", w.tokens[0], "--last-name", f, "--yes", "--format", f),
+        "",
+    ),
     "accounts list": _read("accounts", "list", "--limit", "2"),
     "accounts show": lambda w, f: (("accounts", "show", w.accounts[0], "--format", f), ""),
     "accounts watch": lambda w, f: (

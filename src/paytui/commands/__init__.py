@@ -104,7 +104,7 @@ def confirm_flags(parser: argparse.ArgumentParser) -> None:
 COMMAND_HELP: dict[str, str] = {
     "charges": "search, show, capture charges",
     "refunds": "create and list refunds",
-    "tokens": "list, show, create stored cards",
+    "tokens": "list, show, create, update stored cards",
     "accounts": "list, show, watch merchant accounts",
     "history": "the audit trail: actions, refusals and failures",
     "journal": "the action journal: status, migrate a local history, the team journal's password",
@@ -181,7 +181,7 @@ def _tokens(top: Any, common: argparse.ArgumentParser, verb: str | None = None) 
     from paytui.commands.verbs import add_table_verbs
 
     tokens = top.add_parser("tokens", help=COMMAND_HELP["tokens"])
-    verbs = tokens.add_subparsers(dest="verb", metavar="{list,show,create}")
+    verbs = tokens.add_subparsers(dest="verb", metavar="{list,show,create,update}")
     verbs.required = True
     listing = _sub(verbs, "list", "List stored card tokens.", common)
     listing.add_argument("--account", metavar="ID")

@@ -134,6 +134,7 @@ SPEC = Operation(
     params_of=params_of,
     action="new_charge",
     no_bulk="its target is an account and each charge a whole payment form: nothing to mark",
-    no_command="a new charge is a whole payment form with a card number, which is never an"
-    " argument: the app's New charge form",
+    no_command="a new charge is a payment the customer makes (a whole form: card or bank"
+    " details, contact, fees), not support on an existing one, and it has no 'the same one"
+    " recently' guard, so a script run twice would charge twice: the app's New charge form",
 )

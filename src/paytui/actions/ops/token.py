@@ -31,9 +31,12 @@ class CreateParams:
 
 @dataclass(frozen=True)
 class UpdateParams:
-    """What changes of the token (what is not given is kept)."""
+    """What changes of the token (what is not given is kept). `complete_contact`: a holder's
+    contact given in part (the command line's ``--last-name`` alone) is sent whole, its other
+    fields read from the token first — a service that replaces the contact whole keeps them."""
 
     update: TokenUpdate
+    complete_contact: bool = False
 
 
 async def prepare_create(
@@ -75,6 +78,9 @@ async def prepare_update(
     fields = tokens.update_summary(token_id, update)
     if all(value is None for key, value in fields.items() if key != "token_id"):
         raise ActionError("Nothing to change")
+    if params.complete_contact:
+        update = await _completed(executor, token_id, update)
+        fields = tokens.update_summary(token_id, update)
 
     async def send(_ref: str) -> Token:
         return await executor.client.update_token(token_id, update)
@@ -89,6 +95,31 @@ async def prepare_update(
         asked.retry_of,
         desired=fields,
         original=update,
+    )
+
+
+async def _completed(executor: Executor, token_id: str, update: TokenUpdate) -> TokenUpdate:
+    """`update` with a contact given in part completed from the token as it is (read now)."""
+    from paytui.api.models import Contact
+
+    method = update.payment_method
+    given = method.contact if method is not None else None
+    if method is None or given is None:
+        return update
+    try:
+        token = await executor.client.get_token(token_id)
+    except ApiError as err:
+        raise PrecheckFailed(f"Could not read the token: {err}") from err
+    held = getattr(token.payment_method, "contact", None)
+    whole = {
+        name: getattr(given, name)
+        if getattr(given, name) is not None
+        else getattr(held, name, None)
+        for name in tokens.CONTACT_FIELDS
+    }
+    contact = Contact(**whole)
+    return update.model_copy(
+        update={"payment_method": method.model_copy(update={"contact": contact})}
     )
 
 
@@ -225,6 +256,29 @@ CREATE_SPEC = Operation(
         result_columns="TOKEN_COLUMNS",
     ),
 )
+
+
+def update_command_params(
+    target: str,
+    *,
+    expiration: str | None = None,
+    first_name: str | None = None,
+    last_name: str | None = None,
+    country: str | None = None,
+) -> UpdateParams:
+    """`paytui tokens update`'s options as the service's update: what is not given is kept
+    (the holder's other names read from the token and sent with the one given)."""
+    from paytui.api.models import Contact, TokenUpdatePaymentMethod
+
+    names = {"first_name": first_name, "last_name": last_name}
+    upper = country.upper() if country else None
+    contact = Contact(**names, country=upper) if any([*names.values(), upper]) else None
+    method = None
+    if expiration is not None or contact is not None:
+        method = TokenUpdatePaymentMethod(expiration_date=expiration, contact=contact)
+    return UpdateParams(TokenUpdate(payment_method=method), complete_contact=contact is not None)
+
+
 UPDATE_SPEC = Operation(
     "token_update",
     noun="change of a token",
@@ -240,6 +294,21 @@ UPDATE_SPEC = Operation(
     params_of=update_params_of,
     action="update_token",
     no_bulk="tokens are not marked on any list (marks hold charges)",
-    no_command="its parameters are the service's whole token update (the card's expiry and its"
-    " contact, nested): the app's Edit token form; no verb reads them yet",
+    command=CommandLine(
+        "tokens update",
+        "Change a stored card: its expiry, its holder's names or country, the rest kept"
+        " (journaled, sent once).",
+        target="the token",
+        options=(
+            Option(
+                "expiration", "the card's new expiry", metavar="YYYY-MM", check=_expiration_problem
+            ),
+            Option("first_name", "the holder's first name", metavar="FIRST_NAME"),
+            Option("last_name", "the holder's last name", metavar="LAST_NAME"),
+            Option("country", "the holder's country", metavar="CC", check=_country_problem),
+        ),
+        params=update_command_params,
+        ask="Change token {target}",
+        record_key="token_id",
+    ),
 )
