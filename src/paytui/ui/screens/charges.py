@@ -38,7 +38,7 @@ from paytui.ui import format as fmt
 from paytui.ui import messages
 from paytui.ui.claims import claim_next, claim_or_release, read_claims
 from paytui.ui.held_keys import bound_to
-from paytui.ui.running_app import paytui_app
+from paytui.ui.running_app import paytui_app, still_shown
 from paytui.ui.screens.base import PaytuiScreen
 from paytui.ui.widgets.charge_table import (
     CLAIMED,
@@ -1151,7 +1151,7 @@ class ChargeSearchScreen(PaytuiScreen[None]):
         try:
             for start in range(0, len(charges), 8):
                 positions = await read_positions(client, charges[start : start + 8], at_once=4)
-                if not self.is_attached:
+                if not still_shown(self, ChargeTable):
                     return
                 self.query_one(ChargeTable).set_refunds_of(positions)
         finally:
@@ -1177,7 +1177,7 @@ class ChargeSearchScreen(PaytuiScreen[None]):
     def _standing(self) -> bool:
         """Is this screen still whole? The app may close while a page is on its way: its
         screens are taken down, children first, and a late answer has nowhere to go."""
-        return self.is_attached and bool(self.query("#page-status"))
+        return still_shown(self, "#page-status")
 
     def _page_status(self, text: Text) -> None:
         self._notes = text

@@ -27,6 +27,7 @@ from textual import on, work
 from textual.widgets import DataTable, Static
 
 from paytui.api.models import Page
+from paytui.ui.running_app import still_shown
 from paytui.ui.screens.base import PaytuiScreen
 from paytui.ui.widgets.fit_table import FitTable
 from paytui.ui.widgets.list_state import ListState, add_unreadable_rows, showing
@@ -144,12 +145,10 @@ class PagedListScreen(PaytuiScreen[None], Generic[T]):
                 page = await self._read_page_or_whole(client)
                 await self.read_also(client, page)
             except Exception as exc:
-                if self.app.is_running:  # else the app is quitting: its widgets are going
+                if self._still_shown():
                     self.read_failed(exc)
                 return
-            if not self.app.is_running:
-                # The app is quitting (`App._shutdown` stops it first, then takes the screens
-                # down): a read that ended meanwhile has no widgets left to show its rows in.
+            if not self._still_shown():
                 return
             self.workers.cancel_group(self, "paged-list-more")
             self.show_first(page, select)
@@ -190,8 +189,13 @@ class PagedListScreen(PaytuiScreen[None], Generic[T]):
             return await self.fetch(await self.app.get_client(), offset, self.PAGE_SIZE)
 
         page = await self.more.read_next(page_at, self.query_one(ListState), self.more_noun())
-        if page is not None and self.app.is_running:  # not while the app is quitting (above)
+        if page is not None and self._still_shown():
             self._append(page)
+
+    def _still_shown(self) -> bool:
+        """A read that ended while the screen is taken down (the app quitting) has no widgets
+        left to show its rows in (`still_shown`)."""
+        return still_shown(self, DataTable, ListState, f"#{self.STATUS_ID}")
 
     def _append(self, page: Page[T]) -> None:
         """Add a page's items (and its unreadable ones) under the rows already shown; an item

@@ -29,7 +29,6 @@ from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.css.query import NoMatches
 from textual.widgets import DataTable, Static
 
 from paytui.actions.registry import spec_for
@@ -39,7 +38,7 @@ from paytui.today.queue import TodayItem, TodayQueue, build_queue, due_words, un
 from paytui.ui import format as fmt
 from paytui.ui import messages
 from paytui.ui.marks import MARK, Marks
-from paytui.ui.running_app import paytui_app
+from paytui.ui.running_app import paytui_app, still_shown
 from paytui.ui.screens.charge_rows import ChargeRowActions, charge_row_bindings
 from paytui.ui.screens.paged_list import PagedListScreen
 from paytui.ui.widgets.charge_table import state_text
@@ -536,13 +535,10 @@ class TodayScreen(ChargeRowActions, PagedListScreen[TodayItem]):
         charges = list(wanted.values())
         for start in range(0, len(charges), 8):
             positions = await read_positions(client, charges[start : start + 8], at_once=4)
-            if not self.is_attached:
-                return
+            if not still_shown(self, FitNavTable):
+                return  # the screen is being taken down (the app quits): nothing to show
             self.refunds.update(positions)
-            try:
-                table = self.query_one(FitNavTable)
-            except NoMatches:  # the screen is being taken down (the app quits): nothing to show
-                return
+            table = self.query_one(FitNavTable)
             for item in self.items:
                 charge = _charge_of(item)
                 key = self.row_key(item)

@@ -26,7 +26,7 @@ from textual.widgets import Sparkline, Static
 from paytui.config.model import PulsePrefs
 from paytui.search.pulse import KINDS, Progress, Pulse, PulseCache, compute_pulse
 from paytui.ui import format as fmt
-from paytui.ui.running_app import paytui_app
+from paytui.ui.running_app import paytui_app, still_shown
 from paytui.ui.widgets.errors import describe_error
 from paytui.ui.widgets.ratio import RatioStrip
 
@@ -204,7 +204,7 @@ class PulseStrip(Vertical):
                 on_progress=lambda p: self._title_progress(p, days, refreshing=known is not None),
             )
         except Exception as exc:  # every error is worded by the one describer
-            if self._taken_down():
+            if not still_shown(self, "#pulse-title"):
                 return  # the strip left the screen (the app closing) while it read
             info = describe_error(exc)
             line = Text(f"Pulse · {days} days · ", "bold")
@@ -214,17 +214,11 @@ class PulseStrip(Vertical):
             self.query_one("#pulse-title", Static).update(line)
             return
         cache.put(pulse)
-        if not self._taken_down():
+        if still_shown(self, "#pulse-title"):
             self.show(pulse)
 
-    def _taken_down(self) -> bool:
-        """The strip left the screen, or is leaving it: the app quitting (stopped before it
-        takes the screens down) or the screen going, whose widgets are removed before the
-        strip itself (a read ending then found no title to write: `NoMatches`)."""
-        return not self.is_attached or not self.app.is_running or not self.query("#pulse-title")
-
     def _title_progress(self, progress: Progress, days: int, *, refreshing: bool) -> None:
-        if self._taken_down():
+        if not still_shown(self, "#pulse-title"):
             return  # the strip was removed while its worker read (the app closing)
         # At most every PROGRESS_EVERY seconds (a tick a page: 150-odd at 100,000 charges), and
         # a line of fixed size: repainted alone, not the screen laid out again.

@@ -26,7 +26,7 @@ from paytui.text import safe
 from paytui.today.ratio import AccountRatio, RatioPulse, compute_ratio, lines_of, standing
 from paytui.ui import format as fmt
 from paytui.ui.messages import Latest
-from paytui.ui.running_app import paytui_app
+from paytui.ui.running_app import paytui_app, still_shown
 from paytui.ui.widgets.errors import describe_error
 
 if TYPE_CHECKING:
@@ -145,7 +145,7 @@ class RatioStrip(Vertical):
                 on_progress=self._progress,
             )
         except Exception as exc:  # every error is worded by the one describer
-            if self._taken_down():
+            if not still_shown(self, "#ratio-title"):
                 return
             info = describe_error(exc)
             line = Text("Dispute ratio · ", "bold")
@@ -157,13 +157,8 @@ class RatioStrip(Vertical):
         _CACHES[client] = pulse
         self.post_message(self.Computed(pulse))
 
-    def _taken_down(self) -> bool:
-        """The strip left the screen, or is leaving it (the app quitting, the screen going:
-        its widgets are removed before the strip, and a read ending then found no title)."""
-        return not self.is_attached or not self.app.is_running or not self.query("#ratio-title")
-
     def _progress(self, rows: int, *, force: bool = False) -> None:
-        if self._taken_down():
+        if not still_shown(self, "#ratio-title"):
             return
         now = time.monotonic()
         if not force and now - self._said < PROGRESS_EVERY:
@@ -177,7 +172,7 @@ class RatioStrip(Vertical):
     # --- drawing --------------------------------------------------------------------------------
     async def on_ratio_strip_computed(self, message: RatioStrip.Computed) -> None:
         message.stop()
-        if not self._taken_down():
+        if still_shown(self, "#ratio-title"):
             await self.show(message.pulse)
 
     async def show(self, pulse: RatioPulse) -> None:
