@@ -22,11 +22,8 @@ What a row holds (docs/export.md):
 
 No Textual and no I/O beyond the stream or file it is given.
 
-Why one module of more than 800 lines: every list paytui writes for a person or a script (the
-export, `charges search`, the other listings) goes through the same columns and the same cell
-rules (masking, redaction, formula quoting, exact money, UTC), and a rule that lived beside
-only one writer would be skipped by the others. The column table of charges (about 140 lines)
-is what could move out first, to a module of its own beside the cells it uses.
+The columns of each list (what a row holds) are `export_columns.py`; the cells' rules and the
+writing are here, one set for every writer.
 """
 
 from __future__ import annotations
@@ -53,6 +50,17 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Literal, cast
 
 from paytui.api.money import plain_amount
+from paytui.export_columns import (
+    ACCOUNT_COLUMNS,
+    AUDIT_COLUMNS,
+    CHARGE_COLUMNS,
+    DEFAULT_CHARGE_COLUMNS,
+    REFUND_COLUMNS,
+    TOKEN_COLUMNS,
+    Column,
+    Kind,
+    parse_columns,
+)
 from paytui.logs import redact
 from paytui.text import safe
 
@@ -74,6 +82,7 @@ __all__ = [
     "PROVEN",
     "REFUND_COLUMNS",
     "TOKEN_COLUMNS",
+    "Column",
     "ExportCancelled",
     "ExportResult",
     "Progress",
@@ -94,7 +103,6 @@ Format = Literal["csv", "jsonl"]
 FORMATS: tuple[str, ...] = ("csv", "jsonl")
 #: What a bounded listing (`--limit N`) may also be written as: an aligned table, a JSON array.
 LISTING_FORMATS: tuple[str, ...] = ("table", "json", "jsonl", "csv")
-Kind = Literal["text", "money", "time", "id", "flag", "integer"]
 #: Charges read per request when exporting a search (the service's largest page).
 PAGE_SIZE = 100
 #: Cells a spreadsheet would evaluate as a formula when they start with one of these.
@@ -110,227 +118,6 @@ class ExportCancelled(Exception):
     def __init__(self, rows: int) -> None:
         super().__init__(f"export cancelled after {rows} rows")
         self.rows = rows
-
-
-@dataclass(frozen=True)
-class Column:
-    """One exported column: `key` (JSON Lines key, CSV header), how to read it, what it is."""
-
-    key: str
-    read: Callable[[Any], Any]
-    kind: Kind = "text"
-    help: str = ""
-
-
-def _method(charge: Any) -> str | None:
-    method = getattr(charge, "method", None)
-    return {"bank_account": "bank"}.get(method, method) if method else None
-
-
-def _brand(charge: Any) -> str | None:
-    pm = getattr(charge, "payment_method", None)
-    brand = getattr(pm, "type", None) if pm is not None else None
-    return str(brand) if brand else None
-
-
-def _masked_number(charge: Any) -> str | None:
-    """``XXXXXXXXXXXX1111``: rebuilt from the last four and the length, never the number."""
-    last4 = str(getattr(charge, "last4", None) or "")
-    if not last4:
-        return None
-    pm = getattr(charge, "payment_method", None)
-    raw = str(getattr(pm, "card_number", None) or getattr(pm, "account_number", None) or "")
-    length = len(raw) if 8 <= len(raw) <= 19 else 16
-    return "X" * (length - len(last4)) + last4
-
-
-def _contact(charge: Any) -> str | None:
-    return getattr(charge, "contact_name", None)
-
-
-def _attributes(charge: Any) -> str | None:
-    attributes = getattr(charge, "attributes", None) or {}
-    if not attributes:
-        return None
-    return ";".join(f"{key}={','.join(map(str, values))}" for key, values in attributes.items())
-
-
-def _chargeback_total(charge: Any) -> Decimal | None:
-    chargebacks = getattr(charge, "chargebacks", None)
-    return getattr(chargebacks, "total_amount", None) if chargebacks is not None else None
-
-
-def _return_code(charge: Any) -> str | None:
-    info = getattr(charge, "return_info", None)
-    return getattr(info, "return_code", None) if info is not None else None
-
-
-def _dispute_state(charge: Any) -> str:
-    from paytui.charge_state import dispute_state
-
-    return dispute_state(charge)
-
-
-def _refund_state_unread(charge: Any) -> str:
-    """Without its refunds read (`with_refund_states` reads them): ``unknown`` unless the charge
-    cannot have any."""
-    from paytui.charge_state import refund_state
-
-    return refund_state(charge, None)
-
-
-def _attr(name: str) -> Callable[[Any], Any]:
-    return lambda obj: getattr(obj, name, None)
-
-
-#: Every column a charge export can have, in a sensible order.
-CHARGE_COLUMNS: dict[str, Column] = {
-    column.key: column
-    for column in (
-        Column("time", _attr("charge_timestamp"), "time", "when the charge was made"),
-        Column("charge_id", _attr("charge_id"), "id"),
-        Column("status", _attr("status"), "id", "success, declined, chargeback, return"),
-        Column("type", _attr("charge_type"), "id", "sale, authorization, capture, ..."),
-        Column("result_code", _attr("result_code"), "id"),
-        Column("result_text", _attr("result_text")),
-        Column("amount", _attr("total_amount"), "money", "exact, as the service sent it"),
-        Column("method", _method, "id", "card or bank"),
-        Column("brand", _brand, "id"),
-        Column("last4", _attr("last4"), "id"),
-        Column("number", _masked_number, "id", "masked: XXXXXXXXXXXX1111"),
-        Column("contact", _contact),
-        Column("account_id", _attr("account_id"), "id"),
-        Column("merchant_id", _attr("merchant_id"), "id"),
-        Column("tags", lambda c: ",".join(map(str, getattr(c, "tags", None) or [])) or None),
-        Column("attributes", _attributes, help="key=value;key=value"),
-        Column("original_charge_id", _attr("original_charge_id"), "id"),
-        Column("captured_charge_id", _attr("captured_charge_id"), "id"),
-        Column("authorization_code", _attr("authorization_code"), "id"),
-        Column("convenience_fee", _attr("convenience_fee"), "money"),
-        Column("supplemental_fee", _attr("supplemental_fee"), "money"),
-        Column("chargeback_amount", _chargeback_total, "money"),
-        Column(
-            "refund_state",
-            _refund_state_unread,
-            "id",
-            "none, partial, full, unknown (the charge's refunds, read per row)",
-        ),
-        Column("dispute_state", _dispute_state, "id", "none, open, won, lost, unknown"),
-        Column("return_code", _return_code, "id"),
-        Column("invoice_number", _attr("invoice_number")),
-        Column("po_number", _attr("po_number")),
-        Column("updated", _attr("last_updated_timestamp"), "time"),
-    )
-}
-DEFAULT_CHARGE_COLUMNS: tuple[str, ...] = (
-    "time",
-    "charge_id",
-    "status",
-    "type",
-    "result_code",
-    "amount",
-    "method",
-    "brand",
-    "last4",
-    "contact",
-    "account_id",
-    "merchant_id",
-    "tags",
-    "original_charge_id",
-    "captured_charge_id",
-    # Last, so that a file's other columns keep their places: the money state by the lists'
-    # rule; `unknown` where it is not known (an export reads no refunds: `with_refund_states`).
-    "refund_state",
-    "dispute_state",
-)
-
-#: The audit trail's columns (`paytui history --format`, the History screen's export).
-AUDIT_COLUMNS: dict[str, Column] = {
-    column.key: column
-    for column in (
-        Column("time", _attr("time"), "time"),
-        Column("profile", _attr("profile")),
-        Column("service", _attr("base_url")),
-        Column("client_id", _attr("client_id")),
-        Column("action", _attr("operation"), "id"),
-        Column("charge_id", _attr("charge_id"), "id"),
-        Column("amount", _attr("amount"), "money"),
-        Column("outcome", _attr("outcome"), "id", "succeeded, failed, refused, unknown, ..."),
-        Column("reason", _attr("reason"), help="the service's (or the policy's) reason"),
-        Column("result_id", _attr("result_id"), "id"),
-        Column("entry", lambda row: f"{'#' if row.kind == 'action' else 'refused-'}{row.id}", "id"),
-        # Last: a file's columns before them keep their places (scripts reading by position).
-        Column("agent", _attr("agent"), help="who acted (a team journal's agent)"),
-        Column("machine", _attr("machine"), help="the agent's machine"),
-    )
-}
-
-
-#: Refunds (`paytui refunds list`).
-REFUND_COLUMNS: dict[str, Column] = {
-    column.key: column
-    for column in (
-        Column("time", _attr("refund_timestamp"), "time"),
-        Column("refund_id", _attr("refund_id"), "id"),
-        Column("charge_id", _attr("charge_id"), "id"),
-        Column("status", _attr("status"), "id"),
-        Column("amount", _attr("total_amount"), "money"),
-        Column("reason", _attr("reason")),
-        Column("account_id", _attr("account_id"), "id"),
-        Column("tags", lambda r: ",".join(map(str, getattr(r, "tags", None) or [])) or None),
-    )
-}
-#: Stored card tokens (`paytui tokens list|show`): the number only ever masked.
-TOKEN_COLUMNS: dict[str, Column] = {
-    column.key: column
-    for column in (
-        Column("token_id", _attr("token_id"), "id"),
-        Column("account_id", _attr("account_id"), "id"),
-        Column("brand", _brand, "id"),
-        Column("number", _masked_number, "id", "masked: XXXXXXXXXXXX1111"),
-        Column(
-            "card_expires",
-            lambda t: getattr(getattr(t, "payment_method", None), "expiration_date", None),
-            "id",
-        ),
-        Column("contact", lambda t: _contact_of(getattr(t, "payment_method", None))),
-        Column("created", _attr("created_timestamp"), "time"),
-        Column("token_expires", _attr("token_expiration_date"), "time"),
-    )
-}
-#: Merchant accounts (`paytui accounts list|show|watch`).
-ACCOUNT_COLUMNS: dict[str, Column] = {
-    column.key: column
-    for column in (
-        Column("account_id", _attr("account_id"), "id"),
-        Column("name", _attr("name")),
-        Column("status", _attr("status"), "id"),
-        Column("status_message", _attr("status_message")),
-        Column("merchant_id", _attr("merchant_id"), "id"),
-        Column("mcc", _attr("merchant_category_code"), "id"),
-        Column("created", _attr("created_timestamp"), "time"),
-        Column("updated", _attr("last_updated_timestamp"), "time"),
-    )
-}
-
-
-def _contact_of(method: Any) -> str | None:
-    contact = getattr(method, "contact", None)
-    if contact is None:
-        return None
-    name = " ".join(p for p in (contact.first_name, contact.last_name) if p)
-    return name or None
-
-
-def parse_columns(text: str | None, table: dict[str, Column], default: Sequence[str]) -> list[str]:
-    """`"time,amount,status"` as column keys (ValueError naming an unknown one); None: default."""
-    if text is None or not text.strip():
-        return list(default)
-    keys = [part.strip() for part in text.split(",") if part.strip()]
-    unknown = [key for key in keys if key not in table]
-    if unknown:
-        raise ValueError(f"unknown column {unknown[0]!r}; choose from: {', '.join(table)}")
-    return keys
 
 
 # --------------------------------------------------------------------------------------------
