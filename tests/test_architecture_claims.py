@@ -2,10 +2,10 @@
 
 Beside the module list (`test_architecture_doc.py`): the import contracts (how many, of which
 type, in order), the App's constructor as documented, the public names `PaytuiHost` adds to
-Textual's `App`, the one way screens reach the API, the reason every long module carries, and
-where the power tools and the Textual workarounds live. Reads files only (the source by `ast`,
-`pyproject.toml` by `tomllib`); nothing of paytui is imported (Textual's `App` is, to know its
-own actions).
+Textual's `App`, the one way screens reach the API, the reason every long module carries (and
+that the modules it names exist), and where the power tools and the Textual workarounds live.
+Reads files only (the source by `ast`, `pyproject.toml` by `tomllib`); nothing of paytui is
+imported (Textual's `App` is, to know its own actions).
 """
 
 from __future__ import annotations
@@ -188,6 +188,43 @@ def test_a_long_module_without_its_reason_is_seen(tmp_path: Path) -> None:
     (tmp_path / "long.py").write_text('"""Long, no reason."""\n' + "x = 1\n" * LONG)
     (tmp_path / "said.py").write_text(f'"""Long.\n\n{REASON} one concept."""\n' + "x = 1\n" * LONG)
     assert long_modules_without_a_reason(tmp_path) == ["long.py"]
+
+
+#: A module named in a reason: ``stale.py``, ``widgets/charge_table.py``, ``journal_*.py``.
+NAMED_MODULE = re.compile(r"`([\w/*]+\.py)`")
+
+
+def reasons_naming_what_is_gone(package: Path = PACKAGE) -> list[str]:
+    """Each long module's reason names where the rest of its concept lives ("the settling of the
+    past (`settling.py`)"): every module it names must exist under the package, or the reason
+    points a reader at a room that is gone."""
+    modules = [path.relative_to(package).as_posix() for path in package.rglob("*.py")]
+    gone = []
+    for path in sorted(package.rglob("*.py")):
+        docstring = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+        _, found, reason = docstring.partition(REASON)
+        if not found:
+            continue
+        for named in NAMED_MODULE.findall(reason.split("\n\n", 1)[0]):
+            pattern = re.compile(r"(?:^|/)" + re.escape(named).replace(r"\*", r"[^/]*") + "$")
+            if not any(pattern.search(module) for module in modules):
+                gone.append(f"{path.relative_to(package).as_posix()}: {named}")
+    return gone
+
+
+def test_a_long_modules_reason_names_only_modules_that_exist() -> None:
+    assert reasons_naming_what_is_gone() == []
+
+
+def test_a_reason_naming_a_module_that_is_gone_is_seen(tmp_path: Path) -> None:
+    (tmp_path / "rooms").mkdir()
+    (tmp_path / "rooms" / "kept.py").write_text('"""Kept."""\n')
+    (tmp_path / "journal_entries.py").write_text('"""Entries."""\n')
+    (tmp_path / "long.py").write_text(
+        f'"""Long.\n\n{REASON} the rest is in `rooms/kept.py`, `kept.py`, `journal_*.py`'
+        ' and `moved.py`.\n\nNot the reason: `elsewhere.py`."""\n'
+    )
+    assert reasons_naming_what_is_gone(tmp_path) == ["long.py: moved.py"]
 
 
 # --- one verb: how callers run operations; the executor's refusal rule for every operation -----
