@@ -363,13 +363,14 @@ class PaymentClient:
         *,
         page_size: int = 50,
         model: type[Charge] = Charge,
+        offload: bool = False,
     ) -> AsyncIterator[Page[Charge]]:
         """Every page of a charge search, in order, stopping after the last one (its rows read
-        by `model`, as `search_charges_page`)."""
+        by `model`, each page worked out in a thread with `offload`, as `search_charges_page`)."""
         offset = 0
         while True:
             page = await self.search_charges_page(
-                query, limit=page_size, offset=offset, model=model
+                query, limit=page_size, offset=offset, model=model, offload=offload
             )
             yield page
             # Not "no items": every row of a page can be filtered here, and more may match.
@@ -480,18 +481,28 @@ class PaymentClient:
         return _parse(Refund, await self._request("GET", _path("/v2/refunds", refund_id)))
 
     async def search_refunds_page(
-        self, query: RefundQuery | None = None, *, limit: int = 50, offset: int = 0
+        self,
+        query: RefundQuery | None = None,
+        *,
+        limit: int = 50,
+        offset: int = 0,
+        offload: bool = False,
     ) -> Page[Refund]:
+        """One page of a refund search (`offload`: worked out in a thread, as a charge page)."""
         params = query.to_params() if query is not None else []
         verdicts = query.verdicts if query is not None else None
-        return await self._page("/v2/refunds", params, Refund, "refunds", limit, offset, verdicts)
+        return await self._page(
+            "/v2/refunds", params, Refund, "refunds", limit, offset, verdicts, offload=offload
+        )
 
     async def search_refunds(
-        self, query: RefundQuery | None = None, *, page_size: int = 50
+        self, query: RefundQuery | None = None, *, page_size: int = 50, offload: bool = False
     ) -> AsyncIterator[Page[Refund]]:
         offset = 0
         while True:
-            page = await self.search_refunds_page(query, limit=page_size, offset=offset)
+            page = await self.search_refunds_page(
+                query, limit=page_size, offset=offset, offload=offload
+            )
             yield page
             # Not "no items": every row of a page can be filtered here, and more may match.
             if not page.has_more or page.next_offset <= offset:
