@@ -79,6 +79,10 @@ Figures:
   two 5 ms beats from the push (its own work, whatever the load; target 50 ms), and memory
   after 10 full refreshes (`--quick`: 3) over memory after the first draw
   (`benchmarks/pulse.py`; the sandbox served in its own process). Printed only.
+- `pulse_alone_compute_ms`, `pulse_alone_loop_stall_ms`, `pulse_alone_loop_busy_ms` (and
+  `_inline`: the pages of rows parsed on the loop, as before they were parsed in a thread): the
+  pulse's computation alone, without a screen, the two alternated (`benchmarks/pulse.py`,
+  `pulse_alone_figures`, in the `pulse` part). Printed only.
 - `ratio_compute_ms`, `ratio_loop_cpu_ms`, `ratio_loop_stall_ms`, `ratio_loop_busy_ms` (and
   `_inline`: pages parsed on the loop), `ratio_loop_stall_idle_ms`: the dispute ratio's
   computation alone (`benchmarks/pulse.py`, `ratio_figures`, in the `pulse` part): how long,
@@ -739,9 +743,11 @@ def main(argv: list[str] | None = None) -> int:
             asyncio.run(served_app(db, lambda app, pilot: frames(app, pilot, hold_rows, runs)))
         if "pulse" in parts:
             from benchmarks.pulse import figures as pulse_figures
-            from benchmarks.pulse import ratio_figures
+            from benchmarks.pulse import pulse_alone_figures, ratio_figures
 
             for item in pulse_figures(db, runs, 3 if args.quick else 10):
+                emit(item)
+            for item in pulse_alone_figures(db, runs):
                 emit(item)
             for item in ratio_figures(db, runs):
                 emit(item)

@@ -16,12 +16,14 @@ pulse's). The clock is the database's anchor, so the 30 days are the seeded ones
   same span as `pulse_loop_stall_ms` (`LoopWatch.busy`: the loop's own work, which a loaded
   machine does not inflate). Target 50 ms.
 - `pulse_refresh_rss_ratio`: resident memory after `refreshes` full re-computations over the
-  memory after the first draw (flat: about 1.0x; target 1.1x).
+  memory after the first draw and the app's warm-up (the screens it builds ahead are not the
+  refreshes'; flat: about 1.0x; target 1.1x).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import time
 from pathlib import Path
@@ -96,6 +98,20 @@ async def workers_done(app: Any) -> None:
             await worker.wait()
 
 
+async def warmed_up(app: Any, limit: float = 180.0) -> None:
+    """The app's warm-up after its first page (`paytui.ui.warm_up`) has ended, if it has one:
+    what it builds ahead, in idle time, is not counted in what is measured after it."""
+    deadline = time.perf_counter() + limit
+    while hasattr(app, "warm_up") and getattr(app, "warm_up", None) is None:
+        if time.perf_counter() > deadline:
+            return
+        await asyncio.sleep(0.05)
+    warm_up = getattr(app, "warm_up", None)
+    if warm_up is not None:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(warm_up.done.wait(), max(0.0, deadline - time.perf_counter()))
+
+
 async def connected(app: Any, pilot: Any) -> None:
     """The app started, its client connected, nothing left running."""
     await pilot.pause()
@@ -135,6 +151,8 @@ async def _one_draw(
         busy = watch.busy
         ratio = None
         if refreshes:
+            await workers_done(app)
+            await warmed_up(app)  # screens built ahead meanwhile are not the refreshes' memory
             await workers_done(app)
             gc.collect()
             first = rss_bytes()
@@ -200,6 +218,51 @@ async def _one_ratio(url: str, anchor: Any, offload: bool) -> tuple[float, float
         loop_cpu = (time.thread_time() - cpu) * 1000
         stall = await watch.stop()
         return took, stall, loop_cpu, watch.busy
+
+
+async def _one_pulse(url: str, anchor: Any, offload: bool) -> tuple[float, float, float]:
+    """`compute_pulse` alone over the served sandbox (30 days up to `anchor`), with a 5 ms
+    heartbeat: (ms it took, the longest the loop was late, the most CPU of the loop's own thread
+    between two beats). `offload=False` is the before: each page of rows parsed on the loop."""
+    from paytui.api.client import PaymentClient
+    from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
+    from paytui.search.pulse import compute_pulse
+
+    client = PaymentClient(url, client_id=DEMO_CLIENT_ID, client_secret=DEMO_CLIENT_SECRET)
+    async with client:
+        await client.authenticate()
+        watch = LoopWatch()
+        watch.start()
+        started = time.perf_counter()
+        await compute_pulse(client, now=anchor, offload=offload)
+        took = (time.perf_counter() - started) * 1000
+        stall = await watch.stop()
+        return took, stall, watch.busy
+
+
+def pulse_alone_figures(db: Path, runs: int) -> list[dict[str, Any]]:
+    """`pulse_alone_loop_busy_ms` (pages of rows parsed in a thread) and
+    `pulse_alone_loop_busy_inline_ms` (the same on the loop), alternated in one run, with
+    `pulse_alone_compute{,_inline}_ms` and `pulse_alone_loop_stall{,_inline}_ms`: the pulse's
+    own computation, without a screen."""
+    from benchmarks.loopback_details import served
+    from paytui.sandbox.seed import DEFAULT_ANCHOR
+
+    results: dict[bool, list[tuple[float, float, float]]] = {True: [], False: []}
+    with served(db) as url:
+        for _ in range(runs):
+            for offload in (True, False):
+                results[offload].append(asyncio.run(_one_pulse(url, DEFAULT_ANCHOR, offload)))
+    out = []
+    for offload, name in ((True, ""), (False, "_inline")):
+        took = [t for t, _, _ in results[offload]]
+        stalls = [s for _, s, _ in results[offload]]
+        busy = [b for _, _, b in results[offload]]
+        out.append(figure(f"pulse_alone_compute{name}_ms", took, "ms", None))
+        worst = max(stalls)
+        out.append(figure(f"pulse_alone_loop_stall{name}_ms", stalls, "ms", 50.0, value=worst))
+        out.append(figure(f"pulse_alone_loop_busy{name}_ms", busy, "ms", 50.0, value=max(busy)))
+    return out
 
 
 def ratio_figures(db: Path, runs: int) -> list[dict[str, Any]]:
