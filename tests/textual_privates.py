@@ -58,7 +58,11 @@ PRIVATES: tuple[tuple[str, str, str], ...] = (
     ("textual.app:App", "_notifications", "the notifications shown (many UI tests)"),
     ("textual.app:App", "_driver", "test_held_keys: send a key event as the terminal would"),
     ("textual.app:App", "_exit", "test_held_keys: the app is exiting"),
-    ("textual.app:App", "_screen_stacks", "test_upstream_bugs, test_today: a mode's stack"),
+    (
+        "textual.app:App",
+        "_screen_stacks",
+        "test_upstream_bugs, test_today, test_warm_up: a mode's stack",
+    ),
     ("textual.app:App", "_current_mode", "test_upstream_bugs: the current mode's stack"),
     ("textual.widgets._input:Input", "_value", "test_charges_search: the styled query text"),
     ("textual.widgets._option_list:OptionList", "_line_cache", "test_hostile_keys: no lines"),

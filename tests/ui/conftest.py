@@ -245,6 +245,17 @@ def text_area_cursor_still(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture(autouse=True)
+def no_screens_built_ahead(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The warm-up builds no top screen ahead (`warm_up.BUILT_AHEAD`): it starts a second after
+    the first page on the wall clock, so whether a test's app had read the tokens, accounts and
+    distributions by the time it checks something would depend on the machine's speed.
+    `tests/ui/test_warm_up.py` turns it on."""
+    from paytui.ui import warm_up
+
+    monkeypatch.setattr(warm_up, "BUILT_AHEAD", ())
+
+
+@pytest.fixture(autouse=True)
 def notifications_stay(monkeypatch: pytest.MonkeyPatch) -> None:
     """Notifications stay until the test looks (and a snapshot shows them whatever the load): on
     a busy machine more than Textual's 5 s can pass between a notification and the check."""

@@ -17,8 +17,9 @@ import pytest
 
 from paytui.ui import warm_up
 from paytui.ui.app import PaytuiApp
+from paytui.ui.screens.charges import ChargeSearchScreen
 from paytui.ui.screens.tokens import TokensScreen
-from paytui.ui.warm_up import QUIET, WarmUp
+from paytui.ui.warm_up import BUILT_AHEAD, QUIET, WarmUp
 from tests.ui.conftest import settle
 
 
@@ -80,6 +81,7 @@ async def test_in_screen_reader_mode_the_warm_up_says_nothing(
     app_factory: Callable[..., PaytuiApp], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(warm_up, "WARM_UP_AFTER", 0.01)
+    monkeypatch.setattr(warm_up, "BUILT_AHEAD", BUILT_AHEAD)  # screens built and read, unsaid
     app = app_factory(screen_reader=True)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
@@ -92,3 +94,63 @@ async def test_in_screen_reader_mode_the_warm_up_says_nothing(
         await settle(app, pilot)
         assert app.announcer.lines == said
         assert list(app.screen_stack) == screens
+
+
+async def test_the_top_screens_are_built_and_read_ahead_and_a_first_visit_shows_them(
+    app_factory: Callable[..., PaytuiApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After the CSS, the list screens a number key opens are built, not shown, their first
+    page read; `2` then shows that very screen with its rows, as a later visit does. The
+    charge search stays in front all along; nothing is notified."""
+    monkeypatch.setattr(warm_up, "WARM_UP_AFTER", 0.01)
+    monkeypatch.setattr(warm_up, "BUILT_AHEAD", BUILT_AHEAD)
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await first_page_shown(app)
+        assert app.warm_up is not None
+        await asyncio.wait_for(app.warm_up.done.wait(), timeout=60)
+        await settle(app, pilot)
+        assert app.warm_up.built == list(BUILT_AHEAD)
+        assert isinstance(app.screen, ChargeSearchScreen)
+        (ahead,) = app._screen_stacks["tokens"]
+        assert isinstance(ahead, TokensScreen) and ahead.is_mounted
+        assert ahead.tokens and ahead.built_ahead  # read, and not shown yet
+        assert not app._notifications
+
+        # Laid out ahead at the terminal's size (and drawn): the visit needs no new layout.
+        assert ahead.size == app.size and ahead.query_one("#tokens").size.height > 0
+        await pilot.press("2")
+        await settle(app, pilot)
+        assert app.screen is ahead and not ahead.built_ahead
+
+
+async def test_a_read_that_fails_ahead_is_told_when_the_screen_is_first_shown(
+    app_factory: Callable[..., PaytuiApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The person is on the charge list while the tokens are read ahead: a failure is not
+    notified there (about a screen not asked for), but on the first visit, as that visit's own
+    read would have been."""
+    from paytui.api.errors import ServerError
+
+    async def failing(self: TokensScreen, client: object, offset: int, limit: int) -> object:
+        raise ServerError("tokens unreadable", status=503)
+
+    monkeypatch.setattr(warm_up, "WARM_UP_AFTER", 0.01)
+    monkeypatch.setattr(warm_up, "BUILT_AHEAD", ("tokens",))
+    monkeypatch.setattr(TokensScreen, "fetch", failing)
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await first_page_shown(app)
+        assert app.warm_up is not None
+        await asyncio.wait_for(app.warm_up.done.wait(), timeout=60)
+        await settle(app, pilot)
+        assert app.warm_up.built == ["tokens"]
+        assert not app._notifications
+
+        await pilot.press("2")
+        await settle(app, pilot)
+        assert isinstance(app.screen, TokensScreen)
+        told = [n for n in app._notifications if n.severity == "error"]
+        assert len(told) == 1 and "tokens unreadable" in told[0].message

@@ -1019,6 +1019,46 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
         """The shown workspace's mode of the top-level screen `base` (`ui/workspaces.py`)."""
         return self._workspaces.active.mode_name(base)
 
+    def build_ahead(self, base: str) -> Screen[Any] | None:
+        """Build the shown workspace's top screen `base` now, not shown (`paytui.ui.warm_up`):
+        its CSS added, mounted in its mode's stack, its first read started, as `switch_mode`
+        would on a first visit; the first visit then shows it as a later one does. None when
+        there is nothing to build: built already, no such mode, modes being switched or
+        rebuilt, the app ending."""
+        mode = self._mode(base)
+        factory = self._modes.get(mode)
+        if (
+            factory is None
+            or isinstance(factory, str)
+            or mode in self._screen_stacks
+            or mode in self._modes_rebuilding
+            or self._switching_modes
+            or self._unmounting
+            or self._exit
+            or not self.is_running
+        ):
+            return None
+        screen = factory()
+        if hasattr(screen, "built_ahead"):
+            screen.built_ahead = True  # a failed read is told on the first visit
+        # Its CSS before its widgets are styled, as `App._load_screen_css` adds it, without
+        # styling every node of the app again: a screen's CSS file scopes each rule to its
+        # screen (`*.tcss`), so no node shown now takes a rule from it (about 35 ms, at load).
+        if self.css_monitor is not None:
+            self.css_monitor.add_paths(screen.css_path)
+        added = False
+        for path in screen.css_path:
+            if not self.stylesheet.has_source(str(path), ""):
+                self.stylesheet.read(path)
+                added = True
+        if screen.CSS:
+            self._load_screen_css(screen)  # a class's own CSS: as Textual adds it
+        elif added:
+            self.stylesheet.reparse()
+        self._screen_stacks[mode] = [screen]
+        self._register(self, screen)
+        return screen
+
     async def action_goto(self, base: str) -> None:
         """`1`-`5`: always that top-level screen itself, whatever was pushed over it."""
         mode = self._mode(base)

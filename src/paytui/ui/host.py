@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from textual.dom import DOMNode
+    from textual.screen import Screen
 
     from paytui.actions.entry import JournalEntry
     from paytui.actions.presence import Presence
@@ -65,6 +66,10 @@ class PaytuiHost(HeldKeys):
         self._started = False
         """True once the first page of charges is on screen (or `RESUME_AFTER` passed)."""
         self._after_start: list[Callable[[], object]] = []
+
+    def build_ahead(self, base: str) -> Screen[Any] | None:
+        """Build the top screen `base` now, not shown (`PaytuiApp`; here: none)."""
+        return None
 
     def after_start(self, callback: Callable[[], object]) -> None:
         """Call `callback` once the first page is on screen (at once if it is): work the first

@@ -21,9 +21,18 @@ The last two are done here, once the first page is on screen (`PaytuiApp._end_st
    the same variables; the loop takes the rules into the App's parse cache only if the variables
    are still those (a theme picked meanwhile: they are dropped and parsed when needed).
 
-Nothing is added to the stylesheet's sources (a screen's CSS file applies to every screen once
-it is added: added early, it would change how the screens already shown look); no screen is
-built or mounted, no request sent, nothing shown or announced. Before each step the warm-up
+3. Then the top screens of `BUILT_AHEAD` are built, one a step (`PaytuiApp.build_ahead`): each
+   mounted in its mode's stack, not shown, its CSS file added (every rule of a screen's CSS
+   file is scoped to its screen, so adding it changes no other screen) and its first read
+   started, as a first visit would. The visit then shows a screen built and filled, as a later
+   one does; once read, it is laid out and drawn, not shown, a few lines a step, so the visit
+   paints from lines already drawn. A read that fails meanwhile is told when the screen is
+   first shown. Each step
+   waits until no worker runs (the previous screen's read, the shown screen's: Today's queue
+   and pulse are never slowed by a screen built behind them), at most `IDLE_LIMIT` seconds.
+
+Until step 3 nothing is added to the stylesheet's sources and no request is sent; nothing is
+shown or announced (a screen reader hears only the screen in front). Before each step the warm-up
 waits while the person types (a key or paste within `QUIET` seconds, or keys held until a screen
 can take them): the work runs in the gaps, and a thread's import or parse holds the loop at most
 for Python's switch interval (5 ms) at a time. When all is done `WarmUp.done` is set and
@@ -51,7 +60,7 @@ from textual.widget import Widget
 if TYPE_CHECKING:
     from paytui.ui.host import PaytuiHost
 
-__all__ = ["QUIET", "WARMED_MODULES", "WARM_UP_AFTER", "WarmUp", "WarmedUp"]
+__all__ = ["BUILT_AHEAD", "QUIET", "WARMED_MODULES", "WARM_UP_AFTER", "WarmUp", "WarmedUp"]
 
 #: Seconds after the first page is on screen when the warm-up starts (the person reads the list).
 WARM_UP_AFTER = 1.0
@@ -68,6 +77,20 @@ WARMED_MODULES: tuple[str, ...] = (
     "paytui.ui.screens.history",
     "paytui.ui.screens.today",
 )
+
+#: The top screens built ahead, in this order, once the modules and the CSS are warm: the
+#: lists a number key opens, which read one page. Not Today (its queue and pulse read the
+#: whole service) nor History (it reads the journal again on every showing, and reads back
+#: actions whose outcome is not proven yet).
+BUILT_AHEAD: tuple[str, ...] = ("tokens", "accounts", "distributions")
+#: Lines of a widget drawn a step when a screen built ahead is drawn (`WarmUp._draw`): a
+#: table's line is about 1-2 ms here, ten times that on a loaded machine.
+LINES_A_STEP = 4
+#: Seconds a screen built ahead is given for its first read before the next one is built.
+READ_AHEAD_LIMIT = 30.0
+#: Seconds the warm-up waits for the app to be idle (no key, no worker) before each screen it
+#: builds ahead; never idle that long, it builds no more.
+IDLE_LIMIT = 60.0
 
 #: `Stylesheet._parse_rules`'s cache key: (css, read_from, is_default, tie_breaker, scope).
 ParseKey = tuple[str, tuple[str, str], bool, int, str]
@@ -169,6 +192,8 @@ class WarmUp:
         self.done = asyncio.Event()
         #: The CSS locations parsed beforehand, in order.
         self.parsed: list[tuple[str, str]] = []
+        #: The top screens built ahead (`BUILT_AHEAD`), in order.
+        self.built: list[str] = []
         self._task: asyncio.Task[None] | None = None
 
     def start(self) -> None:
@@ -188,6 +213,61 @@ class WarmUp:
     async def _quiet(self) -> None:
         while self.busy():
             await asyncio.sleep(QUIET)
+
+    async def _idle(self) -> bool:
+        """Until no key is typed (`_quiet`) and no worker runs (the screen shown reading: a
+        search, Today's queue and pulse), at most `IDLE_LIMIT` seconds: False then. A screen
+        built ahead takes the loop for a few slices; it never adds them to what the person
+        is waiting for."""
+        from textual.worker import WorkerState
+
+        running = {WorkerState.PENDING, WorkerState.RUNNING}
+        deadline = self.clock() + IDLE_LIMIT
+        while self.clock() < deadline:
+            await self._quiet()
+            if not any(worker.state in running for worker in self.app.workers):
+                return True
+            await asyncio.sleep(QUIET)
+        return False
+
+    async def _read(self, screen: Screen[Any]) -> None:
+        """Until `screen` is mounted and its workers (its first read) have ended, or
+        `READ_AHEAD_LIMIT` seconds: the next screen's build and read do not add to this one's."""
+        from textual.worker import WorkerState
+
+        ended = {WorkerState.SUCCESS, WorkerState.ERROR, WorkerState.CANCELLED}
+        deadline = self.clock() + READ_AHEAD_LIMIT
+        while self.clock() < deadline and screen.is_attached:
+            mine = [w for w in self.app.workers if w.node is screen]
+            if screen.is_mounted and all(w.state in ended for w in mine):
+                return
+            await asyncio.sleep(QUIET / 3)
+
+    async def _draw(self, screen: Screen[Any]) -> None:
+        """Lay `screen` out at the terminal's size and draw it, not shown, a few lines a step
+        (each widget keeps its drawn lines): a first visit then paints from them, as a later
+        one does, instead of drawing every line of the screen (its table's cells above all)
+        in one go. Stops as soon as the screen is shown or gone; keys first between steps."""
+        from textual.geometry import Region
+
+        def shown_or_gone() -> bool:
+            return not screen.is_attached or screen.is_current
+
+        await self._quiet()
+        if shown_or_gone():
+            return
+        screen._refresh_layout(self.app.size)  # laid out only: Textual paints the front screen
+        await asyncio.sleep(QUIET)  # what the layout told the widgets (a table fits its width)
+        if not await self._idle() or shown_or_gone():
+            return
+        for widget, (region, _clip) in list(screen._compositor.visible_widgets.items()):
+            for top in range(0, region.height, LINES_A_STEP):
+                await self._quiet()
+                if shown_or_gone() or not widget.is_attached:
+                    return
+                height = min(LINES_A_STEP, region.height - top)
+                widget.render_lines(Region(0, top, region.width, height))
+                await asyncio.sleep(0)
 
     async def _run(self) -> None:
         try:
@@ -223,6 +303,15 @@ class WarmUp:
                     if key not in stylesheet._parse_cache:
                         stylesheet._parse_cache.set(key, rules)
                     self.parsed.append(key[1])
+            for base in BUILT_AHEAD:
+                if not await self._idle():
+                    break  # never idle long enough: the visits build their screens
+                screen = self.app.build_ahead(base)
+                if screen is None:
+                    continue
+                self.built.append(base)
+                await self._read(screen)
+                await self._draw(screen)
         except Exception as exc:  # the visits pay as before; the app goes on
             self.app.log.error(f"warm-up stopped: {exc!r}")
             return

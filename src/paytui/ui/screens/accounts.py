@@ -199,7 +199,7 @@ class AccountsScreen(PagedListScreen["Account"]):
             exc, rows_on_screen=bool(self.accounts), note=note
         )
         if not (self.watching and self.accounts):
-            self.app.notify(info.message, title=info.title, severity="error", markup=False)
+            self.tell_failed(info.title, info.message)
 
     # --- reading --------------------------------------------------------------------------------
     def load(self, *, select: str | None = None) -> None:

@@ -23,7 +23,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, ClassVar, Generic, TypeVar
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.widgets import DataTable, Static
 
 from paytui.api.models import Page
@@ -84,6 +84,11 @@ class PagedListScreen(PaytuiScreen[None], Generic[T]):
         self._read_number = 0
         #: The items shown, by row key (screens whose rows are keyed: `row_key`).
         self._by_key: dict[str, T] = {}
+        #: Built ahead, in idle time, and not shown yet (`paytui.ui.warm_up`): a failed read
+        #: is told when the screen is first shown, not while the person is elsewhere.
+        self.built_ahead = False
+        #: What a failed read would have notified meanwhile (title, message).
+        self._untold: tuple[str, str] | None = None
 
     # --- what a screen says ---------------------------------------------------------------------
     async def fetch(
@@ -121,7 +126,22 @@ class PagedListScreen(PaytuiScreen[None], Generic[T]):
     def read_failed(self, exc: BaseException) -> None:
         """A failed read: the last good rows stay on screen under the error line; notified."""
         info = self.query_one(ListState).show_failed(exc, rows_on_screen=bool(self.items))
-        self.app.notify(info.message, title=info.title, severity="error", markup=False)
+        self.tell_failed(info.title, info.message)
+
+    def tell_failed(self, title: str, message: str) -> None:
+        """Notify a failed read; on a screen built ahead and not shown yet, when first shown."""
+        if self.built_ahead:
+            self._untold = (title, message)
+            return
+        self.app.notify(message, title=title, severity="error", markup=False)
+
+    @on(events.ScreenResume)
+    def _first_shown(self) -> None:
+        """Shown: no longer ahead; a failed read of its time ahead is told now."""
+        self.built_ahead = False
+        untold, self._untold = self._untold, None
+        if untold is not None:
+            self.tell_failed(*untold)
 
     # --- the reader -----------------------------------------------------------------------------
     def load(self, *, select: str | None = None) -> None:
