@@ -224,3 +224,24 @@ async def test_a_page_counts_a_row_it_cannot_read_and_keeps_the_others(
     assert [item.position for item in page.unreadable] == [1]
     rows = list(csv.reader(io.StringIO(written(page.items, "csv"))))
     assert [row[1] for row in rows[1:]] == ["a1", "a3"]
+
+
+def test_a_line_is_read_without_pydantic() -> None:
+    """`ChargeLine` (and `ChargeReads`, which the model shares) import no pydantic: the light
+    path of an export or a streamed search reads its rows without it."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from paytui.api.money import loads_json\n"
+        "from paytui.api.rows import ChargeLine\n"
+        "line = ChargeLine.read(loads_json(sys.argv[1]))\n"
+        "print(line.last4, line.contact_name, line.is_authorization)\n"
+        "print(sorted(name for name in sys.modules if name.split('.')[0] == 'pydantic'))\n"
+    )
+    body = '{"charge_id": "c1", "payment_method": {"method": "card", "card_number": "XX4242"}}'
+    out = subprocess.run(
+        [sys.executable, "-c", code, body], capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+    assert out == ["4242  False", "[]"]

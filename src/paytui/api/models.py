@@ -44,6 +44,7 @@ from pydantic import ValidationError as ShapeError
 
 from paytui.api.money import Amount, Money, to_decimal
 from paytui.api.rows import (
+    ChargeReads,
     is_authorization,
     last4_of,
     parse_attributes_value,
@@ -353,7 +354,7 @@ class Distribution(Resource):
     item_count: int | None = None
 
 
-class Charge(Resource):
+class Charge(ChargeReads, Resource):
     """A charge: a sale, authorization, pre-authorization or capture, by card, bank or token."""
 
     charge_id: str
@@ -384,46 +385,6 @@ class Charge(Resource):
     tokenize: Any = None
     charge_type: str | None = None
     return_info: ReturnInfo | None = Field(default=None, alias="return")
-
-    @property
-    def method(self) -> str | None:
-        """``card`` or ``bank_account`` (a token charge is ``card``), or None when unknown."""
-        return self.payment_method.method if self.payment_method is not None else None
-
-    @property
-    def last4(self) -> str | None:
-        """Last four digits of the card or bank account, for lists and search."""
-        return self.payment_method.last4 if self.payment_method is not None else None
-
-    @property
-    def contact_name(self) -> str:
-        """The payer's name ("" when the service did not give one)."""
-        if self.payment_method is None or self.payment_method.contact is None:
-            return ""
-        return self.payment_method.contact.name
-
-    @property
-    def token_id(self) -> str | None:
-        if isinstance(self.payment_method, CardPaymentMethod):
-            return self.payment_method.token_id
-        return None
-
-    @property
-    def is_authorization(self) -> bool:
-        """An authorization, by the data the spec shows (`is_authorization`)."""
-        return is_authorization(self.charge_type, self.result_code, self.total_amount)
-
-    @property
-    def is_open_authorization(self) -> bool:
-        """A successful authorization not *known* to be captured: the one a user may capture.
-
-        Known captured: the sandbox's `captured_charge_id` (a shortcut the spec does not show).
-        Whether the real service captured it is only proven by a capture whose
-        `original_charge_id` names it (`paytui.api.captures.find_capture`).
-        """
-        if self.status != "success" or self.captured_charge_id is not None:
-            return False
-        return self.is_authorization
 
 
 class ChargeRow(Charge):

@@ -15,7 +15,8 @@ the same JSON (`paytui.api.money.loads_json`: exact decimals) with one plain che
   for a row never depends on which reader read it (`tests/api/test_rows.py` holds both to it).
 
 A `ChargeLine` has every attribute of a `Charge` that a column, a filter's proof or a state rule
-reads (`method`, `last4`, `contact_name`, `is_authorization`, `model_fields_set`...); what no
+reads: the same fields, and the same properties (`method`, `last4`, `contact_name`,
+`is_authorization`...), written once in `ChargeReads`, which `Charge` inherits too; what no
 column or filter reads (the processor's messages, distributions, line items) is kept as sent,
 and fields beyond the spec are not kept, as `ChargeRow` does.
 
@@ -28,7 +29,7 @@ import re
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from paytui.api.money import to_decimal
 from paytui.tags import parse_tags
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ChargeLine",
+    "ChargeReads",
     "is_authorization",
     "last4_of",
     "parse_attributes_value",
@@ -127,6 +129,89 @@ def is_authorization(charge_type: object, result_code: object, total_amount: obj
         return to_decimal(total_amount) > 0
     except ValueError:
         return False
+
+
+# --------------------------------------------------------------------------------------------
+# What a charge says beyond its fields: one set of properties for `Charge` and `ChargeLine`
+# --------------------------------------------------------------------------------------------
+
+
+if TYPE_CHECKING:
+
+    class _ContactReads(Protocol):
+        @property
+        def name(self) -> str: ...
+
+    class _MethodReads(Protocol):
+        """A payment method as `ChargeReads` reads it (a model's or a line's)."""
+
+        @property
+        def method(self) -> str | None: ...
+        @property
+        def last4(self) -> str | None: ...
+        @property
+        def contact(self) -> _ContactReads | None: ...
+
+
+class ChargeReads:
+    """The properties of a charge that columns, filters and state rules read, over its fields:
+    one definition for the model (`paytui.api.models.Charge`) and the light row (`ChargeLine`).
+    Plain Python (no pydantic), so `ChargeLine` stays light; no slots of its own."""
+
+    __slots__ = ()
+
+    if TYPE_CHECKING:  # the fields these read, as both classes define them
+        payment_method: _MethodReads | None
+        charge_type: str | None
+        result_code: str | None
+        total_amount: Decimal | None
+        status: str | None
+        captured_charge_id: str | None
+
+    @property
+    def method(self) -> str | None:
+        """``card`` or ``bank_account`` (a token charge is ``card``), or None when unknown."""
+        return self.payment_method.method if self.payment_method is not None else None
+
+    @property
+    def last4(self) -> str | None:
+        """Last four digits of the card or bank account, for lists and search."""
+        return self.payment_method.last4 if self.payment_method is not None else None
+
+    @property
+    def contact_name(self) -> str:
+        """The payer's name ("" when the service did not give one)."""
+        method = self.payment_method
+        if method is None or method.contact is None:
+            return ""
+        return method.contact.name
+
+    @property
+    def token_id(self) -> str | None:
+        """The stored card's token a card charge was made with (a card's only: a payment
+        method of another kind is never read as a card, `payment_method_kind`)."""
+        method = self.payment_method
+        if method is None or method.method != "card":
+            return None
+        token: str | None = getattr(method, "token_id", None)
+        return token
+
+    @property
+    def is_authorization(self) -> bool:
+        """An authorization, by the data the spec shows (`is_authorization`)."""
+        return is_authorization(self.charge_type, self.result_code, self.total_amount)
+
+    @property
+    def is_open_authorization(self) -> bool:
+        """A successful authorization not *known* to be captured: the one a user may capture.
+
+        Known captured: the sandbox's `captured_charge_id` (a shortcut the spec does not show).
+        Whether the real service captured it is only proven by a capture whose
+        `original_charge_id` names it (`paytui.api.captures.find_capture`).
+        """
+        if self.status != "success" or self.captured_charge_id is not None:
+            return False
+        return self.is_authorization
 
 
 # --------------------------------------------------------------------------------------------
@@ -343,7 +428,7 @@ def _attributes(value: object) -> dict[str, list[str]]:
     raise _ODD
 
 
-class ChargeLine:
+class ChargeLine(ChargeReads):
     """A charge read for a listing (see the module's docstring); `read` builds one."""
 
     __slots__ = (*_FIELDS.values(), "model_fields_set")
@@ -447,39 +532,6 @@ class ChargeLine:
             sent.add("return_info")
         line.model_fields_set = sent
         return line
-
-    # The properties of `Charge` that columns, filters and state rules read.
-
-    @property
-    def method(self) -> str | None:
-        """``card`` or ``bank_account``, or None when unknown."""
-        return self.payment_method.method if self.payment_method is not None else None
-
-    @property
-    def last4(self) -> str | None:
-        return self.payment_method.last4 if self.payment_method is not None else None
-
-    @property
-    def contact_name(self) -> str:
-        method = self.payment_method
-        if method is None or method.contact is None:
-            return ""
-        return method.contact.name
-
-    @property
-    def token_id(self) -> str | None:
-        method = self.payment_method
-        return method.token_id if method is not None and method.method == "card" else None
-
-    @property
-    def is_authorization(self) -> bool:
-        return is_authorization(self.charge_type, self.result_code, self.total_amount)
-
-    @property
-    def is_open_authorization(self) -> bool:
-        if self.status != "success" or self.captured_charge_id is not None:
-            return False
-        return self.is_authorization
 
     @property
     def unreadable_fields(self) -> dict[str, str]:
