@@ -14,10 +14,10 @@ import pydantic
 import pytest
 
 from paytui.api.client import PaymentClient
-from paytui.api.models import ChargeRow, row_id
+from paytui.api.models import Charge, ChargeRow, row_id
 from paytui.api.money import loads_json
 from paytui.api.queries import ChargeQuery
-from paytui.api.rows import ChargeLine
+from paytui.api.rows import CHARGE_FIELDS, ChargeLine
 from paytui.charge_state import dispute_state, refund_state
 from paytui.exporter import CHARGE_COLUMNS, write_rows
 
@@ -245,3 +245,11 @@ def test_a_line_is_read_without_pydantic() -> None:
         [sys.executable, "-c", code, body], capture_output=True, text=True, check=True
     ).stdout.splitlines()
     assert out == ["4242  False", "[]"]
+
+
+def test_the_model_declares_the_one_list_of_a_charges_fields() -> None:
+    """`CHARGE_FIELDS` is the one list (the light row's slots, the detail's panels read it);
+    the model declares each field with its type: the same fields, by wire name and by name."""
+    by_wire = {field.alias or name: name for name, field in Charge.model_fields.items()}
+    assert by_wire == CHARGE_FIELDS
+    assert set(ChargeRow.model_fields) == set(CHARGE_FIELDS.values())

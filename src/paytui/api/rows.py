@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from paytui.api.models import ChargeRow
 
 __all__ = [
+    "CHARGE_FIELDS",
     "ChargeLine",
     "ChargeReads",
     "is_authorization",
@@ -369,8 +370,11 @@ class ReturnLine:
         self.return_timestamp = _time(data.get("return_timestamp"))
 
 
-#: `Charge`'s fields by wire name (``return`` is `return_info`), what `model_fields_set` holds.
-_FIELDS = {
+#: A charge's fields: wire name -> attribute name (``return`` is `return_info`), the one list.
+#: `ChargeLine`'s slots and `model_fields_set`, and the charge detail's panels (the fields with a
+#: home there, `charge_panels.KNOWN_FIELDS`) read it; `Charge` declares each field with its type,
+#: and `tests/api/test_rows.py` holds its fields to this list.
+CHARGE_FIELDS = {
     name: name
     for name in (
         "charge_id",
@@ -404,7 +408,7 @@ _FIELDS = {
 
 
 #: The fields whose wire name is their own.
-_NAMED_FIELDS = {name for name in _FIELDS if name != "return"}
+_NAMED_FIELDS = {name for name in CHARGE_FIELDS if name != "return"}
 
 
 def _tags(value: object) -> list[str]:
@@ -431,10 +435,10 @@ def _attributes(value: object) -> dict[str, list[str]]:
 class ChargeLine(ChargeReads):
     """A charge read for a listing (see the module's docstring); `read` builds one."""
 
-    __slots__ = (*_FIELDS.values(), "model_fields_set")
+    __slots__ = (*CHARGE_FIELDS.values(), "model_fields_set")
 
     #: What `paytui.api.models.row_id` looks for: the row's own id is its `charge_id`.
-    model_fields = dict.fromkeys(_FIELDS.values())
+    model_fields = dict.fromkeys(CHARGE_FIELDS.values())
 
     charge_id: str
     charge_timestamp: datetime | None

@@ -20,6 +20,7 @@ from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 
+from paytui.api.rows import CHARGE_FIELDS
 from paytui.tags import parse_tags
 from paytui.text import safe
 from paytui.ui import format as fmt
@@ -29,38 +30,9 @@ from paytui.ui.widgets.json_view import to_json_text
 #: A panel's content, or None to hide the panel.
 Panel = RenderableType | None
 
-#: Wire fields that have a home in one of the panels; everything else goes to "Other".
-KNOWN_FIELDS = frozenset(
-    {
-        "charge_id",
-        "charge_timestamp",
-        "authorization_code",
-        "original_charge_id",
-        "captured_charge_id",
-        "total_amount",
-        "reversal_flag",
-        "payment_method",
-        "processor_messages",
-        "account_id",
-        "merchant_id",
-        "status",
-        "result_code",
-        "result_text",
-        "charge_type",
-        "last_updated_timestamp",
-        "chargebacks",
-        "distributions",
-        "attributes",
-        "tags",
-        "invoice_number",
-        "po_number",
-        "line_items",
-        "convenience_fee",
-        "supplemental_fee",
-        "tokenize",
-        "return",
-    }
-)
+#: Wire fields that have a home in one of the panels (every field of a charge: the one list in
+#: `paytui.api.rows`); everything else goes to "Other".
+KNOWN_FIELDS = frozenset(CHARGE_FIELDS)
 
 #: Record columns that hold prose and may wrap on narrow terminals.
 FREE_TEXT_COLUMNS = frozenset({"reason", "description", "name", "message"})
