@@ -49,9 +49,9 @@ Why one module of more than 800 lines: it is the one pipeline above (`run` → `
 taken before the first ``await`` and released after the outcome; an intent on disk before the
 request; a read-back before any "not applied"), which only holds if every step that touches them
 is read together. Its rooms hold the rest, each one concept: the settling of the past
-(`settling.py`), the words that tell who did what and when (`who_did_what.py`), the target's
-reads for an operation (`target_reads.py`), "done a moment ago" (`recent.py`), the comparison
-with what was seen (`stale.py`), four eyes (`four_eyes.py`), the answer's judge
+(`settling.py`), the words that tell who did what and when (`who_did_what.py`), what the person
+saw and what an operation reads (`target_reads.py`), "done a moment ago" (`recent.py`), the
+comparison with what was seen (`stale.py`), four eyes (`four_eyes.py`), the answer's judge
 (`answer_status.py`), the journal's rooms (`journal_*.py`) and each operation (`ops/`, looked up
 in the table; it imports none).
 """
@@ -74,10 +74,6 @@ from paytui.actions.answer_status import DECLINED, PENDING, UNKNOWN, judge
 from paytui.actions.basis import (
     Basis,
     RefundSeen,
-    chargebacks_of,
-    read_refunds,
-    refunded_total,
-    tags_of,
 )
 from paytui.actions.entry import AWAITING
 from paytui.actions.errors import (
@@ -111,10 +107,10 @@ from paytui.actions.settling import (
     sent_elsewhere,
     settle_earlier,
     sleep_until,
-    unsettled_at,
 )
 from paytui.actions.target_reads import (
     left_now,
+    observe,
     read_authorization,
     read_charge,
     remaining_refundable,
@@ -301,54 +297,11 @@ class ActionExecutor:
             limit=limit, offset=offset, profile=self.profile, base_url=self.base_url
         )
 
-    async def observe(self, operation: str, target: str) -> Basis:
-        """Read the charge as a person is about to decide on `operation` (refund, capture), and
-        remember exactly what was read: the `Basis` the action is later tied to.
-
-        The journal's mark is taken *before* the read, so anything done after it — by this
-        process or another — is "since the person looked". The action registry's rule of the
-        operation explains why it cannot be (`PrecheckFailed`): a capture's as
-        `read_authorization` does, a refund's (an authorization, a charge-back) the same.
-        Raises `ApiError` when the service cannot be read (the caller says so; nothing is
-        decided on a guess)."""
-        mark = await asyncio.to_thread(self.journal.last_id)
-        flying = await asyncio.to_thread(unsettled_at, self, operation, target, mark)
-        claim = (await self.claimed([target])).get(target)
-        spec = OPERATIONS[operation]
-        refunds: tuple[RefundSeen, ...] = ()
-        left = None
-        if spec.seen_capture:
-            charge = await read_authorization(self, target)
-        else:
-            charge = await self.client.get_charge(target)
-            # The registry's rule, as the key's (a capture's is asked by the read above); a
-            # status paytui does not know refuses nothing (`registry.note` says so instead).
-            from paytui.actions.registry import why_not
-
-            reason = why_not(operation, charge)
-            if reason is not None:
-                raise PrecheckFailed(reason)
-        if spec.seen_refunds:
-            refunds = await read_refunds(self.client, target)
-            charged = charge.total_amount or Decimal(0)
-            left = max(charged - refunded_total(refunds), Decimal(0))
-        return Basis(
-            operation,
-            target,
-            self.clock(),
-            mark,
-            flying,
-            status=charge.status,
-            charged=charge.total_amount,
-            refunds=refunds,
-            left=left,
-            chargebacks=chargebacks_of(charge),
-            tags=tags_of(charge),
-            charge=charge,
-            claim=claim if claim is not None and not claim.mine(self.owner) else None,
-        )
-
     # ------------------------------------ asked of its rooms (reads, words, the past settled)
+
+    async def observe(self, operation: str, target: str) -> Basis:
+        """What the person is about to decide on, read (`target_reads.observe`)."""
+        return await observe(self, operation, target)
 
     async def remaining_refundable(self, charge_id: str) -> Decimal:
         """What is left to refund of a charge (`target_reads.remaining_refundable`)."""

@@ -56,7 +56,6 @@ __all__ = [
     "sent_elsewhere",
     "settle_earlier",
     "sleep_until",
-    "unsettled_at",
 ]
 
 #: Seconds past its settle time that an entry still "sent" by a live process of another paytui is
@@ -88,13 +87,6 @@ class Settler(Protocol):
 def busy(executor: Settler) -> frozenset[int]:
     """The entries this executor is sending now (never read back from here meanwhile)."""
     return frozenset(s.entry_id for s in executor.slots.values() if s.entry_id is not None)
-
-
-def unsettled_at(executor: Settler, operation: str, target: str, mark: int) -> frozenset[int]:
-    """Entries of `operation` on `target` unsettled at journal entry `mark` (a worker thread's
-    read): what a person's decision is taken alongside (`Basis.in_flight`)."""
-    entries = executor.journal.unresolved(base_url=executor.base_url, operation=operation)
-    return frozenset(e.id for e in entries if e.charge_id == target and e.id <= mark)
 
 
 async def read_back(

@@ -1,5 +1,6 @@
-"""The target read for an operation: the charge its rule is asked of, the authorization a capture
-needs (with who captured it, when it was), what is left to refund.
+"""The target read for an operation: what a person decides on (`observe`: the `Basis` the action
+is tied to), the charge its rule is asked of, the authorization a capture needs (with who
+captured it, when it was), what is left to refund.
 
 Its own module because these reads are what an operation's preparation asks of the executor
 (`operation.Executor`), apart from the pipeline that runs it; the pipeline's last read of the
@@ -13,7 +14,14 @@ import asyncio
 from decimal import Decimal
 from typing import TYPE_CHECKING, Protocol
 
-from paytui.actions.basis import read_refunds, refunded_total
+from paytui.actions.basis import (
+    Basis,
+    RefundSeen,
+    chargebacks_of,
+    read_refunds,
+    refunded_total,
+    tags_of,
+)
 from paytui.actions.errors import PrecheckFailed
 from paytui.actions.operations import OPERATIONS
 from paytui.actions.who_did_what import Witness, captured_by
@@ -24,7 +32,14 @@ if TYPE_CHECKING:
     from paytui.api.client import PaymentClient
     from paytui.api.models import Charge
 
-__all__ = ["Reader", "left_now", "read_authorization", "read_charge", "remaining_refundable"]
+__all__ = [
+    "Reader",
+    "left_now",
+    "observe",
+    "read_authorization",
+    "read_charge",
+    "remaining_refundable",
+]
 
 
 class Reader(Witness, Protocol):
@@ -32,6 +47,7 @@ class Reader(Witness, Protocol):
     in flight (their fresh reads), and the journal's words for who captured it."""
 
     client: PaymentClient
+    owner: str
     slots: dict[tuple[str, str], InFlight]
 
 
@@ -100,6 +116,65 @@ async def read_authorization(executor: Reader, charge_id: str) -> Charge:
         told = await captured_by(executor, lookup.capture_id)
         raise PrecheckFailed(told or f"Already captured as {lookup.capture_id}", lookup.capture_id)
     return auth
+
+
+async def observe(executor: Reader, operation: str, target: str) -> Basis:
+    """Read the charge as a person is about to decide on `operation` (refund, capture), and
+    remember exactly what was read: the `Basis` the action is later tied to.
+
+    The journal's mark is taken *before* the read, so anything done after it — by this
+    process or another — is "since the person looked". The action registry's rule of the
+    operation explains why it cannot be (`PrecheckFailed`): a capture's as
+    `read_authorization` does, a refund's (an authorization, a charge-back) the same.
+    Raises `ApiError` when the service cannot be read (the caller says so; nothing is
+    decided on a guess)."""
+    journal = executor.journal
+    mark = await asyncio.to_thread(journal.last_id)
+    flying = await asyncio.to_thread(_unsettled_at, executor, operation, target, mark)
+    claims = await asyncio.to_thread(
+        journal.claims, executor.base_url, [target], owner=executor.owner
+    )
+    claim = claims.get(target)
+    spec = OPERATIONS[operation]
+    refunds: tuple[RefundSeen, ...] = ()
+    left = None
+    if spec.seen_capture:
+        charge = await read_authorization(executor, target)
+    else:
+        charge = await executor.client.get_charge(target)
+        # The registry's rule, as the key's (a capture's is asked by the read above); a
+        # status paytui does not know refuses nothing (`registry.note` says so instead).
+        from paytui.actions.registry import why_not
+
+        reason = why_not(operation, charge)
+        if reason is not None:
+            raise PrecheckFailed(reason)
+    if spec.seen_refunds:
+        refunds = await read_refunds(executor.client, target)
+        charged = charge.total_amount or Decimal(0)
+        left = max(charged - refunded_total(refunds), Decimal(0))
+    return Basis(
+        operation,
+        target,
+        executor.clock(),
+        mark,
+        flying,
+        status=charge.status,
+        charged=charge.total_amount,
+        refunds=refunds,
+        left=left,
+        chargebacks=chargebacks_of(charge),
+        tags=tags_of(charge),
+        charge=charge,
+        claim=claim if claim is not None and not claim.mine(executor.owner) else None,
+    )
+
+
+def _unsettled_at(executor: Reader, operation: str, target: str, mark: int) -> frozenset[int]:
+    """Entries of `operation` on `target` unsettled at journal entry `mark` (a worker thread's
+    read): what the person's decision is taken alongside (`Basis.in_flight`)."""
+    entries = executor.journal.unresolved(base_url=executor.base_url, operation=operation)
+    return frozenset(e.id for e in entries if e.charge_id == target and e.id <= mark)
 
 
 async def remaining_refundable(client: PaymentClient, charge_id: str) -> Decimal:
