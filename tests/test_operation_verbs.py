@@ -326,3 +326,22 @@ def test_tokens_update_with_its_answer_lost_is_read_back_and_never_sent_twice(
     assert code == Exit.OK, err
     assert json.loads(out)["state"] == "succeeded" and "answer was lost" in err
     assert len(wire.posts("/v2/tokens")) == 1
+
+
+def test_a_card_number_prompt_ended_with_ctrl_d_is_one_line_and_sends_nothing(
+    cli: tuple[Run, WireTransport], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ctrl+d at the no-echo prompt (getpass's EOFError) is bad input, said in one line, exit
+    2: not "EOFError", exit 1 (a bug)."""
+    run, wire = cli
+
+    def ended(prompt: str = "", stream: Any = None) -> str:
+        raise EOFError
+
+    monkeypatch.setattr("getpass.getpass", ended)
+    code, out, err = run(
+        "tokens", "create", "--account", "pa_any", "--expiration", "2031-09", tty=True
+    )
+    assert code == Exit.USAGE and out == "", err
+    assert err.splitlines()[-1] == "paytui: error: no card number typed (end of input)", err
+    assert wire.posts("/v2/tokens") == []

@@ -128,7 +128,10 @@ def _read_secret(runtime: Runtime, option: Option) -> str:
         import getpass
 
         prompt = f"{option.said.capitalize()} (not shown): "
-        text = getpass.getpass(prompt, stream=cast("TextIO", io.err))
+        try:
+            text = getpass.getpass(prompt, stream=cast("TextIO", io.err))
+        except EOFError:  # ctrl+d at the prompt: nothing typed, said as bad input
+            raise CommandError(f"no {option.said} typed (end of input)", Exit.USAGE) from None
     else:
         text = io.inp.readline()
         if not text:
