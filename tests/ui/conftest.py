@@ -38,6 +38,17 @@ def frozen_clock() -> datetime:
     return FROZEN_NOW
 
 
+def client_over(transport: httpx.AsyncBaseTransport, **options: Any) -> Any:
+    """A `PaymentClient` over `transport`: the demo credentials and retries off unless
+    `options` say otherwise (the app's, in `make_app`; a test's own reader beside it)."""
+    from paytui.api.client import PaymentClient
+
+    options.setdefault("client_id", DEMO_CLIENT_ID)
+    options.setdefault("client_secret", DEMO_CLIENT_SECRET)
+    options.setdefault("max_retries", 0)
+    return PaymentClient("http://sandbox", transport=transport, **options)
+
+
 def make_app(
     sandbox_transport: httpx.AsyncBaseTransport,
     *,
@@ -55,13 +66,10 @@ def make_app(
     """
 
     async def factory() -> Any:
-        from paytui.api.client import PaymentClient
-
-        return PaymentClient(
-            "http://sandbox",
+        return client_over(
+            sandbox_transport,
             client_id=client_id,
             client_secret=client_secret,
-            transport=sandbox_transport,
             timeout=timeout,
             max_retries=max_retries,
         )
@@ -219,6 +227,29 @@ async def settle(app: PaytuiApp, pilot: Any) -> None:
         if not any(worker.state in _BUSY for worker in app.workers):
             return
     await pilot.pause()
+
+
+async def press_settled(app: PaytuiApp, pilot: Any, *keys: str) -> None:
+    """`keys` pressed, then the app settled (`settle`): one step of a test."""
+    await pilot.press(*keys)
+    await settle(app, pilot)
+
+
+async def run_in_palette(app: PaytuiApp, pilot: Any, words: str) -> None:
+    """`ctrl+p`, `words` typed, its first match run (`enter`), the app settled. The palette
+    searches in a worker: its first match is waited for (bounded)."""
+    from textual.widgets import OptionList
+
+    await pilot.press("ctrl+p")
+    await pilot.pause()
+    await pilot.press(*words)
+    palette = app.screen
+    for _ in range(100):
+        await settle(app, pilot)
+        options = palette.query(OptionList)
+        if options and options.first().option_count:
+            break
+    await press_settled(app, pilot, "enter")
 
 
 _BUSY = frozenset({WorkerState.PENDING, WorkerState.RUNNING})

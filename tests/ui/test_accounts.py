@@ -7,12 +7,12 @@ never moves an account during a test; watch-mode tests move one explicitly with
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from textual.widgets import OptionList
 
 from paytui.sandbox.faults import Faults
 from paytui.ui import format as fmt
@@ -31,6 +31,8 @@ from tests.ui.conftest import (
     LIMITED_CLIENT_ID,
     LIMITED_CLIENT_SECRET,
     make_app,
+    press_settled,
+    run_in_palette,
     screen_text,
     settle,
 )
@@ -48,8 +50,7 @@ def still_transport(
 
 async def open_accounts(app: PaytuiApp, pilot: Any) -> AccountsScreen:
     await settle(app, pilot)
-    await pilot.press("3")
-    await settle(app, pilot)
+    await press_settled(app, pilot, "3")
     screen = app.screen
     assert isinstance(screen, AccountsScreen)
     return screen
@@ -65,6 +66,35 @@ def move_to(table: NavTable, key: str) -> None:
 
 def account_named(screen: AccountsScreen, name: str) -> Any:
     return next(a for a in screen.accounts if a.name == name)
+
+
+@pytest.fixture
+def watch_app(still_transport: httpx.AsyncBaseTransport) -> PaytuiApp:
+    """An app over the still sandbox whose Accounts watch (`w`) reads every 0.1 s."""
+    app = make_app(still_transport)
+    app.session.watch_interval = 0.1  # type: ignore[attr-defined]
+    return app
+
+
+async def watch_accounts(app: PaytuiApp, pilot: Any) -> AccountsScreen:
+    """Accounts opened and watched (`w`)."""
+    screen = await open_accounts(app, pilot)
+    await press_settled(app, pilot, "w")
+    assert screen.watching
+    return screen
+
+
+async def until(pilot: Any, condition: Callable[[], bool]) -> None:
+    """A watch's next reads (its timer's), until `condition` holds: at most 50 of its periods."""
+    for _ in range(50):
+        await pilot.pause(0.05)
+        if condition():
+            return
+
+
+def fail(faults: Faults, path: str | None) -> None:
+    """The sandbox answers 500 to every request under `path`; None: it answers again."""
+    faults.update({"fail_status": None if path is None else 500, "fail_path_prefix": path})
 
 
 async def test_accounts_grouped_by_merchant_with_every_status(
@@ -125,8 +155,7 @@ async def open_account_detail(app: Any, pilot: Any, name: str) -> tuple[Any, Acc
     screen = await open_accounts(app, pilot)
     account = account_named(screen, name)
     move_to(screen.query_one(NavTable), account.account_id)
-    await pilot.press("enter")
-    await settle(app, pilot)
+    await press_settled(app, pilot, "enter")
     detail = app.screen
     assert isinstance(detail, AccountDetailScreen)
     return account, detail
@@ -146,8 +175,7 @@ async def test_open_account_and_jump_to_its_charges(
         # The sentence names the key that does it (the footer's), then that key does it.
         assert "/ searches all of this account's charges" in text
 
-        await pilot.press("slash")
-        await settle(app, pilot)
+        await press_settled(app, pilot, "slash")
         await settle(app, pilot)
         search = app.screen
         assert isinstance(search, ChargeSearchScreen)
@@ -169,8 +197,7 @@ async def test_limited_client_sees_accounts_and_a_scope_message(
         screen = await open_accounts(app, pilot)
         assert screen.state == "results"
         assert len(screen.accounts) == 14
-        await pilot.press("enter")
-        await settle(app, pilot)
+        await press_settled(app, pilot, "enter")
         detail = app.screen
         assert isinstance(detail, AccountDetailScreen)
         assert detail.charges_state == "forbidden"
@@ -180,17 +207,13 @@ async def test_limited_client_sees_accounts_and_a_scope_message(
 
 
 async def test_watch_mode_highlights_and_announces_a_change(
-    still_transport: httpx.AsyncBaseTransport,
+    watch_app: PaytuiApp, still_transport: httpx.AsyncBaseTransport
 ) -> None:
-    app = make_app(still_transport)
-    app.session.watch_interval = 0.1  # type: ignore[attr-defined]
+    app = watch_app
     async with app.run_test(size=(140, 40)) as pilot:
-        screen = await open_accounts(app, pilot)
+        screen = await watch_accounts(app, pilot)
         storefront = account_named(screen, STOREFRONT)
         assert storefront.status == "submitted"
-        await pilot.press("w")
-        await settle(app, pilot)
-        assert screen.watching
         assert "watching · every 0.1s · last read 18:30:00" in screen_text(app)
 
         async with httpx.AsyncClient(transport=still_transport, base_url="http://sandbox") as raw:
@@ -200,10 +223,7 @@ async def test_watch_mode_highlights_and_announces_a_change(
                 headers={"Authorization": f"Bearer {token}"},
             )
             assert answer.status_code == 200, answer.text
-        for _ in range(50):
-            await pilot.pause(0.05)
-            if storefront.account_id in screen.changed_ids:
-                break
+        await until(pilot, lambda: storefront.account_id in screen.changed_ids)
         await settle(app, pilot)
         assert screen.changed_ids == {storefront.account_id}
         assert account_named(screen, STOREFRONT).status == "in_review"
@@ -222,91 +242,67 @@ async def test_watch_mode_highlights_and_announces_a_change(
 
 
 async def test_watch_stops_reading_while_accounts_is_left_and_goes_on_back(
-    still_transport: httpx.AsyncBaseTransport,
+    watch_app: PaytuiApp,
 ) -> None:
     """Issue 44: `w` on Accounts kept re-reading every few seconds after the agent went to the
     charges. Away, the watch's timer is gone (it stays on); back on Accounts it reads again."""
-    app = make_app(still_transport)
-    app.session.watch_interval = 0.1  # type: ignore[attr-defined]
+    app = watch_app
     async with app.run_test(size=(140, 40)) as pilot:
-        screen = await open_accounts(app, pilot)
-        await pilot.press("w")
-        await settle(app, pilot)
+        screen = await watch_accounts(app, pilot)
         assert screen.watching and screen.polling
-        await pilot.press("1")
-        await settle(app, pilot)
+        await press_settled(app, pilot, "1")
         assert isinstance(app.screen, ChargeSearchScreen)
         assert screen.watching and not screen.polling
-        await pilot.press("3")
-        await settle(app, pilot)
+        await press_settled(app, pilot, "3")
         assert app.screen is screen and screen.watching and screen.polling
-        await pilot.press("w")
-        await settle(app, pilot)
+        await press_settled(app, pilot, "w")
         assert not screen.polling
 
 
 async def test_the_watch_of_a_workspace_not_shown_stops_reading(
-    still_transport: httpx.AsyncBaseTransport,
+    watch_app: PaytuiApp,
 ) -> None:
     """Workspaces: Accounts watched in one workspace, another shown (`ctrl+t`): the first's
     watch stops polling, not one timer per workspace; shown again (`ctrl+PgUp`), it goes on."""
-    app = make_app(still_transport)
-    app.session.watch_interval = 0.1  # type: ignore[attr-defined]
+    app = watch_app
     async with app.run_test(size=(140, 40)) as pilot:
-        screen = await open_accounts(app, pilot)
-        await pilot.press("w")
-        await settle(app, pilot)
+        screen = await watch_accounts(app, pilot)
         assert screen.polling
-        await pilot.press("ctrl+t")  # Accounts, in a second workspace (not watching)
-        await settle(app, pilot)
+        await press_settled(app, pilot, "ctrl+t")  # Accounts, in a second workspace (not watching)
         other = app.screen
         assert isinstance(other, AccountsScreen) and other is not screen
         assert screen.watching and not screen.polling and not other.polling
-        await pilot.press("ctrl+pageup")
-        await settle(app, pilot)
+        await press_settled(app, pilot, "ctrl+pageup")
         assert app.screen is screen and screen.polling and not other.polling
 
 
-async def test_watch_mode_survives_an_error(
-    still_transport: httpx.AsyncBaseTransport, sandbox_faults: Faults
-) -> None:
-    app = make_app(still_transport)
-    app.session.watch_interval = 0.1  # type: ignore[attr-defined]
+async def test_watch_mode_survives_an_error(watch_app: PaytuiApp, sandbox_faults: Faults) -> None:
+    app = watch_app
     async with app.run_test(size=(140, 40)) as pilot:
-        screen = await open_accounts(app, pilot)
-        await pilot.press("w")
-        await settle(app, pilot)
-        sandbox_faults.update({"fail_status": 500, "fail_path_prefix": "/v2/accounts"})
-        for _ in range(40):
-            await pilot.pause(0.05)
-            if screen.error_shown:
-                break
+        screen = await watch_accounts(app, pilot)
+        fail(sandbox_faults, "/v2/accounts")
+        await until(pilot, lambda: screen.error_shown)
         assert screen.error_shown
         assert screen.state == "results"  # the last good list stays
         assert "watch continues" in screen_text(app)
-        sandbox_faults.update({"fail_status": None, "fail_path_prefix": None})
-        for _ in range(40):
-            await pilot.pause(0.05)
-            if not screen.error_shown:
-                break
+        fail(sandbox_faults, None)
+        await until(pilot, lambda: not screen.error_shown)
         assert not screen.error_shown
         assert screen.watching
-        await pilot.press("w")
-        await settle(app, pilot)
+        await press_settled(app, pilot, "w")
 
 
 async def test_error_state_and_retry(
     still_transport: httpx.AsyncBaseTransport, sandbox_faults: Faults
 ) -> None:
-    sandbox_faults.update({"fail_status": 500, "fail_path_prefix": "/v2/accounts"})
+    fail(sandbox_faults, "/v2/accounts")
     app = make_app(still_transport)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await open_accounts(app, pilot)
         assert screen.state == "error"
         assert "ctrl+r" in screen_text(app)
-        sandbox_faults.update({"fail_status": None, "fail_path_prefix": None})
-        await pilot.press("ctrl+r")
-        await settle(app, pilot)
+        fail(sandbox_faults, None)
+        await press_settled(app, pilot, "ctrl+r")
         assert screen.state == "results"
 
 
@@ -316,17 +312,7 @@ async def test_status_filter_from_the_command_palette(
     app = make_app(still_transport)
     async with app.run_test(size=(120, 40)) as pilot:
         screen = await open_accounts(app, pilot)
-        await pilot.press("ctrl+p")
-        await pilot.pause()
-        await pilot.press(*"show only info_required")
-        palette = app.screen
-        for _ in range(100):  # the palette searches in a worker: wait for its match, bounded
-            await settle(app, pilot)
-            options = palette.query(OptionList)
-            if options and options.first().option_count:
-                break
-        await pilot.press("enter")
-        await settle(app, pilot)
+        await run_in_palette(app, pilot, "show only info_required")
         assert app.screen is screen
         assert screen.status_filter == "info_required"
         assert "Showing 1 of 14" in screen_text(app)
@@ -338,17 +324,15 @@ async def test_account_detail_charges_error_and_retry(
     app = make_app(still_transport)
     async with app.run_test(size=(120, 40)) as pilot:
         await open_accounts(app, pilot)
-        sandbox_faults.update({"fail_status": 500, "fail_path_prefix": "/v2/charges"})
-        await pilot.press("enter")
-        await settle(app, pilot)
+        fail(sandbox_faults, "/v2/charges")
+        await press_settled(app, pilot, "enter")
         detail = app.screen
         assert isinstance(detail, AccountDetailScreen)
         assert detail.charges_state == "error"
         text = screen_text(app)
         assert "ctrl+r" in text and "approved · live" in text
-        sandbox_faults.update({"fail_status": None, "fail_path_prefix": None})
-        await pilot.press("ctrl+r")
-        await settle(app, pilot)
+        fail(sandbox_faults, None)
+        await press_settled(app, pilot, "ctrl+r")
         assert detail.charges_state == "results"
 
 

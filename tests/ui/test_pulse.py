@@ -10,7 +10,7 @@ from dataclasses import replace
 from typing import Any
 
 import httpx
-from textual.widgets import OptionList, Sparkline
+from textual.widgets import Sparkline
 
 from paytui.api.client import PaymentClient
 from paytui.config import resolve_connection
@@ -23,7 +23,14 @@ from paytui.ui.palette_commands import open_pulse
 from paytui.ui.screens.pulse import PulseScreen
 from paytui.ui.widgets.pulse import PulseStrip
 from paytui.ui.widgets.ratio import RatioStrip
-from tests.ui.conftest import FROZEN_NOW, make_app, screen_text, settle, wait_for_workers
+from tests.ui.conftest import (
+    FROZEN_NOW,
+    make_app,
+    run_in_palette,
+    screen_text,
+    settle,
+    wait_for_workers,
+)
 
 
 async def expected_pulse(transport: httpx.AsyncBaseTransport, days: int) -> Any:
@@ -44,17 +51,7 @@ async def test_the_palette_opens_the_pulse_drawn_with_its_numbers(
     app = make_app(sandbox_transport)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
-        await pilot.press("ctrl+p")
-        await pilot.pause()
-        await pilot.press(*"Pulse")
-        palette = app.screen
-        for _ in range(100):  # the palette searches in a worker: wait for its match, bounded
-            await settle(app, pilot)
-            options = palette.query(OptionList)
-            if options and options.first().option_count:
-                break
-        await pilot.press("enter")
-        await settle(app, pilot)
+        await run_in_palette(app, pilot, "Pulse")
         assert isinstance(app.screen, PulseScreen)
         strip = app.screen.query_one(PulseStrip)
         assert strip.pulse is not None and strip.pulse.days == expected.days

@@ -27,21 +27,13 @@ from tests.fixtures_sandbox import STILL_BOARDING
 from tests.ui.conftest import (
     DEMO_CLIENT_ID,
     DEMO_CLIENT_SECRET,
+    client_over,
     frozen_clock,
     make_app,
+    press_settled,
     screen_text,
     settle,
 )
-
-
-def _client(transport: httpx.AsyncBaseTransport) -> PaymentClient:
-    return PaymentClient(
-        "http://sandbox",
-        client_id=DEMO_CLIENT_ID,
-        client_secret=DEMO_CLIENT_SECRET,
-        transport=transport,
-        max_retries=0,
-    )
 
 
 def _profile(name: str, journal: Path) -> Connection:
@@ -72,7 +64,7 @@ def two_merchants(
 
     def factory_for(connection: Connection) -> Any:
         async def factory() -> PaymentClient:
-            return _client(backends[connection.profile_name])
+            return client_over(backends[connection.profile_name])
 
         return factory
 
@@ -93,6 +85,26 @@ def _search(app: PaytuiApp) -> ChargeSearchScreen:
     return screen
 
 
+async def open_a_second_workspace(app: PaytuiApp, pilot: Any) -> ChargeSearchScreen:
+    """Settled on the charge search, `ctrl+t` opens a second workspace: the first's search."""
+    await settle(app, pilot)
+    first = _search(app)
+    await press_settled(app, pilot, "ctrl+t")
+    return first
+
+
+async def back_from_a_second_workspace(
+    app: PaytuiApp, pilot: Any
+) -> tuple[ChargeSearchScreen, Any]:
+    """A second workspace opened, then the first shown again (`ctrl+pageup`): the first's
+    charge search and the second workspace (not shown)."""
+    first = await open_a_second_workspace(app, pilot)
+    second = app._workspaces.active
+    await press_settled(app, pilot, "ctrl+pageup")
+    assert app.screen is first
+    return first, second
+
+
 async def _switch_profile(app: PaytuiApp, pilot: Any, connection: Connection) -> None:
     """What `P` and enter on a profile do (`switch_profile`), past resolving it from a config."""
     app.run_worker(app.apply_connection(connection), group="switch-profile")
@@ -109,17 +121,14 @@ async def test_two_workspaces_keep_their_screens_search_cursor_and_marks(
         await settle(app, pilot)
         assert "Workspaces:" not in screen_text(app)  # no strip with one workspace
         first = _search(app)
-        await pilot.press("slash", *"amount>=10", "enter")
-        await settle(app, pilot)
-        await pilot.press("j", "j", "space", "j")
-        await settle(app, pilot)
+        await press_settled(app, pilot, "slash", *"amount>=10", "enter")
+        await press_settled(app, pilot, "j", "j", "space", "j")
         first_table = first.query_one(ChargeTable)
         first_marks = _marked(first_table)
         first_row = first_table.cursor_row
         assert len(first_marks) == 1 and first_row == 4  # space marks and moves down
 
-        await pilot.press("ctrl+t")  # the charge search, on alpha, in a new workspace
-        await settle(app, pilot)
+        await press_settled(app, pilot, "ctrl+t")  # the charge search, on alpha, in a new workspace
         second = _search(app)
         assert second is not first
         # The view shown, opened in the new workspace: the same query, run there.
@@ -133,35 +142,29 @@ async def test_two_workspaces_keep_their_screens_search_cursor_and_marks(
         second = _search(app)
         assert app.session.profile_name == "beta"
         assert "1 alpha · sandbox │ ▶ 2 beta · sandbox ◀" in screen_text(app)
-        await pilot.press("slash", *"amount<5", "enter")
-        await settle(app, pilot)
-        await pilot.press("j", "space", "j", "space")
-        await settle(app, pilot)
+        await press_settled(app, pilot, "slash", *"amount<5", "enter")
+        await press_settled(app, pilot, "j", "space", "j", "space")
         second_table = second.query_one(ChargeTable)
         second_marks = _marked(second_table)
         second_row = second_table.cursor_row
         assert len(second_marks) == 2 and second_row == 4
 
-        await pilot.press("ctrl+pageup")  # back to the first, as it was left
-        await settle(app, pilot)
+        await press_settled(app, pilot, "ctrl+pageup")  # back to the first, as it was left
         assert app.screen is first and app.session.profile_name == "alpha"
         assert first.query_one(QueryInput).value == "amount>=10"
         assert _marked(first_table) == first_marks and first_table.cursor_row == first_row
         assert "▶ 1 alpha · sandbox ◀ │ 2 beta · sandbox" in screen_text(app)
 
-        await pilot.press("f9")  # and to the second again (the browser's key)
-        await settle(app, pilot)
+        await press_settled(app, pilot, "f9")  # and to the second again (the browser's key)
         assert app.screen is second and app.session.profile_name == "beta"
         assert second.query_one(QueryInput).value == "amount<5"
         assert _marked(second_table) == second_marks and second_table.cursor_row == second_row
 
-        await pilot.press("f10")  # close it: the first shows, the strip goes
-        await settle(app, pilot)
+        await press_settled(app, pilot, "f10")  # close it: the first shows, the strip goes
         assert app.screen is first and app.session.profile_name == "alpha"
         assert not app.screen.query_one(PaytuiHeader).has_class("-workspaces")
         assert "Workspaces:" not in screen_text(app)
-        await pilot.press("f10")  # the last one stays
-        await settle(app, pilot)
+        await press_settled(app, pilot, "f10")  # the last one stays
         assert app.screen is first
         assert any("only workspace" in n.message for n in app._notifications)
 
@@ -171,17 +174,15 @@ async def test_money_in_a_workspace_goes_to_its_service_and_journal_even_unseen(
 ) -> None:
     app, beta, backends = two_merchants
     async with app.run_test(size=(120, 40)) as pilot:
-        await settle(app, pilot)
-        first = _search(app)
-        await pilot.press("ctrl+t")
-        await settle(app, pilot)
+        first = await open_a_second_workspace(app, pilot)
         await _switch_profile(app, pilot, beta)
         second = _search(app)
-        await pilot.press("ctrl+pagedown")  # round: back to the first, the second unseen
-        await settle(app, pilot)
+        await press_settled(
+            app, pilot, "ctrl+pagedown"
+        )  # round: back to the first, the second unseen
         assert app.screen is first
 
-        async with _client(backends["beta"]) as reader:
+        async with client_over(backends["beta"]) as reader:
             sales = ChargeQuery(status="success", charge_type="sale")
             page = await reader.search_charges_page(sales, limit=1)
         charge_id = page.items[0].charge_id
@@ -210,9 +211,9 @@ async def test_money_in_a_workspace_goes_to_its_service_and_journal_even_unseen(
 
         refund_id = outcome.result_id
         assert refund_id
-        async with _client(backends["beta"]) as reader:
+        async with client_over(backends["beta"]) as reader:
             assert (await reader.get_refund(refund_id)).refund_id == refund_id
-        async with _client(backends["alpha"]) as reader:
+        async with client_over(backends["alpha"]) as reader:
             with pytest.raises(NotFoundError):
                 await reader.get_refund(refund_id)
 
@@ -248,10 +249,8 @@ async def test_a_screen_reader_hears_which_workspace_shows(
         announcer = app.announcer
         assert announcer is not None
         start = len(announcer.lines)
-        await pilot.press("ctrl+t")
-        await settle(app, pilot)
-        await pilot.press("ctrl+pageup")
-        await settle(app, pilot)
+        await press_settled(app, pilot, "ctrl+t")
+        await press_settled(app, pilot, "ctrl+pageup")
         said = announcer.lines[start:]
         opened = said.index("Workspace 2 of 2: sandbox (embedded) · sandbox")
         back = said.index("Workspace 1 of 2: sandbox (embedded) · sandbox")
@@ -270,15 +269,13 @@ async def test_closing_a_workspace_keeps_the_claims_of_another_on_the_same_journ
         await settle(app, pilot)
         alpha = app.session.actions
         claim = await (await alpha.executor()).claim("ch_kept")
-        await pilot.press("ctrl+t")
-        await settle(app, pilot)
+        await press_settled(app, pilot, "ctrl+t")
         await _switch_profile(app, pilot, beta)
         beta_actions = app.session.actions
         assert beta_actions is not alpha
         beta_executor = await beta_actions.executor()
         assert beta_executor.journal.path == (await alpha.executor()).journal.path
-        await pilot.press("f10")
-        await settle(app, pilot)
+        await press_settled(app, pilot, "f10")
         assert len(app._workspaces.items) == 1 and app.session.actions is alpha
         still = await (await alpha.executor()).claimed(["ch_kept"])
         assert still["ch_kept"].owner == claim.owner
@@ -291,18 +288,11 @@ async def test_a_profile_chosen_for_a_workspace_no_longer_shown_goes_to_that_wor
     the profile goes to the workspace it was chosen in, and the one shown stays as it is."""
     app, beta, _ = two_merchants
     async with app.run_test(size=(120, 40)) as pilot:
-        await settle(app, pilot)
-        first = _search(app)
-        await pilot.press("ctrl+t")
-        await settle(app, pilot)
-        second_workspace = app._workspaces.active
-        await pilot.press("ctrl+pageup")
-        await settle(app, pilot)
+        first, second_workspace = await back_from_a_second_workspace(app, pilot)
         app.run_worker(app.apply_connection(beta, second_workspace), group="switch-profile")
         await settle(app, pilot)
         assert app.screen is first and app.session.profile_name == "alpha"
-        await pilot.press("ctrl+pagedown")
-        await settle(app, pilot)
+        await press_settled(app, pilot, "ctrl+pagedown")
         assert app.session.profile_name == "beta"
         assert "▶ 2 beta · sandbox ◀" in screen_text(app)
 
@@ -318,11 +308,9 @@ async def test_one_profile_in_two_workspaces_writes_one_journal_however_it_got_t
         await settle(app, pilot)
         alpha_session = app.session
         await (await alpha_session.actions.executor()).claim("ch_alpha")
-        await pilot.press("ctrl+t")
-        await settle(app, pilot)
+        await press_settled(app, pilot, "ctrl+t")
         await _switch_profile(app, pilot, beta)
-        await pilot.press("ctrl+pageup")
-        await settle(app, pilot)
+        await press_settled(app, pilot, "ctrl+pageup")
         await _switch_profile(app, pilot, beta)
         first, second = (w.session for w in app._workspaces.items)
         assert first.profile_name == second.profile_name == "beta"
@@ -343,14 +331,7 @@ async def test_keys_go_on_to_the_workspace_shown_while_another_is_rebuilt(
 
     app, beta, _ = two_merchants
     async with app.run_test(size=(120, 40)) as pilot:
-        await settle(app, pilot)
-        first = _search(app)
-        await pilot.press("ctrl+t")
-        await settle(app, pilot)
-        hidden = app._workspaces.active
-        await pilot.press("ctrl+pageup")
-        await settle(app, pilot)
-        assert app.screen is first
+        first, hidden = await back_from_a_second_workspace(app, pilot)
         table = first.query_one(ChargeTable)
         row = table.cursor_row
         gate = asyncio.Event()
@@ -372,8 +353,7 @@ async def test_keys_go_on_to_the_workspace_shown_while_another_is_rebuilt(
         assert app.screen is first and app._workspaces.active is not hidden
         gate.set()
         await settle(app, pilot)
-        await pilot.press("ctrl+pagedown")
-        await settle(app, pilot)
+        await press_settled(app, pilot, "ctrl+pagedown")
         assert app._workspaces.active is hidden and app.session.profile_name == "beta"
 
 
@@ -388,14 +368,7 @@ async def test_a_key_typed_in_one_workspace_never_lands_on_another(
 
     app, _, _ = two_merchants
     async with app.run_test(size=(120, 40)) as pilot:
-        await settle(app, pilot)
-        first = _search(app)
-        await pilot.press("ctrl+t")
-        await settle(app, pilot)
-        typed_in = app._workspaces.active
-        await pilot.press("ctrl+pageup")
-        await settle(app, pilot)
-        assert app.screen is first
+        first, typed_in = await back_from_a_second_workspace(app, pilot)
         table = first.query_one(ChargeTable)
         first.set_focus(table)
         await settle(app, pilot)
