@@ -212,8 +212,8 @@ class AccountDetailScreen(PaytuiScreen[None]):
     def _charges_message(self, text: Text, state: str) -> None:
         self.charges_state = state
         self.query_one("#recent-message", Static).update(text)
-        for name in ("loading", "results", "empty", "error", "forbidden"):
-            self.set_class(state == name, f"-charges-{name}")
+        names = ("loading", "results", "empty", "error", "forbidden")
+        self.update_classes({f"-charges-{name}": state == name for name in names})
 
     @work(exclusive=True, group="account-charges")
     async def read_charges(self) -> None:

@@ -307,8 +307,8 @@ class MoneyActionModal(PaytuiModal[str | None]):
         self._message(text, spoken=first)
 
     def watch_step(self, step: str) -> None:
-        for name in STEPS:
-            self.set_class(step == name, f"-{name}")
+        # One restyle of the whole dialog for the step, not one per class added or removed.
+        self.update_classes({f"-{name}": step == name for name in STEPS})
         self.call_after_refresh(self._fit_form)  # the charge above the form is shown by now
         go = self.query_one("#go", Button)
         go.label = "Review" if step == "form" else self.SEND_LABEL
