@@ -316,7 +316,9 @@ async def wait_for_workers(pilot: Any) -> None:
     await settle(pilot.app, pilot)
 
 
-_PARSED_CSS: dict[tuple[object, ...], list[Any]] = {}
+#: The rules parsed, by what the parse reads but the variables: each with the variables it was
+#: parsed with (a copy, compared whole: cheaper than a sorted key of them on every parse).
+_PARSED_CSS: dict[tuple[object, ...], list[tuple[dict[str, str], list[Any]]]] = {}
 #: Textual's own `Stylesheet._parse_rules`, while `css_parsed_once` stands in for it.
 _UPSTREAM_PARSE_RULES: list[Any] = []
 
@@ -347,18 +349,12 @@ def css_parsed_once() -> Any:
         tie_breaker: int = 0,
         scope: str = "",
     ) -> list[Any]:
-        key = (
-            css,
-            read_from,
-            is_default_rules,
-            tie_breaker,
-            scope,
-            tuple(sorted(self._variables.items())),
-        )
-        rules = _PARSED_CSS.get(key)
-        if rules is None:
-            rules = original(self, css, read_from, is_default_rules, tie_breaker, scope)
-            _PARSED_CSS[key] = rules
+        parsed = _PARSED_CSS.setdefault((css, read_from, is_default_rules, tie_breaker, scope), [])
+        for variables, rules in parsed:
+            if variables == self._variables:
+                return rules
+        rules = original(self, css, read_from, is_default_rules, tie_breaker, scope)
+        parsed.append((dict(self._variables), rules))
         return rules
 
     Stylesheet._parse_rules = parse_rules  # type: ignore[method-assign]
