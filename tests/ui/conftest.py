@@ -208,6 +208,11 @@ def fake_app(client: FakeClient | None = None, **kwargs: Any) -> PaytuiApp:
     return app
 
 
+#: How long a test waits for an event before calling it a hang. Not a bound on speed: the event
+#: is what a test asserts, and with the machine loaded it may come minutes later; only a hang fails.
+HANG_GUARD = 600.0
+
+
 async def settle(app: PaytuiApp, pilot: Any) -> None:
     """Wait until the app is quiet: no worker pending or running, pending callbacks (focus,
     scrolling) run, animations done. A worker may start another, so this loops (bounded) rather

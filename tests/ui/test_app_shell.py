@@ -16,7 +16,7 @@ from paytui.ui.bindings import all_binding_ids, all_groups, keys_markdown
 from paytui.ui.palette_commands import PaytuiCommands
 from paytui.ui.screens.charges import ChargeSearchScreen
 from paytui.ui.widgets.charge_table import ChargeTable, layout_columns
-from tests.ui.conftest import FakeClient, fake_app, frozen_clock, screen_text, settle
+from tests.ui.conftest import HANG_GUARD, FakeClient, fake_app, frozen_clock, screen_text, settle
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -55,7 +55,7 @@ async def test_factory_awaited_once_and_first_page_loaded() -> None:
     app._end_start = ending  # type: ignore[method-assign]
     async with app.run_test(size=(120, 30)) as pilot:
         await settle(app, pilot)
-        await asyncio.wait_for(ended.wait(), timeout=60)
+        await asyncio.wait_for(ended.wait(), timeout=HANG_GUARD)
         assert not collector_paused() and gc.isenabled()
         await pilot.press("ctrl+r")
         await settle(app, pilot)

@@ -20,14 +20,14 @@ from paytui.ui.app import PaytuiApp
 from paytui.ui.screens.charges import ChargeSearchScreen
 from paytui.ui.screens.tokens import TokensScreen
 from paytui.ui.warm_up import BUILT_AHEAD, QUIET, WarmUp
-from tests.ui.conftest import settle
+from tests.ui.conftest import HANG_GUARD, settle
 
 
 async def first_page_shown(app: PaytuiApp) -> None:
     """The start-up's deferred work ran (`after_start`: the warm-up is made then)."""
     shown = asyncio.Event()
     app.after_start(shown.set)
-    await asyncio.wait_for(shown.wait(), timeout=60)
+    await asyncio.wait_for(shown.wait(), timeout=HANG_GUARD)
 
 
 def css_file(screen: type[Any]) -> str:
@@ -45,7 +45,7 @@ async def test_after_the_first_page_a_screens_css_is_parsed_and_its_first_visit_
         await settle(app, pilot)
         await first_page_shown(app)
         assert app.warm_up is not None
-        await asyncio.wait_for(app.warm_up.done.wait(), timeout=60)
+        await asyncio.wait_for(app.warm_up.done.wait(), timeout=HANG_GUARD)
 
         sheet = app.stylesheet
         path = css_file(TokensScreen)
@@ -90,7 +90,7 @@ async def test_in_screen_reader_mode_the_warm_up_says_nothing(
         assert app.announcer is not None and app.warm_up is not None
         said = list(app.announcer.lines)
         screens = list(app.screen_stack)
-        await asyncio.wait_for(app.warm_up.done.wait(), timeout=60)
+        await asyncio.wait_for(app.warm_up.done.wait(), timeout=HANG_GUARD)
         await settle(app, pilot)
         assert app.announcer.lines == said
         assert list(app.screen_stack) == screens
@@ -109,7 +109,7 @@ async def test_the_top_screens_are_built_and_read_ahead_and_a_first_visit_shows_
         await settle(app, pilot)
         await first_page_shown(app)
         assert app.warm_up is not None
-        await asyncio.wait_for(app.warm_up.done.wait(), timeout=60)
+        await asyncio.wait_for(app.warm_up.done.wait(), timeout=HANG_GUARD)
         await settle(app, pilot)
         assert app.warm_up.built == list(BUILT_AHEAD)
         assert isinstance(app.screen, ChargeSearchScreen)
@@ -144,7 +144,7 @@ async def test_a_read_that_fails_ahead_is_told_when_the_screen_is_first_shown(
         await settle(app, pilot)
         await first_page_shown(app)
         assert app.warm_up is not None
-        await asyncio.wait_for(app.warm_up.done.wait(), timeout=60)
+        await asyncio.wait_for(app.warm_up.done.wait(), timeout=HANG_GUARD)
         await settle(app, pilot)
         assert app.warm_up.built == ["tokens"]
         assert not app._notifications
