@@ -42,7 +42,7 @@ class Mutation:
 MUTATIONS = (
     Mutation(
         "M1",
-        "actions/executor.py",
+        "actions/settling.py",
         "charge_id = None if key is not None else target",
         "charge_id = target",
         "settle-earlier looks a new charge's or token's earlier attempts up by the account as if"
@@ -54,7 +54,7 @@ MUTATIONS = (
     ),
     Mutation(
         "M2",
-        "actions/executor.py",
+        "actions/settling.py",
         "if e.request_summary.get(key) == target]",
         "if e.request_summary.get(key) != target]",
         "settle-earlier's same-target filter inverted (other accounts' attempts only)",
@@ -65,7 +65,7 @@ MUTATIONS = (
     ),
     Mutation(
         "M3",
-        "actions/journal.py",
+        "actions/journal_entries.py",
         "if blocker is not None:\n                        raise JournalConflict(blocker)",
         'if blocker is not None and blocker.state != "succeeded":\n'
         "                        raise JournalConflict(blocker)",
@@ -74,9 +74,9 @@ MUTATIONS = (
     ),
     Mutation(
         "M4a",
-        "actions/executor.py",
-        "            if entry.id != acknowledge:\n",
-        "            if acknowledge is None:\n",
+        "actions/settling.py",
+        "        if entry.id != acknowledge:\n",
+        "        if acknowledge is None:\n",
         "settle-earlier lets any acknowledgement pass every success found in the background",
         (f"{GAPS}::test_an_acknowledgement_names_one_earlier_success_not_any",),
     ),
@@ -116,7 +116,7 @@ MUTATIONS = (
     ),
     Mutation(
         "M8",
-        "actions/journal.py",
+        "actions/journal_entries.py",
         'f"settle_seconds = {self._store.greatest}(COALESCE(settle_seconds, 0), ?)"',
         '"settle_seconds = ?"',
         "a later transition with a shorter settle time shortens the entry's window",

@@ -481,3 +481,31 @@ async def test_a_capture_fee_is_checked_before_anything_is_sent(
         )
     assert wire.posts() == [] and executor.journal.list() == []
     assert await captures_of(client, authorization.charge_id) == []
+
+
+# ------------------------------ the mutation script still finds what it changes
+def test_every_mutation_of_the_script_changes_its_text_once_where_the_doc_says(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`scripts/mutation_money_core.py` changes each mutant's text, found exactly once in the
+    module it names (else it stops: "does not hold the text to change once"), and
+    docs/reliability.md's table names that module: a move of the money core (the executor's
+    rooms, the journal's) must take its mutations along."""
+    import importlib.util
+    import re
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    spec = importlib.util.spec_from_file_location(
+        "mutation_money_core", root / "scripts" / "mutation_money_core.py"
+    )
+    assert spec is not None and spec.loader is not None
+    script = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, spec.name, script)  # its dataclasses look it up there
+    spec.loader.exec_module(script)
+    doc = (root / "docs" / "reliability.md").read_text(encoding="utf-8")
+    named = dict(re.findall(r"^\| (M\d+\w?) \| `([\w/.]+\.py):\d+` \|", doc, flags=re.MULTILINE))
+    for mutation in script.MUTATIONS:
+        text = (root / "src" / "paytui" / mutation.path).read_text(encoding="utf-8")
+        assert text.count(mutation.old) == 1, (mutation.key, mutation.path)
+        assert named.get(mutation.key) == mutation.path, mutation.key
