@@ -345,3 +345,21 @@ def test_a_card_number_prompt_ended_with_ctrl_d_is_one_line_and_sends_nothing(
     assert code == Exit.USAGE and out == "", err
     assert err.splitlines()[-1] == "paytui: error: no card number typed (end of input)", err
     assert wire.posts("/v2/tokens") == []
+
+
+def test_an_unknown_target_s_refusal_reads_not_found_in_the_trail(
+    cli: tuple[Run, WireTransport],
+) -> None:
+    """The trail keeps why a capture or a token's change was refused on a target the service
+    does not have: "Not found", not "*** found" (the secrets' scrubber reads "the token: X" and
+    "the authorization: X" as a secret's key and value)."""
+    run, _ = cli
+    for argv, operation in (
+        (("charges", "capture", "no-such-charge", "--yes"), "capture"),
+        (("tokens", "update", "no-such-token", "--last-name", "X", "--yes"), "token_update"),
+    ):
+        code, _, err = run(*argv)
+        assert code == Exit.NOT_FOUND, err
+        (row,) = _trail(run, operation)
+        assert row["outcome"] == "refused" and "Not found" in row["reason"], row
+        assert "***" not in row["reason"], row

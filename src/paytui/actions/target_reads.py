@@ -99,7 +99,7 @@ async def read_authorization(executor: Reader, charge_id: str) -> Charge:
     try:
         auth = await executor.client.get_charge(charge_id)
     except ApiError as err:
-        raise PrecheckFailed(f"Could not read the authorization: {err}") from err
+        raise PrecheckFailed(f"Could not read the authorization ({err})") from err
     reason = why_not("capture", auth)
     if reason is not None:
         if auth.captured_charge_id:  # who captured it, when the journal knows

@@ -109,7 +109,7 @@ async def _completed(executor: Executor, token_id: str, update: TokenUpdate) -> 
     try:
         token = await executor.client.get_token(token_id)
     except ApiError as err:
-        raise PrecheckFailed(f"Could not read the token: {err}") from err
+        raise PrecheckFailed(f"Could not read the token ({err})") from err
     held = getattr(token.payment_method, "contact", None)
     whole = {
         name: getattr(given, name)
