@@ -363,3 +363,17 @@ def test_an_unknown_target_s_refusal_reads_not_found_in_the_trail(
         (row,) = _trail(run, operation)
         assert row["outcome"] == "refused" and "Not found" in row["reason"], row
         assert "***" not in row["reason"], row
+
+
+def test_tokens_update_with_nothing_to_change_is_told_before_anything_is_asked(
+    cli: tuple[Run, WireTransport],
+) -> None:
+    """No option given: exit 2 at once (docs/cli.md), not "pass --yes" (exit 9) to a script that
+    would then be told there is nothing to change, nor a question at a terminal."""
+    run, wire = cli
+    token_id = _a_token(run)["token_id"]
+    code, out, err = run("tokens", "update", token_id)  # no terminal, no --yes
+    assert code == Exit.USAGE and out == "" and "Nothing to change" in err, err
+    code, _, err = run("tokens", "update", token_id, stdin="y\n", tty=True)
+    assert code == Exit.USAGE and "[y/N]" not in err, err
+    assert wire.posts("/v2/tokens") == []

@@ -155,7 +155,7 @@ class CommandLine:
     - `options`: what fills its `Params` (`Option`); the other fields keep their defaults.
       `params`: what makes the `Params` of the options' values instead (keyword arguments,
       with the target as `target`), when they are not its fields one by one (a new token's
-      request).
+      request); it raises `BadOption` when the options alone refuse it (exit 2, nothing asked).
     - `ask`: the question before sending (``{target}`` is the target), the options given are
       said after it; None: nothing is asked (and the verb has no ``--yes``). `asking`: works
       the question out from what was read instead (`AskingFn`: the amount an authorization

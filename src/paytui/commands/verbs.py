@@ -216,9 +216,14 @@ async def run_verb(runtime: Runtime, args: argparse.Namespace) -> int:
     line = spec.command
     assert line is not None  # only its verbs set `operation`
     values = _values(runtime, args, line)
-    given = (
-        line.params(target=args.id, **values) if line.params is not None else spec.params(**values)
-    )
+    try:
+        given = (
+            line.params(target=args.id, **values)
+            if line.params is not None
+            else spec.params(**values)
+        )
+    except BadOption as err:  # the options alone refuse it: said before anything is asked
+        raise CommandError(err.message, Exit.USAGE) from None
     asked: Decimal | None = spec.amount_of(given) if spec.amount_of is not None else None
     chosen: list[Asking] = []
 

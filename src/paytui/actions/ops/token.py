@@ -11,7 +11,15 @@ from typing import TYPE_CHECKING, Any
 
 from paytui.actions import tokens
 from paytui.actions.errors import ActionError, NotRetryable, PrecheckFailed
-from paytui.actions.operation import TOKENS_ALL, Asked, CommandLine, Executor, Operation, Option
+from paytui.actions.operation import (
+    TOKENS_ALL,
+    Asked,
+    BadOption,
+    CommandLine,
+    Executor,
+    Operation,
+    Option,
+)
 from paytui.actions.plan import Plan, journal_summary
 from paytui.actions.read_backs import ReadBack, Unprovable
 from paytui.api.errors import ApiError
@@ -267,9 +275,14 @@ def update_command_params(
     country: str | None = None,
 ) -> UpdateParams:
     """`paytui tokens update`'s options as the service's update: what is not given is kept
-    (the holder's other names read from the token and sent with the one given)."""
+    (the holder's other names read from the token and sent with the one given). None given:
+    `BadOption`, before anything is asked."""
     from paytui.api.models import Contact, TokenUpdatePaymentMethod
 
+    if expiration is None and not any([first_name, last_name, country]):
+        raise BadOption(
+            "Nothing to change: give --expiration, --first-name, --last-name or --country"
+        )
     names = {"first_name": first_name, "last_name": last_name}
     upper = country.upper() if country else None
     contact = Contact(**names, country=upper) if any([*names.values(), upper]) else None
