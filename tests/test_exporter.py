@@ -199,3 +199,147 @@ def test_an_id_of_twelve_digits_is_masked_and_a_shorter_one_is_not() -> None:
     write_rows(out, rows, "jsonl", columns=["charge_id"])
     ids = [json.loads(line)["charge_id"] for line in out.getvalue().splitlines()]
     assert ids == ["ch XXXX…1111", "41111111111", "XXXX…1111"]
+
+
+# --------------------------------------------------------------------------------------------
+# A row is written as its cells' rules say, cell by cell (the writer chooses each column's rule
+# once and remembers repeated texts: the bytes must be the same as applying every rule again)
+# --------------------------------------------------------------------------------------------
+
+#: Odd values a row can hold: none at all, unicode, control and bidi characters, a card number
+#: typed into a name or a tag, formulas, exact and odd decimals, times with offsets; each text
+#: twice, so a remembered cell is written for the second row as the first.
+_ODD_NAMES = [
+    ("Zoë", "李小龍"),
+    ("\x1b]2;pwn\x07", "\u202eevil"),
+    ("4111 1111 1111 1111", '=HYPERLINK("x")'),
+    (None, "-5"),
+    ("@sum", "\tTab"),
+    ("token=abcd1234", "routing 021000021"),
+]
+_ODD_AMOUNTS = ["0.125", "75.3", "1E+3", "-0.00", "1234.5", "12", None, "99999999999.99"]
+_ODD_TIMES = ["2026-01-31T10:00:00.123Z", "2026-03-29T01:30:00+05:30", "2026-12-31T23:59:59", None]
+
+
+def _odd_raw(index: int) -> dict[str, object]:
+    first, last = _ODD_NAMES[index % len(_ODD_NAMES)]
+    bank = index % 3 == 2
+    method: dict[str, object] = (
+        {"method": "bank_account", "type": "checking", "account_number": "XXXXXX6789"}
+        if bank
+        else {"method": "card", "type": "vi\u200bsa", "card_number": "XXXXXXXXXXXX1111"}
+    )
+    method["contact"] = {"first_name": first, "last_name": last}
+    return {
+        "charge_id": ["ch\u202e1", "411111111111", "aba8636e634173cf3f4efcf5", "ch 1"][index % 4],
+        "charge_timestamp": _ODD_TIMES[index % len(_ODD_TIMES)],
+        "last_updated_timestamp": _ODD_TIMES[(index + 1) % len(_ODD_TIMES)],
+        "total_amount": _ODD_AMOUNTS[index % len(_ODD_AMOUNTS)],
+        "convenience_fee": _ODD_AMOUNTS[(index + 3) % len(_ODD_AMOUNTS)],
+        "status": ["success", "chargeback", "decl\x1bined", "=cmd", None][index % 5],
+        "charge_type": [None, "sale", "authorization", "capture"][index % 4],
+        "result_code": ["Approved", "Authorized", "+1", None][index % 4],
+        "result_text": [f"{first} {last}", "", "ok\r\nnext", None][index % 4],
+        "payment_method": None if index % 7 == 6 else method,
+        "account_id": ["acc_1", "4111111111111111", None][index % 3],
+        "tags": [[], ["vip", "=1+1"], ["4111-1111-1111-1111", "\u2066x\u2069"], ["ünï"]][index % 4],
+        "attributes": [{}, {"k": ["v\x00", "w"]}, {"=a": ["1"]}][index % 3],
+        "chargebacks": (
+            {"total_amount": "5.00", "items": [{"status": "won"}, {"status": "\x1bopen"}]}
+            if index % 5 == 1
+            else None
+        ),
+        "invoice_number": [None, "INV-1", "-INV"][index % 3],
+    }
+
+
+def _odd_rows() -> list[object]:
+    """The same odd rows as the export reads them (light rows), as whole models, and as rows of
+    odd types a caller could pass (an attribute missing, numbers and flags where text is)."""
+    from types import SimpleNamespace
+
+    from paytui.api.rows import ChargeLine
+
+    raws = [_odd_raw(index) for index in range(24)]
+    light = [ChargeLine.model_validate(raw) for raw in raws]
+    whole = [Charge.model_validate(raw) for raw in raws]
+    odd = [
+        SimpleNamespace(charge_id=1, status=True, account_id=1.0, contact_name="Zoë"),
+        SimpleNamespace(charge_id="1", status="True", account_id="1.0", contact_name=None),
+        SimpleNamespace(charge_id=True, status=1, total_amount=Decimal("1.10")),
+        SimpleNamespace(charge_id=1.0, status=1.0, total_amount=Decimal("1.1")),
+        SimpleNamespace(),
+    ]
+    return [*light, *whole, *odd, *light]
+
+
+def _cell_by_cell(rows: list[object], fmt: str, keys: list[str], local: bool) -> str:
+    """What the export's rules write applying each column's cell rule to each value (as the
+    writer did before it chose each column's rule once), with `json.dumps` for a line."""
+    from paytui.exporter import cell_function
+
+    out = io.StringIO()
+    columns = [CHARGE_COLUMNS[key] for key in keys]
+    if fmt == "jsonl":
+        for row in rows:
+            record = {
+                c.key: cell_function(c.kind, local, json_value=True)(c.read(row)) for c in columns
+            }
+            out.write(json.dumps(record, ensure_ascii=False) + "\n")
+        return out.getvalue()
+    writer = csv.writer(out, lineterminator="\n")
+    zone = "local" if local else "UTC"
+    writer.writerow([f"{c.key} ({zone})" if c.kind == "time" else c.key for c in columns])
+    for row in rows:
+        cells = []
+        for c in columns:
+            text = cell_function(c.kind, local)(c.read(row))
+            if text is None:
+                text = ""
+            elif c.kind != "money" and text.startswith(("=", "+", "-", "@", "\t", "\r")):
+                text = "'" + text
+            cells.append(text)
+        writer.writerow(cells)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "csv"])
+@pytest.mark.parametrize("local", [False, True])
+@pytest.mark.parametrize("which", ["default", "every"])
+def test_rows_are_written_as_each_cell_rule_says_on_odd_values(
+    fmt: str, local: bool, which: str
+) -> None:
+    keys = list(DEFAULT_CHARGE_COLUMNS) if which == "default" else list(CHARGE_COLUMNS)
+    rows = _odd_rows()
+    out = io.StringIO()
+    assert write_rows(out, rows, fmt, columns=keys, local=local) == len(rows)
+    written = out.getvalue()
+    assert written == _cell_by_cell(rows, fmt, keys, local)
+    # The house's rules hold on the bytes: no control or bidi character (rule 5), no card
+    # number in a name, a tag, an id or an account (rule 6).
+    for character in ("\x1b", "\x07", "\x00", "\u202e", "\u2066", "\u200b"):
+        assert character not in written
+    for number in ("4111 1111 1111 1111", "4111-1111-1111-1111", "4111111111111111"):
+        assert number not in written
+
+
+def test_a_secret_registered_during_an_export_is_masked_in_a_text_seen_before() -> None:
+    """A text remembered from an earlier page is not written again as it was once a secret
+    that it holds is registered (a token fetched again mid-export): the cell is worked out anew."""
+    from paytui.logs import clear_registered_secrets, register_secret
+
+    secret = "s3cr3t-token-value"
+    first, second = [_charge(result_text=f"said {secret}")], [_charge(result_text=f"said {secret}")]
+    out = io.StringIO()
+    try:
+        from paytui.exporter import _writer_for
+
+        writer = _writer_for(out, "jsonl", ["result_text"], None, False)
+        writer.write(first)
+        register_secret(secret)
+        writer.write(second)
+    finally:
+        clear_registered_secrets()
+    before, after = (json.loads(line)["result_text"] for line in out.getvalue().splitlines())
+    assert before == f"said {secret}"
+    assert secret not in after and after.startswith("said ")

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Literal
 
+from paytui.charge_state import dispute_state, refund_state
+
 __all__ = [
     "ACCOUNT_COLUMNS",
     "AUDIT_COLUMNS",
@@ -21,6 +23,7 @@ __all__ = [
     "DEFAULT_CHARGE_COLUMNS",
     "REFUND_COLUMNS",
     "TOKEN_COLUMNS",
+    "Attribute",
     "Column",
     "Kind",
     "parse_columns",
@@ -40,9 +43,13 @@ class Column:
     help: str = ""
 
 
+#: A method as a column writes it (``bank_account`` is ``bank``); any other as the row says.
+_METHOD_WORDS = {"bank_account": "bank"}
+
+
 def _method(charge: Any) -> str | None:
     method = getattr(charge, "method", None)
-    return {"bank_account": "bank"}.get(method, method) if method else None
+    return _METHOD_WORDS.get(method, method) if method else None
 
 
 def _brand(charge: Any) -> str | None:
@@ -62,10 +69,6 @@ def _masked_number(charge: Any) -> str | None:
     return "X" * (length - len(last4)) + last4
 
 
-def _contact(charge: Any) -> str | None:
-    return getattr(charge, "contact_name", None)
-
-
 def _attributes(charge: Any) -> str | None:
     attributes = getattr(charge, "attributes", None) or {}
     if not attributes:
@@ -83,22 +86,27 @@ def _return_code(charge: Any) -> str | None:
     return getattr(info, "return_code", None) if info is not None else None
 
 
-def _dispute_state(charge: Any) -> str:
-    from paytui.charge_state import dispute_state
-
-    return dispute_state(charge)
-
-
 def _refund_state_unread(charge: Any) -> str:
     """Without its refunds read (`with_refund_states` reads them): ``unknown`` unless the charge
     cannot have any."""
-    from paytui.charge_state import refund_state
-
     return refund_state(charge, None)
 
 
-def _attr(name: str) -> Callable[[Any], Any]:
-    return lambda obj: getattr(obj, name, None)
+class Attribute:
+    """A column read from one attribute of a row (None when the row has no such attribute):
+    named, so a writer of many rows can read it with `operator.attrgetter` (`exporter`)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __call__(self, obj: Any) -> Any:
+        return getattr(obj, self.name, None)
+
+
+def _attr(name: str) -> Attribute:
+    return Attribute(name)
 
 
 #: Every column a charge export can have, in a sensible order.
@@ -116,7 +124,7 @@ CHARGE_COLUMNS: dict[str, Column] = {
         Column("brand", _brand, "id"),
         Column("last4", _attr("last4"), "id"),
         Column("number", _masked_number, "id", "masked: XXXXXXXXXXXX1111"),
-        Column("contact", _contact),
+        Column("contact", _attr("contact_name")),
         Column("account_id", _attr("account_id"), "id"),
         Column("merchant_id", _attr("merchant_id"), "id"),
         Column("tags", lambda c: ",".join(map(str, getattr(c, "tags", None) or [])) or None),
@@ -133,7 +141,7 @@ CHARGE_COLUMNS: dict[str, Column] = {
             "id",
             "none, partial, full, unknown (the charge's refunds, read per row)",
         ),
-        Column("dispute_state", _dispute_state, "id", "none, open, won, lost, unknown"),
+        Column("dispute_state", dispute_state, "id", "none, open, won, lost, unknown"),
         Column("return_code", _return_code, "id"),
         Column("invoice_number", _attr("invoice_number")),
         Column("po_number", _attr("po_number")),

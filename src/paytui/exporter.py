@@ -46,6 +46,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
 from functools import partial
+from operator import attrgetter
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Literal, cast
 
@@ -57,6 +58,7 @@ from paytui.export_columns import (
     DEFAULT_CHARGE_COLUMNS,
     REFUND_COLUMNS,
     TOKEN_COLUMNS,
+    Attribute,
     Column,
     Kind,
     parse_columns,
@@ -200,8 +202,26 @@ def _json_cell(column: Column, item: Any, local: bool) -> Any:
     return cell_function(column.kind, local, json_value=True)(column.read(item))
 
 
-#: One JSON object a line, as `json.dumps(..., ensure_ascii=False)` writes it (built once).
-_JSON_LINE = json.JSONEncoder(ensure_ascii=False).encode
+def _line_encoder() -> Callable[[Any], str]:
+    """One JSON object a line, as `json.dumps(..., ensure_ascii=False)` writes it. The C
+    encoder is made once here: `JSONEncoder.encode` makes a new one for every row (about a
+    third of the line's cost at 17 columns). Where Python has no C encoder, the plain one."""
+    from json import encoder
+
+    make = getattr(encoder, "c_make_encoder", None)
+    plain = json.JSONEncoder(ensure_ascii=False)
+    if make is None:
+        return plain.encode
+    # As `JSONEncoder.iterencode` makes it for `encode`, without the circular check (markers):
+    # a row is one flat object of strings, numbers, booleans and nulls.
+    chunks = make(
+        None, plain.default, encoder.encode_basestring, None, ": ", ", ", False, False, True
+    )
+    return lambda value: "".join(chunks(value, 0))
+
+
+#: One JSON object a line (`_line_encoder`).
+_JSON_LINE = _line_encoder()
 
 
 def json_record(
@@ -275,8 +295,63 @@ class Progress:
     path: Path | None = None
 
 
+#: Distinct texts remembered per column (`_Memo`): statuses, types, accounts, brands repeat
+#: across 100,000 rows; a charge id never does, so the memo stops growing at this many.
+_MEMO_SIZE = 1024
+
+
+class _Memo(dict[Any, Any]):
+    """One column's cells by value: ``memo[value]`` is ``cell(value)``, computed once per
+    distinct text (a lookup, not the redactor and the sanitiser again, for the next row with the
+    same status or account). Only a value of type `str` is kept: one of another type may equal
+    one of a third (``1 == 1.0 == True``) yet be written otherwise. The cell rules are pure given
+    the redactor's registered secrets: the writer forgets every memo when those change."""
+
+    __slots__ = ("cell",)
+
+    def __init__(self, cell: Callable[[Any], Any]) -> None:
+        super().__init__()
+        self.cell = cell
+        self.clear()
+
+    def clear(self) -> None:
+        super().clear()
+        self[None] = self.cell(None)
+
+    def __missing__(self, value: Any) -> Any:
+        result = self.cell(value)
+        if type(value) is str and len(self) < _MEMO_SIZE:
+            self[value] = result
+        return result
+
+
+def _csv_cell(cell: Callable[[Any], Any], guard: bool) -> Callable[[Any], str]:
+    """`cell` as CSV text: None an empty cell; with `guard`, a formula quoted with a ``'``."""
+
+    def text_of(value: Any) -> str:
+        text = cell(value)
+        if text is None:
+            return ""
+        return f"'{text}" if guard and text.startswith(_FORMULA_START) else text
+
+    return text_of
+
+
+def _registered_secrets() -> object:
+    """What the redactor masks besides its rules (changes when a secret is registered)."""
+    from paytui import logs
+
+    return logs._registered_pattern
+
+
 class _Writer:
-    """Writes rows of one format to a text stream; `rows` counts them."""
+    """Writes rows of one format to a text stream; `rows` counts them.
+
+    Per column, chosen once: how it is read (an attribute read by `operator.attrgetter`) and
+    what its cell is, the whole rule (redactor, sanitiser, formula quote, empty cell) in one
+    function, remembered per distinct text for ids and text (`_Memo`). A row is then one call
+    a column and one `json.dumps` (or one CSV row): the same bytes as a cell's rule applied to
+    each value (`cell_function`), which `tests/test_exporter.py` holds it to."""
 
     def __init__(
         self,
@@ -296,49 +371,62 @@ class _Writer:
         self.keys = list(keys)
         self.local = local
         json_value = fmt == "jsonl"
-        self._cells = [
-            (c.read, cell_function(c.kind, local, json_value=json_value)) for c in self.columns
-        ]
-        #: Each column's reader and cell, paired once; a CSV cell but money's guarded (formulas).
-        self._guarded = [c.kind != "money" for c in self.columns]
+        self._memos: list[_Memo] = []
+        self._secrets = _registered_secrets()
+        self._cells = [self._pair(c, local, json_value) for c in self.columns]
         self.rows = 0
         self._csv = csv.writer(stream, lineterminator="\n") if fmt == "csv" else None
         if self._csv is not None and header:
             self._csv.writerow(_headers(keys, table, local))
 
+    def _pair(
+        self, column: Column, local: bool, json_value: bool
+    ) -> tuple[Callable[[Any], Any], Callable[[Any], Any]]:
+        """How `column` is read (attributes by `attrgetter`, a missing one read as None by the
+        row's slow path) and its whole cell."""
+        read = column.read
+        reader = attrgetter(read.name) if isinstance(read, Attribute) else read
+        cell = cell_function(column.kind, local, json_value=json_value)
+        if not json_value:
+            cell = _csv_cell(cell, guard=column.kind != "money")
+        if column.kind in ("id", "text"):
+            memo = _Memo(cell)
+            self._memos.append(memo)
+            cell = memo.__getitem__
+        return reader, cell
+
+    def _cells_of(self, item: Any) -> list[Any]:
+        """A row's cells when an attribute is missing (read as None, as `Column.read` does)."""
+        return [
+            cell(column.read(item))
+            for column, (_, cell) in zip(self.columns, self._cells, strict=True)
+        ]
+
     def write(self, items: Iterable[Any]) -> int:
         """Write one row per item; returns how many."""
-        count = 0
+        secrets = _registered_secrets()
+        if secrets is not self._secrets:  # a new secret to mask: no cell remembered holds
+            self._secrets = secrets
+            for memo in self._memos:
+                memo.clear()
         pairs = self._cells
-        if self._csv is not None:
-            guarded = self._guarded
-            lines = []
-            for item in items:
+        rows = []
+        for item in items:
+            try:
                 cells = [cell(read(item)) for read, cell in pairs]
-                lines.append(
-                    [
-                        ""
-                        if text is None
-                        else f"'{text}"
-                        if guard and text.startswith(_FORMULA_START)
-                        else text
-                        for guard, text in zip(guarded, cells, strict=True)
-                    ]
-                )
-            self._csv.writerows(lines)
-            count = len(lines)
-        else:
+            except AttributeError:
+                cells = self._cells_of(item)
+            rows.append(cells)
+        if self._csv is not None:
+            self._csv.writerows(rows)
+        elif rows:
             keys = self.keys
             line = _JSON_LINE
-            out = []
-            for item in items:
-                cells = [cell(read(item)) for read, cell in pairs]
-                out.append(line(dict(zip(keys, cells, strict=True))))
-            if out:
-                self.stream.write("\n".join(out) + "\n")
-            count = len(out)
-        self.rows += count
-        return count
+            self.stream.write(
+                "\n".join([line(dict(zip(keys, cells, strict=True))) for cells in rows]) + "\n"
+            )
+        self.rows += len(rows)
+        return len(rows)
 
 
 def _writer_for(
