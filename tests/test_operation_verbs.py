@@ -377,3 +377,16 @@ def test_tokens_update_with_nothing_to_change_is_told_before_anything_is_asked(
     code, _, err = run("tokens", "update", token_id, stdin="y\n", tty=True)
     assert code == Exit.USAGE and "[y/N]" not in err, err
     assert wire.posts("/v2/tokens") == []
+
+
+def test_tokens_update_of_an_unknown_token_is_refused_before_sending_whatever_is_given(
+    cli: tuple[Run, WireTransport],
+) -> None:
+    """A new expiry alone, as a holder's field: the token is read first, so a token the service
+    does not have is refused (exit 5, docs/cli.md) with nothing sent, not found out by a PUT."""
+    run, wire = cli
+    code, out, err = run("tokens", "update", "no-such-token", "--expiration", "2031-01", "--yes")
+    assert code == Exit.NOT_FOUND and out == "", err
+    assert wire.posts("/v2/tokens") == []
+    (row,) = _trail(run, "token_update")
+    assert row["outcome"] == "refused" and "Not found" in row["reason"], row

@@ -39,9 +39,10 @@ class CreateParams:
 
 @dataclass(frozen=True)
 class UpdateParams:
-    """What changes of the token (what is not given is kept). `complete_contact`: a holder's
-    contact given in part (the command line's ``--last-name`` alone) is sent whole, its other
-    fields read from the token first — a service that replaces the contact whole keeps them."""
+    """What changes of the token (what is not given is kept). `complete_contact`: the token is
+    read first (one it does not have is refused before anything is sent), and a holder's contact
+    given in part (the command line's ``--last-name`` alone) is sent whole, its other fields
+    read from it — a service that replaces the contact whole keeps them."""
 
     update: TokenUpdate
     complete_contact: bool = False
@@ -107,17 +108,20 @@ async def prepare_update(
 
 
 async def _completed(executor: Executor, token_id: str, update: TokenUpdate) -> TokenUpdate:
-    """`update` with a contact given in part completed from the token as it is (read now)."""
+    """`update` with a contact given in part completed from the token as it is (read now).
+
+    The token is read whatever is given, so a token the service does not have is refused
+    before anything is sent (exit 5, as for a holder's field), never found out by a PUT."""
     from paytui.api.models import Contact
 
-    method = update.payment_method
-    given = method.contact if method is not None else None
-    if method is None or given is None:
-        return update
     try:
         token = await executor.client.get_token(token_id)
     except ApiError as err:
         raise PrecheckFailed(f"Could not read the token ({err})") from err
+    method = update.payment_method
+    given = method.contact if method is not None else None
+    if method is None or given is None:
+        return update
     held = getattr(token.payment_method, "contact", None)
     whole = {
         name: getattr(given, name)
@@ -289,7 +293,7 @@ def update_command_params(
     method = None
     if expiration is not None or contact is not None:
         method = TokenUpdatePaymentMethod(expiration_date=expiration, contact=contact)
-    return UpdateParams(TokenUpdate(payment_method=method), complete_contact=contact is not None)
+    return UpdateParams(TokenUpdate(payment_method=method), complete_contact=True)
 
 
 UPDATE_SPEC = Operation(
