@@ -7,6 +7,7 @@ never moves an account during a test; watch-mode tests move one explicitly with
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,7 @@ from tests.sandbox.helpers import get_token
 from tests.ui.conftest import (
     DEMO_CLIENT_ID,
     DEMO_CLIENT_SECRET,
+    HANG_GUARD,
     LIMITED_CLIENT_ID,
     LIMITED_CLIENT_SECRET,
     make_app,
@@ -85,11 +87,11 @@ async def watch_accounts(app: PaytuiApp, pilot: Any) -> AccountsScreen:
 
 
 async def until(pilot: Any, condition: Callable[[], bool]) -> None:
-    """A watch's next reads (its timer's), until `condition` holds: at most 50 of its periods."""
-    for _ in range(50):
-        await pilot.pause(0.05)
-        if condition():
-            return
+    """A watch's next reads (its timer's), until `condition` holds. However many periods that
+    takes on a loaded machine: only a hang (`HANG_GUARD`) ends the wait without it."""
+    async with asyncio.timeout(HANG_GUARD):
+        while not condition():
+            await pilot.pause(0.05)
 
 
 def fail(faults: Faults, path: str | None) -> None:
