@@ -390,3 +390,14 @@ def test_tokens_update_of_an_unknown_token_is_refused_before_sending_whatever_is
     assert wire.posts("/v2/tokens") == []
     (row,) = _trail(run, "token_update")
     assert row["outcome"] == "refused" and "Not found" in row["reason"], row
+
+
+def test_a_question_ended_with_ctrl_d_is_answered_on_a_line_of_its_own(
+    cli: tuple[Run, WireTransport],
+) -> None:
+    """ctrl+d at "[y/N]": the error starts its own line, not the end of the question's."""
+    run, wire = cli
+    code, out, err = run("customers", "update", CUSTOMER, "--phone", "123", stdin="", tty=True)
+    assert code == Exit.NEEDS_CONFIRMATION and out == "", err
+    assert err.splitlines()[-1].startswith("paytui: error: no answer (end of input)"), err
+    assert wire.posts("/v2/customers") == []

@@ -267,6 +267,7 @@ class Io:
         self.err.flush()
         line = self.inp.readline()
         if not line:
+            self.err.write("\n")  # the error's line starts on a line of its own, not the prompt's
             raise CommandError("no answer (end of input)", Exit.NEEDS_CONFIRMATION)
         return line.strip()
 

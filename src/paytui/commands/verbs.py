@@ -131,6 +131,7 @@ def _read_secret(runtime: Runtime, option: Option) -> str:
         try:
             text = getpass.getpass(prompt, stream=cast("TextIO", io.err))
         except EOFError:  # ctrl+d at the prompt: nothing typed, said as bad input
+            io.err.write("\n")  # on a line of its own, not the prompt's
             raise CommandError(f"no {option.said} typed (end of input)", Exit.USAGE) from None
     else:
         text = io.inp.readline()
