@@ -118,3 +118,31 @@ def test_refund_words_only_from_refunds_read_whole() -> None:
 def test_the_executor_s_refund_reads_add_up_the_same() -> None:
     seen = (RefundSeen("r1", Decimal("2.50"), None, "success"),)
     assert refunds_position("c1", Decimal("2.50"), seen).word == "Refunded"
+
+
+def test_may_have_refunds_asks_the_registry_s_refund_rule_as_looked_up_once() -> None:
+    from types import SimpleNamespace
+
+    from paytui.actions.registry import rule_for, why_not
+    from paytui.charge_state import may_have_refunds
+
+    rule = rule_for("refund")
+    assert rule_for("refund") is rule and rule_for("app.refund") is not None
+    assert rule_for("no_such_action")(charge()) is None
+    subjects: list[object] = [
+        None,
+        SimpleNamespace(),
+        charge(total_amount="10.00"),
+        charge(charge_type="capture"),
+        charge(charge_type="refund"),
+        charge(charge_type="pre_authorization"),
+        charge(status="declined"),
+        charge(status="settled", charge_type="sale"),
+        charge(result_code="Authorized", total_amount="5.00"),
+    ]
+    for subject in subjects:
+        assert rule(subject) == why_not("refund", subject)
+        assert may_have_refunds(subject) is (why_not("refund", subject) is None)
+    assert [may_have_refunds(s) for s in subjects] == [
+        False, True, True, True, False, False, False, True, False,
+    ]  # fmt: skip

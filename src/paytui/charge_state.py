@@ -26,9 +26,10 @@ No Textual: the command line and the screens share it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from decimal import Decimal
+from functools import cache
 from typing import Any
 
 __all__ = [
@@ -127,6 +128,15 @@ _DISPUTE_WORDS = {
 NO_MONEY_STATUSES = ("declined", "voided")
 
 
+@cache
+def _refund_rule() -> Callable[[Any], str | None]:
+    """The action registry's refund rule (`registry.rule_for`), imported on first use (the
+    first paint's rows must not import it) and then kept: `may_have_refunds` asks it per row."""
+    from paytui.actions.registry import rule_for
+
+    return rule_for("refund")
+
+
 def may_have_refunds(charge: Any) -> bool:
     """Can this charge have refunds of its own: one the action registry would refund (a sale or
     capture that moved money, in a status paytui knows or one it does not), or one charged back
@@ -139,9 +149,7 @@ def may_have_refunds(charge: Any) -> bool:
         return True
     if status in NO_MONEY_STATUSES:
         return False
-    from paytui.actions.registry import why_not
-
-    return why_not("refund", charge) is None
+    return _refund_rule()(charge) is None
 
 
 def refund_state(

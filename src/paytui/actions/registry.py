@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 __all__ = [
@@ -26,6 +27,7 @@ __all__ = [
     "ActionSpec",
     "note",
     "refusal",
+    "rule_for",
     "spec_for",
     "status_note",
     "why_not",
@@ -89,13 +91,21 @@ def _capture(charge: Any) -> str | None:
     return None
 
 
+@cache
+def _authorization_rule() -> Callable[[object, object, object], bool]:
+    """`paytui.api.rows.is_authorization`, imported on first use (not at start-up) and once:
+    the refund rule is asked on every row of an export (`charge_state.may_have_refunds`)."""
+    from paytui.api.rows import is_authorization
+
+    return is_authorization
+
+
 def _refund(charge: Any) -> str | None:
     """A sale or a capture; never a chargeback, an ACH return, a decline or an authorization
     (open: capture it; captured: refund its capture). An authorization is told by its
     `charge_type`, or without one by the spec's `Authorized` result code. Whether anything is
     left is read when the dialog opens (it needs the refunds)."""
-    from paytui.api.rows import is_authorization
-
+    is_authorization = _authorization_rule()
     status = _refused_status(charge)
     if status is not None:
         return KNOWN_STATUSES[status]
@@ -274,6 +284,20 @@ def why_not(action: str, subject: Any) -> str | None:
     """The one rule of `action` for `subject` (executor and UI alike); None when it applies."""
     spec = spec_for(action)
     return None if spec is None else spec.why_not(subject)
+
+
+@cache
+def rule_for(action: str) -> Callable[[Any], str | None]:
+    """`why_not` of `action` as one callable, looked up once (a spec's rule never changes while
+    paytui runs): what a caller asking it of many subjects keeps, such as an export's
+    `refund_state` column on every row (`charge_state.may_have_refunds`). An action not in the
+    table has no rule (always None)."""
+    spec = spec_for(action)
+    return _no_rule if spec is None else spec.why_not
+
+
+def _no_rule(_subject: Any) -> str | None:
+    return None
 
 
 def refusal(action: str, subject: Any) -> str | None:
