@@ -268,8 +268,14 @@ class TodayScreen(ChargeRowActions, PagedListScreen[TodayItem]):
         row = self._table().cursor_row
         if self._partial_shown and select is None:  # rows of a partial queue on screen: the
             select = self._following()  # cursor's item is kept (a re-read names its own)
+        # Rows of a partial queue on screen: a source arrived (or the last one), and its rows
+        # are put in place among them, not the list cleared and shown again.
+        in_place = self._partial_shown and bool(self.items)
         self._partial_shown = self._partial
-        super().show_first(page, select)
+        if not (in_place and self.show_in_place(page, select)):
+            super().show_first(page, select)
+        elif not self._partial:
+            self._read_refunds()  # as `_append` does for the whole queue's rows
         if select is not None and select not in self._by_key and self.items:
             self._table().move_cursor(row=min(row, len(self.items) - 1))
 
