@@ -196,12 +196,16 @@ class PagedListScreen(PaytuiScreen[None], Generic[T]):
         self._append(page)
         self._first_shown_at(select)
 
-    def show_in_place(self, page: Page[T], select: str | None) -> bool:
+    def show_in_place(
+        self, page: Page[T], select: str | None, *, same_as_shown: bool = False
+    ) -> bool:
         """As `show_first`, but the rows already shown stay where they are (`replace_rows`):
         only the rows that left go, only new ones are added, the order is the page's. For a
         list shown again as its sources arrive (Today): a clear and re-add of the first page
         held the event loop 46-90 ms each time at 100,000 charges. False (nothing done) when
-        the rows are not all keyed or a page holds unreadable rows: `show_first` then."""
+        the rows are not all keyed or a page holds unreadable rows: `show_first` then.
+        `same_as_shown`: nothing a row's cells show changed but its item, so an item already
+        shown (the same object) keeps its row as it is, not even its cells built again."""
         rows: dict[str, T] = {}
         for item in page.items:
             key = self.row_key(item)
@@ -212,7 +216,17 @@ class PagedListScreen(PaytuiScreen[None], Generic[T]):
             return False
         self.more.reset()
         self.ignored_note = None
-        self._table().replace_rows([(key, self.row_cells(item)) for key, item in rows.items()])
+        self._table().replace_rows(
+            [
+                (
+                    key,
+                    None
+                    if same_as_shown and self._by_key.get(key) is item
+                    else self.row_cells(item),
+                )
+                for key, item in rows.items()
+            ]
+        )
         self.items = list(rows.values())
         self._by_key = rows
         self._took(page, len(page.items))

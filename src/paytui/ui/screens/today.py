@@ -272,7 +272,11 @@ class TodayScreen(ChargeRowActions, PagedListScreen[TodayItem]):
         # are put in place among them, not the list cleared and shown again.
         in_place = self._partial_shown and bool(self.items)
         self._partial_shown = self._partial
-        if not (in_place and self.show_in_place(page, select)):
+        # Between two partial queues nothing a row shows changes but its item (the claims are
+        # read, the refunds and the presence shown once the whole queue is): a row whose item
+        # is the same keeps its cells. The whole queue's rows are all built again (claims).
+        same = self._partial
+        if not (in_place and self.show_in_place(page, select, same_as_shown=same)):
             super().show_first(page, select)
         elif not self._partial:
             self._read_refunds()  # as `_append` does for the whole queue's rows

@@ -21,6 +21,7 @@ from rich.style import Style
 from rich.text import Text
 from textual._two_way_dict import TwoWayDict
 from textual.widgets import DataTable
+from textual.widgets._data_table import CellKey, ColumnKey
 
 from paytui.ui.widgets.columns import Shape, layout_columns
 from paytui.ui.widgets.nav_table import NavTable
@@ -107,45 +108,59 @@ class FitTable(DataTable[Any]):
         self._schedule_fit()
         return super().add_row(*self._shown(texts), height=height, key=key, label=label)
 
-    def replace_rows(self, rows: Sequence[tuple[str, Sequence[Any]]]) -> None:
+    def replace_rows(self, rows: Sequence[tuple[str, Sequence[Any] | None]]) -> None:
         """Show `rows` (keyed, in this order) in place of the keyed rows shown, without clearing:
         a row no longer there is removed, a new one added, a kept row's changed cells set, then
         the rows put in the new order. A clear and re-add built and drew every row again (Today,
         as each source of its queue arrives: 46-90 ms of the event loop at 100,000 charges);
-        here a kept row costs a comparison of its cells. The column widths come out as a clear
-        and re-add would give them (from the rows shown only). The cursor stays at its index:
-        the caller puts it back on its row."""
-        wanted = {key: [_cell(value) for value in cells] for key, cells in rows}
+        here a kept row costs a comparison of its cells, or nothing when its cells are given as
+        None (kept as shown). The column widths come out as a clear and re-add would give them
+        (from the rows shown only). The cursor stays at its index: the caller puts it back on
+        its row."""
         kept = {key: texts for key, texts in self._rows if key is not None}
-        if len(kept) != len(self._rows) or len(wanted) != len(rows):
-            # A row without a key (an unreadable one) or a key twice: shown again whole.
-            self.clear()
-            for key, texts in wanted.items():
-                self.add_row(*texts, key=key)
-            return
-        for key in [key for key in kept if key not in wanted]:
-            super().remove_row(key)
+        if len(kept) != len(self._rows) or any(
+            cells is None and key not in kept for key, cells in rows
+        ):
+            raise ValueError("replace_rows: unkeyed rows shown, or a row to keep is not there")
+        wanted = {
+            key: kept[key] if cells is None else [_cell(value) for value in cells]
+            for key, cells in rows
+        }
+        if len(wanted) != len(rows):
+            raise ValueError("replace_rows: a key twice")
+        row_keys = {row_key.value: row_key for row_key in self.rows}
+        for key in kept:
+            if key not in wanted:  # gone: dropped at once (`remove_row` renumbers every row)
+                row_key = row_keys.pop(key)
+                for column_key in self._data[row_key]:
+                    self._updated_cells.discard(CellKey(row_key, column_key))
+                del self.rows[row_key]
+                del self._data[row_key]
         self._rows = [(key, texts) for key, texts in self._rows if key in wanted]
         shown = self.shown_columns
-        for index, (row_key, texts) in enumerate(self._rows):
-            new = wanted[str(row_key)]
-            if len(new) == len(texts) and all(map(_same, new, texts)):
+        for index, (row_key_value, texts) in enumerate(self._rows):
+            key = str(row_key_value)
+            new = wanted[key]
+            if new is texts or (len(new) == len(texts) and all(map(_same, new, texts))):
                 continue
-            self._rows[index] = (row_key, new)
+            self._rows[index] = (key, new)
             for column, text in zip(shown, self._shown(new), strict=True):
-                self.update_cell(str(row_key), column, text)
+                self._data[row_keys[key]][ColumnKey(column)] = text
+        self._row_locations = TwoWayDict({row_keys[key]: i for i, key in enumerate(row_keys)})
         for key, texts in wanted.items():
             if key not in kept:
-                super().add_row(*self._shown(texts), key=key)
+                row_keys[key] = super().add_row(*self._shown(texts), key=key)
                 self._rows.append((key, texts))
         self._measure()
         order = {key: index for index, key in enumerate(wanted)}
         self._rows.sort(key=lambda row: order[str(row[0])])
-        row_keys = {row_key.value: row_key for row_key in self.rows}
         self._row_locations = TwoWayDict({row_keys[key]: order[key] for key in wanted})
+        self._require_update_dimensions = True
         self._update_count += 1
+        self.cursor_coordinate = self.cursor_coordinate  # within the rows left (as remove_row)
+        self.hover_coordinate = self.hover_coordinate
         self._schedule_fit()
-        self.refresh()
+        self.refresh(layout=True)
 
     def _measure(self) -> None:
         """Each column's natural width and whether any row fills it, from the rows kept."""
