@@ -30,6 +30,14 @@ async def first_page_shown(app: PaytuiApp) -> None:
     await asyncio.wait_for(shown.wait(), timeout=HANG_GUARD)
 
 
+async def warmed_up(app: PaytuiApp, pilot: Any) -> None:
+    """The first page shown, then the whole warm-up ended (`WarmUp.done`) and settled."""
+    await first_page_shown(app)
+    assert app.warm_up is not None
+    await asyncio.wait_for(app.warm_up.done.wait(), timeout=HANG_GUARD)
+    await settle(app, pilot)
+
+
 def css_file(screen: type[Any]) -> str:
     return os.path.abspath(str(screen.CSS_PATH))
 
@@ -107,10 +115,7 @@ async def test_the_top_screens_are_built_and_read_ahead_and_a_first_visit_shows_
     app = app_factory()
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
-        await first_page_shown(app)
-        assert app.warm_up is not None
-        await asyncio.wait_for(app.warm_up.done.wait(), timeout=HANG_GUARD)
-        await settle(app, pilot)
+        await warmed_up(app, pilot)
         assert app.warm_up.built == list(BUILT_AHEAD)
         assert isinstance(app.screen, ChargeSearchScreen)
         (ahead,) = app._screen_stacks["tokens"]
@@ -142,10 +147,7 @@ async def test_a_read_that_fails_ahead_is_told_when_the_screen_is_first_shown(
     app = app_factory()
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
-        await first_page_shown(app)
-        assert app.warm_up is not None
-        await asyncio.wait_for(app.warm_up.done.wait(), timeout=HANG_GUARD)
-        await settle(app, pilot)
+        await warmed_up(app, pilot)
         assert app.warm_up.built == ["tokens"]
         assert not app._notifications
 
