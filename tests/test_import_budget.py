@@ -74,6 +74,7 @@ NEVER = {
     "pygments",
     "rich",
 }
+PROXY_VARIABLES = frozenset({"http_proxy", "https_proxy", "all_proxy", "no_proxy"})
 #: Run `paytui ARGS...` in a new process and write the modules it imported to a file.
 _PROBE = (
     "import json, os, sys\n"
@@ -107,6 +108,8 @@ def imported_by(
     demo client in the environment when `demo_client`."""
     listing = home / "modules.json"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PAYTUI_", "XDG_"))}
+    # No proxy: a service on loopback is reached directly (a proxy is the client's to honour).
+    env = {k: v for k, v in env.items() if k.lower() not in PROXY_VARIABLES}
     env |= {"HOME": str(home), "PAYTUI_TEST_MODULES": str(listing)} | (extra_env or {})
     if demo_client:
         env |= {"PAYTUI_CLIENT_ID": DEMO_CLIENT_ID, "PAYTUI_CLIENT_SECRET": DEMO_CLIENT_SECRET}
@@ -181,11 +184,28 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield base_url
 
 
-def test_charges_show_reads_the_charge_without_the_operations_or_the_journal(
+def test_charges_show_reads_the_charge_without_the_client_its_models_or_a_loop(
     tmp_path: Path, service: str
 ) -> None:
+    """A service named by `--base-url` and the environment alone: the charge is read with the
+    standard library and shown from a `ChargeLine` (`handlers.charges_show_plainly`)."""
     found = imported_by(tmp_path, "charges", "show", first_charge(service), "--base-url", service)
-    assert "paytui.api.client" in found  # it did ask the service
+    assert {"paytui.api.plain", "paytui.api.rows"} <= found  # it did ask the service
+    never = NEVER | {"paytui.today.queue", "paytui.actions.journal", "paytui.api.client"}
+    never |= {"httpx", "httpcore", "anyio", "asyncio", "pydantic", "pydantic_core"}
+    never |= {"paytui.api.models", "paytui.config.model", "paytui.config.connection"}
+    # (`httpx._main` and `pydantic.plugin._loader` are only the stand-ins of `paytui.cli`.)
+    assert not under(found, never) - {"httpx._main", "pydantic.plugin._loader"}
+
+
+def test_charges_show_as_json_reads_the_charge_through_the_client(
+    tmp_path: Path, service: str
+) -> None:
+    charge = first_charge(service)
+    found = imported_by(
+        tmp_path, "charges", "show", charge, "--base-url", service, "--format", "json"
+    )
+    assert "paytui.api.client" in found  # the model writes the charge as the service sent it
     assert not under(found, NEVER | {"paytui.today.queue", "paytui.actions.journal"})
     # One charge read: the charge's validator (and the token's) built, no list's, no other's.
     assert models_built(tmp_path, "paytui.api.models") == ["Charge", "TokenInfo"]

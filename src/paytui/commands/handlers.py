@@ -478,6 +478,33 @@ def _proven_columns(
     return with_flag, keys, False
 
 
+def charges_show_plainly(runtime: Runtime, args: argparse.Namespace) -> int | None:
+    """`paytui charges show ID` as a table, read without the client, its models or an event
+    loop when that is plainly possible (`paytui.api.plain`: a service named by the command line
+    and the environment alone, two plain 200s), the charge read as a `ChargeLine` (checked by
+    hand, each field as `Charge` reads it: `tests/api/test_rows.py`). None for anything else,
+    `--format json` and a charge with distributions included (the model's to read and write),
+    and then `charges_show` reads it through the client as before: what is shown, and every
+    error's line and exit code, never depend on which reader read it."""
+    if args.format != "table" or not args.id or not runtime.plainly_connected():
+        return None
+    service = runtime.plain_service()
+    if service is None:
+        return None
+    from urllib.parse import quote
+
+    from paytui.api.plain import plain_get
+    from paytui.api.rows import ChargeLine
+
+    params = [("expand", args.expand)] if args.expand else []
+    path = f"/v2/charges/{quote(args.id, safe='')}"  # as the client's `_path`
+    line = ChargeLine.read(plain_get(service, path, params))
+    if line is None or line.distributions:
+        return None
+    write_record(runtime.io.out, line, args.format, CHARGE_COLUMNS)
+    return Exit.OK
+
+
 async def charges_show(runtime: Runtime, args: argparse.Namespace) -> int:
     async with runtime.client() as client:
         charge = await client.get_charge(args.id, expand=args.expand)
@@ -635,10 +662,12 @@ async def history(runtime: Runtime, args: argparse.Namespace) -> int:
 
 def without_loop(runtime: Runtime, args: argparse.Namespace) -> int | None:
     """Run `args`' command here when it reads only this machine and waits on nothing (the
-    journal's trail: `paytui history`), so that it starts no event loop and imports no asyncio;
-    None: it is a coroutine for `run`."""
+    journal's trail: `paytui history`), or reads one object plainly (`charges_show_plainly`),
+    so that it starts no event loop and imports no asyncio; None: it is a coroutine for `run`."""
     if args.noun == "history" and not args.check:
         return history_listing(runtime, args)
+    if args.noun == "charges" and args.verb == "show":
+        return charges_show_plainly(runtime, args)
     return None
 
 

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from paytui.actions.journal import Journal
     from paytui.api.client import PaymentClient
     from paytui.config.connection import Connection
+    from paytui.config.environment import PlainService
     from paytui.config.store import LoadResult
 
 __all__ = [
@@ -396,6 +397,26 @@ class Runtime:
         from paytui.config.connection import recorded_name
 
         return recorded_name(self.trail_profile, environ=self._environ(), loaded=self._config())
+
+    def plainly_connected(self) -> bool:
+        """The connection is the default one (no connector of a test's), and not resolved yet."""
+        return self.connector is default_connector and self._connection is None
+
+    def plain_service(self) -> PlainService | None:
+        """The service when the command line and the environment alone name it
+        (`config.environment.plain_service`), its secrets scrubbed from every log and error
+        from now on, as `connection` does; None: the connection is `connection`'s to resolve."""
+        from paytui.config.environment import plain_service
+
+        if self.journal_path is not None or self.trail_profile is not None:
+            return None
+        service = plain_service(self.profile, self.base_url, self._environ())
+        if service is not None:
+            from paytui.logs import register_secret
+
+            for secret in service.secret_values():
+                register_secret(secret)
+        return service
 
     def _environ(self) -> Mapping[str, str]:
         import os

@@ -1,15 +1,19 @@
-"""The environment variables that choose paytui's connection, and the one early question the
-launcher asks of them before the config is read.
+"""The environment variables that choose paytui's connection, and the early questions asked of
+them before the config is read.
 
-A module with no imports of its own (the config's file location comes from `config.files`,
-platformdirs only), so the dashboard can ask it before pydantic and the config's models load.
-`paytui.config.connection.resolve_connection` still decides everything; this only lets the
-launcher start the embedded sandbox's child while the config is being read.
+A module with no imports of its own beyond dataclasses (the config's file location comes from
+`config.files`, platformdirs only; the base-URL policy from `config.urls`, the standard
+library), so the dashboard and the script commands can ask it before pydantic and the config's
+models load. `paytui.config.connection.resolve_connection` still decides everything; these only
+say when its answer is known without it: the embedded sandbox (the launcher starts its child
+while the config is read; `paytui history` finds the journal) and a service named by the
+command line and the environment alone (`plain_service`: `paytui charges show`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 __all__ = [
     "ENV_ACCOUNT_ID",
@@ -25,8 +29,10 @@ __all__ = [
     "ENV_TOKEN",
     "ENV_VARS",
     "TEAM_VARS",
+    "PlainService",
     "every_default",
     "only_the_sandbox",
+    "plain_service",
     "screen_reader_asked",
 ]
 
@@ -81,3 +87,55 @@ def every_default(profile: str | None, base_url: str | None, environ: Mapping[st
 def screen_reader_asked(environ: Mapping[str, str]) -> bool:
     """`PAYTUI_SCREEN_READER` is set to something other than "" or "0"."""
     return environ.get(ENV_SCREEN_READER, "") not in ("", "0")
+
+
+@dataclass(frozen=True)
+class PlainService:
+    """A service chosen by the command line and the environment alone (`plain_service`): what
+    `resolve_connection` makes of them then, without the config's models. Its secrets are
+    plain strings: it lives for one read of one script command."""
+
+    base_url: str
+    """Checked by the base-URL policy (`config.urls.check_base_url`), normalised."""
+    token: str | None
+    client_id: str | None
+    client_secret: str | None
+
+    def secret_values(self) -> list[str]:
+        """The raw secrets, for `paytui.logs.register_secret` (as `Connection.secret_values`)."""
+        return [s for s in (self.token, self.client_secret) if s]
+
+
+def plain_service(
+    profile: str | None, base_url: str | None, environ: Mapping[str, str]
+) -> PlainService | None:
+    """The service when nothing but `--base-url` / `PAYTUI_BASE_URL` and the credentials'
+    variables choose it: no config file, no profile (`--profile`, `PAYTUI_PROFILE`), none of
+    `TEAM_VARS`. `resolve_connection` then gives the ad hoc profile with every default (verify
+    on, no scopes, the token endpoint's styles tried in their default order, offset paging, no
+    renamed filters) and these credentials: `PAYTUI_TOKEN`, else `PAYTUI_CLIENT_ID` with
+    `PAYTUI_CLIENT_SECRET` (`tests/config/test_plain_service.py` holds the two to the same
+    facts). None in every other case, a URL the policy refuses and missing credentials
+    included: `resolve_connection` decides those, and says what is wrong."""
+    if profile or environ.get(ENV_PROFILE) or any(environ.get(name) for name in TEAM_VARS):
+        return None
+    url = base_url or environ.get(ENV_BASE_URL)
+    if not url:
+        return None
+    from paytui.config.files import config_path
+
+    if config_path().exists():
+        return None
+    from paytui.config.urls import UrlPolicyError, check_base_url
+
+    try:
+        checked = check_base_url(url)
+    except UrlPolicyError:
+        return None
+    token = environ.get(ENV_TOKEN) or None
+    if token is not None:
+        return PlainService(checked, token, None, None)
+    client_id, secret = environ.get(ENV_CLIENT_ID) or None, environ.get(ENV_CLIENT_SECRET) or None
+    if client_id is None or secret is None:
+        return None
+    return PlainService(checked, None, client_id, secret)

@@ -1,0 +1,182 @@
+"""One object read from the service with the standard library, for a script command that reads
+one thing and ends (`paytui charges show ID`).
+
+Why: `PaymentClient` is an async httpx client with pydantic's models; for one GET, asyncio,
+anyio, httpcore, h11, pydantic and the models cost a script command several times the read
+itself (docs/performance.md). Here the token and the object are read with `http.client` and
+decoded as the client decodes them (`paytui.api.money.loads_json`: exact decimals), and the
+caller reads the object light (a charge as a `paytui.api.rows.ChargeLine`).
+
+Only the plain case is read here; anything else gives None, and the caller asks the client,
+which then decides and says what went wrong, exactly as without this module:
+
+- a service named by the command line and the environment alone (`config.environment.
+  plain_service`): the ad hoc profile, every default (no profile's token style, scopes, CA
+  bundle or paging to honour);
+- no proxy variable (httpx's `trust_env` would honour it: the client's to do);
+- over https, the certificates httpx trusts by default (`SSL_CERT_FILE`, else `SSL_CERT_DIR`,
+  else certifi's: `httpx.create_ssl_context`), host names checked;
+- the token by HTTP Basic (the client's first style) answered 200 with an access token, then the
+  object answered 200 with a JSON body, not compressed, all within `DEADLINE`.
+
+A refusal, an error status, a redirect, a timeout, a body that is not JSON: None (the client
+then asks again, with its retries, and maps the answer to its one error line and exit code). A
+GET only: nothing here ever writes.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import http.client
+
+    from paytui.config.environment import PlainService
+
+__all__ = ["DEADLINE", "TOKEN_PATH", "USER_AGENT", "plain_get", "plainly_reachable"]
+
+#: Seconds for the whole read (the token and the object): the client's default timeout.
+DEADLINE = 10.0
+#: The token endpoint and the client's own name (`paytui.api.auth.TOKEN_PATH`,
+#: `paytui.api.client.USER_AGENT`; held equal by `tests/api/test_plain.py`).
+TOKEN_PATH = "/v2/services/oauth2/token"
+USER_AGENT = "paytui/0.1"
+#: The proxy variables httpx reads (`trust_env`, any case): with one set, the client reads.
+_PROXY_VARS = frozenset({"http_proxy", "https_proxy", "all_proxy", "no_proxy"})
+
+
+class _NotPlain(Exception):
+    """Anything but the plain answer: the client's to read."""
+
+
+def plainly_reachable(environ: Mapping[str, str] | None = None) -> bool:
+    """No proxy variable that httpx would honour is set (any case; httpx reads the process's
+    environment, `os.environ`, as `environ` defaults to)."""
+    found = os.environ if environ is None else environ
+    return not any(name.lower() in _PROXY_VARS and found[name] for name in found)
+
+
+def plain_get(service: PlainService, path: str, params: Sequence[tuple[str, str]] = ()) -> Any:
+    """The decoded JSON body of ``GET path`` (under the base URL, `path` already escaped) from
+    `service`, or None for anything but the plain case (see the module's docstring)."""
+    import http.client
+    from urllib.parse import urlencode, urlsplit
+
+    if not plainly_reachable():
+        return None
+    deadline = time.monotonic() + DEADLINE
+    base = urlsplit(service.base_url)
+    root = base.path.rstrip("/")
+    conn: http.client.HTTPConnection
+    try:
+        if base.scheme == "https":
+            conn = http.client.HTTPSConnection(
+                base.netloc, timeout=DEADLINE, context=_default_context()
+            )
+        elif base.scheme == "http":
+            conn = http.client.HTTPConnection(base.netloc, timeout=DEADLINE)
+        else:
+            return None
+        try:
+            token = service.token or _token(conn, root, service, deadline)
+            target = root + path + (f"?{urlencode(list(params))}" if params else "")
+            body = _answer(
+                conn,
+                "GET",
+                target,
+                {"Authorization": f"Bearer {token}"},
+                None,
+                deadline,
+            )
+        finally:
+            conn.close()
+    except (_NotPlain, OSError, http.client.HTTPException, ValueError):
+        return None
+    from paytui.api.money import loads_json
+
+    try:
+        return loads_json(body)
+    except (ValueError, RecursionError):
+        return None
+
+
+def _default_context() -> Any:
+    """The context httpx makes for ``verify=True`` (`httpx.create_ssl_context`, `trust_env`):
+    `SSL_CERT_FILE`'s certificates, else `SSL_CERT_DIR`'s, else certifi's; host names checked."""
+    import ssl
+
+    if os.environ.get("SSL_CERT_FILE"):
+        return ssl.create_default_context(cafile=os.environ["SSL_CERT_FILE"])
+    if os.environ.get("SSL_CERT_DIR"):
+        return ssl.create_default_context(capath=os.environ["SSL_CERT_DIR"])
+    import certifi
+
+    return ssl.create_default_context(cafile=certifi.where())
+
+
+def _token(
+    conn: http.client.HTTPConnection, root: str, service: PlainService, deadline: float
+) -> str:
+    """An access token by client credentials over HTTP Basic (the client's first style); it is
+    scrubbed from every log and error from now on, as the client's is."""
+    import base64
+    import json
+
+    assert service.client_id is not None and service.client_secret is not None
+    pair = f"{service.client_id}:{service.client_secret}".encode()
+    body = _answer(
+        conn,
+        "POST",
+        root + TOKEN_PATH,
+        {
+            "Authorization": f"Basic {base64.b64encode(pair).decode('ascii')}",
+            "Content-Type": "application/x-www-form-urlencoded",
+        },
+        b"grant_type=client_credentials",
+        deadline,
+    )
+    found = json.loads(body)
+    token = found.get("access_token") if isinstance(found, dict) else None
+    if not isinstance(token, str) or not token:
+        raise _NotPlain
+    from paytui.logs import register_secret
+
+    register_secret(token)
+    return token
+
+
+def _answer(
+    conn: http.client.HTTPConnection,
+    method: str,
+    target: str,
+    headers: dict[str, str],
+    body: bytes | None,
+    deadline: float,
+) -> bytes:
+    """The body of a 200 answer, read whole before `deadline`; `_NotPlain` otherwise."""
+    conn.request(
+        method,
+        target,
+        body=body,
+        headers={"User-Agent": USER_AGENT, "Accept": "application/json", **headers},
+    )
+    answer = conn.getresponse()
+    if answer.status != 200 or answer.getheader("Content-Encoding", "identity") != "identity":
+        raise _NotPlain
+    chunks: list[bytes] = []
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise _NotPlain  # a trickling answer: the client's deadline decides
+        if conn.sock is not None:
+            conn.sock.settimeout(left)
+        chunk = answer.read1(65536)
+        if not chunk:
+            if answer.length:  # the connection ended before the body did
+                raise _NotPlain
+            answer.close()  # read whole: the connection takes the next request
+            return b"".join(chunks)
+        chunks.append(chunk)
