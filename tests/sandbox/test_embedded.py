@@ -9,7 +9,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
+from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET, embedded
 from paytui.sandbox.embedded import BASE_URL, EmbeddedSandbox
 from tests.sandbox.helpers import get_token
 
@@ -24,6 +24,49 @@ def test_the_launcher_imports_nothing_heavy() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert result.stdout.strip() == "[]"
+
+
+def test_the_servers_start_imports_only_what_serving_needs(sandbox_db: Path) -> None:
+    """The served sandbox's start (`embedded._build`) leaves out uvicorn's command line (click,
+    the reloader's and workers' supervisors, multiprocessing) and pydantic v1, which FastAPI
+    imports only to refuse its models; the app it builds serves (the test below goes through
+    the same start)."""
+    code = (
+        "import sys; from pathlib import Path;"
+        "from paytui.sandbox.embedded import _build;"
+        f"app = _build(Path({str(sandbox_db)!r}));"
+        "import uvicorn, uvicorn.server;"
+        "assert uvicorn.Server is uvicorn.server.Server;"
+        "left = {'click', 'multiprocessing', 'uvicorn.supervisors', 'pydantic.v1'};"
+        "print(sorted(m for m in left if sys.modules.get(m) is not None))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip() == "[]"
+
+
+def test_the_servers_start_runs_nicer_than_its_serving() -> None:
+    """The start (imports, the app's construction) runs `START_NICE` nicer than the process,
+    in a thread of its own: the thread that goes on to serve keeps the process's priority."""
+    import os
+    import threading
+
+    def own_nice() -> int:
+        return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+    before = own_nice()
+    during = embedded._below_the_ui(own_nice)
+    assert during == min(before + embedded.START_NICE, 19)
+    assert own_nice() == before
+
+
+def test_a_failing_start_raises_in_the_serving_thread() -> None:
+    def fail() -> None:
+        raise OSError("no such database")
+
+    with pytest.raises(OSError, match="no such database"):
+        embedded._below_the_ui(fail)
 
 
 async def test_child_serves_over_the_socket_and_stops(sandbox_db: Path) -> None:

@@ -39,7 +39,7 @@ import threading
 import time
 import warnings
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 from paytui.console import SafeArgumentParser, say
 
@@ -55,6 +55,8 @@ HEALTH_PATH = "/sandbox/health"
 #: Seconds a keep-warm sandbox lives on after its last client and last request.
 DEFAULT_IDLE = 600.0
 IDLE_ENV = "PAYTUI_SANDBOX_IDLE"
+
+_T = TypeVar("_T")
 
 
 class OutdatedDatabaseError(RuntimeError):
@@ -612,6 +614,97 @@ def _become_owner(paths: dict[str, Path], build: str, timeout: float = 30) -> An
         time.sleep(0.02)
 
 
+#: How much nicer than the process the server's start runs (`_below_the_ui`).
+START_NICE = 10
+
+
+def _below_the_ui(work: Callable[[], _T]) -> _T:
+    """`work()` (the server's imports and its app's construction: about a second of one core)
+    in a thread of its own, `START_NICE` nicer than the process, and its result; the server
+    then serves at the priority it was started with.
+
+    Why: on a cold start the UI's first page does not wait for this server (the first-page
+    child reads it from the database, `paytui.ui.first_page`), but the UI, that child and this
+    start all want a core at once; with another program keeping a core busy they shared what
+    was left, and the first paint waited for FastAPI's imports (docs/performance.md). At nice
+    10 this start takes what the UI leaves: all of a core that is free, little of one the UI
+    needs. Linux keeps a nice value per thread, and a process cannot lower its nice value
+    again once raised, so the start runs in a thread that ends with it, and the serving thread
+    (and every thread it starts) keeps the priority of the process. Elsewhere `work` runs
+    here, at the process's priority."""
+    if not sys.platform.startswith("linux"):
+        return work()
+    done: list[_T] = []
+    failed: list[BaseException] = []
+
+    def run() -> None:
+        with contextlib.suppress(OSError):
+            me = threading.get_native_id()
+            os.setpriority(os.PRIO_PROCESS, me, os.getpriority(os.PRIO_PROCESS, me) + START_NICE)
+        try:
+            done.append(work())
+        except BaseException as exc:
+            failed.append(exc)
+
+    thread = threading.Thread(target=run, name="sandbox-start")
+    thread.start()
+    thread.join()
+    if failed:
+        raise failed[0]
+    return done[0]
+
+
+def _build(db_path: Path) -> Any:
+    """The sandbox's app over `db_path`, and uvicorn imported, without what serving never uses
+    (`serving_imports_only`)."""
+    serving_imports_only()
+    import uvicorn  # noqa: F401 (the server's, imported here with the rest)
+
+    from paytui.sandbox.app import create_app
+
+    return create_app(db_path)
+
+
+def serving_imports_only() -> None:
+    """Let the server's libraries be imported without what the sandbox's server never runs
+    (call before uvicorn and FastAPI are first imported; no effect once they are):
+
+    - uvicorn's command line: its package initialiser imports `uvicorn.main` (click, the
+      reloader's and workers' supervisors, multiprocessing) to export `main`, `run` and
+      `Server`; a stand-in gives `Server` from `uvicorn.server`, where it is defined, and
+      refuses the other two, which the sandbox never calls.
+    - `pydantic.v1`: FastAPI imports it on every route it builds only to refuse a pydantic v1
+      model in its signature (`fastapi._compat.shared.is_pydantic_v1_model_class`); with the
+      module marked absent the check answers "not v1" at once. No sandbox model is a v1 model:
+      one would fail at import, not pass silently.
+
+    Together 47 modules, about a tenth of the server's start. Only the served sandbox's process
+    calls this (`python -m paytui.sandbox.embedded`); the in-process sandbox of the tests
+    imports both libraries whole."""
+    import types
+
+    if "uvicorn" not in sys.modules and "uvicorn.main" not in sys.modules:
+
+        def stand_in(name: str) -> Any:
+            if name == "Server":
+                from uvicorn.server import Server
+
+                return Server
+            if name in ("main", "run"):
+
+                def no_cli(*args: object, **kwargs: object) -> NoReturn:
+                    raise RuntimeError("uvicorn's command line is not loaded in the sandbox")
+
+                return no_cli
+            raise AttributeError(f"module 'uvicorn.main' has no attribute {name!r}")
+
+        stub = types.ModuleType("uvicorn.main", "Stand-in for uvicorn's CLI (paytui.sandbox).")
+        stub.__dict__["__getattr__"] = stand_in
+        sys.modules["uvicorn.main"] = stub
+    if "fastapi" not in sys.modules:
+        sys.modules.setdefault("pydantic.v1", None)  # type: ignore[arg-type]
+
+
 def main(argv: list[str] | None = None) -> int:
     from paytui.collector import pause_collector, resume_collector
 
@@ -656,11 +749,9 @@ def _main(argv: list[str] | None, serving: Callable[[], None]) -> int:
         say(f"paytui sandbox: {exc}", err=True)
         return 2
 
-    import uvicorn
+    app: Any = _below_the_ui(lambda: _build(db_path))
+    import uvicorn  # imported by `_build`
 
-    from paytui.sandbox.app import create_app
-
-    app: Any = create_app(db_path)
     if args.keep_warm:
         info = {"build": build, "db": str(db_path.resolve()), "pid": os.getpid()}
         app = watch = _IdleWatch(app, idle=args.idle, info=info, paths=paths)
