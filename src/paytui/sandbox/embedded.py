@@ -619,7 +619,7 @@ START_NICE = 10
 
 
 def _below_the_ui(work: Callable[[], _T]) -> _T:
-    """`work()` (the server's imports and its app's construction: about a second of one core)
+    """`work()` (the server's database check, imports and app: about a second of one core)
     in a thread of its own, `START_NICE` nicer than the process, and its result; the server
     then serves at the priority it was started with.
 
@@ -655,8 +655,10 @@ def _below_the_ui(work: Callable[[], _T]) -> _T:
 
 
 def _build(db_path: Path) -> Any:
-    """The sandbox's app over `db_path`, and uvicorn imported, without what serving never uses
-    (`serving_imports_only`)."""
+    """The sandbox's app over `db_path` (its database built or brought up to today first when
+    it must be: `ensure_database`, which rebuilds only the default database when outdated), and
+    uvicorn imported, without what serving never uses (`serving_imports_only`)."""
+    ensure_database(db_path)
     serving_imports_only()
     import uvicorn  # noqa: F401 (the server's, imported here with the rest)
 
@@ -744,12 +746,10 @@ def _main(argv: list[str] | None, serving: Callable[[], None]) -> int:
         with contextlib.suppress(FileNotFoundError):
             Path(args.uds).unlink()  # stale: its owner is gone (we hold the lock)
     try:
-        ensure_database(db_path)  # rebuilds only the default database when outdated
+        app: Any = _below_the_ui(lambda: _build(db_path))
     except OutdatedDatabaseError as exc:
         say(f"paytui sandbox: {exc}", err=True)
         return 2
-
-    app: Any = _below_the_ui(lambda: _build(db_path))
     import uvicorn  # imported by `_build`
 
     if args.keep_warm:
