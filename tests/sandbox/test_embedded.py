@@ -14,16 +14,21 @@ from paytui.sandbox.embedded import BASE_URL, EmbeddedSandbox
 from tests.sandbox.helpers import get_token
 
 
+def _printed(code: str) -> str:
+    """What `python -c code` prints, in a fresh interpreter."""
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    return result.stdout.strip()
+
+
 def test_the_launcher_imports_nothing_heavy() -> None:
     code = (
         "import sys, paytui.sandbox.embedded, paytui.sandbox;"
         "heavy = {'fastapi', 'uvicorn', 'httpx', 'starlette', 'pydantic', 'textual', 'sqlite3'};"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy))"
     )
-    result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    )
-    assert result.stdout.strip() == "[]"
+    assert _printed(code) == "[]"
 
 
 def test_the_servers_start_imports_only_what_serving_needs(sandbox_db: Path) -> None:
@@ -40,10 +45,7 @@ def test_the_servers_start_imports_only_what_serving_needs(sandbox_db: Path) -> 
         "left = {'click', 'multiprocessing', 'uvicorn.supervisors', 'pydantic.v1'};"
         "print(sorted(m for m in left if sys.modules.get(m) is not None))"
     )
-    result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    )
-    assert result.stdout.strip() == "[]"
+    assert _printed(code) == "[]"
 
 
 def test_the_servers_start_runs_nicer_than_its_serving() -> None:
