@@ -31,7 +31,8 @@ Figures:
   the in-process transport on the same database, headless 120x40), from the key press that
   completes a query (after a pause: the usual typing) until the table with its results has been
   painted (`ResultsPainted`, posted after the refresh that drew it).
-- `switch_ms/<screen>` (first visit and later), `open_detail_ms`: key press until the new
+- `switch_ms/<screen>` (first visit and later; `2`-`5` and `0`, each from the charge list),
+  `open_detail_ms`: key press until the new
   screen's workers are done and it has refreshed; measured after the app was left idle
   (`idle_before_screens_s`: until its warm-up after the first page is done, `paytui.ui.warm_up`,
   or 2 s for a tree without one). `switch_first_ratio/<screen>`: the first visit over the later
@@ -481,16 +482,26 @@ async def idle_after_start(app: Any) -> float:
     return time.perf_counter() - started
 
 
+#: The top screens switched to (each time from the charge list, `1`), by key.
+SWITCHED = (
+    ("2", "tokens"),
+    ("3", "accounts"),
+    ("4", "distributions"),
+    ("5", "history"),
+    ("0", "today"),
+)
+
+
 async def screens(app: Any, pilot: Any, runs: int) -> list[dict[str, Any]]:
-    """Switching top screens (1..4: first visit, then later ones) and opening a charge, after
-    the app was left idle (`idle_after_start`)."""
+    """Switching top screens (`SWITCHED`: first visit, then later ones) and opening a charge,
+    after the app was left idle (`idle_after_start`)."""
     out: list[dict[str, Any]] = _Printed()
     out.append(figure("idle_before_screens_s", [await idle_after_start(app)], "s", None))
     await settle(app, pilot)
     first: dict[str, float] = {}
     later: dict[str, list[float]] = {}
     for round_ in range(runs + 1):
-        for key, name in (("2", "tokens"), ("3", "accounts"), ("4", "distributions")):
+        for key, name in SWITCHED:
             for target_key, target in ((key, name), ("1", "charges")):
                 elapsed = await press_until_painted(app, target_key)
                 await settle(app, pilot)

@@ -156,3 +156,49 @@ async def test_a_read_that_fails_ahead_is_told_when_the_screen_is_first_shown(
         assert isinstance(app.screen, TokensScreen)
         told = [n for n in app._notifications if n.severity == "error"]
         assert len(told) == 1 and "tokens unreadable" in told[0].message
+
+
+async def test_history_and_today_are_built_and_read_ahead_and_their_first_visits_show_them(
+    app_factory: Callable[..., PaytuiApp], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """History and Today are built ahead too (last, Today's whole-service read once nothing
+    else runs): the journal's rows and Today's queue are on their screens before `5` and `0`,
+    which show those very screens, read, as a later visit does. Nothing is notified meanwhile."""
+    from paytui.actions.ops import capture as capture_op
+    from paytui.ui.screens.history import HistoryScreen
+    from paytui.ui.screens.today import TodayScreen
+    from tests.ui.test_money_actions import OPEN_AUTHS, find
+
+    journal = tmp_path / "journal.sqlite3"
+    first = app_factory(journal_path=journal)  # an earlier session left an action in the journal
+    async with first.run_test(size=(120, 40)) as pilot:
+        await settle(first, pilot)
+        auth = await find(first, OPEN_AUTHS)
+        executor = await first.actions.executor()
+        await executor.run("capture", auth.charge_id, capture_op.Params())
+
+    monkeypatch.setattr(warm_up, "WARM_UP_AFTER", 0.01)
+    monkeypatch.setattr(warm_up, "BUILT_AHEAD", BUILT_AHEAD)
+    assert BUILT_AHEAD[-2:] == ("history", "today")
+    app = app_factory(journal_path=journal)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await warmed_up(app, pilot)
+        assert isinstance(app.screen, ChargeSearchScreen)
+        assert app.warm_up is not None and app.warm_up.built[-2:] == ["history", "today"]
+        (history,) = app._screen_stacks["history"]
+        (today,) = app._screen_stacks["today"]
+        assert isinstance(history, HistoryScreen) and history.built_ahead
+        assert [row.charge_id for row in history.rows] == [auth.charge_id]
+        assert isinstance(today, TodayScreen) and today.built_ahead
+        assert today.queue is not None and today.items and not today.reading
+        assert not app._notifications
+
+        await pilot.press("5")
+        await settle(app, pilot)
+        assert app.screen is history and not history.built_ahead
+        assert [row.charge_id for row in history.rows] == [auth.charge_id]
+        await pilot.press("0")
+        await settle(app, pilot)
+        assert app.screen is today and not today.built_ahead
+        assert today.highlighted() is today.items[0]

@@ -79,10 +79,11 @@ WARMED_MODULES: tuple[str, ...] = (
 )
 
 #: The top screens built ahead, in this order, once the modules and the CSS are warm: the
-#: lists a number key opens, which read one page. Not Today (its queue and pulse read the
-#: whole service) nor History (it reads the journal again on every showing, and reads back
-#: actions whose outcome is not proven yet).
-BUILT_AHEAD: tuple[str, ...] = ("tokens", "accounts", "distributions")
+#: lists a number key opens, which read one page; then History (the journal, read on this
+#: machine: its read-backs of outcomes not proven yet wait for the first visit,
+#: `HistoryScreen.reload`) and last Today (its queue and pulse read the whole service: at
+#: 100,000 charges seconds of requests, most of their work in threads, once nothing else runs).
+BUILT_AHEAD: tuple[str, ...] = ("tokens", "accounts", "distributions", "history", "today")
 #: Lines of a widget drawn a step when a screen built ahead is drawn (`WarmUp._draw`): a
 #: table's line is about 1-2 ms here, ten times that on a loaded machine.
 LINES_A_STEP = 4

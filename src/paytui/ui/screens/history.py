@@ -152,6 +152,10 @@ class HistoryScreen(PaytuiScreen[None]):
         self.messages: list[str] = []
         self.by_id: dict[int, JournalEntry] = {}
         self.filter = AuditFilter()
+        #: Built ahead, in idle time, and not shown yet (`paytui.ui.warm_up`): the journal is
+        #: read and shown, but the read-backs of outcomes not proven yet (requests to the
+        #: service) wait for the first visit.
+        self.built_ahead = False
 
     @property
     def entries(self) -> list[JournalEntry]:
@@ -180,6 +184,7 @@ class HistoryScreen(PaytuiScreen[None]):
         self.reload()
 
     def on_screen_resume(self) -> None:
+        self.built_ahead = False
         if self.entries or self.is_mounted:
             self.reload()
 
@@ -232,6 +237,8 @@ class HistoryScreen(PaytuiScreen[None]):
         self._show(rows, entries)
         with contextlib.suppress(Exception):  # the offer is a nicety; the journal shows anyway
             await self._offer_batches()
+        if self.built_ahead:
+            return  # not shown yet: the read-backs wait for the first visit (its reload)
         # A "not applied" whose read-back may have been too early (before a commit still in
         # flight could show) is no verdict yet: read it back again now. It becomes "succeeded"
         # (corrected, and said so), a proven "not applied", or "unknown" until it can be proven.
