@@ -499,6 +499,7 @@ def test_an_odd_answer_is_left_to_the_client(body: str) -> None:
 def test_the_first_page_s_query_asks_nothing_a_light_read_would_have_to_judge() -> None:
     """`_light_page` does not judge rows (`_judged`) nor the sort: `ALL` sends no parameter,
     asks no sort, and no row is judged by it; the token is asked where the client asks it."""
+    from paytui.api import plain
     from paytui.api.auth import TOKEN_PATH
     from paytui.api.rows import ChargeLine
 
@@ -506,7 +507,7 @@ def test_the_first_page_s_query_asks_nothing_a_light_read_would_have_to_judge() 
     assert queries.ALL.to_params() == []
     assert not queries.ALL.sort
     assert line is not None and queries.ALL.verdicts(line) == {}
-    assert first_page.TOKEN_PATH == TOKEN_PATH
+    assert plain.TOKEN_PATH == TOKEN_PATH  # the child's token, by `api.plain.basic_token`
 
 
 def test_a_kept_warm_sandbox_s_first_page_is_read_without_the_client(sandbox_db: Path) -> None:

@@ -36,7 +36,16 @@ if TYPE_CHECKING:
 
     from paytui.config.environment import PlainService
 
-__all__ = ["DEADLINE", "TOKEN_PATH", "USER_AGENT", "plain_get", "plainly_reachable"]
+__all__ = [
+    "DEADLINE",
+    "TOKEN_PATH",
+    "USER_AGENT",
+    "NotPlain",
+    "answer",
+    "basic_token",
+    "plain_get",
+    "plainly_reachable",
+]
 
 #: Seconds for the whole read (the token and the object): the client's default timeout.
 DEADLINE = 10.0
@@ -48,7 +57,7 @@ USER_AGENT = "paytui/0.1"
 _PROXY_VARS = frozenset({"http_proxy", "https_proxy", "all_proxy", "no_proxy"})
 
 
-class _NotPlain(Exception):
+class NotPlain(Exception):
     """Anything but the plain answer: the client's to read."""
 
 
@@ -81,19 +90,19 @@ def plain_get(service: PlainService, path: str, params: Sequence[tuple[str, str]
         else:
             return None
         try:
-            token = service.token or _token(conn, root, service, deadline)
+            token = service.token
+            if token is None:
+                assert service.client_id is not None and service.client_secret is not None
+                token = basic_token(conn, root, service.client_id, service.client_secret, deadline)
+                # Scrubbed from every log and error from now on, as the client's token is.
+                from paytui.logs import register_secret
+
+                register_secret(token)
             target = root + path + (f"?{urlencode(list(params))}" if params else "")
-            body = _answer(
-                conn,
-                "GET",
-                target,
-                {"Authorization": f"Bearer {token}"},
-                None,
-                deadline,
-            )
+            body = answer(conn, "GET", target, {"Authorization": f"Bearer {token}"}, None, deadline)
         finally:
             conn.close()
-    except (_NotPlain, OSError, http.client.HTTPException, ValueError):
+    except (NotPlain, OSError, http.client.HTTPException, ValueError):
         return None
     from paytui.api.money import loads_json
 
@@ -117,17 +126,17 @@ def _default_context() -> Any:
     return ssl.create_default_context(cafile=certifi.where())
 
 
-def _token(
-    conn: http.client.HTTPConnection, root: str, service: PlainService, deadline: float
+def basic_token(
+    conn: http.client.HTTPConnection, root: str, client_id: str, secret: str, deadline: float
 ) -> str:
-    """An access token by client credentials over HTTP Basic (the client's first style); it is
-    scrubbed from every log and error from now on, as the client's is."""
+    """An access token by client credentials over HTTP Basic (the client's first style) from
+    the token endpoint under `root` (the base URL's path); `NotPlain` for anything but a 200
+    with one. Also the first-page child's (`paytui.ui.first_page`), over the sandbox's socket."""
     import base64
     import json
 
-    assert service.client_id is not None and service.client_secret is not None
-    pair = f"{service.client_id}:{service.client_secret}".encode()
-    body = _answer(
+    pair = f"{client_id}:{secret}".encode()
+    body = answer(
         conn,
         "POST",
         root + TOKEN_PATH,
@@ -141,14 +150,11 @@ def _token(
     found = json.loads(body)
     token = found.get("access_token") if isinstance(found, dict) else None
     if not isinstance(token, str) or not token:
-        raise _NotPlain
-    from paytui.logs import register_secret
-
-    register_secret(token)
+        raise NotPlain
     return token
 
 
-def _answer(
+def answer(
     conn: http.client.HTTPConnection,
     method: str,
     target: str,
@@ -156,27 +162,27 @@ def _answer(
     body: bytes | None,
     deadline: float,
 ) -> bytes:
-    """The body of a 200 answer, read whole before `deadline`; `_NotPlain` otherwise."""
+    """The body of a 200 answer, read whole before `deadline`; `NotPlain` otherwise."""
     conn.request(
         method,
         target,
         body=body,
         headers={"User-Agent": USER_AGENT, "Accept": "application/json", **headers},
     )
-    answer = conn.getresponse()
-    if answer.status != 200 or answer.getheader("Content-Encoding", "identity") != "identity":
-        raise _NotPlain
+    response = conn.getresponse()
+    if response.status != 200 or response.getheader("Content-Encoding", "identity") != "identity":
+        raise NotPlain
     chunks: list[bytes] = []
     while True:
         left = deadline - time.monotonic()
         if left <= 0:
-            raise _NotPlain  # a trickling answer: the client's deadline decides
+            raise NotPlain  # a trickling answer: the client's deadline decides
         if conn.sock is not None:
             conn.sock.settimeout(left)
-        chunk = answer.read1(65536)
+        chunk = response.read1(65536)
         if not chunk:
-            if answer.length:  # the connection ended before the body did
-                raise _NotPlain
-            answer.close()  # read whole: the connection takes the next request
+            if response.length:  # the connection ended before the body did
+                raise NotPlain
+            response.close()  # read whole: the connection takes the next request
             return b"".join(chunks)
         chunks.append(chunk)

@@ -293,16 +293,17 @@ def _light_page(text: str | bytes, *, limit: int, offset: int) -> Lines | None:
 
 def _served_lines(sandbox: EmbeddedSandbox) -> Lines | None:
     """The first page from the embedded sandbox's server over its socket, with the standard
-    library (`http.client`), as the client asks it (the demo client's token by HTTP Basic, then
-    the page as `paytui.api.paging.Pager` asks the first one), read by `_light_page`. None for
-    anything else than two plain answers (the client then asks, and tells what went wrong)."""
-    import base64
+    library (`paytui.api.plain`: the demo client's token by HTTP Basic, then the page as
+    `paytui.api.paging.Pager` asks the first one, each a plain 200 read whole within
+    `CHILD_DEADLINE`), read by `_light_page`. None for anything else than two plain answers
+    (the client then asks, and tells what went wrong)."""
     import http.client
-    import json
     import socket
+    import time
     from urllib.parse import urlencode, urlsplit
 
     from paytui.api.paging import Pager
+    from paytui.api.plain import NotPlain, answer, basic_token
     from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
 
     class UnixConnection(http.client.HTTPConnection):
@@ -312,47 +313,20 @@ def _served_lines(sandbox: EmbeddedSandbox) -> Lines | None:
             sock.connect(str(sandbox.socket_path))
             self.sock = sock
 
+    deadline = time.monotonic() + CHILD_DEADLINE
     base = urlsplit(sandbox.base_url)
     root = base.path.rstrip("/")
     conn = UnixConnection(base.netloc or "sandbox", timeout=CHILD_DEADLINE)
     try:
-        basic = base64.b64encode(f"{DEMO_CLIENT_ID}:{DEMO_CLIENT_SECRET}".encode()).decode()
-        conn.request(
-            "POST",
-            root + TOKEN_PATH,
-            body="grant_type=client_credentials",
-            headers={
-                "Authorization": f"Basic {basic}",
-                "Content-Type": "application/x-www-form-urlencoded",
-                "Accept": "application/json",
-            },
-        )
-        answer = conn.getresponse()
-        body = answer.read()
-        if answer.status != 200:
-            return None
-        token = json.loads(body).get("access_token")
-        if not isinstance(token, str) or not token:
-            return None
+        token = basic_token(conn, root, DEMO_CLIENT_ID, DEMO_CLIENT_SECRET, deadline)
         path, query = Pager(sandbox.base_url).request("/v2/charges", [], PAGE_SIZE, 0)
-        conn.request(
-            "GET",
-            f"{root}{path}?{urlencode(query)}",
-            headers={"Authorization": f"Bearer {token}", "Accept": "application/json"},
-        )
-        answer = conn.getresponse()
-        body = answer.read()
-    except (OSError, ValueError, AttributeError, http.client.HTTPException):
+        target = f"{root}{path}?{urlencode(query)}"
+        body = answer(conn, "GET", target, {"Authorization": f"Bearer {token}"}, None, deadline)
+    except (NotPlain, OSError, ValueError, AttributeError, http.client.HTTPException):
         return None
     finally:
         conn.close()
-    if answer.status != 200:
-        return None
     return _light_page(body, limit=PAGE_SIZE, offset=0)
-
-
-#: The token endpoint (`paytui.api.auth.TOKEN_PATH`, held equal by the tests).
-TOKEN_PATH = "/v2/services/oauth2/token"
 
 
 def _starting_database(sandbox: EmbeddedSandbox | None) -> Path | None:
