@@ -25,10 +25,12 @@ from paytui.commands.handlers import charges_show_plainly
 from paytui.commands.runtime import Io, Runtime, default_connector
 from paytui.config.environment import plain_service
 from tests.api.test_rows import BASE, ODD, PLAIN, REFUSED
+from tests.sandbox.test_embedded_warm import warm_env
 from tests.second_service.app import SecondService
 from tests.second_service.data import StoredCharge
 
 PROXIES = ("http_proxy", "https_proxy", "all_proxy", "no_proxy")
+__all__ = ["warm_env"]  # the embedded sandbox kept warm in a private runtime dir (a fixture)
 
 
 def serve(app: Any) -> Iterator[str]:
@@ -281,3 +283,22 @@ def test_the_plain_reader_speaks_as_the_client() -> None:
 
     assert plain.TOKEN_PATH == auth.TOKEN_PATH
     assert plain.USER_AGENT == client.USER_AGENT
+
+
+def test_the_embedded_sandbox_s_charges_show_as_the_models_show_them(warm_env: Path) -> None:
+    """No URL, no config, no variable: the embedded sandbox with every default, read over its
+    socket (`commands.runtime.read_embedded`), as the client reads it."""
+    env: dict[str, str] = {}
+    found = shown(["charges", "search", "--limit", "5", "--format", "jsonl"], env, client=True)
+    ids = [line.split('"charge_id": "')[1].split('"')[0] for line in found[1].splitlines()]
+    assert len(ids) == 5
+    for charge_id in ids:
+        argv = ["charges", "show", charge_id]
+        before = shown(argv, env, client=True)
+        assert before[0] == 0
+        assert plainly(argv, env) == before[1]
+        assert shown(argv, env, client=False) == before
+    missing = shown(["charges", "show", "nope"], env, client=True)
+    assert missing[0] == 5  # not found: the client's line and code
+    assert plainly(["charges", "show", "nope"], env) is None
+    assert shown(["charges", "show", "nope"], env, client=False) == missing

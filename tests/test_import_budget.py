@@ -198,6 +198,38 @@ def test_charges_show_reads_the_charge_without_the_client_its_models_or_a_loop(
     assert not under(found, never) - {"httpx._main", "pydantic.plugin._loader"}
 
 
+def test_the_embedded_sandbox_s_charge_is_shown_without_the_client_or_its_models(
+    tmp_path: Path,
+) -> None:
+    """No URL, no config, no variable: the embedded sandbox with every default, read over its
+    socket (`commands.runtime.read_embedded`); a private server (no warm one left behind)."""
+    private = {"PAYTUI_SANDBOX_IDLE": "0"}
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PAYTUI_", "XDG_"))}
+    found = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "paytui.cli",
+            "charges",
+            "search",
+            "--limit",
+            "1",
+            "--format",
+            "json",
+        ],
+        env=env | {"HOME": str(tmp_path)} | private,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    charge = json.loads(found.stdout)[0]["charge_id"]
+    modules = imported_by(tmp_path, "charges", "show", charge, extra_env=private, demo_client=False)
+    assert {"paytui.api.plain", "paytui.sandbox.embedded"} <= modules  # it did ask the sandbox
+    never = NEVER | {"paytui.api.client", "paytui.api.models", "paytui.config.model"}
+    never |= {"httpx", "httpcore", "anyio", "asyncio", "pydantic", "pydantic_core"}
+    assert not under(modules, never) - {"httpx._main", "pydantic.plugin._loader"}
+
+
 def test_charges_show_as_json_reads_the_charge_through_the_client(
     tmp_path: Path, service: str
 ) -> None:

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import http.client
+    from pathlib import Path
 
     from paytui.config.environment import PlainService
 
@@ -43,8 +44,11 @@ __all__ = [
     "NotPlain",
     "answer",
     "basic_token",
+    "decoded",
     "plain_get",
     "plainly_reachable",
+    "read_over",
+    "unix_connection",
 ]
 
 #: Seconds for the whole read (the token and the object): the client's default timeout.
@@ -72,13 +76,11 @@ def plain_get(service: PlainService, path: str, params: Sequence[tuple[str, str]
     """The decoded JSON body of ``GET path`` (under the base URL, `path` already escaped) from
     `service`, or None for anything but the plain case (see the module's docstring)."""
     import http.client
-    from urllib.parse import urlencode, urlsplit
+    from urllib.parse import urlsplit
 
     if not plainly_reachable():
         return None
-    deadline = time.monotonic() + DEADLINE
     base = urlsplit(service.base_url)
-    root = base.path.rstrip("/")
     conn: http.client.HTTPConnection
     try:
         if base.scheme == "https":
@@ -89,27 +91,78 @@ def plain_get(service: PlainService, path: str, params: Sequence[tuple[str, str]
             conn = http.client.HTTPConnection(base.netloc, timeout=DEADLINE)
         else:
             return None
-        try:
-            token = service.token
-            if token is None:
-                assert service.client_id is not None and service.client_secret is not None
-                token = basic_token(conn, root, service.client_id, service.client_secret, deadline)
-                # Scrubbed from every log and error from now on, as the client's token is.
-                from paytui.logs import register_secret
-
-                register_secret(token)
-            target = root + path + (f"?{urlencode(list(params))}" if params else "")
-            body = answer(conn, "GET", target, {"Authorization": f"Bearer {token}"}, None, deadline)
-        finally:
-            conn.close()
-    except (NotPlain, OSError, http.client.HTTPException, ValueError):
+    except (OSError, ValueError):
         return None
+    credentials = None
+    if service.token is None:
+        assert service.client_id is not None and service.client_secret is not None
+        credentials = (service.client_id, service.client_secret)
+    body = read_over(conn, base.path, path, params, token=service.token, credentials=credentials)
+    return None if body is None else decoded(body)
+
+
+def decoded(body: bytes) -> Any:
+    """A plain answer's body as the client decodes it (`paytui.api.money.loads_json`: numbers
+    exact), or None when it is not JSON."""
     from paytui.api.money import loads_json
 
     try:
         return loads_json(body)
     except (ValueError, RecursionError):
         return None
+
+
+def read_over(
+    conn: http.client.HTTPConnection,
+    base_path: str,
+    path: str,
+    params: Sequence[tuple[str, str]],
+    *,
+    token: str | None = None,
+    credentials: tuple[str, str] | None = None,
+    deadline: float = DEADLINE,
+    remember: bool = True,
+) -> bytes | None:
+    """``GET path`` over `conn` (closed after), under the base URL's path `base_path`, with
+    `token`, or one asked for with `credentials` (client id, secret: `basic_token`; with
+    `remember`, scrubbed from every log and error from now on, as the client's token is), all
+    within `deadline` seconds: the body of a plain 200, else None."""
+    import http.client
+    from urllib.parse import urlencode
+
+    ends = time.monotonic() + deadline
+    root = base_path.rstrip("/")
+    try:
+        try:
+            if token is None:
+                assert credentials is not None
+                token = basic_token(conn, root, *credentials, ends)
+                if remember:
+                    from paytui.logs import register_secret
+
+                    register_secret(token)
+            target = root + path + (f"?{urlencode(list(params))}" if params else "")
+            return answer(conn, "GET", target, {"Authorization": f"Bearer {token}"}, None, ends)
+        finally:
+            conn.close()
+    except (NotPlain, OSError, http.client.HTTPException, ValueError):
+        return None
+
+
+def unix_connection(socket_path: Path, host: str, timeout: float) -> http.client.HTTPConnection:
+    """An HTTP connection over the Unix socket at `socket_path` (the embedded sandbox's), its
+    requests addressed to `host`."""
+    import http.client
+    import socket
+
+    class UnixConnection(http.client.HTTPConnection):
+        def connect(self) -> None:
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            sock.settimeout(self.timeout)
+            sock.connect(str(socket_path))
+            self.sock = sock
+
+    return UnixConnection(host, timeout=timeout)
 
 
 def _default_context() -> Any:

@@ -480,25 +480,22 @@ def _proven_columns(
 
 def charges_show_plainly(runtime: Runtime, args: argparse.Namespace) -> int | None:
     """`paytui charges show ID` as a table, read without the client, its models or an event
-    loop when that is plainly possible (`paytui.api.plain`: a service named by the command line
-    and the environment alone, two plain 200s), the charge read as a `ChargeLine` (checked by
-    hand, each field as `Charge` reads it: `tests/api/test_rows.py`). None for anything else,
-    `--format json` and a charge with distributions included (the model's to read and write),
-    and then `charges_show` reads it through the client as before: what is shown, and every
-    error's line and exit code, never depend on which reader read it."""
-    if args.format != "table" or not args.id or not runtime.plainly_connected():
-        return None
-    service = runtime.plain_service()
-    if service is None:
+    loop when that is plainly possible (`Runtime.plain_read`: a service named by the command
+    line and the environment alone, or the embedded sandbox with every default; two plain
+    200s), the charge read as a `ChargeLine` (checked by hand, each field as `Charge` reads it:
+    `tests/api/test_rows.py`). None for anything else, `--format json` and a charge with
+    distributions included (the model's to read and write), and then `charges_show` reads it
+    through the client as before: what is shown, and every error's line and exit code, never
+    depend on which reader read it."""
+    if args.format != "table" or not args.id:
         return None
     from urllib.parse import quote
 
-    from paytui.api.plain import plain_get
     from paytui.api.rows import ChargeLine
 
     params = [("expand", args.expand)] if args.expand else []
     path = f"/v2/charges/{quote(args.id, safe='')}"  # as the client's `_path`
-    line = ChargeLine.read(plain_get(service, path, params))
+    line = ChargeLine.read(runtime.plain_read(path, params))
     if line is None or line.distributions:
         return None
     write_record(runtime.io.out, line, args.format, CHARGE_COLUMNS)

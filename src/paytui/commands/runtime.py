@@ -23,7 +23,7 @@ from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Any
 
 from paytui.console import say
 
@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from paytui.config.connection import Connection
     from paytui.config.environment import PlainService
     from paytui.config.store import LoadResult
+    from paytui.sandbox.embedded import EmbeddedSandbox
 
 __all__ = [
     "CommandError",
@@ -285,12 +286,8 @@ async def default_connector(connection: Connection) -> AsyncIterator[PaymentClie
         import asyncio
 
         from paytui.connect import embedded_client
-        from paytui.sandbox.embedded import EmbeddedSandbox
 
-        try:
-            sandbox = EmbeddedSandbox.start()
-        except OSError as exc:
-            raise CommandError(f"cannot start the embedded sandbox: {exc}", Exit.CONFIG) from exc
+        sandbox = started_sandbox()
         try:
             await asyncio.to_thread(sandbox.wait_ready, 30.0)
             async with embedded_client(sandbox) as client:
@@ -303,6 +300,40 @@ async def default_connector(connection: Connection) -> AsyncIterator[PaymentClie
 
     async with PaymentClient(**client_kwargs(connection)) as client:
         yield client
+
+
+def started_sandbox() -> EmbeddedSandbox:
+    """The embedded sandbox started, or its warm server reused (`wait_ready` before the first
+    request, `stop` after the last); exit 3 when it cannot be started."""
+    from paytui.sandbox.embedded import EmbeddedSandbox
+
+    try:
+        return EmbeddedSandbox.start()
+    except OSError as exc:
+        raise CommandError(f"cannot start the embedded sandbox: {exc}", Exit.CONFIG) from exc
+
+
+def read_embedded(path: str, params: Sequence[tuple[str, str]]) -> Any:
+    """``GET path`` of the embedded sandbox with the standard library (`paytui.api.plain`: the
+    demo client's token, then the object, over its socket), started and let go as
+    `default_connector` does, with the same errors when it cannot start or is not ready; the
+    decoded body of a plain 200, else None (the client's to read then)."""
+    from urllib.parse import urlsplit
+
+    from paytui.api.plain import DEADLINE, decoded, read_over, unix_connection
+    from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
+
+    sandbox = started_sandbox()
+    try:
+        sandbox.wait_ready(30.0)
+        base = urlsplit(sandbox.base_url)
+        conn = unix_connection(sandbox.socket_path, base.netloc or "sandbox", DEADLINE)
+        body = read_over(
+            conn, base.path, path, params, credentials=(DEMO_CLIENT_ID, DEMO_CLIENT_SECRET)
+        )
+    finally:
+        sandbox.stop()
+    return None if body is None else decoded(body)
 
 
 @dataclass
@@ -401,6 +432,23 @@ class Runtime:
     def plainly_connected(self) -> bool:
         """The connection is the default one (no connector of a test's), and not resolved yet."""
         return self.connector is default_connector and self._connection is None
+
+    def plain_read(self, path: str, params: Sequence[tuple[str, str]] = ()) -> Any:
+        """``GET path`` (escaped) read with the standard library when the connection is plainly
+        known without the config's models: a service the command line and the environment
+        alone name (`plain_service`), or the embedded sandbox with every default
+        (`read_embedded`). The decoded body of a plain 200; None in every other case (the
+        client's to read, with its errors)."""
+        if not self.plainly_connected():
+            return None
+        service = self.plain_service()
+        if service is not None:
+            from paytui.api.plain import plain_get
+
+            return plain_get(service, path, params)
+        if self._every_default():
+            return read_embedded(path, params)
+        return None
 
     def plain_service(self) -> PlainService | None:
         """The service when the command line and the environment alone name it

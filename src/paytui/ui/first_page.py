@@ -293,40 +293,29 @@ def _light_page(text: str | bytes, *, limit: int, offset: int) -> Lines | None:
 
 def _served_lines(sandbox: EmbeddedSandbox) -> Lines | None:
     """The first page from the embedded sandbox's server over its socket, with the standard
-    library (`paytui.api.plain`: the demo client's token by HTTP Basic, then the page as
-    `paytui.api.paging.Pager` asks the first one, each a plain 200 read whole within
+    library (`paytui.api.plain.read_over`: the demo client's token by HTTP Basic, then the page
+    as `paytui.api.paging.Pager` asks the first one, each a plain 200 read whole within
     `CHILD_DEADLINE`), read by `_light_page`. None for anything else than two plain answers
     (the client then asks, and tells what went wrong)."""
-    import http.client
-    import socket
-    import time
-    from urllib.parse import urlencode, urlsplit
+    from urllib.parse import urlsplit
 
     from paytui.api.paging import Pager
-    from paytui.api.plain import NotPlain, answer, basic_token
+    from paytui.api.plain import read_over, unix_connection
     from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
 
-    class UnixConnection(http.client.HTTPConnection):
-        def connect(self) -> None:
-            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            sock.settimeout(self.timeout)
-            sock.connect(str(sandbox.socket_path))
-            self.sock = sock
-
-    deadline = time.monotonic() + CHILD_DEADLINE
     base = urlsplit(sandbox.base_url)
-    root = base.path.rstrip("/")
-    conn = UnixConnection(base.netloc or "sandbox", timeout=CHILD_DEADLINE)
-    try:
-        token = basic_token(conn, root, DEMO_CLIENT_ID, DEMO_CLIENT_SECRET, deadline)
-        path, query = Pager(sandbox.base_url).request("/v2/charges", [], PAGE_SIZE, 0)
-        target = f"{root}{path}?{urlencode(query)}"
-        body = answer(conn, "GET", target, {"Authorization": f"Bearer {token}"}, None, deadline)
-    except (NotPlain, OSError, ValueError, AttributeError, http.client.HTTPException):
-        return None
-    finally:
-        conn.close()
-    return _light_page(body, limit=PAGE_SIZE, offset=0)
+    conn = unix_connection(sandbox.socket_path, base.netloc or "sandbox", CHILD_DEADLINE)
+    path, query = Pager(sandbox.base_url).request("/v2/charges", [], PAGE_SIZE, 0)
+    body = read_over(
+        conn,
+        base.path,
+        path,
+        query,
+        credentials=(DEMO_CLIENT_ID, DEMO_CLIENT_SECRET),
+        deadline=CHILD_DEADLINE,
+        remember=False,  # the child logs nothing and ends
+    )
+    return None if body is None else _light_page(body, limit=PAGE_SIZE, offset=0)
 
 
 def _starting_database(sandbox: EmbeddedSandbox | None) -> Path | None:
