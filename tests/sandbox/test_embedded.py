@@ -9,7 +9,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET, embedded
+from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET, child
 from paytui.sandbox.embedded import BASE_URL, EmbeddedSandbox
 from tests.sandbox.helpers import get_token
 
@@ -48,6 +48,17 @@ def test_the_servers_start_imports_only_what_serving_needs(sandbox_db: Path) -> 
     assert _printed(code) == "[]"
 
 
+def test_the_server_process_imports_only_threading_before_its_start_thread() -> None:
+    """`python -m paytui.sandbox.child` starts its nicer thread before importing anything of
+    its own: the embedded module's imports (json, socket, subprocess, typing, ...) run there."""
+    code = (
+        "import sys, paytui.sandbox.child;"
+        "later = {'typing', 'json', 'socket', 'subprocess', 'paytui.sandbox.embedded'};"
+        "print(sorted(m for m in later if m in sys.modules))"
+    )
+    assert _printed(code) == "[]"
+
+
 def test_the_servers_start_runs_nicer_than_its_serving() -> None:
     """The start (imports, the app's construction) runs `START_NICE` nicer than the process,
     in a thread of its own: the thread that goes on to serve keeps the process's priority."""
@@ -58,8 +69,8 @@ def test_the_servers_start_runs_nicer_than_its_serving() -> None:
         return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
 
     before = own_nice()
-    during = embedded._below_the_ui(own_nice)
-    assert during == min(before + embedded.START_NICE, 19)
+    during = child.below_the_ui(own_nice)
+    assert during == min(before + child.START_NICE, 19)
     assert own_nice() == before
 
 
@@ -68,7 +79,7 @@ def test_a_failing_start_raises_in_the_serving_thread() -> None:
         raise OSError("no such database")
 
     with pytest.raises(OSError, match="no such database"):
-        embedded._below_the_ui(fail)
+        child.below_the_ui(fail)
 
 
 async def test_child_serves_over_the_socket_and_stops(sandbox_db: Path) -> None:

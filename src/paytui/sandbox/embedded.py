@@ -13,11 +13,12 @@ Parts, one module:
     UI dies); the server exits once no lease is held and no request came for the idle period
     (`PAYTUI_SANDBOX_IDLE` seconds, default 600; 0 turns keep-warm off). `stop_warm()` (and
     `paytui sandbox --stop`) stops it at once.
-  - private (tests, `PaytuiApp()`, any explicit `db_path`): `python -m paytui.sandbox.embedded --uds
+  - private (tests, `PaytuiApp()`, any explicit `db_path`): `python -m paytui.sandbox.child --uds
     PATH` in a private temp dir; it exits when its stdin reaches EOF, which happens when the
     parent closes it or dies, so no orphan outlives the UI.
 
-- The child (`main`): builds the database if missing (rebuilds the default one when its schema
+- The child (`prepare`, run by `paytui.sandbox.child` in a thread nicer than the UI, then the
+  server it returns): builds the database if missing (rebuilds the default one when its schema
   version is not `schema.USER_VERSION`; refuses any other), serves it with uvicorn on the socket,
   prints exactly one `READY` line once it accepts connections.
 - `asgi_transport`: the same app in-process over httpx's ASGITransport, for tests.
@@ -39,7 +40,7 @@ import threading
 import time
 import warnings
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from paytui.console import SafeArgumentParser, say
 
@@ -55,8 +56,6 @@ HEALTH_PATH = "/sandbox/health"
 #: Seconds a keep-warm sandbox lives on after its last client and last request.
 DEFAULT_IDLE = 600.0
 IDLE_ENV = "PAYTUI_SANDBOX_IDLE"
-
-_T = TypeVar("_T")
 
 
 class OutdatedDatabaseError(RuntimeError):
@@ -366,7 +365,7 @@ class EmbeddedSandbox:
         command = [
             sys.executable,
             "-m",
-            "paytui.sandbox.embedded",
+            "paytui.sandbox.child",
             "--uds",
             str(temp_dir / "sandbox.sock"),
         ]
@@ -402,7 +401,7 @@ class EmbeddedSandbox:
             command = [
                 sys.executable,
                 "-m",
-                "paytui.sandbox.embedded",
+                "paytui.sandbox.child",
                 "--uds",
                 str(paths["socket"]),
                 "--db",
@@ -614,46 +613,6 @@ def _become_owner(paths: dict[str, Path], build: str, timeout: float = 30) -> An
         time.sleep(0.02)
 
 
-#: How much nicer than the process the server's start runs (`_below_the_ui`).
-START_NICE = 10
-
-
-def _below_the_ui(work: Callable[[], _T]) -> _T:
-    """`work()` (the server's database check, imports and app: about a second of one core)
-    in a thread of its own, `START_NICE` nicer than the process, and its result; the server
-    then serves at the priority it was started with.
-
-    Why: on a cold start the UI's first page does not wait for this server (the first-page
-    child reads it from the database, `paytui.ui.first_page`), but the UI, that child and this
-    start all want a core at once; with another program keeping a core busy they shared what
-    was left, and the first paint waited for FastAPI's imports (docs/performance.md). At nice
-    10 this start takes what the UI leaves: all of a core that is free, little of one the UI
-    needs. Linux keeps a nice value per thread, and a process cannot lower its nice value
-    again once raised, so the start runs in a thread that ends with it, and the serving thread
-    (and every thread it starts) keeps the priority of the process. Elsewhere `work` runs
-    here, at the process's priority."""
-    if not sys.platform.startswith("linux"):
-        return work()
-    done: list[_T] = []
-    failed: list[BaseException] = []
-
-    def run() -> None:
-        with contextlib.suppress(OSError):
-            me = threading.get_native_id()
-            os.setpriority(os.PRIO_PROCESS, me, os.getpriority(os.PRIO_PROCESS, me) + START_NICE)
-        try:
-            done.append(work())
-        except BaseException as exc:
-            failed.append(exc)
-
-    thread = threading.Thread(target=run, name="sandbox-start")
-    thread.start()
-    thread.join()
-    if failed:
-        raise failed[0]
-    return done[0]
-
-
 def _build(db_path: Path) -> Any:
     """The sandbox's app over `db_path` (its database built or brought up to today first when
     it must be: `ensure_database`, which rebuilds only the default database when outdated), and
@@ -681,7 +640,7 @@ def serving_imports_only() -> None:
       one would fail at import, not pass silently.
 
     Together 47 modules, about a tenth of the server's start. Only the served sandbox's process
-    calls this (`python -m paytui.sandbox.embedded`); the in-process sandbox of the tests
+    calls this (`python -m paytui.sandbox.child`); the in-process sandbox of the tests
     imports both libraries whole."""
     import types
 
@@ -708,17 +667,19 @@ def serving_imports_only() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from paytui.collector import pause_collector, resume_collector
+    """`python -m paytui.sandbox.embedded`: the same as the server's own entry,
+    `python -m paytui.sandbox.child` (which `EmbeddedSandbox.start` spawns)."""
+    from paytui.sandbox.child import main as child_main
 
-    pause_collector()  # until it serves: FastAPI's imports are most of a cold start
-    try:
-        return _main(argv, resume_collector)
-    finally:
-        resume_collector(freeze=False)
+    return child_main(argv)
 
 
-def _main(argv: list[str] | None, serving: Callable[[], None]) -> int:
-    parser = SafeArgumentParser(prog="python -m paytui.sandbox.embedded")
+def prepare(argv: list[str] | None) -> int | Callable[[Callable[[], None]], int]:
+    """Everything of the server's process before it serves (run by `paytui.sandbox.child` in
+    its start thread): the arguments, the owner lock of a kept-warm socket, the database, the
+    app. An exit code when there is nothing to serve, else the function that serves (on the
+    main thread) and calls its argument once it accepts connections."""
+    parser = SafeArgumentParser(prog="python -m paytui.sandbox.child")
     parser.add_argument("--uds", help="Unix socket path to serve on")
     parser.add_argument("--db", type=Path, default=None, help="database (default: user data dir)")
     parser.add_argument(
@@ -746,48 +707,51 @@ def _main(argv: list[str] | None, serving: Callable[[], None]) -> int:
         with contextlib.suppress(FileNotFoundError):
             Path(args.uds).unlink()  # stale: its owner is gone (we hold the lock)
     try:
-        app: Any = _below_the_ui(lambda: _build(db_path))
+        app: Any = _build(db_path)
     except OutdatedDatabaseError as exc:
         say(f"paytui sandbox: {exc}", err=True)
         return 2
-    import uvicorn  # imported by `_build`
-
     if args.keep_warm:
         info = {"build": build, "db": str(db_path.resolve()), "pid": os.getpid()}
         app = watch = _IdleWatch(app, idle=args.idle, info=info, paths=paths)
 
-    class _Server(uvicorn.Server):
-        async def startup(self, sockets: Any = None) -> None:
-            await super().startup(sockets)
-            if not self.should_exit:
-                with contextlib.suppress(OSError):
-                    os.chmod(args.uds, 0o600)
-                say(READY, flush=True)
-                serving()
-                if args.keep_warm:  # the UI that spawned us may go: never write to its pipe
-                    devnull = os.open(os.devnull, os.O_WRONLY)
-                    os.dup2(devnull, sys.stdout.fileno())
-                    os.close(devnull)
+    def serve(serving: Callable[[], None]) -> int:
+        import uvicorn  # imported by `_build`
 
-    # h11: it tells a running request that its client hung up (`client_watch`); httptools
-    # tells only a pipelined request behind it.
-    config = uvicorn.Config(
-        app, uds=args.uds, log_level="warning", access_log=False, lifespan="off", http="h11"
-    )
-    server = _Server(config)
-    if watch is not None:
-        threading.Thread(target=watch.watch, args=(server,), daemon=True).start()
-    else:
-        threading.Thread(target=_exit_on_stdin_eof, args=(server,), daemon=True).start()
-    try:
-        with contextlib.suppress(KeyboardInterrupt):
-            server.run()
-    finally:
-        if owner_lock is not None:
-            with contextlib.suppress(OSError):
-                Path(args.uds).unlink()  # nobody else can have bound it: we hold the lock
-            owner_lock.close()
-    return 0
+        class _Server(uvicorn.Server):
+            async def startup(self, sockets: Any = None) -> None:
+                await super().startup(sockets)
+                if not self.should_exit:
+                    with contextlib.suppress(OSError):
+                        os.chmod(args.uds, 0o600)
+                    say(READY, flush=True)
+                    serving()
+                    if args.keep_warm:  # the UI that spawned us may go: never write to its pipe
+                        devnull = os.open(os.devnull, os.O_WRONLY)
+                        os.dup2(devnull, sys.stdout.fileno())
+                        os.close(devnull)
+
+        # h11: it tells a running request that its client hung up (`client_watch`); httptools
+        # tells only a pipelined request behind it.
+        config = uvicorn.Config(
+            app, uds=args.uds, log_level="warning", access_log=False, lifespan="off", http="h11"
+        )
+        server = _Server(config)
+        if watch is not None:
+            threading.Thread(target=watch.watch, args=(server,), daemon=True).start()
+        else:
+            threading.Thread(target=_exit_on_stdin_eof, args=(server,), daemon=True).start()
+        try:
+            with contextlib.suppress(KeyboardInterrupt):
+                server.run()
+        finally:
+            if owner_lock is not None:
+                with contextlib.suppress(OSError):
+                    Path(args.uds).unlink()  # nobody else can have bound it: we hold the lock
+                owner_lock.close()
+        return 0
+
+    return serve
 
 
 if __name__ == "__main__":
