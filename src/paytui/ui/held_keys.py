@@ -18,6 +18,13 @@ A replayed key goes where it would have gone had it been typed at that moment: t
 was meant for, which may be another one by then because a key before it (`2`, Enter) went
 there, in order.
 
+The same holds for a key that opens a dialog or a charge (`opens_a_screen`: `r` on a charge,
+enter on the charge list): the keys after it wait until that screen is in front, and then for
+as long as it holds them itself — the money dialog while it reads what it decides on, the
+charge's detail until the charge is shown — so `r 10 enter enter` typed at once refunds 10.00
+instead of finding a form not shown yet (the digits and enters were lost, or the enters came
+after the read and sent the whole amount left).
+
 Never dropped, never held for good: a screen holds a key only while something is on its way
 (a search in flight), and `quit` (ctrl+q) is never held. Escape is held in order, except while
 a list counts down a retry wait (escape is what cancels it).
@@ -45,7 +52,7 @@ if TYPE_CHECKING:
     from textual.screen import Screen
     from textual.timer import Timer
 
-__all__ = ["OPENS_A_SCREEN", "Bound", "HeldKeys", "bound_to"]
+__all__ = ["OPENS_A_SCREEN", "Bound", "HeldKeys", "bound_to", "opens_a_screen"]
 
 #: Actions a key runs even while keys are held: ending the app.
 NEVER_HELD = frozenset({"quit"})
@@ -57,6 +64,20 @@ OPENS_A_SCREEN = frozenset({"new_charge"})
 #: However the opening ends, keys are not held for longer than this (seconds): a screen that
 #: never says it is up releases them anyway (never held for good).
 OPENING_AT_MOST = 5.0
+
+
+def opens_a_screen(bound: Bound) -> bool:
+    """Whether the action `bound` runs opens a screen for the keys typed after it: one of
+    `OPENS_A_SCREEN`; a bulk action (`marks.BULK_ACTIONS`: its dialog, or with nothing
+    marked a notification that lets the keys go on at once); or one its node says opens one
+    (`opens_a_screen(action)`: a screen's action whose operation has a dialog, `r` on a
+    charge; enter on a charge of the list)."""
+    from paytui.ui.marks import BULK_ACTIONS
+
+    if bound.action in OPENS_A_SCREEN or bound.action in BULK_ACTIONS:
+        return True
+    opens = getattr(bound.node, "opens_a_screen", None)
+    return opens is not None and bool(opens(bound.action))
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,7 +150,7 @@ class HeldKeys(App[Any]):
         if getattr(stack[-1], "TEXT_ENTRY", False):
             return  # a form's screen takes letters as text wherever its focus is (`on_key`)
         bound = bound_to(stack[-1], key)
-        if bound is None or bound.action not in OPENS_A_SCREEN:
+        if bound is None or not opens_a_screen(bound):
             return
         if bound.node.check_action(bound.action, ()) is not True:
             return  # disabled: it will not run, nothing will open

@@ -14,12 +14,15 @@ from collections.abc import Iterable
 from decimal import Decimal
 from typing import Any
 
-__all__ = ["BY_HAND", "MARK", "Marks"]
+__all__ = ["BULK_ACTIONS", "BY_HAND", "MARK", "Marks"]
 
 #: Drawn before a marked row (a sign, never a colour alone).
 MARK = "●"
 #: A mark the person set on the row itself (space).
 BY_HAND = "by hand"
+#: The actions that open the bulk dialog on the marked charges (`modals.bulk.open_bulk`; with
+#: nothing marked it says so instead and lets the keys typed after it go on).
+BULK_ACTIONS = frozenset({"bulk_capture", "bulk_refund"})
 
 
 class Marks:

@@ -43,6 +43,8 @@ from paytui.ui.widgets.json_view import JsonView
 from paytui.ui.widgets.live import LiveStatic
 
 if TYPE_CHECKING:
+    from textual.worker import Worker
+
     from paytui.actions.claims import Claim
     from paytui.api.client import PaymentClient
     from paytui.api.models import Page, Refund
@@ -371,6 +373,27 @@ class ChargeDetailScreen(PaytuiScreen[None]):
     def on_resize(self, event: events.Resize) -> None:
         """Two panel columns when there is room, one on narrow terminals (no media queries)."""
         self.set_class(event.size.width < _WIDTH_NARROW, "-narrow")
+
+    # ------------------------------------------------------------------ keys typed ahead
+
+    def holds_key(self, key: str) -> bool:
+        """Until the charge is first shown, a key of this screen waits for it (the App holds
+        it, and every key typed after it: `paytui.ui.held_keys`): enter on the list and `r`
+        typed at once opened the charge and dropped the `r`, which found no charge to refund.
+        The app's keys (1-5, `?`) and escape are taken at once when nothing waits before them."""
+        if self.charge is not None:
+            return False
+        loading = (w for w in self.workers if w.group == "charge-detail-load")
+        if all(worker.is_finished for worker in loading):
+            return False
+        from paytui.ui.held_keys import bound_to
+
+        bound = bound_to(self, key)
+        return bound is not None and bound.node is not self.app and bound.action != "back"
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group == "charge-detail-load" and event.worker.is_finished:
+            paytui_app(self).release_held_keys()
 
     # ------------------------------------------------------------------ loading
 
@@ -964,6 +987,13 @@ class ChargeDetailScreen(PaytuiScreen[None]):
             self.refresh_bindings()
         if self.is_attached:
             self._load("distributions")
+
+    def opens_a_screen(self, action: str) -> bool:
+        """`action` opens its operation's dialog (`dialogs.opens_dialog`): the keys typed
+        after its key wait for it (`paytui.ui.held_keys`)."""
+        from paytui.ui.screens.modals.dialogs import opens_dialog
+
+        return opens_dialog(action)
 
     async def action_capture(self) -> None:
         await self._money_action("capture")

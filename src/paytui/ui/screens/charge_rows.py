@@ -101,6 +101,13 @@ class ChargeRowActions:
         if self.marks.clear():
             self.marks_changed()
 
+    def opens_a_screen(self, action: str) -> bool:
+        """`action` opens its operation's dialog (`dialogs.opens_dialog`): the keys typed
+        after its key wait for it (`paytui.ui.held_keys`)."""
+        from paytui.ui.screens.modals.dialogs import opens_dialog
+
+        return opens_dialog(action)
+
     async def action_bulk_capture(self) -> None:
         await self._bulk("capture")
 

@@ -1080,6 +1080,13 @@ class ChargeSearchScreen(PaytuiScreen[None]):
         # Awaited: the dialog is mounted (its first field focused) before the next key is taken.
         await self.app.push_screen(dialog_for(operation, charge.charge_id))
 
+    def opens_a_screen(self, action: str) -> bool:
+        """`action` opens its operation's dialog (`dialogs.opens_dialog`): the keys typed
+        after its key wait for it (`paytui.ui.held_keys`)."""
+        from paytui.ui.screens.modals.dialogs import opens_dialog
+
+        return opens_dialog(action)
+
     async def action_capture(self) -> None:
         await self._money_action("capture")
 

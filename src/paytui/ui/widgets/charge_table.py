@@ -859,6 +859,11 @@ class ChargeTable(ScrollView, can_focus=True):
     def action_page_up(self) -> None:
         self._move(self.cursor_row - max(1, self._data_height - 1))
 
+    def opens_a_screen(self, action: str) -> bool:
+        """Enter on a loaded row opens its charge (`Selected`, then the detail): the keys typed
+        after it wait for that screen (`paytui.ui.held_keys`)."""
+        return action == "select" and self.cursor_charge is not None
+
     def action_select(self) -> None:
         charge = self.cursor_charge
         if charge is not None:

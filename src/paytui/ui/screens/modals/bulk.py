@@ -34,6 +34,7 @@ from paytui.actions.errors import ActionError, ConfirmationRequired
 from paytui.actions.operations import OPERATIONS
 from paytui.text import safe
 from paytui.ui import format as fmt
+from paytui.ui.running_app import paytui_app
 from paytui.ui.screens.base import PaytuiModal
 from paytui.ui.widgets.errors import error_detail
 from paytui.ui.widgets.safe_input import SafeInput
@@ -255,6 +256,18 @@ class BulkActionModal(PaytuiModal[list[str] | None]):
             self.set_focus(phrase)
 
     # --- keys -------------------------------------------------------------------------------
+    def holds_key(self, key: str) -> bool:
+        """While the dry run reads the charges, the keys typed for the dialog wait
+        (`paytui.ui.held_keys`): `B enter` typed at once starts the action once it is read (the
+        enter was dropped, the start not yet offered). Escape is taken at once when nothing
+        waits before it (it closes; nothing was sent)."""
+        if self.step != "reading":
+            return False
+        from paytui.ui.held_keys import bound_to
+
+        bound = bound_to(self, key)
+        return bound is None or bound.action != "close"
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "start":
             return self.step == "review" and bool(self.plan.count)
@@ -293,6 +306,8 @@ class BulkActionModal(PaytuiModal[list[str] | None]):
         )
         self.query_one("#next-key", Static).update(self._next_keys())
         self.refresh_bindings()
+        if step != "reading":  # the keys typed during the dry run go on, in order
+            paytui_app(self).release_held_keys()
 
     def _item_done(self, item: BatchItem) -> None:
         self.query_one(ProgressBar).advance(1)
@@ -358,6 +373,7 @@ async def open_bulk(
             severity="warning",
             markup=False,
         )
+        app.screen_opened()  # no dialog: the keys typed after the bulk key go on (`held_keys`)
         return
 
     def closed(done: list[str] | None) -> None:

@@ -306,6 +306,19 @@ class MoneyActionModal(PaytuiModal[str | None]):
         text = settling_text(self.NOUN, entry.id, sent, ready, executor.clock())
         self._message(text, spoken=first)
 
+    def holds_key(self, key: str) -> bool:
+        """While the dialog reads what it decides on (step "loading"), the keys typed for it
+        wait (`paytui.ui.held_keys`): `r 10 enter enter` typed at once refunds 10.00, where the
+        digits and enters used to reach a form not shown yet and were lost (or the enters came
+        after the read and sent the whole amount left). Escape is taken at once when nothing
+        waits before it."""
+        if self.step != "loading":
+            return False
+        from paytui.ui.held_keys import bound_to
+
+        bound = bound_to(self, key)
+        return bound is None or bound.action != "close"
+
     def watch_step(self, step: str) -> None:
         # One restyle of the whole dialog for the step, not one per class added or removed.
         self.update_classes({f"-{name}": step == name for name in STEPS})
@@ -350,6 +363,8 @@ class MoneyActionModal(PaytuiModal[str | None]):
         elif step in {"result", "blocked"}:
             self.set_focus(self.query_one("#open" if opener.display else "#close"))
         self.refresh_bindings()
+        if step != "loading":  # the keys typed while it read go on, to the field focused now
+            paytui_app(self).release_held_keys()
 
     def confirmation_amount(self, params: dict[str, Any]) -> Any:
         """The amount the production confirmation is about (None: the charge id's last four)."""

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from textual.screen import Screen
 
-__all__ = ["DIALOGS", "OPENED_OTHERWISE", "dialog_for"]
+__all__ = ["DIALOGS", "OPENED_OTHERWISE", "dialog_for", "opens_dialog"]
 
 _M = "paytui.ui.screens.modals."
 
@@ -50,3 +50,14 @@ def dialog_for(operation: str, target: str | None) -> Screen[str | None]:
     module, name = DIALOGS[operation].split(":")
     dialog: Screen[str | None] = getattr(import_module(module), name)(target)
     return dialog
+
+
+def opens_dialog(action: str) -> bool:
+    """Whether a screen's `action` opens its operation's dialog: an action of the registry on
+    one object whose operation has one here (`r` on a charge: the refund dialog). A screen
+    says so to the App (`opens_a_screen`), which holds the keys typed after the action's key
+    for that dialog (`paytui.ui.held_keys`)."""
+    from paytui.actions.registry import spec_for
+
+    spec = spec_for(action)
+    return spec is not None and spec.subject is not None and spec.operation in DIALOGS
