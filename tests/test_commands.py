@@ -522,3 +522,26 @@ def test_the_money_state_filters_are_proven_on_each_row(run: Run) -> None:
     rows = _rows(run, f"-tag:{tag}", "--limit", "60", "--columns", "charge_id,tags")
     assert len(rows) == 60
     assert all(tag not in [t.strip() for t in (row.get("tags") or "").split(",")] for row in rows)
+
+
+def test_a_refund_whose_refunds_cannot_be_read_says_so_not_the_charge(
+    run: Run, sandbox_faults: Any
+) -> None:
+    """The charge is read, its refunds list fails (503): the one line on stderr and the
+    refusal kept in the audit trail name the refunds, not the charge (which was read), and
+    nothing is sent."""
+    charge = _first(run, "status:success", "type:sale")["charge_id"]
+    sandbox_faults.fail_status = 503
+    sandbox_faults.fail_path_prefix = "/v2/refunds"
+    sandbox_faults.fail_method = "GET"
+    code, _, err = run("refunds", "create", charge, "--amount", "5", "--yes")
+    assert code == Exit.UNAVAILABLE
+    (line,) = err.strip().splitlines()
+    assert "Could not read the charge's refunds: " in line, line
+    sandbox_faults.fail_status = None
+    code, out, _ = run("history", "--outcome", "refused", "--format", "jsonl")
+    (row,) = _jsonl(out)
+    assert row["action"] == "refund" and row["charge_id"] == charge, row
+    assert row["reason"].startswith("Could not read the charge's refunds: "), row
+    code, out, _ = run("refunds", "list", "--charge", charge, "--format", "jsonl")
+    assert code == Exit.OK and _jsonl(out) == []

@@ -624,6 +624,26 @@ async def test_a_rate_limited_refund_is_sent_once_more_or_offered_again(
         assert len(await refunds_of(app, sale.charge_id)) == len(before) + 1
 
 
+async def test_a_refunds_list_that_fails_is_said_as_itself_not_as_the_charge(
+    money_app: AppFactory, sandbox_faults: Faults
+) -> None:
+    """The refund dialog reads the charge, then its refunds: when only the refunds list fails
+    (503), the dialog names the refunds, not the charge it did read."""
+    app = money_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        sale = await find(app, ChargeQuery(charge_type="sale", status="success"))
+        sandbox_faults.fail_status = 503
+        sandbox_faults.fail_path_prefix = "/v2/refunds"
+        sandbox_faults.fail_method = "GET"
+        dialog = RefundModal(sale.charge_id)
+        await app.push_screen(dialog)
+        await settle(app, pilot)
+        said = message(dialog)
+        assert dialog.step == "blocked"
+        assert said.startswith("Could not read the charge's refunds: "), said
+
+
 async def test_a_journal_failure_is_said_as_one_and_logged_not_as_a_charge_read(
     money_app: AppFactory, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -11,8 +11,9 @@ spending the service's rate budget on the same read again.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable
 from decimal import Decimal
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from paytui.actions.basis import (
     Basis,
@@ -27,6 +28,8 @@ from paytui.actions.operations import OPERATIONS
 from paytui.actions.who_did_what import Witness, captured_by
 from paytui.api.errors import ApiError
 
+T = TypeVar("T")
+
 if TYPE_CHECKING:
     from paytui.actions.in_flight import InFlight
     from paytui.api.client import PaymentClient
@@ -34,6 +37,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Reader",
+    "could_not_read",
     "left_now",
     "observe",
     "read_authorization",
@@ -141,7 +145,7 @@ async def observe(executor: Reader, operation: str, target: str) -> Basis:
     if spec.seen_capture:
         charge = await read_authorization(executor, target)
     else:
-        charge = await executor.client.get_charge(target)
+        charge = await _reading("the charge", executor.client.get_charge(target))
         # The registry's rule, as the key's (a capture's is asked by the read above); a
         # status paytui does not know refuses nothing (`registry.note` says so instead).
         from paytui.actions.registry import why_not
@@ -150,7 +154,7 @@ async def observe(executor: Reader, operation: str, target: str) -> Basis:
         if reason is not None:
             raise PrecheckFailed(reason)
     if spec.seen_refunds:
-        refunds = await read_refunds(executor.client, target)
+        refunds = await _reading("the charge's refunds", read_refunds(executor.client, target))
         charged = charge.total_amount or Decimal(0)
         left = max(charged - refunded_total(refunds), Decimal(0))
     return Basis(
@@ -168,6 +172,23 @@ async def observe(executor: Reader, operation: str, target: str) -> Basis:
         charge=charge,
         claim=claim if claim is not None and not claim.mine(executor.owner) else None,
     )
+
+
+async def _reading(what: str, read: Awaitable[T]) -> T:
+    """`read`, whose failure says what it was reading (`ApiError.reading`, `could_not_read`)."""
+    try:
+        return await read
+    except ApiError as err:
+        err.reading = what
+        raise
+
+
+def could_not_read(err: ApiError, detail: str | None = None) -> str:
+    """The one line for a read of `observe` the service failed, naming what failed: "Could
+    not read the charge's refunds: Service unavailable (503)", not "the charge" when the
+    charge was read and its refunds were not. `detail`: the error as the caller shows it
+    (the UI's `error_detail`); else the error's own words."""
+    return f"Could not read {err.reading or 'the charge'}: {detail if detail is not None else err}"
 
 
 def _unsettled_at(executor: Reader, operation: str, target: str, mark: int) -> frozenset[int]:

@@ -58,6 +58,9 @@ class ApiError(Exception):
 
     #: Human prefix of the message; subclasses override.
     title = "API error"
+    #: What was being read when the call failed ("the charge's refunds"), set by a reader
+    #: that knows (`paytui.actions.target_reads.observe`); None: not said.
+    reading: str | None = None
 
     def __init__(
         self,

@@ -490,9 +490,14 @@ def _one_line(exc: BaseException) -> str:
     redactor would take "authorization: Not found" for an Authorization header); anything else
     is redacted here."""
     from paytui.actions.errors import ActionError
+    from paytui.api.errors import ApiError
     from paytui.logs import redact
 
     text = str(getattr(exc, "message", None) or exc) or type(exc).__name__
     if not isinstance(exc, ActionError):
         text = redact(text)
+    if isinstance(exc, ApiError) and exc.reading is not None:  # what failed, then why
+        from paytui.actions.target_reads import could_not_read
+
+        text = could_not_read(exc, text)
     return " ".join(text.split())

@@ -285,6 +285,7 @@ async def _observe(
     authorization that cannot be read is, so that every verb on an unknown target leaves its
     one entry. The error itself goes on (its exit code: not found, unavailable...)."""
     from paytui.actions.errors import PrecheckFailed
+    from paytui.actions.target_reads import could_not_read
     from paytui.api.errors import ApiError
 
     try:
@@ -293,8 +294,8 @@ async def _observe(
         await executor.record_refusal(operation, target, err.message, amount)
         raise
     except ApiError as err:
-        reason = f"Could not read the charge: {err}"
-        await executor.record_refusal(operation, target, reason, amount)
+        # What failed, in words: the charge, or its refunds (read after it, for a refund).
+        await executor.record_refusal(operation, target, could_not_read(err), amount)
         raise
 
 

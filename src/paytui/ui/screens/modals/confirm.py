@@ -483,7 +483,13 @@ class MoneyActionModal(PaytuiModal[str | None]):
             return
         except Exception as exc:
             if not _journal_failure(exc):
-                self._block(f"Could not read the charge: {error_detail(exc)}")
+                from paytui.actions.target_reads import could_not_read
+                from paytui.api.errors import ApiError
+
+                if isinstance(exc, ApiError):  # what failed: the charge, or its refunds
+                    self._block(could_not_read(exc, error_detail(exc)))
+                else:
+                    self._block(f"Could not read the charge: {error_detail(exc)}")
                 return
             # The journal's mark (what was done before this decision) could not be read: the
             # charge was never the trouble. Said as itself, and kept in the log for whoever
