@@ -57,10 +57,12 @@ class FakeSandbox:
         self.stopped = False
         self.waited: float | None = None
         self.textual_loaded_at_start = "textual" in sys.modules
+        self.give_way = False
 
     @classmethod
-    def start(cls) -> FakeSandbox:
+    def start(cls, *, give_way: bool = False) -> FakeSandbox:
         cls.instance = cls()
+        cls.instance.give_way = give_way
         return cls.instance
 
     def wait_ready(self, timeout: float = 30) -> None:
@@ -99,6 +101,7 @@ def test_embedded_sandbox_is_stopped_even_when_the_app_fails(
     [(connection, sandbox)] = built
     assert connection.is_embedded
     assert sandbox is FakeSandbox.instance
+    assert sandbox.give_way  # its start runs nicer than the UI (`paytui.sandbox.child`)
     assert sandbox.stopped
 
 
@@ -188,7 +191,7 @@ def test_nothing_heavy_is_imported_before_the_sandbox_starts(tmp_path: Path, reu
             socket_path = "/nonexistent"
             reused = REUSED
             @classmethod
-            def start(cls):
+            def start(cls, **kwargs):
                 seen["textual"] = "textual" in sys.modules
                 seen["fastapi"] = "fastapi" in sys.modules
                 return cls()

@@ -74,6 +74,35 @@ def test_the_servers_start_runs_nicer_than_its_serving() -> None:
     assert own_nice() == before
 
 
+def test_only_a_start_that_gives_way_runs_nicer(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--give-way` (the dashboard's launcher) runs the start nicer; without it (a script
+    command waits for the server at once) the start keeps the process's priority."""
+    import os
+    import threading
+
+    def own_nice(argv: list[str] | None) -> int:
+        return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+    monkeypatch.setattr(child, "_prepare", own_nice)
+    before = own_nice(None)
+    assert child.main(["--uds", "x", "--give-way"]) == min(before + child.START_NICE, 19)
+    assert child.main(["--uds", "x"]) == before
+
+
+async def test_a_server_that_gives_way_serves(sandbox_db: Path) -> None:
+    sandbox = EmbeddedSandbox.start(sandbox_db, give_way=True)
+    try:
+        assert "--give-way" in sandbox._process.args
+        sandbox.wait_ready(timeout=30)
+        transport = httpx.AsyncHTTPTransport(uds=str(sandbox.socket_path))
+        async with httpx.AsyncClient(transport=transport, base_url=BASE_URL) as http:
+            token = await get_token(http, DEMO_CLIENT_ID, DEMO_CLIENT_SECRET)
+        assert token
+    finally:
+        sandbox.stop()
+    assert sandbox._process.returncode == 0
+
+
 def test_a_failing_start_raises_in_the_serving_thread() -> None:
     def fail() -> None:
         raise OSError("no such database")

@@ -9,6 +9,10 @@ So everything before serving (`embedded.prepare`: its own module's imports, the 
 database, FastAPI's and the routes' imports, the app: about a second of one core) runs in a
 thread `START_NICE` nicer than the process (`below_the_ui`), and only then does the main thread
 serve. This module imports nothing but what starting that thread needs.
+
+Only with `--give-way`, which the dashboard's launcher asks for (`EmbeddedSandbox.start(
+give_way=True)`): nice +10 gives way to every other program too, so a caller that waits for the
+server at once (a script command on a cold sandbox) starts it at its own priority.
 """
 
 from __future__ import annotations
@@ -64,12 +68,16 @@ def below_the_ui(work: Callable[[], _T]) -> _T:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Prepare (in the nicer thread), then serve on this one."""
+    """Prepare (with `--give-way`, in the nicer thread), then serve on this one."""
     from paytui.collector import pause_collector, resume_collector
 
+    given = sys.argv[1:] if argv is None else argv
     pause_collector()  # until it serves: FastAPI's imports are most of a cold start
     try:
-        prepared = below_the_ui(lambda: _prepare(argv))
+        if "--give-way" in given:
+            prepared = below_the_ui(lambda: _prepare(given))
+        else:
+            prepared = _prepare(given)
         if isinstance(prepared, int):
             return prepared
         return prepared(resume_collector)

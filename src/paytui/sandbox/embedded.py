@@ -350,17 +350,25 @@ class EmbeddedSandbox:
 
     @classmethod
     def start(
-        cls, db_path: Path | None = None, *, keep_warm: bool | None = None
+        cls,
+        db_path: Path | None = None,
+        *,
+        keep_warm: bool | None = None,
+        give_way: bool = False,
     ) -> EmbeddedSandbox:
         """Reuse or spawn the server; returns at once (call `wait_ready` before the first request).
 
         `keep_warm` defaults to: the default database and `PAYTUI_SANDBOX_IDLE` is not 0.
+        `give_way`: a new server's start runs 10 nicer than its serving (`paytui.sandbox.child`),
+        for the dashboard, whose first page does not wait for it; a caller that waits for the
+        server at once (a script command) leaves it at its own priority.
         """
         idle = idle_seconds()
         if keep_warm is None:
             keep_warm = db_path is None and idle > 0
+        extra = ["--give-way"] if give_way else []
         if keep_warm:
-            return cls._start_warm(db_path or default_db_path(), idle or DEFAULT_IDLE)
+            return cls._start_warm(db_path or default_db_path(), idle or DEFAULT_IDLE, extra)
         temp_dir = Path(tempfile.mkdtemp(prefix="paytui-sandbox-"))
         command = [
             sys.executable,
@@ -371,6 +379,7 @@ class EmbeddedSandbox:
         ]
         if db_path is not None:
             command += ["--db", str(db_path)]
+        command += extra
         with open(temp_dir / "stderr.log", "wb") as stderr:
             process = subprocess.Popen(
                 command,
@@ -382,7 +391,7 @@ class EmbeddedSandbox:
         return cls(process, temp_dir, db_path=db_path or default_db_path())
 
     @classmethod
-    def _start_warm(cls, db_path: Path, idle: float) -> EmbeddedSandbox:
+    def _start_warm(cls, db_path: Path, idle: float, extra: list[str]) -> EmbeddedSandbox:
         import fcntl
 
         paths = warm_paths(db_path)
@@ -409,6 +418,7 @@ class EmbeddedSandbox:
                 "--keep-warm",
                 "--idle",
                 str(idle),
+                *extra,
             ]
             with open(paths["log"], "wb") as log:
                 process = subprocess.Popen(
@@ -687,6 +697,11 @@ def prepare(argv: list[str] | None) -> int | Callable[[Callable[[], None]], int]
     )
     parser.add_argument("--idle", type=float, default=DEFAULT_IDLE, help="idle seconds (warm)")
     parser.add_argument("--stop", action="store_true", help="stop the warm server of --db")
+    parser.add_argument(
+        "--give-way",
+        action="store_true",
+        help="start 10 nicer than serving, in a thread of its own (paytui.sandbox.child)",
+    )
     args = parser.parse_args(argv)
     db_path = args.db or default_db_path()
     if args.stop:
