@@ -3,9 +3,10 @@
 Order matters for start-up time. Arguments are parsed with nothing heavy imported. On a fresh
 machine (no config file, no profile asked for: `config.environment.only_the_sandbox`) the embedded
 sandbox's child is spawned at once, so it imports FastAPI and opens its database on the other core
-while this process reads the config and imports Textual (its start 10 nicer than this process:
-`EmbeddedSandbox.start(give_way=True)`, `paytui.sandbox.child`); otherwise the connection is resolved
-first and the child, if the connection is the embedded sandbox, spawned then. On such a fresh
+while this process reads the config and imports Textual (its start 10 nicer than this
+process: `EmbeddedSandbox.start(give_way=True)`, `paytui.sandbox.child`); otherwise the
+connection is resolved first and the child, if the connection is the embedded sandbox, spawned
+then. On such a fresh
 machine the config is not read before the first paint at all (`_run_fresh`: the app resolves it
 right after). Before Textual is imported, a child is forked to read the first page of charges
 (`paytui.ui.first_page`: from the server, or from its database while a new server starts). Only
