@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from rich.style import Style
+from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.widgets import DataTable
 
@@ -60,23 +60,21 @@ async def test_a_change_draws_again_only_the_cells_it_changed(
     """`DataTable` draws every visible cell again after any change to the table: on Today at
     100,000 charges each refund state set, or page of rows added below the screen, cost a
     screenful of cells on the event loop. A FitTable draws again the cells whose value changed
-    (counted as calls of `DataTable`'s own cell rendering), and the screen shows the change."""
+    (counted as calls of its cell rendering, `_one_line_cell`, which every cell drawn goes
+    through first), and the screen shows the change."""
     app = _Listed()
     async with app.run_test(size=(60, 16)) as pilot:
         await pilot.pause()
         table = app.query_one(FitTable)
         paint(app)
         drawn: list[tuple[int, int]] = []
-        real = DataTable._render_cell
+        real = FitTable._one_line_cell
 
-        def counted(
-            self: DataTable[Any], row: int, column: int, style: Style, width: int, *a: Any, **k: Any
-        ) -> Any:
-            if row >= 0 and column >= 0:
-                drawn.append((row, column))
-            return real(self, row, column, style, width, *a, **k)
+        def counted(self: FitTable, row: int, column: int, *a: Any, **k: Any) -> Any:
+            drawn.append((row, column))
+            return real(self, row, column, *a, **k)
 
-        monkeypatch.setattr(DataTable, "_render_cell", counted)
+        monkeypatch.setattr(FitTable, "_one_line_cell", counted)
         paint(app)
         assert drawn == []  # nothing changed: nothing drawn again
         table.set_cell("k3", "state", "Paid")  # as wide as the column: no new layout
@@ -92,3 +90,76 @@ async def test_a_change_draws_again_only_the_cells_it_changed(
         table.move_cursor(row=1)  # the cursor's rows: their look changed
         paint(app)
         assert sorted({row for row, _ in drawn}) == [0, 1]
+
+
+class _Cells(App[None]):
+    def compose(self) -> ComposeResult:
+        columns = [FitColumn(f"c{i}", f"C{i}") for i in range(2)]
+        yield FitTable(columns, cursor_type="row", zebra_stripes=True)
+
+
+#: Cells of every kind a list shows: styled words, spans, right-aligned amounts, wide and
+#: accented characters, an emoji, empty, padded, long enough to be cut; and what the one-line
+#: renderer leaves to DataTable (a tab, a newline, a zero-width space, centred).
+ONE_LINE_CELLS = [
+    Text("chargeback", style="bold"),
+    Text("ch_0123456789"),
+    Text(""),
+    Text("  padded  "),
+    Text("1,234.56", justify="right"),
+    Text("1,234.56  ", justify="right"),
+    Text("x", justify="left"),
+    Text("long left " * 5, justify="left", style="bold"),
+    Text("due in 2 d 4 h", style="bold red"),
+    Text.assemble(("◉ ", "bold"), "ana refunding 40.00"),
+    Text.assemble(("red part ", "red"), "and the rest of a long cell"),
+    Text("日本語テキスト日本語テキスト"),
+    Text("日本語テキスト", justify="right"),
+    Text("naïve café"),
+    Text("emoji 😀 ok"),
+    Text("ok", style="reverse"),
+    Text("a" * 40),
+]
+LEFT_TO_DATATABLE = [
+    Text("tab\there"),
+    Text("two\nlines"),
+    Text("\u200bzero"),
+    Text("c", justify="center"),
+]
+
+
+async def test_a_one_line_cell_is_drawn_as_datatable_draws_it() -> None:
+    """`FitTable._one_line_cell` (a screenful of Today's cells in a few steps each, not
+    through Rich's `Styled`/`Padding`/wrapping) gives the very segments `DataTable` does, in
+    every look a cell has (cursor, hover, zebra rows) and at every width (cut with `…`); the
+    cells it does not take are left to `DataTable`."""
+    app = _Cells()
+    async with app.run_test(size=(100, 40)) as pilot:
+        table = app.query_one(FitTable)
+        for index, cell in enumerate([*ONE_LINE_CELLS, *LEFT_TO_DATATABLE]):
+            table.add_row(cell, "x", key=f"k{index}")
+        await pilot.pause()
+        looks = [table.rich_style, table.get_component_rich_style("datatable--even-row")]
+        compared = 0
+        for row in range(table.row_count):
+            key = table._row_locations.get_key(row)
+            assert key is not None
+            for column in range(len(table.columns)):
+                value = table._data[key][table._column_locations.get_key(column)]
+                for width in (3, 4, 7, 12, 20, 45):
+                    for cursor, hover in ((False, False), (True, False), (False, True)):
+                        for look in looks:
+                            ours = table._one_line_cell(
+                                row, column, value, look, width, cursor, hover
+                            )
+                            if row >= len(ONE_LINE_CELLS) and column == 0:
+                                assert ours is None
+                                continue
+                            assert ours is not None
+                            table._cell_render_cache.clear()
+                            theirs = DataTable._render_cell(
+                                table, row, column, look, width, cursor, hover
+                            )
+                            assert ours == theirs, (value.plain, width, cursor, hover)
+                            compared += 1
+        assert compared == (len(ONE_LINE_CELLS) * 2 + len(LEFT_TO_DATATABLE)) * 6 * 3 * 2
