@@ -9,6 +9,7 @@ import compileall
 import gc
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -86,3 +87,19 @@ def isolated_user_dirs(
     ):
         monkeypatch.delenv(var, raising=False)
     return home
+
+
+@pytest.fixture(autouse=True)
+def no_secret_of_another_test() -> Iterator[None]:
+    """Each test starts with no registered secret, as a fresh `paytui` process does.
+
+    `paytui.logs.register_secret` keeps every token a process fetched and compiles them into one
+    pattern on each new one: in a test process that runs hundreds of tests, each fetching tokens
+    from the sandbox, the pattern grew to thousands of tokens of finished tests, and compiling it
+    again cost more with every fetch (2,000 tokens: over 0.1 s, each time).
+    """
+    from paytui.logs import clear_registered_secrets
+
+    clear_registered_secrets()
+    yield
+    clear_registered_secrets()
