@@ -332,9 +332,9 @@ def test_a_secret_registered_during_an_export_is_masked_in_a_text_seen_before() 
     first, second = [_charge(result_text=f"said {secret}")], [_charge(result_text=f"said {secret}")]
     out = io.StringIO()
     try:
-        from paytui.exporter import _writer_for
+        from paytui.exporter import writer_for
 
-        writer = _writer_for(out, "jsonl", ["result_text"], None, False)
+        writer = writer_for(out, "jsonl", ["result_text"], None, False)
         writer.write(first)
         register_secret(secret)
         writer.write(second)

@@ -99,6 +99,7 @@ __all__ = [
     "write_listing",
     "write_record",
     "write_rows",
+    "writer_for",
 ]
 
 Format = Literal["csv", "jsonl"]
@@ -429,17 +430,22 @@ class _Writer:
         return len(rows)
 
 
-def _writer_for(
+def writer_for(
     stream: IO[str],
     fmt: str,
     columns: Sequence[str] | None,
     table: dict[str, Column] | None,
     local: bool,
+    *,
+    header: bool = True,
 ) -> _Writer:
-    """A writer of `columns` of `table` (charges by default; all columns of another table)."""
+    """A writer of `columns` of `table` (charges by default; all columns of another table);
+    `header=False`: no CSV header (the rows go on from another writer's)."""
     table = table if table is not None else CHARGE_COLUMNS
     default = DEFAULT_CHARGE_COLUMNS if table is CHARGE_COLUMNS else tuple(table)
-    return _Writer(stream, fmt, list(columns) if columns else list(default), table, local=local)
+    return _Writer(
+        stream, fmt, list(columns) if columns else list(default), table, local=local, header=header
+    )
 
 
 def write_rows(
@@ -453,7 +459,7 @@ def write_rows(
 ) -> int:
     """Write `rows` (charges by default, or audit rows with ``table=AUDIT_COLUMNS``) to an open
     stream; returns the row count. Used for an explicit list (the marked rows) and History."""
-    writer = _writer_for(stream, fmt, columns, table, local)
+    writer = writer_for(stream, fmt, columns, table, local)
     for batch in rows_of(rows):
         writer.write(batch)
     return writer.rows
@@ -513,14 +519,16 @@ async def export_charges(
     on_progress: Callable[[Progress], None] | None = None,
     cancel: asyncio.Event | None = None,
     table: dict[str, Column] | None = None,
+    header: bool = True,
 ) -> int:
     """Write every page of charges to `stream` as it arrives; returns the row count.
 
     `pages` is `charge_pages(...)` for a search or any iterable of lists (the marked rows);
     `table` another object's columns (`REFUND_COLUMNS` for `paytui refunds list --all`).
     `cancel` set: stops before the next page with `ExportCancelled`. The stream is flushed after
-    each page so a reader (a pipe, `tail -f`) sees rows as they come."""
-    writer = _writer_for(stream, fmt, columns, table, local)
+    each page so a reader (a pipe, `tail -f`) sees rows as they come. `header=False`: the rows
+    go on from rows already written (`commands.handlers.export_plainly`), no CSV header."""
+    writer = writer_for(stream, fmt, columns, table, local, header=header)
     progress = progress if progress is not None else Progress()
 
     async def each() -> AsyncIterator[Sequence[Charge]]:

@@ -42,10 +42,12 @@ __all__ = [
     "TOKEN_PATH",
     "USER_AGENT",
     "NotPlain",
+    "PlainReader",
     "answer",
     "basic_token",
     "decoded",
     "plain_get",
+    "plain_reader",
     "plainly_reachable",
     "read_over",
     "unix_connection",
@@ -75,30 +77,110 @@ def plainly_reachable(environ: Mapping[str, str] | None = None) -> bool:
 def plain_get(service: PlainService, path: str, params: Sequence[tuple[str, str]] = ()) -> Any:
     """The decoded JSON body of ``GET path`` (under the base URL, `path` already escaped) from
     `service`, or None for anything but the plain case (see the module's docstring)."""
+    from urllib.parse import urlsplit
+
+    conn = _connection(service)
+    if conn is None:
+        return None
+    body = read_over(
+        conn,
+        urlsplit(service.base_url).path,
+        path,
+        params,
+        token=service.token,
+        credentials=_credentials(service),
+    )
+    return None if body is None else decoded(body)
+
+
+def plain_reader(service: PlainService) -> PlainReader | None:
+    """A reader of several objects (an export's pages) from `service` over one connection, or
+    None when the service is not plainly reachable (see the module's docstring)."""
+    from urllib.parse import urlsplit
+
+    conn = _connection(service)
+    if conn is None:
+        return None
+    path = urlsplit(service.base_url).path
+    return PlainReader(conn, path, token=service.token, credentials=_credentials(service))
+
+
+def _credentials(service: PlainService) -> tuple[str, str] | None:
+    if service.token is not None:
+        return None
+    assert service.client_id is not None and service.client_secret is not None
+    return (service.client_id, service.client_secret)
+
+
+def _connection(service: PlainService) -> http.client.HTTPConnection | None:
+    """A connection to `service`'s host (not opened yet), or None: a proxy variable, or a
+    scheme or address the standard library is not to read."""
     import http.client
     from urllib.parse import urlsplit
 
     if not plainly_reachable():
         return None
     base = urlsplit(service.base_url)
-    conn: http.client.HTTPConnection
     try:
         if base.scheme == "https":
-            conn = http.client.HTTPSConnection(
+            return http.client.HTTPSConnection(
                 base.netloc, timeout=DEADLINE, context=_default_context()
             )
-        elif base.scheme == "http":
-            conn = http.client.HTTPConnection(base.netloc, timeout=DEADLINE)
-        else:
-            return None
+        if base.scheme == "http":
+            return http.client.HTTPConnection(base.netloc, timeout=DEADLINE)
     except (OSError, ValueError):
         return None
-    credentials = None
-    if service.token is None:
-        assert service.client_id is not None and service.client_secret is not None
-        credentials = (service.client_id, service.client_secret)
-    body = read_over(conn, base.path, path, params, token=service.token, credentials=credentials)
-    return None if body is None else decoded(body)
+    return None
+
+
+class PlainReader:
+    """``GET``s one after the other over one kept-alive connection, the token asked for once
+    (or given), each answer within `DEADLINE` as the client's: `get` gives the decoded body of
+    a plain 200, else None; after a None the reader reads nothing more (the client's turn)."""
+
+    def __init__(
+        self,
+        conn: http.client.HTTPConnection,
+        base_path: str,
+        *,
+        token: str | None = None,
+        credentials: tuple[str, str] | None = None,
+    ) -> None:
+        self._conn: http.client.HTTPConnection | None = conn
+        self._root = base_path.rstrip("/")
+        self._token = token
+        self._credentials = credentials
+
+    def get(self, path: str, params: Sequence[tuple[str, str]]) -> Any:
+        import http.client
+        from urllib.parse import urlencode
+
+        conn = self._conn
+        if conn is None:
+            return None
+        ends = time.monotonic() + DEADLINE
+        try:
+            if self._token is None:
+                assert self._credentials is not None
+                self._token = basic_token(conn, self._root, *self._credentials, ends)
+                from paytui.logs import register_secret
+
+                register_secret(self._token)
+            target = self._root + path + (f"?{urlencode(list(params))}" if params else "")
+            headers = {"Authorization": f"Bearer {self._token}"}
+            body = answer(conn, "GET", target, headers, None, ends)
+        except (NotPlain, OSError, http.client.HTTPException, ValueError):
+            self.close()
+            return None
+        found = decoded(body)
+        if found is None:
+            self.close()
+        return found
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
 
 
 def decoded(body: bytes) -> Any:

@@ -27,6 +27,8 @@ from typing import TYPE_CHECKING, Any, Literal, Self
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from paytui.api.money import has_cents_only
+from paytui.api.window import format_wire_timestamp
+from paytui.api.window import time_verdicts as _time_verdicts
 
 __all__ = [
     "ACH_RETURNS",
@@ -70,23 +72,6 @@ SORT_COLUMNS: tuple[str, ...] = (
     "contact_name",
     "charge_id",
 )
-
-
-def format_wire_timestamp(value: datetime) -> str:
-    """ISO 8601 UTC with `Z`, in the API's own millisecond form (`2026-01-01T00:00:00.000Z`).
-
-    Sub-millisecond precision is kept (six digits) rather than rounded: rounding an exclusive
-    `created_to` down, or an inclusive `created_from` up, would silently drop charges.
-    """
-    utc = value.astimezone(UTC) if value.tzinfo else value.replace(tzinfo=UTC)
-    # By hand: strftime("%Y") does not zero-pad years below 1000 on every platform.
-    base = (
-        f"{utc.year:04d}-{utc.month:02d}-{utc.day:02d}"
-        f"T{utc.hour:02d}:{utc.minute:02d}:{utc.second:02d}"
-    )
-    if utc.microsecond % 1000:
-        return f"{base}.{utc.microsecond:06d}Z"
-    return f"{base}.{utc.microsecond // 1000:03d}Z"
 
 
 def format_wire_amount(value: Decimal) -> str:
@@ -166,16 +151,6 @@ def _label_verdicts(query: Any, item: Any) -> dict[str, Verdict]:
             for key, value in query.attributes
         )
         found["attribute"] = matches if sent else None
-    return found
-
-
-def _time_verdicts(moment: Any, start: datetime | None, end: datetime | None) -> dict[str, Verdict]:
-    found: dict[str, Verdict] = {}
-    known = isinstance(moment, datetime)
-    if start is not None:
-        found["created_from"] = (moment >= start) if known else None
-    if end is not None:
-        found["created_to"] = (moment < end) if known else None
     return found
 
 

@@ -24,6 +24,7 @@ from paytui.exporter import (
     CHARGE_COLUMNS,
     DEFAULT_CHARGE_COLUMNS,
     FORMATS,
+    PAGE_SIZE,
     REFUND_COLUMNS,
     TOKEN_COLUMNS,
     Column,
@@ -39,6 +40,7 @@ from paytui.exporter import (
     write_listing,
     write_record,
     write_rows,
+    writer_for,
 )
 from paytui.text import safe
 
@@ -49,7 +51,9 @@ if TYPE_CHECKING:
     from paytui.actions.executor import ActionExecutor, ActionOutcome
     from paytui.api.client import PaymentClient
     from paytui.api.models import Trust
+    from paytui.api.plain import PlainReader
     from paytui.api.queries import ChargeQuery
+    from paytui.api.rows import ChargeLine
     from paytui.charge_state import RefundPosition
 
 #: The charge columns a terminal table shows by default (the files get `DEFAULT_CHARGE_COLUMNS`).
@@ -666,6 +670,8 @@ def without_loop(runtime: Runtime, args: argparse.Namespace) -> int | None:
         return history_listing(runtime, args)
     if args.noun == "charges" and args.verb == "show":
         return charges_show_plainly(runtime, args)
+    if args.noun == "export":
+        return export_plainly(runtime, args)
     return None
 
 
@@ -767,6 +773,92 @@ async def history_check(runtime: Runtime, args: argparse.Namespace) -> int:
     return Exit.AWAITING_SERVICE if awaiting else Exit.OK
 
 
+def export_plainly(runtime: Runtime, args: argparse.Namespace) -> int | None:
+    """`paytui export --output -` of every charge, read without the client, its models or an
+    event loop when that is plainly possible (`Runtime.plain_reader`: as `charges show`), each
+    row a `ChargeLine` (checked by hand) proven on its time as the client proves it
+    (`api.window.time_verdicts`, the search pinned to its start as `charge_pages` pins it), and
+    written by the same writer. Pages read plainly are written as they come; at the first
+    answer that is not plain (not a 200, a row not in its plain shape or not proven, a list
+    shape, paging hint or next link of another kind, a page that repeats the one before) the
+    client reads the same pinned search and the export goes on from the rows already written
+    (`Runtime.plain_begun`), so the rows, lines and exit code never depend on which reader
+    read them. None: the client's export, from its start or from the rows written."""
+    if args.output != "-" or args.query or args.include_unproven or args.format not in FORMATS:
+        return None
+    from paytui.api.paging import row_key
+
+    keys = _columns(args, CHARGE_COLUMNS, DEFAULT_CHARGE_COLUMNS)
+    moment = datetime.now(UTC)
+    with runtime.plain_reader() as reader:
+        if reader is None:
+            return None
+        writer = None
+        offset = 0
+        before: frozenset[str] = frozenset()
+        while True:
+            found = _plain_page(reader, moment, offset, before)
+            if found is None:
+                if writer is not None:
+                    runtime.plain_begun = (moment, writer.rows)
+                return None
+            lines, has_more = found
+            if writer is None:
+                writer = writer_for(
+                    runtime.io.out, args.format, keys, CHARGE_COLUMNS, args.local_time
+                )
+            writer.write(lines)
+            runtime.io.out.flush()
+            if not has_more:
+                break
+            before = frozenset(row_key(line, "charges") for line in lines)
+            offset += len(lines)
+    runtime.io.message(f"{writer.rows} rows")
+    return Exit.OK
+
+
+def _plain_page(
+    reader: PlainReader, moment: datetime, offset: int, before: frozenset[str]
+) -> tuple[list[ChargeLine], bool] | None:
+    """The charges created before `moment` at `offset`, read plainly, and whether more may
+    follow (`api.paging.more`), or None when anything in the answer is the client's to read:
+    every row a plain `ChargeLine` proven before `moment`, offset paging without a next link or
+    page number, and not the rows of the page `before` again."""
+    from paytui.api.paging import hints_of, more, row_key, unwrap
+    from paytui.api.rows import ChargeLine
+    from paytui.api.window import format_wire_timestamp, time_verdicts
+
+    params = [
+        ("created_to", format_wire_timestamp(moment)),
+        ("limit", str(PAGE_SIZE)),
+        ("offset", str(offset)),
+    ]
+    body = reader.get("/v2/charges", params)
+    found = unwrap(body, "charges") if body is not None else None
+    if found is None:
+        return None
+    raw, meta = found
+    hints = hints_of(meta)
+    said = meta.get("offset", offset)
+    if hints.next_link is not None or hints.page is not None or type(said) is not int:
+        return None
+    if said != offset:
+        return None
+    lines: list[ChargeLine] = []
+    for item in raw:
+        line = ChargeLine.read(item)
+        if line is None or time_verdicts(line.charge_timestamp, None, moment) != {
+            "created_to": True
+        }:
+            return None
+        lines.append(line)
+    has_more = more(hints, len(raw), PAGE_SIZE, offset)
+    ids = {row_key(line, "charges") for line in lines}
+    if (has_more and not lines) or (offset > 0 and ids and ids <= before):
+        return None
+    return lines, has_more
+
+
 async def export(runtime: Runtime, args: argparse.Namespace) -> int:
     from pathlib import Path
 
@@ -786,19 +878,23 @@ async def export(runtime: Runtime, args: argparse.Namespace) -> int:
             io.err.write(f"\r{p.rows}{of} rows")
             io.err.flush()
 
+    moment, written = runtime.plain_begun or (None, 0)
     async with runtime.client() as client:
-        pages = charge_pages(client, query, progress=progress, trust=trust, proven_only=proven_only)
+        pages = charge_pages(
+            client, query, progress=progress, trust=trust, proven_only=proven_only, now=moment
+        )
         if args.output == "-":
             rows = await export_charges(
-                pages,
+                _after(pages, written) if written else pages,
                 io.out,
                 args.format,
                 columns=keys,
                 local=args.local_time,
                 progress=progress,
                 table=table,
+                header=not written,
             )
-            io.message(f"{rows} rows")
+            io.message(f"{written + rows} rows")
             return _trusted(runtime, trust, left_out=proven_only)
         path = Path(args.output) if args.output else default_export_path(args.format)
         result = await export_charges_to_file(
@@ -816,6 +912,16 @@ async def export(runtime: Runtime, args: argparse.Namespace) -> int:
     io.out.write(f"{result.path}\n")
     io.message(f"{result.rows} rows written to {result.path}")
     return _trusted(runtime, trust, left_out=proven_only)
+
+
+async def _after(pages: AsyncIterator[list[Any]], written: int) -> AsyncIterator[list[Any]]:
+    """The rows of `pages` after the first `written` (written already by `export_plainly`)."""
+    async for page in pages:
+        if written >= len(page):
+            written -= len(page)
+            continue
+        yield page[written:]
+        written = 0
 
 
 HANDLERS: dict[str, Handler] = {

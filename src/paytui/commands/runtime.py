@@ -19,7 +19,7 @@ import argparse
 import contextlib
 import enum
 import sys
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
@@ -28,11 +28,14 @@ from typing import IO, TYPE_CHECKING, Any
 from paytui.console import say
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from pydantic import SecretStr
 
     from paytui.actions.executor import ActionExecutor
     from paytui.actions.journal import Journal
     from paytui.api.client import PaymentClient
+    from paytui.api.plain import PlainReader
     from paytui.config.connection import Connection
     from paytui.config.environment import PlainService
     from paytui.config.store import LoadResult
@@ -318,9 +321,17 @@ def read_embedded(path: str, params: Sequence[tuple[str, str]]) -> Any:
     demo client's token, then the object, over its socket), started and let go as
     `default_connector` does, with the same errors when it cannot start or is not ready; the
     decoded body of a plain 200, else None (the client's to read then)."""
+    with embedded_reader() as reader:
+        return reader.get(path, params)
+
+
+@contextlib.contextmanager
+def embedded_reader() -> Iterator[PlainReader]:
+    """The embedded sandbox read with the standard library over its socket (the demo client's
+    token), started and let go as `read_embedded` does, with the same errors."""
     from urllib.parse import urlsplit
 
-    from paytui.api.plain import DEADLINE, decoded, read_over, unix_connection
+    from paytui.api.plain import DEADLINE, PlainReader, unix_connection
     from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
 
     sandbox = started_sandbox()
@@ -328,12 +339,13 @@ def read_embedded(path: str, params: Sequence[tuple[str, str]]) -> Any:
         sandbox.wait_ready(30.0)
         base = urlsplit(sandbox.base_url)
         conn = unix_connection(sandbox.socket_path, base.netloc or "sandbox", DEADLINE)
-        body = read_over(
-            conn, base.path, path, params, credentials=(DEMO_CLIENT_ID, DEMO_CLIENT_SECRET)
-        )
+        reader = PlainReader(conn, base.path, credentials=(DEMO_CLIENT_ID, DEMO_CLIENT_SECRET))
+        try:
+            yield reader
+        finally:
+            reader.close()
     finally:
         sandbox.stop()
-    return None if body is None else decoded(body)
 
 
 @dataclass
@@ -353,6 +365,9 @@ class Runtime:
     trail_profile: str | None = None
     """`history --profile NAME`: read NAME's journal (a team's, perhaps), not the connection's,
     and without logging in as NAME. A name no longer configured is read where it stands."""
+    plain_begun: tuple[datetime, int] | None = None
+    """An export begun plainly (`handlers.export_plainly`): the moment its search is pinned to
+    and the rows written, for the client to go on from."""
     _connection: Connection | None = None
     _journal: Journal | None = None
     _loaded: LoadResult | None = None
@@ -449,6 +464,30 @@ class Runtime:
         if self._every_default():
             return read_embedded(path, params)
         return None
+
+    @contextlib.contextmanager
+    def plain_reader(self) -> Iterator[PlainReader | None]:
+        """A reader of several objects with the standard library (`api.plain.PlainReader`),
+        when the connection is plainly known as for `plain_read`; None in every other case."""
+        if not self.plainly_connected():
+            yield None
+            return
+        service = self.plain_service()
+        if service is not None:
+            from paytui.api.plain import plain_reader
+
+            reader = plain_reader(service)
+        elif self._every_default():
+            with embedded_reader() as reader:
+                yield reader
+            return
+        else:
+            reader = None
+        try:
+            yield reader
+        finally:
+            if reader is not None:
+                reader.close()
 
     def plain_service(self) -> PlainService | None:
         """The service when the command line and the environment alone name it

@@ -1,0 +1,153 @@
+"""`paytui export --output -` read plainly (`commands.handlers.export_plainly`: the standard
+library's HTTP, each row a `ChargeLine` proven on its time by `api.window.time_verdicts`) writes
+what the client and its models write, byte for byte on stdout and stderr, with the same exit
+code: for the sandbox's charges, and for the second service's odd rows and list shapes, which
+the client reads from the first answer that is not plain on (the rows before it already
+written). Over real loopback sockets: the plain reader speaks HTTP itself."""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import subprocess
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from paytui.commands import build_parser
+from paytui.commands.handlers import export_plainly
+from paytui.commands.runtime import Io, Runtime
+from tests.second_service.app import SecondService
+from tests.second_service.data import StoredCharge
+from tests.second_service.options import ServiceOptions
+from tests.test_charges_show_plain import CASES, credentials, no_proxy, sandbox_url, serve, wire
+from tests.test_charges_show_plain import shown as run
+
+__all__ = ["no_proxy", "sandbox_url"]  # fixtures: no proxy variable; the sandbox on loopback
+
+
+def plainly(argv: list[str], env: dict[str, str]) -> tuple[int | None, str, Runtime]:
+    """What `export_plainly` itself did: its code (None: the client's to go on), what it wrote,
+    and its runtime (`plain_begun`: the rows written before the client's turn)."""
+    args = build_parser("export").parse_args(argv)
+    out = io.StringIO()
+    runtime = Runtime(Io(out=out, err=io.StringIO()), base_url=args.base_url, environ=env)
+    return export_plainly(runtime, args), out.getvalue(), runtime
+
+
+def test_the_sandbox_s_export_is_the_client_s(sandbox_url: str) -> None:
+    from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
+
+    env = credentials(DEMO_CLIENT_ID, DEMO_CLIENT_SECRET)
+    for fmt in ("jsonl", "csv"):
+        argv = ["export", "--format", fmt, "--output", "-", "--base-url", sandbox_url]
+        before = run(argv, env, client=True)
+        assert before[0] == 0, before[2]
+        assert before[1].count("\n") > 100  # more than one page of 100
+        code, written, runtime = plainly(argv, env)
+        assert (code, written, runtime.plain_begun) == (0, before[1], None)  # all plainly
+        assert run(argv, env, client=False) == before
+    # What the plain reader leaves to the client: a query, --include-unproven, a file.
+    for extra in (["status:success"], ["--include-unproven"], ["--output", "x.csv"]):
+        argv = ["export", "--format", "jsonl", "--base-url", sandbox_url, *extra]
+        assert plainly(argv, env)[:2] == (None, "")
+
+
+def odd_rows(service: SecondService, at: int) -> None:
+    """Every plain, odd and refused row of `tests/api/test_rows.py` laid at position `at`."""
+    template = service.store.charges[0]
+    body_keys = ("chargebacks", "original_charge_id", "captured_charge_id", "charge_type")
+    for number, case in enumerate(CASES):
+        laid = wire(CASES[case])
+        charge_id = laid.get("charge_id") or f"odd{number:019d}"
+        if not isinstance(charge_id, str) or charge_id == "":
+            charge_id = f"odd{number:019d}"
+        service.store.charges.insert(
+            at,
+            StoredCharge(
+                charge_id=charge_id,
+                moment=template.moment,
+                account_id=template.account_id,
+                merchant_id=template.merchant_id,
+                amount=template.amount,
+                method="card",
+                last4="1111",
+                first_name="x",
+                last_name="y",
+                fields={**dict.fromkeys(body_keys), **laid},
+            ),
+        )
+
+
+SHAPES: dict[str, dict[str, Any]] = {
+    "offset, a total": {},
+    "has_more": {"has_more": True, "count_key": None},
+    "no hint at all": {"count_key": None, "echo_paging": False},
+    "bare list": {"envelope": "bare"},
+    "nested": {"envelope": "nested"},
+    "items": {"envelope": "items"},
+    "pages": {"paging": "page"},
+    "a cursor, a next link": {"paging": "cursor"},
+    "paging ignored": {"paging": "ignore"},
+    "pages of 30": {"max_page_size": 30, "has_more": True},
+}
+
+
+@pytest.fixture(params=list(SHAPES))
+def shaped(request: pytest.FixtureRequest) -> Iterator[tuple[SecondService, str, str]]:
+    service = SecondService(dataclasses.replace(ServiceOptions(), **SHAPES[request.param]))
+    for url in serve(service.app):
+        yield service, url, request.param
+
+
+@pytest.mark.parametrize("odd", [False, True], ids=["plain rows", "odd rows on page 2"])
+def test_the_second_service_s_rows_and_pages_export_as_the_client_s(
+    shaped: tuple[SecondService, str, str], odd: bool
+) -> None:
+    service, url, shape = shaped
+    if odd:
+        odd_rows(service, 110)
+    env = credentials(service.client_id, service.client_secret)
+    for fmt in ("jsonl", "csv"):
+        argv = ["export", "--format", fmt, "--output", "-", "--base-url", url]
+        before = run(argv, env, client=True)
+        assert run(argv, env, client=False) == before, (shape, fmt)
+        code, written, runtime = plainly(argv, env)
+        if code is not None:  # read plainly to the end: the same rows
+            assert (code, written) == (before[0], before[1])
+        elif runtime.plain_begun is not None:  # the rows before the client's turn: the same
+            assert before[1].startswith(written) and written
+            assert runtime.plain_begun[1] == written.count("\n") - (fmt == "csv")
+        else:
+            assert written == ""
+        if shape == "offset, a total":  # a page of plain rows first, then the client's
+            assert (code is None) is odd
+            assert odd is (runtime.plain_begun is not None)
+
+
+def test_the_plain_export_imports_no_pydantic(sandbox_url: str) -> None:
+    """In its own process: the rows read and written without pydantic, the client or asyncio."""
+    from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
+
+    script = (
+        "import io, sys\n"
+        "from paytui.commands import main\n"
+        "from paytui.commands.runtime import Io\n"
+        "out = io.StringIO()\n"
+        "env = {'PAYTUI_CLIENT_ID': sys.argv[2], 'PAYTUI_CLIENT_SECRET': sys.argv[3]}\n"
+        "code = main(['export', '--format', 'jsonl', '--output', '-', '--base-url', sys.argv[1]],"
+        " io=Io(out=out, err=io.StringIO(), inp=io.StringIO(''), interactive=False), environ=env)\n"
+        "assert code == 0 and out.getvalue().count('\\n') > 100, code\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in {'pydantic', 'httpx', 'asyncio'}"
+        " or m in {'paytui.api.models', 'paytui.api.client', 'paytui.api.queries'}))\n"
+    )
+    found = subprocess.run(
+        [sys.executable, "-c", script, sandbox_url, DEMO_CLIENT_ID, DEMO_CLIENT_SECRET],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"PATH": "/usr/bin:/bin", "HOME": "/nonexistent-home"},
+    )
+    assert found.stdout.strip() == "[]", found.stderr
