@@ -12,6 +12,7 @@ import io
 import subprocess
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,13 +20,14 @@ import pytest
 from paytui.commands import build_parser
 from paytui.commands.handlers import export_plainly
 from paytui.commands.runtime import Io, Runtime
+from tests.sandbox.test_embedded_warm import warm_env
 from tests.second_service.app import SecondService
 from tests.second_service.data import StoredCharge
 from tests.second_service.options import ServiceOptions
 from tests.test_charges_show_plain import CASES, credentials, no_proxy, sandbox_url, serve, wire
 from tests.test_charges_show_plain import shown as run
 
-__all__ = ["no_proxy", "sandbox_url"]  # fixtures: no proxy variable; the sandbox on loopback
+__all__ = ["no_proxy", "sandbox_url", "warm_env"]  # fixtures
 
 
 def plainly(argv: list[str], env: dict[str, str]) -> tuple[int | None, str, Runtime]:
@@ -151,3 +153,14 @@ def test_the_plain_export_imports_no_pydantic(sandbox_url: str) -> None:
         env={"PATH": "/usr/bin:/bin", "HOME": "/nonexistent-home"},
     )
     assert found.stdout.strip() == "[]", found.stderr
+
+
+def test_the_embedded_sandbox_s_export_is_the_client_s(warm_env: Path) -> None:
+    """No URL, no config, no variable: the embedded sandbox with every default, its pages read
+    over its socket (`commands.runtime.embedded_reader`), as the client reads them."""
+    argv = ["export", "--format", "csv", "--output", "-"]
+    before = run(argv, {}, client=True)
+    assert before[0] == 0, before[2]
+    code, written, runtime = plainly(argv, {})
+    assert (code, written, runtime.plain_begun) == (0, before[1], None)
+    assert run(argv, {}, client=False) == before
