@@ -302,3 +302,22 @@ def test_the_embedded_sandbox_s_charges_show_as_the_models_show_them(warm_env: P
     assert missing[0] == 5  # not found: the client's line and code
     assert plainly(["charges", "show", "nope"], env) is None
     assert shown(["charges", "show", "nope"], env, client=False) == missing
+
+
+async def _nested_too_deep(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    """Every request answered 200 with JSON nested deeper than Python's decoder goes."""
+    if scope["type"] != "http":
+        return
+    body = b"[" * 100_000 + b"]" * 100_000
+    headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(body))]
+    await send({"type": "http.response.start", "status": 200, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+def test_a_token_answer_nested_too_deep_is_left_to_the_client() -> None:
+    """A token endpoint whose 200 is JSON too deep to decode is no plain answer: the charge is
+    the client's to read (and its line and code to say), as a body too deep is, never a
+    `RecursionError` out of the plain reader."""
+    for url in serve(_nested_too_deep):
+        argv = ["charges", "show", "ch_1", "--base-url", url]
+        assert plainly(argv, credentials("id", "secret")) is None

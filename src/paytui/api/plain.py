@@ -282,7 +282,10 @@ def basic_token(
         b"grant_type=client_credentials",
         deadline,
     )
-    found = json.loads(body)
+    try:
+        found = json.loads(body)
+    except RecursionError:  # nested deeper than the decoder goes: no plain answer
+        raise NotPlain from None
     token = found.get("access_token") if isinstance(found, dict) else None
     if not isinstance(token, str) or not token:
         raise NotPlain
