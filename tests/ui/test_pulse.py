@@ -10,7 +10,6 @@ from dataclasses import replace
 from typing import Any
 
 import httpx
-from textual.widgets import Sparkline
 
 from paytui.api.client import PaymentClient
 from paytui.config import resolve_connection
@@ -21,6 +20,7 @@ from paytui.search.pulse import compute_pulse
 from paytui.today.ratio import compute_ratio, standing
 from paytui.ui.palette_commands import open_pulse
 from paytui.ui.screens.pulse import PulseScreen
+from paytui.ui.widgets.chart_line import ChartLine
 from paytui.ui.widgets.pulse import PulseStrip
 from paytui.ui.widgets.ratio import RatioStrip
 from tests.ui.conftest import (
@@ -61,8 +61,8 @@ async def test_the_palette_opens_the_pulse_drawn_with_its_numbers(
         assert "Chargebacks" in text and f"30 d {total:,}" in text
         assert f"{expected.chargeback_rate:.2f} % over 30 d" in text
         assert "below both lines" in text  # the rate in words, not colour alone
-        chart = app.screen.query_one("#pulse-volume-chart", Sparkline)
-        assert list(chart.data or []) == expected.series("volume")
+        chart = app.screen.query_one("#pulse-volume", ChartLine)
+        assert chart.data == expected.series("volume")
 
 
 async def test_V_switches_to_ninety_days_and_back(
@@ -180,12 +180,12 @@ async def test_the_pulse_screen_draws_every_accounts_dispute_ratio_with_its_numb
         await settle(app, pilot)
         ratio = app.screen.query_one(RatioStrip)
         assert ratio.pulse is not None and ratio.pulse.accounts == expected.accounts
-        rows = list(ratio.query(".ratio-row"))
+        rows = list(ratio.query(ChartLine))
         assert len(rows) == len(expected.accounts) > 3  # every account, not Today's three
         text = screen_text(app)
         assert "Dispute ratio · November 2026 (UTC)" in text
         for row, account in zip(rows, expected.accounts, strict=True):
-            assert list(row.query_one(Sparkline).data or []) == account.trend()
+            assert row.data == account.trend()
             assert account.account_id in text
             assert account.ratio is not None
             words = standing(account.ratio, account.disputes, PulsePrefs().ratio_lines).words
@@ -193,3 +193,29 @@ async def test_the_pulse_screen_draws_every_accounts_dispute_ratio_with_its_numb
             assert line in text
         cases = sum(len(a.open_cases) for a in expected.accounts)
         assert cases >= 8 and f"Open cases in this month's count: {cases}" in text
+
+
+async def test_a_refresh_puts_the_new_figures_in_the_lines_already_there(
+    sandbox_transport: httpx.AsyncBaseTransport,
+) -> None:
+    """ctrl+r computes the pulse and the ratio again and writes them into the very lines on
+    screen: no line is built again (each refresh rebuilt a row of widgets per account, and
+    Textual keeps the drawing cache of every widget it ever drew: memory grew each time)."""
+    app = make_app(sandbox_transport)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(app, pilot)
+        open_pulse(app)
+        await settle(app, pilot)
+        strip = app.screen.query_one(PulseStrip)
+        ratio = app.screen.query_one(RatioStrip)
+        first, first_ratio = strip.pulse, ratio.pulse
+        lines = list(app.screen.query(ChartLine))
+        assert len(lines) == 6 + len(first_ratio.accounts if first_ratio else ())
+        await pilot.press("ctrl+r")
+        await settle(app, pilot)
+        assert strip.pulse is not None and strip.pulse is not first
+        assert ratio.pulse is not None and ratio.pulse is not first_ratio
+        again = list(app.screen.query(ChartLine))
+        assert len(again) == len(lines) and all(a is b for a, b in zip(again, lines, strict=True))
+        for line, account in zip(ratio.query(ChartLine), ratio.pulse.accounts, strict=True):
+            assert line.data == account.trend() and line.label == account.account_id

@@ -1,7 +1,7 @@
 """`PulseStrip`: the pulse of the business, small charts with the numbers beside them.
 
-Each kind of `paytui.search.pulse.KINDS` is one row: its name, a `Sparkline` of the days (oldest
-left) and, as text, today's figure, the window's total and the busiest day's; the chargeback
+Each kind of `paytui.search.pulse.KINDS` is one line (`ChartLine`): its name, a sparkline of the
+days (oldest left) and, as text, today's figure, the window's total and the busiest day's; the chargeback
 rate's row says in words where the window's rate stands against the configured lines, so
 nothing is told by colour alone (screen readers, `NO_COLOR`). Computed in an exclusive worker
 (never in a frame), cached per client (a session's connection), re-read every
@@ -20,13 +20,14 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
-from textual.widgets import Sparkline, Static
+from textual.containers import Vertical
+from textual.widgets import Static
 
 from paytui.config.model import PulsePrefs
 from paytui.search.pulse import KINDS, Progress, Pulse, PulseCache, compute_pulse
 from paytui.ui import format as fmt
 from paytui.ui.running_app import paytui_app, still_shown
+from paytui.ui.widgets.chart_line import ChartLine
 from paytui.ui.widgets.errors import describe_error
 from paytui.ui.widgets.ratio import RatioStrip
 
@@ -112,9 +113,6 @@ class PulseStrip(Vertical):
     PulseStrip:focus { background: $boost; }
     PulseStrip #pulse-title { height: 1; width: 1fr; }
     PulseStrip .pulse-row { height: 1; }
-    PulseStrip .pulse-label { width: 16; }
-    PulseStrip Sparkline { width: 30; margin-right: 1; }
-    PulseStrip .pulse-figures { width: 1fr; }
     """
 
     def __init__(
@@ -146,11 +144,10 @@ class PulseStrip(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static(Text("Pulse · loading…", "dim"), id="pulse-title")
-        for kind in (*KINDS, "rate"):
-            with Horizontal(classes="pulse-row", id=f"pulse-{kind}"):
-                yield Static(LABELS[kind], classes="pulse-label")
-                yield Sparkline([], id=f"pulse-{kind}-chart")
-                yield Static("", classes="pulse-figures", id=f"pulse-{kind}-figures")
+        for kind in (*KINDS, "rate"):  # a line a kind, one widget each (`ChartLine`)
+            yield ChartLine(
+                LABELS[kind], label_width=16, chart_width=30, classes="pulse-row", id=f"pulse-{kind}"
+            )
         yield RatioStrip(every_account=self.every_account, id="ratio")
 
     def on_mount(self) -> None:
@@ -218,13 +215,13 @@ class PulseStrip(Vertical):
             self.show(pulse)
 
     def _title_progress(self, progress: Progress, days: int, *, refreshing: bool) -> None:
-        if not still_shown(self, "#pulse-title"):
-            return  # the strip was removed while its worker read (the app closing)
         # At most every PROGRESS_EVERY seconds (a tick a page: 150-odd at 100,000 charges), and
         # a line of fixed size: repainted alone, not the screen laid out again.
         now = time.monotonic()
         if progress.done < progress.planned and now - self._said < PROGRESS_EVERY:
             return
+        if not still_shown(self, "#pulse-title"):
+            return  # the strip was removed while its worker read (the app closing)
         self._said = now
         line = Text(f"Pulse · last {days} days (UTC) · ", "bold")
         word = "refreshing" if refreshing else progress.phase
@@ -247,10 +244,10 @@ class PulseStrip(Vertical):
                 "filtered here",
                 fmt.tone("warning"),
             )
-        self.query_one("#pulse-title", Static).update(title)
+        # Every line is of fixed size: each repainted alone, the screen not laid out again.
+        self.query_one("#pulse-title", Static).update(title, layout=False)
         for kind in KINDS:
-            self.query_one(f"#pulse-{kind}-chart", Sparkline).data = pulse.series(kind)
-            self.query_one(f"#pulse-{kind}-figures", Static).update(figures_text(pulse, kind))
+            line = self.query_one(f"#pulse-{kind}", ChartLine)
+            line.show(pulse.series(kind), figures_text(pulse, kind))
         rates = [day.chargeback_rate or 0.0 for day in pulse.days]
-        self.query_one("#pulse-rate-chart", Sparkline).data = rates
-        self.query_one("#pulse-rate-figures", Static).update(rate_text(pulse, self.settings))
+        self.query_one("#pulse-rate", ChartLine).show(rates, rate_text(pulse, self.settings))

@@ -1,7 +1,7 @@
 """`RatioStrip`: the dispute ratio under the day pulse (docs/today.md, "The dispute ratio").
 
 A title line (the month, the lines, what the counts rest on), then one row per account, highest
-ratio first: its id, a `Sparkline` of the month-to-date ratio at the end of each day, and
+ratio first (a `ChartLine` each): its id, a sparkline of the month-to-date ratio at the end of each day, and
 beside it as text the same line's numbers (today's ratio, the peak and its day), the disputes
 of the sales with their amounts, the open cases and the standing in words (never colour
 alone). Computed by `paytui.today.ratio.compute_ratio` in a worker, its pages parsed in a
@@ -19,14 +19,15 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical
-from textual.widgets import Sparkline, Static
+from textual.containers import Vertical
+from textual.widgets import Static
 
 from paytui.text import safe
 from paytui.today.ratio import AccountRatio, RatioPulse, compute_ratio, lines_of, standing
 from paytui.ui import format as fmt
 from paytui.ui.messages import Latest
 from paytui.ui.running_app import paytui_app, still_shown
+from paytui.ui.widgets.chart_line import ChartLine
 from paytui.ui.widgets.errors import describe_error
 
 if TYPE_CHECKING:
@@ -100,9 +101,6 @@ class RatioStrip(Vertical):
     RatioStrip #ratio-title { height: 1; width: 1fr; text-wrap: nowrap; text-overflow: ellipsis; }
     RatioStrip #ratio-rows { height: auto; }
     RatioStrip .ratio-row { height: 1; }
-    RatioStrip .ratio-label { width: 24; text-wrap: nowrap; text-overflow: ellipsis; }
-    RatioStrip Sparkline { width: 1fr; max-width: 31; margin-right: 1; }
-    RatioStrip .ratio-figures { width: 2fr; text-wrap: nowrap; text-overflow: ellipsis; }
     RatioStrip #ratio-open { height: 1; text-wrap: nowrap; text-overflow: ellipsis; }
     """
 
@@ -193,17 +191,34 @@ class RatioStrip(Vertical):
         unknown = sum(pulse.unknown_statuses.values())
         if unknown:
             title.append(f" · {unknown:,} charges of unknown status not counted", "dim")
-        self.query_one("#ratio-title", Static).update(title)
+        self.query_one("#ratio-title", Static).update(title, layout=False)
         shown = pulse.accounts if self.every_account else pulse.accounts[: settings.ratio_accounts]
+        await self._put_rows(shown, pulse, settings)
+        self.query_one("#ratio-open", Static).update(open_text(shown, pulse), layout=False)
+
+    async def _put_rows(
+        self, shown: tuple[AccountRatio, ...], pulse: RatioPulse, settings: PulsePrefs
+    ) -> None:
+        """One row per account shown, in place: the rows already there take the new accounts'
+        text and charts (a refresh every `refresh_seconds` builds no widget: mounting a row's
+        widgets again each time held the loop, and Textual keeps the drawing cache of every
+        widget it has drawn); only the rows missing are mounted, only those left over removed.
+        Every line is of fixed size, so nothing is laid out again for a new text."""
         rows = self.query_one("#ratio-rows", Vertical)
-        await rows.remove_children()
-        await rows.mount_all(
-            Horizontal(
-                Static(safe(account.account_id), classes="ratio-label"),
-                Sparkline(account.trend()),
-                Static(figures_text(account, pulse, settings), classes="ratio-figures"),
-                classes="ratio-row",
+        kept = list(rows.query_children(ChartLine))
+        for line, account in zip(kept, shown, strict=False):
+            figures = figures_text(account, pulse, settings)
+            line.show(account.trend(), figures, label=safe(account.account_id))
+        if len(kept) > len(shown):
+            await rows.remove_children(kept[len(shown) :])
+        elif len(shown) > len(kept):
+            await rows.mount_all(
+                ChartLine(
+                    safe(account.account_id),
+                    label_width=24,
+                    data=account.trend(),
+                    figures=figures_text(account, pulse, settings),
+                    classes="ratio-row",
+                )
+                for account in shown[len(kept) :]
             )
-            for account in shown
-        )
-        self.query_one("#ratio-open", Static).update(open_text(shown, pulse))
