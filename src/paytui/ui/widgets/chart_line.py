@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
+from rich.segment import Segment
 from rich.text import Text
 from textual.app import RenderResult
 from textual.renderables.sparkline import Sparkline as SparklineDrawing
@@ -86,7 +87,8 @@ class ChartLine(Widget):
         )
         console = self.app.console
         for segment in drawing.__rich_console__(console, console.options):
-            line.append(segment.text, segment.style)
+            if isinstance(segment, Segment):  # what Textual's sparkline yields
+                line.append(segment.text, segment.style)
         line.append(" ")
         figures = self.figures.copy()
         figures.truncate(max(0, width - self.label_width - chart - 1), overflow="ellipsis")

@@ -1,10 +1,10 @@
 """`PulseStrip`: the pulse of the business, small charts with the numbers beside them.
 
 Each kind of `paytui.search.pulse.KINDS` is one line (`ChartLine`): its name, a sparkline of the
-days (oldest left) and, as text, today's figure, the window's total and the busiest day's; the chargeback
-rate's row says in words where the window's rate stands against the configured lines, so
-nothing is told by colour alone (screen readers, `NO_COLOR`). Computed in an exclusive worker
-(never in a frame), cached per client (a session's connection), re-read every
+days (oldest left) and, as text, today's figure, the window's total and the busiest day's; the
+chargeback rate's line says in words where the window's rate stands against the configured
+lines, so nothing is told by colour alone (screen readers, `NO_COLOR`). Computed in an exclusive
+worker (never in a frame), cached per client (a session's connection), re-read every
 `refresh_seconds`; `V` switches between the short and the long window. Errors are worded by
 `widgets/errors.py`, the one describer.
 """
@@ -146,7 +146,11 @@ class PulseStrip(Vertical):
         yield Static(Text("Pulse · loading…", "dim"), id="pulse-title")
         for kind in (*KINDS, "rate"):  # a line a kind, one widget each (`ChartLine`)
             yield ChartLine(
-                LABELS[kind], label_width=16, chart_width=30, classes="pulse-row", id=f"pulse-{kind}"
+                LABELS[kind],
+                label_width=16,
+                chart_width=30,
+                classes="pulse-row",
+                id=f"pulse-{kind}",
             )
         yield RatioStrip(every_account=self.every_account, id="ratio")
 

@@ -1,10 +1,10 @@
 """`RatioStrip`: the dispute ratio under the day pulse (docs/today.md, "The dispute ratio").
 
-A title line (the month, the lines, what the counts rest on), then one row per account, highest
-ratio first (a `ChartLine` each): its id, a sparkline of the month-to-date ratio at the end of each day, and
-beside it as text the same line's numbers (today's ratio, the peak and its day), the disputes
-of the sales with their amounts, the open cases and the standing in words (never colour
-alone). Computed by `paytui.today.ratio.compute_ratio` in a worker, its pages parsed in a
+A title line (the month, the lines, what the counts rest on), then one line per account
+(`ChartLine`), highest ratio first: its id, a sparkline of the month-to-date ratio at the end of
+each day, and beside it as text the same line's numbers (today's ratio, the peak and its day),
+the disputes of the sales with their amounts, the open cases and the standing in words (never
+colour alone). Computed by `paytui.today.ratio.compute_ratio` in a worker, its pages parsed in a
 thread; the result comes back as a message (`Computed`), drawn in the message handler. Cached
 per client; the `PulseStrip` it sits in starts and refreshes it.
 """
