@@ -8,7 +8,8 @@ pulse's). The clock is the database's anchor, so the 30 days are the seeded ones
 
 - `pulse_first_draw_ms`: from pushing the pulse's screen (a new app each run: nothing cached)
   until the strip holds the computed pulse and the screen has refreshed with it. Target 2 s.
-  The app's start (its deferred work and warm-up, `warmed_up`) is over before the push.
+  The app's start (its deferred work and warm-up, `warmed_up`) is over before the push, and
+  what Today built ahead computed is forgotten (`nothing_cached`).
 - `pulse_loop_stall_ms`: the longest the event loop was late (a 5 ms heartbeat) while the
   first draw was computed: what the pulse holds a frame back at worst. Target 50 ms.
 - `pulse_compute_stall_ms`: the same from the screen's first paint on: the pulse's reading and
@@ -113,6 +114,15 @@ async def warmed_up(app: Any, limit: float = 180.0) -> None:
             await asyncio.wait_for(warm_up.done.wait(), max(0.0, deadline - time.perf_counter()))
 
 
+def nothing_cached() -> None:
+    """Forget the pulse and the ratio computed so far (Today, built ahead in idle time, has
+    computed both by the end of the warm-up): the pulse screen reads and draws them afresh."""
+    from paytui.ui.widgets import pulse, ratio
+
+    pulse._CACHES.clear()
+    ratio._CACHES.clear()
+
+
 async def connected(app: Any, pilot: Any) -> None:
     """The app started, its client connected, nothing left running."""
     await pilot.pause()
@@ -141,6 +151,7 @@ async def _one_draw(
         # about 300 ms of its CPU at load, which a run pushing the pulse at once counted).
         await warmed_up(app)
         await workers_done(app)
+        nothing_cached()
         watch = LoopWatch()
         watch.start()
         started = time.perf_counter()
