@@ -7,15 +7,24 @@ upgrade fixes one, its test fails: delete the workaround in `textual_fixes.py` a
 
 from __future__ import annotations
 
+import gc
+import weakref
 from collections import Counter
 
 import pytest
 from textual import events
+from textual._styles_cache import StylesCache
 from textual.app import App, ComposeResult, ScreenStackError
+from textual.color import Color
 from textual.screen import Screen
 from textual.widgets import Button, OptionList
 
-from paytui.ui.textual_fixes import DialogButton, DismissOnce, ScreenSwitchGuards
+from paytui.ui.textual_fixes import (
+    UPSTREAM_INNER_OUTER,
+    DialogButton,
+    DismissOnce,
+    ScreenSwitchGuards,
+)
 
 
 class _Plain(Screen[None]):
@@ -135,3 +144,22 @@ async def test_a_first_mode_screen_still_parses_every_stylesheet_again(
     async with app.run_test() as pilot:
         await pilot.pause()
     assert max(css_parses.values()) >= 3
+
+
+def _kept_after_backgrounds(get_inner_outer: object) -> bool:
+    """Is a widget's drawing cache still alive once the widget is gone, after its backgrounds
+    were asked of `get_inner_outer`?"""
+    cache = StylesCache()
+    get_inner_outer(cache, Color(1, 2, 3), Color(4, 5, 6))  # type: ignore[operator]
+    ref = weakref.ref(cache)
+    del cache
+    gc.collect()
+    return ref() is not None
+
+
+def test_a_widgets_backgrounds_still_keep_its_drawing_cache_alive() -> None:
+    """`inner_outer`: upstream's cache of a widget's two backgrounds is keyed by its
+    `StylesCache`, which then outlives the widget (up to 1,024 of them, every line they drew);
+    paytui's, set on the class, is keyed by the colours alone."""
+    assert _kept_after_backgrounds(UPSTREAM_INNER_OUTER)
+    assert not _kept_after_backgrounds(StylesCache.get_inner_outer)

@@ -17,31 +17,61 @@ upgrade fixes it, that test fails, and the workaround (and its test) can go.
   relabelled meanwhile: it asks something new, and the answer was dropped.
 - `ParsedOnceStylesheet` (the App's stylesheet): a start parsed every stylesheet up to five
   times before the first frame; each is parsed once now, and again only for new variables.
+- `inner_outer` (every widget, set when this module is imported): `StylesCache.get_inner_outer`
+  is an `lru_cache` of 1024 on a method, so its key holds the widget's `StylesCache` (every line
+  it drew, its caches) long after the widget is gone: each widget drawn kept about 20 caches
+  and their lines alive, up to 1,024 of them (a pulse refresh that mounted its rows again grew
+  the process by their count every time). Here the two colours alone are the key.
 """
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from textual import events, on, work
+from textual._styles_cache import StylesCache
 from textual.app import App
 from textual.await_complete import AwaitComplete
 from textual.cache import LRUCache
+from textual.color import Color
 from textual.command import CommandList, CommandPalette
 from textual.css.query import NoMatches
 from textual.css.stylesheet import Stylesheet
 from textual.message import Message
 from textual.screen import Screen
+from textual.style import Style
 from textual.widget import AwaitMount
 from textual.widgets import Button, Input, LoadingIndicator, OptionList
 
 __all__ = [
+    "UPSTREAM_INNER_OUTER",
     "DialogButton",
     "DismissOnce",
     "GuardedCommandPalette",
     "ParsedOnceStylesheet",
     "ScreenSwitchGuards",
+    "inner_outer",
 ]
+
+#: Textual's own `StylesCache.get_inner_outer` (tests/ui/test_upstream_bugs.py shows its bug).
+UPSTREAM_INNER_OUTER = StylesCache.get_inner_outer
+
+
+@lru_cache(1024)
+def _backgrounds(base_background: Color, background: Color) -> tuple[Style, Style]:
+    return (Style(background=base_background + background), Style(background=base_background))
+
+
+def inner_outer(
+    _cache: StylesCache, base_background: Color, background: Color
+) -> tuple[Style, Style]:
+    """A widget's inner and outer backgrounds, cached by the two colours alone (upstream's
+    cache key holds the widget's `StylesCache`, and with it every line the widget drew)."""
+    return _backgrounds(base_background, background)
+
+
+setattr(StylesCache, "get_inner_outer", inner_outer)  # noqa: B010 (a method replaced)
 
 
 async def _nothing() -> None:
