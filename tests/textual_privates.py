@@ -73,4 +73,19 @@ PRIVATES: tuple[tuple[str, str, str], ...] = (
         "_render_cell",
         "test_fit_table: the cells drawn again after a change, counted",
     ),
+    (
+        "textual.widgets._data_table:DataTable",
+        "_cell_render_cache",
+        "test_fit_table: cleared, so Textual's own drawing of a cell is compared afresh",
+    ),
+    (
+        "textual.widgets._data_table:DataTable",
+        "_column_locations",
+        "test_fit_table: a column's key from its index, as DataTable reads it",
+    ),
+    (
+        "textual._styles_cache:StylesCache",
+        "get_inner_outer",
+        "test_upstream_bugs: the lru_cache that keeps a widget's drawing cache alive",
+    ),
 )
