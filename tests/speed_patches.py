@@ -18,6 +18,7 @@ PATCHES: dict[str, str] = {
     "no_unseen_frames": "test apps lay out every frame but paint only what a test looks at",
     "css_parsed_once": "each stylesheet is parsed once per test process, not once per app",
     "quick_idle": "a pilot waits for idle in 4 ms steps with nothing queued, not 20 ms steps",
+    "animations_waited_when_any": "`settle` waits for animations only when one runs or is due",
     "one_sandbox_app": "one sandbox app per test process, its state set afresh for each test",
 }
 

@@ -29,6 +29,11 @@ PRIVATES: tuple[tuple[str, str, str], ...] = (
     ("textual.pilot", "wait_for_idle", "quick_idle (speed): the pilot's wait for idle"),
     ("textual.app", "wait_for_idle", "quick_idle (speed): the app's wait for idle"),
     (
+        "textual._animator:Animator",
+        "_complete_event",
+        "animations_waited_when_any (speed): settle waits for animations only when any",
+    ),
+    (
         "textual.pilot:Pilot",
         "_wait_for_screen",
         "screen_waits_explained: its 30 s timeout fails naming the busy widgets",
