@@ -99,3 +99,45 @@ async def test_a_chargeback_arriving_between_review_and_send_is_shown_and_nothin
         await settle(app, pilot)
         assert dialog.step == "blocked"
         assert "charged-back" in message(dialog)
+
+
+async def test_enters_typed_at_once_on_review_again_do_not_send_on_the_state_not_yet_seen(
+    sandbox_transport: httpx.AsyncBaseTransport, team_journal_url: str
+) -> None:
+    """After "Changed since you looked", enter reads the charge again; two enters typed while it
+    reads were typed before its new state showed, so they are let go unapplied (said), not
+    replayed as a review and a send of a state the person never saw."""
+    from tests.ui.test_typing import key_events
+
+    app = make_app(sandbox_transport, journal_path=team_journal_url)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        sale = await find(
+            app,
+            ChargeQuery(charge_type="sale", status="success"),
+            lambda c: (c.total_amount or 0) > 20 and not c.chargebacks,
+        )
+        assert app.actions._watch is not None
+        app.actions._watch.close()
+        dialog = await _reviewing(app, pilot, sale.charge_id)
+        mine = await app.actions.executor()
+        with Journal(team_journal_url, clock=frozen_clock) as journal:
+            colleague = colleague_executor(mine, journal)
+            assert (
+                await colleague.run("refund", sale.charge_id, refund_op.Params(Decimal("5.00")))
+            ).succeeded
+        await pilot.press("enter")  # send: refused, "Review again"
+        await settle(app, pilot)
+        assert str(dialog.query_one("#go", Button).label) == "Review again"
+        dialog.go()  # enter on "Review again": the charge is read again
+        assert dialog.step == "loading"
+        for key in key_events("\n\n"):  # typed before its new state shows
+            app.post_message(key)
+        await settle(app, pilot)
+        client = await app.get_client()
+        assert [r.total_amount for r in await refunds_of(client, sale.charge_id)] == [
+            Decimal("5.00")
+        ]
+        assert dialog.step == "form", (dialog.step, message(dialog))
+        assert "2 keys typed before" in message(dialog), message(dialog)
+        assert app.held_keys == ()

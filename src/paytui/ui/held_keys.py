@@ -220,6 +220,14 @@ class HeldKeys(App[Any]):
             self._replaying = True
             self.call_later(self._replay_one)
 
+    def drop_held_keys(self) -> int:
+        """Let the held keys and pastes go unapplied (how many): typed at a state that is gone
+        before they could act (a money dialog reading a changed charge again), where replaying
+        them would act on what the person has not seen. The screen says so."""
+        dropped = len(self._held)
+        self._held.clear()
+        return dropped
+
     async def _replay_one(self) -> None:
         """The first held key, unless it is still held; the next one in the next turn."""
         self._replaying = False

@@ -191,6 +191,9 @@ class MoneyActionModal(PaytuiModal[str | None]):
         self.again = False
         #: The charge changed since it was read: the next enter reads it again (no send).
         self._changed = False
+        #: Reading the charge again after "Changed since you looked": the keys typed until it
+        #: shows are dropped, not replayed (`watch_step`).
+        self._reading_again = False
         #: The charge as last read for the dialog (`prepare`), shown with who else is on it.
         self._shown_info: Text | None = None
 
@@ -363,7 +366,22 @@ class MoneyActionModal(PaytuiModal[str | None]):
         elif step in {"result", "blocked"}:
             self.set_focus(self.query_one("#open" if opener.display else "#close"))
         self.refresh_bindings()
-        if step != "loading":  # the keys typed while it read go on, to the field focused now
+        if step != "loading" and self._reading_again:
+            # Read again after "Changed since you looked": the keys typed meanwhile were typed
+            # before the charge's new state showed. Replayed, `enter enter` would review and
+            # send what the person never saw (rule 1): they are let go unapplied, and said.
+            self._reading_again = False
+            dropped = paytui_app(self).drop_held_keys()
+            if dropped:
+                keys = "1 key" if dropped == 1 else f"{dropped} keys"
+                self._message(
+                    Text(
+                        f"{keys} typed before the charge was shown again were not applied: "
+                        "review it as it is now.",
+                        style="bold",
+                    )
+                )
+        elif step != "loading":  # the keys typed while it read go on, to the field focused now
             paytui_app(self).release_held_keys()
 
     def confirmation_amount(self, params: dict[str, Any]) -> Any:
@@ -593,6 +611,7 @@ class MoneyActionModal(PaytuiModal[str | None]):
             self.acknowledge_earlier = None
             self.again = False
             self._message("")
+            self._reading_again = True
             self.step = "loading"
             self._load()
         elif self.step == "review" and not self._sending:
