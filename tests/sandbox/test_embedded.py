@@ -141,3 +141,30 @@ def test_a_dying_child_raises_with_its_stderr(tmp_path: Path) -> None:
         assert "DatabaseError" in str(info.value) or "not a database" in str(info.value)
     finally:
         sandbox.stop()
+
+
+def _not_a_server(tmp_path: Path, argv: list[str]) -> EmbeddedSandbox:
+    """An `EmbeddedSandbox` around a child that never says it is ready: `argv` runs instead."""
+    process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    return EmbeddedSandbox(process, None, socket_path=tmp_path / "s", log_path=None)
+
+
+def test_a_start_still_getting_on_is_waited_for_past_its_timeout(tmp_path: Path) -> None:
+    """The dashboard's server starts nicer and, with every core busy, slowly: a start whose
+    CPU time goes on is waited for round after round (up to `at_most`), where a fixed timeout
+    failed it; one that makes no progress fails after its timeout, as before."""
+    busy = _not_a_server(tmp_path, [sys.executable, "-c", "while True: pass"])
+    try:
+        with pytest.raises(RuntimeError, match="still starting") as info:
+            busy.wait_ready(timeout=0.5, at_most=2.0)
+        assert "after 2" in str(info.value)
+    finally:
+        busy._process.kill()
+        busy._process.wait()
+    idle = _not_a_server(tmp_path, ["sleep", "60"])
+    try:
+        with pytest.raises(RuntimeError, match="not ready after"):
+            idle.wait_ready(timeout=0.5, at_most=2.0)
+    finally:
+        idle._process.kill()
+        idle._process.wait()

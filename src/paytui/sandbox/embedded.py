@@ -314,6 +314,19 @@ def stop_warm(db_path: Path | None = None, timeout: float = 10) -> bool:
     return True
 
 
+def _cpu_ticks(pid: int | None) -> int | None:
+    """The CPU time process `pid` has used, in clock ticks (Linux's /proc; None elsewhere or
+    once it is gone): whether a server that is not ready yet is still getting on."""
+    if pid is None:
+        return None
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return int(fields[11]) + int(fields[12])
+
+
 class EmbeddedSandbox:
     """A sandbox server on a Unix socket (parent side, stdlib only): warm shared, or private."""
 
@@ -456,10 +469,19 @@ class EmbeddedSandbox:
             return ""
         return "\n".join(text.splitlines()[-lines:])
 
-    def wait_ready(self, timeout: float = 30) -> None:
-        """Block until the server accepts connections; RuntimeError if it died or took too long."""
+    def wait_ready(self, timeout: float = 30, at_most: float | None = None) -> None:
+        """Block until the server accepts connections; RuntimeError if it died or took too long.
+
+        "Too long" is `timeout` without progress: a server still starting (its CPU time went
+        on in the last `timeout`) is waited for again, up to `at_most` (10 timeouts). The
+        dashboard's server starts 10 nicer (`child.START_NICE`), and on a machine whose every
+        core is busy it gets little CPU: a fixed 30 s failed a start that was only slow."""
         step = 0.02
         waited = 0.0
+        total = 0.0
+        limit = timeout * 10 if at_most is None else at_most
+        pid = self._process.pid if self._process is not None else None
+        ticks = _cpu_ticks(pid)
         while not self._ready.wait(step):
             if self._process is not None and self._process.poll() is not None:
                 if self._ready.is_set():
@@ -469,9 +491,15 @@ class EmbeddedSandbox:
                     + self.stderr_tail()
                 )
             waited += step
+            total += step
             if waited >= timeout:
+                now = _cpu_ticks(pid)
+                if total < limit and now is not None and ticks is not None and now > ticks:
+                    ticks, waited = now, 0.0  # still starting, slowly: wait another round
+                    continue
+                still = "still starting" if total >= limit else "not ready"
                 raise RuntimeError(
-                    f"embedded sandbox not ready after {timeout:g} s:\n" + self.stderr_tail()
+                    f"embedded sandbox {still} after {total:g} s:\n" + self.stderr_tail()
                 )
 
     @property
