@@ -119,22 +119,6 @@ def where(app: Any) -> str:
     return f"mode {app.current_mode!r}, screens {stack}, focus {app.focused!r}"
 
 
-async def let_held_keys_go(app: Any, pilot: Any) -> None:
-    """Keys held behind a key that was to open a screen which never came (enter on a list while
-    a workspace is rebuilt) wait at most `OPENING_AT_MOST` (5 s), then go on: that end is run
-    now (`screen_opened`, what the timer runs) rather than waited for, and whatever the keys
-    then do is let settle, until none is held."""
-    for _ in range(40):
-        if not app.held_keys:
-            return
-        if app._opening is not None:
-            app.screen_opened()
-        else:
-            app.release_held_keys()
-        await settle(app, pilot)
-    raise AssertionError(f"keys still held after 40 steps: {app.held_keys[:10]} {where(app)}")
-
-
 async def leave_everything(app: Any, pilot: Any) -> None:
     """Close modals and leave text fields, so `?` is a key and not a character. Each step is let
     settle (an escape may start a worker or close a screen in its own turn) before the next look,
@@ -196,7 +180,6 @@ async def test_random_keys_never_crash_and_help_still_opens(
             if index % (PAINT_EVERY * BATCH) == 0:
                 paint(app)  # whatever state the keys left, it can be painted
         await settle(app, pilot)
-        await let_held_keys_go(app, pilot)
         await leave_everything(app, pilot)
         before = where(app)
         await pilot.press("question_mark")

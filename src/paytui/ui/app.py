@@ -218,6 +218,7 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
         typed_in = getattr(event, "_paytui_workspace", None)
         if typed_in is not None and typed_in is not self._workspaces.active:
             event.prevent_default()
+            self.key_dropped(event)
 
     def run_worker(
         self,

@@ -26,8 +26,10 @@ instead of finding a form not shown yet (the digits and enters were lost, or the
 after the read and sent the whole amount left).
 
 Never dropped, never held for good: a screen holds a key only while something is on its way
-(a search in flight), and `quit` (ctrl+q) is never held. Escape is held in order, except while
-a list counts down a retry wait (escape is what cancels it).
+(a search in flight), and `quit` (ctrl+q) is never held. An opening key whose turn finds
+another screen in front (a mode key typed before it acted first) or that a guard drops lets the
+keys behind it go at once (`_on_key`, `key_dropped`), not after `OPENING_AT_MOST`. Escape is
+held in order, except while a list counts down a retry wait (escape is what cancels it).
 
 Holding ends at the first frame the screen can act: moves on the preview's rows are taken at
 once (the real rows keep the cursor on the same charge, `ChargeTable.show`); a mark or an
@@ -113,6 +115,8 @@ class HeldKeys(App[Any]):
         self._passing: events.Event | None = None
         #: The screen-opening action a key just ran (`OPENS_A_SCREEN`), until it is up.
         self._opening: str | None = None
+        #: The key that ran it (`key_dropped`: a guard that drops it lets the held keys go).
+        self._opening_key: events.Key | None = None
         self._opening_timer: Timer | None = None
         #: When the last key or paste was typed (`time.monotonic`): work done in the gaps of
         #: typing (`paytui.ui.warm_up`) waits while the person types.
@@ -139,11 +143,12 @@ class HeldKeys(App[Any]):
         if held and not (isinstance(event, events.Key) and self._goes_past(event.key)):
             return True
         if isinstance(event, events.Key):
-            self._note_opening(event.key)
+            self._note_opening(event)
         return False
 
-    def _note_opening(self, key: str) -> None:
-        """`key`, passing now, runs an action that opens a screen: hold what follows it."""
+    def _note_opening(self, event: events.Key) -> None:
+        """`event`, passing now, runs an action that opens a screen: hold what follows it."""
+        key = event.key
         stack = self._screen_stacks.get(self._current_mode)
         if not stack or isinstance(stack[-1].focused, Input | TextArea):
             return  # a field takes the key as text: nothing opens
@@ -155,6 +160,7 @@ class HeldKeys(App[Any]):
         if bound.node.check_action(bound.action, ()) is not True:
             return  # disabled: it will not run, nothing will open
         self._opening = bound.action
+        self._opening_key = event
         if self._opening_timer is not None:
             self._opening_timer.stop()
         self._opening_timer = self.set_timer(OPENING_AT_MOST, self.screen_opened)
@@ -175,10 +181,35 @@ class HeldKeys(App[Any]):
         """The screen an action opened is up (or the action ended without one): the keys typed
         after it go on, to whatever is in front now."""
         self._opening = None
+        self._opening_key = None
         if self._opening_timer is not None:
             self._opening_timer.stop()
             self._opening_timer = None
         self.release_held_keys()
+
+    async def _on_key(self, event: events.Key) -> None:
+        """The key noted as opening a screen reached the App's binding check, which reads the
+        screen shown *now*: a priority key typed before it (a mode or workspace key, which acts
+        as it arrives) may have put another screen in front meanwhile, where this key opens
+        nothing. Then the keys held behind it go on now, not after `OPENING_AT_MOST`."""
+        if event is not self._opening_key:
+            return
+        stack = self._screen_stacks.get(self._current_mode)
+        bound = bound_to(stack[-1], event.key) if stack else None
+        if (
+            bound is None
+            or bound.action != self._opening
+            or not opens_a_screen(bound)
+            or bound.node.check_action(bound.action, ()) is not True
+        ):
+            self.screen_opened()
+
+    def key_dropped(self, event: events.Key) -> None:
+        """A guard let `event` go unapplied (typed in a workspace no longer shown, or while the
+        modes were rebuilt): if it was the key that was to open a screen, nothing will open, so
+        the keys held behind it go on now, not after `OPENING_AT_MOST`."""
+        if event is self._opening_key:
+            self.screen_opened()
 
     def _holds(self, event: events.Event) -> bool:
         """The screen in front holds this key now (or a screen is being opened for it)."""

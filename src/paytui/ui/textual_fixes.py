@@ -203,6 +203,9 @@ class ScreenSwitchGuards(App[Any]):
         # dropped (`prevent_default` skips `App._on_key`, the next handler along the MRO).
         if not self._screen_stacks.get(self._current_mode):
             event.prevent_default()
+            dropped = getattr(self, "key_dropped", None)  # keys held behind it go on
+            if dropped is not None:
+                dropped(event)
 
 
 _PAGE_MOVES = frozenset({"page_down", "page_up"})
