@@ -315,8 +315,7 @@ def stop_warm(db_path: Path | None = None, timeout: float = 10) -> bool:
 
 
 def _cpu_ticks(pid: int | None) -> int | None:
-    """The CPU time process `pid` has used, in clock ticks (Linux's /proc; None elsewhere or
-    once it is gone): whether a server that is not ready yet is still getting on."""
+    """The CPU ticks process `pid` used (Linux's /proc; None elsewhere, or once it is gone)."""
     if pid is None:
         return None
     try:
@@ -472,10 +471,9 @@ class EmbeddedSandbox:
     def wait_ready(self, timeout: float = 30, at_most: float | None = None) -> None:
         """Block until the server accepts connections; RuntimeError if it died or took too long.
 
-        "Too long" is `timeout` without progress: a server still starting (its CPU time went
-        on in the last `timeout`) is waited for again, up to `at_most` (10 timeouts). The
-        dashboard's server starts 10 nicer (`child.START_NICE`), and on a machine whose every
-        core is busy it gets little CPU: a fixed 30 s failed a start that was only slow."""
+        "Too long" is `timeout` without progress: a server whose CPU time went on meanwhile is
+        waited for again, up to `at_most` (10 timeouts). The dashboard's starts 10 nicer
+        (`child.START_NICE`): with every core busy, a fixed 30 s failed a start only slow."""
         step = 0.02
         waited = 0.0
         total = 0.0
