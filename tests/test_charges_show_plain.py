@@ -120,6 +120,25 @@ def wire(value: Any) -> Any:
     return value
 
 
+def odd_charge(service: SecondService, charge_id: str, laid: dict[str, Any]) -> StoredCharge:
+    """A charge of the second service whose every answered field is `laid`'s own (None leaves
+    the service's out), the rest taken from its first charge."""
+    template = service.store.charges[0]
+    body_keys = ("chargebacks", "original_charge_id", "captured_charge_id", "charge_type")
+    return StoredCharge(
+        charge_id=charge_id,
+        moment=template.moment,
+        account_id=template.account_id,
+        merchant_id=template.merchant_id,
+        amount=template.amount,
+        method="card",
+        last4="1111",
+        first_name="x",
+        last_name="y",
+        fields={**dict.fromkeys(body_keys), **laid},
+    )
+
+
 def test_the_sandbox_s_charges_show_as_the_models_show_them(sandbox_url: str) -> None:
     from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
 
@@ -153,23 +172,7 @@ def test_an_answer_of_any_shape_shows_as_the_models_show_it(
     charge_id = "odd0000000000000000000" + str(len(service.store.charges))
     if laid.get("charge_id", BASE["charge_id"]) == BASE["charge_id"]:
         laid["charge_id"] = charge_id
-    # Every field of the answer is the case's own (None leaves the service's out).
-    template = service.store.charges[0]
-    body_keys = ("chargebacks", "original_charge_id", "captured_charge_id", "charge_type")
-    service.store.add_charge(
-        StoredCharge(
-            charge_id=charge_id,
-            moment=template.moment,
-            account_id=template.account_id,
-            merchant_id=template.merchant_id,
-            amount=template.amount,
-            method="card",
-            last4="1111",
-            first_name="x",
-            last_name="y",
-            fields={**dict.fromkeys(body_keys), **laid},
-        )
-    )
+    service.store.add_charge(odd_charge(service, charge_id, laid))
     env = credentials(service.client_id, service.client_secret)
     argv = ["charges", "show", charge_id, "--base-url", url]
     before = shown(argv, env, client=True)

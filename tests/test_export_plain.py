@@ -22,9 +22,16 @@ from paytui.commands.handlers import export_plainly
 from paytui.commands.runtime import Io, Runtime
 from tests.sandbox.test_embedded_warm import warm_env
 from tests.second_service.app import SecondService
-from tests.second_service.data import StoredCharge
 from tests.second_service.options import ServiceOptions
-from tests.test_charges_show_plain import CASES, credentials, no_proxy, sandbox_url, serve, wire
+from tests.test_charges_show_plain import (
+    CASES,
+    credentials,
+    no_proxy,
+    odd_charge,
+    sandbox_url,
+    serve,
+    wire,
+)
 from tests.test_charges_show_plain import shown as run
 
 __all__ = ["no_proxy", "sandbox_url", "warm_env"]  # fixtures
@@ -59,28 +66,12 @@ def test_the_sandbox_s_export_is_the_client_s(sandbox_url: str) -> None:
 
 def odd_rows(service: SecondService, at: int) -> None:
     """Every plain, odd and refused row of `tests/api/test_rows.py` laid at position `at`."""
-    template = service.store.charges[0]
-    body_keys = ("chargebacks", "original_charge_id", "captured_charge_id", "charge_type")
     for number, case in enumerate(CASES):
         laid = wire(CASES[case])
         charge_id = laid.get("charge_id") or f"odd{number:019d}"
         if not isinstance(charge_id, str) or charge_id == "":
             charge_id = f"odd{number:019d}"
-        service.store.charges.insert(
-            at,
-            StoredCharge(
-                charge_id=charge_id,
-                moment=template.moment,
-                account_id=template.account_id,
-                merchant_id=template.merchant_id,
-                amount=template.amount,
-                method="card",
-                last4="1111",
-                first_name="x",
-                last_name="y",
-                fields={**dict.fromkeys(body_keys), **laid},
-            ),
-        )
+        service.store.charges.insert(at, odd_charge(service, charge_id, laid))
 
 
 SHAPES: dict[str, dict[str, Any]] = {

@@ -38,26 +38,34 @@ async def _reviewing(app, pilot, charge_id: str):
     return dialog
 
 
+async def _reviewed_then_refunded_by_a_colleague(app, pilot, team_journal_url: str):
+    """A sale in review in the refund dialog (3.00), then refunded 5.00 by a colleague on the
+    same team journal. The live follower is stopped first: the news is late, so only the send
+    can catch it."""
+    await settle(app, pilot)
+    sale = await find(
+        app,
+        ChargeQuery(charge_type="sale", status="success"),
+        lambda c: (c.total_amount or 0) > 20 and not c.chargebacks,
+    )
+    assert app.actions._watch is not None
+    app.actions._watch.close()
+    dialog = await _reviewing(app, pilot, sale.charge_id)
+    mine = await app.actions.executor()
+    with Journal(team_journal_url, clock=frozen_clock) as journal:
+        colleague = colleague_executor(mine, journal)
+        assert (
+            await colleague.run("refund", sale.charge_id, refund_op.Params(Decimal("5.00")))
+        ).succeeded
+    return sale, dialog
+
+
 async def test_a_colleagues_refund_since_the_review_stops_the_send_and_names_them(
     sandbox_transport: httpx.AsyncBaseTransport, team_journal_url: str
 ) -> None:
     app = make_app(sandbox_transport, journal_path=team_journal_url)
     async with app.run_test(size=(120, 40)) as pilot:
-        await settle(app, pilot)
-        sale = await find(
-            app,
-            ChargeQuery(charge_type="sale", status="success"),
-            lambda c: (c.total_amount or 0) > 20 and not c.chargebacks,
-        )
-        assert app.actions._watch is not None
-        app.actions._watch.close()  # the news is late: only the send can catch it
-        dialog = await _reviewing(app, pilot, sale.charge_id)
-        mine = await app.actions.executor()
-        with Journal(team_journal_url, clock=frozen_clock) as journal:
-            colleague = colleague_executor(mine, journal)
-            assert (
-                await colleague.run("refund", sale.charge_id, refund_op.Params(Decimal("5.00")))
-            ).succeeded
+        sale, dialog = await _reviewed_then_refunded_by_a_colleague(app, pilot, team_journal_url)
         await pilot.press("enter")  # send: refused, nothing sent
         await settle(app, pilot)
         told = message(dialog)
@@ -111,21 +119,7 @@ async def test_enters_typed_at_once_on_review_again_do_not_send_on_the_state_not
 
     app = make_app(sandbox_transport, journal_path=team_journal_url)
     async with app.run_test(size=(120, 40)) as pilot:
-        await settle(app, pilot)
-        sale = await find(
-            app,
-            ChargeQuery(charge_type="sale", status="success"),
-            lambda c: (c.total_amount or 0) > 20 and not c.chargebacks,
-        )
-        assert app.actions._watch is not None
-        app.actions._watch.close()
-        dialog = await _reviewing(app, pilot, sale.charge_id)
-        mine = await app.actions.executor()
-        with Journal(team_journal_url, clock=frozen_clock) as journal:
-            colleague = colleague_executor(mine, journal)
-            assert (
-                await colleague.run("refund", sale.charge_id, refund_op.Params(Decimal("5.00")))
-            ).succeeded
+        sale, dialog = await _reviewed_then_refunded_by_a_colleague(app, pilot, team_journal_url)
         await pilot.press("enter")  # send: refused, "Review again"
         await settle(app, pilot)
         assert str(dialog.query_one("#go", Button).label) == "Review again"

@@ -146,20 +146,27 @@ class HeldKeys(App[Any]):
             self._note_opening(event)
         return False
 
-    def _note_opening(self, event: events.Key) -> None:
-        """`event`, passing now, runs an action that opens a screen: hold what follows it."""
-        key = event.key
+    def _opening_action(self, key: str) -> str | None:
+        """The action `key` runs on the screen in front now if it opens a screen (None: it
+        does not, or it is text for a field, or disabled)."""
         stack = self._screen_stacks.get(self._current_mode)
         if not stack or isinstance(stack[-1].focused, Input | TextArea):
-            return  # a field takes the key as text: nothing opens
+            return None  # a field takes the key as text: nothing opens
         if getattr(stack[-1], "TEXT_ENTRY", False):
-            return  # a form's screen takes letters as text wherever its focus is (`on_key`)
+            return None  # a form's screen takes letters as text wherever its focus is (`on_key`)
         bound = bound_to(stack[-1], key)
         if bound is None or not opens_a_screen(bound):
-            return
+            return None
         if bound.node.check_action(bound.action, ()) is not True:
-            return  # disabled: it will not run, nothing will open
-        self._opening = bound.action
+            return None  # disabled: it will not run, nothing will open
+        return bound.action
+
+    def _note_opening(self, event: events.Key) -> None:
+        """`event`, passing now, runs an action that opens a screen: hold what follows it."""
+        action = self._opening_action(event.key)
+        if action is None:
+            return
+        self._opening = action
         self._opening_key = event
         if self._opening_timer is not None:
             self._opening_timer.stop()
@@ -192,16 +199,7 @@ class HeldKeys(App[Any]):
         screen shown *now*: a priority key typed before it (a mode or workspace key, which acts
         as it arrives) may have put another screen in front meanwhile, where this key opens
         nothing. Then the keys held behind it go on now, not after `OPENING_AT_MOST`."""
-        if event is not self._opening_key:
-            return
-        stack = self._screen_stacks.get(self._current_mode)
-        bound = bound_to(stack[-1], event.key) if stack else None
-        if (
-            bound is None
-            or bound.action != self._opening
-            or not opens_a_screen(bound)
-            or bound.node.check_action(bound.action, ()) is not True
-        ):
+        if event is self._opening_key and self._opening_action(event.key) != self._opening:
             self.screen_opened()
 
     def key_dropped(self, event: events.Key) -> None:
