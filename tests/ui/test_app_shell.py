@@ -132,7 +132,11 @@ async def test_keymap_remaps_by_id() -> None:
 async def test_unknown_keymap_id_and_a_colliding_remap_warn() -> None:
     app = fake_app(keymap={"charges.no_such_thing": "x", "charges.refund": "R"})
     async with app.run_test(size=(120, 30)) as pilot:
-        await settle(app, pilot)
+        # The keymap is checked when start-up's deferred work runs, on a timer after the first
+        # rows: waited for as an event (the warm-up it starts ends), not a settle's length.
+        from tests.ui.test_warm_up import warmed_up
+
+        await warmed_up(app, pilot)
         said = [n.message for n in app._notifications]
         assert any("charges.no_such_thing" in m for m in said)
         assert any("charges.refund" in m and "ACH returns" in m for m in said), said
