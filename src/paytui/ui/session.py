@@ -258,10 +258,12 @@ class Session:
         self._app.run_worker(self._reconcile_on_start(), group="reconcile", exit_on_error=False)
 
     async def _reconcile_on_start(self) -> None:
-        """Settle the journal's unresolved actions (a crash, a lost answer) after connecting."""
+        """Settle the journal's unresolved actions (a crash, a lost answer) after connecting.
+        The executor's modules are imported in a thread (`actions_imported`): on the loop, they
+        held it for 100-400 ms just after the first page, as the first keys arrive."""
         app = self._app
         try:
-            resolved = await self.actions.reconcile_on_start()
+            resolved = await (await self.actions_imported()).reconcile_on_start()
         except Exception as exc:
             journal_error = self.actions.journal_error
             app.notify(
