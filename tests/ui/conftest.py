@@ -7,6 +7,7 @@ test's own sandbox copy: `app = app_factory()` / `app_factory(client_id="paytui-
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import io
 import time
@@ -219,11 +220,13 @@ async def settle(app: PaytuiApp, pilot: Any) -> None:
     than trusting one pass; it never sleeps a fixed time, so a busy machine only makes it slower.
     Quiet means quiet after the last pause: a callback that pause runs (a `call_after_refresh`
     posted as a worker ended, such as Today starting its pulse) may start a worker, and whether
-    it was posted before or after the pause began depends on the machine's speed.
+    it was posted before or after the pause began depends on the machine's speed. Quiet also
+    means start-up's deferred work ran once the first rows made it due (`_started`).
     """
     every_time = not speed_patches.enabled("animations_waited_when_any")
     for _ in range(50):
         await pilot.pause()
+        await _started(app)
         with contextlib.suppress(WorkerCancelled):  # a search replaced, a move's read: done
             await app.workers.wait_for_complete()
         if every_time or _animating(app):
@@ -231,9 +234,29 @@ async def settle(app: PaytuiApp, pilot: Any) -> None:
         if any(worker.state in _BUSY for worker in app.workers):
             continue
         await pilot.pause()
-        if not any(worker.state in _BUSY for worker in app.workers):
+        if not any(worker.state in _BUSY for worker in app.workers) and not _start_due(app):
             return
     await pilot.pause()
+
+
+async def _started(app: PaytuiApp) -> None:
+    """Start-up's deferred work (the team's claims, the read-back of earlier actions, the keymap
+    check: `PaytuiApp._end_start`) run, when the first rows have made it due: it waits on a timer
+    after them, which a quick `settle` would otherwise outrun on a fast machine."""
+    if not _start_due(app):
+        return
+    started = asyncio.Event()
+    app.after_start(started.set)
+    await asyncio.wait_for(started.wait(), timeout=HANG_GUARD)
+
+
+def _start_due(app: PaytuiApp) -> bool:
+    return (
+        getattr(app, "start_due", False)
+        and not app._started
+        and not app._exit
+        and not app._unmounting
+    )
 
 
 def _animating(app: PaytuiApp) -> bool:

@@ -475,6 +475,7 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
 
     def on_results_painted(self, message: messages.ResultsPainted) -> None:
         if not self._started:
+            self.start_due = True
             # What the first rows set off (the table's resize once the loading line has gone,
             # the "Showing N of M" that follows it, a key typed at them) is handled and drawn
             # before the deferred work holds the event loop for a moment.

@@ -66,6 +66,10 @@ class PaytuiHost(HeldKeys):
         self._started = False
         """True once the first page of charges is on screen (or `RESUME_AFTER` passed)."""
         self._after_start: list[Callable[[], object]] = []
+        self.start_due = False
+        """True once the first rows are painted: start-up's deferred work is due, on a timer
+        (`AFTER_FIRST_ROWS`), unless it ran. A test's wait for a quiet app waits for that work
+        too, as an event (`after_start`), instead of racing the timer."""
 
     def build_ahead(self, base: str) -> Screen[Any] | None:
         """Build the top screen `base` now, not shown (`PaytuiApp`; here: none)."""
