@@ -30,6 +30,9 @@ from paytui.api.queries import ChargeQuery, RefundQuery
 
 BASE_URL = "http://sandbox"
 PROFILE = "sandbox"
+#: How long a test waits for an event before calling it a hang: not a bound on speed (with the
+#: machine loaded the event may come minutes later); only a hang fails.
+HANG_GUARD = 600.0
 
 
 @dataclass

@@ -30,6 +30,7 @@ from paytui.api.queries import ChargeQuery
 from paytui.sandbox import LIMITED_CLIENT_ID, LIMITED_CLIENT_SECRET
 from tests.actions.support import (
     BASE_URL,
+    HANG_GUARD,
     PROFILE,
     WireTransport,
     captures_of,
@@ -286,15 +287,23 @@ async def test_update_charge(executor: ActionExecutor, client: PaymentClient, sa
 
 
 async def test_caller_cancellation_does_not_abandon_the_action(
-    executor: ActionExecutor, client: PaymentClient, authorization: Charge, sandbox_faults
+    executor: ActionExecutor,
+    client: PaymentClient,
+    authorization: Charge,
+    sandbox_faults,
+    wire: WireTransport,
 ) -> None:
     """Textual cancels an exclusive worker when a new one starts; the capture must still be
     journaled with its real outcome."""
     sandbox_faults.delay_seconds = 0.2
+    # The caller is cancelled once the capture has left (an event), while the service holds
+    # its answer: after a fixed sleep it could still be before the send on a loaded machine.
+    sent = asyncio.Event()
+    wire.on_send = lambda request: sent.set() if request.url.path.endswith("/capture") else None
     caller = asyncio.ensure_future(
         executor.run("capture", authorization.charge_id, capture_op.Params())
     )
-    await asyncio.sleep(0.05)
+    await asyncio.wait_for(sent.wait(), timeout=HANG_GUARD)
     caller.cancel()
     with pytest.raises(asyncio.CancelledError):
         await caller
