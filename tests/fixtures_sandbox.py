@@ -1,6 +1,6 @@
 """Sandbox fixtures (owned by the sandbox layer), available to every test.
 
-- `sandbox_template`: the 3000-charge, seed-7 demo database, built once per session.
+- `sandbox_template`: the 3000-charge, seed-7 demo database, built once per run.
 - `sandbox_db`: a private copy of it per test, so tests may write without affecting each other.
 - `sandbox_faults`: a fresh `Faults` (nothing broken) that the test may flip at any time.
 - `sandbox_transport`: an `httpx.ASGITransport` over `sandbox_db` with `sandbox_faults`; use it
@@ -13,6 +13,8 @@ not pay for importing FastAPI.
 
 from __future__ import annotations
 
+import fcntl
+import os
 import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -37,10 +39,22 @@ STILL_BOARDING = 1e9
 
 @pytest.fixture(scope="session")
 def sandbox_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Built once per run: pytest-xdist's workers share the run's temporary directory, so the
+    first to ask builds it (under a lock on a file there) and the others wait and take it
+    (about 2.4 s of CPU a worker saved). A test reads it, never writes it (`sandbox_db` copies)."""
     from paytui.sandbox.seed import build_database
 
-    path = tmp_path_factory.mktemp("sandbox-template") / "sandbox.sqlite3"
-    build_database(path, charges=3000, seed=7)
+    if not os.environ.get("PYTEST_XDIST_WORKER"):  # one process: its own directory
+        path = tmp_path_factory.mktemp("sandbox-template") / "sandbox.sqlite3"
+        build_database(path, charges=3000, seed=7)
+        return path
+    shared = tmp_path_factory.getbasetemp().parent / "sandbox-template"
+    shared.mkdir(exist_ok=True)
+    path = shared / "sandbox.sqlite3"
+    with (shared / "lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not path.exists():  # `build_database` renames it into place whole
+            build_database(path, charges=3000, seed=7)
     return path
 
 
