@@ -140,6 +140,9 @@ SANDBOX_OPERATION = {
 }
 BASE_URL = "http://sandbox"
 PROFILE = "chaos"
+#: What a team-mode agent process adds to its requests' User-Agent, before its process id: how
+#: the service's side knows whom to kill (`benchmarks.chaos_team`, `benchmarks.chaos_agent`).
+AGENT_MARK = "chaos-agent/"
 CARD = "4111111111111111"
 EXPIRY = "2030-12"
 ASGIApp = Callable[[Any, Any, Any], Awaitable[None]]

@@ -42,12 +42,23 @@ from typing import Any
 # (an interpreter started for each agent spends about 1 s of CPU importing them).
 import psycopg  # noqa: F401  (the team journal's driver; paytui imports it when a URL is set)
 
-from benchmarks.chaos import Session, _ActorRun, _as_bulk, _as_dialog
+from benchmarks.chaos import AGENT_MARK, Session, _ActorRun, _as_bulk, _as_dialog
 from paytui.api.client import PaymentClient
 from paytui.cli import main as cli_main
 from paytui.commands import handlers  # noqa: F401
 from paytui.config import client_kwargs, resolve_connection
 from paytui.ui.actions_service import ActionsService
+
+
+def _named_in_requests() -> None:
+    """Every request this process sends names it (`AGENT_MARK` and its process id, in the
+    User-Agent): the service's side kills the sender of a request it has just read by that name
+    (`benchmarks.chaos_team`), whenever it reads it, even once this process has given up on it."""
+    from paytui.api import client, plain
+
+    named = f"{client.USER_AGENT} {AGENT_MARK}{os.getpid()}"
+    client.USER_AGENT = named
+    plain.USER_AGENT = named
 
 
 def _shorten_timeout(seconds: float) -> None:
@@ -101,6 +112,7 @@ async def _as_dashboard(spec: dict[str, Any]) -> dict[str, Any]:
 
 def run(spec: dict[str, Any]) -> int:
     """Play `spec` in this process (its environment is already the agent's); the exit code."""
+    _named_in_requests()
     if spec.get("timeout"):
         _shorten_timeout(float(spec["timeout"]))
     if spec["role"] == "cli":

@@ -24,9 +24,9 @@ dropped at the end), so its runs go one after another on one journal of their ow
   imports); ``--spawn exec`` starts a new interpreter for each.
 - The faults are the service's (drop, late commit, reset, 5xx before commit), as in the
   in-process mode; "killed" is a real ``SIGKILL`` of the agent whose commit request the service
-  has just read (found by its socket), so its connection to the journal dies with it; it is
-  started again once, in the same home. "Reads down" (20 %): the service answers 503 to every read
-  for a while after the first send.
+  has just read (named in its User-Agent, `AGENT_MARK`), so its connection to the journal dies
+  with it; it is started again once, in the same home. "Reads down" (20 %): the service
+  answers 503 to every read for a while after the first send.
 - The client's timeout is the real one (10 s; the margin the app's 2 s), so a late commit
   lands 10.35 s after it arrived: ``--agent-timeout`` shortens it in every agent (the test
   sample does; nothing else in the agents changes).
@@ -63,6 +63,7 @@ from typing import Any
 from urllib.parse import quote
 
 from benchmarks.chaos import (
+    AGENT_MARK,
     FAULTS,
     GAPS,
     PARALLEL,
@@ -117,31 +118,16 @@ def with_schema(url: str, schema: str) -> str:
 # ------------------------------------------------------------------------------ the service
 
 
-def _socket_owner(port: int, pids: list[int]) -> int | None:
-    """Which of `pids` has the TCP socket whose local port is `port` (the peer a request came
-    from), read from /proc."""
-    inodes = set()
-    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
-        try:
-            with open(table) as rows:
-                lines = rows.read().splitlines()[1:]
-        except OSError:
-            continue
-        for line in lines:
-            fields = line.split()
-            if len(fields) > 9 and int(fields[1].rsplit(":", 1)[1], 16) == port:
-                inodes.add(f"socket:[{fields[9]}]")
-    for pid in pids:
-        try:
-            fds = os.listdir(f"/proc/{pid}/fd")
-        except OSError:
-            continue
-        for fd in fds:
-            try:
-                if os.readlink(f"/proc/{pid}/fd/{fd}") in inodes:
-                    return pid
-            except OSError:
-                continue
+def _sender(scope: MutableMapping[str, Any]) -> int | None:
+    """The agent process that sent the request of `scope`: every agent names itself in its
+    requests (`chaos-agent/PID` in the User-Agent, `benchmarks.chaos_agent`), so the sender is
+    known whenever the service reads the request, even once the agent's deadline has passed and
+    its socket is gone (a loaded machine may read a request seconds after it was sent)."""
+    for name, value in scope.get("headers", ()):
+        if name.lower() == b"user-agent":
+            for word in value.decode("latin-1").split():
+                if word.startswith(AGENT_MARK):
+                    return int(word.removeprefix(AGENT_MARK))
     return None
 
 
@@ -221,13 +207,16 @@ class TeamCounter(EffectCounter):
             self.in_flight -= 1
 
     def _kill(self, scope: MutableMapping[str, Any]) -> None:
-        client = scope.get("client")
-        pid = _socket_owner(client[1], list(self.pids)) if client else None
-        if pid is None:
+        pid = _sender(scope)
+        if pid is None or pid not in self.pids:  # only ever one of this run's agents
+            self.kills_missed += 1
+            return
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:  # ended before its request was read: nobody left to kill
             self.kills_missed += 1
             return
         self.killed.add(pid)
-        os.kill(pid, signal.SIGKILL)
 
 
 async def _unavailable(send: Any) -> None:
