@@ -8,6 +8,7 @@ from another machine.
 
 from __future__ import annotations
 
+import asyncio
 from decimal import Decimal
 from pathlib import Path
 
@@ -17,7 +18,7 @@ from textual.widgets import Button
 from paytui.actions.journal import Journal
 from paytui.actions.ops import refund as refund_op
 from paytui.api.queries import ChargeQuery
-from tests.ui.conftest import frozen_clock, make_app, settle
+from tests.ui.conftest import HANG_GUARD, frozen_clock, make_app, settle
 from tests.ui.team import colleague_executor
 from tests.ui.test_money_actions import find, message, modal, open_detail
 
@@ -40,14 +41,16 @@ async def test_a_dialog_is_told_when_another_agent_refunds_its_charge(
         left_before = dialog.remaining
         assert left_before is not None and dialog.step == "form"
         mine = await app.actions.executor()
+        # The watch thread hands the news to the app's loop (`journal_changed`): waited for as
+        # that event, however long a loaded machine takes, then handled by the dialog.
+        heard = asyncio.Event()
+        app.journal_changed.subscribe(app, lambda _entries: heard.set(), immediate=True)
         with Journal(team_journal_url, clock=frozen_clock) as journal:
             other = colleague_executor(mine, journal)  # another machine's process
             done = await other.run("refund", sale.charge_id, refund_op.Params(Decimal("5.00")))
             assert done.succeeded
-            for _ in range(100):  # the watch thread hands the news to the app's loop
-                if dialog._changed:
-                    break
-                await pilot.pause(0.05)
+            await asyncio.wait_for(heard.wait(), timeout=HANG_GUARD)
+        await settle(app, pilot)
         told = message(dialog)
         assert "Changed since you looked" in told and "support-12" in told, told
         assert str(dialog.query_one("#go", Button).label) == "Review again"
