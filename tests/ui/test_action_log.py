@@ -14,7 +14,7 @@ from paytui.actions.ops import refund as refund_op
 from paytui.api.queries import ChargeQuery
 from paytui.ui import bindings as keys
 from paytui.ui.screens.action_log import ActionLogScreen
-from tests.ui.conftest import frozen_clock, make_app, settle
+from tests.ui.conftest import HANG_GUARD, frozen_clock, make_app, settle
 from tests.ui.team import colleague_executor
 from tests.ui.test_money_actions import find, open_detail
 
@@ -64,7 +64,7 @@ async def test_the_log_shows_this_session_and_the_charge_and_follows_a_colleague
             assert (
                 await colleague.run("refund", sale.charge_id, refund_op.Params(Decimal("5.00")))
             ).succeeded
-            await asyncio.wait_for(changed.wait(), 60)
+            await asyncio.wait_for(changed.wait(), HANG_GUARD)
         await settle(app, pilot)
         rows = _rows(log)
         assert [r[1:] for r in rows] == [

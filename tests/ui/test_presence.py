@@ -23,11 +23,11 @@ from paytui.api.queries import ChargeQuery
 from paytui.ui.screens.charges import ChargeSearchScreen
 from paytui.ui.widgets.charge_table import ChargeTable
 from tests.actions.test_presence import Clock
-from tests.ui.conftest import make_app, settle
+from tests.ui.conftest import HANG_GUARD, make_app, settle
 from tests.ui.test_money_actions import find, modal, open_detail
 
 
-async def _next_change(app: Any, pilot: Any, bound: float = 60.0) -> dict[str, Any]:
+async def _next_change(app: Any, pilot: Any, bound: float = HANG_GUARD) -> dict[str, Any]:
     """The next `presence_changed` the app publishes (the bound only stops a hang)."""
     told: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
 

@@ -14,7 +14,7 @@ from paytui.api.client import PaymentClient, RetryWait
 from paytui.ui.app import PaytuiApp
 from paytui.ui.screens.charges import ChargeSearchScreen
 from paytui.ui.widgets.list_state import WAIT_CANCELLED, ListState, waiting_text
-from tests.ui.conftest import frozen_clock, screen_text
+from tests.ui.conftest import HANG_GUARD, frozen_clock, screen_text
 
 
 class FakeClock:
@@ -96,7 +96,7 @@ async def test_list_counts_down_a_retry_after_and_escape_cancels(
 
         app.set_focus(None)  # escape from wherever focus is: the query line leaves first
         await pilot.press("escape")
-        await asyncio.wait_for(cancelled.wait(), 10)
+        await asyncio.wait_for(cancelled.wait(), HANG_GUARD)
         await pilot.pause()
         assert state.state == "error" and not state.waiting
         assert WAIT_CANCELLED in screen_text(app)
