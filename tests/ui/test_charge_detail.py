@@ -25,7 +25,7 @@ from paytui.ui.app import PaytuiApp
 from paytui.ui.screens.charge_detail import ChargeDetailScreen
 from paytui.ui.widgets.distribution_tree import EMPTY_MESSAGE, NOT_LOADED_MESSAGE, DistributionTree
 from paytui.ui.widgets.json_view import JsonView
-from tests.ui.conftest import frozen_clock, make_app, settle
+from tests.ui.conftest import HANG_GUARD, frozen_clock, make_app, settle
 
 AppFactory = Callable[..., PaytuiApp]
 
@@ -403,15 +403,18 @@ async def test_errors_are_clear_and_retry_works(
 
 
 async def test_a_slow_read_shows_the_spinner_then_the_charge_in_one_go(
-    app_factory: AppFactory, sandbox_faults: Faults
+    sandbox_transport: httpx.AsyncBaseTransport,
 ) -> None:
     """The spinner waits `SPINNER_AFTER` (a quick answer paints once, whole); a slow one shows
-    it, and the charge and its refunds land together."""
-    app = app_factory()
+    it, and the charge and its refunds land together. Slow: the charge's read is held until the
+    spinner was seen (a service answering after a fixed second could, on a loaded machine, answer
+    before the test looked)."""
+    held = HeldRefunds(sandbox_transport)
+    app = make_app(held)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         charge = await find(app, ChargeQuery(status="success"))
-        sandbox_faults.update({"delay_seconds": 1.0})
+        held.path, held.armed = f"/v2/charges/{charge.charge_id}", True
         screen = ChargeDetailScreen(charge.charge_id)
         await app.push_screen(screen)
         body = screen.query_one("#detail-panels")
@@ -419,9 +422,9 @@ async def test_a_slow_read_shows_the_spinner_then_the_charge_in_one_go(
             if body.loading:
                 break
             await pilot.pause(0.01)
-        assert body.loading, "no spinner while the service took a second"
+        assert body.loading, "no spinner while the service held the charge"
         assert screen.charge is None and screen.refund_position is None
-        sandbox_faults.reset()
+        held.release.set()
         await settle(app, pilot)
         assert not body.loading
         assert charge.charge_id in panel_text(screen, "summary")
@@ -449,19 +452,32 @@ async def test_a_failed_refunds_read_is_said_and_the_charge_still_shows(
 
 
 class HeldRefunds(httpx.AsyncBaseTransport):
-    """Once `armed`, refund lists wait for `release`; everything else answers at once. (Armed
-    from the start, it would also hold the refunds the app reads as it starts, until the
-    client's timeout.)"""
+    """Once `armed`, refund lists (or reads of `path`) wait for `release`; everything else
+    answers at once. (Armed from the start, it would also hold the refunds the app reads as it
+    starts, until the client's timeout.)"""
 
-    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
+    def __init__(self, inner: httpx.AsyncBaseTransport, path: str = "/v2/refunds") -> None:
         self.inner = inner
+        self.path = path
         self.armed = False
         self.release = asyncio.Event()
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        if self.armed and request.url.path == "/v2/refunds":
+        if self.armed and request.url.path == self.path:
             await self.release.wait()
         return await self.inner.handle_async_request(request)
+
+
+async def _loaded(app: PaytuiApp, pilot: Any, screen: ChargeDetailScreen) -> None:
+    """The detail's load worker (`charge-detail-load`) started as the screen mounted, and ended."""
+    for _ in range(100):
+        load = [w for w in app.workers if w.group == "charge-detail-load" and w.node is screen]
+        if load:
+            break
+        await pilot.pause()
+    assert load, "the detail never started loading"
+    await asyncio.wait_for(load[0].wait(), timeout=HANG_GUARD)
+    await pilot.pause()
 
 
 async def test_a_slow_refunds_list_does_not_hold_the_charge_back(
@@ -478,13 +494,10 @@ async def test_a_slow_refunds_list_does_not_hold_the_charge_back(
         screen = ChargeDetailScreen(charge.charge_id)
         await app.push_screen(screen)
         # Not `settle`: it would wait for the held refunds worker. The charge is awaited as
-        # an event: its panels showing (after `REFUNDS_WAIT` for the refunds, however long a
-        # loaded machine takes to get there).
+        # an event: the detail's load worker ending (after `REFUNDS_WAIT` for the refunds,
+        # however long a loaded machine takes to get there).
         panels = screen.query_one("#detail-panels")
-        for _ in range(6000):
-            if screen.charge is not None and not panels.loading:
-                break
-            await pilot.pause(0.01)
+        await _loaded(app, pilot, screen)
         assert charge.charge_id in panel_text(screen, "summary")
         assert not panels.loading
         assert screen.refund_position is None  # not known yet, and not claimed
@@ -492,10 +505,11 @@ async def test_a_slow_refunds_list_does_not_hold_the_charge_back(
         assert screen.state_line().plain == "refunds not read yet"
         held.release.set()
         await settle(app, pilot)
-        for _ in range(200):
-            if screen.refund_position is not None:
-                break
-            await pilot.pause(0.01)
+        # The refunds land on their own once they answer: that answer is the event.
+        refunds = screen._refunds_pending
+        assert refunds is not None
+        await asyncio.wait_for(asyncio.shield(refunds), timeout=HANG_GUARD)
+        await pilot.pause()
         assert screen.refund_position is not None
 
 
