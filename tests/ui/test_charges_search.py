@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import httpx
@@ -19,15 +20,19 @@ SIZE = (120, 40)
 
 
 class CountingTransport(httpx.AsyncBaseTransport):
-    """Records the charge searches that reach the sandbox."""
+    """Records the charge searches that reach the sandbox; while `held` is an event, each
+    search waits for it (a slow service, as slow as the test needs)."""
 
     def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
         self.inner = inner
         self.searches: list[httpx.URL] = []
+        self.held: asyncio.Event | None = None
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         if request.url.path == "/v2/charges" and request.method == "GET":
             self.searches.append(request.url)
+            if self.held is not None:
+                await self.held.wait()
         return await self.inner.handle_async_request(request)
 
 
@@ -297,24 +302,26 @@ async def test_typing_a_first_name_shows_that_customers_charges(
 
 
 async def test_a_slow_search_says_searching_and_a_quick_one_paints_its_rows(
-    app_factory: Any, sandbox_faults: Any
+    counting: CountingTransport,
 ) -> None:
     """The status line says "searching…" after `SEARCHING_AFTER`: a quick answer is one frame
-    after the key's echo, a slow one is said until its rows come."""
+    after the key's echo, a slow one is said until its rows come. Slow: the search is held until
+    "searching…" was seen (a service answering after a fixed second could, on a loaded machine,
+    answer before the test looked)."""
     from textual.widgets import Static
 
-    app = app_factory()
+    app = make_app(counting)
     async with app.run_test(size=SIZE) as pilot:
         screen, table = await open_app(pilot, app)
         status = screen.query_one("#page-status", Static)
-        sandbox_faults.update({"delay_seconds": 1.0})
+        counting.held = asyncio.Event()
         await type_query(pilot, "status:chargeback")
         for _ in range(400):
             if "searching…" in str(status.content):
                 break
             await pilot.pause(0.01)
-        assert "searching…" in str(status.content), "a second's search said nothing"
-        sandbox_faults.reset()
+        assert "searching…" in str(status.content), "a held search said nothing"
+        counting.held.set()
         await settle(app, pilot)
         assert "searching…" not in str(status.content)
         assert {c.status for c in loaded(table)} == {"chargeback"}
