@@ -7,6 +7,7 @@ charge id), not only on what the screen says. Workers are awaited, never slept o
 
 from __future__ import annotations
 
+import asyncio
 import io
 from collections.abc import Callable
 from decimal import Decimal
@@ -55,6 +56,22 @@ def money_app(
         return make_app(sandbox_transport, **kwargs)
 
     return build
+
+
+class HeldCaptures(httpx.AsyncBaseTransport):
+    """While `held` is an event, a capture request waits for it before it reaches the service:
+    a send still in flight for as long as the test needs (a fixed delay could be over before a
+    loaded machine's test looked)."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
+        self.inner = inner
+        self.held: asyncio.Event | None = None
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        capture = request.method == "POST" and request.url.path.endswith("/capture")
+        if self.held is not None and capture:
+            await self.held.wait()
+        return await self.inner.handle_async_request(request)
 
 
 async def find(
@@ -203,9 +220,10 @@ async def test_capture_refusals_explain(
 
 
 async def test_double_press_while_in_flight_sends_once(
-    money_app: AppFactory, sandbox_faults: Faults
+    sandbox_transport: httpx.AsyncBaseTransport, journal: Path
 ) -> None:
-    app = money_app()
+    held = HeldCaptures(sandbox_transport)
+    app = make_app(held, journal_path=journal)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         auth = await find(app, OPEN_AUTHS)
@@ -214,16 +232,16 @@ async def test_double_press_while_in_flight_sends_once(
         dialog = await modal(app, pilot)
         await pilot.press("enter")
         await pilot.pause()
-        sandbox_faults.delay_seconds = 0.3
+        held.held = asyncio.Event()  # the capture stays in flight until released below
         await pilot.press("enter")
         await pilot.pause()
         assert dialog.step == "sending"
         assert dialog.query_one("#go").disabled
         dialog.go()  # a second press that reached the handler anyway
         await pilot.press("enter")
+        held.held.set()
         await settle(app, pilot)
         await app.actions.ready.aclose()
-        sandbox_faults.delay_seconds = 0
         assert dialog.step == "result"
         assert len(await captures_of(app, auth.charge_id)) == 1
         assert len(app.actions.ready.history()) == 1
@@ -481,9 +499,10 @@ async def test_refunds_screen_searches_by_charge_and_pages(money_app: AppFactory
 
 
 async def test_closing_the_dialog_while_sending_still_reports_the_answer(
-    money_app: AppFactory, sandbox_faults: Faults
+    sandbox_transport: httpx.AsyncBaseTransport, journal: Path
 ) -> None:
-    app = money_app()
+    held = HeldCaptures(sandbox_transport)
+    app = make_app(held, journal_path=journal)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
         auth = await find(app, OPEN_AUTHS)
@@ -492,13 +511,13 @@ async def test_closing_the_dialog_while_sending_still_reports_the_answer(
         dialog = await modal(app, pilot)
         await pilot.press("enter")
         await pilot.pause()
-        sandbox_faults.delay_seconds = 0.3
+        held.held = asyncio.Event()  # the capture stays in flight until released below
         await pilot.press("enter")
         await pilot.pause()
         assert dialog.step == "sending"
         await pilot.press("escape")  # closes the dialog; the capture goes on
+        held.held.set()
         await settle(app, pilot)
-        sandbox_faults.delay_seconds = 0
         assert app.screen is detail
         captures = await captures_of(app, auth.charge_id)
         assert len(captures) == 1
