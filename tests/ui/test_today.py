@@ -473,3 +473,45 @@ async def test_the_first_read_imports_the_journals_code_in_a_thread(
         assert isinstance(screen, TodayScreen) and screen.state == "results" and screen.items
         assert app.session.actions_if_built is not None
         assert imported_in and threading.get_ident() not in imported_in
+
+
+async def test_a_pushed_today_is_styled_once_as_it_mounts_not_again_on_its_first_resume(
+    sandbox_transport: httpx.AsyncBaseTransport, monkeypatch: Any
+) -> None:
+    """Textual styles every node of a screen as it is registered, then again on the screen's
+    first resume (`ScreenResume(refresh_styles=True)`; a mode's first visit resumes it twice):
+    up to half the loop's longest step as Today is shown at 100,000 charges. Today's resumes
+    before its first suspend do not (`StyledAtMount`); its nodes hold what a full restyle gives
+    them; a resume after a suspend styles them again as upstream."""
+    from textual import events
+    from textual.dom import DOMNode
+    from textual.screen import Screen
+
+    resumed: list[tuple[Screen[Any], bool]] = []
+    real = Screen._on_screen_resume
+
+    def on_screen_resume(self: Screen[Any], event: events.ScreenResume) -> None:
+        resumed.append((self, event.refresh_styles))
+        real(self, event)
+
+    monkeypatch.setattr(Screen, "_on_screen_resume", on_screen_resume)
+    app = make_app(sandbox_transport)
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await open_today(app, pilot)  # its mode's first visit (one or two resumes)
+        assert screen.items
+        first = [styles for resumed_screen, styles in resumed if resumed_screen is screen]
+        assert first and not any(first)
+
+        def rules() -> dict[DOMNode, Any]:
+            return {node: node.styles.base.get_rules() for node in screen.walk_children()}
+
+        styled = rules()
+        screen.update_node_styles(animate=False)  # what the skipped restyle would have given
+        assert rules() == styled
+        await pilot.press("1")
+        await settle(app, pilot)
+        await pilot.press("0")
+        await settle(app, pilot)
+        assert app.screen is screen  # resumed after a suspend: styled again, as upstream
+        again = [styles for resumed_screen, styles in resumed if resumed_screen is screen]
+        assert again == [*first, True]

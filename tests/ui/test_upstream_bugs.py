@@ -163,3 +163,24 @@ def test_a_widgets_backgrounds_still_keep_its_drawing_cache_alive() -> None:
     paytui's, set on the class, is keyed by the colours alone."""
     assert _kept_after_backgrounds(UPSTREAM_INNER_OUTER)
     assert not _kept_after_backgrounds(StylesCache.get_inner_outer)
+
+
+async def test_a_screens_first_resume_still_styles_every_node_styled_as_it_mounted(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`StyledAtMount`: a pushed screen's nodes are styled as they are registered, and its
+    first `ScreenResume` asks for every node to be styled again (`refresh_styles=True`)."""
+    resumed: list[tuple[Screen[None], bool]] = []
+    real = Screen._on_screen_resume
+
+    def on_screen_resume(self: Screen[None], event: events.ScreenResume) -> None:
+        resumed.append((self, event.refresh_styles))
+        real(self, event)
+
+    monkeypatch.setattr(Screen, "_on_screen_resume", on_screen_resume)
+    app: App[None] = App()
+    async with app.run_test() as pilot:
+        screen = _Plain()
+        await app.push_screen(screen)
+        await pilot.pause()
+        assert (screen, True) in resumed

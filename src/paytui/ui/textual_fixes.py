@@ -51,6 +51,7 @@ __all__ = [
     "GuardedCommandPalette",
     "ParsedOnceStylesheet",
     "ScreenSwitchGuards",
+    "StyledAtMount",
     "inner_outer",
 ]
 
@@ -87,6 +88,22 @@ class DismissOnce:
         if not screen.is_attached or screen.app.screen is not screen:
             return AwaitComplete(_nothing())
         return super().dismiss(result)  # type: ignore[misc, no-any-return]
+
+
+class StyledAtMount:
+    """Mixin for a `Screen` subclass (before it in the bases): until it is first suspended, a
+    resume does not style its nodes again (see the module docstring; a mode's first visit
+    resumes its screen twice, `App._init_mode` then `switch_mode`). Textual calls each class's
+    handler along the bases, this one's before `Screen`'s, which reads `refresh_styles`."""
+
+    _suspended_once = False
+
+    def _on_screen_suspend(self) -> None:
+        self._suspended_once = True
+
+    def _on_screen_resume(self, event: events.ScreenResume) -> None:
+        if not self._suspended_once:
+            event.refresh_styles = False
 
 
 class DialogButton(Button):

@@ -9,12 +9,13 @@ from __future__ import annotations
 from textual.app import ComposeResult
 
 from paytui.ui.screens.base import PaytuiScreen
+from paytui.ui.textual_fixes import StyledAtMount
 from paytui.ui.widgets.footer import PaytuiFooter
 from paytui.ui.widgets.header import PaytuiHeader
 from paytui.ui.widgets.pulse import PulseStrip
 
 
-class PulseScreen(PaytuiScreen[None]):
+class PulseScreen(StyledAtMount, PaytuiScreen[None]):
     """Sales volume, captures, refunds, chargebacks, ACH returns and the chargeback rate; the
     month's dispute ratio of every account."""
 
