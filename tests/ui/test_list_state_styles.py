@@ -1,6 +1,8 @@
 """A screen that says its stylesheet has no rule on the list's state (`LIST_STATE_STYLED =
 False`, so a state change restyles only the panel) really has none: nothing of its own CSS, its
-bases' or the app's selects on `-loading`, `-results`, `-empty` or `-error`."""
+bases' or the app's selects on `-loading`, `-results`, `-empty` or `-error`. One that names the
+nodes its rules on the state style (`LIST_STATE_STYLED = "NavTable"`: only those are restyled)
+has no rule on the state that styles anything else."""
 
 from __future__ import annotations
 
@@ -51,3 +53,17 @@ def test_screens_that_skip_the_restyle_have_no_rule_on_the_list_state() -> None:
     for cls in skipping:
         rules = STATE_CLASS.findall(_css_of(cls))
         assert not rules, (cls.__name__, rules)
+
+
+#: A selector on the list's state and what it styles, up to the rule's end or next selector.
+STATE_RULE = re.compile(r"\.-(?:loading|results|empty|error)\b([^,{]*)")
+
+
+def test_screens_that_restyle_some_nodes_have_rules_on_the_list_state_for_those_only() -> None:
+    naming = [cls for cls in _screens() if isinstance(getattr(cls, "LIST_STATE_STYLED", 0), str)]
+    assert naming, "no screen names the nodes it restyles: the rule is untested"
+    for cls in naming:
+        selector: str = cls.LIST_STATE_STYLED  # type: ignore[attr-defined]
+        styled = [target.strip() for target in STATE_RULE.findall(_css_of(cls))]
+        assert styled, (cls.__name__, "no rule on the list's state: say False instead")
+        assert all(target == selector for target in styled), (cls.__name__, styled)

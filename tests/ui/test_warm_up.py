@@ -202,3 +202,34 @@ async def test_history_and_today_are_built_and_read_ahead_and_their_first_visits
         await settle(app, pilot)
         assert app.screen is today and not today.built_ahead
         assert today.highlighted() is today.items[0]
+
+
+async def test_what_the_warm_up_built_is_frozen_for_the_collector_once_it_is_over(
+    app_factory: Callable[..., PaytuiApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The screens built ahead (Today's queue and pulse among them) live as long as the app:
+    once the warm-up is over they are frozen for the cyclic collector, once a process
+    (`paytui.collector.freeze_warmed_up`), so the full collections a later read sets off do
+    not walk them. (The start froze earlier, here taken as done; `gc.freeze` is only noted.)"""
+    import gc
+
+    from paytui import collector
+
+    monkeypatch.setattr(warm_up, "WARM_UP_AFTER", 0.01)
+    monkeypatch.setattr(warm_up, "BUILT_AHEAD", ("tokens",))
+    monkeypatch.setattr(collector, "_frozen", True)
+    monkeypatch.setattr(collector, "_warmed_up_frozen", False)
+    app = app_factory()
+    frozen: list[list[str]] = []
+
+    def freeze() -> None:
+        assert app.warm_up is not None
+        frozen.append(list(app.warm_up.built))
+
+    monkeypatch.setattr(gc, "freeze", freeze)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await warmed_up(app, pilot)
+        assert frozen == [["tokens"]]  # once, with what was built ahead
+        collector.freeze_warmed_up()  # a later app of the same process: nothing more
+        assert frozen == [["tokens"]]

@@ -35,8 +35,9 @@ Until step 3 nothing is added to the stylesheet's sources and no request is sent
 shown or announced (a screen reader hears only the screen in front). Before each step the warm-up
 waits while the person types (a key or paste within `QUIET` seconds, or keys held until a screen
 can take them): the work runs in the gaps, and a thread's import or parse holds the loop at most
-for Python's switch interval (5 ms) at a time. When all is done `WarmUp.done` is set and
-`WarmedUp` is posted to the App.
+for Python's switch interval (5 ms) at a time. When all is done what it built is frozen for the
+cyclic collector (`paytui.collector.freeze_warmed_up`), `WarmUp.done` is set and `WarmedUp` is
+posted to the App.
 """
 
 from __future__ import annotations
@@ -56,6 +57,8 @@ from textual.dom import DOMNode
 from textual.message import Message
 from textual.screen import Screen
 from textual.widget import Widget
+
+from paytui.collector import freeze_warmed_up
 
 if TYPE_CHECKING:
     from paytui.ui.host import PaytuiHost
@@ -313,6 +316,9 @@ class WarmUp:
                 self.built.append(base)
                 await self._read(screen)
                 await self._draw(screen)
+            # What was built ahead lives as long as the app: later full collections (a
+            # screen's reading sets them off) do not walk it (`paytui.collector`).
+            freeze_warmed_up()
         except Exception as exc:  # the visits pay as before; the app goes on
             self.app.log.error(f"warm-up stopped: {exc!r}")
             return

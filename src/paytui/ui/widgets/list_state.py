@@ -22,8 +22,9 @@ The panel sets the state as a class on its screen (`-loading`, `-results`, `-emp
 so a screen's stylesheet (and the shared rules in `app.tcss`) hide the table while there is no
 list to show. Restyling a whole screen costs tens of milliseconds, so a screen whose stylesheet
 has no rule on these classes says so (`LIST_STATE_STYLED = False`, checked by a test against its
-stylesheet): its state changes restyle the panel only. The words of an error come from
-`describe_error`, the one classifier.
+stylesheet): its state changes restyle the panel only; one whose rules on them style a few nodes
+names those (`LIST_STATE_STYLED = "NavTable"`: the panel and those nodes are restyled). The
+words of an error come from `describe_error`, the one classifier.
 """
 
 from __future__ import annotations
@@ -228,8 +229,12 @@ class ListState(Vertical):
                 continue
             for name in LIST_STATES:
                 node.set_class(state == name, f"-{name}", update=False)
-            if restyle and (node is self or getattr(node, "LIST_STATE_STYLED", True)):
+            styled = True if node is self else getattr(node, "LIST_STATE_STYLED", True)
+            if restyle and styled is True:
                 node.update_node_styles()
+            elif restyle and isinstance(styled, str):  # only the nodes its rules style
+                for styled_node in node.query(styled):
+                    styled_node.update_node_styles()
 
     # --- the four states ------------------------------------------------------------------------
     def message(self, text: Text | str, *, spoken: bool = True) -> None:
