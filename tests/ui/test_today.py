@@ -537,18 +537,11 @@ async def test_a_pushed_today_is_styled_once_as_it_mounts_not_again_on_its_first
     up to half the loop's longest step as Today is shown at 100,000 charges. Today's resumes
     before its first suspend do not (`StyledAtMount`); its nodes hold what a full restyle gives
     them; a resume after a suspend styles them again as upstream."""
-    from textual import events
     from textual.dom import DOMNode
-    from textual.screen import Screen
 
-    resumed: list[tuple[Screen[Any], bool]] = []
-    real = Screen._on_screen_resume
+    from tests.ui.test_upstream_bugs import resumes_noted
 
-    def on_screen_resume(self: Screen[Any], event: events.ScreenResume) -> None:
-        resumed.append((self, event.refresh_styles))
-        real(self, event)
-
-    monkeypatch.setattr(Screen, "_on_screen_resume", on_screen_resume)
+    resumed = resumes_noted(monkeypatch)
     app = make_app(sandbox_transport)
     async with app.run_test(size=(140, 40)) as pilot:
         screen = await open_today(app, pilot)  # its mode's first visit (one or two resumes)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import gc
 import weakref
 from collections import Counter
+from typing import Any
 
 import pytest
 from textual import events
@@ -165,19 +166,26 @@ def test_a_widgets_backgrounds_still_keep_its_drawing_cache_alive() -> None:
     assert not _kept_after_backgrounds(StylesCache.get_inner_outer)
 
 
+def resumes_noted(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Screen[Any], bool]]:
+    """Each `ScreenResume` a screen handles from now on, with its `refresh_styles` as Textual's
+    own handler reads it (after `StyledAtMount`'s, which runs first)."""
+    resumed: list[tuple[Screen[Any], bool]] = []
+    real = Screen._on_screen_resume
+
+    def on_screen_resume(self: Screen[Any], event: events.ScreenResume) -> None:
+        resumed.append((self, event.refresh_styles))
+        real(self, event)
+
+    monkeypatch.setattr(Screen, "_on_screen_resume", on_screen_resume)
+    return resumed
+
+
 async def test_a_screens_first_resume_still_styles_every_node_styled_as_it_mounted(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """`StyledAtMount`: a pushed screen's nodes are styled as they are registered, and its
     first `ScreenResume` asks for every node to be styled again (`refresh_styles=True`)."""
-    resumed: list[tuple[Screen[None], bool]] = []
-    real = Screen._on_screen_resume
-
-    def on_screen_resume(self: Screen[None], event: events.ScreenResume) -> None:
-        resumed.append((self, event.refresh_styles))
-        real(self, event)
-
-    monkeypatch.setattr(Screen, "_on_screen_resume", on_screen_resume)
+    resumed = resumes_noted(monkeypatch)
     app: App[None] = App()
     async with app.run_test() as pilot:
         screen = _Plain()
