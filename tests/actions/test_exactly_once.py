@@ -111,37 +111,27 @@ async def test_not_found_before_the_deadline_is_unknown_then_proven(
 
 
 async def test_late_commit_after_the_timeout_is_found_not_called_not_applied(
-    wire: WireTransport,
+    slow_client: PaymentClient,
+    slow_service: ClockedService,
+    clock: FakeClock,
     journal: Journal,
     sale: Charge,
-    sandbox_faults: Faults,
 ) -> None:
     """The service holds the refund past the client's timeout and then commits. The read-back
     waits until that commit would show, so the verdict is "succeeded", and the server holds
-    exactly one refund. (A short client timeout: the timeout is the subject.)"""
-    client = PaymentClient(
-        BASE_URL,
-        client_id=DEMO_CLIENT_ID,
-        client_secret=DEMO_CLIENT_SECRET,
-        transport=wire,
-        timeout=0.3,
-    )
-    await client.authenticate()
-    executor = ActionExecutor(
-        client, journal, ActionPolicy(), profile=PROFILE, base_url=BASE_URL, settle_margin=0.4
-    )
-    sandbox_faults.late_commit = {"refund"}
-    sandbox_faults.late_commit_seconds = 0.45
+    exactly one refund. The timeout is the subject, on the executor's clock (`ClockedService`:
+    the client gives up after 10 s, the service commits 1 s later, within the 2 s margin): with
+    the wall clock's 0.3 s and 0.45 s, a loaded machine could read back before a commit that
+    arrived late."""
+    executor = clocked_executor(slow_client, journal, clock)
     try:
         outcome = await executor.run("refund", sale.charge_id, refund_op.Params(Decimal("2.00")))
-        sandbox_faults.late_commit = set()
         assert outcome.state == "succeeded" and outcome.reconciled
-        (refund,) = await refunds_of(client, sale.charge_id)
+        (refund,) = await refunds_of(slow_client, sale.charge_id)
         assert outcome.result_id == refund.refund_id
-        assert len(wire.posts("/refunds")) == 1
+        assert len(slow_service.committed) == 1 and slow_service.held == []
     finally:
         await executor.aclose()
-        await client.aclose()
 
 
 def _too_early_not_applied(journal: Journal, charge_id: str, amount: str) -> int:
