@@ -58,6 +58,18 @@ def _items(body: Any) -> list[Any] | None:
     return None
 
 
+async def laid_out(app: Any, pilot: Any) -> None:
+    """Every table with rows has its columns. A list filled while its screen had no size yet
+    (built ahead) holds rows without cells until its first layout fits the columns
+    (`FitTable._refit`); a quick `settle` could end before the newly shown screen's layout,
+    and the rows read then had no cells (IndexError at load 18). Waited for, not timed."""
+    for _ in range(200):
+        if all(table.columns or not table.row_count for table in app.screen.query(DataTable)):
+            return
+        await pilot.pause()
+    raise AssertionError("a table kept rows without columns")
+
+
 def unreadable_rows(app: Any) -> list[tuple[str, int]]:
     """(the id an unreadable row shows, rows in its table) for every unreadable row on screen."""
     found = []
@@ -81,16 +93,19 @@ async def test_every_list_shows_an_unreadable_item_as_one_row(
         for mode in ("tokens", "distributions", "accounts"):
             await app.switch_mode(mode)
             await settle(app, pilot)
+            await laid_out(app, pilot)
             seen[mode] = unreadable_rows(app)
         client = await app.get_client()
         account_id = (await client.search_charges_page(limit=1)).items[0].account_id
         assert account_id is not None
         await app.push_screen(AccountDetailScreen(account_id))
         await settle(app, pilot)
+        await laid_out(app, pilot)
         seen["an account's charges"] = unreadable_rows(app)
         await app.switch_mode("charges")
         app.action_refunds()
         await settle(app, pilot)
+        await laid_out(app, pilot)
         seen["refunds"] = unreadable_rows(app)
     for where, rows in seen.items():
         assert len(rows) == 1, (where, rows)
