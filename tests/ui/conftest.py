@@ -247,7 +247,12 @@ async def _started(app: PaytuiApp) -> None:
         return
     started = asyncio.Event()
     app.after_start(started.set)
-    await asyncio.wait_for(started.wait(), timeout=HANG_GUARD)
+    # Until it ran, or the app began to exit meanwhile (`_end_start` then never runs it): the
+    # short waits only look at the app again, the hang guard bounds the whole.
+    async with asyncio.timeout(HANG_GUARD):
+        while not started.is_set() and _start_due(app):
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(started.wait(), timeout=0.05)
 
 
 def _start_due(app: PaytuiApp) -> bool:
