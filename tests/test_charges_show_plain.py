@@ -1,4 +1,4 @@
-"""`paytui charges show ID` read plainly (`commands.handlers.charges_show_plainly`: the standard
+"""`paytui charges show ID` read plainly (`commands.plainly.charges_show_plainly`: the standard
 library's HTTP, the charge as a `ChargeLine`) shows what the client and its models show, for the
 sandbox's charges and for every odd answer of the second service; whatever is not plain (an odd
 field, an error, `--format json`, distributions) is the client's, with the same line and exit
@@ -12,22 +12,27 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import AbstractAsyncContextManager
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from paytui.api.money import loads_json
 from paytui.api.rows import ChargeLine
 from paytui.commands import build_parser, main
-from paytui.commands.handlers import charges_show_plainly
+from paytui.commands.plainly import charges_show_plainly
 from paytui.commands.runtime import Io, Runtime, default_connector
 from paytui.config.environment import plain_service
 from tests.api.test_rows import BASE, ODD, PLAIN, REFUSED
 from tests.sandbox.test_embedded_warm import warm_env
 from tests.second_service.app import SecondService
 from tests.second_service.data import StoredCharge
+
+if TYPE_CHECKING:
+    from paytui.api.client import PaymentClient
+    from paytui.config.connection import Connection
 
 PROXIES = ("http_proxy", "https_proxy", "all_proxy", "no_proxy")
 __all__ = ["warm_env"]  # the embedded sandbox kept warm in a private runtime dir (a fixture)
@@ -86,14 +91,20 @@ def credentials(client_id: str, secret: str) -> dict[str, str]:
     return {"PAYTUI_CLIENT_ID": client_id, "PAYTUI_CLIENT_SECRET": secret}
 
 
+def client_only(connection: Connection) -> AbstractAsyncContextManager[PaymentClient]:
+    """The default client, under another name: the plain reading is tried only with the
+    default connector itself (`Runtime.plainly_connected`), so with this one it never is."""
+    return default_connector(connection)
+
+
 def shown(argv: list[str], env: dict[str, str], *, client: bool) -> tuple[int, str, str]:
     """`paytui *argv` in process: as it runs (`client=False`), or through the client and its
-    models only (a connector given: the plain reading is never tried)."""
+    models only (`client_only`: the plain reading is never tried)."""
     out, err = io.StringIO(), io.StringIO()
     code = main(
         argv,
         io=Io(out=out, err=err, inp=io.StringIO(""), interactive=False),
-        connector=default_connector if client else None,
+        connector=client_only if client else None,
         environ=env,
     )
     return code, out.getvalue(), err.getvalue()

@@ -1,4 +1,4 @@
-"""`paytui export --output -` read plainly (`commands.handlers.export_plainly`: the standard
+"""`paytui export --output -` read plainly (`commands.plainly.export_plainly`: the standard
 library's HTTP, each row a `ChargeLine` proven on its time by `api.window.time_verdicts`) writes
 what the client and its models write, byte for byte on stdout and stderr, with the same exit
 code: for the sandbox's charges, and for the second service's odd rows and list shapes, which
@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from paytui.commands import build_parser
-from paytui.commands.handlers import export_plainly
+from paytui.commands.plainly import export_plainly
 from paytui.commands.runtime import Io, Runtime
 from tests.sandbox.test_embedded_warm import warm_env
 from tests.second_service.app import SecondService
@@ -58,7 +58,7 @@ def test_the_sandbox_s_export_is_the_client_s(sandbox_url: str) -> None:
         code, written, runtime = plainly(argv, env)
         assert (code, written, runtime.plain_begun) == (0, before[1], None)  # all plainly
         assert run(argv, env, client=False) == before
-    # What the plain reader leaves to the client: a query, --include-unproven, a file.
+    # What the plain reader leaves to the client: a file (with a query or not), --include-unproven.
     for extra in (["status:success"], ["--include-unproven"], ["--output", "x.csv"]):
         argv = ["export", "--format", "jsonl", "--base-url", sandbox_url, *extra]
         assert plainly(argv, env)[:2] == (None, "")

@@ -188,7 +188,7 @@ def test_charges_show_reads_the_charge_without_the_client_its_models_or_a_loop(
     tmp_path: Path, service: str
 ) -> None:
     """A service named by `--base-url` and the environment alone: the charge is read with the
-    standard library and shown from a `ChargeLine` (`handlers.charges_show_plainly`)."""
+    standard library and shown from a `ChargeLine` (`plainly.charges_show_plainly`)."""
     found = imported_by(tmp_path, "charges", "show", first_charge(service), "--base-url", service)
     assert {"paytui.api.plain", "paytui.api.rows"} <= found  # it did ask the service
     never = NEVER | {"paytui.today.queue", "paytui.actions.journal", "paytui.api.client"}

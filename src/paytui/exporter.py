@@ -93,6 +93,7 @@ __all__ = [
     "export_charges",
     "export_charges_to_file",
     "parse_columns",
+    "pinned_query",
     "proven_items",
     "rows_of",
     "with_proven",
@@ -470,6 +471,14 @@ def write_rows(
 # --------------------------------------------------------------------------------------------
 
 
+def pinned_query(query: ChargeQuery, moment: datetime) -> ChargeQuery:
+    """`query` ending at `moment` at the latest (``created_to``): an export's or a streamed
+    search's, read by offset from its start (`charge_pages`, `commands.plainly`)."""
+    if query.created_to is None or query.created_to > moment:
+        return query.evolve(created_to=moment)
+    return query
+
+
 async def charge_pages(
     client: PaymentClient,
     query: ChargeQuery | None,
@@ -493,10 +502,7 @@ async def charge_pages(
     from paytui.api.queries import ChargeQuery
     from paytui.api.rows import ChargeLine
 
-    moment = now or datetime.now(UTC)
-    pinned = query or ChargeQuery()
-    if pinned.created_to is None or pinned.created_to > moment:
-        pinned = pinned.evolve(created_to=moment)
+    pinned = pinned_query(query or ChargeQuery(), now or datetime.now(UTC))
     # A `ChargeLine` reads like a `Charge` for every column, filter and state rule (it is read
     # by the page reader as a model is: `ChargeLine.model_validate`), so it stands for one here.
     lines = cast("type[Charge]", ChargeLine)
@@ -527,7 +533,7 @@ async def export_charges(
     `table` another object's columns (`REFUND_COLUMNS` for `paytui refunds list --all`).
     `cancel` set: stops before the next page with `ExportCancelled`. The stream is flushed after
     each page so a reader (a pipe, `tail -f`) sees rows as they come. `header=False`: the rows
-    go on from rows already written (`commands.handlers.export_plainly`), no CSV header."""
+    go on from rows already written (`commands.plainly.export_plainly`), no CSV header."""
     writer = writer_for(stream, fmt, columns, table, local, header=header)
     progress = progress if progress is not None else Progress()
 

@@ -1,7 +1,7 @@
 """A search's time window on the wire and on the rows, without pydantic: `ChargeQuery` and
 `RefundQuery` (`paytui.api.queries`) prove their `created_from` / `created_to` with
 `time_verdicts`, and so does an export read with the standard library
-(`paytui.commands.handlers.export_plainly`), which pins its search to its start as
+(`paytui.commands.plainly`), which pins its search to its start as
 `paytui.exporter.charge_pages` does: one proof, not two.
 """
 

@@ -24,7 +24,6 @@ from paytui.exporter import (
     CHARGE_COLUMNS,
     DEFAULT_CHARGE_COLUMNS,
     FORMATS,
-    PAGE_SIZE,
     REFUND_COLUMNS,
     TOKEN_COLUMNS,
     Column,
@@ -40,7 +39,6 @@ from paytui.exporter import (
     write_listing,
     write_record,
     write_rows,
-    writer_for,
 )
 from paytui.text import safe
 
@@ -51,9 +49,7 @@ if TYPE_CHECKING:
     from paytui.actions.executor import ActionExecutor, ActionOutcome
     from paytui.api.client import PaymentClient
     from paytui.api.models import Trust
-    from paytui.api.plain import PlainReader
     from paytui.api.queries import ChargeQuery
-    from paytui.api.rows import ChargeLine
     from paytui.charge_state import RefundPosition
 
 #: The charge columns a terminal table shows by default (the files get `DEFAULT_CHARGE_COLUMNS`).
@@ -431,7 +427,10 @@ async def charges_search(runtime: Runtime, args: argparse.Namespace) -> int:
     )
     async with runtime.client() as client:
         if args.all:
-            pages = charge_pages(client, query, trust=trust, proven_only=proven_only)
+            # Begun plainly (`commands.plainly`): the same pinned search, after its rows.
+            moment, written = runtime.plain_begun or (None, 0)
+            pages = charge_pages(client, query, trust=trust, proven_only=proven_only, now=moment)
+            pages = _after(pages, written) if written else pages
             await export_charges(
                 _with_refunds(client, pages, positions) if refunds_wanted else pages,
                 runtime.io.out,
@@ -439,6 +438,7 @@ async def charges_search(runtime: Runtime, args: argparse.Namespace) -> int:
                 columns=keys,
                 local=args.local_time,
                 table=table,
+                header=not written,
             )
             return _trusted(runtime, trust, left_out=proven_only)
         limit = _limit(args)
@@ -481,30 +481,6 @@ def _proven_columns(
         return table, keys, True
     with_flag, keys = with_proven(table, keys, trust.unproven)
     return with_flag, keys, False
-
-
-def charges_show_plainly(runtime: Runtime, args: argparse.Namespace) -> int | None:
-    """`paytui charges show ID` as a table, read without the client, its models or an event
-    loop when that is plainly possible (`Runtime.plain_read`: a service named by the command
-    line and the environment alone, or the embedded sandbox with every default; two plain
-    200s), the charge read as a `ChargeLine` (checked by hand, each field as `Charge` reads it:
-    `tests/api/test_rows.py`). None for anything else, `--format json` and a charge with
-    distributions included (the model's to read and write), and then `charges_show` reads it
-    through the client as before: what is shown, and every error's line and exit code, never
-    depend on which reader read it."""
-    if args.format != "table" or not args.id:
-        return None
-    from urllib.parse import quote
-
-    from paytui.api.rows import ChargeLine
-
-    params = [("expand", args.expand)] if args.expand else []
-    path = f"/v2/charges/{quote(args.id, safe='')}"  # as the client's `_path`
-    line = ChargeLine.read(runtime.plain_read(path, params))
-    if line is None or line.distributions:
-        return None
-    write_record(runtime.io.out, line, args.format, CHARGE_COLUMNS)
-    return Exit.OK
 
 
 async def charges_show(runtime: Runtime, args: argparse.Namespace) -> int:
@@ -664,14 +640,23 @@ async def history(runtime: Runtime, args: argparse.Namespace) -> int:
 
 def without_loop(runtime: Runtime, args: argparse.Namespace) -> int | None:
     """Run `args`' command here when it reads only this machine and waits on nothing (the
-    journal's trail: `paytui history`), or reads one object plainly (`charges_show_plainly`),
-    so that it starts no event loop and imports no asyncio; None: it is a coroutine for `run`."""
+    journal's trail: `paytui history`), or reads the service plainly (`commands.plainly`:
+    `charges show`, `charges search --all`, `export -o -`), so that it starts no event loop and
+    imports no asyncio; None: it is a coroutine for `run`."""
     if args.noun == "history" and not args.check:
         return history_listing(runtime, args)
-    if args.noun == "charges" and args.verb == "show":
-        return charges_show_plainly(runtime, args)
-    if args.noun == "export":
-        return export_plainly(runtime, args)
+    if (args.noun == "charges" and args.verb in {"show", "search"}) or args.noun == "export":
+        from paytui.commands.plainly import (
+            charges_search_plainly,
+            charges_show_plainly,
+            export_plainly,
+        )
+
+        if args.noun == "export":
+            return export_plainly(runtime, args)
+        if args.verb == "show":
+            return charges_show_plainly(runtime, args)
+        return charges_search_plainly(runtime, args)
     return None
 
 
@@ -771,92 +756,6 @@ async def history_check(runtime: Runtime, args: argparse.Namespace) -> int:
     if unknown:
         return Exit.UNKNOWN_OUTCOME
     return Exit.AWAITING_SERVICE if awaiting else Exit.OK
-
-
-def export_plainly(runtime: Runtime, args: argparse.Namespace) -> int | None:
-    """`paytui export --output -` of every charge, read without the client, its models or an
-    event loop when that is plainly possible (`Runtime.plain_reader`: as `charges show`), each
-    row a `ChargeLine` (checked by hand) proven on its time as the client proves it
-    (`api.window.time_verdicts`, the search pinned to its start as `charge_pages` pins it), and
-    written by the same writer. Pages read plainly are written as they come; at the first
-    answer that is not plain (not a 200, a row not in its plain shape or not proven, a list
-    shape, paging hint or next link of another kind, a page that repeats the one before) the
-    client reads the same pinned search and the export goes on from the rows already written
-    (`Runtime.plain_begun`), so the rows, lines and exit code never depend on which reader
-    read them. None: the client's export, from its start or from the rows written."""
-    if args.output != "-" or args.query or args.include_unproven or args.format not in FORMATS:
-        return None
-    from paytui.api.paging import row_key
-
-    keys = _columns(args, CHARGE_COLUMNS, DEFAULT_CHARGE_COLUMNS)
-    moment = datetime.now(UTC)
-    with runtime.plain_reader() as reader:
-        if reader is None:
-            return None
-        writer = None
-        offset = 0
-        before: frozenset[str] = frozenset()
-        while True:
-            found = _plain_page(reader, moment, offset, before)
-            if found is None:
-                if writer is not None:
-                    runtime.plain_begun = (moment, writer.rows)
-                return None
-            lines, has_more = found
-            if writer is None:
-                writer = writer_for(
-                    runtime.io.out, args.format, keys, CHARGE_COLUMNS, args.local_time
-                )
-            writer.write(lines)
-            runtime.io.out.flush()
-            if not has_more:
-                break
-            before = frozenset(row_key(line, "charges") for line in lines)
-            offset += len(lines)
-    runtime.io.message(f"{writer.rows} rows")
-    return Exit.OK
-
-
-def _plain_page(
-    reader: PlainReader, moment: datetime, offset: int, before: frozenset[str]
-) -> tuple[list[ChargeLine], bool] | None:
-    """The charges created before `moment` at `offset`, read plainly, and whether more may
-    follow (`api.paging.more`), or None when anything in the answer is the client's to read:
-    every row a plain `ChargeLine` proven before `moment`, offset paging without a next link or
-    page number, and not the rows of the page `before` again."""
-    from paytui.api.paging import hints_of, more, row_key, unwrap
-    from paytui.api.rows import ChargeLine
-    from paytui.api.window import format_wire_timestamp, time_verdicts
-
-    params = [
-        ("created_to", format_wire_timestamp(moment)),
-        ("limit", str(PAGE_SIZE)),
-        ("offset", str(offset)),
-    ]
-    body = reader.get("/v2/charges", params)
-    found = unwrap(body, "charges") if body is not None else None
-    if found is None:
-        return None
-    raw, meta = found
-    hints = hints_of(meta)
-    said = meta.get("offset", offset)
-    if hints.next_link is not None or hints.page is not None or type(said) is not int:
-        return None
-    if said != offset:
-        return None
-    lines: list[ChargeLine] = []
-    for item in raw:
-        line = ChargeLine.read(item)
-        if line is None or time_verdicts(line.charge_timestamp, None, moment) != {
-            "created_to": True
-        }:
-            return None
-        lines.append(line)
-    has_more = more(hints, len(raw), PAGE_SIZE, offset)
-    ids = {row_key(line, "charges") for line in lines}
-    if (has_more and not lines) or (offset > 0 and ids and ids <= before):
-        return None
-    return lines, has_more
 
 
 async def export(runtime: Runtime, args: argparse.Namespace) -> int:

@@ -366,8 +366,8 @@ class Runtime:
     """`history --profile NAME`: read NAME's journal (a team's, perhaps), not the connection's,
     and without logging in as NAME. A name no longer configured is read where it stands."""
     plain_begun: tuple[datetime, int] | None = None
-    """An export begun plainly (`handlers.export_plainly`): the moment its search is pinned to
-    and the rows written, for the client to go on from."""
+    """An export or a streamed search begun plainly (`commands.plainly`): the moment its
+    search is pinned to and the rows written, for the client to go on from."""
     _connection: Connection | None = None
     _journal: Journal | None = None
     _loaded: LoadResult | None = None

@@ -1,0 +1,181 @@
+"""`paytui charges search [QUERY] --all` and `paytui export QUERY --output -` read plainly
+(`commands.plainly`: the standard library's HTTP, each row a `ChargeLine`, each page written
+only when every row is proven to match every filter by the client's own proof) write what the
+client and its models write, byte for byte on stdout and stderr, with the same exit code: for
+the sandbox's charges under queries it applies and ones it leaves to paytui, and for the
+second service's odd rows and list shapes, which the client reads from the first page that is
+not plain on (the rows before it already written). Over real loopback sockets."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from paytui.commands import build_parser
+from paytui.commands.handlers import SEARCH_CHARGE_COLUMNS
+from paytui.commands.plainly import charges_search_plainly, export_plainly
+from paytui.commands.runtime import Io, Runtime
+from tests.sandbox.test_embedded_warm import warm_env
+from tests.second_service.app import SecondService
+from tests.test_charges_show_plain import credentials, no_proxy, sandbox_url
+from tests.test_charges_show_plain import shown as run
+from tests.test_export_plain import odd_rows, shaped
+
+__all__ = ["no_proxy", "sandbox_url", "shaped", "warm_env"]  # fixtures
+
+#: A search's data columns without `refund_state` (which reads each row's refunds: the
+#: client's, `charges_search_plainly`), as `benchmarks.export_cpu` measures it.
+COLUMNS = ",".join(key for key in SEARCH_CHARGE_COLUMNS if key != "refund_state")
+
+
+def search(words: list[str], url: str | None, fmt: str, *extra: str) -> list[str]:
+    at = ["--base-url", url] if url is not None else []
+    return ["charges", "search", *words, "--all", "--format", fmt, *at, *extra]
+
+
+def plainly(argv: list[str], env: dict[str, str]) -> tuple[int | None, str, Runtime]:
+    """What the plain reader itself did: its code (None: the client's to go on), what it
+    wrote, and its runtime (`plain_begun`: the rows written before the client's turn)."""
+    noun = argv[0]
+    args = build_parser(noun, verb=argv[1] if noun == "charges" else None).parse_args(argv)
+    out = io.StringIO()
+    runtime = Runtime(Io(out=out, err=io.StringIO()), base_url=args.base_url, environ=env)
+    read = charges_search_plainly if noun == "charges" else export_plainly
+    return read(runtime, args), out.getvalue(), runtime
+
+
+def same_either_way(argv: list[str], env: dict[str, str]) -> tuple[int | None, str, Runtime]:
+    """The command run as it runs and through the client only: the same stdout, stderr and
+    exit code; then what the plain reader itself wrote, which must begin the client's rows."""
+    before = run(argv, env, client=True)
+    assert run(argv, env, client=False) == before, argv
+    code, written, runtime = plainly(argv, env)
+    if code is not None:  # read plainly to the end: the same rows, the same code
+        assert (code, written) == (before[0], before[1]), argv
+    elif runtime.plain_begun is not None:  # the rows before the client's turn: the same
+        assert written and before[1].startswith(written), argv
+        header = argv[argv.index("--format") + 1] == "csv"
+        assert runtime.plain_begun[1] == written.count("\n") - header
+    else:
+        assert written == "", argv
+    return code, written, runtime
+
+
+#: Searches the sandbox applies, every row proving each filter: read plainly to the end.
+APPLIED = ([], ["status:success"], ["amount:100..250"], ["tag:vip"], ["sort:amount"])
+#: Searches whose rows a filter of paytui's own leaves out (`-tag:`, `dispute:`): the client
+#: applies it and says so, from the first page holding such a row; `refunded:` reads refunds.
+HERE = (
+    ["status:success -tag:vip"],  # one word: argparse takes a word beginning `-` for an option
+    ["dispute:none"],
+    ["refunded:none"],
+    ["amount:1..900 -status:declined"],
+)
+
+
+def test_the_sandbox_s_searches_are_the_client_s(sandbox_url: str) -> None:
+    from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
+
+    env = credentials(DEMO_CLIENT_ID, DEMO_CLIENT_SECRET)
+    for words in APPLIED:
+        for fmt in ("jsonl", "csv"):
+            argv = search(words, sandbox_url, fmt, "--columns", COLUMNS)
+            code, written, runtime = same_either_way(argv, env)
+            assert (code, runtime.plain_begun) == (0, None), words
+            if not words:
+                assert written.count("\n") > 100  # more than one page of 100
+        export = ["export", *words, "--format", "jsonl", "--output", "-"]
+        code, written, runtime = same_either_way([*export, "--base-url", sandbox_url], env)
+        assert (code, runtime.plain_begun) == (0, None), words
+    for words in HERE:
+        argv = search(words, sandbox_url, "jsonl", "--columns", COLUMNS)
+        assert same_either_way(argv, env)[0] is None, words
+    # The client's alone: each row's refunds, --include-unproven, a table, a bounded search.
+    for argv in (
+        search([], sandbox_url, "jsonl"),
+        search([], sandbox_url, "csv", "--columns", "charge_id,refund_state"),
+        search([], sandbox_url, "jsonl", "--columns", COLUMNS, "--include-unproven"),
+        ["charges", "search", "--limit", "5", "--format", "jsonl", "--base-url", sandbox_url],
+    ):
+        assert plainly(argv, env)[:2] == (None, ""), argv
+        assert run(argv, env, client=False) == run(argv, env, client=True), argv
+
+
+def test_a_bad_search_is_the_same_line_either_way(sandbox_url: str) -> None:
+    from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
+
+    env = credentials(DEMO_CLIENT_ID, DEMO_CLIENT_SECRET)
+    for argv in (
+        search(["amount:abc"], sandbox_url, "jsonl", "--columns", COLUMNS),
+        search([], sandbox_url, "jsonl", "--columns", "charge_id,nope"),
+        search([], sandbox_url, "table"),
+    ):
+        before = run(argv, env, client=True)
+        assert before[0] == 2 and before[1] == "", before
+        assert run(argv, env, client=False) == before
+
+
+#: Searches on the second service: it applies `status` only, shows no tags: `tag:` cannot be
+#: proven, `amount:` is applied here; `status:` is proven on every row.
+SECOND = ([], ["status:success"], ["amount:100..250"], ["tag:vip"])
+
+
+@pytest.mark.parametrize("odd", [False, True], ids=["plain rows", "odd rows on page 2"])
+def test_the_second_service_s_searches_are_the_client_s(
+    shaped: tuple[SecondService, str, str], odd: bool
+) -> None:
+    service, url, shape = shaped
+    if odd:
+        odd_rows(service, 110)
+    env = credentials(service.client_id, service.client_secret)
+    for words in SECOND:
+        fmt = "csv" if words else "jsonl"
+        code, _, runtime = same_either_way(search(words, url, fmt, "--columns", COLUMNS), env)
+        if shape == "offset, a total" and not words:
+            # A page of plain rows first, then the client's at the odd rows (with a status
+            # asked, the 110th charge is on its first page: the client's from the start).
+            assert (code is None) is odd, words
+            assert odd is (runtime.plain_begun is not None), words
+
+
+def test_the_plain_search_imports_no_pydantic(sandbox_url: str) -> None:
+    """In its own process: every charge searched, read and written without pydantic, the
+    client or asyncio."""
+    from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
+
+    script = (
+        "import io, sys\n"
+        "from paytui.commands import main\n"
+        "from paytui.commands.runtime import Io\n"
+        "out = io.StringIO()\n"
+        "env = {'PAYTUI_CLIENT_ID': sys.argv[2], 'PAYTUI_CLIENT_SECRET': sys.argv[3]}\n"
+        "argv = ['charges', 'search', '--all', '--format', 'csv', '--columns', sys.argv[4],"
+        " '--base-url', sys.argv[1]]\n"
+        "code = main(argv, io=Io(out=out, err=io.StringIO(), inp=io.StringIO(''),"
+        " interactive=False), environ=env)\n"
+        "assert code == 0 and out.getvalue().count('\\n') > 100, code\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in {'pydantic', 'httpx', 'asyncio'}"
+        " or m in {'paytui.api.models', 'paytui.api.client', 'paytui.api.queries'}))\n"
+    )
+    found = subprocess.run(
+        [sys.executable, "-c", script, sandbox_url, DEMO_CLIENT_ID, DEMO_CLIENT_SECRET, COLUMNS],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"PATH": "/usr/bin:/bin", "HOME": "/nonexistent-home"},
+    )
+    assert found.stdout.strip() == "[]", found.stderr
+
+
+def test_the_embedded_sandbox_s_search_is_the_client_s(warm_env: Path) -> None:
+    """No URL, no config, no variable: the embedded sandbox with every default."""
+    argv = search(["status:success"], None, "csv", "--columns", COLUMNS)
+    before = run(argv, {}, client=True)
+    assert before[0] == 0, before[2]
+    code, written, runtime = plainly(argv, {})
+    assert (code, written, runtime.plain_begun) == (0, before[1], None)
+    assert run(argv, {}, client=False) == before
