@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import json
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -120,30 +121,38 @@ def test_the_second_service_s_rows_and_pages_export_as_the_client_s(
             assert odd is (runtime.plain_begun is not None)
 
 
-def test_the_plain_export_imports_no_pydantic(sandbox_url: str) -> None:
-    """In its own process: the rows read and written without pydantic, the client or asyncio."""
+def heavy_imports(argv: list[str], url: str) -> str:
+    """`paytui *argv --base-url url` run in its own process with the sandbox's demo client
+    (more than a page of rows written, exit 0): the modules of pydantic, httpx, asyncio, the
+    API models, the client and `api.queries` it imported (as a sorted list's text)."""
     from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
 
     script = (
-        "import io, sys\n"
+        "import io, json, sys\n"
         "from paytui.commands import main\n"
         "from paytui.commands.runtime import Io\n"
         "out = io.StringIO()\n"
         "env = {'PAYTUI_CLIENT_ID': sys.argv[2], 'PAYTUI_CLIENT_SECRET': sys.argv[3]}\n"
-        "code = main(['export', '--format', 'jsonl', '--output', '-', '--base-url', sys.argv[1]],"
-        " io=Io(out=out, err=io.StringIO(), inp=io.StringIO(''), interactive=False), environ=env)\n"
+        "argv = [*json.loads(sys.argv[4]), '--base-url', sys.argv[1]]\n"
+        "code = main(argv, io=Io(out=out, err=io.StringIO(), inp=io.StringIO(''),"
+        " interactive=False), environ=env)\n"
         "assert code == 0 and out.getvalue().count('\\n') > 100, code\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in {'pydantic', 'httpx', 'asyncio'}"
         " or m in {'paytui.api.models', 'paytui.api.client', 'paytui.api.queries'}))\n"
     )
     found = subprocess.run(
-        [sys.executable, "-c", script, sandbox_url, DEMO_CLIENT_ID, DEMO_CLIENT_SECRET],
+        [sys.executable, "-c", script, url, DEMO_CLIENT_ID, DEMO_CLIENT_SECRET, json.dumps(argv)],
         capture_output=True,
         text=True,
         check=True,
         env={"PATH": "/usr/bin:/bin", "HOME": "/nonexistent-home"},
     )
-    assert found.stdout.strip() == "[]", found.stderr
+    return found.stdout.strip() or found.stderr
+
+
+def test_the_plain_export_imports_no_pydantic(sandbox_url: str) -> None:
+    """In its own process: the rows read and written without pydantic, the client or asyncio."""
+    assert heavy_imports(["export", "--format", "jsonl", "--output", "-"], sandbox_url) == "[]"
 
 
 def test_the_embedded_sandbox_s_export_is_the_client_s(warm_env: Path) -> None:

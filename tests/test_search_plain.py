@@ -9,8 +9,6 @@ not plain on (the rows before it already written). Over real loopback sockets.""
 from __future__ import annotations
 
 import io
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -23,7 +21,7 @@ from tests.sandbox.test_embedded_warm import warm_env
 from tests.second_service.app import SecondService
 from tests.test_charges_show_plain import credentials, no_proxy, sandbox_url
 from tests.test_charges_show_plain import shown as run
-from tests.test_export_plain import odd_rows, shaped
+from tests.test_export_plain import heavy_imports, odd_rows, shaped
 
 __all__ = ["no_proxy", "sandbox_url", "shaped", "warm_env"]  # fixtures
 
@@ -145,30 +143,8 @@ def test_the_second_service_s_searches_are_the_client_s(
 def test_the_plain_search_imports_no_pydantic(sandbox_url: str) -> None:
     """In its own process: every charge searched, read and written without pydantic, the
     client or asyncio."""
-    from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
-
-    script = (
-        "import io, sys\n"
-        "from paytui.commands import main\n"
-        "from paytui.commands.runtime import Io\n"
-        "out = io.StringIO()\n"
-        "env = {'PAYTUI_CLIENT_ID': sys.argv[2], 'PAYTUI_CLIENT_SECRET': sys.argv[3]}\n"
-        "argv = ['charges', 'search', '--all', '--format', 'csv', '--columns', sys.argv[4],"
-        " '--base-url', sys.argv[1]]\n"
-        "code = main(argv, io=Io(out=out, err=io.StringIO(), inp=io.StringIO(''),"
-        " interactive=False), environ=env)\n"
-        "assert code == 0 and out.getvalue().count('\\n') > 100, code\n"
-        "print(sorted(m for m in sys.modules if m.split('.')[0] in {'pydantic', 'httpx', 'asyncio'}"
-        " or m in {'paytui.api.models', 'paytui.api.client', 'paytui.api.queries'}))\n"
-    )
-    found = subprocess.run(
-        [sys.executable, "-c", script, sandbox_url, DEMO_CLIENT_ID, DEMO_CLIENT_SECRET, COLUMNS],
-        capture_output=True,
-        text=True,
-        check=True,
-        env={"PATH": "/usr/bin:/bin", "HOME": "/nonexistent-home"},
-    )
-    assert found.stdout.strip() == "[]", found.stderr
+    argv = ["charges", "search", "--all", "--format", "csv", "--columns", COLUMNS]
+    assert heavy_imports(argv, sandbox_url) == "[]"
 
 
 def test_the_embedded_sandbox_s_search_is_the_client_s(warm_env: Path) -> None:
