@@ -1,9 +1,10 @@
 """`paytui export --output -` read plainly (`commands.plainly.export_plainly`: the standard
 library's HTTP, each row a `ChargeLine` proven on its time by `api.window.time_verdicts`) writes
 what the client and its models write, byte for byte on stdout and stderr, with the same exit
-code: for the sandbox's charges, and for the second service's odd rows and list shapes, which
-the client reads from the first answer that is not plain on (the rows before it already
-written). Over real loopback sockets: the plain reader speaks HTTP itself."""
+code: for the sandbox's charges, and for the second service's odd rows and list shapes (`SHAPES`,
+`odd_rows`: `tests/test_search_plain.py` runs the export and the search over each), which the
+client reads from the first answer that is not plain on (the rows before it already written).
+Over real loopback sockets: the plain reader speaks HTTP itself."""
 
 from __future__ import annotations
 
@@ -94,31 +95,6 @@ def shaped(request: pytest.FixtureRequest) -> Iterator[tuple[SecondService, str,
     service = SecondService(dataclasses.replace(ServiceOptions(), **SHAPES[request.param]))
     for url in serve(service.app):
         yield service, url, request.param
-
-
-@pytest.mark.parametrize("odd", [False, True], ids=["plain rows", "odd rows on page 2"])
-def test_the_second_service_s_rows_and_pages_export_as_the_client_s(
-    shaped: tuple[SecondService, str, str], odd: bool
-) -> None:
-    service, url, shape = shaped
-    if odd:
-        odd_rows(service, 110)
-    env = credentials(service.client_id, service.client_secret)
-    for fmt in ("jsonl", "csv"):
-        argv = ["export", "--format", fmt, "--output", "-", "--base-url", url]
-        before = run(argv, env, client=True)
-        assert run(argv, env, client=False) == before, (shape, fmt)
-        code, written, runtime = plainly(argv, env)
-        if code is not None:  # read plainly to the end: the same rows
-            assert (code, written) == (before[0], before[1])
-        elif runtime.plain_begun is not None:  # the rows before the client's turn: the same
-            assert before[1].startswith(written) and written
-            assert runtime.plain_begun[1] == written.count("\n") - (fmt == "csv")
-        else:
-            assert written == ""
-        if shape == "offset, a total":  # a page of plain rows first, then the client's
-            assert (code is None) is odd
-            assert odd is (runtime.plain_begun is not None)
 
 
 def heavy_imports(argv: list[str], url: str) -> str:

@@ -17,6 +17,7 @@ from paytui.commands import build_parser
 from paytui.commands.handlers import SEARCH_CHARGE_COLUMNS
 from paytui.commands.plainly import charges_search_plainly, export_plainly
 from paytui.commands.runtime import Io, Runtime
+from paytui.exporter import FORMATS
 from tests.sandbox.test_embedded_warm import warm_env
 from tests.second_service.app import SecondService
 from tests.test_charges_show_plain import credentials, no_proxy, sandbox_url
@@ -119,25 +120,28 @@ def test_a_bad_search_is_the_same_line_either_way(sandbox_url: str) -> None:
 
 #: Searches on the second service: it applies `status` only, shows no tags: `tag:` cannot be
 #: proven, `amount:` is applied here; `status:` is proven on every row.
-SECOND = ([], ["status:success"], ["amount:100..250"], ["tag:vip"])
+SECOND = (["status:success"], ["amount:100..250"], ["tag:vip"])
 
 
 @pytest.mark.parametrize("odd", [False, True], ids=["plain rows", "odd rows on page 2"])
-def test_the_second_service_s_searches_are_the_client_s(
+def test_the_second_service_s_searches_and_exports_are_the_client_s(
     shaped: tuple[SecondService, str, str], odd: bool
 ) -> None:
+    """Ten list shapes (`test_export_plain.SHAPES`), each with plain rows only and with every
+    plain, odd and refused row of `tests/api/test_rows.py` on its second page."""
     service, url, shape = shaped
     if odd:
         odd_rows(service, 110)
     env = credentials(service.client_id, service.client_secret)
-    for words in SECOND:
-        fmt = "csv" if words else "jsonl"
-        code, _, runtime = same_either_way(search(words, url, fmt, "--columns", COLUMNS), env)
-        if shape == "offset, a total" and not words:
-            # A page of plain rows first, then the client's at the odd rows (with a status
-            # asked, the 110th charge is on its first page: the client's from the start).
-            assert (code is None) is odd, words
-            assert odd is (runtime.plain_begun is not None), words
+    every = [["export", "--format", fmt, "--output", "-", "--base-url", url] for fmt in FORMATS]
+    every += [search([], url, fmt, "--columns", COLUMNS) for fmt in FORMATS]
+    for argv in every:
+        code, _, runtime = same_either_way(argv, env)
+        if shape == "offset, a total":  # a page of plain rows first, then the client's
+            assert (code is None) is odd, argv
+            assert odd is (runtime.plain_begun is not None), argv
+    for words in SECOND:  # with a status asked, the 110th charge is on its first page
+        same_either_way(search(words, url, "csv", "--columns", COLUMNS), env)
 
 
 def test_the_plain_search_imports_no_pydantic(sandbox_url: str) -> None:
