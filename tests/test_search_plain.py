@@ -8,8 +8,11 @@ not plain on (the rows before it already written). Over real loopback sockets.""
 
 from __future__ import annotations
 
+import dataclasses
 import io
+import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,7 +23,8 @@ from paytui.commands.runtime import Io, Runtime
 from paytui.exporter import FORMATS
 from tests.sandbox.test_embedded_warm import warm_env
 from tests.second_service.app import SecondService
-from tests.test_charges_show_plain import credentials, no_proxy, sandbox_url
+from tests.second_service.options import ServiceOptions
+from tests.test_charges_show_plain import credentials, no_proxy, sandbox_url, serve
 from tests.test_charges_show_plain import shown as run
 from tests.test_export_plain import heavy_imports, odd_rows, shaped
 
@@ -93,10 +97,20 @@ def test_the_sandbox_s_searches_are_the_client_s(sandbox_url: str) -> None:
     for words in HERE:
         argv = search(words, sandbox_url, "jsonl", "--columns", COLUMNS)
         assert same_either_way(argv, env)[0] is None, words
-    # The client's alone: each row's refunds, --include-unproven, a table, a bounded search.
+    # Each row's refunds, read side by side as the client reads them (the default columns).
+    jsonl = search(["status:success"], sandbox_url, "jsonl")
+    code, written, runtime = same_either_way(jsonl, env)
+    assert (code, runtime.plain_begun) == (0, None)
+    states = {json.loads(line)["refund_state"] for line in written.splitlines()}
+    assert {"none", "partial", "full"} <= states  # refunds were read, not all "unknown"
+    csv = search([], sandbox_url, "csv", "--columns", "charge_id,status,refund_state")
+    code, written, runtime = same_either_way(csv, env)
+    assert (code, runtime.plain_begun) == (0, None)
+    assert {"none", "partial", "full"} <= {
+        row.rsplit(",", 1)[-1] for row in written.splitlines()[1:]
+    }
+    # The client's alone: --include-unproven, a table, a bounded search.
     for argv in (
-        search([], sandbox_url, "jsonl"),
-        search([], sandbox_url, "csv", "--columns", "charge_id,refund_state"),
         search([], sandbox_url, "jsonl", "--columns", COLUMNS, "--include-unproven"),
         ["charges", "search", "--limit", "5", "--format", "jsonl", "--base-url", sandbox_url],
     ):
@@ -142,6 +156,39 @@ def test_the_second_service_s_searches_and_exports_are_the_client_s(
             assert odd is (runtime.plain_begun is not None), argv
     for words in SECOND:  # with a status asked, the 110th charge is on its first page
         same_either_way(search(words, url, "csv", "--columns", COLUMNS), env)
+
+
+#: The second service's refund lists, as it may send them (`_Refunds` reads the plain ones).
+REFUND_SHAPES: dict[str, dict[str, Any]] = {
+    "a total": {},
+    "charge_id ignored": {"applied_filters": frozenset({"status"})},
+    "ids under `id`": {"refund_id_key": "id"},
+    "bare list": {"envelope": "bare"},
+    "has_more": {"has_more": True, "count_key": None},
+    "no hint at all": {"count_key": None, "echo_paging": False},
+    "a cursor, a next link": {"paging": "cursor"},
+}
+
+
+@pytest.mark.parametrize("shape", list(REFUND_SHAPES))
+def test_the_second_service_s_refund_states_are_the_client_s(shape: str) -> None:
+    """Each row's refunds read plainly where the lists are plain, else by the client from the
+    first page whose refunds are not (the rows before it written): the same states."""
+    applied = frozenset({"status", "charge_id"})
+    options = ServiceOptions(max_requests=5_000, applied_filters=applied)
+    service = SecondService(dataclasses.replace(options, **REFUND_SHAPES[shape]))
+    env = credentials(service.client_id, service.client_secret)
+    for url in serve(service.app):
+        for words in ([], ["status:success"]):
+            argv = search(words, url, "csv", "--columns", "charge_id,status,refund_state")
+            code, written, _ = same_either_way(argv, env)
+            states = {row.rsplit(",", 1)[-1] for row in written.splitlines()[1:]}
+            if shape == "a total":  # read plainly, every list whole
+                assert code == 0, words
+                assert {"none", "partial", "full"} <= states, words
+            if shape == "charge_id ignored":  # read plainly, no list whole: not known
+                assert code == 0, words
+                assert states == {"none", "unknown"}, words
 
 
 def test_the_plain_search_imports_no_pydantic(sandbox_url: str) -> None:

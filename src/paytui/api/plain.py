@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -102,7 +102,13 @@ def plain_reader(service: PlainService) -> PlainReader | None:
     if conn is None:
         return None
     path = urlsplit(service.base_url).path
-    return PlainReader(conn, path, token=service.token, credentials=_credentials(service))
+    return PlainReader(
+        conn,
+        path,
+        token=service.token,
+        credentials=_credentials(service),
+        connect=lambda: _connection(service),
+    )
 
 
 def _credentials(service: PlainService) -> tuple[str, str] | None:
@@ -136,7 +142,8 @@ def _connection(service: PlainService) -> http.client.HTTPConnection | None:
 class PlainReader:
     """``GET``s one after the other over one kept-alive connection, the token asked for once
     (or given), each answer within `DEADLINE` as the client's: `get` gives the decoded body of
-    a plain 200, else None; after a None the reader reads nothing more (the client's turn)."""
+    a plain 200, else None; after a None the reader reads nothing more (the client's turn).
+    `connect` makes another connection to the same service, for `twin`."""
 
     def __init__(
         self,
@@ -145,11 +152,22 @@ class PlainReader:
         *,
         token: str | None = None,
         credentials: tuple[str, str] | None = None,
+        connect: Callable[[], http.client.HTTPConnection | None] | None = None,
     ) -> None:
         self._conn: http.client.HTTPConnection | None = conn
         self._root = base_path.rstrip("/")
         self._token = token
         self._credentials = credentials
+        self._connect = connect
+
+    def twin(self) -> PlainReader | None:
+        """Another reader of the same service over a connection of its own, with this one's
+        token (a reader per thread: reads side by side, as the client's several at once);
+        None before this reader has its token, or without a way to connect again."""
+        conn = self._connect() if self._connect is not None and self._conn is not None else None
+        if conn is None or self._token is None:
+            return None
+        return PlainReader(conn, self._root, token=self._token, connect=self._connect)
 
     def get(self, path: str, params: Sequence[tuple[str, str]]) -> Any:
         import http.client

@@ -46,6 +46,7 @@ __all__ = [
     "parse_attributes_value",
     "parse_tags_value",
     "payment_method_kind",
+    "read_amount",
 ]
 
 
@@ -249,6 +250,16 @@ def _amount(value: object) -> Decimal | None:
         except ValueError:
             raise _ODD from None
     raise _ODD
+
+
+def read_amount(value: object) -> Decimal | None:
+    """An amount in the plain shape a charge's are read in here (`_amount`: a row's refund
+    total read with the standard library, `paytui.commands.plainly`), None for null;
+    `ValueError` for any other shape (the model's to read)."""
+    try:
+        return _amount(value)
+    except _Odd:
+        raise ValueError("not a plain amount") from None
 
 
 def _time(value: object) -> datetime | None:

@@ -22,8 +22,10 @@ the stderr lines and the exit code never depend on which reader read them
 from __future__ import annotations
 
 import argparse
+import contextlib
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
+from types import SimpleNamespace
 from typing import TYPE_CHECKING
 
 from paytui.commands.runtime import Exit, Runtime
@@ -39,9 +41,12 @@ from paytui.exporter import (
 )
 
 if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
+
     from paytui.api.plain import PlainReader
     from paytui.api.queries import ChargeQuery
     from paytui.api.rows import ChargeLine
+    from paytui.charge_state import RefundPosition
 
 __all__ = ["charges_search_plainly", "charges_show_plainly", "export_plainly"]
 
@@ -90,10 +95,10 @@ def export_plainly(runtime: Runtime, args: argparse.Namespace) -> int | None:
 
 
 def charges_search_plainly(runtime: Runtime, args: argparse.Namespace) -> int | None:
-    """`paytui charges search [QUERY] --all`, read plainly (the module's docstring). None:
-    `handlers.charges_search`'s, from its start or from the rows written: `--include-unproven`,
-    the `refund_state` column (each row's refunds, read eight at a time by the client) and
-    `refunded:` (proven on the rows by reading their refunds) always are."""
+    """`paytui charges search [QUERY] --all`, read plainly (the module's docstring), each
+    page's refunds too when the `refund_state` column is written (`_Refunds`). None:
+    `handlers.charges_search`'s, from its start or from the rows written; `--include-unproven`
+    and `refunded:` (proven on the rows by reading their refunds) always are."""
     if not args.all or args.include_unproven:
         return None
     from paytui.commands.handlers import (
@@ -103,14 +108,20 @@ def charges_search_plainly(runtime: Runtime, args: argparse.Namespace) -> int | 
         _listing_format,
         parse_query,
     )
+    from paytui.exporter import with_refund_states
 
     query = parse_query(args.query)  # the same checks, in the same order, as the client's
     fmt = _listing_format(args)
     default = TABLE_CHARGE_COLUMNS if fmt == "table" else SEARCH_CHARGE_COLUMNS
     keys = _columns(args, CHARGE_COLUMNS, default)
-    if "refund_state" in keys or (query is not None and query.refund_state is not None):
+    if query is not None and query.refund_state is not None:
         return None
-    rows = _search_plainly(runtime, query, fmt, keys, CHARGE_COLUMNS, args.local_time)
+    positions: dict[str, RefundPosition] | None = None
+    table = CHARGE_COLUMNS
+    if "refund_state" in keys:
+        positions = {}
+        table = with_refund_states(CHARGE_COLUMNS, positions)
+    rows = _search_plainly(runtime, query, fmt, keys, table, args.local_time, positions)
     return None if rows is None else Exit.OK
 
 
@@ -121,22 +132,29 @@ def _search_plainly(
     keys: list[str],
     table: dict[str, Column],
     local: bool,
+    positions: dict[str, RefundPosition] | None = None,
 ) -> int | None:
     """Every page of the search `query` (None: every charge) pinned to now, read plainly and
-    written as it comes; the rows written, or None when the client is to read it, from its
-    start or after the rows written here (`Runtime.plain_begun`)."""
+    written as it comes (with `positions`: each page's refunds read into it first); the rows
+    written, or None when the client is to read it, from its start or after the rows written
+    here (`Runtime.plain_begun`)."""
     from paytui.api.paging import row_key
 
     moment = datetime.now(UTC)
     params, proof = _pinned(query, moment)
-    with runtime.plain_reader() as reader:
+    with runtime.plain_reader() as reader, contextlib.ExitStack() as stack:
         if reader is None:
             return None
+        refunds = None if positions is None else stack.enter_context(_Refunds(reader))
         writer = None
         offset = 0
         before: frozenset[str] = frozenset()
         while True:
             found = _plain_page(reader, params, proof, offset, before)
+            if found is not None and refunds is not None and positions is not None:
+                read = refunds.positions(found[0])
+                found = None if read is None else found
+                positions.update(read or {})
             if found is None:
                 if writer is not None:
                     runtime.plain_begun = (moment, writer.rows)
@@ -217,3 +235,109 @@ def _plain_page(
     if (has_more and not lines) or (offset > 0 and ids and ids <= before):
         return None
     return lines, has_more
+
+
+class _Refunds:
+    """Each page's refunds read plainly, as `charge_state.read_positions` reads them for the
+    client (`handlers.REFUND_READS` lists side by side: a reader of its own per thread,
+    `PlainReader.twin`): one list per charge that may have refunds, ``charge_id`` asked, one
+    page of 100. Plain only when every list is a plain 200 of one page (no paging hint, next
+    link or page number saying more) whose every row shows its id, the charge asked and an
+    amount in its plain shape; anything else is the client's (`positions` None)."""
+
+    def __init__(self, reader: PlainReader) -> None:
+        self._reader = reader
+        self._twins: list[PlainReader] = []
+        self._pool: ThreadPoolExecutor | None = None
+
+    def __enter__(self) -> _Refunds:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._pool is not None:
+            self._pool.shutdown()
+        for twin in self._twins:
+            twin.close()
+
+    def positions(self, lines: Sequence[ChargeLine]) -> dict[str, RefundPosition] | None:
+        from paytui.charge_state import may_have_refunds
+        from paytui.commands.handlers import REFUND_READS
+
+        wanted = [line for line in lines if may_have_refunds(line)]
+        while len(self._twins) < min(REFUND_READS, len(wanted)):
+            twin = self._reader.twin()
+            if twin is None:
+                break
+            self._twins.append(twin)
+        readers = self._twins or [self._reader]
+        groups = [wanted[index :: len(readers)] for index in range(len(readers))]
+        if len(readers) == 1:
+            read = [_positions(readers[0], groups[0])]
+        else:
+            if self._pool is None:
+                from concurrent.futures import ThreadPoolExecutor
+
+                self._pool = ThreadPoolExecutor(len(readers))
+            read = list(self._pool.map(_positions, readers, groups))
+        found: dict[str, RefundPosition] = {}
+        for part in read:
+            if part is None:
+                return None
+            found.update(part)
+        return found
+
+
+def _positions(
+    reader: PlainReader, charges: Sequence[ChargeLine]
+) -> dict[str, RefundPosition] | None:
+    """What each charge's refunds add up to, read plainly one after the other (`_Refunds`);
+    None at the first list that is the client's to read."""
+    from paytui.charge_state import refunds_position
+
+    found: dict[str, RefundPosition] = {}
+    for charge in charges:
+        asked = [("charge_id", charge.charge_id), ("limit", "100"), ("offset", "0")]
+        listed = _plain_refunds(reader.get("/v2/refunds", asked), charge.charge_id)
+        if listed is None:
+            return None
+        refunds, whole = listed
+        found[charge.charge_id] = refunds_position(
+            charge.charge_id, charge.total_amount, refunds, complete=whole
+        )
+    return found
+
+
+def _plain_refunds(body: object, charge_id: str) -> tuple[list[SimpleNamespace], bool] | None:
+    """The refunds of `charge_id` in a plain answer (`_Refunds`), each its ``charge_id`` and
+    ``total_amount`` as the model reads them, and whether the list is whole: not when a row
+    names another charge (the service ignored ``charge_id``: the client applies it and calls
+    the list not whole, `Page.ignored_note`). None when the answer is the client's to read."""
+    from paytui.api.paging import hints_of, more, unwrap
+    from paytui.api.rows import read_amount
+
+    found = unwrap(body, "refunds") if body is not None else None
+    if found is None:
+        return None
+    raw, meta = found
+    hints = hints_of(meta)
+    if hints.next_link is not None or hints.page is not None or meta.get("offset", 0) != 0:
+        return None
+    if more(hints, len(raw), 100, 0):
+        return None
+    refunds: list[SimpleNamespace] = []
+    whole = True
+    for item in raw:
+        if type(item) is not dict or "id" in item or type(item.get("refund_id")) is not str:
+            return None
+        named = item.get("charge_id")
+        if type(named) is not str:
+            return None
+        if named != charge_id:
+            whole = False
+            continue
+        try:
+            amount = read_amount(item.get("total_amount"))
+        except ValueError:
+            return None
+        refunds.append(SimpleNamespace(charge_id=charge_id, total_amount=amount))
+    return refunds, whole

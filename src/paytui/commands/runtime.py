@@ -28,6 +28,7 @@ from typing import IO, TYPE_CHECKING, Any
 from paytui.console import say
 
 if TYPE_CHECKING:
+    import http.client
     from datetime import datetime
 
     from pydantic import SecretStr
@@ -338,8 +339,16 @@ def embedded_reader() -> Iterator[PlainReader]:
     try:
         sandbox.wait_ready(30.0)
         base = urlsplit(sandbox.base_url)
-        conn = unix_connection(sandbox.socket_path, base.netloc or "sandbox", DEADLINE)
-        reader = PlainReader(conn, base.path, credentials=(DEMO_CLIENT_ID, DEMO_CLIENT_SECRET))
+
+        def connect() -> http.client.HTTPConnection:
+            return unix_connection(sandbox.socket_path, base.netloc or "sandbox", DEADLINE)
+
+        reader = PlainReader(
+            connect(),
+            base.path,
+            credentials=(DEMO_CLIENT_ID, DEMO_CLIENT_SECRET),
+            connect=connect,
+        )
         try:
             yield reader
         finally:
