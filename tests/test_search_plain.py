@@ -199,8 +199,9 @@ def test_the_plain_search_imports_no_pydantic(sandbox_url: str) -> None:
 
 
 def test_the_embedded_sandbox_s_search_is_the_client_s(warm_env: Path) -> None:
-    """No URL, no config, no variable: the embedded sandbox with every default."""
-    argv = search(["status:success"], None, "csv", "--columns", COLUMNS)
+    """No URL, no config, no variable: the embedded sandbox with every default, its pages and
+    each row's refunds read over its socket (eight side by side, `PlainReader.twin`)."""
+    argv = search(["status:success"], None, "csv")  # the default columns: `refund_state` too
     before = run(argv, {}, client=True)
     assert before[0] == 0, before[2]
     code, written, runtime = plainly(argv, {})
