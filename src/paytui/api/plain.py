@@ -56,7 +56,8 @@ __all__ = [
 #: Seconds for the whole read (the token and the object): the client's default timeout.
 DEADLINE = 10.0
 #: The token endpoint and the client's own name (`paytui.api.auth.TOKEN_PATH`,
-#: `paytui.api.client.USER_AGENT`; held equal by `tests/api/test_plain.py`).
+#: `paytui.api.client.USER_AGENT`; held equal by `tests/ui/test_first_page.py` and
+#: `tests/test_charges_show_plain.py`).
 TOKEN_PATH = "/v2/services/oauth2/token"
 USER_AGENT = "paytui/0.1"
 #: The proxy variables httpx reads (`trust_env`, any case): with one set, the client reads.
