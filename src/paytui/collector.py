@@ -73,6 +73,18 @@ def freeze_warmed_up() -> None:
         gc.freeze()
 
 
+def thaw() -> None:
+    """The app let go of screens that were frozen with the rest (a profile switch discards a
+    workspace's screens, built ahead or visited; closing a workspace discards its own): a
+    frozen object is never collected, and Textual's screens and widgets hold one another in
+    cycles, so they and what they read (Today's queue, the pulse's sales) would stay for good,
+    once more at every switch. Everything frozen goes back to the collector's oldest
+    generation, which a later full collection walks again (the stalls the freeze saved return
+    until the process ends: a profile switch is rare, memory kept at each one is not)."""
+    if (_frozen or _warmed_up_frozen) and gc.get_freeze_count():
+        gc.unfreeze()
+
+
 def collector_paused() -> bool:
     """True between `pause_collector` and `resume_collector` (for tests)."""
     return _paused

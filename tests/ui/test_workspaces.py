@@ -387,3 +387,24 @@ async def test_a_key_typed_in_one_workspace_never_lands_on_another(
         app.post_message(bubbled_back(app._workspaces.active))
         await settle(app, pilot)
         assert table.cursor_row == row + 1  # the control: typed here, applied here
+
+
+async def test_a_closed_workspaces_screens_are_no_longer_frozen_for_the_collector(
+    app_factory: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What start-up and the warm-up froze (`paytui.collector`) is never collected; a closed
+    workspace's screens (cycles of widgets) and what they read would stay for good: closing it
+    hands everything frozen back to the collector."""
+    import gc
+
+    from paytui import collector
+
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await open_a_second_workspace(app, pilot)
+        monkeypatch.setattr(collector, "_frozen", True)
+        gc.freeze()  # as start-up does once per process
+        assert gc.get_freeze_count() > 0
+        await press_settled(app, pilot, "f10")
+        assert len(app._workspaces.items) == 1
+        assert gc.get_freeze_count() == 0

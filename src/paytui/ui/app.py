@@ -34,6 +34,7 @@ from textual.screen import Screen
 from textual.widget import AwaitMount
 from textual.worker import NoActiveWorker, Worker, WorkType, get_current_worker
 
+from paytui import collector
 from paytui.actions.registry import spec_for
 from paytui.collector import RESUME_AFTER, resume_collector
 from paytui.text import safe, safe_lines
@@ -887,6 +888,7 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
                     self.add_mode(mode, base)
             finally:
                 self._modes_rebuilding = self._modes_rebuilding - set(modes)
+            collector.thaw()  # the discarded screens can be collected
             return
         current = self.current_mode
         holding = "_switching_profile"
@@ -902,6 +904,7 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
             await self.remove_mode(holding)
         finally:
             self._switching_modes = False
+        collector.thaw()  # the discarded screens can be collected
 
     # --- workspaces (`ui/workspaces.py`, docs/screens.md "Workspaces") -----------------------
     async def action_new_workspace(self) -> None:
@@ -958,6 +961,7 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
         await self._show_workspace(shown)
         for mode in [m for m in self._modes if workspace.owns(m)]:
             await self.remove_mode(mode)
+        collector.thaw()  # the workspace's screens can be collected
         if not sharing:
             await self._close_session(workspace.session)
 
