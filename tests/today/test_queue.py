@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import stat
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+import pytest
 
 from paytui.actions.journal import Journal
 from paytui.api.queries import OPEN_AUTHORIZATIONS
@@ -299,3 +302,37 @@ async def test_the_returns_and_holds_rows_and_each_merge_are_worked_out_off_the_
     assert len(where["merge"]) == 5 and loop_thread not in where["merge"]  # 4 partial, 1 whole
     sizes = [len(p.items) for p in partials]
     assert len(partials) == 4 and sizes == sorted(sizes)
+
+
+async def test_a_source_that_fails_past_a_note_stops_the_others(
+    demo_client: PaymentClient,
+) -> None:
+    """A source's error that is not the service's (`ApiError` is a note) ends the read, and the
+    sources still reading stop with it: none hands a partial queue to the screen afterwards."""
+
+    class Failing:
+        """The demo client, its tokens failing at once and its accounts never answering."""
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(demo_client, name)
+
+        async def list_tokens_page(self, **_: Any) -> Any:
+            raise RuntimeError("a bug in a source")
+
+        async def list_accounts_page(self, **_: Any) -> Any:
+            await asyncio.Event().wait()
+
+    partials: list[Any] = []
+    with pytest.raises(RuntimeError, match="a bug in a source"):
+        await build_queue(
+            Failing(),  # type: ignore[arg-type]
+            seen=SeenStore(None, URL),
+            now=datetime.now(UTC),
+            on_partial=partials.append,
+        )
+    still = [
+        task
+        for task in asyncio.all_tasks()
+        if "build_queue" in task.get_coro().__qualname__ and not task.done()
+    ]
+    assert still == []

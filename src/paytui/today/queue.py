@@ -695,7 +695,17 @@ async def build_queue(
                 on_partial(await asyncio.to_thread(_assemble, so_far, unknown, prefs, now, said))
 
     in_order = asyncio.Lock()
-    await asyncio.gather(*(one(name, read) for name, read in sources))
+    reads = [asyncio.ensure_future(one(name, read)) for name, read in sources]
+    try:
+        await asyncio.gather(*reads)
+    except BaseException:
+        # One source failed past a note (not an `ApiError`): `gather` raises at once but leaves
+        # the others running, and each would still hand a partial queue to the screen, over the
+        # error or over a newer read. They stop here; the first error is the one raised.
+        for read in reads:
+            read.cancel()
+        await asyncio.gather(*reads, return_exceptions=True)
+        raise
     queue = await asyncio.to_thread(_assemble, found, unknown, prefs, now, notes)
     queue.failed = failed
     return queue
