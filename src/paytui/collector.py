@@ -81,7 +81,7 @@ def thaw() -> None:
     once more at every switch. Everything frozen goes back to the collector's oldest
     generation, which a later full collection walks again (the stalls the freeze saved return
     until the process ends: a profile switch is rare, memory kept at each one is not)."""
-    if (_frozen or _warmed_up_frozen) and gc.get_freeze_count():
+    if _frozen and gc.get_freeze_count():  # the warm-up freezes only after the start did
         gc.unfreeze()
 
 
