@@ -92,6 +92,38 @@ async def test_a_change_draws_again_only_the_cells_it_changed(
         assert sorted({row for row, _ in drawn}) == [0, 1]
 
 
+async def test_rows_added_are_not_measured_when_every_column_has_its_width(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`DataTable` measures every cell of every new row (through Rich) for the width of a
+    column sized to its content; a FitTable's columns have the width the fit gave them, so
+    its new rows are not measured (on Today at 100,000 charges, a source's hundred rows cost
+    a step of the event loop in it), and they are shown all the same."""
+    from textual.widgets import _data_table
+
+    app = _Listed()
+    async with app.run_test(size=(60, 16)) as pilot:
+        await pilot.pause()
+        table = app.query_one(FitTable)
+        paint(app)
+        measured: list[object] = []
+        real = _data_table.measure
+
+        def counted(console: Any, renderable: Any, *a: Any, **k: Any) -> int:
+            measured.append(renderable)
+            return real(console, renderable, *a, **k)
+
+        monkeypatch.setattr(_data_table, "measure", counted)
+        table.add_row("t40", "name 40", "?", key="k40")
+        await pilot.pause()
+        assert table.virtual_size.height == 41 + 1  # the rows and the header
+        table.move_cursor(row=40)
+        await pilot.pause()
+        paint(app)
+        assert measured == []
+        assert "t40" in screen_text(app)
+
+
 class _Cells(App[None]):
     def compose(self) -> ComposeResult:
         columns = [FitColumn(f"c{i}", f"C{i}") for i in range(2)]

@@ -28,7 +28,7 @@ from paytui.ui.widgets.columns import Shape, layout_columns
 from paytui.ui.widgets.nav_table import NavTable
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterable, Sequence
 
     from textual.widgets.data_table import RowKey
 
@@ -175,6 +175,24 @@ class FitTable(DataTable[Any]):
             for index, text in enumerate(texts[: len(self._natural)]):
                 self._natural[index] = max(self._natural[index], text.cell_len)
                 self._filled[index] = self._filled[index] or text.cell_len > 0
+
+    def _update_dimensions(self, new_rows: Iterable[RowKey]) -> None:
+        """As `DataTable`, without measuring the new rows' cells when every column has the
+        width the fit gave it: `DataTable` measures each cell of each new row (through Rich)
+        for a content width that only a column sized to its content reads. A source's rows put
+        in place on Today (or the columns rebuilt for a new width) measured a hundred rows'
+        cells in one step of the event loop (20-40 ms at 100,000 charges). A row with a label
+        or an automatic height is measured as `DataTable` does (its label's width, its
+        height)."""
+        if any(column.auto_width for column in self.columns.values()):
+            super()._update_dimensions(new_rows)
+            return
+        measured = []
+        for row_key in new_rows:
+            row = self.rows.get(row_key)
+            if row is not None and (row.label is not None or row.auto_height):
+                measured.append(row_key)
+        super()._update_dimensions(measured)  # the virtual size, from the rows' heights
 
     def set_cell(self, key: str, column: str, value: Any) -> None:
         """Change one cell of row `key` (kept for the next re-layout too)."""
