@@ -92,6 +92,48 @@ async def test_a_change_draws_again_only_the_cells_it_changed(
         assert sorted({row for row, _ in drawn}) == [0, 1]
 
 
+async def test_a_row_moved_keeps_its_cells_lines_at_its_new_number(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Rows put in place above others (Today, as each source of its queue arrives) move the
+    rows under them: a moved row's cells are not drawn again, only given their new row number,
+    and each comes out as a fresh drawing at that number gives it (the mouse's row and column
+    included)."""
+    app = _Listed()
+    async with app.run_test(size=(60, 16)) as pilot:
+        await pilot.pause()
+        table = app.query_one(FitTable)
+        paint(app)
+        drawn: list[tuple[int, int]] = []
+        real = FitTable._one_line_cell
+
+        def counted(self: FitTable, row: int, column: int, *a: Any, **k: Any) -> Any:
+            drawn.append((row, column))
+            return real(self, row, column, *a, **k)
+
+        monkeypatch.setattr(FitTable, "_one_line_cell", counted)
+        rows: list[tuple[str, Any]] = [("new", ["t9", "name 9", "?"])]
+        rows += [(f"k{n}", None) for n in range(40)]
+        table.replace_rows(rows)
+        await pilot.pause()
+        paint(app)
+        assert {row for row, _ in drawn} <= {0, 1}  # the new row, the cursor's row
+        lines = [line.split() for line in screen_text(app).splitlines()]
+        assert lines[1] == ["t9", "name", "9", "?"]
+        assert lines[2] == ["t0", "name", "0", "?"]
+        monkeypatch.undo()
+        compared = 0
+        for key, (value, row, kept, one_line) in table._cell_lines.items():
+            if one_line and row >= 2:
+                column, look, width, cursor, hover = key[2:7]
+                fresh = table._one_line_cell(row, column, value, look, width, cursor, hover)
+                assert kept == fresh, (row, column)
+                metas = {segment.style.meta["row"] for line in kept for segment in line}
+                assert metas == {row}
+                compared += 1
+        assert compared >= 3 * 10
+
+
 async def test_rows_added_are_not_measured_when_every_column_has_its_width(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
