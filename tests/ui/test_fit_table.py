@@ -3,11 +3,14 @@ change draws again only the cells it changed."""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 from rich.text import Text
 from textual.app import App, ComposeResult
+from textual.pilot import Pilot
 from textual.widgets import DataTable
 
 from paytui.ui.widgets.fit_table import FitColumn, FitTable
@@ -54,6 +57,31 @@ class _Listed(App[None]):
             table.add_row(f"t{n}", f"name {n}", "?", key=f"k{n}")
 
 
+@contextlib.asynccontextmanager
+async def listed() -> AsyncIterator[tuple[_Listed, Pilot[None], FitTable]]:
+    """`_Listed` running, its forty rows painted once."""
+    app = _Listed()
+    async with app.run_test(size=(60, 16)) as pilot:
+        await pilot.pause()
+        table = app.query_one(FitTable)
+        paint(app)
+        yield app, pilot, table
+
+
+def cells_drawn(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, int]]:
+    """The (row, column) of each cell a FitTable draws from now on (its cell rendering,
+    `_one_line_cell`, which every cell drawn goes through first)."""
+    drawn: list[tuple[int, int]] = []
+    real = FitTable._one_line_cell
+
+    def counted(self: FitTable, row: int, column: int, *a: Any, **k: Any) -> Any:
+        drawn.append((row, column))
+        return real(self, row, column, *a, **k)
+
+    monkeypatch.setattr(FitTable, "_one_line_cell", counted)
+    return drawn
+
+
 async def test_a_change_draws_again_only_the_cells_it_changed(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -62,19 +90,8 @@ async def test_a_change_draws_again_only_the_cells_it_changed(
     screenful of cells on the event loop. A FitTable draws again the cells whose value changed
     (counted as calls of its cell rendering, `_one_line_cell`, which every cell drawn goes
     through first), and the screen shows the change."""
-    app = _Listed()
-    async with app.run_test(size=(60, 16)) as pilot:
-        await pilot.pause()
-        table = app.query_one(FitTable)
-        paint(app)
-        drawn: list[tuple[int, int]] = []
-        real = FitTable._one_line_cell
-
-        def counted(self: FitTable, row: int, column: int, *a: Any, **k: Any) -> Any:
-            drawn.append((row, column))
-            return real(self, row, column, *a, **k)
-
-        monkeypatch.setattr(FitTable, "_one_line_cell", counted)
+    async with listed() as (app, _pilot, table):
+        drawn = cells_drawn(monkeypatch)
         paint(app)
         assert drawn == []  # nothing changed: nothing drawn again
         table.set_cell("k3", "state", "Paid")  # as wide as the column: no new layout
@@ -99,19 +116,8 @@ async def test_a_row_moved_keeps_its_cells_lines_at_its_new_number(
     rows under them: a moved row's cells are not drawn again, only given their new row number,
     and each comes out as a fresh drawing at that number gives it (the mouse's row and column
     included)."""
-    app = _Listed()
-    async with app.run_test(size=(60, 16)) as pilot:
-        await pilot.pause()
-        table = app.query_one(FitTable)
-        paint(app)
-        drawn: list[tuple[int, int]] = []
-        real = FitTable._one_line_cell
-
-        def counted(self: FitTable, row: int, column: int, *a: Any, **k: Any) -> Any:
-            drawn.append((row, column))
-            return real(self, row, column, *a, **k)
-
-        monkeypatch.setattr(FitTable, "_one_line_cell", counted)
+    async with listed() as (app, pilot, table):
+        drawn = cells_drawn(monkeypatch)
         rows: list[tuple[str, Any]] = [("new", ["t9", "name 9", "?"])]
         rows += [(f"k{n}", None) for n in range(40)]
         table.replace_rows(rows)
@@ -143,11 +149,7 @@ async def test_rows_added_are_not_measured_when_every_column_has_its_width(
     a step of the event loop in it), and they are shown all the same."""
     from textual.widgets import _data_table
 
-    app = _Listed()
-    async with app.run_test(size=(60, 16)) as pilot:
-        await pilot.pause()
-        table = app.query_one(FitTable)
-        paint(app)
+    async with listed() as (app, pilot, table):
         measured: list[object] = []
         real = _data_table.measure
 
