@@ -336,6 +336,7 @@ def rss_bytes() -> int:
 def probed_app(db: Path) -> Any:
     """The real app over the in-process sandbox, plus an event per painted result."""
     from paytui.api.client import PaymentClient
+    from paytui.collector import pause_collector
     from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
     from paytui.sandbox.embedded import asgi_transport
     from paytui.ui.app import PaytuiApp
@@ -358,6 +359,7 @@ def probed_app(db: Path) -> Any:
             type(self).painted.set()
 
     ProbedApp.__name__ = ProbedApp.__qualname__ = "PaytuiApp"  # same CSS type name
+    pause_collector()  # as the launcher does (`paytui.collector`)
     return ProbedApp(factory)
 
 
@@ -690,6 +692,7 @@ async def served_app(
     sandbox does neither."""
     from benchmarks.loopback_details import served
     from paytui.api.client import PaymentClient
+    from paytui.collector import pause_collector
     from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
     from paytui.ui.app import PaytuiApp
 
@@ -698,6 +701,7 @@ async def served_app(
         async def factory() -> Any:
             return PaymentClient(url, client_id=DEMO_CLIENT_ID, client_secret=DEMO_CLIENT_SECRET)
 
+        pause_collector()  # as the launcher does (`paytui.collector`)
         app = PaytuiApp(factory)
         async with app.run_test(size=(120, 40)) as pilot:
             await settle(app, pilot)

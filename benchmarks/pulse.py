@@ -76,14 +76,18 @@ class LoopWatch:
 
 
 def bench_app(url: str, anchor: Any, **kwargs: Any) -> Any:
-    """A `PaytuiApp` over the served sandbox with the demo client, its clock at `anchor`."""
+    """A `PaytuiApp` over the served sandbox with the demo client, its clock at `anchor`; the
+    cyclic collector paused until its first page as the launcher pauses it (`paytui.collector`:
+    the app then defers full collections to its idle moments, as the dashboard does)."""
     from paytui.api.client import PaymentClient
+    from paytui.collector import pause_collector
     from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
     from paytui.ui.app import PaytuiApp
 
     async def factory() -> Any:
         return PaymentClient(url, client_id=DEMO_CLIENT_ID, client_secret=DEMO_CLIENT_SECRET)
 
+    pause_collector()
     return PaytuiApp(factory, clock=lambda: anchor, **kwargs)
 
 

@@ -19,6 +19,19 @@ do not walk it (they fell inside the loop's longest steps, 100-200 ms of wall ti
 
 Only what `pause_collector` switched off is switched back on: tests that build the app without
 the launcher, and a collector the user disabled, are left as they were.
+
+**Full collections wait for an idle moment.** What is frozen is not walked, but what a screen
+reads afterwards is: at 100,000 charges the full collections that Today's queue and the pulse's
+sales set off took 48-346 ms each on the event loop, the longest steps left between two frames
+while the person waits for rows (issue 45, item 5). Where the launcher paused the collector
+(`pause_collector`: the dashboard's own process), the app then defers full collections
+(`defer_full_collections`: the third threshold set out of reach; the young generations are
+collected as before; the embedded sandbox's process, which has no idle moments to wait for,
+keeps CPython's own rule), and runs one when it is idle (no key typed, no worker running)
+and one would have been due (`full_collection_due`: `FULL_WHEN_IDLE_AFTER` collections of the
+middle generation since the last full one, CPython's own threshold), or when the person never
+leaves it idle that long (`FULL_ANYWAY_AFTER`): memory stays bounded either way.
+`end_deferral` gives the threshold back when the app ends.
 """
 
 from __future__ import annotations
@@ -31,6 +44,16 @@ RESUME_AFTER = 3.0
 _paused = False
 _frozen = False
 _warmed_up_frozen = False
+#: The third threshold `defer_full_collections` found and set aside (None: not deferring).
+_deferred_threshold: int | None = None
+
+#: Middle-generation collections since the last full one after which an idle moment runs a full
+#: collection (CPython's own default third threshold).
+FULL_WHEN_IDLE_AFTER = 10
+#: ... and after which one runs even while the person is busy (never idle long enough).
+FULL_ANYWAY_AFTER = 200
+#: The third threshold while full collections wait: out of reach.
+OUT_OF_REACH = 1 << 30
 
 
 def pause_collector() -> None:
@@ -41,7 +64,7 @@ def pause_collector() -> None:
         _paused = True
 
 
-def resume_collector(*, freeze: bool = True) -> None:
+def resume_collector(*, freeze: bool = True) -> bool:
     """Start-up is over: freeze what it allocated, and switch the collector back on if
     `pause_collector` switched it off. `freeze=False` when the start ended without its first page
     (an error, the app closed): there is nothing worth freezing then.
@@ -50,14 +73,52 @@ def resume_collector(*, freeze: bool = True) -> None:
     the earlier ones left, which would then never be collected. The frozen objects (Textual, the
     screens, the client and its models) live as long as the process; full collections walking
     them took 70-160 ms, a frozen frame now and then while `j` is held.
+
+    True when it switched the collector back on (the launcher's pause: the dashboard's own
+    process, whose app then defers full collections to its idle moments).
     """
     global _paused, _frozen
     if freeze and not _frozen:
         _frozen = True
         gc.freeze()
-    if _paused:
-        _paused = False
-        gc.enable()
+    if not _paused:
+        return False
+    _paused = False
+    gc.enable()
+    return True
+
+
+def defer_full_collections() -> None:
+    """Full collections wait for the app's idle moments (`full_collection_due`); the young
+    generations are collected as before. Once, until `end_deferral`."""
+    global _deferred_threshold
+    if _deferred_threshold is None:
+        first, second, third = gc.get_threshold()
+        _deferred_threshold = third
+        gc.set_threshold(first, second, OUT_OF_REACH)
+
+
+def deferring() -> bool:
+    """True while full collections wait for idle moments (`defer_full_collections`)."""
+    return _deferred_threshold is not None
+
+
+def full_collection_due(*, idle: bool) -> bool:
+    """Whether the app should run a full collection now: while deferring, enough collections of
+    the middle generation since the last full one (`gc.get_count()[2]`), fewer when idle."""
+    if _deferred_threshold is None:
+        return False
+    since_full = gc.get_count()[2]
+    return since_full >= (FULL_WHEN_IDLE_AFTER if idle else FULL_ANYWAY_AFTER)
+
+
+def end_deferral() -> None:
+    """The app is ending: full collections run on CPython's own threshold again."""
+    global _deferred_threshold
+    if _deferred_threshold is not None:
+        first, second, _third = gc.get_threshold()
+        gc.set_threshold(first, second, _deferred_threshold)
+        _deferred_threshold = None
 
 
 def freeze_warmed_up() -> None:

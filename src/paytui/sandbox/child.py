@@ -85,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
         resume_collector(freeze=False)
 
 
-def _prepare(argv: list[str] | None) -> int | Callable[[Callable[[], None]], int]:
+def _prepare(argv: list[str] | None) -> int | Callable[[Callable[[], object]], int]:
     from paytui.sandbox.embedded import prepare
 
     return prepare(argv)

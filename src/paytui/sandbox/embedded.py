@@ -710,7 +710,7 @@ def main(argv: list[str] | None = None) -> int:
     return child_main(argv)
 
 
-def prepare(argv: list[str] | None) -> int | Callable[[Callable[[], None]], int]:
+def prepare(argv: list[str] | None) -> int | Callable[[Callable[[], object]], int]:
     """Everything of the server's process before it serves (run by `paytui.sandbox.child` in
     its start thread): the arguments, the owner lock of a kept-warm socket, the database, the
     app. An exit code when there is nothing to serve, else the function that serves (on the
@@ -756,7 +756,7 @@ def prepare(argv: list[str] | None) -> int | Callable[[Callable[[], None]], int]
         info = {"build": build, "db": str(db_path.resolve()), "pid": os.getpid()}
         app = watch = _IdleWatch(app, idle=args.idle, info=info, paths=paths)
 
-    def serve(serving: Callable[[], None]) -> int:
+    def serve(serving: Callable[[], object]) -> int:
         import uvicorn  # imported by `_build`
 
         class _Server(uvicorn.Server):

@@ -59,6 +59,11 @@ _Result = TypeVar("_Result")
 FIRST_PAGE_WAIT = 2.0
 #: Seconds between the first page painted and the start-up's deferred work (`_end_start`).
 AFTER_FIRST_ROWS = 0.05
+#: Seconds between two looks for a full collection of the cyclic collector to run
+#: (`_collect_when_idle`, `paytui.collector`): the look itself costs microseconds.
+COLLECT_LOOK_EVERY = 1.0
+#: Seconds without a key typed before a full collection counts the app idle.
+COLLECT_QUIET = 1.0
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -489,7 +494,9 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
             return
         self._settle()
         self._started = True
-        resume_collector()
+        if resume_collector():  # the launcher's pause: full collections in idle moments
+            collector.defer_full_collections()
+            self.set_interval(COLLECT_LOOK_EVERY, self._collect_when_idle)
         self._check_keymap()
         self.session.allow_reconcile()
         from paytui.ui import warm_up
@@ -500,8 +507,28 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
         self.set_timer(warm_up.WARM_UP_AFTER, self.warm_up.start)
         self._run_after_start()
 
+    def _collect_when_idle(self) -> None:
+        """A full collection when one is due (`paytui.collector.full_collection_due`): in an
+        idle moment (no key typed for `COLLECT_QUIET` seconds, no worker running: nobody waits
+        for a frame), or at the latest after `collector.FULL_ANYWAY_AFTER` middle collections.
+        Not while Textual has paused the collector (a smooth scroll)."""
+        import gc
+        from time import monotonic
+
+        from textual.worker import WorkerState
+
+        if not gc.isenabled():
+            return
+        running = (WorkerState.PENDING, WorkerState.RUNNING)
+        idle = monotonic() - self.last_typed >= COLLECT_QUIET and not any(
+            worker.state in running for worker in self.workers
+        )
+        if collector.full_collection_due(idle=idle):
+            gc.collect()
+
     async def on_unmount(self) -> None:
         resume_collector(freeze=False)
+        collector.end_deferral()
         self._unmounting = True
         if self.warm_up is not None:
             self.warm_up.stop()
