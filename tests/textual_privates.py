@@ -58,6 +58,11 @@ PRIVATES: tuple[tuple[str, str, str], ...] = (
     ("textual.screen:Screen", "_on_timer_update", "background_screens_laid_out"),
     ("textual.message_pump:MessagePump", "_message_queue", "quick_idle: work still queued"),
     ("textual._context", "active_app", "quick_idle: the app whose queues to look at"),
+    (
+        "textual._context",
+        "active_message_pump",
+        "shared_app: Textual's context in a test on the module's shared app, as run_test sets it",
+    ),
     ("textual._compositor", "visible_screen_stack", "screen_top_line: the screens shown"),
     # Read by single tests.
     ("textual.app:App", "_notifications", "the notifications shown (many UI tests)"),
@@ -66,7 +71,7 @@ PRIVATES: tuple[tuple[str, str, str], ...] = (
     (
         "textual.app:App",
         "_screen_stacks",
-        "test_upstream_bugs, test_today, test_warm_up: a mode's stack",
+        "test_upstream_bugs, test_today, test_warm_up: a mode's stack; shared_app: modes built",
     ),
     ("textual.app:App", "_current_mode", "test_upstream_bugs: the current mode's stack"),
     ("textual.widgets._input:Input", "_value", "test_charges_search: the styled query text"),

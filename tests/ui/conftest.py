@@ -589,3 +589,8 @@ def background_screens_laid_out(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(Pilot, "pause", paused)
     monkeypatch.setattr(Pilot, "wait_for_scheduled_animations", animations_done)
+
+
+# The module's one app of the read-only pilot tests (`shared_pilot`, `tests/ui/shared_app.py`):
+# imported last, it builds on the helpers above.
+from tests.ui.shared_app import _shared_app, shared_pilot  # noqa: E402, F401

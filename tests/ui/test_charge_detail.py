@@ -16,6 +16,7 @@ from typing import Any
 import httpx
 import pytest
 from rich.console import Console
+from textual.pilot import Pilot
 from textual.widgets import Static
 
 from paytui.api.models import Charge
@@ -26,6 +27,7 @@ from paytui.ui.screens.charge_detail import ChargeDetailScreen
 from paytui.ui.widgets.distribution_tree import EMPTY_MESSAGE, NOT_LOADED_MESSAGE, DistributionTree
 from paytui.ui.widgets.json_view import JsonView
 from tests.ui.conftest import HANG_GUARD, frozen_clock, make_app, settle
+from tests.ui.shared_app import shared_app_of, shared_app_test
 
 AppFactory = Callable[..., PaytuiApp]
 
@@ -101,101 +103,101 @@ def notifications(app: PaytuiApp) -> list[str]:
     return [n.message for n in app._notifications]
 
 
-async def test_sale_shows_every_group(app_factory: AppFactory) -> None:
-    app = app_factory()
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(app, pilot)
-        sale = await find(
-            app, ChargeQuery(charge_type="sale", status="success"), lambda c: bool(c.invoice_number)
-        )
-        screen = await open_detail(app, pilot, sale.charge_id)
+@shared_app_test
+async def test_sale_shows_every_group(shared_pilot: Pilot[Any]) -> None:
+    pilot = shared_pilot
+    app = shared_app_of(pilot)
+    sale = await find(
+        app, ChargeQuery(charge_type="sale", status="success"), lambda c: bool(c.invoice_number)
+    )
+    screen = await open_detail(app, pilot, sale.charge_id)
 
-        summary = panel_text(screen, "summary")
-        assert sale.charge_id in summary
-        assert "success" in summary and "Approved" in summary and "sale" in summary
-        assert f"{sale.total_amount:,.2f}" in summary
-        assert sale.account_id in summary and sale.merchant_id in summary
-        payment = panel_text(screen, "payment")
-        assert sale.last4 in payment and "XXXX" in payment
-        assert sale.payment_method.contact.first_name in payment
-        assert "AVS" in panel_text(screen, "processor")
-        assert sale.invoice_number in panel_text(screen, "fees")
-        timestamps = panel_text(screen, "timestamps")
-        assert "UTC" in timestamps and " ago" in timestamps
-        for tag in sale.tags:
-            assert tag in panel_text(screen, "tags")
-        for key in sale.attributes:
-            assert key in panel_text(screen, "attributes")
-        # A plain sale has no disputes, no line items, no unknown fields.
-        for absent in ("chargebacks", "return", "other"):
-            assert not panel(screen, absent).display
-        assert screen.error is None
+    summary = panel_text(screen, "summary")
+    assert sale.charge_id in summary
+    assert "success" in summary and "Approved" in summary and "sale" in summary
+    assert f"{sale.total_amount:,.2f}" in summary
+    assert sale.account_id in summary and sale.merchant_id in summary
+    payment = panel_text(screen, "payment")
+    assert sale.last4 in payment and "XXXX" in payment
+    assert sale.payment_method.contact.first_name in payment
+    assert "AVS" in panel_text(screen, "processor")
+    assert sale.invoice_number in panel_text(screen, "fees")
+    timestamps = panel_text(screen, "timestamps")
+    assert "UTC" in timestamps and " ago" in timestamps
+    for tag in sale.tags:
+        assert tag in panel_text(screen, "tags")
+    for key in sale.attributes:
+        assert key in panel_text(screen, "attributes")
+    # A plain sale has no disputes, no line items, no unknown fields.
+    for absent in ("chargebacks", "return", "other"):
+        assert not panel(screen, absent).display
+    assert screen.error is None
 
-        # The header shows the charge's account; escape goes back to the list.
-        assert app.account_in_focus == sale.account_id
-        await pilot.press("escape")
-        await settle(app, pilot)
-        assert not isinstance(app.screen, ChargeDetailScreen)
-        # Back on the list: the profile's account, not the row under the cursor.
-        assert app.account_in_focus == app.session.default_account_id
-
-
-async def test_chargeback_shows_chargebacks_and_distribution_tree(app_factory: AppFactory) -> None:
-    app = app_factory()
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(app, pilot)
-        charge = await find(app, ChargeQuery(status="chargeback"))
-        screen = await open_detail(app, pilot, charge.charge_id)
-
-        chargebacks = panel_text(screen, "chargebacks")
-        assert panel(screen, "chargebacks").display
-        assert "Total charged back" in chargebacks
-        assert charge.chargebacks is not None
-        for item in charge.chargebacks.items:
-            assert item.chargeback_id in chargebacks
-            assert item.reason_code in chargebacks
-
-        labels = tree_labels(screen.query_one(DistributionTree))
-        assert any(label.startswith("Distribution ") for label in labels)
-        totals = [label for label in labels if label.startswith("chargebacks ")]
-        assert totals, labels  # the category shows among totals and this charge's items
-        assert any("item " in label and label.startswith("chargebacks") for label in labels)
+    # The header shows the charge's account; escape goes back to the list.
+    assert app.account_in_focus == sale.account_id
+    await pilot.press("escape")
+    await settle(app, pilot)
+    assert not isinstance(app.screen, ChargeDetailScreen)
+    # Back on the list: the profile's account, not the row under the cursor.
+    assert app.account_in_focus == app.session.default_account_id
 
 
-async def test_capture_opens_its_authorization_and_escape_returns(app_factory: AppFactory) -> None:
-    app = app_factory()
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(app, pilot)
-        capture = await find(app, ChargeQuery(charge_type="capture"))
-        screen = await open_detail(app, pilot, capture.charge_id)
-        assert capture.original_charge_id in panel_text(screen, "summary")
-        assert screen.check_action("open_authorization", ()) is True
-        assert screen.check_action("open_capture", ()) is False
+@shared_app_test
+async def test_chargeback_shows_chargebacks_and_distribution_tree(shared_pilot: Pilot[Any]) -> None:
+    pilot = shared_pilot
+    app = shared_app_of(pilot)
+    charge = await find(app, ChargeQuery(status="chargeback"))
+    screen = await open_detail(app, pilot, charge.charge_id)
 
-        await pilot.press("o")
-        await settle(app, pilot)
-        auth = app.screen
-        assert isinstance(auth, ChargeDetailScreen)
-        assert auth.charge_id == capture.original_charge_id
-        assert re.search(r"Type\W+auth\b", panel_text(auth, "summary"))  # fmt.charge_type_name
+    chargebacks = panel_text(screen, "chargebacks")
+    assert panel(screen, "chargebacks").display
+    assert "Total charged back" in chargebacks
+    assert charge.chargebacks is not None
+    for item in charge.chargebacks.items:
+        assert item.chargeback_id in chargebacks
+        assert item.reason_code in chargebacks
 
-        await pilot.press("escape")
-        await settle(app, pilot)
-        assert app.screen is screen
+    labels = tree_labels(screen.query_one(DistributionTree))
+    assert any(label.startswith("Distribution ") for label in labels)
+    totals = [label for label in labels if label.startswith("chargebacks ")]
+    assert totals, labels  # the category shows among totals and this charge's items
+    assert any("item " in label and label.startswith("chargebacks") for label in labels)
 
 
-async def test_authorization_links_to_its_capture(app_factory: AppFactory) -> None:
-    app = app_factory()
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(app, pilot)
-        auth = await find(app, ChargeQuery(charge_type="authorization", captured=True))
-        assert auth.captured_charge_id
-        screen = await open_detail(app, pilot, auth.charge_id)
-        assert auth.captured_charge_id in panel_text(screen, "summary")
-        await pilot.press("o")
-        await settle(app, pilot)
-        assert isinstance(app.screen, ChargeDetailScreen)
-        assert app.screen.charge_id == auth.captured_charge_id
+@shared_app_test
+async def test_capture_opens_its_authorization_and_escape_returns(shared_pilot: Pilot[Any]) -> None:
+    pilot = shared_pilot
+    app = shared_app_of(pilot)
+    capture = await find(app, ChargeQuery(charge_type="capture"))
+    screen = await open_detail(app, pilot, capture.charge_id)
+    assert capture.original_charge_id in panel_text(screen, "summary")
+    assert screen.check_action("open_authorization", ()) is True
+    assert screen.check_action("open_capture", ()) is False
+
+    await pilot.press("o")
+    await settle(app, pilot)
+    auth = app.screen
+    assert isinstance(auth, ChargeDetailScreen)
+    assert auth.charge_id == capture.original_charge_id
+    assert re.search(r"Type\W+auth\b", panel_text(auth, "summary"))  # fmt.charge_type_name
+
+    await pilot.press("escape")
+    await settle(app, pilot)
+    assert app.screen is screen
+
+
+@shared_app_test
+async def test_authorization_links_to_its_capture(shared_pilot: Pilot[Any]) -> None:
+    pilot = shared_pilot
+    app = shared_app_of(pilot)
+    auth = await find(app, ChargeQuery(charge_type="authorization", captured=True))
+    assert auth.captured_charge_id
+    screen = await open_detail(app, pilot, auth.charge_id)
+    assert auth.captured_charge_id in panel_text(screen, "summary")
+    await pilot.press("o")
+    await settle(app, pilot)
+    assert isinstance(app.screen, ChargeDetailScreen)
+    assert app.screen.charge_id == auth.captured_charge_id
 
 
 async def test_authorization_without_captured_id_finds_capture_by_search(
@@ -265,61 +267,61 @@ async def test_expand_all_loads_and_says_what_it_added(app_factory: AppFactory) 
         assert screen.query_one(DistributionTree).display
 
 
-async def test_j_toggles_raw_json(app_factory: AppFactory) -> None:
-    app = app_factory()
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(app, pilot)
-        charge = await find(app, ChargeQuery(status="return"))
-        screen = await open_detail(app, pilot, charge.charge_id)
-        view = screen.query_one(JsonView)
-        assert not view.display
-        await pilot.press("J")
-        await pilot.pause()
-        assert view.display and not screen.query_one("#detail-panels").display
-        assert f'"charge_id": "{charge.charge_id}"' in view.text
-        assert '"return": {' in view.text and '"return_code"' in view.text
-        assert app.focused is view
-        await pilot.press("J")
-        await pilot.pause()
-        assert not view.display and screen.query_one("#detail-panels").display
-        # The ACH return also has its own panel.
-        assert "R0" in panel_text(screen, "return")
+@shared_app_test
+async def test_j_toggles_raw_json(shared_pilot: Pilot[Any]) -> None:
+    pilot = shared_pilot
+    app = shared_app_of(pilot)
+    charge = await find(app, ChargeQuery(status="return"))
+    screen = await open_detail(app, pilot, charge.charge_id)
+    view = screen.query_one(JsonView)
+    assert not view.display
+    await pilot.press("J")
+    await pilot.pause()
+    assert view.display and not screen.query_one("#detail-panels").display
+    assert f'"charge_id": "{charge.charge_id}"' in view.text
+    assert '"return": {' in view.text and '"return_code"' in view.text
+    assert app.focused is view
+    await pilot.press("J")
+    await pilot.pause()
+    assert not view.display and screen.query_one("#detail-panels").display
+    # The ACH return also has its own panel.
+    assert "R0" in panel_text(screen, "return")
 
 
-async def test_d_loads_distributions_on_demand(app_factory: AppFactory) -> None:
-    app = app_factory()
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(app, pilot)
-        charge = await find(app, ChargeQuery(status="chargeback"))
-        screen = await open_detail(app, pilot, charge.charge_id, expand=None)
-        tree = screen.query_one(DistributionTree)
-        assert tree_labels(tree) == [NOT_LOADED_MESSAGE]
-        await pilot.press("d")
-        await settle(app, pilot)
-        assert any(label.startswith("Distribution ") for label in tree_labels(tree))
-        assert app.focused is tree
+@shared_app_test
+async def test_d_loads_distributions_on_demand(shared_pilot: Pilot[Any]) -> None:
+    pilot = shared_pilot
+    app = shared_app_of(pilot)
+    charge = await find(app, ChargeQuery(status="chargeback"))
+    screen = await open_detail(app, pilot, charge.charge_id, expand=None)
+    tree = screen.query_one(DistributionTree)
+    assert tree_labels(tree) == [NOT_LOADED_MESSAGE]
+    await pilot.press("d")
+    await settle(app, pilot)
+    assert any(label.startswith("Distribution ") for label in tree_labels(tree))
+    assert app.focused is tree
 
 
-async def test_undistributed_charge_says_so(app_factory: AppFactory) -> None:
-    app = app_factory()
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(app, pilot)
-        auth = await find(app, ChargeQuery(charge_type="authorization", captured=False))
-        screen = await open_detail(app, pilot, auth.charge_id)
-        assert auth.charge_id
-        assert tree_labels(screen.query_one(DistributionTree)) == [EMPTY_MESSAGE]
+@shared_app_test
+async def test_undistributed_charge_says_so(shared_pilot: Pilot[Any]) -> None:
+    pilot = shared_pilot
+    app = shared_app_of(pilot)
+    auth = await find(app, ChargeQuery(charge_type="authorization", captured=False))
+    screen = await open_detail(app, pilot, auth.charge_id)
+    assert auth.charge_id
+    assert tree_labels(screen.query_one(DistributionTree)) == [EMPTY_MESSAGE]
 
 
-async def test_markup_in_customer_data_is_literal(app_factory: AppFactory) -> None:
-    app = app_factory()
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(app, pilot)
-        charge = await find(app, ChargeQuery(status="chargeback"), lambda c: "[" in c.contact_name)
-        screen = await open_detail(app, pilot, charge.charge_id)
-        assert "[bold red]Mallory[/]" in panel_text(screen, "payment")
-        await pilot.press("J")
-        await pilot.pause()
-        assert "[bold red]Mallory[/]" in screen.query_one(JsonView).text
+@shared_app_test
+async def test_markup_in_customer_data_is_literal(shared_pilot: Pilot[Any]) -> None:
+    pilot = shared_pilot
+    app = shared_app_of(pilot)
+    charge = await find(app, ChargeQuery(status="chargeback"), lambda c: "[" in c.contact_name)
+    screen = await open_detail(app, pilot, charge.charge_id)
+    assert "[bold red]Mallory[/]" in panel_text(screen, "payment")
+    await pilot.press("J")
+    await pilot.pause()
+    assert "[bold red]Mallory[/]" in screen.query_one(JsonView).text
 
 
 async def test_unknown_fields_show_under_other(app_factory: AppFactory) -> None:
@@ -348,16 +350,16 @@ async def test_unknown_fields_show_under_other(app_factory: AppFactory) -> None:
         assert '"risk_flags"' in screen.query_one(JsonView).text
 
 
-async def test_not_found(app_factory: AppFactory) -> None:
-    app = app_factory()
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(app, pilot)
-        missing = "0" * 24
-        screen = await open_detail(app, pilot, missing)
-        assert screen.error == f"No charge {missing}"
-        assert screen.query_one("#detail-error").display
-        assert f"No charge {missing}" in notifications(app)
-        assert not panel(screen, "summary").display
+@shared_app_test
+async def test_not_found(shared_pilot: Pilot[Any]) -> None:
+    pilot = shared_pilot
+    app = shared_app_of(pilot)
+    missing = "0" * 24
+    screen = await open_detail(app, pilot, missing)
+    assert screen.error == f"No charge {missing}"
+    assert screen.query_one("#detail-error").display
+    assert f"No charge {missing}" in notifications(app)
+    assert not panel(screen, "summary").display
 
 
 @pytest.mark.parametrize(
@@ -551,16 +553,16 @@ async def test_money_actions_follow_the_policy(app_factory: AppFactory) -> None:
             assert screen.check_action(action, ()) is None
 
 
-async def test_y_copies_the_charge_id(app_factory: AppFactory) -> None:
-    app = app_factory()
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(app, pilot)
-        charge = await find(app, ChargeQuery(charge_type="sale"))
-        await open_detail(app, pilot, charge.charge_id)
-        await pilot.press("y")
-        await pilot.pause()
-        assert app.clipboard == charge.charge_id
-        assert f"Copied charge id {charge.charge_id}" in notifications(app)
+@shared_app_test
+async def test_y_copies_the_charge_id(shared_pilot: Pilot[Any]) -> None:
+    pilot = shared_pilot
+    app = shared_app_of(pilot)
+    charge = await find(app, ChargeQuery(charge_type="sale"))
+    await open_detail(app, pilot, charge.charge_id)
+    await pilot.press("y")
+    await pilot.pause()
+    assert app.clipboard == charge.charge_id
+    assert f"Copied charge id {charge.charge_id}" in notifications(app)
 
 
 def test_bindings_have_ids_and_descriptions() -> None:
