@@ -7,7 +7,7 @@ of a median 0.65 s. A test that only reads may take the module's one app instead
 
     @shared_app_test
     async def test_something(shared_pilot: Pilot[Any]) -> None:
-        app = shared_pilot.app
+        app, pilot = app_and_pilot(shared_pilot)
         ...
 
 `shared_app_test` runs the test on the module's event loop (pytest-asyncio's
@@ -54,11 +54,12 @@ shared_app_test = pytest.mark.asyncio(loop_scope="module")
 SIZE = (120, 40)
 
 
-def shared_app_of(pilot: Pilot[Any]) -> PaytuiApp:
-    """The app `pilot` drives, as a `PaytuiApp`."""
+def app_and_pilot(pilot: Pilot[Any]) -> tuple[PaytuiApp, Pilot[Any]]:
+    """The app `pilot` drives (as a `PaytuiApp`), and `pilot`: `app, pilot =
+    app_and_pilot(shared_pilot)` opens a test on the shared app."""
     app = pilot.app
     assert isinstance(app, PaytuiApp)
-    return app
+    return app, pilot
 
 
 class SharedAppLeaked(AssertionError):

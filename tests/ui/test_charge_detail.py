@@ -27,7 +27,7 @@ from paytui.ui.screens.charge_detail import ChargeDetailScreen
 from paytui.ui.widgets.distribution_tree import EMPTY_MESSAGE, NOT_LOADED_MESSAGE, DistributionTree
 from paytui.ui.widgets.json_view import JsonView
 from tests.ui.conftest import HANG_GUARD, frozen_clock, make_app, settle
-from tests.ui.shared_app import shared_app_of, shared_app_test
+from tests.ui.shared_app import app_and_pilot, shared_app_test
 
 AppFactory = Callable[..., PaytuiApp]
 
@@ -105,8 +105,7 @@ def notifications(app: PaytuiApp) -> list[str]:
 
 @shared_app_test
 async def test_sale_shows_every_group(shared_pilot: Pilot[Any]) -> None:
-    pilot = shared_pilot
-    app = shared_app_of(pilot)
+    app, pilot = app_and_pilot(shared_pilot)
     sale = await find(
         app, ChargeQuery(charge_type="sale", status="success"), lambda c: bool(c.invoice_number)
     )
@@ -144,8 +143,7 @@ async def test_sale_shows_every_group(shared_pilot: Pilot[Any]) -> None:
 
 @shared_app_test
 async def test_chargeback_shows_chargebacks_and_distribution_tree(shared_pilot: Pilot[Any]) -> None:
-    pilot = shared_pilot
-    app = shared_app_of(pilot)
+    app, pilot = app_and_pilot(shared_pilot)
     charge = await find(app, ChargeQuery(status="chargeback"))
     screen = await open_detail(app, pilot, charge.charge_id)
 
@@ -166,8 +164,7 @@ async def test_chargeback_shows_chargebacks_and_distribution_tree(shared_pilot: 
 
 @shared_app_test
 async def test_capture_opens_its_authorization_and_escape_returns(shared_pilot: Pilot[Any]) -> None:
-    pilot = shared_pilot
-    app = shared_app_of(pilot)
+    app, pilot = app_and_pilot(shared_pilot)
     capture = await find(app, ChargeQuery(charge_type="capture"))
     screen = await open_detail(app, pilot, capture.charge_id)
     assert capture.original_charge_id in panel_text(screen, "summary")
@@ -188,8 +185,7 @@ async def test_capture_opens_its_authorization_and_escape_returns(shared_pilot: 
 
 @shared_app_test
 async def test_authorization_links_to_its_capture(shared_pilot: Pilot[Any]) -> None:
-    pilot = shared_pilot
-    app = shared_app_of(pilot)
+    app, pilot = app_and_pilot(shared_pilot)
     auth = await find(app, ChargeQuery(charge_type="authorization", captured=True))
     assert auth.captured_charge_id
     screen = await open_detail(app, pilot, auth.charge_id)
@@ -269,8 +265,7 @@ async def test_expand_all_loads_and_says_what_it_added(app_factory: AppFactory) 
 
 @shared_app_test
 async def test_j_toggles_raw_json(shared_pilot: Pilot[Any]) -> None:
-    pilot = shared_pilot
-    app = shared_app_of(pilot)
+    app, pilot = app_and_pilot(shared_pilot)
     charge = await find(app, ChargeQuery(status="return"))
     screen = await open_detail(app, pilot, charge.charge_id)
     view = screen.query_one(JsonView)
@@ -290,8 +285,7 @@ async def test_j_toggles_raw_json(shared_pilot: Pilot[Any]) -> None:
 
 @shared_app_test
 async def test_d_loads_distributions_on_demand(shared_pilot: Pilot[Any]) -> None:
-    pilot = shared_pilot
-    app = shared_app_of(pilot)
+    app, pilot = app_and_pilot(shared_pilot)
     charge = await find(app, ChargeQuery(status="chargeback"))
     screen = await open_detail(app, pilot, charge.charge_id, expand=None)
     tree = screen.query_one(DistributionTree)
@@ -304,8 +298,7 @@ async def test_d_loads_distributions_on_demand(shared_pilot: Pilot[Any]) -> None
 
 @shared_app_test
 async def test_undistributed_charge_says_so(shared_pilot: Pilot[Any]) -> None:
-    pilot = shared_pilot
-    app = shared_app_of(pilot)
+    app, pilot = app_and_pilot(shared_pilot)
     auth = await find(app, ChargeQuery(charge_type="authorization", captured=False))
     screen = await open_detail(app, pilot, auth.charge_id)
     assert auth.charge_id
@@ -314,8 +307,7 @@ async def test_undistributed_charge_says_so(shared_pilot: Pilot[Any]) -> None:
 
 @shared_app_test
 async def test_markup_in_customer_data_is_literal(shared_pilot: Pilot[Any]) -> None:
-    pilot = shared_pilot
-    app = shared_app_of(pilot)
+    app, pilot = app_and_pilot(shared_pilot)
     charge = await find(app, ChargeQuery(status="chargeback"), lambda c: "[" in c.contact_name)
     screen = await open_detail(app, pilot, charge.charge_id)
     assert "[bold red]Mallory[/]" in panel_text(screen, "payment")
@@ -352,8 +344,7 @@ async def test_unknown_fields_show_under_other(app_factory: AppFactory) -> None:
 
 @shared_app_test
 async def test_not_found(shared_pilot: Pilot[Any]) -> None:
-    pilot = shared_pilot
-    app = shared_app_of(pilot)
+    app, pilot = app_and_pilot(shared_pilot)
     missing = "0" * 24
     screen = await open_detail(app, pilot, missing)
     assert screen.error == f"No charge {missing}"
@@ -555,8 +546,7 @@ async def test_money_actions_follow_the_policy(app_factory: AppFactory) -> None:
 
 @shared_app_test
 async def test_y_copies_the_charge_id(shared_pilot: Pilot[Any]) -> None:
-    pilot = shared_pilot
-    app = shared_app_of(pilot)
+    app, pilot = app_and_pilot(shared_pilot)
     charge = await find(app, ChargeQuery(charge_type="sale"))
     await open_detail(app, pilot, charge.charge_id)
     await pilot.press("y")

@@ -15,9 +15,9 @@ from tests.ui.shared_app import (
     SIZE,
     SharedApp,
     SharedAppLeaked,
+    app_and_pilot,
     fingerprint,
     quiet,
-    shared_app_of,
     shared_app_test,
 )
 
@@ -27,7 +27,7 @@ async def test_the_reset_app_shows_what_a_fresh_app_shows(
     _shared_app: SharedApp, app_factory: Callable[..., PaytuiApp]
 ) -> None:
     pilot = await _shared_app.begin_test()
-    app = shared_app_of(pilot)
+    app = app_and_pilot(pilot)[0]
     built = _shared_app.built
     # What a reading test leaves: the cursor moved, a mark, a copy, a notification, a screen on
     # top with the focus in it, the account in focus changed.
@@ -68,7 +68,7 @@ async def test_a_write_fails_the_test_and_the_app_is_built_again(_shared_app: Sh
 @shared_app_test
 async def test_what_the_reset_cannot_undo_fails_the_test(_shared_app: SharedApp) -> None:
     pilot = await _shared_app.begin_test()
-    client = await shared_app_of(pilot).get_client()
+    client = await app_and_pilot(pilot)[0].get_client()
     client.get_charge = client.get_charge  # type: ignore[method-assign]
     with pytest.raises(SharedAppLeaked, match="client's methods replaced"):
         await _shared_app.end_test()
