@@ -401,6 +401,30 @@ async def test_the_whole_queue_keeps_the_partial_rows_cells_unless_claims_or_pre
         assert len(built) == len(screen.items)  # every row built again, with who has it open
 
 
+async def test_a_sources_rows_put_in_place_are_drawn_a_loop_turn_later(
+    sandbox_transport: httpx.AsyncBaseTransport,
+) -> None:
+    """The screen's updates wait a loop turn after a source's rows are put in place
+    (`App.delay_update`), then draw them: at 100,000 charges the rows and the draw that came
+    right after made one step of the loop of 60-90 ms, with no timer due meanwhile run between
+    them. The wait ends by itself (the app draws again; nothing is left held)."""
+    from paytui.today.queue import TodayQueue
+
+    app = make_app(sandbox_transport)
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await open_today(app, pilot)
+        assert screen.queue is not None
+        whole = screen.queue
+        screen._show_partial(TodayQueue(whole.items[1::2], whole.now, ["still reading holds"]))
+        await settle(app, pilot)
+        assert app._batch_count == 0
+        screen._show_partial(TodayQueue(list(whole.items), whole.now, ["still reading x"]))
+        held = app._batch_count  # the screen's updates, held for the turn
+        await settle(app, pilot)
+        assert held == 1
+        assert app._batch_count == 0  # drawn again after it
+
+
 async def test_at_80x24_the_pulse_folds_and_the_queue_keeps_the_screen(
     sandbox_transport: httpx.AsyncBaseTransport,
 ) -> None:

@@ -291,8 +291,13 @@ class TodayScreen(StyledAtMount, ChargeRowActions, PagedListScreen[TodayItem]):
         if not (in_place and self.show_in_place(page, select, same_as_shown=same)):
             same = False
             super().show_first(page, select)
-        elif not self._partial:
-            self._read_refunds()  # as `_append` does for the whole queue's rows
+        else:
+            # The draw of the rows put in place waits a loop turn: it came in the turn after
+            # (the screen's update timer, resumed at once), with no timer due meanwhile run
+            # between them, one step of the loop of 60-90 ms at 100,000 charges.
+            self.app.delay_update(0.001)
+            if not self._partial:
+                self._read_refunds()  # as `_append` does for the whole queue's rows
         self._rows_claimed = (same and self._rows_claimed) or self.claimed_by is not None
         if not same:
             self._presence_missed = False
