@@ -292,9 +292,10 @@ class TodayScreen(StyledAtMount, ChargeRowActions, PagedListScreen[TodayItem]):
             same = False
             super().show_first(page, select)
         else:
-            # The draw of the rows put in place waits a loop turn: it came in the turn after
-            # (the screen's update timer, resumed at once), with no timer due meanwhile run
-            # between them, one step of the loop of 60-90 ms at 100,000 charges.
+            # Their draw waits for a timer's turn of the loop (`delay_update`): the screen's
+            # update timer drew them right after, before the tasks a timer due meanwhile woke,
+            # and the rows and their draw made one step of the loop of 60-110 ms at 100,000
+            # charges (docs/performance.md).
             self.app.delay_update(0.001)
             if not self._partial:
                 self._read_refunds()  # as `_append` does for the whole queue's rows
