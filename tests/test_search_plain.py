@@ -11,7 +11,6 @@ from __future__ import annotations
 import dataclasses
 import io
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -86,23 +85,16 @@ SMALL = 260
 
 
 @pytest.fixture(scope="module")
-def small_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A demo database of `SMALL` charges, built once per module: every whole search here reads
-    it three ways (as it runs, through the client, plainly), each row's refunds too, so at the
-    demo's 3,000 charges one test of this module took minutes."""
+def sandbox_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """This module's demo (copied for each test by `sandbox_db`, for `sandbox_url` and the
+    embedded sandbox of `warm_env`): `SMALL` charges, built once per module. Every whole search
+    here reads it three ways (as it runs, through the client, plainly), each row's refunds too,
+    so at the demo's 3,000 charges one test of this module took minutes."""
     from paytui.sandbox.seed import build_database
 
     path = tmp_path_factory.mktemp("small-sandbox") / "sandbox.sqlite3"
     build_database(path, charges=SMALL)
     return path
-
-
-@pytest.fixture
-def sandbox_db(small_template: Path, tmp_path: Path) -> Path:
-    """This module's sandbox (`sandbox_url`, the embedded one of `warm_env`): the small demo."""
-    target = tmp_path / "sandbox.sqlite3"
-    shutil.copyfile(small_template, target)
-    return target
 
 
 def demo() -> dict[str, str]:

@@ -24,14 +24,17 @@ the launcher, and a collector the user disabled, are left as they were.
 reads afterwards is: at 100,000 charges the full collections that Today's queue and the pulse's
 sales set off took 48-346 ms each on the event loop, the longest steps left between two frames
 while the person waits for rows (issue 45, item 5). Where the launcher paused the collector
-(`pause_collector`: the dashboard's own process), the app then defers full collections
-(`defer_full_collections`: the third threshold set out of reach; the young generations are
-collected as before; the embedded sandbox's process, which has no idle moments to wait for,
-keeps CPython's own rule), and runs one when it is idle (no key typed, no worker running)
-and one would have been due (`full_collection_due`: `FULL_WHEN_IDLE_AFTER` collections of the
-middle generation since the last full one, CPython's own threshold), or when the person never
-leaves it idle that long (`FULL_ANYWAY_AFTER`): memory stays bounded either way.
-`end_deferral` gives the threshold back when the app ends.
+(`pause_collector`: the dashboard's own process), the app then holds full collections back while
+the person is busy (`defer_full_collections`: the third threshold set out of reach; the young
+generations are collected as before) and gives CPython its own rule back in idle moments (no key
+typed for a second, no worker running: `allow_full_collections`), where CPython decides as it
+always does (its third threshold, and its rule that skips a full collection while the old
+objects waiting for one are under a quarter of the old generation): no full collection is ever
+run that CPython would not have run. A key typed holds them back again at once. Never idle that
+long, the person still gets CPython's rule back once `FULL_ANYWAY_AFTER` middle-generation
+collections have passed since the last full one (`far_overdue`): memory stays bounded.
+`end_deferral` gives the threshold back for good when the app ends. The embedded sandbox's
+process, which has no idle moments to wait for, keeps CPython's own rule throughout.
 """
 
 from __future__ import annotations
@@ -47,10 +50,8 @@ _warmed_up_frozen = False
 #: The third threshold `defer_full_collections` found and set aside (None: not deferring).
 _deferred_threshold: int | None = None
 
-#: Middle-generation collections since the last full one after which an idle moment runs a full
-#: collection (CPython's own default third threshold).
-FULL_WHEN_IDLE_AFTER = 10
-#: ... and after which one runs even while the person is busy (never idle long enough).
+#: Middle-generation collections since the last full one after which CPython's own rule is given
+#: back even while the person is busy (never idle long enough): 20 times its usual threshold.
 FULL_ANYWAY_AFTER = 200
 #: The third threshold while full collections wait: out of reach.
 OUT_OF_REACH = 1 << 30
@@ -89,7 +90,7 @@ def resume_collector(*, freeze: bool = True) -> bool:
 
 
 def defer_full_collections() -> None:
-    """Full collections wait for the app's idle moments (`full_collection_due`); the young
+    """Full collections held back while the person is busy (`allow_full_collections`); the young
     generations are collected as before. Once, until `end_deferral`."""
     global _deferred_threshold
     if _deferred_threshold is None:
@@ -103,13 +104,21 @@ def deferring() -> bool:
     return _deferred_threshold is not None
 
 
-def full_collection_due(*, idle: bool) -> bool:
-    """Whether the app should run a full collection now: while deferring, enough collections of
-    the middle generation since the last full one (`gc.get_count()[2]`), fewer when idle."""
+def far_overdue() -> bool:
+    """Whether `FULL_ANYWAY_AFTER` middle-generation collections have passed since the last full
+    one (`gc.get_count()[2]`): CPython's rule is given back even while the person is busy."""
+    return gc.get_count()[2] >= FULL_ANYWAY_AFTER
+
+
+def allow_full_collections(allowed: bool) -> None:
+    """While deferring: CPython's own rule for full collections (`allowed`: an idle moment, or
+    far overdue), or none (the person is busy). Nothing when not deferring."""
     if _deferred_threshold is None:
-        return False
-    since_full = gc.get_count()[2]
-    return since_full >= (FULL_WHEN_IDLE_AFTER if idle else FULL_ANYWAY_AFTER)
+        return
+    first, second, third = gc.get_threshold()
+    wanted = _deferred_threshold if allowed else OUT_OF_REACH
+    if third != wanted:
+        gc.set_threshold(first, second, wanted)
 
 
 def end_deferral() -> None:

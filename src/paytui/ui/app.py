@@ -59,10 +59,10 @@ _Result = TypeVar("_Result")
 FIRST_PAGE_WAIT = 2.0
 #: Seconds between the first page painted and the start-up's deferred work (`_end_start`).
 AFTER_FIRST_ROWS = 0.05
-#: Seconds between two looks for a full collection of the cyclic collector to run
-#: (`_collect_when_idle`, `paytui.collector`): the look itself costs microseconds.
+#: Seconds between two looks at whether the person is idle, for the cyclic collector's full
+#: collections (`_pace_full_collections`, `paytui.collector`): a look costs microseconds.
 COLLECT_LOOK_EVERY = 1.0
-#: Seconds without a key typed before a full collection counts the app idle.
+#: Seconds without a key typed before the app counts as idle for full collections.
 COLLECT_QUIET = 1.0
 
 if TYPE_CHECKING:
@@ -210,9 +210,11 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
 
     async def on_event(self, event: events.Event) -> None:
         """Textual's (through the guards), each key first tagged with the workspace shown
-        when it was typed (`_on_key`)."""
+        when it was typed (`_on_key`); a key holds full collections back at once
+        (`_pace_full_collections`)."""
         if isinstance(event, events.Key) and not event.is_forwarded:
             event._paytui_workspace = self._workspaces.active  # type: ignore[attr-defined]
+            collector.allow_full_collections(collector.far_overdue())
         await super().on_event(event)
 
     async def _on_key(self, event: events.Key) -> None:
@@ -496,7 +498,7 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
         self._started = True
         if resume_collector():  # the launcher's pause: full collections in idle moments
             collector.defer_full_collections()
-            self.set_interval(COLLECT_LOOK_EVERY, self._collect_when_idle)
+            self.set_interval(COLLECT_LOOK_EVERY, self._pace_full_collections)
         self._check_keymap()
         self.session.allow_reconcile()
         from paytui.ui import warm_up
@@ -507,24 +509,19 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
         self.set_timer(warm_up.WARM_UP_AFTER, self.warm_up.start)
         self._run_after_start()
 
-    def _collect_when_idle(self) -> None:
-        """A full collection when one is due (`paytui.collector.full_collection_due`): in an
-        idle moment (no key typed for `COLLECT_QUIET` seconds, no worker running: nobody waits
-        for a frame), or at the latest after `collector.FULL_ANYWAY_AFTER` middle collections.
-        Not while Textual has paused the collector (a smooth scroll)."""
-        import gc
+    def _pace_full_collections(self) -> None:
+        """Full collections (`paytui.collector`) on CPython's own rule in an idle moment (no key
+        typed for `COLLECT_QUIET` seconds, no worker running: nobody waits for a frame) or when
+        far overdue; held back otherwise. A key typed holds them back at once (`on_event`)."""
         from time import monotonic
 
         from textual.worker import WorkerState
 
-        if not gc.isenabled():
-            return
         running = (WorkerState.PENDING, WorkerState.RUNNING)
         idle = monotonic() - self.last_typed >= COLLECT_QUIET and not any(
             worker.state in running for worker in self.workers
         )
-        if collector.full_collection_due(idle=idle):
-            gc.collect()
+        collector.allow_full_collections(idle or collector.far_overdue())
 
     async def on_unmount(self) -> None:
         resume_collector(freeze=False)

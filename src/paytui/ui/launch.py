@@ -88,7 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str]) -> int:
     """Run the UI; returns the exit code (2 for a usage or connection mistake, one stderr line)."""
-    from paytui.collector import pause_collector, resume_collector
+    from paytui.collector import end_deferral, pause_collector, resume_collector
     from paytui.ui.type_ahead import hold
 
     typed = hold()  # keys typed while starting stay as typed (`paytui.ui.type_ahead`)
@@ -98,6 +98,7 @@ def main(argv: Sequence[str]) -> int:
             return _main(argv)
         finally:
             resume_collector(freeze=False)
+            end_deferral()  # the app gives it back as it unmounts; not if it never did
     finally:
         typed.release()
 

@@ -280,7 +280,8 @@ class ChartLine(Widget):
         nothing drawn again when they are the ones shown."""
         data = list(data)
         label = self.label if label is None else label
-        if data == self.data and figures == self.figures and label == self.label:
+        same_figures = figures == self.figures and figures.style == self.figures.style
+        if data == self.data and same_figures and label == self.label:
             return
         self.data = data
         self.figures = figures

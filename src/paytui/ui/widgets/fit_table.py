@@ -269,7 +269,8 @@ class FitTable(DataTable[Any]):
         if kept is not None and kept[0] is value:
             if kept[1] == row_index:
                 return kept[2]
-            if kept[3]:  # a one-line cell of a row moved: the same lines, its new number
+            if kept[3] and row_index >= self.fixed_rows:  # a one-line cell of a row moved
+                # (not into the fixed rows, drawn their own way): the same lines, its new number
                 moved = _moved(kept[2], row_index, column_index)
                 self._cell_lines[key] = (value, row_index, moved, True)
                 return moved
