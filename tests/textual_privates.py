@@ -28,6 +28,9 @@ PRIVATES: tuple[tuple[str, str, str], ...] = (
     ("textual.css.stylesheet:Stylesheet", "_parse_rules", "css_parsed_once (speed): cache"),
     ("textual.pilot", "wait_for_idle", "quick_idle (speed): the pilot's wait for idle"),
     ("textual.app", "wait_for_idle", "quick_idle (speed): the app's wait for idle"),
+    ("textual.screen:Screen", "_layout_required", "settle: a layout still owed (_frame_due)"),
+    ("textual.screen:Screen", "_scroll_required", "settle: a scroll still owed (_frame_due)"),
+    ("textual.screen:Screen", "_callbacks", "settle: call_after_refresh owed (_frame_due)"),
     (
         "textual._animator:Animator",
         "_complete_event",

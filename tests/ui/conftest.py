@@ -234,9 +234,31 @@ async def settle(app: PaytuiApp, pilot: Any) -> None:
         if any(worker.state in _BUSY for worker in app.workers):
             continue
         await pilot.pause()
-        if not any(worker.state in _BUSY for worker in app.workers) and not _start_due(app):
+        if (
+            not any(worker.state in _BUSY for worker in app.workers)
+            and not _start_due(app)
+            and not _frame_due(app)
+        ):
             return
     await pilot.pause()
+
+
+def _frame_due(app: PaytuiApp) -> bool:
+    """The screen in front still owes a layout, a scroll or the callbacks that wait for its next
+    refresh (`call_after_refresh`: the charges list's look at the rows on screen for refunds to
+    read). The first page's table is laid out again once the loading line has gone (28 rows
+    shown, then 32), and the rows that came into view then have their refunds read: a `settle`
+    that ended between those steps left a test the 28 rows with ``?`` (found by the shared
+    app's proof, `tests/ui/shared_app.py`)."""
+    if not app.screen_stack:
+        return False
+    screen = app.screen
+    return bool(
+        screen._layout_required
+        or screen._scroll_required
+        or screen._callbacks
+        or getattr(screen, "_refunds_look_pending", False)
+    )
 
 
 async def _started(app: PaytuiApp) -> None:
