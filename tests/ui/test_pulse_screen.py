@@ -1,48 +1,77 @@
-"""The Pulse screen is laid out once as it is pushed, and again for each new size."""
+"""The Pulse and Today screens are laid out once as they are shown, and again for each new size
+(`LaidOutOnce`)."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import httpx
+import pytest
+from textual._compositor import Compositor
+from textual.screen import Screen
 
+from paytui.ui.app import PaytuiApp
 from paytui.ui.palette_commands import open_pulse
 from paytui.ui.screens.pulse import PulseScreen
-from paytui.ui.widgets.pulse import PulseStrip
+from paytui.ui.screens.today import TodayScreen
+from paytui.ui.widgets.footer import PaytuiFooter
 from tests.ui.conftest import make_app, settle
 
 
+async def _pulse(app: PaytuiApp, _pilot: Any) -> None:
+    open_pulse(app)
+
+
+async def _today(_app: PaytuiApp, pilot: Any) -> None:
+    await pilot.press("0")
+
+
+def laid_out_by_resize(
+    monkeypatch: pytest.MonkeyPatch, kind: type[Screen[Any]]
+) -> list[tuple[int, int]]:
+    """The sizes a screen of `kind`'s own `Resize` handler lays it out at from now on."""
+    resized: list[tuple[int, int]] = []  # the sizes its Resize handler was given
+    laid_out: list[tuple[int, int]] = []
+    reflow, screen_resized = Compositor.reflow, kind._screen_resized
+
+    def counted_reflow(compositor: Compositor, parent: Any, size: Any) -> Any:
+        if resized:
+            laid_out.append(tuple(size))
+        return reflow(compositor, parent, size)
+
+    def counted_resize(screen: Screen[Any], size: Any) -> None:
+        resized.append(tuple(size))
+        screen_resized(screen, size)
+        resized.pop()
+
+    monkeypatch.setattr(Compositor, "reflow", counted_reflow)
+    monkeypatch.setattr(kind, "_screen_resized", counted_resize)
+    return laid_out
+
+
+@pytest.mark.parametrize(
+    ("show", "kind"), [(_pulse, PulseScreen), (_today, TodayScreen)], ids=["pulse", "today"]
+)
 async def test_the_screens_own_resize_lays_it_out_again_only_for_a_new_size(
     sandbox_transport: httpx.AsyncBaseTransport,
+    show: Callable[[PaytuiApp, Any], Awaitable[None]],
+    kind: type[Screen[Any]],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Textual lays a pushed screen out as it resumes, then again, at the same size, for the
+    """Textual lays a shown screen out as it resumes, then again, at the same size, for the
     `Resize` that layout sends the screen itself."""
     app = make_app(sandbox_transport)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(app, pilot)
-        open_pulse(app)
-        screen = app.screen
-        assert isinstance(screen, PulseScreen)
-        resized: list[tuple[int, int]] = []  # the sizes its Resize handler was given
-        laid_out: list[tuple[int, int]] = []  # and laid the screen out at
-        reflow, screen_resized = screen._compositor.reflow, screen._screen_resized
-
-        def counted_reflow(parent: Any, size: Any) -> Any:
-            if resized:
-                laid_out.append(tuple(size))
-            return reflow(parent, size)
-
-        def counted_resize(size: Any) -> None:
-            resized.append(tuple(size))
-            screen_resized(size)
-            resized.pop()
-
-        screen._compositor.reflow = counted_reflow  # type: ignore[method-assign]
-        screen._screen_resized = counted_resize  # type: ignore[method-assign]
+        laid_out = laid_out_by_resize(monkeypatch, kind)
+        await show(app, pilot)
         await settle(app, pilot)
-        assert screen.query_one(PulseStrip).outer_size.width == 120
+        screen = app.screen
+        assert isinstance(screen, kind)
+        assert screen.query_one(PaytuiFooter).outer_size.width == 120
         assert laid_out == []
         await pilot.resize_terminal(100, 30)
         await settle(app, pilot)
         assert laid_out == [(100, 30)]
-        assert screen.query_one(PulseStrip).outer_size.width == 100
+        assert screen.query_one(PaytuiFooter).outer_size.width == 100

@@ -26,6 +26,7 @@ from paytui.ui.textual_fixes import (
     DismissOnce,
     ScreenSwitchGuards,
 )
+from tests.ui.test_pulse_screen import laid_out_by_resize
 
 
 class _Plain(Screen[None]):
@@ -192,3 +193,16 @@ async def test_a_screens_first_resume_still_styles_every_node_styled_as_it_mount
         await app.push_screen(screen)
         await pilot.pause()
         assert (screen, True) in resumed
+
+
+async def test_a_shown_screen_is_still_laid_out_again_at_the_same_size(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`LaidOutOnce`: Textual lays a pushed screen out as it resumes, and again, at the same
+    size, for the `Resize` that layout sends the screen itself."""
+    laid_out = laid_out_by_resize(monkeypatch, _Plain)
+    app: App[None] = App()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.push_screen(_Plain())
+        await pilot.pause()
+        assert laid_out == [(80, 24)]

@@ -22,12 +22,15 @@ upgrade fixes it, that test fails, and the workaround (and its test) can go.
   it drew, its caches) long after the widget is gone: each widget drawn kept about 20 caches
   and their lines alive, up to 1,024 of them (a pulse refresh that mounted its rows again grew
   the process by their count every time). Here the two colours alone are the key.
+- `LaidOutOnce` (the Pulse and Today screens): Textual lays a pushed screen out as it resumes,
+  which sends the screen itself a `Resize`, whose handler lays it out again at the same size in
+  the same step of the event loop. Here a `Resize` at the size just laid out is not laid out again.
 """
 
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
+from typing import Any, cast
 
 from textual import events, on, work
 from textual._styles_cache import StylesCache
@@ -38,6 +41,7 @@ from textual.color import Color
 from textual.command import CommandList, CommandPalette
 from textual.css.query import NoMatches
 from textual.css.stylesheet import Stylesheet
+from textual.geometry import Size
 from textual.message import Message
 from textual.screen import Screen
 from textual.style import Style
@@ -49,6 +53,7 @@ __all__ = [
     "DialogButton",
     "DismissOnce",
     "GuardedCommandPalette",
+    "LaidOutOnce",
     "ParsedOnceStylesheet",
     "ScreenSwitchGuards",
     "StyledAtMount",
@@ -104,6 +109,19 @@ class StyledAtMount:
     def _on_screen_resume(self, event: events.ScreenResume) -> None:
         if not self._suspended_once:
             event.refresh_styles = False
+
+
+class LaidOutOnce:
+    """Mixin for a `Screen` subclass (before it in the bases): the screen is laid out for a new
+    size only (see the module docstring; 10-15 ms of the Pulse screen's push at 100,000 charges,
+    docs/performance.md). A change since that layout is laid out by the screen's update timer,
+    as any other."""
+
+    def _screen_resized(self, size: Size) -> None:
+        screen = cast("Screen[Any]", self)
+        if size == screen._compositor.size and screen._compositor.root is screen:
+            return
+        super()._screen_resized(size)  # type: ignore[misc]
 
 
 class DialogButton(Button):

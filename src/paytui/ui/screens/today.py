@@ -41,7 +41,7 @@ from paytui.ui.marks import MARK, Marks
 from paytui.ui.running_app import paytui_app, still_shown
 from paytui.ui.screens.charge_rows import ChargeRowActions, charge_row_bindings
 from paytui.ui.screens.paged_list import PagedListScreen
-from paytui.ui.textual_fixes import StyledAtMount
+from paytui.ui.textual_fixes import LaidOutOnce, StyledAtMount
 from paytui.ui.widgets.charge_table import state_text
 from paytui.ui.widgets.fit_table import FitColumn, FitNavTable
 from paytui.ui.widgets.footer import PaytuiFooter
@@ -173,7 +173,7 @@ def local_due(value: datetime) -> str:
 REDRAW_ROWS_OVER = 50
 
 
-class TodayScreen(StyledAtMount, ChargeRowActions, PagedListScreen[TodayItem]):
+class TodayScreen(LaidOutOnce, StyledAtMount, ChargeRowActions, PagedListScreen[TodayItem]):
     """The queue, read whole in one worker and sorted unknown outcomes first, then by due time;
     shown a page of rows at a time (the list kit's paging over the queue in memory): at 100,000
     charges it holds about 2,000 items, and adding them all at once held the screen for 1-2 s."""
