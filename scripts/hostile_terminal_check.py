@@ -11,6 +11,7 @@ The result is recorded in docs/reliability.md ("Hostile data and broken servers"
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import subprocess
 import sys
@@ -18,7 +19,9 @@ import tempfile
 import time
 from pathlib import Path
 
-SESSION = "paytui-hostile-check"
+#: The check's own tmux session: named for this process, so that two checks (two test runs on
+#: one machine) never kill or retitle each other's session on the shared tmux server.
+SESSION = f"paytui-hostile-check-{os.getpid()}"
 TITLE = "title-before"
 
 
