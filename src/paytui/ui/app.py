@@ -515,12 +515,7 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
         far overdue; held back otherwise. A key typed holds them back at once (`on_event`)."""
         from time import monotonic
 
-        from textual.worker import WorkerState
-
-        running = (WorkerState.PENDING, WorkerState.RUNNING)
-        idle = monotonic() - self.last_typed >= COLLECT_QUIET and not any(
-            worker.state in running for worker in self.workers
-        )
+        idle = monotonic() - self.last_typed >= COLLECT_QUIET and not self.reading()
         collector.allow_full_collections(idle or collector.far_overdue())
 
     async def on_unmount(self) -> None:

@@ -75,6 +75,15 @@ class PaytuiHost(HeldKeys):
         """Build the top screen `base` now, not shown (`PaytuiApp`; here: none)."""
         return None
 
+    def reading(self) -> bool:
+        """A worker pending or running (a screen reading: a search, Today's queue, the pulse):
+        work that can wait for the person's idle moments (the warm-up, full collections)
+        waits."""
+        from textual.worker import WorkerState
+
+        running = (WorkerState.PENDING, WorkerState.RUNNING)
+        return any(worker.state in running for worker in self.workers)
+
     def after_start(self, callback: Callable[[], object]) -> None:
         """Call `callback` once the first page is on screen (at once if it is): work the first
         page does not need, such as reading the team's claims (which builds the journal and the

@@ -223,13 +223,10 @@ class WarmUp:
         search, Today's queue and pulse), at most `IDLE_LIMIT` seconds: False then. A screen
         built ahead takes the loop for a few slices; it never adds them to what the person
         is waiting for."""
-        from textual.worker import WorkerState
-
-        running = {WorkerState.PENDING, WorkerState.RUNNING}
         deadline = self.clock() + IDLE_LIMIT
         while self.clock() < deadline:
             await self._quiet()
-            if not any(worker.state in running for worker in self.app.workers):
+            if not self.app.reading():
                 return True
             await asyncio.sleep(QUIET)
         return False
