@@ -19,15 +19,25 @@ import tempfile
 import time
 from pathlib import Path
 
-#: The check's own tmux session: named for this process, so that two checks (two test runs on
-#: one machine) never kill or retitle each other's session on the shared tmux server.
+#: The check's own tmux session, on its own tmux server (`-L SOCKET`), both named for this
+#: process: two checks (two test runs on one machine) never kill or retitle each other's session,
+#: and the session's command runs in this process's environment, not in that of a tmux server
+#: someone else started earlier (another HOME, no XDG directories of this run).
 SESSION = f"paytui-hostile-check-{os.getpid()}"
+SOCKET = SESSION
 TITLE = "title-before"
 
 
 def tmux(*args: str) -> str:
-    result = subprocess.run(["tmux", *args], capture_output=True, text=True, check=False)
+    result = subprocess.run(
+        ["tmux", "-L", SOCKET, *args], capture_output=True, text=True, check=False
+    )
     return result.stdout.strip()
+
+
+def stop() -> None:
+    """End the check's session and its tmux server."""
+    tmux("kill-server")
 
 
 def pane_title() -> str:
@@ -77,7 +87,7 @@ def outer() -> int:
     results.append(("paytui ran to the end without a crash", done))
     title = pane_title()
     results.append((f"terminal title unchanged ({title!r})", title == TITLE))
-    tmux("kill-session", "-t", SESSION)
+    stop()
     shutil.rmtree(work, ignore_errors=True)
     for name, held in results:
         print(f"{'held' if held else 'FAILED'}: {name}")
