@@ -212,7 +212,7 @@ class WarmUp:
 
     def busy(self) -> bool:
         """The person is typing: a key within `QUIET` seconds, or keys held for a screen."""
-        return self.clock() - self.app.last_typed < QUIET or bool(self.app.held_keys)
+        return self.clock() < self.app.last_typed + QUIET or bool(self.app.held_keys)
 
     async def _quiet(self) -> None:
         while self.busy():

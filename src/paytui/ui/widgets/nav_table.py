@@ -22,6 +22,23 @@ class NavTable(DataTable[Any]):
     HELP_TITLE = "Table"
     KEYS_TITLE = "Tables"
 
+    #: The cursor moved while the table had no size yet (its screen built ahead, not shown):
+    #: it is scrolled into view once the table has one.
+    _scroll_owed = False
+
+    def _scroll_cursor_into_view(self, animate: bool = False) -> None:
+        # Scrolling a table that has no height yet scrolls every row but the first out of
+        # view: a list built ahead would open scrolled past its first rows.
+        if not self.size.height:
+            self._scroll_owed = True
+            return
+        super()._scroll_cursor_into_view(animate)
+
+    def on_resize(self) -> None:
+        if self._scroll_owed and self.size.height:
+            self._scroll_owed = False
+            super()._scroll_cursor_into_view()
+
     def action_select(self) -> None:
         self.action_select_cursor()
 
