@@ -162,11 +162,24 @@ def test_history_still_checks_what_the_environment_says_of_the_journal(tmp_path:
     assert "paytui.config.connection" in found
 
 
+def test_history_reads_a_config_file_without_its_models(tmp_path: Path) -> None:
+    """A config file whose profiles name no journal: the trail is this person's own file
+    whatever its values (`config.environment.own_journal`), so none of them is validated."""
+    config = tmp_path / ".config" / "paytui" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text('default_profile = "sandbox"\n[ui]\nclaim_lease_seconds = 60\n')
+    found = imported_by(tmp_path, "history", "--limit", "1", demo_client=False)
+    assert "paytui.actions.journal" in found  # it did read the trail
+    pydantic = {"pydantic.main", "pydantic_core", "paytui.config.model", "paytui.config.connection"}
+    assert not under(found, pydantic)
+
+
 def test_a_config_file_builds_the_validators_of_its_own_tables_only(tmp_path: Path) -> None:
     config = tmp_path / ".config" / "paytui" / "config.toml"
     config.parent.mkdir(parents=True)
     config.write_text('default_profile = "sandbox"\n[ui]\nclaim_lease_seconds = 60\n')
-    imported_by(tmp_path, "history", "--limit", "1")
+    # A profile's trail is found through the config (`journal_of`): the file is validated.
+    imported_by(tmp_path, "history", "--profile", "sandbox", "--limit", "1")
     built = set(models_built(tmp_path))
     assert "UiPrefs" in built  # the file's [ui] was validated
     assert not built & {"TodayPrefs", "PulsePrefs", "EvidencePrefs", "UserCommand", "Profile"}

@@ -680,7 +680,8 @@ def history_listing(runtime: Runtime, args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise CommandError(f"history: {exc}", Exit.USAGE) from exc
     limit = None if args.all else _limit(args)
-    rows = runtime.journal().audit(**wanted.kwargs(), limit=limit)
+    # A listing makes and reads no claim: the journal's place is all it needs of the config.
+    rows = runtime.journal(claims=False).audit(**wanted.kwargs(), limit=limit)
     if args.all:
         write_rows(
             runtime.io.out,

@@ -380,6 +380,9 @@ class Runtime:
     _connection: Connection | None = None
     _journal: Journal | None = None
     _loaded: LoadResult | None = None
+    _lease_unread: bool = False
+    """The journal was opened without the connection, with the default lease, though a config
+    file may set another (`journal(claims=False)`)."""
 
     @property
     def connection(self) -> Connection:
@@ -403,18 +406,25 @@ class Runtime:
     def client(self) -> contextlib.AbstractAsyncContextManager[PaymentClient]:
         return self.connector(self.connection)
 
-    def journal(self, *, off: str | None = "money actions are off") -> Journal:
+    def journal(self, *, off: str | None = "money actions are off", claims: bool = True) -> Journal:
         """The connection's journal (a team's PostgreSQL, or this person's file), opened once.
         When it cannot be: `CommandError` (exit 3), its line prefixed with `off` (what this
-        means for the command)."""
+        means for the command). `claims`: False when the command makes and reads no claim (the
+        trail's listing), so the claims' lease, which a config file may set, is not needed:
+        this person's own file is then opened without the connection whenever the config file
+        cannot move it (`config.environment.own_journal`), and the lease is read only if a
+        later call needs it."""
+        from paytui.connect import claim_lease
+
         if self._journal is None:
             from paytui.actions.journal import JournalUnavailable, open_journal
-            from paytui.connect import claim_lease
 
-            if self._connection is None and self._every_default():
-                # The embedded sandbox with every default: this person's own file and the
-                # default lease, known without resolving the connection (the config's models).
+            every = self._connection is None and self._every_default()
+            if every or (self._connection is None and not claims and self._own_journal()):
+                # This person's own file, known without resolving the connection (the
+                # config's models); with every default, the default lease is the lease too.
                 location, password, lease = None, None, claim_lease(None)
+                self._lease_unread = not every
             else:
                 location, secret = self._journal_location()
                 password = secret.get_secret_value() if secret is not None else None
@@ -424,7 +434,17 @@ class Runtime:
             except JournalUnavailable as exc:
                 text = f"{off}: {exc}" if off else str(exc)
                 raise CommandError(text, Exit.CONFIG) from None
+        if claims and self._lease_unread:
+            self._journal.claim_lease = claim_lease(self.connection)
+            self._lease_unread = False
         return self._journal
+
+    def _own_journal(self) -> bool:
+        if self.journal_path is not None or self.trail_profile is not None:
+            return False
+        from paytui.config.environment import own_journal
+
+        return own_journal(self.profile, self.base_url, self._environ())
 
     def _every_default(self) -> bool:
         if self.journal_path is not None or self.trail_profile is not None:

@@ -6,8 +6,10 @@ A module with no imports of its own beyond dataclasses (the config's file locati
 library), so the dashboard and the script commands can ask it before pydantic and the config's
 models load. `paytui.config.connection.resolve_connection` still decides everything; these only
 say when its answer is known without it: the embedded sandbox (the launcher starts its child
-while the config is read; `paytui history` finds the journal) and a service named by the
-command line and the environment alone (`plain_service`: `paytui charges show`).
+while the config is read; `paytui history` finds the journal), this person's own journal
+whatever the config file's values (`own_journal`: `paytui history` with a config file, which
+reads the file's TOML but none of its models), and a service named by the command line and the
+environment alone (`plain_service`: `paytui charges show`).
 """
 
 from __future__ import annotations
@@ -28,10 +30,12 @@ __all__ = [
     "ENV_SCREEN_READER",
     "ENV_TOKEN",
     "ENV_VARS",
+    "IMPLICIT_PROFILE",
     "TEAM_VARS",
     "PlainService",
     "every_default",
     "only_the_sandbox",
+    "own_journal",
     "plain_service",
     "screen_reader_asked",
 ]
@@ -55,6 +59,11 @@ ENV_READ_ONLY = "PAYTUI_READ_ONLY"
 #: (docs/accessibility.md).
 ENV_SCREEN_READER = "PAYTUI_SCREEN_READER"
 ENV_VARS = (ENV_PROFILE, ENV_BASE_URL, ENV_TOKEN, ENV_CLIENT_ID, ENV_CLIENT_SECRET, ENV_ACCOUNT_ID)
+#: The profile that exists even when the file defines none: the embedded sandbox. Reserved:
+#: `paytui profile add sandbox --base-url …` would silently point a bare `paytui` elsewhere.
+#: Here rather than with the config's models (`config.model` takes it from here), so that
+#: `own_journal` can name it without them.
+IMPLICIT_PROFILE = "sandbox"
 
 
 def only_the_sandbox(profile: str | None, base_url: str | None, environ: Mapping[str, str]) -> bool:
@@ -82,6 +91,44 @@ def every_default(profile: str | None, base_url: str | None, environ: Mapping[st
     return only_the_sandbox(profile, base_url, environ) and not any(
         environ.get(name) for name in TEAM_VARS
     )
+
+
+def own_journal(profile: str | None, base_url: str | None, environ: Mapping[str, str]) -> bool:
+    """True when the connection's journal is this person's own file whatever the config file's
+    values are, so that reading the trail (`paytui history`) needs neither the config's models
+    (pydantic) nor a login, as `journal_of` reads a profile's trail without one.
+
+    Nothing on the command line or in the environment chooses the connection or the journal
+    (`ENV_VARS`, `TEAM_VARS`), and the config file is absent, or is TOML in which no profile that
+    `resolve_connection` may choose has a `journal` key: not the file's `default_profile`, nor
+    the profile it falls back to when that one is missing or broken (`IMPLICIT_PROFILE`). Each
+    of those, valid or left out for its errors, then gives the own file, so the file's values
+    need not be validated to know it. False for anything else, a file that is not TOML or not
+    of that shape included: `resolve_connection` reads it and says what is wrong. The file's
+    other tables are not read here (their mistakes are the dashboard's and `paytui profile
+    list`'s to say)."""
+    if profile or base_url or any(environ.get(name) for name in (*ENV_VARS, *TEAM_VARS)):
+        return False
+    import tomllib
+
+    from paytui.config.files import UnreadableFileError, config_path, loads_toml, read_small_text
+
+    path = config_path()
+    try:
+        raw = loads_toml(read_small_text(path), path)
+    except FileNotFoundError:
+        return True
+    except (UnreadableFileError, tomllib.TOMLDecodeError):
+        return False
+    chosen = raw.get("default_profile", IMPLICIT_PROFILE)
+    profiles = raw.get("profiles", {})
+    if not isinstance(chosen, str) or not isinstance(profiles, dict):
+        return False
+    for name in {chosen, IMPLICIT_PROFILE}:
+        table = profiles.get(name, {})
+        if not isinstance(table, dict) or "journal" in table:
+            return False
+    return True
 
 
 def screen_reader_asked(environ: Mapping[str, str]) -> bool:

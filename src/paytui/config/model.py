@@ -14,6 +14,7 @@ from typing import Annotated, ClassVar, Literal, Self
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from paytui.api.parameters import CHARGE_FILTERS, REFUND_FILTERS, check_parameter_name
+from paytui.config.environment import IMPLICIT_PROFILE as IMPLICIT_PROFILE
 from paytui.config.urls import UrlPolicyError, check_base_url
 
 #: Every table of the file: unknown keys refused, values frozen. Each model's validator is built
@@ -31,9 +32,6 @@ TokenAuth = Literal["auto", "basic", "form"]
 #: How the service pages a list (`paytui.api.paging.PagingStyle`).
 Paging = Literal["offset", "page"]
 
-#: The profile that exists even when the file defines none: the embedded sandbox. Reserved:
-#: `paytui profile add sandbox --base-url …` would silently point a bare `paytui` elsewhere.
-IMPLICIT_PROFILE = "sandbox"
 #: `pa_` plus letters and digits (the service's ids are 20-odd of them).
 ACCOUNT_ID_RE = re.compile(r"pa_[A-Za-z0-9]{1,64}")
 #: Printable ASCII without spaces: a client id travels in an HTTP Basic header.
