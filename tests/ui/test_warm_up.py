@@ -233,3 +233,53 @@ async def test_what_the_warm_up_built_is_frozen_for_the_collector_once_it_is_ove
         assert frozen == [["tokens"]]  # once, with what was built ahead
         collector.freeze_warmed_up()  # a later app of the same process: nothing more
         assert frozen == [["tokens"]]
+
+
+def _styles_of_every_node(app: PaytuiApp) -> dict[int, dict[str, object]]:
+    """Each node's rules from the stylesheet, by node, over every screen built (shown or not)."""
+    nodes: list[Any] = [app]
+    for stack in app._screen_stacks.values():
+        for screen in stack:
+            nodes.extend(screen.walk_children(with_self=True))
+    return {id(node): dict(node._css_styles._rules) for node in nodes}
+
+
+async def test_the_charge_details_css_is_added_ahead_and_its_first_open_restyles_no_other_node(
+    app_factory: Callable[..., PaytuiApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The charge detail's CSS file is added to the stylesheet in the warm-up, so the first
+    Enter restyles no node of the app but the new screen's (Textual restyles the whole app when
+    a push adds a file: every screen built ahead), and the detail is styled by it all the same.
+    Adding the files ahead changed no node built: a whole restyle after the warm-up (every top
+    screen built ahead) leaves every node's rules as they were."""
+    from textual.css.stylesheet import Stylesheet
+
+    from paytui.ui.screens.charge_detail import ChargeDetailScreen
+
+    monkeypatch.setattr(warm_up, "WARM_UP_AFTER", 0.01)
+    monkeypatch.setattr(warm_up, "BUILT_AHEAD", BUILT_AHEAD)
+    restyled: list[object] = []
+    update = Stylesheet.update
+
+    def counted(self: Stylesheet, root: Any, animate: bool = False) -> None:
+        restyled.append(root)
+        update(self, root, animate=animate)
+
+    monkeypatch.setattr(Stylesheet, "update", counted)
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await warmed_up(app, pilot)
+        (path,) = warm_up.pushed_css_files(ChargeDetailScreen)
+        assert app.stylesheet.has_source(path)
+        styles = _styles_of_every_node(app)
+        app.stylesheet.update(app)
+        assert _styles_of_every_node(app) == styles
+
+        restyled.clear()
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert isinstance(app.screen, ChargeDetailScreen)
+        assert app not in restyled
+        heading = app.screen.query_one("#detail-heading")
+        assert heading.styles.padding.left == 1  # charge_detail.tcss

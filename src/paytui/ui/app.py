@@ -1069,17 +1069,11 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
         # Its CSS before its widgets are styled, as `App._load_screen_css` adds it, without
         # styling every node of the app again: a screen's CSS file scopes each rule to its
         # screen (`*.tcss`), so no node shown now takes a rule from it (about 35 ms, at load).
-        if self.css_monitor is not None:
-            self.css_monitor.add_paths(screen.css_path)
-        added = False
-        for path in screen.css_path:
-            if not self.stylesheet.has_source(str(path), ""):
-                self.stylesheet.read(path)
-                added = True
+        from paytui.ui.warm_up import add_css_files
+
+        add_css_files(self, screen.css_path)
         if screen.CSS:
             self._load_screen_css(screen)  # a class's own CSS: as Textual adds it
-        elif added:
-            self.stylesheet.reparse()
         self._screen_stacks[mode] = [screen]
         self._register(self, screen)
         return screen

@@ -21,7 +21,15 @@ The last two are done here, once the first page is on screen (`PaytuiApp._end_st
    the same variables; the loop takes the rules into the App's parse cache only if the variables
    are still those (a theme picked meanwhile: they are dropped and parsed when needed).
 
-3. Then the top screens of `BUILT_AHEAD` are built, one a step (`PaytuiApp.build_ahead`): each
+3. Then the CSS files of the screens pushed over a list (`PUSHED_AHEAD`: the charge detail, on
+   Enter) are added to the App's stylesheet (`add_css_files`), as `App._load_screen_css` adds
+   them on the first push, but without restyling every node of the app: that restyle (every
+   screen built ahead, about 40 ms, twice that at load) was what the first charge opened paid
+   and the second did not. Every rule of such a file names ids and classes of its own screen
+   only, so no node built now takes a rule from it (`tests/ui/test_warm_up.py` restyles the
+   whole app after the warm-up and finds no node changed).
+
+4. Then the top screens of `BUILT_AHEAD` are built, one a step (`PaytuiApp.build_ahead`): each
    mounted in its mode's stack, not shown, its CSS file added (every rule of a screen's CSS
    file is scoped to its screen, so adding it changes no other screen) and its first read
    started, as a first visit would. The visit then shows a screen built and filled, as a later
@@ -31,13 +39,13 @@ The last two are done here, once the first page is on screen (`PaytuiApp._end_st
    waits until no worker runs (the previous screen's read, the shown screen's: Today's queue
    and pulse are never slowed by a screen built behind them), at most `IDLE_LIMIT` seconds.
 
-Until step 3 nothing is added to the stylesheet's sources and no request is sent; nothing is
-shown or announced (a screen reader hears only the screen in front). Before each step the warm-up
-waits while the person types (a key or paste within `QUIET` seconds, or keys held until a screen
-can take them): the work runs in the gaps, and a thread's import or parse holds the loop at most
-for Python's switch interval (5 ms) at a time. When all is done what it built is frozen for the
-cyclic collector (`paytui.collector.freeze_warmed_up`), `WarmUp.done` is set and `WarmedUp` is
-posted to the App.
+Until step 3 nothing is added to the stylesheet's sources, until step 4 no request is sent;
+nothing is shown or announced (a screen reader hears only the screen in front). Before each step
+the warm-up waits while the person types (a key or paste within `QUIET` seconds, or keys held
+until a screen can take them): the work runs in the gaps, and a thread's import or parse holds
+the loop at most for Python's switch interval (5 ms) at a time. When all is done what it built
+is frozen for the cyclic collector (`paytui.collector.freeze_warmed_up`), `WarmUp.done` is set
+and `WarmedUp` is posted to the App.
 """
 
 from __future__ import annotations
@@ -47,11 +55,13 @@ import contextlib
 import importlib
 import inspect
 import os
+import sys
 import time
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any
 
+from textual.app import App
 from textual.css.stylesheet import CssSource, Stylesheet
 from textual.dom import DOMNode
 from textual.message import Message
@@ -63,7 +73,16 @@ from paytui.collector import freeze_warmed_up
 if TYPE_CHECKING:
     from paytui.ui.host import PaytuiHost
 
-__all__ = ["BUILT_AHEAD", "QUIET", "WARMED_MODULES", "WARM_UP_AFTER", "WarmUp", "WarmedUp"]
+__all__ = [
+    "BUILT_AHEAD",
+    "PUSHED_AHEAD",
+    "QUIET",
+    "WARMED_MODULES",
+    "WARM_UP_AFTER",
+    "WarmUp",
+    "WarmedUp",
+    "add_css_files",
+]
 
 #: Seconds after the first page is on screen when the warm-up starts (the person reads the list).
 WARM_UP_AFTER = 1.0
@@ -74,11 +93,18 @@ SOURCES_A_STEP = 12
 #: Imported in this order: the charge detail (Enter on the list), then the top screens by key.
 WARMED_MODULES: tuple[str, ...] = (
     "paytui.ui.screens.charge_detail",
+    "paytui.ui.screens.conversations",  # the detail asks it whether `v` shows
     "paytui.ui.screens.tokens",
     "paytui.ui.screens.accounts",
     "paytui.ui.screens.distributions",
     "paytui.ui.screens.history",
     "paytui.ui.screens.today",
+)
+
+#: The screens pushed over a list whose CSS files are added ahead (module, class): the charge
+#: detail (Enter on the list). A class's own `CSS` is left to its first push.
+PUSHED_AHEAD: tuple[tuple[str, str], ...] = (
+    ("paytui.ui.screens.charge_detail", "ChargeDetailScreen"),
 )
 
 #: The top screens built ahead, in this order, once the modules and the CSS are warm: the
@@ -130,6 +156,32 @@ def _css_file(cls: type[Screen[Any]], path: str | os.PathLike[str]) -> tuple[str
         except (TypeError, OSError):
             return None
     return (os.path.abspath(os.path.expanduser(resolved)), "")
+
+
+def add_css_files(app: App[Any], paths: Iterable[str | PurePath]) -> bool:
+    """Add screen CSS files not added yet to `app`'s stylesheet and parse it (through its
+    cache), without restyling any node, as `App._load_screen_css` would add them before a
+    screen's first showing; True when one was added. Only for files whose rules match nodes of
+    their own screen alone: the nodes built already are not restyled."""
+    paths = list(paths)
+    if app.css_monitor is not None:
+        app.css_monitor.add_paths([Path(path) for path in paths])
+    added = False
+    for path in paths:
+        if not app.stylesheet.has_source(str(path), ""):
+            app.stylesheet.read(path)
+            added = True
+    if added:
+        app.stylesheet.reparse()
+    return added
+
+
+def pushed_css_files(cls: type[Screen[Any]]) -> list[str]:
+    """Where a screen class's CSS files are read from, as Textual resolves them on a push."""
+    if not cls.CSS_PATH:
+        return []
+    paths = cls.CSS_PATH if isinstance(cls.CSS_PATH, list) else [cls.CSS_PATH]
+    return [where[0] for path in paths if (where := _css_file(cls, path)) is not None]
 
 
 def class_sources() -> Iterator[tuple[tuple[str, str], CssSource]]:
@@ -304,6 +356,10 @@ class WarmUp:
                     if key not in stylesheet._parse_cache:
                         stylesheet._parse_cache.set(key, rules)
                     self.parsed.append(key[1])
+            for module, name in PUSHED_AHEAD:
+                await self._quiet()
+                with contextlib.suppress(Exception):  # a module that fails is left to its push
+                    add_css_files(self.app, pushed_css_files(getattr(sys.modules[module], name)))
             for base in BUILT_AHEAD:
                 if not await self._idle():
                     break  # never idle long enough: the visits build their screens
