@@ -140,6 +140,51 @@ async def test_a_row_moved_keeps_its_cells_lines_at_its_new_number(
         assert compared >= 3 * 10
 
 
+async def test_rows_put_in_place_set_the_cursor_once_not_once_a_new_row(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`DataTable.add_row` sets the cursor to itself for each row (a reactive that always
+    updates: its validator and watchers run each time); a source's hundred rows put in place
+    on Today ran them a hundred times in one step of the event loop. `replace_rows` sets it
+    once for all its new rows, and the rows show in their order."""
+    async with listed() as (app, pilot, table):
+        validated: list[object] = []
+        real = FitTable.validate_cursor_coordinate
+
+        def counted(self: FitTable, value: Any) -> Any:
+            validated.append(value)
+            return real(self, value)
+
+        monkeypatch.setattr(FitTable, "validate_cursor_coordinate", counted)
+        rows: list[tuple[str, Any]] = [(f"new{n}", [f"n{n}", f"new {n}", "?"]) for n in range(30)]
+        rows += [(f"k{n}", None) for n in range(40)]
+        table.replace_rows(rows)
+        assert len(validated) == 1
+        await pilot.pause()
+        paint(app)
+        assert table.row_count == 70
+        lines = [line.split() for line in screen_text(app).splitlines()]
+        assert lines[1] == ["n0", "new", "0", "?"]
+        assert lines[2] == ["n1", "new", "1", "?"]
+
+
+async def test_a_cell_set_wider_keeps_its_width_when_its_row_is_kept() -> None:
+    """`replace_rows` measures the columns from the rows kept, each kept row's widths from
+    before (it is not measured again); a cell set since (`set_cell`, in place) has its row
+    measured again: its column keeps the wider value whole, not cut with `…`."""
+    async with listed() as (app, pilot, table):
+        kept: list[tuple[str, Any]] = [(f"k{n}", None) for n in range(40)]
+        table.replace_rows(kept)  # each row measured once
+        await pilot.pause()
+        table.set_cell("k3", "name", "a much longer name than any")
+        await pilot.pause()
+        table.replace_rows(kept)
+        await pilot.pause()
+        await pilot.pause()
+        paint(app)
+        assert "a much longer name than any" in screen_text(app)
+
+
 async def test_rows_added_are_not_measured_when_every_column_has_its_width(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

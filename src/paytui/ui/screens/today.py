@@ -357,8 +357,11 @@ class TodayScreen(LaidOutOnce, StyledAtMount, ChargeRowActions, PagedListScreen[
                 item_keys=attribute_keys(evidence_keys, "item"),
             )
         finally:
-            seen.close()
             self._partial = False
+            # Closed in a thread: the last user of the file closes its connection, which
+            # checkpoints it (13 ms of the loop at 100,000 charges, in the step that shows
+            # the whole queue).
+            await asyncio.to_thread(seen.close)
         self.claimed_by = None
         if claims_of is not None:
             ids = [i.target_id for i in queue.items if i.target == "charge"]

@@ -15,6 +15,7 @@ when the width changes the columns dropped come back.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import zip_longest
 from typing import TYPE_CHECKING, Any
 
 from rich.segment import Segment
@@ -22,7 +23,7 @@ from rich.style import Style
 from rich.text import Text
 from textual._two_way_dict import TwoWayDict
 from textual.widgets import DataTable
-from textual.widgets._data_table import CellKey, ColumnKey
+from textual.widgets._data_table import CellKey, ColumnKey, DuplicateKey, Row, RowKey
 
 from paytui.ui.widgets.columns import Shape, layout_columns
 from paytui.ui.widgets.nav_table import NavTable
@@ -30,7 +31,6 @@ from paytui.ui.widgets.nav_table import NavTable
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
-    from textual.widgets.data_table import RowKey
 
 #: A cell's justification the one-line renderer takes (`FitTable._one_line_cell`).
 _JUSTIFIED = frozenset({None, "default", "left", "right"})
@@ -102,7 +102,12 @@ class FitTable(DataTable[Any]):
         super().__init__(**kwargs)
         self._fit_columns = tuple(columns)
         self._rows: list[tuple[str | None, list[Text]]] = []
-        self._natural = [_cell(c.label).cell_len for c in self._fit_columns]
+        #: Each label's width: a column is at least as wide as its header.
+        self._label_widths = [_cell(c.label).cell_len for c in self._fit_columns]
+        #: Each keyed row's cells' widths, by row key, with the cells they were measured on
+        #: (`_measure`: a row kept as shown is not measured again; `set_cell` forgets its row).
+        self._widths: dict[str, tuple[list[Text], list[int]]] = {}
+        self._natural = list(self._label_widths)
         #: Per column: does any row hold a value in it (a free-text column none fills is left
         #: out, its room given to the others)?
         self._filled = [False for _ in self._fit_columns]
@@ -168,10 +173,13 @@ class FitTable(DataTable[Any]):
             for column, text in zip(shown, self._shown(new), strict=True):
                 self._data[row_keys[key]][ColumnKey(column)] = text
         self._row_locations = TwoWayDict({row_keys[key]: i for i, key in enumerate(row_keys)})
+        had_rows = bool(self.rows)
         for key, texts in wanted.items():
             if key not in kept:
-                row_keys[key] = super().add_row(*self._shown(texts), key=key)
+                row_keys[key] = self._add_row_quietly(self._shown(texts), key)
                 self._rows.append((key, texts))
+        if not had_rows and self.rows:
+            self._highlight_first_row()  # as `add_row` does when a first row comes
         self._measure()
         order = {key: index for index, key in enumerate(wanted)}
         self._rows.sort(key=lambda row: order[str(row[0])])
@@ -183,14 +191,54 @@ class FitTable(DataTable[Any]):
         self._schedule_fit()
         self.refresh(layout=True)
 
+    def _add_row_quietly(self, cells: list[Text], key: str) -> RowKey:
+        """`DataTable.add_row` of a one-line keyed row, less what it does for each row that
+        the caller does once for all of them (`replace_rows`, `_rebuild`): the cursor set to
+        itself (a reactive that always updates: its validator and watchers ran for each of a
+        source's hundred rows on Today, 30-40% of putting them in place), the first row's
+        highlight and the idle check. The caller then sets the cursor and refreshes."""
+        row_key = RowKey(key)
+        if row_key in self._row_locations:
+            raise DuplicateKey(f"The row key {row_key!r} already exists.")
+        columns = self.ordered_columns
+        if len(cells) > len(columns):
+            raise ValueError("More values provided than there are columns.")
+        self._row_locations[row_key] = self.row_count
+        self._data[row_key] = {column.key: cell for column, cell in zip_longest(columns, cells)}
+        self.rows[row_key] = Row(row_key, 1, None, False)
+        self._new_rows.add(row_key)
+        self._require_update_dimensions = True
+        self._update_count += 1
+        return row_key
+
+    def _highlight_first_row(self) -> None:
+        """The highlight `DataTable.add_row` gives a table's first row (its `RowHighlighted`)."""
+        if self.columns and self.show_cursor and self.cursor_type != "none":
+            self._highlight_cursor()
+
     def _measure(self) -> None:
-        """Each column's natural width and whether any row fills it, from the rows kept."""
-        self._natural = [_cell(c.label).cell_len for c in self._fit_columns]
-        self._filled = [False for _ in self._fit_columns]
-        for _key, texts in self._rows:
-            for index, text in enumerate(texts[: len(self._natural)]):
-                self._natural[index] = max(self._natural[index], text.cell_len)
-                self._filled[index] = self._filled[index] or text.cell_len > 0
+        """Each column's natural width and whether any row fills it, from the rows kept. A
+        row's widths are kept with it (`_widths`): as Today's sources arrive, most rows are
+        kept as shown, and measuring each of their cells again through Rich was a third of
+        putting a source's rows in place."""
+        natural = list(self._label_widths)
+        filled = [False for _ in self._fit_columns]
+        known, self._widths = self._widths, {}
+        columns = len(natural)
+        for key, texts in self._rows:
+            entry = known.get(key) if key is not None else None
+            if entry is not None and entry[0] is texts:
+                widths = entry[1]
+            else:
+                widths = [text.cell_len for text in texts[:columns]]
+            if key is not None:
+                self._widths[key] = (texts, widths)
+            for index, width in enumerate(widths):
+                if width > natural[index]:
+                    natural[index] = width
+                if width:
+                    filled[index] = True
+        self._natural, self._filled = natural, filled
 
     def _update_dimensions(self, new_rows: Iterable[RowKey]) -> None:
         """As `DataTable`, without measuring the new rows' cells when every column has the
@@ -214,6 +262,7 @@ class FitTable(DataTable[Any]):
         """Change one cell of row `key` (kept for the next re-layout too)."""
         index = next(i for i, c in enumerate(self._fit_columns) if c.key == column)
         text = _cell(value)
+        self._widths.pop(key, None)  # its cells change in place: measured again
         for row_key, texts in self._rows:
             if row_key == key and index < len(texts):
                 texts[index] = text
@@ -366,7 +415,8 @@ class FitTable(DataTable[Any]):
     def clear(self, columns: bool = False) -> FitTable:
         if not columns:
             self._rows.clear()
-            self._natural = [_cell(c.label).cell_len for c in self._fit_columns]
+            self._widths.clear()
+            self._natural = list(self._label_widths)
             self._filled = [False for _ in self._fit_columns]
         super().clear(columns=columns)
         return self
@@ -474,8 +524,16 @@ class FitTable(DataTable[Any]):
             column = self._fit_columns[index]
             label = _cell(column.label)
             self.add_column(label, width=width, key=column.key)
-        for key, texts in rows:
-            super().add_row(*self._shown(texts), key=key)
+        if all(key is not None for key, _texts in rows):
+            for key, texts in rows:
+                self._add_row_quietly(self._shown(texts), str(key))
+            if rows:  # what `add_row` does for each row, once
+                self.cursor_coordinate = self.cursor_coordinate
+                self._highlight_first_row()
+                self.check_idle()
+        else:  # an unkeyed row (a page's unreadable one): DataTable's own way
+            for key, texts in rows:
+                super().add_row(*self._shown(texts), key=key)
         if rows:
             self.move_cursor(row=min(row, len(rows) - 1), animate=False, scroll=False)
             self.scroll_to(y=scroll_y, animate=False, immediate=True)
