@@ -404,10 +404,11 @@ async def test_the_whole_queue_keeps_the_partial_rows_cells_unless_claims_or_pre
 async def test_a_sources_rows_put_in_place_are_drawn_a_loop_turn_later(
     sandbox_transport: httpx.AsyncBaseTransport,
 ) -> None:
-    """The screen's updates wait a loop turn after a source's rows are put in place
-    (`App.delay_update`), then draw them: at 100,000 charges the rows and the draw that came
+    """The screen's updates wait a loop turn after a source's rows are put in place (as
+    `App.delay_update`), then draw them: at 100,000 charges the rows and the draw that came
     right after made one step of the loop of 60-90 ms, with no timer due meanwhile run between
-    them. The wait ends by itself (the app draws again; nothing is left held)."""
+    them. The wait ends by itself (the app draws again; nothing is left held), without the
+    whole screen drawn again as `delay_update` ends (the changed widgets draw themselves)."""
     from paytui.today.queue import TodayQueue
 
     app = make_app(sandbox_transport)
@@ -418,11 +419,23 @@ async def test_a_sources_rows_put_in_place_are_drawn_a_loop_turn_later(
         screen._show_partial(TodayQueue(whole.items[1::2], whole.now, ["still reading holds"]))
         await settle(app, pilot)
         assert app._batch_count == 0
+        refreshed: list[tuple[Any, ...]] = []
+        real = screen.refresh
+
+        def refresh(*regions: Any, **kwargs: Any) -> Any:
+            refreshed.append((regions, kwargs))
+            return real(*regions, **kwargs)
+
+        screen.refresh = refresh  # type: ignore[method-assign]
         screen._show_partial(TodayQueue(list(whole.items), whole.now, ["still reading x"]))
         held = app._batch_count  # the screen's updates, held for the turn
         await settle(app, pilot)
         assert held == 1
-        assert app._batch_count == 0  # drawn again after it
+        assert app._batch_count == 0  # drawn after it
+        # Not the whole screen again as the turn ends (`App.delay_update` does): what changed
+        # drew itself.
+        assert ((), {}) not in refreshed
+        assert "still reading x" in screen_text(app)
 
 
 async def test_at_80x24_the_pulse_folds_and_the_queue_keeps_the_screen(

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from itertools import zip_longest
 from typing import TYPE_CHECKING, Any
 
+from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
@@ -361,28 +362,43 @@ class FitTable(DataTable[Any]):
             or column_index < self.fixed_columns
         ):
             return None
-        inner = width - 2 * self.cell_padding
+        padding = self.cell_padding
+        inner = width - 2 * padding
         overflow = value.overflow
-        if not value.plain.isprintable() or inner < 1:
+        plain = value.plain
+        if not plain.isprintable() or inner < 1:
             return None  # control or format characters (a tab, a newline): Rich's own way
-        if value.cell_len > inner and overflow != "ellipsis":
+        length = cell_len(plain)
+        if length > inner and overflow != "ellipsis":
             return None  # folded, or cut some other way
-        line = value.copy()  # as `Text.wrap` and `Lines.justify` make the one line
-        if value.justify == "right":
-            line.rstrip()
-            line.truncate(inner, overflow=overflow)
-            line.pad_left(inner - line.cell_len)
-        elif value.justify == "left":
-            line.truncate(inner, overflow=overflow, pad=True)
-        else:
-            line.truncate(inner, overflow=overflow)
-        joined = _LINE_BREAK.join([line])  # the line's own style as a span, as Rich does
         console = self.app.console
         null = Style.null()
-        pad = [Segment(" " * self.cell_padding, null)] if self.cell_padding else []
-        segments = [*pad, *joined.render(console)]
-        if joined.cell_len < inner:
-            segments.append(Segment(" " * (inner - joined.cell_len), null))
+        body: list[Segment]
+        if length <= inner and not value.spans and not value.style and overflow != "ignore":
+            # Plain text that fits, most cells: the one segment Rich's render of its line
+            # gives (no style of its own), made without copying, cutting and joining a Text.
+            if value.justify == "right":
+                plain = plain.rstrip()
+                plain = " " * (inner - cell_len(plain)) + plain
+            elif value.justify == "left":
+                plain += " " * (inner - length)
+            body, used = [Segment(plain)], cell_len(plain)
+        else:
+            line = value.copy()  # as `Text.wrap` and `Lines.justify` make the one line
+            if value.justify == "right":
+                line.rstrip()
+                line.truncate(inner, overflow=overflow)
+                line.pad_left(inner - line.cell_len)
+            elif value.justify == "left":
+                line.truncate(inner, overflow=overflow, pad=True)
+            else:
+                line.truncate(inner, overflow=overflow)
+            joined = _LINE_BREAK.join([line])  # the line's own style as a span, as Rich does
+            body, used = list(joined.render(console)), joined.cell_len
+        pad = [Segment(" " * padding, null)] if padding else []
+        segments = [*pad, *body]
+        if used < inner:
+            segments.append(Segment(" " * (inner - used), null))
         segments += pad
         component_style, post_style = self._get_styles_to_render_cell(
             False,
