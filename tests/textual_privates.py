@@ -72,6 +72,16 @@ PRIVATES: tuple[tuple[str, str, str], ...] = (
     ("textual.app:App", "_driver", "test_held_keys: send a key event as the terminal would"),
     ("textual.app:App", "_exit", "test_held_keys: the app is exiting"),
     (
+        "textual.screen:Screen",
+        "_binding_chain",
+        "test_held_keys: the chain's builds counted (one for a key's question and priority check)",
+    ),
+    (
+        "textual.app:App",
+        "_check_bindings",
+        "test_held_keys: the priority check reads the key's chain only for its focus",
+    ),
+    (
         "textual.app:App",
         "_batch_count",
         "test_today: a source's rows put in place hold the screen's updates a turn",

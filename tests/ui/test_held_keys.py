@@ -15,11 +15,14 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
+import pytest
 from textual import events
+from textual.screen import Screen
 from textual.widgets import Input
 
 from paytui.api.client import PaymentClient
 from paytui.ui.app import PaytuiApp
+from paytui.ui.held_keys import chains_of
 from paytui.ui.screens.charges import ChargeSearchScreen
 from paytui.ui.widgets.charge_table import ChargeTable
 from tests.ui.conftest import frozen_clock, settle
@@ -280,3 +283,63 @@ async def test_ctrl_q_is_never_held(sandbox_transport: httpx.AsyncBaseTransport)
         app._driver.send_message(event)
         await _turns_until(pilot, lambda: app._exit)
         assert app._exit
+
+
+def _counted_chain_builds(monkeypatch: pytest.MonkeyPatch) -> list[Screen[Any]]:
+    """Each build of a screen's binding chain from now on (Textual builds it on every read)."""
+    built: list[Screen[Any]] = []
+    real = Screen._binding_chain
+
+    def binding_chain(self: Screen[Any]) -> Any:
+        built.append(self)
+        return real.fget(self)  # type: ignore[attr-defined]
+
+    monkeypatch.setattr(Screen, "_binding_chain", property(binding_chain))
+    return built
+
+
+async def test_a_passing_keys_question_and_priority_check_read_one_chain(
+    sandbox_transport: httpx.AsyncBaseTransport, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A key typed on the list is asked about (does it open a screen?) and then has its
+    priority bindings checked by Textual, in one step: one build of the chain for both (a
+    held `j` built it three times there, twice for the question alone)."""
+    async with _loading(sandbox_transport) as (app, pilot, connect):
+        connect.set()
+        await _all_taken(app, pilot)
+        table = _table(app)
+        table.focus()
+        await settle(app, pilot)
+        built = _counted_chain_builds(monkeypatch)
+        key = _key("j")
+        key.set_sender(app)
+        await app.on_event(key)  # the App's part: the question, the priority check, forwarded
+        assert built == [app.screen]
+        assert app._key_chains is None  # not kept for a later key
+        await _turns_until(pilot, lambda: table.cursor_row == 1)
+        assert table.cursor_row == 1
+
+
+async def test_a_priority_check_after_focus_moved_builds_the_chain_again(
+    sandbox_transport: httpx.AsyncBaseTransport, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The chain built for a key's question is read by the priority check only for the screen
+    and focus it was built for: the focus moved meanwhile, Textual's own check builds it anew
+    (the query line takes printable keys a chain from the list would have bound)."""
+    async with _loading(sandbox_transport) as (app, pilot, connect):
+        connect.set()
+        await _all_taken(app, pilot)
+        screen = app.screen
+        _table(app).focus()
+        await settle(app, pilot)
+        app._key_chains = chains_of(screen)
+        screen.set_focus(screen.query_one(Input))  # at once, in this step
+        assert app._key_chains is not None and not app._key_chains.current(screen)
+        built = _counted_chain_builds(monkeypatch)
+        assert not await app._check_bindings("j", priority=True)
+        assert built == [screen]
+        app._key_chains = chains_of(screen)  # built for the focus it has now: read as it is
+        built.clear()
+        assert not await app._check_bindings("j", priority=True)
+        assert built == []
+        assert app._key_chains is None

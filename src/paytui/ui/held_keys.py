@@ -34,6 +34,11 @@ held in order, except while a list counts down a retry wait (escape is what canc
 Holding ends at the first frame the screen can act: moves on the preview's rows are taken at
 once (the real rows keep the cursor on the same charge, `ChargeTable.show`); a mark or an
 action on a preview row waits for the real row.
+
+Asking costs a build of the screen's binding chain (`Chains`: Textual builds it anew on each
+read, copying every node's bindings), and a key passing here has its priority bindings checked
+by Textual right after, in the same step: that check reads the chain built for the question
+(`HeldKeys._check_bindings`), so a held `j` builds it twice a key instead of four times.
 """
 
 from __future__ import annotations
@@ -50,11 +55,20 @@ from textual.css.query import NoMatches
 from textual.widgets import Input, TextArea
 
 if TYPE_CHECKING:
+    from textual.binding import BindingsMap
     from textual.dom import DOMNode
     from textual.screen import Screen
     from textual.timer import Timer
 
-__all__ = ["OPENS_A_SCREEN", "Bound", "HeldKeys", "bound_to", "opens_a_screen"]
+__all__ = [
+    "OPENS_A_SCREEN",
+    "Bound",
+    "Chains",
+    "HeldKeys",
+    "bound_to",
+    "chains_of",
+    "opens_a_screen",
+]
 
 #: Actions a key runs even while keys are held: ending the app.
 NEVER_HELD = frozenset({"quit"})
@@ -90,12 +104,51 @@ class Bound:
     action: str
 
 
-def bound_to(screen: Screen[Any], key: str) -> Bound | None:
+@dataclass(frozen=True, slots=True)
+class Chains:
+    """A screen's binding chain as Textual reads it now (`Screen._binding_chain`: the focused
+    widget up to the App, each node's bindings less the keys a field before it takes, the keymap
+    applied) and its modal part (`Screen._modal_binding_chain`: the chain up to its first modal
+    node), from one build: Textual builds the chain anew on every read of either, and the modal
+    part read from the screen is the same cut of a second build. `focused` is what the build
+    read (a loading widget reads as none): the chain stands for as long as nothing moves focus."""
+
+    screen: Screen[Any]
+    focused: DOMNode | None
+    chain: list[tuple[DOMNode, BindingsMap]]
+    modal: list[tuple[DOMNode, BindingsMap]]
+
+    def current(self, screen: Screen[Any]) -> bool:
+        """Built for `screen` with the focus it has now."""
+        return screen is self.screen and _reading_focus(screen) is self.focused
+
+
+def _reading_focus(screen: Screen[Any]) -> DOMNode | None:
+    """The node the binding chain starts from (Textual passes over a focused widget loading)."""
+    focused = screen.focused
+    return None if focused is None or focused.loading else focused
+
+
+def chains_of(screen: Screen[Any]) -> Chains:
+    """`screen`'s binding chain and its modal part, built once (`Chains`)."""
+    focused = _reading_focus(screen)
+    chain = screen._binding_chain
+    modal = chain
+    for index, (node, _bindings) in enumerate(chain, 1):
+        if node.is_modal:
+            modal = chain[:index]
+            break
+    return Chains(screen, focused, chain, modal)
+
+
+def bound_to(screen: Screen[Any], key: str, chains: Chains | None = None) -> Bound | None:
     """The binding `key` would fire on `screen` now, as Textual looks for it
     (`App._check_bindings`): priority bindings from the App down, then the others from the
-    focused widget up. None: the key is unbound there (text for a focused field, or nothing)."""
-    chain = screen._binding_chain
-    for priority, nodes in ((True, list(reversed(chain))), (False, screen._modal_binding_chain)):
+    focused widget up. None: the key is unbound there (text for a focused field, or nothing).
+    `chains`: the screen's chains, already built now (`chains_of`)."""
+    if chains is None:
+        chains = chains_of(screen)
+    for priority, nodes in ((True, list(reversed(chains.chain))), (False, chains.modal)):
         for node, bindings in nodes:
             for binding in bindings.key_to_bindings.get(key, ()):
                 if binding.priority == priority:
@@ -121,6 +174,9 @@ class HeldKeys(App[Any]):
         #: When the last key or paste was typed (`time.monotonic`): work done in the gaps of
         #: typing (`paytui.ui.warm_up`) waits while the person types.
         self.last_typed = float("-inf")
+        #: The chains built to ask about the key passing now (`_chains_now`), for Textual's
+        #: check of its priority bindings in the same step (`_check_bindings`); None after it.
+        self._key_chains: Chains | None = None
 
     @property
     def held_keys(self) -> tuple[str, ...]:
@@ -130,10 +186,37 @@ class HeldKeys(App[Any]):
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key | events.Paste) and not event.is_forwarded:
             self.last_typed = monotonic()
-        if self._takes(event):
-            self._held.append(event)
-            return
-        await super().on_event(event)
+        self._key_chains = None  # built for this event only, never kept for a later one
+        try:
+            if self._takes(event):
+                self._held.append(event)
+                return
+            await super().on_event(event)
+        finally:
+            self._key_chains = None
+
+    def _chains_now(self, screen: Screen[Any]) -> Chains:
+        """`screen`'s chains for the key passing now: built once, kept for Textual's priority
+        check of that key (`_check_bindings`)."""
+        chains = self._key_chains
+        if chains is None or not chains.current(screen):
+            chains = self._key_chains = chains_of(screen)
+        return chains
+
+    async def _check_bindings(self, key: str, priority: bool = False) -> bool:
+        """Textual's (`App._check_bindings`), except that the priority check of a key that was
+        just asked about (`_opening_action`, `_goes_past`: Textual's `on_event` runs it in the
+        same step, nothing between) reads the chain built for the question instead of building
+        it again; the same loop as Textual's over the same chain. Any other check, or one whose
+        screen or focus is not the one the chain was built for, is Textual's own."""
+        chains, self._key_chains = self._key_chains, None
+        if not priority or chains is None or not chains.current(self.screen):
+            return await super()._check_bindings(key, priority)
+        for namespace, bindings in reversed(chains.chain):
+            for binding in bindings.key_to_bindings.get(key, ()):
+                if binding.priority and await self.run_action(binding.action, namespace):
+                    return True
+        return False
 
     def _takes(self, event: events.Event) -> bool:
         """Hold `event`: a key the screen holds, or a key or paste typed after a held one."""
@@ -154,7 +237,7 @@ class HeldKeys(App[Any]):
             return None  # a field takes the key as text: nothing opens
         if getattr(stack[-1], "TEXT_ENTRY", False):
             return None  # a form's screen takes letters as text wherever its focus is (`on_key`)
-        bound = bound_to(stack[-1], key)
+        bound = bound_to(stack[-1], key, self._chains_now(stack[-1]))
         if bound is None or not opens_a_screen(bound):
             return None
         if bound.node.check_action(bound.action, ()) is not True:
@@ -232,7 +315,7 @@ class HeldKeys(App[Any]):
         stack = self._screen_stacks.get(self._current_mode)
         if not stack:
             return False
-        bound = bound_to(stack[-1], key)
+        bound = bound_to(stack[-1], key, self._chains_now(stack[-1]))
         if bound is None:
             return False
         if bound.action in NEVER_HELD:
