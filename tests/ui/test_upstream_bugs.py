@@ -26,7 +26,7 @@ from paytui.ui.textual_fixes import (
     DismissOnce,
     ScreenSwitchGuards,
 )
-from tests.ui.test_pulse_screen import laid_out_by_resize
+from tests.ui.test_pulse_screen import drawn_as_it_resumes, laid_out_by_resize
 
 
 class _Plain(Screen[None]):
@@ -193,6 +193,20 @@ async def test_a_screens_first_resume_still_styles_every_node_styled_as_it_mount
         await app.push_screen(screen)
         await pilot.pause()
         assert (screen, True) in resumed
+
+
+async def test_a_shown_screen_is_still_drawn_as_it_resumes_then_asked_whole_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`LaidOutOnce`: Textual's resume lays a pushed screen out, which draws it whole in the
+    push's step, then asks for the whole screen drawn again (`refresh()`)."""
+    noted = drawn_as_it_resumes(monkeypatch)
+    app: App[None] = App()
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = _Plain()
+        await app.push_screen(screen)
+        await pilot.pause()
+        assert [what for what, drawn in noted if drawn is screen] == ["draw", "refresh"]
 
 
 async def test_a_shown_screen_is_still_laid_out_again_at_the_same_size(

@@ -25,6 +25,9 @@ upgrade fixes it, that test fails, and the workaround (and its test) can go.
 - `LaidOutOnce` (the Pulse and Today screens): Textual lays a pushed screen out as it resumes,
   which sends the screen itself a `Resize`, whose handler lays it out again at the same size in
   the same step of the event loop. Here a `Resize` at the size just laid out is not laid out again.
+  And that layout draws the whole screen, in the push's step, right before the resume asks for
+  the whole screen to be drawn again (`refresh()`), which the update timer does in a step of its
+  own: here the layout as the screen resumes does not draw, the timer's draw is the first.
 """
 
 from __future__ import annotations
@@ -115,7 +118,32 @@ class LaidOutOnce:
     """Mixin for a `Screen` subclass (before it in the bases): the screen is laid out for a new
     size only (see the module docstring; 10-15 ms of the Pulse screen's push at 100,000 charges,
     docs/performance.md). A change since that layout is laid out by the screen's update timer,
-    as any other."""
+    as any other. The layout as it resumes does not draw: `Screen._on_screen_resume` (after
+    this class's handler) asks for the whole screen drawn right after it (`refresh()`), which
+    the update timer draws in its own step (Today's push drew it twice, 7-8 ms in the push's
+    step at 100,000 charges)."""
+
+    #: The next layout is the resume's (`Screen._on_screen_resume` lays out what has no size).
+    _resume_layout = False
+    #: A layout under way whose draw the update timer makes (`_compositor_refresh` skipped).
+    _draw_deferred = False
+
+    def _on_screen_resume(self, event: events.ScreenResume) -> None:
+        screen = cast("Screen[Any]", self)
+        # The condition `Screen._on_screen_resume` lays the screen out on, next.
+        self._resume_layout = screen.is_attached and screen._size != screen.app.size
+
+    def _refresh_layout(self, size: Size | None = None, scroll: bool = False) -> None:
+        resume, self._resume_layout = self._resume_layout, False
+        self._draw_deferred = resume
+        try:
+            super()._refresh_layout(size, scroll)  # type: ignore[misc]
+        finally:
+            self._draw_deferred = False
+
+    def _compositor_refresh(self) -> None:
+        if not self._draw_deferred:
+            super()._compositor_refresh()  # type: ignore[misc]
 
     def _screen_resized(self, size: Size) -> None:
         screen = cast("Screen[Any]", self)
