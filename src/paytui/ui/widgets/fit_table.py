@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from itertools import zip_longest
 from typing import TYPE_CHECKING, Any
 
-from rich.cells import cell_len
+from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
@@ -374,12 +374,17 @@ class FitTable(DataTable[Any]):
         console = self.app.console
         null = Style.null()
         body: list[Segment]
-        if length <= inner and not value.spans and not value.style and overflow != "ignore":
-            # Plain text that fits, most cells: the one segment Rich's render of its line
-            # gives (no style of its own), made without copying, cutting and joining a Text.
+        if not value.spans and not value.style and overflow != "ignore":
+            # Plain text, most cells: the one segment Rich's render of its line gives (no
+            # style of its own), made without copying, cutting and joining a Text: cut as
+            # `Text.truncate` cuts (`…`), padded as `Text.pad_left` and `truncate(pad=True)`.
             if value.justify == "right":
                 plain = plain.rstrip()
-                plain = " " * (inner - cell_len(plain)) + plain
+                length = cell_len(plain)
+            if length > inner:
+                plain = set_cell_size(plain, inner - 1) + "…"
+            elif value.justify == "right":
+                plain = " " * (inner - length) + plain
             elif value.justify == "left":
                 plain += " " * (inner - length)
             body, used = [Segment(plain)], cell_len(plain)
