@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import zip_longest
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
@@ -32,6 +32,9 @@ from paytui.ui.widgets.nav_table import NavTable
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
+    from textual.geometry import Region
+    from textual.strip import Strip
+
 
 #: A cell's justification the one-line renderer takes (`FitTable._one_line_cell`).
 _JUSTIFIED = frozenset({None, "default", "left", "right"})
@@ -40,6 +43,18 @@ _LINE_BREAK = Text("\n")
 
 #: Cells rendered kept per table (a screenful is a few hundred; a full cache starts again).
 CELLS_KEPT = 10_000
+
+
+class _Look(NamedTuple):
+    """What of a table's reactives a body cell's drawing reads (`FitTable._look`)."""
+
+    show_hover_cursor: bool
+    show_cursor: bool
+    cell_padding: int
+    fixed_rows: int
+    fixed_columns: int
+    foreground_css: bool
+    background_css: bool
 
 
 @dataclass(frozen=True)
@@ -118,6 +133,8 @@ class FitTable(DataTable[Any]):
         #: (`_render_cell`): the value, the row number they were drawn at, the lines, whether
         #: `_one_line_cell` drew them.
         self._cell_lines: dict[tuple[Any, ...], tuple[object, int, list[list[Segment]], bool]] = {}
+        #: The look read once for the draw under way (`render_lines`), else None.
+        self._drawing_look: _Look | None = None
 
     # --- rows ------------------------------------------------------------------------------------
     def add_row(
@@ -299,6 +316,7 @@ class FitTable(DataTable[Any]):
         column_key = self._column_locations.get_key(column_index)
         row = self._data.get(row_key, {}) if row_key is not None else {}
         value = row.get(column_key) if column_key is not None else None
+        look = self._drawing_look or self._look()
         key = (
             row_key,
             column_key,
@@ -307,11 +325,7 @@ class FitTable(DataTable[Any]):
             width,
             cursor,
             hover,
-            self._show_hover_cursor,
-            self.show_cursor,
-            self.cell_padding,
-            self.fixed_rows,
-            self.fixed_columns,
+            look,
             self.rows[row_key].height if row_key in self.rows else None,
             self._pseudo_class_state,
         )
@@ -319,7 +333,7 @@ class FitTable(DataTable[Any]):
         if kept is not None and kept[0] is value:
             if kept[1] == row_index:
                 return kept[2]
-            if kept[3] and row_index >= self.fixed_rows:  # a one-line cell of a row moved
+            if kept[3] and row_index >= look.fixed_rows:  # a one-line cell of a row moved
                 # (not into the fixed rows, drawn their own way): the same lines, its new number
                 moved = _moved(kept[2], row_index, column_index)
                 self._cell_lines[key] = (value, row_index, moved, True)
@@ -354,15 +368,16 @@ class FitTable(DataTable[Any]):
         if not isinstance(value, Text) or value.end != "\n" or value.justify not in _JUSTIFIED:
             return None
         row_key = self._row_locations.get_key(row_index)
+        look = self._drawing_look or self._look()
         if (
             row_key is None
             or row_key not in self.rows
             or self.rows[row_key].height != 1
-            or row_index < self.fixed_rows
-            or column_index < self.fixed_columns
+            or row_index < look.fixed_rows
+            or column_index < look.fixed_columns
         ):
             return None
-        padding = self.cell_padding
+        padding = look.cell_padding
         inner = width - 2 * padding
         overflow = value.overflow
         plain = value.plain
@@ -411,10 +426,10 @@ class FitTable(DataTable[Any]):
             False,
             hover,
             cursor,
-            self.show_cursor,
-            self._show_hover_cursor,
-            self.cursor_foreground_priority == "css",
-            self.cursor_background_priority == "css",
+            look.show_cursor,
+            look.show_hover_cursor,
+            look.foreground_css,
+            look.background_css,
         )
         meta = Style.from_meta({"row": row_index, "column": column_index})
         pre_style = console.get_style(base_style + meta + component_style)
@@ -425,6 +440,27 @@ class FitTable(DataTable[Any]):
                 )
             )
         ]
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        """As `DataTable`, the table's look read once for the draw (`_look`): each is a
+        reactive, read through Textual's descriptor, and a cell's drawing read a dozen of them,
+        a fifth of a screenful's draw on Today. Nothing changes them while the table draws."""
+        self._drawing_look = self._look()
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._drawing_look = None
+
+    def _look(self) -> _Look:
+        return _Look(
+            self._show_hover_cursor,
+            self.show_cursor,
+            self.cell_padding,
+            self.fixed_rows,
+            self.fixed_columns,
+            self.cursor_foreground_priority == "css",
+            self.cursor_background_priority == "css",
+        )
 
     def notify_style_update(self) -> None:
         self._cell_lines.clear()  # the cells' colours may have changed (a theme, a class)
