@@ -144,3 +144,34 @@ async def test_a_lost_chargeback_says_lost(app_factory: AppFactory) -> None:
         line = next(row for row in rows if lost.charge_id[:6] in row and "id:" not in row)
         assert "Lost" in line
         assert "Disputed" not in line
+
+
+async def test_refunds_read_for_one_row_draw_that_row_again_only(
+    app_factory: AppFactory, monkeypatch: Any
+) -> None:
+    """Refunds read of some rows (a window read a few at a time, as a held `j` scrolls rows in)
+    draw those rows again, with their new state, and take every other line from the cache."""
+    from paytui.charge_state import RefundPosition
+
+    app = app_factory()
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(app, pilot)
+        table = app.screen.query_one(ChargeTable)
+        screen_text(app)  # every line drawn once
+        row = 3
+        charge = table.charge_at(row)
+        assert charge is not None
+        drawn: list[int] = []
+        real = ChargeTable._render_row
+
+        def render_row(self: ChargeTable, at: int, width: int, is_cursor: bool) -> Any:
+            drawn.append(at)
+            return real(self, at, width, is_cursor)
+
+        monkeypatch.setattr(ChargeTable, "_render_row", render_row)
+        whole = RefundPosition(refunded=Decimal("1.00"), left=Decimal("0"), count=1, complete=True)
+        table.set_refunds_of({charge.charge_id: whole})
+        text = screen_text(app)
+        assert drawn == [row]
+        line = next(line for line in text.splitlines() if charge.charge_id[:6] in line)
+        assert "Refunded" in line

@@ -510,8 +510,10 @@ class ChargeTable(ScrollView, can_focus=True):
         self.refunds: dict[str, RefundPosition] = {}
         """Refunds read of the rows shown (by charge id; `set_refunds`, read a window at a time
         by the screen): their State cell says Refunded / Partly refunded, ``?`` until read. A
-        row carries no refund total of its own. Forgotten with the rows (`show`)."""
-        self._refunds_version = 0
+        row carries no refund total of its own. Forgotten with the rows (`show`). A line's cache
+        key holds its own row's (`_refunds_of_row`): refunds read for some rows draw those again,
+        not every row on screen (a held `j` read the rows scrolled in a few at a time and drew the
+        whole window again for each few)."""
         self.columns: tuple[Column, ...] = COLUMNS
         """The columns shown: `COLUMNS`, or `CASE_COLUMNS` for a list of chargebacks."""
         self.case_of: Callable[[Any], Text] | None = None
@@ -619,7 +621,6 @@ class ChargeTable(ScrollView, can_focus=True):
         changed = {k: v for k, v in positions.items() if self.refunds.get(k) != v}
         if changed:
             self.refunds.update(changed)
-            self._refunds_version += 1
             self.refresh()
 
     def window_charges(self) -> list[Charge]:
@@ -784,6 +785,14 @@ class ChargeTable(ScrollView, can_focus=True):
         loaded = self._stamps.get(page_index) if page_index in self._pages else None
         return loaded, page_index in self._failed
 
+    def _refunds_of_row(self, row: int) -> RefundPosition | None:
+        """The refunds read of the row's charge (None: not read, or nothing there to read them
+        of): all of `refunds` its line is drawn from (`_render_row`, `_cells`)."""
+        item = self.row_at(row)
+        if item is None or _is_unreadable(item):
+            return None
+        return self.refunds.get(item.charge_id)
+
     def _evict(self) -> None:
         """Drop least recently used pages, never one in the visible window."""
         keep = set(self._wanted_pages())
@@ -935,9 +944,9 @@ class ChargeTable(ScrollView, can_focus=True):
             self.marks.version,
             self._claims_version,
             self._presence_version,
-            self._refunds_version,
             id(self.columns),
             None if y == 0 else self._row_state(row),
+            None if y == 0 else self._refunds_of_row(row),
         )
         cached = self._strip_cache.get(key)
         if cached is not None:
