@@ -45,6 +45,8 @@ PRIVATES: tuple[tuple[str, str, str], ...] = (
     ("textual.message_pump:MessagePump", "_task", "screen_wait: where a busy widget awaits"),
     ("textual.css.stylesheet:Stylesheet", "_variables", "css_parsed_once: the cache key"),
     ("textual.css.stylesheet:Stylesheet", "_parse_cache", "test_warm_up: the parses kept"),
+    ("textual.dom:DOMNode", "_css_styles", "test_warm_up: each node's styles, before and after"),
+    ("textual.css.styles:Styles", "_rules", "test_warm_up: each node's style rules, compared"),
     ("textual.screen:Screen", "_compositor", "screen_text, paint: render the screen"),
     (
         "textual.message:Message",
