@@ -566,6 +566,32 @@ async def test_the_first_read_imports_the_journals_code_in_a_thread(
         assert imported_in and threading.get_ident() not in imported_in
 
 
+async def test_the_evidence_keys_are_read_in_a_thread(
+    sandbox_transport: httpx.AsyncBaseTransport, monkeypatch: Any
+) -> None:
+    """The queue's read needs the evidence pack's item keys (each chargeback's checklist
+    score): the first read imported the evidence code on the event loop, in the push's step.
+    They are read (and the code imported) in a thread now, with the first-seen store opened;
+    the loop's thread is told apart by its identity, not by timing."""
+    import threading
+
+    from paytui.evidence import case
+
+    real = case.attribute_keys
+    read_in: list[int] = []
+
+    def attribute_keys(configured: Any, kind: str) -> Any:
+        read_in.append(threading.get_ident())
+        return real(configured, kind)
+
+    monkeypatch.setattr(case, "attribute_keys", attribute_keys)
+    app = make_app(sandbox_transport)
+    async with app.run_test(size=(140, 40)) as pilot:
+        screen = await open_today(app, pilot)
+        assert screen.items and not screen.reading
+        assert read_in and threading.get_ident() not in read_in
+
+
 async def test_the_first_seen_store_is_closed_in_a_thread(
     sandbox_transport: httpx.AsyncBaseTransport, monkeypatch: Any
 ) -> None:

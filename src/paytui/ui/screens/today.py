@@ -52,6 +52,7 @@ from paytui.ui.widgets.pulse import PulseStrip
 if TYPE_CHECKING:
     from paytui.api.client import PaymentClient
     from paytui.charge_state import RefundPosition
+    from paytui.today.seen import SeenStore
 
 
 @dataclass(frozen=True)
@@ -161,6 +162,18 @@ def _charge_of(item: TodayItem) -> Any | None:
     if item.target != "charge" or item.kind == "unknown":
         return None
     return item.subject
+
+
+def _seen_and_item_keys(
+    base_url: str, evidence_keys: dict[str, Any]
+) -> tuple[SeenStore, dict[str, tuple[str, ...]]]:
+    """The queue's first-seen store, opened, and the evidence pack's item keys (for each
+    chargeback's checklist score), for a thread: the first read imported the evidence code on
+    the event loop, 5 ms of the push's step at 100,000 charges."""
+    from paytui.evidence.case import attribute_keys
+    from paytui.today.seen import SeenStore, default_seen_path
+
+    return SeenStore(default_seen_path(), base_url), attribute_keys(evidence_keys, "item")
 
 
 def local_due(value: datetime) -> str:
@@ -342,9 +355,6 @@ class TodayScreen(LaidOutOnce, StyledAtMount, ChargeRowActions, PagedListScreen[
     async def fetch(self, client: PaymentClient, offset: int, limit: int) -> Page[TodayItem]:
         if offset > 0 and self.queue is not None:  # later pages: the queue read, no request
             return self._slice(self.queue, offset, limit)
-        from paytui.evidence.case import attribute_keys
-        from paytui.today.seen import SeenStore, default_seen_path
-
         app = paytui_app(self)
         connection = app.session.connection
         prefs = connection.today if connection is not None else None
@@ -360,7 +370,7 @@ class TodayScreen(LaidOutOnce, StyledAtMount, ChargeRowActions, PagedListScreen[
             unknown = await asyncio.to_thread(unknown_outcomes, executor.journal, base_url)
             if executor.journal.kind == "postgresql":
                 claims_of = executor
-        seen = await asyncio.to_thread(SeenStore, default_seen_path(), base_url)
+        seen, item_keys = await asyncio.to_thread(_seen_and_item_keys, base_url, evidence_keys)
         try:
             queue = await build_queue(
                 client,
@@ -369,7 +379,7 @@ class TodayScreen(LaidOutOnce, StyledAtMount, ChargeRowActions, PagedListScreen[
                 now=app.now(),
                 unknown=unknown,
                 on_partial=self._show_partial,
-                item_keys=attribute_keys(evidence_keys, "item"),
+                item_keys=item_keys,
             )
         finally:
             self._partial = False
