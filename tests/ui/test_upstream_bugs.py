@@ -209,6 +209,34 @@ async def test_a_shown_screen_is_still_drawn_as_it_resumes_then_asked_whole_agai
         assert [what for what, drawn in noted if drawn is screen] == ["draw", "refresh"]
 
 
+async def switched(app: App[Any], pilot: Any, *modes: str) -> None:
+    """Switch to each of `modes` in turn, each switch's messages handled."""
+    for mode in modes:
+        await app.switch_mode(mode)
+        await pilot.pause()
+
+
+async def test_a_screen_shown_again_by_a_mode_switch_is_still_styled_again_unchanged(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`StyledWhileHidden`: a mode switched back to resumes its screen with
+    `refresh_styles=True` (every node styled again) though nothing changed while it was
+    hidden."""
+    resumed = resumes_noted(monkeypatch)
+
+    class Modes(App[None]):
+        MODES = {"a": _Plain, "b": _Plain}
+
+    app = Modes()
+    async with app.run_test() as pilot:
+        await switched(app, pilot, "a")
+        shown = app.screen
+        await switched(app, pilot, "b")
+        resumed.clear()
+        await switched(app, pilot, "a")
+        assert app.screen is shown and resumed == [(shown, True)]
+
+
 async def test_a_shown_screen_is_still_laid_out_again_at_the_same_size(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

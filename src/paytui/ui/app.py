@@ -78,6 +78,15 @@ if TYPE_CHECKING:
     from paytui.ui.warm_up import WarmUp
 
 
+def _styled_as_built(screen: Screen[Any]) -> Screen[Any]:
+    """`screen`, styled as it is built, with the stylesheet as it is now: Textual's two
+    refreshes of the whole app's CSS for a screen it has not seen refreshed yet
+    (`App._init_mode`, `switch_mode`: a tenth of a first visit, and of a new workspace's first
+    switches) have nothing to bring it (`paytui.ui.warm_up`)."""
+    screen._css_update_count = screen.app._css_update_count
+    return screen
+
+
 def _lazy_screen(module: str, name: str) -> Callable[[], Screen[Any]]:
     """A factory that imports a top-level screen's module only when the user first goes there."""
 
@@ -85,14 +94,19 @@ def _lazy_screen(module: str, name: str) -> Callable[[], Screen[Any]]:
         import importlib
 
         screen_class: type[Screen[Any]] = getattr(importlib.import_module(module), name)
-        screen = screen_class()
-        # Styled as it is built, with the stylesheet as it is now: Textual's two refreshes of
-        # the whole app's CSS for a screen it has not seen refreshed yet (`App._init_mode`,
-        # `switch_mode`: a tenth of a first visit) have nothing to bring it (`paytui.ui.warm_up`).
-        screen._css_update_count = screen.app._css_update_count
-        return screen
+        return _styled_as_built(screen_class())
 
     return build
+
+
+def _built_styled(
+    factory: str | Callable[[], Screen[Any]],
+) -> str | Callable[[], Screen[Any]]:
+    """A mode's factory whose screens are styled as built (`_styled_as_built`); a screen
+    installed by name as it is."""
+    if isinstance(factory, str):
+        return factory
+    return lambda: _styled_as_built(factory())
 
 
 class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
@@ -938,7 +952,7 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
         query = bottom.current_query_text() if isinstance(bottom, ChargeSearchScreen) else ""
         workspace = self._workspaces.add(shown.session, base)
         for name, screen in type(self).MODES.items():
-            self.add_mode(workspace.mode_name(name), screen)
+            self.add_mode(workspace.mode_name(name), _built_styled(screen))
         await self._show_workspace(workspace)
         search = self.screen
         if query and isinstance(search, ChargeSearchScreen):

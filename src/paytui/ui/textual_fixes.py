@@ -22,6 +22,13 @@ upgrade fixes it, that test fails, and the workaround (and its test) can go.
   it drew, its caches) long after the widget is gone: each widget drawn kept about 20 caches
   and their lines alive, up to 1,024 of them (a pulse refresh that mounted its rows again grew
   the process by their count every time). Here the two colours alone are the key.
+- `StyledWhileHidden` (every full paytui screen): a screen shown again by a mode switch (a top
+  screen's key, a workspace switched to) styles every one of its nodes again, though nothing
+  they are styled by changed while it was hidden: half a workspace switch's CPU. A node's own
+  classes and pseudo-classes restyle it as they change, shown or hidden; what Textual restyles
+  on the screens in front only is the stylesheet (a source added, a theme's variables) and the
+  App's own classes and pseudo-classes (theme, dark or light, the terminal's focus). Here a
+  resume styles the screen again only when one of those changed since it was hidden.
 - `LaidOutOnce` (the Pulse and Today screens): Textual lays a pushed screen out as it resumes,
   which sends the screen itself a `Resize`, whose handler lays it out again at the same size in
   the same step of the event loop. Here a `Resize` at the size just laid out is not laid out again.
@@ -60,6 +67,7 @@ __all__ = [
     "ParsedOnceStylesheet",
     "ScreenSwitchGuards",
     "StyledAtMount",
+    "StyledWhileHidden",
     "inner_outer",
 ]
 
@@ -111,6 +119,43 @@ class StyledAtMount:
 
     def _on_screen_resume(self, event: events.ScreenResume) -> None:
         if not self._suspended_once:
+            event.refresh_styles = False
+
+
+def style_inputs(app: App[Any]) -> tuple[object, ...] | None:
+    """What a hidden screen's nodes are styled by that Textual restyles on the screens in front
+    only: the stylesheet's rules (`ParsedOnceStylesheet.generation`; None for another
+    stylesheet, or rules not parsed yet), Textual's CSS count, the App's classes and
+    pseudo-classes."""
+    sheet = app.stylesheet
+    generation = getattr(sheet, "generation", None)
+    if generation is None or sheet._require_parse:
+        return None
+    return (sheet, generation, app._css_update_count, app.classes, app.pseudo_classes)
+
+
+class StyledWhileHidden:
+    """Mixin for a `Screen` subclass (before it in the bases): a resume styles the screen's
+    nodes again only when what they are styled by changed since it was last hidden (see the
+    module docstring; `style_inputs`). Textual calls each class's handler along the bases,
+    this one's before `Screen`'s, which reads `refresh_styles`."""
+
+    _hidden_with: tuple[object, ...] | None = None
+
+    def _on_screen_suspend(self) -> None:
+        self._hidden_with = style_inputs(cast("Screen[Any]", self).app)
+
+    def style_ahead(self) -> None:
+        """Style every node now, not shown, as its first showing would (`paytui.ui.warm_up`,
+        for a screen built ahead): that showing then styles it again only if what styles it
+        changes meanwhile."""
+        screen = cast("Screen[Any]", self)
+        screen.update_node_styles(animate=False)
+        self._hidden_with = style_inputs(screen.app)
+
+    def _on_screen_resume(self, event: events.ScreenResume) -> None:
+        hidden_with, self._hidden_with = self._hidden_with, None
+        if hidden_with is not None and hidden_with == style_inputs(cast("Screen[Any]", self).app):
             event.refresh_styles = False
 
 
@@ -193,6 +238,8 @@ class ParsedOnceStylesheet(Stylesheet):
     def __init__(self, *, variables: dict[str, str] | None = None) -> None:
         super().__init__(variables=variables)
         self._parse_cache = LRUCache(1024)
+        #: Counts the parses and new variables: rules that may differ (`StyledWhileHidden`).
+        self.generation = 0
 
     @classmethod
     def replacing(cls, stylesheet: Stylesheet) -> ParsedOnceStylesheet:
@@ -206,7 +253,12 @@ class ParsedOnceStylesheet(Stylesheet):
     def set_variables(self, variables: dict[str, str]) -> None:
         if variables == self._variables:
             return  # the same theme: the rules parsed with these variables stand
+        self.generation += 1
         super().set_variables(variables)
+
+    def parse(self) -> None:
+        self.generation += 1
+        super().parse()
 
     def reparse(self) -> None:
         self.parse()

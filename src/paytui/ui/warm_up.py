@@ -29,15 +29,21 @@ The last two are done here, once the first page is on screen (`PaytuiApp._end_st
    only, so no node built now takes a rule from it (`tests/ui/test_warm_up.py` restyles the
    whole app after the warm-up and finds no node changed).
 
+   Then, once idle, the screen shown is counted as styled with the App's CSS as Textual
+   counts it (`_restyle_stale`): the start screen was built before the theme's refresh could
+   count it, and the first switch back to it refreshed the whole app's CSS.
+
 4. Then the top screens of `BUILT_AHEAD` are built, one a step (`PaytuiApp.build_ahead`): each
    mounted in its mode's stack, not shown, its CSS file added (every rule of a screen's CSS
    file is scoped to its screen, so adding it changes no other screen) and its first read
    started, as a first visit would. The visit then shows a screen built and filled, as a later
    one does; once read, it is laid out and drawn, not shown, a few lines a step, so the visit
-   paints from lines already drawn. A read that fails meanwhile is told when the screen is
-   first shown. Each step
-   waits until no worker runs (the previous screen's read, the shown screen's: Today's queue
-   and pulse are never slowed by a screen built behind them), at most `IDLE_LIMIT` seconds.
+   paints from lines already drawn; once all are built, each is styled as its first showing
+   would style it (that showing then does not: `textual_fixes.StyledWhileHidden`; a screen
+   built later adds CSS, so not before). A read that fails meanwhile is told
+   when the screen is first shown. Each step waits until no worker runs (the previous
+   screen's read, the shown screen's: Today's queue and pulse are never slowed by a screen
+   built behind them), at most `IDLE_LIMIT` seconds.
 
 Until step 3 nothing is added to the stylesheet's sources, until step 4 no request is sent;
 nothing is shown or announced (a screen reader hears only the screen in front). Before each step
@@ -296,6 +302,16 @@ class WarmUp:
                 return
             await asyncio.sleep(QUIET / 3)
 
+    async def _style(self, screen: Screen[Any]) -> None:
+        """Style `screen`'s nodes now, not shown, as its first showing would
+        (`textual_fixes.StyledWhileHidden.style_ahead`): the visit then restyles none of them,
+        as a later one does."""
+        from paytui.ui.textual_fixes import StyledWhileHidden
+
+        await self._quiet()
+        if isinstance(screen, StyledWhileHidden) and screen.is_attached and not screen.is_current:
+            screen.style_ahead()
+
     async def _draw(self, screen: Screen[Any]) -> None:
         """Lay `screen` out at the terminal's size and draw it, not shown, a few lines a step
         (each widget keeps its drawn lines): a first visit then paints from them, as a later
@@ -321,6 +337,15 @@ class WarmUp:
                 height = min(LINES_A_STEP, region.height - top)
                 widget.render_lines(Region(0, top, region.width, height))
                 await asyncio.sleep(0)
+
+    def _restyle_stale(self) -> None:
+        """The start screen was built while the theme was applied, before it was mounted, so
+        Textual's refresh of the app's CSS then did not count it as refreshed, and the first
+        switch back to it (from another screen or workspace) refreshed the whole app's CSS
+        (about 15 ms, twice that at load). The same refresh, here: nothing changes on screen."""
+        app = self.app
+        if app.screen.is_mounted and app.screen._css_update_count != app._css_update_count:
+            app.refresh_css(animate=False)
 
     async def _run(self) -> None:
         try:
@@ -360,6 +385,9 @@ class WarmUp:
                 await self._quiet()
                 with contextlib.suppress(Exception):  # a module that fails is left to its push
                     add_css_files(self.app, pushed_css_files(getattr(sys.modules[module], name)))
+            if await self._idle():
+                self._restyle_stale()
+            built: list[Screen[Any]] = []
             for base in BUILT_AHEAD:
                 if not await self._idle():
                     break  # never idle long enough: the visits build their screens
@@ -367,8 +395,11 @@ class WarmUp:
                 if screen is None:
                     continue
                 self.built.append(base)
+                built.append(screen)
                 await self._read(screen)
                 await self._draw(screen)
+            for screen in built:  # styled once all are built: a later build adds CSS
+                await self._style(screen)
             # What was built ahead lives as long as the app: later full collections (a
             # screen's reading sets them off) do not walk it (`paytui.collector`).
             freeze_warmed_up()

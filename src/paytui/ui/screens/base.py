@@ -27,7 +27,7 @@ from textual.screen import ModalScreen, Screen
 from paytui.actions.registry import spec_for
 from paytui.ui import messages
 from paytui.ui.bindings import MODAL_BINDINGS
-from paytui.ui.textual_fixes import DismissOnce
+from paytui.ui.textual_fixes import DismissOnce, StyledWhileHidden
 from paytui.ui.widgets.header import PaytuiHeader
 
 if TYPE_CHECKING:
@@ -173,8 +173,9 @@ class PaytuiScreenMixin(DismissOnce):
         event.prevent_default()
 
 
-class PaytuiScreen(PaytuiScreenMixin, Screen[ResultT]):
-    """A full screen of paytui."""
+class PaytuiScreen(StyledWhileHidden, PaytuiScreenMixin, Screen[ResultT]):
+    """A full screen of paytui (shown again by a mode switch, styled again only when its
+    styles may have changed: `textual_fixes.StyledWhileHidden`)."""
 
     if TYPE_CHECKING:
         # Textual's typed-app property (`textual.getters.app`), for the type checker only: at
