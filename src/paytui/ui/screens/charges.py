@@ -1143,7 +1143,15 @@ class ChargeSearchScreen(PaytuiScreen[None]):
             self._refunds_reading = {c.charge_id for c in wanted}
             self._read_window_refunds(wanted)
 
-    @work(exclusive=True, group="row-refunds", exit_on_error=False)
+    # Described, not left to Textual: without a description the decorator writes the repr of
+    # every argument, here each charge of the window (about 0.7 ms for 33 rows after each
+    # search and each move of the window, on the loop).
+    @work(
+        exclusive=True,
+        group="row-refunds",
+        exit_on_error=False,
+        description="the refunds of the rows on screen",
+    )
     async def _read_window_refunds(self, charges: list[Any]) -> None:
         """The refunds of the rows on screen not read yet, a few at a time, in the background
         (a new window or search cancels it; what was read stays): their State cells then say
