@@ -39,14 +39,23 @@ def frozen_clock() -> datetime:
     return FROZEN_NOW
 
 
+#: A test client's time limit for one request, when the test sets none: a bound for a hang,
+#: never a wait a test depends on. The in-process sandbox enforces the client's timeout
+#: (`paytui.sandbox.transport`), and on a machine loaded by about 18 busy processes a customer's
+#: reads (one search, a refunds read per charge) took more than the product's 10 s: the screen
+#: showed "Timed out" where the test expected the customer. A test of a timeout sets its own.
+TEST_TIMEOUT = 120.0
+
+
 def client_over(transport: httpx.AsyncBaseTransport, **options: Any) -> Any:
-    """A `PaymentClient` over `transport`: the demo credentials and retries off unless
-    `options` say otherwise (the app's, in `make_app`; a test's own reader beside it)."""
+    """A `PaymentClient` over `transport`: the demo credentials, retries off and `TEST_TIMEOUT`
+    unless `options` say otherwise (the app's, in `make_app`; a test's own reader beside it)."""
     from paytui.api.client import PaymentClient
 
     options.setdefault("client_id", DEMO_CLIENT_ID)
     options.setdefault("client_secret", DEMO_CLIENT_SECRET)
     options.setdefault("max_retries", 0)
+    options.setdefault("timeout", TEST_TIMEOUT)
     return PaymentClient("http://sandbox", transport=transport, **options)
 
 
@@ -55,13 +64,14 @@ def make_app(
     *,
     client_id: str = DEMO_CLIENT_ID,
     client_secret: str = DEMO_CLIENT_SECRET,
-    timeout: float = 10.0,
+    timeout: float = TEST_TIMEOUT,
     max_retries: int = 0,
     **kwargs: Any,
 ) -> PaytuiApp:
     """A `PaytuiApp` whose client talks to `sandbox_transport` with the demo credentials.
 
-    Retries are off by default so error-state tests see the first failure; other keyword
+    Retries are off by default so error-state tests see the first failure, and a request's
+    time limit is `TEST_TIMEOUT` (a test of a timeout passes its own); other keyword
     arguments go to `PaytuiApp` (environment, keymap, clock, ...). The clock is frozen at
     2026-11-20T18:30:00Z unless `clock=` is given.
     """
