@@ -283,3 +283,35 @@ async def test_the_charge_details_css_is_added_ahead_and_its_first_open_restyles
         assert app not in restyled
         heading = app.screen.query_one("#detail-heading")
         assert heading.styles.padding.left == 1  # charge_detail.tcss
+
+
+async def test_today_built_ahead_is_laid_out_again_where_asked_and_its_first_visit_lays_out_none(
+    app_factory: Callable[..., PaytuiApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Textual lays out the screen in front only: what asked Today for a layout after it was
+    drawn ahead (its pulse's rows mounted, its scrollbars restyled) is laid out by the warm-up,
+    not by `0`, whose visit then lays out nothing, as a later one."""
+    from paytui.ui.screens.today import TodayScreen
+
+    monkeypatch.setattr(warm_up, "WARM_UP_AFTER", 0.01)
+    monkeypatch.setattr(warm_up, "BUILT_AHEAD", ("today",))
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await warmed_up(app, pilot)
+        (today,) = app._screen_stacks["today"]
+        assert isinstance(today, TodayScreen) and today.built_ahead
+        assert not today._layout_required
+
+        layouts: list[object] = []
+        laid_out = today._refresh_layout
+
+        def counted(*args: Any, **kwargs: Any) -> None:
+            layouts.append(args)
+            laid_out(*args, **kwargs)
+
+        monkeypatch.setattr(today, "_refresh_layout", counted)
+        await pilot.press("0")
+        await settle(app, pilot)
+        assert app.screen is today and today.items
+        assert layouts == []

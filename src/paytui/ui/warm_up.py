@@ -40,7 +40,10 @@ The last two are done here, once the first page is on screen (`PaytuiApp._end_st
    one does; once read, it is laid out and drawn, not shown, a few lines a step, so the visit
    paints from lines already drawn; once all are built, each is styled as its first showing
    would style it (that showing then does not: `textual_fixes.StyledWhileHidden`; a screen
-   built later adds CSS, so not before). A read that fails meanwhile is told
+   built later adds CSS, so not before), then laid out and drawn again where a layout was
+   asked for since (Textual lays out the screen in front only: Today's pulse mounted its
+   rows, a restyle resized its scrollbars, and its first visit laid it out twice and drew
+   every widget again, where a later one only painted). A read that fails meanwhile is told
    when the screen is first shown. Each step waits until no worker runs (the previous
    screen's read, the shown screen's: Today's queue and pulse are never slowed by a screen
    built behind them), at most `IDLE_LIMIT` seconds.
@@ -122,6 +125,12 @@ BUILT_AHEAD: tuple[str, ...] = ("tokens", "accounts", "distributions", "history"
 #: Lines of a widget drawn a step when a screen built ahead is drawn (`WarmUp._draw`): a
 #: table's line is about 1-2 ms here, ten times that on a loaded machine.
 LINES_A_STEP = 4
+#: Layouts at most when a screen built ahead is drawn (`WarmUp._draw`): the first tells the
+#: widgets their sizes, and a table that learns its width asks for a second.
+LAYOUTS_A_DRAW = 3
+#: Seconds given to what a layout of a screen built ahead set off (a widget's `Layout` to its
+#: screen: a few turns of the loop) before the next one, and after a read before `_settle`.
+LAYOUT_BEAT = 0.05
 #: Seconds a screen built ahead is given for its first read before the next one is built.
 READ_AHEAD_LIMIT = 30.0
 #: Seconds the warm-up waits for the app to be idle (no key, no worker) before each screen it
@@ -312,23 +321,32 @@ class WarmUp:
         if isinstance(screen, StyledWhileHidden) and screen.is_attached and not screen.is_current:
             screen.style_ahead()
 
-    async def _draw(self, screen: Screen[Any]) -> None:
+    async def _draw(self, screen: Screen[Any], beat: float = QUIET) -> None:
         """Lay `screen` out at the terminal's size and draw it, not shown, a few lines a step
         (each widget keeps its drawn lines): a first visit then paints from them, as a later
         one does, instead of drawing every line of the screen (its table's cells above all)
-        in one go. Stops as soon as the screen is shown or gone; keys first between steps."""
+        in one go. Laid out again while a widget asks for it (a layout tells a table its width,
+        which asks for another; at most `LAYOUTS_A_DRAW`): Textual lays out the front screen
+        only, so a layout asked for behind it waited for the first visit. `beat`: seconds for
+        what the first layout tells the widgets (a table fits its width). Stops as soon as the
+        screen is shown or gone; keys first between steps."""
         from textual.geometry import Region
 
         def shown_or_gone() -> bool:
             return not screen.is_attached or screen.is_current
 
-        await self._quiet()
-        if shown_or_gone():
-            return
-        screen._refresh_layout(self.app.size)  # laid out only: Textual paints the front screen
-        await asyncio.sleep(QUIET)  # what the layout told the widgets (a table fits its width)
-        if not await self._idle() or shown_or_gone():
-            return
+        for _ in range(LAYOUTS_A_DRAW):
+            await self._quiet()
+            if shown_or_gone():
+                return
+            screen._refresh_layout(self.app.size)  # laid out only: Textual paints the front one
+            screen._layout_required = False  # as the screen's update timer does after a layout
+            await asyncio.sleep(beat)
+            if not await self._idle() or shown_or_gone():
+                return
+            if not screen._layout_required:  # no widget asked for another (a size it now knows)
+                break
+            beat = LAYOUT_BEAT
         for widget, (region, _clip) in list(screen._compositor.visible_widgets.items()):
             for top in range(0, region.height, LINES_A_STEP):
                 await self._quiet()
@@ -337,6 +355,19 @@ class WarmUp:
                 height = min(LINES_A_STEP, region.height - top)
                 widget.render_lines(Region(0, top, region.width, height))
                 await asyncio.sleep(0)
+
+    async def _settle(self, screens: list[Screen[Any]]) -> None:
+        """Lay out and draw again, not shown, each of `screens` that asked for a layout since
+        it was drawn (Today's pulse computed and mounted its rows, a restyle resized its
+        scrollbars): Today's first visit laid the whole screen out twice and drew every widget
+        again (20-40 ms at load), where a later one only paints. Once idle: the pulse's read
+        (not the screen's own worker) may still run after the screen's draw."""
+        if not await self._idle():
+            return
+        await asyncio.sleep(LAYOUT_BEAT)  # a read just ended: what it shows is mounted
+        for screen in screens:
+            if screen.is_attached and not screen.is_current and screen._layout_required:
+                await self._draw(screen, LAYOUT_BEAT)  # its sizes known: a beat for the rest
 
     def _restyle_stale(self) -> None:
         """The start screen was built while the theme was applied, before it was mounted, so
@@ -400,6 +431,7 @@ class WarmUp:
                 await self._draw(screen)
             for screen in built:  # styled once all are built: a later build adds CSS
                 await self._style(screen)
+            await self._settle(built)  # laid out again where asked for since their draw
             # What was built ahead lives as long as the app: later full collections (a
             # screen's reading sets them off) do not walk it (`paytui.collector`).
             freeze_warmed_up()
