@@ -315,3 +315,48 @@ async def test_today_built_ahead_is_laid_out_again_where_asked_and_its_first_vis
         await settle(app, pilot)
         assert app.screen is today and today.items
         assert layouts == []
+
+
+async def test_a_screen_built_ahead_is_laid_out_by_its_first_visits_own_switch_as_a_later_one(
+    app_factory: Callable[..., PaytuiApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`App.switch_mode` lays out a screen shown before in the key's own step, and its frame
+    follows at once; one never shown waited for its update timer, after the switch held the
+    display (50 ms). The screen built ahead counts as shown: `5` lays History out in the switch,
+    and every later `5` does the same."""
+    from paytui.ui.screens.history import HistoryScreen
+
+    monkeypatch.setattr(warm_up, "WARM_UP_AFTER", 0.01)
+    monkeypatch.setattr(warm_up, "BUILT_AHEAD", ("history",))
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await warmed_up(app, pilot)
+        (history,) = app._screen_stacks["history"]
+        assert isinstance(history, HistoryScreen) and not history.is_current
+
+        layouts: list[object] = []
+        laid_out = history._refresh_layout
+
+        def counted(*args: Any, **kwargs: Any) -> None:
+            layouts.append(args)
+            laid_out(*args, **kwargs)
+
+        in_the_switch: list[int] = []
+        switch = app.switch_mode
+
+        def switched(mode: str) -> Any:
+            before = len(layouts)
+            result = switch(mode)
+            in_the_switch.append(len(layouts) - before)
+            return result
+
+        monkeypatch.setattr(history, "_refresh_layout", counted)
+        monkeypatch.setattr(app, "switch_mode", switched)
+        for _ in range(2):
+            await pilot.press("5")
+            await settle(app, pilot)
+            assert app.screen is history
+            await pilot.press("1")
+            await settle(app, pilot)
+        assert in_the_switch == [1, 0, 1, 0]  # `5` laid History out, `1` did not

@@ -38,7 +38,9 @@ The last two are done here, once the first page is on screen (`PaytuiApp._end_st
    file is scoped to its screen, so adding it changes no other screen) and its first read
    started, as a first visit would. The visit then shows a screen built and filled, as a later
    one does; once read, it is laid out and drawn, not shown, a few lines a step, so the visit
-   paints from lines already drawn; once all are built, each is styled as its first showing
+   paints from lines already drawn, and counted as shown before, so the key's own step lays it
+   out and draws it as a later visit's does (not the switch's update timer, 50 ms later:
+   `WarmUp._shown_before`); once all are built, each is styled as its first showing
    would style it (that showing then does not: `textual_fixes.StyledWhileHidden`; a screen
    built later adds CSS, so not before), then laid out and drawn again where a layout was
    asked for since (Textual lays out the screen in front only: Today's pulse mounted its
@@ -356,6 +358,16 @@ class WarmUp:
                 widget.render_lines(Region(0, top, region.width, height))
                 await asyncio.sleep(0)
 
+    def _shown_before(self, screen: Screen[Any]) -> None:
+        """Count `screen`, drawn ahead, as a screen shown before (`Screen.stack_updates`, which
+        Textual counts at each showing): `App.switch_mode` lays out and draws such a screen in
+        the key's own step (`Screen._screen_resized`), and one never shown only when its
+        update timer runs after the switch's `delay_update`, 50 ms later. History's first
+        visit wrote its first frame 74-77 ms after the key, a later one 2 ms after
+        (docs/performance.md)."""
+        if screen.is_attached and not screen.is_current and not screen.stack_updates:
+            screen.stack_updates += 1
+
     async def _settle(self, screens: list[Screen[Any]]) -> None:
         """Lay out and draw again, not shown, each of `screens` that asked for a layout since
         it was drawn (Today's pulse computed and mounted its rows, a restyle resized its
@@ -429,6 +441,7 @@ class WarmUp:
                 built.append(screen)
                 await self._read(screen)
                 await self._draw(screen)
+                self._shown_before(screen)
             for screen in built:  # styled once all are built: a later build adds CSS
                 await self._style(screen)
             await self._settle(built)  # laid out again where asked for since their draw
