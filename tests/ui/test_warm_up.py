@@ -38,6 +38,19 @@ async def warmed_up(app: PaytuiApp, pilot: Any) -> None:
     await settle(app, pilot)
 
 
+def counted_layouts(monkeypatch: pytest.MonkeyPatch, screen: Any) -> list[object]:
+    """Each layout of `screen` from now on (`Screen._refresh_layout`'s arguments), in order."""
+    layouts: list[object] = []
+    laid_out = screen._refresh_layout
+
+    def counted(*args: Any, **kwargs: Any) -> None:
+        layouts.append(args)
+        laid_out(*args, **kwargs)
+
+    monkeypatch.setattr(screen, "_refresh_layout", counted)
+    return layouts
+
+
 def css_file(screen: type[Any]) -> str:
     return os.path.abspath(str(screen.CSS_PATH))
 
@@ -303,14 +316,7 @@ async def test_today_built_ahead_is_laid_out_again_where_asked_and_its_first_vis
         assert isinstance(today, TodayScreen) and today.built_ahead
         assert not today._layout_required
 
-        layouts: list[object] = []
-        laid_out = today._refresh_layout
-
-        def counted(*args: Any, **kwargs: Any) -> None:
-            layouts.append(args)
-            laid_out(*args, **kwargs)
-
-        monkeypatch.setattr(today, "_refresh_layout", counted)
+        layouts = counted_layouts(monkeypatch, today)
         await pilot.press("0")
         await settle(app, pilot)
         assert app.screen is today and today.items
@@ -335,13 +341,7 @@ async def test_a_screen_built_ahead_is_laid_out_by_its_first_visits_own_switch_a
         (history,) = app._screen_stacks["history"]
         assert isinstance(history, HistoryScreen) and not history.is_current
 
-        layouts: list[object] = []
-        laid_out = history._refresh_layout
-
-        def counted(*args: Any, **kwargs: Any) -> None:
-            layouts.append(args)
-            laid_out(*args, **kwargs)
-
+        layouts = counted_layouts(monkeypatch, history)
         in_the_switch: list[int] = []
         switch = app.switch_mode
 
@@ -351,7 +351,6 @@ async def test_a_screen_built_ahead_is_laid_out_by_its_first_visits_own_switch_a
             in_the_switch.append(len(layouts) - before)
             return result
 
-        monkeypatch.setattr(history, "_refresh_layout", counted)
         monkeypatch.setattr(app, "switch_mode", switched)
         for _ in range(2):
             await pilot.press("5")
