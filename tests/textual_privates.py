@@ -86,7 +86,8 @@ PRIVATES: tuple[tuple[str, str, str], ...] = (
     (
         "textual.app:App",
         "_batch_count",
-        "test_today: a source's rows put in place hold the screen's updates a turn",
+        "test_today: a source's rows put in place hold the screen's updates a turn; "
+        "test_upstream_bugs: a mode switch holds the display",
     ),
     (
         "textual.app:App",
@@ -101,8 +102,14 @@ PRIVATES: tuple[tuple[str, str, str], ...] = (
     (
         "textual.widgets._data_table:DataTable",
         "_render_cell",
-        "test_fit_table: the cells drawn again after a change, counted",
+        "test_fit_table, test_warm_up: the cells drawn again after a change, counted",
     ),
+    (
+        "textual.widgets._data_table:DataTable",
+        "_render_line_in_row",
+        "test_warm_up: a table's row lines drawn on a first visit, counted",
+    ),
+    ("textual.timer:Timer", "_tick", "test_warm_up: a screen's update timer ticked, noted"),
     (
         "textual.widgets._data_table:DataTable",
         "_cell_render_cache",

@@ -248,3 +248,37 @@ async def test_a_shown_screen_is_still_laid_out_again_at_the_same_size(
         await app.push_screen(_Plain())
         await pilot.pause()
         assert laid_out == [(80, 24)]
+
+
+async def _held_after_switch(app: App[Any], pilot: Any) -> list[bool]:
+    """Whether the display is held (`App._batch_count`: `delay_update`) right after each
+    `switch_mode`: to `b` never shown, back to `a`, then to `b` again (shown before)."""
+    held = []
+    for mode in ("b", "a", "b"):
+        await app.switch_mode(mode)
+        held.append(app._batch_count > 0)
+        await pilot.pause()
+        while app._batch_count:  # the hold's timer ends it
+            await pilot.pause()
+    return held
+
+
+async def test_a_switch_to_a_screen_shown_before_still_holds_its_frame() -> None:
+    """`ScreenSwitchGuards.switch_mode`: plain Textual holds the display after every mode
+    switch, also to a screen drawn before (laid out and drawn in the switch itself); the
+    guarded App holds it for a screen never shown only."""
+
+    class Plain(App[None]):
+        MODES = {"a": _Plain, "b": _Plain}
+
+    class Guarded(ScreenSwitchGuards):
+        MODES = {"a": _Plain, "b": _Plain}
+
+    plain = Plain()
+    async with plain.run_test() as pilot:
+        await switched(plain, pilot, "a")
+        assert await _held_after_switch(plain, pilot) == [True, True, True]
+    guarded = Guarded()
+    async with guarded.run_test() as pilot:
+        await switched(guarded, pilot, "a")
+        assert await _held_after_switch(guarded, pilot) == [True, False, False]

@@ -51,6 +51,16 @@ def counted_layouts(monkeypatch: pytest.MonkeyPatch, screen: Any) -> list[object
     return layouts
 
 
+def counted(drawn: list[str], name: str, method: Callable[..., Any]) -> Callable[..., Any]:
+    """`method`, noting `name` in `drawn` at each call."""
+
+    def noted(*args: Any, **kwargs: Any) -> Any:
+        drawn.append(name)
+        return method(*args, **kwargs)
+
+    return noted
+
+
 def css_file(screen: type[Any]) -> str:
     return os.path.abspath(str(screen.CSS_PATH))
 
@@ -359,3 +369,82 @@ async def test_a_screen_built_ahead_is_laid_out_by_its_first_visits_own_switch_a
             await pilot.press("1")
             await settle(app, pilot)
         assert in_the_switch == [1, 0, 1, 0]  # `5` laid History out, `1` did not
+
+
+async def test_a_screen_built_ahead_is_drawn_after_its_styling_so_its_first_visit_draws_no_row(
+    app_factory: Callable[..., PaytuiApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Styling a table drops every line it drew (`DataTable.notify_style_update`). Each screen
+    built ahead is styled once all are built (a later build adds CSS); drawn before that, its
+    first visit drew its table's rows again (Tokens and Accounts: 21 lines, 7-9 ms, where a
+    later visit draws none), unless a layout asked for since happened to draw it again. The
+    warm-up draws each screen after styling it: the table's last draw comes after its
+    styling, and `2` draws no row of it."""
+    from textual.widget import Widget
+    from textual.widgets import DataTable
+
+    from paytui.ui.textual_fixes import StyledWhileHidden
+
+    steps: list[tuple[str, object]] = []
+    style_ahead = StyledWhileHidden.style_ahead
+    render_lines = Widget.render_lines
+
+    def styled(self: StyledWhileHidden) -> None:
+        steps.append(("styled", self))
+        style_ahead(self)
+
+    def drawn(self: Widget, crop: Any) -> Any:
+        if isinstance(self, DataTable):
+            steps.append(("drawn", self.screen))
+        return render_lines(self, crop)
+
+    monkeypatch.setattr(StyledWhileHidden, "style_ahead", styled)
+    monkeypatch.setattr(Widget, "render_lines", drawn)
+    monkeypatch.setattr(warm_up, "WARM_UP_AFTER", 0.01)
+    monkeypatch.setattr(warm_up, "BUILT_AHEAD", BUILT_AHEAD)  # the later builds add CSS
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await warmed_up(app, pilot)
+        (ahead,) = app._screen_stacks["tokens"]
+        own = [step for step, screen in steps if screen is ahead]
+        assert "styled" in own and own[-1] == "drawn" and not ahead.is_current
+
+        table = ahead.query_one("#tokens", DataTable)
+        rows: list[str] = []
+        for name in ("_render_cell", "_render_line_in_row"):  # a cell, a row's line
+            monkeypatch.setattr(table, name, counted(rows, name, getattr(table, name)))
+        await pilot.press("2")
+        await settle(app, pilot)
+        assert app.screen is ahead and ahead.tokens
+        assert rows == []
+
+
+async def test_a_screen_built_ahead_has_its_update_timer_running_before_its_first_visit(
+    app_factory: Callable[..., PaytuiApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Textual timer's first tick comes a whole period (1/60 s) after it is first resumed, a
+    later one at once: the screen built ahead has its update timer tick while hidden, so its
+    first visit's draw does not wait for that period where a later one would not."""
+    from textual.timer import Timer
+
+    ticked: dict[object, asyncio.Event] = {}
+    tick = Timer._tick
+
+    async def noted(self: Timer, **kwargs: Any) -> None:
+        if self.name == "screen_update":
+            ticked.setdefault(self.target, asyncio.Event()).set()
+        await tick(self, **kwargs)
+
+    monkeypatch.setattr(Timer, "_tick", noted)
+    monkeypatch.setattr(warm_up, "WARM_UP_AFTER", 0.01)
+    monkeypatch.setattr(warm_up, "BUILT_AHEAD", ("tokens",))
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await warmed_up(app, pilot)
+        (ahead,) = app._screen_stacks["tokens"]
+        assert not ahead.is_current
+        ticked.setdefault(ahead, asyncio.Event())
+        await asyncio.wait_for(ticked[ahead].wait(), timeout=HANG_GUARD)
+        assert not ahead.is_current  # ticked while hidden, before any visit

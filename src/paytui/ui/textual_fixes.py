@@ -11,7 +11,12 @@ upgrade fixes it, that test fails, and the workaround (and its test) can go.
   that is no longer on top is ignored.
 - `GuardedCommandPalette` (every palette paytui opens): see its docstring; three races of
   `CommandPalette` and `OptionList` that ended the app under fast keys.
-- `ScreenSwitchGuards` (the App): keys and removed screens during a mode switch.
+- `ScreenSwitchGuards` (the App): keys and removed screens during a mode switch. And
+  `App.switch_mode` holds every frame for 50 ms (`delay_update`, to mask a new mode's screen
+  being composed), also when the screen switched to was drawn before and is laid out and drawn
+  in the key's own step: each top screen's key and each workspace switch wrote its frame
+  53-58 ms after the key where it was ready after 4-7 (docs/performance.md). Here only a
+  screen never shown is masked.
 - `DialogButton` (every dialog's buttons): a `Button` ignores enter and clicks while it still
   shows its last press ("-active", 0.2 s), even when it has been disabled and enabled again or
   relabelled meanwhile: it asks something new, and the answer was dropped.
@@ -289,15 +294,31 @@ class ScreenSwitchGuards(App[Any]):
                 self.workers.cancel_node(node)
         return await super()._replace_screen(screen)
 
+    #: The switch under way shows a screen drawn before: nothing to mask (`delay_update`).
+    _switch_undelayed = False
+
     def switch_mode(self, mode: str) -> AwaitMount:
         """Textual's, except while a profile switch rebuilds the modes (`_reset_modes`): then
         only the rebuild switches. A key that was past the input filter (`on_event`) when the
         rebuild began (`5`, escape, a palette's "Go to" run after the palette closed) switched
         to a mode in the middle of it, and removing that mode, now the active one, raised
-        `ActiveModeError` (UI fuzz). Such a key is dropped, as input during the rebuild is."""
+        `ActiveModeError` (UI fuzz). Such a key is dropped, as input during the rebuild is.
+
+        And a switch to a screen shown (or drawn ahead, `paytui.ui.warm_up`) before writes its
+        frame at once (see the module docstring)."""
         if self._switching_modes or mode in self._modes_rebuilding:
             return AwaitMount(self.screen, [])
-        return super().switch_mode(mode)
+        stack = self._screen_stacks.get(mode)
+        top = stack[-1] if stack else None
+        self._switch_undelayed = top is not None and top.is_attached and bool(top.stack_updates)
+        try:
+            return super().switch_mode(mode)
+        finally:
+            self._switch_undelayed = False
+
+    def delay_update(self, delay: float = 0.05) -> None:
+        if not self._switch_undelayed:
+            super().delay_update(delay)
 
     async def on_event(self, event: events.Event) -> None:
         # Upstream bug (Textual 8.2.8): `App.on_event` forwards every key and click to
