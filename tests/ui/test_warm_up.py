@@ -448,3 +448,39 @@ async def test_a_screen_built_ahead_has_its_update_timer_running_before_its_firs
         ticked.setdefault(ahead, asyncio.Event())
         await asyncio.wait_for(ticked[ahead].wait(), timeout=HANG_GUARD)
         assert not ahead.is_current  # ticked while hidden, before any visit
+
+
+async def test_a_screen_built_ahead_is_written_once_on_its_first_visit_as_on_a_later_one(
+    app_factory: Callable[..., PaytuiApp], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Laid out ahead, a screen had its whole region marked to be written: the first visit's
+    switch wrote it as it laid the screen out, and the resume's refresh wrote it all again.
+    The warm-up leaves nothing owed: `2` writes the frames a later `2` writes."""
+    from textual.screen import Screen
+
+    monkeypatch.setattr(warm_up, "WARM_UP_AFTER", 0.01)
+    monkeypatch.setattr(warm_up, "BUILT_AHEAD", ("tokens",))
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await warmed_up(app, pilot)
+        (ahead,) = app._screen_stacks["tokens"]
+        written: list[object] = []
+        draw = Screen._compositor_refresh  # the tests' own: frames no test looks at unpainted
+
+        def noted(screen: Screen[Any]) -> None:
+            if screen is ahead and screen._compositor._dirty_regions:  # a frame to write
+                written.append(set(screen._compositor._dirty_regions))
+            draw(screen)
+
+        monkeypatch.setattr(Screen, "_compositor_refresh", noted)
+        frames = []
+        for _ in range(2):
+            written.clear()
+            await pilot.press("2")
+            await settle(app, pilot)
+            assert app.screen is ahead
+            frames.append(len(written))
+            await pilot.press("1")
+            await settle(app, pilot)
+        assert frames[0] == frames[1] > 0

@@ -357,6 +357,11 @@ class WarmUp:
                 height = min(LINES_A_STEP, region.height - top)
                 widget.render_lines(Region(0, top, region.width, height))
                 await asyncio.sleep(0)
+        # Nothing of it owed to the terminal: its layouts here marked the whole screen to be
+        # written, which the first visit's switch then wrote as it laid the screen out, right
+        # before the resume's refresh wrote it all again (two frames where a later visit
+        # writes one: Tokens' first visit 7-8 ms, a later one 4).
+        screen._compositor._dirty_regions.clear()
 
     def _shown_before(self, screen: Screen[Any]) -> None:
         """Count `screen`, drawn ahead, as a screen shown before (`Screen.stack_updates`, which
