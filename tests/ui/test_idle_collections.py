@@ -46,10 +46,14 @@ async def test_full_collections_are_held_back_while_the_person_is_busy(
         assert gc.get_threshold()[2] == collector.OUT_OF_REACH
         await settle(app, pilot)
 
-        # A worker running (a screen reading), no key for long: held back.
+        # A worker starting (a screen reading), no key for long: held back at once, before
+        # any look, and at each look while it runs.
         app.last_typed = float("-inf")
+        app._pace_full_collections()
+        assert gc.get_threshold() == cpython
         reading = asyncio.Event()
         app.run_worker(reading.wait(), name="a read")
+        assert gc.get_threshold()[2] == collector.OUT_OF_REACH
         await pilot.pause()
         app._pace_full_collections()
         assert gc.get_threshold()[2] == collector.OUT_OF_REACH

@@ -513,6 +513,7 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
         if resume_collector():  # the launcher's pause: full collections in idle moments
             collector.defer_full_collections()
             self.set_interval(COLLECT_LOOK_EVERY, self._pace_full_collections)
+            self._hold_collections_as_workers_start()
         self._check_keymap()
         self.session.allow_reconcile()
         from paytui.ui import warm_up
@@ -522,6 +523,21 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
         self.warm_up = warm_up.WarmUp(self)
         self.set_timer(warm_up.WARM_UP_AFTER, self.warm_up.start)
         self._run_after_start()
+
+    def _hold_collections_as_workers_start(self) -> None:
+        """A worker starting (a screen's read: a pulse pushed, a watch's refresh, a search)
+        holds full collections back at once, as a key does: an idle moment allowed them until
+        the next look (`COLLECT_LOOK_EVERY`), and a full collection the read's allocations set
+        off in between held the loop in the read (the pulse's draw: 85-155 ms in one run of
+        three, the other two 20-30 ms; docs/performance.md)."""
+        workers = self.workers
+        add = workers.add_worker
+
+        def added(worker: Any, start: bool = True, exclusive: bool = True) -> None:
+            collector.allow_full_collections(collector.far_overdue())
+            add(worker, start=start, exclusive=exclusive)
+
+        workers.add_worker = added  # type: ignore[method-assign]
 
     def _pace_full_collections(self) -> None:
         """Full collections (`paytui.collector`) on CPython's own rule in an idle moment (no key
