@@ -8,7 +8,7 @@ The sandbox is served as a user serves it (`paytui sandbox --db DB --port P`: uv
 Each run fetches the same `count` charges (the newest) twice, interleaved: one by one (each
 request awaited before the next), then `CONCURRENCY` at a time (a semaphore over
 `get_charge`). `details_concurrency_ratio` is the median sequential time over the median
-concurrent time (target: at least 4x); `details_errors` counts every failed fetch (target 0).
+concurrent time (target: at least 4x with `LATENCY`; none without, below); `details_errors` counts every failed fetch (target 0).
 
 Twice: the sandbox as it is, then answering after `LATENCY` (`paytui sandbox --delay`, an
 asynchronous sleep before each answer, as a service across a network answers). With no latency
@@ -133,7 +133,9 @@ async def measure(base_url: str, count: int, runs: int, suffix: str) -> list[dic
             f"details_concurrency_ratio{suffix}",
             ratios,
             "x",
-            4.0,
+            # No latency: both ends busy with their CPU only, at most 2x whatever the code
+            # (the module docstring), so no target; the 4x is asked where there is waiting.
+            4.0 if suffix else None,
             value=median_ratio,
             at_least=True,
         ),
@@ -145,7 +147,8 @@ async def measure(base_url: str, count: int, runs: int, suffix: str) -> list[dic
 
 
 def figures(db: Path, count: int, runs: int) -> Iterator[dict[str, Any]]:
-    """The figures as it is served, then with `LATENCY` (suffix `_latency_5ms`)."""
+    """The figures as it is served (no target for the ratio: see the module docstring), then
+    with `LATENCY` (suffix `_latency_10ms`, target 4x)."""
     for delay, suffix in ((0.0, ""), (LATENCY, f"_latency_{round(LATENCY * 1000)}ms")):
         with served(db, delay) as base_url:
             yield from asyncio.run(measure(base_url, count, runs, suffix))
