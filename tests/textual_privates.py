@@ -109,6 +109,7 @@ PRIVATES: tuple[tuple[str, str, str], ...] = (
         "_render_line_in_row",
         "test_warm_up: a table's row lines drawn on a first visit, counted",
     ),
+    ("textual.strip:Strip", "_divide_cache", "test_upstream_bugs: a strip held in its own cache"),
     ("textual.timer:Timer", "_tick", "test_warm_up: a screen's update timer ticked, noted"),
     (
         "textual.widgets._data_table:DataTable",

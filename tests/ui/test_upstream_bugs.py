@@ -282,3 +282,25 @@ async def test_a_switch_to_a_screen_shown_before_still_holds_its_frame() -> None
     async with guarded.run_test() as pilot:
         await switched(guarded, pilot, "a")
         assert await _held_after_switch(guarded, pilot) == [True, False, False]
+
+
+def test_a_strip_cut_at_its_own_length_still_holds_itself() -> None:
+    """`divide`: upstream caches `[strip]` in the strip's own cache when it is cut at its own
+    length (a reference cycle: freed by the cyclic collector only); paytui's caches nothing
+    then, and cuts a strip elsewhere as upstream does."""
+    from rich.segment import Segment
+    from textual.strip import Strip
+
+    from paytui.ui.textual_fixes import UPSTREAM_DIVIDE
+
+    plain = Strip([Segment("abcdef")])
+    assert UPSTREAM_DIVIDE(plain, [6]) == [plain]
+    assert plain._divide_cache.get((6,)) == [plain]  # the strip, in its own cache
+
+    fixed = Strip([Segment("abcdef")])
+    assert fixed.divide([6]) == [fixed]
+    assert fixed._divide_cache.get((6,)) is None
+    assert [part.text for part in fixed.divide([2, 6])] == ["ab", "cdef"]
+    assert [part.text for part in fixed.divide([2, 6])] == [
+        part.text for part in UPSTREAM_DIVIDE(Strip([Segment("abcdef")]), [2, 6])
+    ]
