@@ -8,7 +8,8 @@ The sandbox is served as a user serves it (`paytui sandbox --db DB --port P`: uv
 Each run fetches the same `count` charges (the newest) twice, interleaved: one by one (each
 request awaited before the next), then `CONCURRENCY` at a time (a semaphore over
 `get_charge`). `details_concurrency_ratio` is the median sequential time over the median
-concurrent time (target: at least 4x with `LATENCY`; none without, below); `details_errors` counts every failed fetch (target 0).
+concurrent time (target: at least 4x with `LATENCY`; none without, below); `details_errors`
+counts every failed fetch (target 0).
 
 Twice: the sandbox as it is, then answering after `LATENCY` (`paytui sandbox --delay`, an
 asynchronous sleep before each answer, as a service across a network answers). With no latency
