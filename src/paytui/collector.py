@@ -121,6 +121,12 @@ def allow_full_collections(allowed: bool) -> None:
         gc.set_threshold(first, second, wanted)
 
 
+def hold_full_collections() -> None:
+    """The person is busy (a key typed, a read started): full collections held back, unless
+    far overdue (`allow_full_collections`)."""
+    allow_full_collections(far_overdue())
+
+
 def end_deferral() -> None:
     """The app is ending: full collections run on CPython's own threshold again."""
     global _deferred_threshold

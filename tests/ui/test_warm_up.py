@@ -9,7 +9,8 @@ from __future__ import annotations
 import asyncio
 import os
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,23 @@ async def warmed_up(app: PaytuiApp, pilot: Any) -> None:
     assert app.warm_up is not None
     await asyncio.wait_for(app.warm_up.done.wait(), timeout=HANG_GUARD)
     await settle(app, pilot)
+
+
+@asynccontextmanager
+async def warmed_app(
+    app_factory: Callable[..., PaytuiApp],
+    monkeypatch: pytest.MonkeyPatch,
+    built: tuple[str, ...],
+) -> AsyncIterator[tuple[PaytuiApp, Any]]:
+    """The app (120x40) whose warm-up, started at once, built `built` ahead and has ended
+    (`warmed_up`): the app and its pilot."""
+    monkeypatch.setattr(warm_up, "WARM_UP_AFTER", 0.01)
+    monkeypatch.setattr(warm_up, "BUILT_AHEAD", built)
+    app = app_factory()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(app, pilot)
+        await warmed_up(app, pilot)
+        yield app, pilot
 
 
 def counted_layouts(monkeypatch: pytest.MonkeyPatch, screen: Any) -> list[object]:
@@ -133,12 +151,7 @@ async def test_the_top_screens_are_built_and_read_ahead_and_a_first_visit_shows_
     """After the CSS, the list screens a number key opens are built, not shown, their first
     page read; `2` then shows that very screen with its rows, as a later visit does. The
     charge search stays in front all along; nothing is notified."""
-    monkeypatch.setattr(warm_up, "WARM_UP_AFTER", 0.01)
-    monkeypatch.setattr(warm_up, "BUILT_AHEAD", BUILT_AHEAD)
-    app = app_factory()
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(app, pilot)
-        await warmed_up(app, pilot)
+    async with warmed_app(app_factory, monkeypatch, BUILT_AHEAD) as (app, pilot):
         assert app.warm_up.built == list(BUILT_AHEAD)
         assert isinstance(app.screen, ChargeSearchScreen)
         (ahead,) = app._screen_stacks["tokens"]
@@ -316,12 +329,7 @@ async def test_today_built_ahead_is_laid_out_again_where_asked_and_its_first_vis
     not by `0`, whose visit then lays out nothing, as a later one."""
     from paytui.ui.screens.today import TodayScreen
 
-    monkeypatch.setattr(warm_up, "WARM_UP_AFTER", 0.01)
-    monkeypatch.setattr(warm_up, "BUILT_AHEAD", ("today",))
-    app = app_factory()
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(app, pilot)
-        await warmed_up(app, pilot)
+    async with warmed_app(app_factory, monkeypatch, ("today",)) as (app, pilot):
         (today,) = app._screen_stacks["today"]
         assert isinstance(today, TodayScreen) and today.built_ahead
         assert not today._layout_required
@@ -342,12 +350,7 @@ async def test_a_screen_built_ahead_is_laid_out_by_its_first_visits_own_switch_a
     and every later `5` does the same."""
     from paytui.ui.screens.history import HistoryScreen
 
-    monkeypatch.setattr(warm_up, "WARM_UP_AFTER", 0.01)
-    monkeypatch.setattr(warm_up, "BUILT_AHEAD", ("history",))
-    app = app_factory()
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(app, pilot)
-        await warmed_up(app, pilot)
+    async with warmed_app(app_factory, monkeypatch, ("history",)) as (app, pilot):
         (history,) = app._screen_stacks["history"]
         assert isinstance(history, HistoryScreen) and not history.is_current
 
@@ -400,12 +403,8 @@ async def test_a_screen_built_ahead_is_drawn_after_its_styling_so_its_first_visi
 
     monkeypatch.setattr(StyledWhileHidden, "style_ahead", styled)
     monkeypatch.setattr(Widget, "render_lines", drawn)
-    monkeypatch.setattr(warm_up, "WARM_UP_AFTER", 0.01)
-    monkeypatch.setattr(warm_up, "BUILT_AHEAD", BUILT_AHEAD)  # the later builds add CSS
-    app = app_factory()
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(app, pilot)
-        await warmed_up(app, pilot)
+    # Every top screen built ahead: the later builds add CSS.
+    async with warmed_app(app_factory, monkeypatch, BUILT_AHEAD) as (app, pilot):
         (ahead,) = app._screen_stacks["tokens"]
         own = [step for step, screen in steps if screen is ahead]
         assert "styled" in own and own[-1] == "drawn" and not ahead.is_current
@@ -437,12 +436,7 @@ async def test_a_screen_built_ahead_has_its_update_timer_running_before_its_firs
         await tick(self, **kwargs)
 
     monkeypatch.setattr(Timer, "_tick", noted)
-    monkeypatch.setattr(warm_up, "WARM_UP_AFTER", 0.01)
-    monkeypatch.setattr(warm_up, "BUILT_AHEAD", ("tokens",))
-    app = app_factory()
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(app, pilot)
-        await warmed_up(app, pilot)
+    async with warmed_app(app_factory, monkeypatch, ("tokens",)) as (app, _pilot):
         (ahead,) = app._screen_stacks["tokens"]
         assert not ahead.is_current
         ticked.setdefault(ahead, asyncio.Event())
@@ -458,12 +452,7 @@ async def test_a_screen_built_ahead_is_written_once_on_its_first_visit_as_on_a_l
     The warm-up leaves nothing owed: `2` writes the frames a later `2` writes."""
     from textual.screen import Screen
 
-    monkeypatch.setattr(warm_up, "WARM_UP_AFTER", 0.01)
-    monkeypatch.setattr(warm_up, "BUILT_AHEAD", ("tokens",))
-    app = app_factory()
-    async with app.run_test(size=(120, 40)) as pilot:
-        await settle(app, pilot)
-        await warmed_up(app, pilot)
+    async with warmed_app(app_factory, monkeypatch, ("tokens",)) as (app, pilot):
         (ahead,) = app._screen_stacks["tokens"]
         written: list[object] = []
         draw = Screen._compositor_refresh  # the tests' own: frames no test looks at unpainted

@@ -228,7 +228,7 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
         (`_pace_full_collections`)."""
         if isinstance(event, events.Key) and not event.is_forwarded:
             event._paytui_workspace = self._workspaces.active  # type: ignore[attr-defined]
-            collector.allow_full_collections(collector.far_overdue())
+            collector.hold_full_collections()
         await super().on_event(event)
 
     async def _on_key(self, event: events.Key) -> None:
@@ -534,7 +534,7 @@ class PaytuiApp(ScreenSwitchGuards, PaytuiHost):
         add = workers.add_worker
 
         def added(worker: Any, start: bool = True, exclusive: bool = True) -> None:
-            collector.allow_full_collections(collector.far_overdue())
+            collector.hold_full_collections()
             add(worker, start=start, exclusive=exclusive)
 
         workers.add_worker = added  # type: ignore[method-assign]
