@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import subprocess
 import sys
 from pathlib import Path
@@ -149,11 +150,22 @@ def _not_a_server(tmp_path: Path, argv: list[str]) -> EmbeddedSandbox:
     return EmbeddedSandbox(process, None, socket_path=tmp_path / "s", log_path=None)
 
 
-def test_a_start_still_getting_on_is_waited_for_past_its_timeout(tmp_path: Path) -> None:
+def test_a_start_still_getting_on_is_waited_for_past_its_timeout(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The dashboard's server starts nicer and, with every core busy, slowly: a start whose
     CPU time goes on is waited for round after round (up to `at_most`), where a fixed timeout
-    failed it; one that makes no progress fails after its timeout, as before."""
-    busy = _not_a_server(tmp_path, [sys.executable, "-c", "while True: pass"])
+    failed it; one that makes no progress fails after its timeout, as before.
+
+    The child's CPU time is what the wait reads (`_cpu_ticks`); here it goes on at every look, or
+    stays, so the rule is shown whatever share of the machine a child gets. (A real busy child,
+    at load 20, got no tick of CPU in half a second twice in three loaded runs of the suite:
+    the wait then rightly said "not ready". Reading a real child's ticks is the test below.)"""
+    from paytui.sandbox import embedded
+
+    looks = itertools.count()
+    monkeypatch.setattr(embedded, "_cpu_ticks", lambda pid: next(looks))
+    busy = _not_a_server(tmp_path, ["sleep", "60"])
     try:
         with pytest.raises(RuntimeError, match="still starting") as info:
             busy.wait_ready(timeout=0.5, at_most=2.0)
@@ -161,10 +173,35 @@ def test_a_start_still_getting_on_is_waited_for_past_its_timeout(tmp_path: Path)
     finally:
         busy._process.kill()
         busy._process.wait()
+    monkeypatch.setattr(embedded, "_cpu_ticks", lambda pid: 7)
     idle = _not_a_server(tmp_path, ["sleep", "60"])
     try:
-        with pytest.raises(RuntimeError, match="not ready after"):
+        with pytest.raises(RuntimeError, match=r"not ready after 0\.5 s"):
             idle.wait_ready(timeout=0.5, at_most=2.0)
     finally:
         idle._process.kill()
         idle._process.wait()
+
+
+def test_a_child_s_cpu_ticks_are_read_from_the_system() -> None:
+    """`_cpu_ticks` reads what a child spent: a child that has spent 0.1 s of CPU (it says so
+    itself, when its own clock shows it: an event, not a wait) shows ticks; one gone, None."""
+    from paytui.sandbox.embedded import _cpu_ticks
+
+    spend = (
+        "import sys, time\n"
+        "while time.process_time() < 0.1: pass\n"
+        "print('spent', flush=True)\n"
+        "sys.stdin.read()\n"
+    )
+    child = subprocess.Popen(
+        [sys.executable, "-c", spend], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert child.stdout is not None and child.stdout.readline() == "spent\n"
+        ticks = _cpu_ticks(child.pid)
+        assert ticks is not None and ticks >= 5  # 0.1 s at 100 ticks a second, start included
+    finally:
+        child.kill()
+        child.wait()
+    assert _cpu_ticks(child.pid) is None
