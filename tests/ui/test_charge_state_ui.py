@@ -175,3 +175,53 @@ async def test_refunds_read_for_one_row_draw_that_row_again_only(
         assert drawn == [row]
         line = next(line for line in text.splitlines() if charge.charge_id[:6] in line)
         assert "Refunded" in line
+
+
+async def test_moving_the_window_never_cancels_a_refunds_read_under_way(
+    sandbox_transport: Any,
+) -> None:
+    """One reader follows the rows on screen: a move of the window while its read waits on the
+    service (a held `j`: a new window at every key) lets that read finish, and the reader then
+    reads the window as it is. Cancelling the read at every move cut its connection and left
+    cyclic garbage (its exceptions' tracebacks and frames) that a full collection then walked
+    on the event loop. Worker states are read from the screen's messages, never timed."""
+    from textual.worker import Worker, WorkerState
+
+    from paytui.charge_state import may_have_refunds
+    from tests.ui.conftest import make_app
+    from tests.ui.test_charge_detail import HeldRefunds
+
+    held = HeldRefunds(sandbox_transport)
+    app = make_app(held)
+    async with app.run_test(size=(120, 24)) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        table = screen.query_one(ChargeTable)
+        states: list[WorkerState] = []
+
+        def seen(message: Any) -> None:
+            if isinstance(message, Worker.StateChanged) and message.worker.group == "row-refunds":
+                states.append(message.state)
+
+        screen.message_signal.subscribe(screen, seen, immediate=True)
+        held.armed = True
+        for _ in range(200):  # down a page at a time until a read waits on the service
+            if states and states[-1] == WorkerState.RUNNING:
+                break
+            await pilot.press("pagedown")
+            await pilot.pause()
+        assert states and states[-1] == WorkerState.RUNNING
+        first_window = {charge.charge_id for charge in table.window_charges()}
+        await pilot.press("pagedown", "pagedown")  # moved on while the read waits
+        await pilot.pause()
+        assert {charge.charge_id for charge in table.window_charges()}.isdisjoint(first_window)
+        held.release.set()
+        await settle(app, pilot)
+        assert WorkerState.CANCELLED not in states
+        assert states[-1] == WorkerState.SUCCESS
+        unread = [
+            charge.charge_id
+            for charge in table.window_charges()
+            if may_have_refunds(charge) and charge.charge_id not in table.refunds
+        ]
+        assert table.window_charges() and unread == []

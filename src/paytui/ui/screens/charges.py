@@ -71,6 +71,10 @@ MARK_ALL_LIMIT = 5000
 #: Rows per request when "mark all matching" reads every page: more than the table's page (which
 #: is sized for the screen and for the keystroke), so a long search is fewer round trips.
 MARK_ALL_PAGE_SIZE = 100
+#: The rows on screen whose refunds one batch reads (`_read_window_refunds`), and how many of
+#: those reads are under way at once.
+REFUNDS_BATCH = 8
+REFUNDS_AT_ONCE = 4
 #: What the list says while the query line holds an error (the rows before it are gone).
 INVALID_QUERY = "Nothing searched: the query has an error (above). Fix it and the list follows."
 
@@ -303,8 +307,8 @@ class ChargeSearchScreen(PaytuiScreen[None]):
         self._sort: str | None = None
         """The user's sort, overriding the query's (None: the query's own, else newest first)."""
         self._view_title = QUICK_VIEWS["all"]
-        self._refunds_reading: set[str] = set()
-        """The charges whose refunds the running `_read_window_refunds` reads."""
+        self._refunds_reader_on = False
+        """`_read_window_refunds` runs: it follows the window itself, no other one starts."""
         self._refunds_look_pending = False
         """A look at the rows on screen for refunds to read waits for the next refresh
         (`_read_window_refunds_soon`): one is enough, it reads the window as it is then."""
@@ -1134,43 +1138,73 @@ class ChargeSearchScreen(PaytuiScreen[None]):
 
     def _read_window_refunds_if_shown(self) -> None:
         self._refunds_look_pending = False
-        if not self.is_attached:
-            return
+        if self._refunds_reader_on or not self.is_attached:
+            return  # the running reader takes the window as it is after each batch
+        if self._window_rows_to_read(set()):
+            self._refunds_reader_on = True
+            self._read_window_refunds()
+
+    def _window_rows_to_read(self, tried: set[str]) -> list[Any]:
+        """The charges on screen whose refunds are still to read: not read yet, not `tried`
+        by the running reader, and able to have some (`may_have_refunds`)."""
+        from paytui.charge_state import may_have_refunds
+
         table = self.query_one(ChargeTable)
-        wanted = [c for c in table.window_charges() if c.charge_id not in table.refunds]
-        # A read already under way for these rows goes on (holding `j` does not restart it).
-        if wanted and not {c.charge_id for c in wanted} <= self._refunds_reading:
-            self._refunds_reading = {c.charge_id for c in wanted}
-            self._read_window_refunds(wanted)
+        return [
+            charge
+            for charge in table.window_charges()
+            if charge.charge_id not in table.refunds
+            and charge.charge_id not in tried
+            and may_have_refunds(charge)
+        ]
 
     # Described, not left to Textual: without a description the decorator writes the repr of
-    # every argument, here each charge of the window (about 0.7 ms for 33 rows after each
-    # search and each move of the window, on the loop).
+    # every argument (about 0.7 ms for 33 rows after each search and each move of the window,
+    # on the loop).
     @work(
         exclusive=True,
         group="row-refunds",
         exit_on_error=False,
         description="the refunds of the rows on screen",
     )
-    async def _read_window_refunds(self, charges: list[Any]) -> None:
-        """The refunds of the rows on screen not read yet, a few at a time, in the background
-        (a new window or search cancels it; what was read stays): their State cells then say
-        Refunded / Partly refunded, or nothing, instead of ``?``. Only a list that honoured the
-        filter and ended counts (`charge_state.read_positions`)."""
+    async def _read_window_refunds(self) -> None:
+        """The refunds of the rows on screen not read yet, `REFUNDS_BATCH` at a time, in the
+        background: their State cells then say Refunded / Partly refunded, or nothing, instead
+        of ``?``. Only a list that honoured the filter and ended counts
+        (`charge_state.read_positions`).
+
+        One reader follows the window: after each batch it reads the rows on screen *then*, so a
+        held `j` (a new window every key) never cancels a read under way. Cancelling one at
+        every move cut its connection and left its exceptions' tracebacks and frames as cyclic
+        garbage: 43,000 objects over 1,500 rows at 100,000 charges, and a full collection of
+        50-60 ms on the event loop every 40 s of a held key (docs/performance.md). A batch read
+        for rows a new search or a refresh has since replaced is not shown (the table's
+        `generation`); a row whose read failed keeps its ``?`` until the next reader."""
         from paytui.charge_state import read_positions
 
         try:
-            client = await self.app.get_client()
-        except Exception:
-            return  # a hint only: the rows keep their "?"
-        try:
-            for start in range(0, len(charges), 8):
-                positions = await read_positions(client, charges[start : start + 8], at_once=4)
+            try:
+                client = await self.app.get_client()
+            except Exception:
+                return  # a hint only: the rows keep their "?"
+            tried: set[str] = set()
+            generation: int | None = None
+            while still_shown(self, ChargeTable):
+                table = self.query_one(ChargeTable)
+                if table.generation != generation:
+                    generation, tried = table.generation, set()
+                batch = self._window_rows_to_read(tried)[:REFUNDS_BATCH]
+                if not batch:
+                    return
+                tried.update(charge.charge_id for charge in batch)
+                positions = await read_positions(client, batch, at_once=REFUNDS_AT_ONCE)
                 if not still_shown(self, ChargeTable):
                     return
-                self.query_one(ChargeTable).set_refunds_of(positions)
+                table = self.query_one(ChargeTable)
+                if table.generation == generation:
+                    table.set_refunds_of(positions)
         finally:
-            self._refunds_reading = set()
+            self._refunds_reader_on = False
 
     def on_charge_table_window_changed(self, event: ChargeTable.WindowChanged) -> None:
         self._read_window_refunds_soon()

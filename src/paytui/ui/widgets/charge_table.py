@@ -612,6 +612,12 @@ class ChargeTable(ScrollView, can_focus=True):
             self._claims_version += 1
             self.refresh()
 
+    @property
+    def generation(self) -> int:
+        """Which result the rows are: a new search or a refresh makes a new one (`_forget`), so
+        what was read for the rows before is not taken for the rows now."""
+        return self._generation
+
     def set_refunds(self, charge_id: str, position: RefundPosition) -> None:
         """What the refunds of `charge_id` add up to, as just read; drawn again if it changed."""
         self.set_refunds_of({charge_id: position})
