@@ -14,6 +14,7 @@ from typing import Any
 
 import httpx
 import pytest
+from textual.worker import Worker
 
 from paytui.api.models import Charge
 from paytui.api.queries import ChargeQuery
@@ -64,15 +65,26 @@ def test_chargeback_with_distributions(
 ) -> None:
     async def run_before(pilot: Any) -> None:
         screen = await CHARGEBACK(pilot)
+        workers: list[str] = []  # what the screen's workers did from here, should it fail
+
+        def seen(message: Any) -> None:
+            if isinstance(message, Worker.StateChanged):
+                workers.append(f"{message.worker.group} {message.state.name}")
+
+        screen.message_signal.subscribe(screen, seen, immediate=True)
         tree = screen.query_one(DistributionTree)
         tree.focus()
         await pilot.pause()
         # The chargebacks panel at the top, the tree (with its chargebacks category) under it.
         chargebacks = screen.query_one("#panel-chargebacks")
-        screen.query_one("#detail-panels").scroll_to_widget(chargebacks, top=True, animate=False)
+        body = screen.query_one("#detail-panels")
+        body.scroll_to_widget(chargebacks, top=True, animate=False)
         # Quiet again, not one pause: at load 28 one run's snapshot showed the panels' loading
-        # line (a read still running after the focus and the scroll).
+        # line (a read still running after the focus and the scroll). It did once more, at
+        # load 20 with four workers: if the panels still say "Loading", this says what ran.
         await settle(pilot)
+        running = [f"{w.group} {w.state.name}" for w in pilot.app.workers]
+        assert not body.loading, f"loading after settle; since opened: {workers}; now: {running}"
 
     assert snap_compare(make_app(sandbox_transport), terminal_size=size, run_before=run_before)
 
