@@ -110,7 +110,11 @@ PRIVATES: tuple[tuple[str, str, str], ...] = (
         "test_warm_up: a table's row lines drawn on a first visit, counted",
     ),
     ("textual.strip:Strip", "_divide_cache", "test_upstream_bugs: a strip held in its own cache"),
-    ("textual.timer:Timer", "_tick", "test_warm_up: a screen's update timer ticked, noted"),
+    (
+        "textual.timer:Timer",
+        "_tick",
+        "test_warm_up: a screen's update timer ticked, noted; test_upstream_bugs: a turn made",
+    ),
     (
         "textual.widgets._data_table:DataTable",
         "_cell_render_cache",

@@ -304,3 +304,16 @@ def test_a_strip_cut_at_its_own_length_still_holds_itself() -> None:
     assert [part.text for part in fixed.divide([2, 6])] == [
         part.text for part in UPSTREAM_DIVIDE(Strip([Segment("abcdef")]), [2, 6])
     ]
+
+
+async def test_a_stopped_timer_still_makes_the_call_its_turn_posted() -> None:
+    """`set_timer` wraps its callback in `call_next`: the timer's turn posts the call to the
+    node's queue, and `Timer.stop()` after that does not take it back (`textual_fixes.Late`)."""
+    calls: list[str] = []
+    app = App[None]()
+    async with app.run_test() as pilot:
+        timer = app.set_timer(60, lambda: calls.append("called"))
+        await timer._tick(next_timer=0.0, count=1)  # its turn: the call posted, not yet made
+        timer.stop()  # the work it was for ended
+        await pilot.pause()
+    assert calls == ["called"]

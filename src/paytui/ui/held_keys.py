@@ -54,11 +54,13 @@ from textual.app import App
 from textual.css.query import NoMatches
 from textual.widgets import Input, TextArea
 
+from paytui.ui.textual_fixes import Late
+
 if TYPE_CHECKING:
     from textual.binding import BindingsMap
     from textual.dom import DOMNode
     from textual.screen import Screen
-    from textual.timer import Timer
+
 
 __all__ = [
     "OPENS_A_SCREEN",
@@ -170,7 +172,7 @@ class HeldKeys(App[Any]):
         self._opening: str | None = None
         #: The key that ran it (`key_dropped`: a guard that drops it lets the held keys go).
         self._opening_key: events.Key | None = None
-        self._opening_timer: Timer | None = None
+        self._opening_timer: Late | None = None
         #: When the last key or paste was typed (`time.monotonic`): work done in the gaps of
         #: typing (`paytui.ui.warm_up`) waits while the person types.
         self.last_typed = float("-inf")
@@ -253,7 +255,7 @@ class HeldKeys(App[Any]):
         self._opening_key = event
         if self._opening_timer is not None:
             self._opening_timer.stop()
-        self._opening_timer = self.set_timer(OPENING_AT_MOST, self.screen_opened)
+        self._opening_timer = Late(self, OPENING_AT_MOST, self.screen_opened)
 
     if not TYPE_CHECKING:  # Textual's overloaded signature stays the one checked
 

@@ -46,11 +46,17 @@ upgrade fixes it, that test fails, and the workaround (and its test) can go.
   And that layout draws the whole screen, in the push's step, right before the resume asks for
   the whole screen to be drawn again (`refresh()`), which the update timer does in a step of its
   own: here the layout as the screen resumes does not draw, the timer's draw is the first.
+- `Late` (the charge detail's spinner, the charge list's "searching…", the time limit of a key
+  that opens a screen): a timer made with `set_timer` does not call its callback itself, it
+  posts it to its node's queue (`call_next`), so `Timer.stop()` once the work it was for has
+  ended does not take back a call already posted, which then runs after the end. Under load the
+  charge detail's panels stayed on "Loading..." for good, the charge read and no worker running
+  (docs/reliability.md). Here the call asks again, when its turn comes, whether it was stopped.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
 from typing import Any, cast
 
@@ -65,6 +71,7 @@ from textual.css.query import NoMatches
 from textual.css.stylesheet import Stylesheet
 from textual.geometry import Size
 from textual.message import Message
+from textual.message_pump import MessagePump
 from textual.screen import Screen
 from textual.strip import Strip
 from textual.style import Style
@@ -429,3 +436,22 @@ class GuardedCommandPalette(DismissOnce, CommandPalette):
             await gather(self, search_value)
         except NoMatches:  # dismissed while it searched
             return
+
+
+class Late:
+    """`callback()` on `node` after `after` seconds, unless `stop` came first, even when the
+    timer's turn already posted the call (see the module's docstring)."""
+
+    def __init__(self, node: MessagePump, after: float, callback: Callable[[], object]) -> None:
+        self._callback = callback
+        self._stopped = False
+        self._timer = node.set_timer(after, self._due)
+
+    def _due(self) -> None:
+        if not self._stopped:
+            self._callback()
+
+    def stop(self) -> None:
+        """No call from now on, not even one whose turn was already posted."""
+        self._stopped = True
+        self._timer.stop()

@@ -33,6 +33,7 @@ from paytui.ui import messages
 from paytui.ui.claims import claim_or_release, claim_sentence, read_claims
 from paytui.ui.running_app import paytui_app
 from paytui.ui.screens.base import PaytuiScreen
+from paytui.ui.textual_fixes import Late
 from paytui.ui.widgets import charge_panels as panels
 from paytui.ui.widgets.charge_table import CLAIMED, CLAIMED_MINE, PRESENT
 from paytui.ui.widgets.distribution_tree import DistributionTree, as_mapping
@@ -411,7 +412,7 @@ class ChargeDetailScreen(PaytuiScreen[None]):
         """
         self._expand = expand
         body = self.query_one("#detail-panels")
-        spinner = self.set_timer(SPINNER_AFTER, lambda: setattr(body, "loading", True))
+        spinner = Late(self, SPINNER_AFTER, lambda: setattr(body, "loading", True))
         refunds: asyncio.Future[RefundsRead] | None = None
         claim: asyncio.Future[ClaimRead] | None = None
         read = False

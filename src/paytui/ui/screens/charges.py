@@ -40,6 +40,7 @@ from paytui.ui.claims import claim_next, claim_or_release, read_claims
 from paytui.ui.held_keys import bound_to
 from paytui.ui.running_app import paytui_app, still_shown
 from paytui.ui.screens.base import PaytuiScreen
+from paytui.ui.textual_fixes import Late
 from paytui.ui.widgets.charge_table import (
     CLAIMED,
     CLAIMED_MINE,
@@ -725,8 +726,8 @@ class ChargeSearchScreen(PaytuiScreen[None]):
         self._use_query(result.query, text)
         # Said only when the answer is slow: painted at once it was a frame of its own between
         # the key's echo and the rows, in the time of the search (`docs/performance.md`).
-        searching = self.set_timer(
-            self.SEARCHING_AFTER, lambda: self._page_status(Text("searching…", style="dim"))
+        searching = Late(
+            self, self.SEARCHING_AFTER, lambda: self._page_status(Text("searching…", style="dim"))
         )
         try:
             await self._fetch(result.query)
