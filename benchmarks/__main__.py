@@ -133,7 +133,7 @@ from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from benchmarks.figures import emit, figure, percentile
+from benchmarks.figures import apart, emit, figure, percentile
 
 HERE = Path(__file__).resolve().parent
 
@@ -156,6 +156,13 @@ PARTS = (
 )
 #: The in-process parts: one app, one pilot, in this order.
 IN_PROCESS = ("typing", "screens")
+#: Parts that measure an app of their own: each runs in a process of its own when other parts run
+#: too (`benchmarks.figures.apart`), as the product runs one app a process. After the in-process
+#: parts, one process had built three apps: the collector freezes what a start allocated once a
+#: process (`paytui.collector`), so a later app's own start was walked by every full collection
+#: (held `j`: one of about 115 ms of the loop's CPU in each run, where its own process had none
+#: over 20 ms; docs/performance.md).
+OWN_PROCESS = ("paging", "frames", "pulse", "today")
 #: Holding `j`: one key every 4 ms (250 a second; a terminal repeats a held key 25-30 times).
 KEY_INTERVAL = 0.004
 
@@ -776,6 +783,21 @@ def main(argv: list[str] | None = None) -> int:
         hold_rows = 500 if args.quick else 10_000
         if parts & set(IN_PROCESS):
             asyncio.run(in_process(db, texts, runs, parts, hold_rows))
+        for part in OWN_PROCESS if len(parts) > 1 else ():
+            if part in parts:
+                more = (
+                    "--db",
+                    str(db),
+                    "--charges",
+                    str(charges),
+                    "--runs",
+                    str(runs),
+                    "--only",
+                    part,
+                )
+                for item in apart("benchmarks", args.quick, *more):
+                    emit(item)
+        parts -= set(OWN_PROCESS) if len(parts) > 1 else set()
         if "paging" in parts:
             asyncio.run(served_app(db, paging))
         if "frames" in parts:

@@ -45,14 +45,14 @@ def emit(item: dict[str, Any]) -> None:
     print(json.dumps(item, ensure_ascii=False), flush=True)
 
 
-def apart(module: str, quick: bool = False) -> Iterator[dict[str, Any]]:
-    """`python -m <module> [--quick]` in a process of its own (its threads, connections and
-    forked writers are nothing of the caller's), its JSON lines as figures."""
+def apart(module: str, quick: bool = False, *more: str) -> Iterator[dict[str, Any]]:
+    """`python -m <module> [--quick] [more...]` in a process of its own (its threads,
+    connections and forked writers are nothing of the caller's), its JSON lines as figures."""
     import subprocess
     import sys
     from pathlib import Path
 
-    command = [sys.executable, "-m", module, *(["--quick"] if quick else [])]
+    command = [sys.executable, "-m", module, *(["--quick"] if quick else []), *more]
     done = subprocess.run(
         command, cwd=Path(__file__).resolve().parent.parent, capture_output=True, text=True
     )
