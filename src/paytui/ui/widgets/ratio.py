@@ -126,6 +126,14 @@ class RatioStrip(Vertical):
     def load(self, *, cached: bool = True) -> None:
         self._compute(cached)
 
+    def show_cached(self) -> None:
+        """The figures last computed over this client, if any, until a `load` reads them anew
+        (the pulse's strip reads its days first: `PulseStrip.load`)."""
+        client = paytui_app(self).connected_client
+        known = _CACHES.get(client) if client is not None else None
+        if known is not None:
+            self.post_message(self.Computed(known))
+
     @work(exclusive=True, group="ratio")
     async def _compute(self, cached: bool) -> None:
         host = paytui_app(self)
