@@ -789,21 +789,12 @@ def main(argv: list[str] | None = None) -> int:
         hold_rows = 500 if args.quick else 10_000
         if parts & set(IN_PROCESS):
             asyncio.run(in_process(db, texts, runs, parts, hold_rows))
-        for part in OWN_PROCESS if len(parts) > 1 else ():
-            if part in parts:
-                more = (
-                    "--db",
-                    str(db),
-                    "--charges",
-                    str(charges),
-                    "--runs",
-                    str(runs),
-                    "--only",
-                    part,
-                )
-                for item in apart("benchmarks", args.quick, *more):
+        if len(parts) > 1:  # each app's part in a process of its own (`OWN_PROCESS`)
+            for part in (part for part in OWN_PROCESS if part in parts):
+                more = ("--db", str(db), "--charges", str(charges), "--runs", str(runs))
+                for item in apart("benchmarks", args.quick, *more, "--only", part):
                     emit(item)
-        parts -= set(OWN_PROCESS) if len(parts) > 1 else set()
+            parts -= set(OWN_PROCESS)
         if "paging" in parts:
             asyncio.run(served_app(db, paging))
         if "frames" in parts:

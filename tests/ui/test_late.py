@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from textual.app import App
 
 from paytui.ui.textual_fixes import Late
+from tests.ui.conftest import HANG_GUARD
 
 
 async def test_a_call_whose_turn_was_posted_is_not_made_once_stopped() -> None:
@@ -23,11 +26,14 @@ async def test_a_call_whose_turn_was_posted_is_not_made_once_stopped() -> None:
 
 async def test_a_call_not_stopped_is_made_after_its_delay() -> None:
     calls: list[str] = []
+    made = asyncio.Event()
+
+    def call() -> None:
+        calls.append("late")
+        made.set()
+
     app = App[None]()
-    async with app.run_test() as pilot:
-        Late(app, 0.001, lambda: calls.append("late"))
-        for _ in range(200):  # its turn, however long a loaded machine takes
-            if calls:
-                break
-            await pilot.pause()
+    async with app.run_test():
+        Late(app, 0.001, call)
+        await asyncio.wait_for(made.wait(), HANG_GUARD)  # however long a loaded machine takes
     assert calls == ["late"]

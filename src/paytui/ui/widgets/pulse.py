@@ -137,9 +137,8 @@ class PulseStrip(Vertical):
         self._waiting = wait
         #: When the progress line was last drawn (`time.monotonic`).
         self._said = 0.0
-        #: The month's dispute ratio is to be read once the days are (`_read_ratio_owed`), and
-        #: whether its cached figures may be shown meanwhile.
-        self._ratio_owed: bool | None = None
+        #: The month's dispute ratio is to be read once the days are (`_read_ratio_owed`).
+        self._ratio_owed = False
 
     @property
     def days(self) -> int:
@@ -189,15 +188,15 @@ class PulseStrip(Vertical):
         side shared the service and the loop, and the days, what the strip is for, drew
         2.05-2.2 s after the screen was pushed at 100,000 charges with a core busy)."""
         if ratio:
-            self._ratio_owed = cached and self._ratio_owed is not False
+            self._ratio_owed = True
             if cached:
                 self.query_one(RatioStrip).show_cached()
         self._compute(cached)
 
     def _read_ratio_owed(self) -> None:
         """The days are read (or failed): the dispute ratio's own reading, if one is owed."""
-        owed, self._ratio_owed = self._ratio_owed, None
-        if owed is not None and still_shown(self, RatioStrip):
+        owed, self._ratio_owed = self._ratio_owed, False
+        if owed and still_shown(self, RatioStrip):
             self.query_one(RatioStrip).load(cached=False)
 
     @work(exclusive=True, group="pulse")

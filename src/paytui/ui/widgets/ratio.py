@@ -126,10 +126,10 @@ class RatioStrip(Vertical):
     def load(self, *, cached: bool = True) -> None:
         self._compute(cached)
 
-    def show_cached(self) -> None:
-        """The figures last computed over this client, if any, until a `load` reads them anew
-        (the pulse's strip reads its days first: `PulseStrip.load`)."""
-        client = paytui_app(self).connected_client
+    def show_cached(self, client: Any = None) -> None:
+        """The figures last computed over `client` (else the connected one), if any, until a
+        `load` reads them anew (the pulse's strip reads its days first: `PulseStrip.load`)."""
+        client = client if client is not None else paytui_app(self).connected_client
         known = _CACHES.get(client) if client is not None else None
         if known is not None:
             self.post_message(self.Computed(known))
@@ -140,9 +140,8 @@ class RatioStrip(Vertical):
         settings = self._settings()
         try:
             client = await host.get_client()
-            known = _CACHES.get(client) if cached else None
-            if known is not None:
-                self.post_message(self.Computed(known))
+            if cached:
+                self.show_cached(client)
             self._progress(0, force=True)
             pulse = await compute_ratio(
                 client,
