@@ -5,13 +5,18 @@ shown by paytui (list, detail, JSON view) and the terminal's title does not chan
 
 Needs `tmux` on PATH. First a control run proves that this tmux honours OSC 2 (a raw `printf`
 does rename the pane), so a pass means paytui neutralised the text, not that tmux ignored it.
-The result is recorded in docs/reliability.md ("Hostile data and broken servers").
+Everything paytui writes to the pane is also logged (`pipe-pane`, attached before paytui starts),
+so what it showed is read from that log once it has ended, not caught on screen in passing.
+`tests/ui/test_terminal_bytes.py` runs `check`. The result is recorded in docs/reliability.md
+("Hostile data and broken servers").
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -26,22 +31,37 @@ from pathlib import Path
 SESSION = f"paytui-hostile-check-{os.getpid()}"
 SOCKET = SESSION
 TITLE = "title-before"
+#: Where `start` leaves the file that lets the pane's command begin (removed by `stop`).
+_GO = Path(tempfile.gettempdir()) / f"{SESSION}-go"
+ROOT = Path(__file__).resolve().parents[1]
+#: What the pane's command prints once paytui has exited (its exit status after it).
+ENDED = "PANE-COMMAND-ENDED"
+#: paytui's own control sequences (colours, cursor moves), taken out of the log before reading it.
+CSI = re.compile(r"\x1b\[[0-9;?<>=$]*[ -/]*[@-~]")
+
+
+def _tmux(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["tmux", "-L", SOCKET, *args], capture_output=True, text=True, check=False
+    )
 
 
 def tmux(*args: str) -> str:
-    result = subprocess.run(
-        ["tmux", "-L", SOCKET, *args], capture_output=True, text=True, check=False
-    )
-    return result.stdout.strip()
+    return _tmux(*args).stdout.strip()
 
 
 def stop() -> None:
     """End the check's session and its tmux server."""
     tmux("kill-server")
+    shutil.rmtree(_GO, ignore_errors=True)
 
 
 def pane_title() -> str:
     return tmux("display-message", "-p", "-t", SESSION, "#{pane_title}")
+
+
+def screen() -> str:
+    return tmux("capture-pane", "-p", "-t", SESSION)
 
 
 def wait_for(predicate: object, seconds: float) -> bool:
@@ -53,10 +73,54 @@ def wait_for(predicate: object, seconds: float) -> bool:
     return False
 
 
-def start(command: str) -> None:
-    tmux("kill-session", "-t", SESSION)
-    tmux("new-session", "-d", "-s", SESSION, "-x", "200", "-y", "40", command)
+def start(command: str, log: Path | None = None) -> None:
+    """Run `command` in the check's pane: a new session the first time, then the same pane
+    respawned (killing the server's only session would end the server, and a `new-session` sent
+    while it is still ending can be lost: nothing runs, the pane reads empty). With `log`, every
+    byte written to the pane is appended to it, from before `command` starts."""
+    _GO.mkdir(exist_ok=True)
+    go = _GO / f"go-{time.monotonic_ns()}"
+    held = f"until [ -e {shlex.quote(str(go))} ]; do sleep 0.05; done; {command}"
+    if _tmux("has-session", "-t", SESSION).returncode == 0:
+        done = _tmux("respawn-pane", "-k", "-t", SESSION, held)
+    else:
+        done = _tmux("new-session", "-d", "-s", SESSION, "-x", "200", "-y", "40", held)
+    if done.returncode != 0:
+        raise RuntimeError(f"tmux did not start the check's command: {done.stderr.strip()}")
     tmux("select-pane", "-t", SESSION, "-T", TITLE)
+    if log is not None:
+        _tmux("pipe-pane", "-t", SESSION, f"cat >> {shlex.quote(str(log))}")
+    go.touch()
+
+
+def check(db: Path, seconds: float = 90.0) -> list[tuple[str, bool]]:
+    """Each check on the sandbox database `db` (holding the hostile charge), and whether it held.
+    `seconds`: how long paytui may take to run to its end."""
+    results: list[tuple[str, bool]] = []
+    try:
+        # Control: a raw OSC 2 does rename the pane in this tmux.
+        start("printf '\\033]2;pwned\\007'; sleep 60")
+        renamed = wait_for(lambda: pane_title() == "pwned", 10)
+        results.append(("control: raw OSC 2 renames the tmux pane", renamed))
+
+        log = db.parent / "hostile_terminal_check.log"
+        log.unlink(missing_ok=True)
+        run = f"{shlex.quote(sys.executable)} -m tests.ui.terminal_run {shlex.quote(str(db))}"
+        start(f"cd {shlex.quote(str(ROOT))} && {run}; echo {ENDED} $?; sleep 60", log)
+        ended = wait_for(lambda: ENDED in screen(), seconds)
+        shown = CSI.sub("", log.read_text(encoding="utf-8", errors="replace")) if ended else ""
+        last = screen()
+        ran = f"{ENDED} 0" in last
+        results.append(("paytui ran to its end" + ("" if ran else f" (pane: {last!r})"), ran))
+        results.append(
+            ("paytui shows the hostile name with placeholders", "Eve␛]2;pwned␇Mal" in shown)
+        )
+        results.append(("the detail's JSON view shows it as escapes", "\\u001b]2;pwned" in shown))
+        title = pane_title()
+        results.append((f"terminal title unchanged ({title!r})", title == TITLE))
+    finally:
+        stop()
+    return results
 
 
 def outer() -> int:
@@ -70,24 +134,7 @@ def outer() -> int:
     db = work / "sandbox.sqlite3"
     build_database(db, charges=200, seed=7)
     make_hostile_charge(db)
-    results: list[tuple[str, bool]] = []
-
-    # Control: a raw OSC 2 does rename the pane in this tmux.
-    start("sleep 1; printf '\\033]2;pwned\\007'; sleep 30")
-    renamed = wait_for(lambda: pane_title() == "pwned", 10)
-    results.append(("control: raw OSC 2 renames the tmux pane", renamed))
-
-    root = Path(__file__).resolve().parents[1]
-    start(f"sleep 1; cd {root} && {sys.executable} -m tests.ui.terminal_run {db}; sleep 30")
-    shown = wait_for(lambda: "Eve␛]2;pwned␇Mal" in tmux("capture-pane", "-p", "-t", SESSION), 60)
-    results.append(("paytui shows the hostile name with placeholders", shown))
-    detail = wait_for(lambda: "\\u001b]2;pwned" in tmux("capture-pane", "-p", "-t", SESSION), 60)
-    results.append(("the detail's JSON view shows it as escapes", detail))
-    done = wait_for(lambda: "TERMINAL-RUN-DONE" in tmux("capture-pane", "-p", "-t", SESSION), 60)
-    results.append(("paytui ran to the end without a crash", done))
-    title = pane_title()
-    results.append((f"terminal title unchanged ({title!r})", title == TITLE))
-    stop()
+    results = check(db)
     shutil.rmtree(work, ignore_errors=True)
     for name, held in results:
         print(f"{'held' if held else 'FAILED'}: {name}")

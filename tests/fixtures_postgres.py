@@ -22,7 +22,7 @@ import os
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from urllib.parse import quote
+from urllib.parse import parse_qs, quote, urlsplit
 
 import pytest
 
@@ -84,6 +84,37 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 def _with_schema(url: str, schema: str) -> str:
     joiner = "&" if "?" in url else "?"
     return f"{url}{joiner}options={quote(f'-csearch_path={schema}')}"
+
+
+def schema_of(journal_url: str) -> str:
+    """The schema of a `team_journal_url`."""
+    options = parse_qs(urlsplit(journal_url).query)["options"][0]
+    return options.split("search_path=", 1)[1].split()[0]
+
+
+def terminate_senders(server: str, journal_url: str) -> int:
+    """End the database sessions that hold a sender's lock of the journal at `journal_url`
+    (its connection lost while a request is out); how many. Only this journal's: the server
+    is shared by the run's workers, whose tests' sessions are left alone."""
+    import psycopg
+
+    from paytui.actions.journal_store import lock_key
+
+    schema = schema_of(journal_url)
+    with psycopg.connect(server, autocommit=True) as admin:
+        ids = admin.execute(f'SELECT id FROM "{schema}".actions'.encode()).fetchall()
+        ended = 0
+        for (entry_id,) in ids:
+            key = lock_key(f"postgres/{schema}", "sender", entry_id) & 0xFFFFFFFFFFFFFFFF
+            ended += len(
+                admin.execute(
+                    "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory'"
+                    " AND granted AND objsubid = 1 AND classid::bigint = %s"
+                    " AND objid::bigint = %s",
+                    (key >> 32, key & 0xFFFFFFFF),
+                ).fetchall()
+            )
+    return ended
 
 
 @pytest.fixture(scope="session")

@@ -23,6 +23,7 @@ from paytui.commands.runtime import Exit
 from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
 from tests.actions.support import WireTransport
 from tests.cli_support import Run, sandbox_cli
+from tests.fixtures_postgres import terminate_senders
 
 VISA = "4111111111111111"
 MASTERCARD = "5555555555554444"
@@ -257,7 +258,6 @@ def test_a_journal_lost_after_the_send_exits_7_not_usage(
     not recorded. Exit 7 ("sent, outcome not proven: do not repeat"), naming the entry and the
     check to run; before, exit 2 ("usage"), which invites a script to fix its call and repeat it.
     The next command reads it back: one refund."""
-    import psycopg
 
     wire = WireTransport(sandbox_transport)
     run = sandbox_cli(wire, team_journal_url)
@@ -265,12 +265,7 @@ def test_a_journal_lost_after_the_send_exits_7_not_usage(
 
     def cut(request: httpx.Request) -> None:
         if request.method == "POST":  # the sending paytui's session: it holds its entry's lock
-            with psycopg.connect(postgres_server, autocommit=True) as admin:
-                admin.execute(
-                    "SELECT pg_terminate_backend(a.pid) FROM pg_stat_activity a"
-                    " WHERE a.application_name = 'paytui' AND a.pid IN (SELECT l.pid"
-                    " FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted)"
-                )
+            assert terminate_senders(postgres_server, team_journal_url) == 1
 
     wire.on_send = cut
     refund = ("refunds", "create", charge, "--amount", "4.00", "--yes")

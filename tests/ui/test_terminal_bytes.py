@@ -99,22 +99,8 @@ def _check_script() -> Any:
 
 @pytest.mark.parametrize("terminal", ["tmux"] if TMUX else [])
 def test_tmux_title_does_not_change(terminal: str, sandbox_db: Path) -> None:
-    """In tmux: a raw OSC 2 renames the pane (the control), paytui showing the charge does not."""
-    check = _check_script()
+    """In tmux: a raw OSC 2 renames the pane (the control); paytui, writing to that pane, shows
+    the hostile charge with placeholders and escapes, and the pane's title stays what it was."""
     make_hostile_charge(sandbox_db)
-    errors = sandbox_db.parent / "terminal_run.stderr"
-    try:
-        check.start("sleep 1; printf '\\033]2;pwned\\007'; sleep 30")  # after start() titles it
-        assert check.wait_for(lambda: check.pane_title() == "pwned", 10), "tmux ignored OSC 2"
-        run = (
-            f"cd {ROOT} && {sys.executable} -m tests.ui.terminal_run {sandbox_db} 2> {errors};"
-            " sleep 30"
-        )
-        check.start(run)
-        screen = lambda: check.tmux("capture-pane", "-p", "-t", check.SESSION)  # noqa: E731
-        done = check.wait_for(lambda: DONE in screen(), 90)
-        stderr = errors.read_text(errors="replace")[-2000:] if errors.exists() else ""
-        assert done, f"screen: {screen()!r}\nstderr: {stderr}"
-        assert check.pane_title() == check.TITLE
-    finally:
-        check.stop()
+    results = _check_script().check(sandbox_db)
+    assert [name for name, held in results if not held] == [], results
