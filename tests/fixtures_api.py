@@ -68,7 +68,7 @@ def sandbox_server(sandbox_db: Path, sandbox_faults: Faults) -> Iterator[str]:
     from paytui.sandbox.app import create_app
     from tests.fixtures_sandbox import STILL_BOARDING
 
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))  # the kernel picks a free port; no race with another process
     port = sock.getsockname()[1]
