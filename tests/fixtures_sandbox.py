@@ -29,6 +29,14 @@ if TYPE_CHECKING:
 
     from paytui.sandbox.faults import Faults
 
+#: A test client's time limit for one request, when the test sets none (the app's client,
+#: `tests.ui.conftest.make_app`; the raw clients of the sandbox's own tests): a bound for a hang,
+#: never a wait a test depends on. The in-process sandbox enforces the client's timeout
+#: (`paytui.sandbox.transport`), and on a machine loaded by about 18 busy processes a customer's
+#: reads (one search, a refunds read per charge) took more than the product's 10 s: the screen
+#: showed "Timed out" where the test expected the customer. A test of a timeout sets its own.
+TEST_TIMEOUT = 120.0
+
 
 #: The sandbox's boarding clock for tests: the demo accounts move a boarding step every 20 s of
 #: the wall clock, so a test slower than that on a loaded machine saw an account leave Today's

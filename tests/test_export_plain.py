@@ -32,11 +32,17 @@ from tests.test_charges_show_plain import (
     odd_charge,
     sandbox_url,
     serve,
+    time_limits_a_loaded_machine_passes,
     wire,
 )
 from tests.test_charges_show_plain import shown as run
 
-__all__ = ["no_proxy", "sandbox_url", "warm_env"]  # fixtures
+__all__ = [
+    "no_proxy",
+    "sandbox_url",
+    "time_limits_a_loaded_machine_passes",
+    "warm_env",
+]  # fixtures
 
 
 def plainly(argv: list[str], env: dict[str, str]) -> tuple[int | None, str, Runtime]:

@@ -24,11 +24,23 @@ from paytui.exporter import FORMATS
 from tests.sandbox.test_embedded_warm import warm_env
 from tests.second_service.app import SecondService
 from tests.second_service.options import ServiceOptions
-from tests.test_charges_show_plain import credentials, no_proxy, sandbox_url, serve
+from tests.test_charges_show_plain import (
+    credentials,
+    no_proxy,
+    sandbox_url,
+    serve,
+    time_limits_a_loaded_machine_passes,
+)
 from tests.test_charges_show_plain import shown as run
 from tests.test_export_plain import heavy_imports, odd_rows, shaped
 
-__all__ = ["no_proxy", "sandbox_url", "shaped", "warm_env"]  # fixtures
+__all__ = [
+    "no_proxy",
+    "sandbox_url",
+    "shaped",
+    "time_limits_a_loaded_machine_passes",
+    "warm_env",
+]  # fixtures
 
 #: A search's data columns without `refund_state` (which reads each row's refunds: the
 #: client's, `charges_search_plainly`), as `benchmarks.export_cpu` measures it.
@@ -95,17 +107,6 @@ def sandbox_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("small-sandbox") / "sandbox.sqlite3"
     build_database(path, charges=SMALL)
     return path
-
-
-@pytest.fixture(autouse=True)
-def no_deadline_a_loaded_machine_misses(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The plain reader hands a page that takes more than `plain.DEADLINE` (10 s) to the client,
-    as it should; these tests prove it reads each page to the end, so on a machine loaded by
-    about 18 busy processes (where one page with its rows' refunds took longer) a slow page must
-    not look like a page it could not read. A hang is still bounded (120 s a read)."""
-    from paytui.api import plain
-
-    monkeypatch.setattr(plain, "DEADLINE", 120.0)
 
 
 def demo() -> dict[str, str]:

@@ -27,6 +27,7 @@ from textual.worker import WorkerCancelled, WorkerState
 from paytui.api.models import Charge, Page
 from paytui.ui.app import PaytuiApp
 from tests import speed_patches
+from tests.fixtures_sandbox import TEST_TIMEOUT
 
 FROZEN_NOW = datetime(2026, 11, 20, 18, 30, tzinfo=UTC)
 DEMO_CLIENT_ID = "paytui-demo"
@@ -37,14 +38,6 @@ LIMITED_CLIENT_SECRET = "paytui-limited-secret"
 
 def frozen_clock() -> datetime:
     return FROZEN_NOW
-
-
-#: A test client's time limit for one request, when the test sets none: a bound for a hang,
-#: never a wait a test depends on. The in-process sandbox enforces the client's timeout
-#: (`paytui.sandbox.transport`), and on a machine loaded by about 18 busy processes a customer's
-#: reads (one search, a refunds read per charge) took more than the product's 10 s: the screen
-#: showed "Timed out" where the test expected the customer. A test of a timeout sets its own.
-TEST_TIMEOUT = 120.0
 
 
 def client_over(transport: httpx.AsyncBaseTransport, **options: Any) -> Any:

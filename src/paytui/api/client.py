@@ -149,6 +149,11 @@ def _wait_reason(status: int | None) -> str:
     return "Service busy" if status in (429, 503) else f"Service error ({status})"
 
 
+#: Seconds a request may take when its caller names no time limit (a profile names none; the
+#: command line and the app take this one): per read, and the whole attempt's deadline.
+DEFAULT_TIMEOUT = 10.0
+
+
 class PaymentClient:
     """The payment service's API (see docs/architecture.md for the contract of every method)."""
 
@@ -162,7 +167,7 @@ class PaymentClient:
         scopes: Sequence[str] | None = None,
         token_auth: TokenAuthStyle = "auto",
         transport: httpx.AsyncBaseTransport | None = None,
-        timeout: float = 10.0,
+        timeout: float | None = None,
         max_retries: int = 3,
         verify: bool | str = True,
         deadline: float | None = None,
@@ -184,7 +189,8 @@ class PaymentClient:
         #: know (a 400 / 422 naming `contact_name` as unknown...): left out from then on, the
         #: filters applied here (`_page`).
         self._refused: dict[str, set[str]] = {}
-        self.timeout = timeout
+        self.timeout = timeout if timeout is not None else DEFAULT_TIMEOUT
+        timeout = self.timeout
         #: Overall limit of one attempt: connect + send + the whole body (httpx's `timeout` is
         #: per read, so a trickling server would never trip it).
         self.deadline = deadline if deadline is not None else timeout
