@@ -98,23 +98,24 @@ def terminate_senders(server: str, journal_url: str) -> int:
     is shared by the run's workers, whose tests' sessions are left alone."""
     import psycopg
 
-    from paytui.actions.journal_store import lock_key
+    from paytui.actions.journal_store import advisory_ids, sender_key
 
     schema = schema_of(journal_url)
     with psycopg.connect(server, autocommit=True) as admin:
+        (database,) = admin.execute("SELECT current_database()").fetchone() or ("",)
         ids = admin.execute(f'SELECT id FROM "{schema}".actions'.encode()).fetchall()
-        ended = 0
-        for (entry_id,) in ids:
-            key = lock_key(f"postgres/{schema}", "sender", entry_id) & 0xFFFFFFFFFFFFFFFF
-            ended += len(
+        keys = [advisory_ids(sender_key(f"{database}/{schema}", entry_id)) for (entry_id,) in ids]
+        return sum(
+            len(
                 admin.execute(
                     "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory'"
                     " AND granted AND objsubid = 1 AND classid::bigint = %s"
                     " AND objid::bigint = %s",
-                    (key >> 32, key & 0xFFFFFFFF),
+                    key,
                 ).fetchall()
             )
-    return ended
+            for key in keys
+        )
 
 
 @pytest.fixture(scope="session")

@@ -60,7 +60,7 @@ from paytui.actions.entry import (
     required_time,
 )
 from paytui.actions.journal_approvals import ApprovalRefused, claim_for_send
-from paytui.actions.journal_store import DuplicateIntent, placeholders
+from paytui.actions.journal_store import DuplicateIntent, placeholders, sender_key
 from paytui.actions.journal_trail import Room, iso
 
 __all__ = ["SENDING", "AgentSeen", "EntriesRoom", "JournalConflict"]
@@ -195,7 +195,7 @@ class EntriesRoom(Room):
                     )
                 # In flight from the moment it is visible: a colleague who sees it pending sees
                 # a live sender too (the session lock outlives this transaction).
-                sender = self._key("sender", row["id"])
+                sender = sender_key(self._store.namespace, row["id"])
                 self._store.hold(sender)
         except DuplicateIntent:
             # The database's own guard (one unsettled intent per target): someone got there
@@ -244,7 +244,7 @@ class EntriesRoom(Room):
         journal (its session lock), None on a file (the caller checks host and pid)."""
         if entry.state not in SENDING:
             return False
-        return self._store.sender_alive(self._key("sender", entry.id))
+        return self._store.sender_alive(sender_key(self._store.namespace, entry.id))
 
     def last_id(self) -> int:
         """The newest entry's id (0 for an empty journal): what `guard_since` is measured by, and
@@ -347,7 +347,7 @@ class EntriesRoom(Room):
             entry_id,
         )
         if changed and new_state not in SENDING:
-            self._store.release(self._key("sender", entry_id))
+            self._store.release(sender_key(self._store.namespace, entry_id))
         return changed
 
     def _update(self, sql: str, params: Iterable[Any], entry_id: int) -> bool:

@@ -42,12 +42,14 @@ __all__ = [
     "SqliteFile",
     "SqliteStore",
     "Store",
+    "advisory_ids",
     "check_sqlite",
     "close_sqlite",
     "first_line",
     "lock_key",
     "mask_url",
     "open_sqlite",
+    "sender_key",
     "split_from",
 ]
 
@@ -71,6 +73,19 @@ def lock_key(*parts: object) -> int:
     """A signed 64-bit advisory-lock key for `parts` (PostgreSQL's lock space is one bigint)."""
     text = "\x1f".join("" if part is None else str(part) for part in parts)
     return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big", signed=True)
+
+
+def sender_key(namespace: str, entry_id: int) -> int:
+    """The advisory-lock key that marks entry `entry_id` of the journal in `namespace` in flight:
+    held by its sender's session while the request is out (`PostgresStore.hold`)."""
+    return lock_key(namespace, "sender", entry_id)
+
+
+def advisory_ids(key: int) -> tuple[int, int]:
+    """A bigint advisory-lock key as `pg_locks` shows it: (classid, objid), its high and low
+    32 bits, unsigned (with `objsubid` 1)."""
+    unsigned = key & 0xFFFFFFFFFFFFFFFF
+    return unsigned >> 32, unsigned & 0xFFFFFFFF
 
 
 def mask_url(url: str) -> str:
@@ -632,12 +647,11 @@ class PostgresStore:
         with self._lock:
             if key in self._held:
                 return True
-            unsigned = key & 0xFFFFFFFFFFFFFFFF  # a bigint key: classid high, objid low
             row = self.one(
                 "SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND granted"
                 " AND objsubid = 1 AND classid::bigint = ? AND objid::bigint = ?"
                 " AND pid <> pg_backend_pid()",
-                (unsigned >> 32, unsigned & 0xFFFFFFFF),
+                advisory_ids(key),
             )
             return bool(row and row["n"])
 

@@ -189,8 +189,8 @@ class PaymentClient:
         #: know (a 400 / 422 naming `contact_name` as unknown...): left out from then on, the
         #: filters applied here (`_page`).
         self._refused: dict[str, set[str]] = {}
-        self.timeout = timeout if timeout is not None else DEFAULT_TIMEOUT
-        timeout = self.timeout
+        timeout = timeout if timeout is not None else DEFAULT_TIMEOUT
+        self.timeout = timeout
         #: Overall limit of one attempt: connect + send + the whole body (httpx's `timeout` is
         #: per read, so a trickling server would never trip it).
         self.deadline = deadline if deadline is not None else timeout
