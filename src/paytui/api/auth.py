@@ -40,6 +40,7 @@ from paytui.api.errors import (
     quote,
 )
 from paytui.api.models import TokenInfo
+from paytui.api.responses import unbind
 
 logger = logging.getLogger("paytui.api")
 
@@ -207,6 +208,7 @@ class ClientCredentialsAuth:
             raise TransportError(
                 f"token request failed ({type(exc).__name__})", request_sent=True
             ) from exc
+        unbind(response)
         logger.debug(
             "POST %s (%s) -> %s (%.1f ms)",
             TOKEN_PATH,

@@ -105,6 +105,7 @@ from paytui.api.money import loads_json, to_wire
 from paytui.api.paging import Hints, Pager, PagingStyle, hints_of, more, row_key, unwrap
 from paytui.api.parameters import CHARGE_FILTERS, REFUND_FILTERS, ParameterNames, on_the_wire
 from paytui.api.queries import ChargeQuery, RefundQuery, plain_contradictions
+from paytui.api.responses import unbind
 
 if TYPE_CHECKING:
     # Not on the first page's path: the families, conversations and plugin shapes are
@@ -845,6 +846,7 @@ class PaymentClient:
                     continue
                 raise error from exc
             logger.debug("%s %s -> %s (%.1f ms)", method, path, response.status_code, _ms(started))
+            unbind(response)
 
             if response.status_code == 401 and self._auth is not None and not refreshed:
                 refreshed = True
