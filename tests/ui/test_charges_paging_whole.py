@@ -1,5 +1,5 @@
 """Paging through a whole sandbox from the keyboard: every charge once, in order, with memory
-bounded by the page cache.
+bounded by the page cache (the rows, and the refunds read of them).
 
 The sandbox holds two and a half times the pages the cache keeps (20 pages of 100, the last one
 partial; the cache keeps 8): every page is read once on the way down and most are evicted, which
@@ -41,6 +41,7 @@ async def test_walk_every_page_of_the_sandbox_in_order(big_sandbox_db: Path) -> 
 
         seen: list[str] = []
         stamps = []
+        read_for_rows_shown: set[str] = set()
         assert TOTAL // ChargeTable.PAGE_SIZE > 2 * ChargeTable.MAX_PAGES  # pages are evicted
         for row in range(TOTAL):
             if row % ChargeTable.PAGE_SIZE == 0:
@@ -52,7 +53,11 @@ async def test_walk_every_page_of_the_sandbox_in_order(big_sandbox_db: Path) -> 
             seen.append(charge.charge_id)
             stamps.append((charge.charge_timestamp, charge.charge_id))
             assert table.cached_pages <= ChargeTable.MAX_PAGES
+            # The refunds read are those of rows held: not one for every row ever shown.
+            assert set(table.refunds) <= set(table.loaded_ids())
+            read_for_rows_shown.update(table.refunds)
 
+        assert len(read_for_rows_shown) > ChargeTable.MAX_PAGES * ChargeTable.PAGE_SIZE
         assert len(set(seen)) == TOTAL  # every charge exactly once: no page skipped or repeated
         assert stamps == sorted(stamps, reverse=True)  # newest first, stable across pages
         assert table.pages_fetched >= TOTAL // ChargeTable.PAGE_SIZE

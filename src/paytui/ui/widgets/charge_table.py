@@ -800,13 +800,22 @@ class ChargeTable(ScrollView, can_focus=True):
         return self.refunds.get(item.charge_id)
 
     def _evict(self) -> None:
-        """Drop least recently used pages, never one in the visible window."""
+        """Drop least recently used pages, never one in the visible window, and the refunds read
+        of their rows: kept, they grew with every row ever shown (100,000 positions, about
+        25 MB, for a walk down 100,000 charges: `paging_rss_ratio` 1.27). A row shown again is
+        read again, as its page is."""
         keep = set(self._wanted_pages())
+        dropped: list[str] = []
         for page_index in list(self._pages):
             if len(self._pages) <= self.MAX_PAGES:
                 break
             if page_index not in keep:
-                del self._pages[page_index]
+                dropped += self._ids(self._pages.pop(page_index))
+        if dropped and self.refunds:
+            held = set(self.loaded_ids())  # a row a held page lists too keeps its refunds
+            for charge_id in dropped:
+                if charge_id not in held:
+                    self.refunds.pop(charge_id, None)
 
     # --- geometry and scrolling ----------------------------------------------------------------
     @property
