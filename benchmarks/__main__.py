@@ -39,8 +39,9 @@ Figures:
   or 2 s for a tree without one). `switch_first_ratio/<screen>`: the first visit over the later
   ones' median (target 1.5); `open_detail_first_ms`: the first charge opened (this app's).
   `open_detail_first_ratio`: the first charge opened over the later four's median, the median
-  of `runs` new apps, each in a process of its own over the sandbox served in its own
-  (`benchmarks/first_open.py`; target 1.1), with `open_detail_first_apart_ms`. `workspace_new_ms`
+  of `runs` new apps (three at least), each in a process of its own over the sandbox served in
+  its own (`benchmarks/first_open.py`; target 1.1), with `open_detail_first_apart_ms`.
+  `workspace_new_ms`
   (`ctrl+t`, target 250) and
   `workspace_switch_ms` (`ctrl+PgUp` / `ctrl+PgDn` between two workspaces, target 50): the same,
   the switch until the screen kept is painted (the claims it reads again come after, in a
