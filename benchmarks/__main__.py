@@ -525,6 +525,18 @@ SWITCHED = (
 )
 
 
+async def open_charges(app: Any, pilot: Any, times: int) -> list[float]:
+    """Open the charge under the cursor from the list `times` times (Enter, then Escape back):
+    each open's ms until painted (`press_until_painted`)."""
+    opened: list[float] = []
+    for _ in range(times):
+        opened.append(await press_until_painted(app, "enter"))
+        await settle(app, pilot)
+        await pilot.press("escape")
+        await settle(app, pilot)
+    return opened
+
+
 async def screens(app: Any, pilot: Any, runs: int) -> list[dict[str, Any]]:
     """Switching top screens (`SWITCHED`: first visit, then later ones) and opening a charge,
     after the app was left idle (`idle_after_start`)."""
@@ -551,12 +563,7 @@ async def screens(app: Any, pilot: Any, runs: int) -> list[dict[str, Any]]:
             ratio = ms / statistics.median(later[name])
             out.append(figure(f"switch_first_ratio/{name}", [ratio], "x", 1.5))
 
-    opened: list[float] = []
-    for _ in range(max(4, runs + 1)):  # the first, then at least three later ones
-        opened.append(await press_until_painted(app, "enter"))
-        await settle(app, pilot)
-        await pilot.press("escape")
-        await settle(app, pilot)
+    opened = await open_charges(app, pilot, max(4, runs + 1))  # the first, three later at least
     out.append(figure("open_detail_ms", opened, "ms", 150.0))
     out.append(figure("open_detail_first_ms", opened[:1], "ms", 150.0))
     # The first open over the later ones (`open_detail_first_ratio`) is measured by

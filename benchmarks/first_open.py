@@ -31,17 +31,12 @@ SAMPLES_AT_LEAST = 3
 
 
 async def _opened(app: Any, pilot: Any) -> list[dict[str, Any]]:
-    from benchmarks.__main__ import idle_after_start, press_until_painted, settle
+    from benchmarks.__main__ import idle_after_start, open_charges, settle
 
     await settle(app, pilot)
     await idle_after_start(app)
     await settle(app, pilot)
-    opened: list[float] = []
-    for _ in range(OPENS):
-        opened.append(await press_until_painted(app, "enter"))
-        await settle(app, pilot)
-        await pilot.press("escape")
-        await settle(app, pilot)
+    opened = await open_charges(app, pilot, OPENS)
     return [
         figure("open_detail_first_sample_ms", opened[:1], "ms", None),
         figure("open_detail_later_sample_ms", opened[1:], "ms", None),

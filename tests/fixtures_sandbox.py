@@ -38,6 +38,14 @@ if TYPE_CHECKING:
 TEST_TIMEOUT = 120.0
 
 
+def raw_client(transport: httpx.AsyncBaseTransport, base_url: str) -> httpx.AsyncClient:
+    """A plain `httpx` client of a sandbox (beside paytui's own client), with `TEST_TIMEOUT`:
+    httpx's own default (5 s) is a wait a loaded machine misses."""
+    import httpx
+
+    return httpx.AsyncClient(transport=transport, base_url=base_url, timeout=TEST_TIMEOUT)
+
+
 #: The sandbox's boarding clock for tests: the demo accounts move a boarding step every 20 s of
 #: the wall clock, so a test slower than that on a loaded machine saw an account leave Today's
 #: queue between two reads. A test that moves an account does it itself

@@ -22,7 +22,7 @@ from paytui.commands.runtime import Exit
 from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
 from tests.actions.support import WireTransport
 from tests.cli_support import Run, cli_runner
-from tests.fixtures_sandbox import TEST_TIMEOUT
+from tests.fixtures_sandbox import raw_client
 
 CARD = "4111111111111111"
 #: An ad hoc production connection (the connector still talks to the sandbox).
@@ -159,9 +159,7 @@ def test_charges_show_json_prints_the_charge_as_the_service_sent_it(
     charge_id = _first(run, "status:success", "type:sale")["charge_id"]
 
     async def as_sent() -> dict[str, Any]:
-        http = httpx.AsyncClient(
-            transport=sandbox_transport, base_url="http://sandbox", timeout=TEST_TIMEOUT
-        )
+        http = raw_client(sandbox_transport, "http://sandbox")
         async with http:
             token = await http.post(
                 "/v2/services/oauth2/token",

@@ -1,5 +1,5 @@
 """A response the client has read is freed when its reader drops it, not by the cyclic garbage
-collector (`paytui.api.client._unbind`): the dashboard holds full collections back while the
+collector (`paytui.api.responses.unbind`): the dashboard holds full collections back while the
 person works (`paytui.collector`), and a page's body kept by a cycle until then was 15 MB a
 refresh of the pulse at 100,000 charges (`pulse_refresh_rss_ratio`, docs/performance.md)."""
 

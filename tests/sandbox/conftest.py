@@ -13,16 +13,14 @@ from paytui.sandbox import (
     LIMITED_CLIENT_ID,
     LIMITED_CLIENT_SECRET,
 )
-from tests.fixtures_sandbox import TEST_TIMEOUT
+from tests.fixtures_sandbox import raw_client
 from tests.sandbox.helpers import BASE, get_token
 
 
 @pytest.fixture
 async def anon(sandbox_transport: httpx.ASGITransport) -> AsyncIterator[httpx.AsyncClient]:
     """A client without credentials."""
-    async with httpx.AsyncClient(
-        transport=sandbox_transport, base_url=BASE, timeout=TEST_TIMEOUT
-    ) as http:
+    async with raw_client(sandbox_transport, BASE) as http:
         yield http
 
 
@@ -36,9 +34,7 @@ async def api(anon: httpx.AsyncClient) -> httpx.AsyncClient:
 
 @pytest.fixture
 async def limited(sandbox_transport: httpx.ASGITransport) -> AsyncIterator[httpx.AsyncClient]:
-    async with httpx.AsyncClient(
-        transport=sandbox_transport, base_url=BASE, timeout=TEST_TIMEOUT
-    ) as http:
+    async with raw_client(sandbox_transport, BASE) as http:
         token = await get_token(http, LIMITED_CLIENT_ID, LIMITED_CLIENT_SECRET)
         http.headers["Authorization"] = f"Bearer {token}"
         yield http

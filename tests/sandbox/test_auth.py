@@ -10,7 +10,7 @@ import httpx
 from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
 from paytui.sandbox.embedded import asgi_transport
 from paytui.sandbox.scopes import INTERNAL_SCOPES, SCOPE_TABLE
-from tests.fixtures_sandbox import TEST_TIMEOUT
+from tests.fixtures_sandbox import raw_client
 from tests.sandbox.helpers import BASE, get_token
 
 TOKEN_URL = "/v2/services/oauth2/token"
@@ -83,9 +83,7 @@ async def test_missing_unknown_and_expired_tokens_are_401(
     from paytui.sandbox.app import create_app
 
     app = create_app(sandbox_db, token_ttl=0)
-    async with httpx.AsyncClient(
-        transport=httpx.ASGITransport(app=app), base_url=BASE, timeout=TEST_TIMEOUT
-    ) as http:
+    async with raw_client(httpx.ASGITransport(app=app), BASE) as http:
         token = await get_token(http, DEMO_CLIENT_ID, DEMO_CLIENT_SECRET)
         expired = await http.get("/v2/merchants", headers={"Authorization": f"Bearer {token}"})
     assert expired.status_code == 401
@@ -93,9 +91,7 @@ async def test_missing_unknown_and_expired_tokens_are_401(
 
 async def test_tokens_survive_a_restart(anon: httpx.AsyncClient, sandbox_db: Path) -> None:
     token = await get_token(anon, DEMO_CLIENT_ID, DEMO_CLIENT_SECRET)
-    async with httpx.AsyncClient(
-        transport=asgi_transport(sandbox_db), base_url=BASE, timeout=TEST_TIMEOUT
-    ) as http:
+    async with raw_client(asgi_transport(sandbox_db), BASE) as http:
         response = await http.get("/v2/merchants", headers={"Authorization": f"Bearer {token}"})
     assert response.status_code == 200
 

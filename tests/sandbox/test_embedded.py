@@ -12,7 +12,7 @@ import pytest
 
 from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET, child
 from paytui.sandbox.embedded import BASE_URL, EmbeddedSandbox
-from tests.fixtures_sandbox import TEST_TIMEOUT
+from tests.fixtures_sandbox import raw_client
 from tests.sandbox.helpers import get_token
 
 
@@ -97,9 +97,7 @@ async def test_a_server_that_gives_way_serves(sandbox_db: Path) -> None:
         assert "--give-way" in sandbox._process.args
         sandbox.wait_ready(timeout=30)
         transport = httpx.AsyncHTTPTransport(uds=str(sandbox.socket_path))
-        async with httpx.AsyncClient(
-            transport=transport, base_url=BASE_URL, timeout=TEST_TIMEOUT
-        ) as http:
+        async with raw_client(transport, BASE_URL) as http:
             token = await get_token(http, DEMO_CLIENT_ID, DEMO_CLIENT_SECRET)
         assert token
     finally:
@@ -121,9 +119,7 @@ async def test_child_serves_over_the_socket_and_stops(sandbox_db: Path) -> None:
         sandbox.wait_ready(timeout=30)
         assert sandbox.socket_path.exists()
         transport = httpx.AsyncHTTPTransport(uds=str(sandbox.socket_path))
-        async with httpx.AsyncClient(
-            transport=transport, base_url=BASE_URL, timeout=TEST_TIMEOUT
-        ) as http:
+        async with raw_client(transport, BASE_URL) as http:
             http.headers["Authorization"] = "Bearer " + await get_token(
                 http, DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
             )

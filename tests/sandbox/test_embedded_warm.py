@@ -30,7 +30,7 @@ from paytui.sandbox.embedded import (
 from paytui.sandbox.schema import USER_VERSION
 from paytui.sandbox.seed import DEFAULT_ANCHOR, demo_anchor
 from paytui.sandbox.wire import iso_ms
-from tests.fixtures_sandbox import TEST_TIMEOUT
+from tests.fixtures_sandbox import raw_client
 from tests.sandbox.helpers import card, get_token
 
 
@@ -147,9 +147,7 @@ def warm_env(monkeypatch: pytest.MonkeyPatch, sandbox_db: Path) -> Iterator[Path
 
 async def _total(sandbox: EmbeddedSandbox) -> int:
     transport = httpx.AsyncHTTPTransport(uds=str(sandbox.socket_path))
-    async with httpx.AsyncClient(
-        transport=transport, base_url=BASE_URL, timeout=TEST_TIMEOUT
-    ) as http:
+    async with raw_client(transport, BASE_URL) as http:
         http.headers["Authorization"] = "Bearer " + await get_token(
             http, DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
         )

@@ -7,14 +7,13 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-import httpx
 from fastapi import FastAPI
 
 from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
 from paytui.sandbox.app import bind, create_app
 from paytui.sandbox.faults import Faults
 from paytui.sandbox.transport import InProcessTransport
-from tests.fixtures_sandbox import TEST_TIMEOUT
+from tests.fixtures_sandbox import raw_client
 from tests.sandbox.helpers import BASE, get_token
 
 
@@ -43,7 +42,7 @@ async def test_a_token_a_write_and_a_fault_stay_with_their_test(
 
     broken = Faults(fail_status=503, fail_path_prefix="/v2/accounts")
     bind(sandbox_app, first, faults=broken)
-    async with httpx.AsyncClient(transport=transport, base_url=BASE, timeout=TEST_TIMEOUT) as http:
+    async with raw_client(transport, BASE) as http:
         token = await get_token(http, DEMO_CLIENT_ID, DEMO_CLIENT_SECRET)
         http.headers["Authorization"] = f"Bearer {token}"
         charge = (await http.get("/v2/charges", params={"status": "success"})).json()["data"][0]
@@ -54,7 +53,7 @@ async def test_a_token_a_write_and_a_fault_stay_with_their_test(
         assert (await http.get("/v2/accounts")).status_code == 503
 
     bind(sandbox_app, second, faults=Faults())
-    async with httpx.AsyncClient(transport=transport, base_url=BASE, timeout=TEST_TIMEOUT) as http:
+    async with raw_client(transport, BASE) as http:
         http.headers["Authorization"] = f"Bearer {token}"
         assert (await http.get("/v2/charges")).status_code == 401  # the first's token
         http.headers["Authorization"] = "Bearer " + await get_token(

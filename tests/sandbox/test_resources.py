@@ -11,7 +11,7 @@ import httpx
 from paytui.boarding import BOARDING_STATUSES
 from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
 from paytui.sandbox.app import create_app
-from tests.fixtures_sandbox import TEST_TIMEOUT
+from tests.fixtures_sandbox import raw_client
 from tests.sandbox.helpers import BASE, card, get_token
 
 
@@ -108,9 +108,7 @@ async def test_the_demo_account_keeps_moving_so_watch_mode_always_shows_a_change
     store = app.state.store
     start = datetime.now(UTC)
     store.clock = lambda: start
-    async with httpx.AsyncClient(
-        transport=httpx.ASGITransport(app=app), base_url=BASE, timeout=TEST_TIMEOUT
-    ) as http:
+    async with raw_client(httpx.ASGITransport(app=app), BASE) as http:
         http.headers["Authorization"] = "Bearer " + await get_token(
             http, DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
         )

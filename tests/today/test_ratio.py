@@ -23,7 +23,7 @@ from paytui.sandbox import DEMO_CLIENT_ID, DEMO_CLIENT_SECRET
 from paytui.sandbox.seed import DEFAULT_ANCHOR
 from paytui.today.ratio import compute_ratio, month_bounds, standing
 from tests.cli_support import sandbox_cli
-from tests.fixtures_sandbox import TEST_TIMEOUT
+from tests.fixtures_sandbox import raw_client
 
 NOW = DEFAULT_ANCHOR + timedelta(hours=1)
 
@@ -110,9 +110,7 @@ async def test_a_chargeback_filed_this_month_on_an_old_sale_counts_this_month(
             and getattr(c.payment_method, "method", None) == "card"
         )
         token = (await client.authenticate()).access_token.get_secret_value()
-        async with httpx.AsyncClient(
-            transport=sandbox_transport, base_url="http://sandbox", timeout=TEST_TIMEOUT
-        ) as api:
+        async with raw_client(sandbox_transport, "http://sandbox") as api:
             answer = await api.post(
                 f"/sandbox/charges/{old.charge_id}/chargeback",
                 json={"reason_code": "10.4", "chargeback_date": "2026-11-03T10:00:00Z"},

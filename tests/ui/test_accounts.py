@@ -24,7 +24,7 @@ from paytui.ui.screens.charges import ChargeSearchScreen
 from paytui.ui.widgets.charge_table import ChargeTable
 from paytui.ui.widgets.nav_table import NavTable
 from paytui.ui.widgets.query_input import QueryInput
-from tests.fixtures_sandbox import TEST_TIMEOUT, bound_app
+from tests.fixtures_sandbox import bound_app, raw_client
 from tests.sandbox.helpers import get_token
 from tests.ui.conftest import (
     DEMO_CLIENT_ID,
@@ -218,9 +218,7 @@ async def test_watch_mode_highlights_and_announces_a_change(
         assert storefront.status == "submitted"
         assert "watching · every 0.1s · last read 18:30:00" in screen_text(app)
 
-        async with httpx.AsyncClient(
-            transport=still_transport, base_url="http://sandbox", timeout=TEST_TIMEOUT
-        ) as raw:
+        async with raw_client(still_transport, "http://sandbox") as raw:
             token = await get_token(raw, DEMO_CLIENT_ID, DEMO_CLIENT_SECRET)
             answer = await raw.post(
                 f"/sandbox/accounts/{storefront.account_id}/advance",
